@@ -1,0 +1,38 @@
+# Recall. `make run` runs the whole system locally; `make test` runs every test
+# against real PostgreSQL (+pgvector) and an in-process JetStream server.
+SHELL := /bin/bash
+GO ?= go
+DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/recall?sslmode=disable
+export DATABASE_URL
+
+.PHONY: all build run migrate test bench deps lint eval-extract clean
+
+all: build
+
+## deps: make sure PostgreSQL is up and has pgvector (installs it when missing)
+deps:
+	@bash scripts/ensure-pgvector.sh
+
+## build: every binary into ./bin
+build:
+	$(GO) build -o bin/ ./cmd/...
+
+## migrate: create the local database if needed and apply migrations
+migrate: deps
+	$(GO) run ./cmd/recall migrate -create-db
+
+## run: the API and every worker in one process (embedded JetStream unless NATS_URL is set)
+run: migrate
+	$(GO) run ./cmd/recall run
+
+## test: vet and every test, against the real components
+test: deps
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 20m ./...
+
+## bench: throughput and latency, each next to its raw ceiling measured in the same run
+bench: deps
+	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./bench/
+
+clean:
+	rm -rf bin .data

@@ -1,0 +1,171 @@
+// Package testenv gives tests the real components: a fresh PostgreSQL database
+// (with pgvector, migrated) per test, and an in-process JetStream server per test.
+package testenv
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/require"
+
+	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/natsembed"
+	"github.com/recallhq/recall/pkg/store"
+)
+
+// AdminURL is the server tests create their databases on; TEST_DATABASE_URL
+// overrides it.
+func AdminURL() string {
+	if u := os.Getenv("TEST_DATABASE_URL"); u != "" {
+		return u
+	}
+	return "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+}
+
+var (
+	templateOnce sync.Once
+	templateName string
+	templateErr  error
+)
+
+// template migrates a template database once per schema version; every test
+// database is a copy of it, which is much faster than migrating each.
+func template(ctx context.Context) (string, error) {
+	templateOnce.Do(func() {
+		h := sha256.New()
+		all, err := store.Migrations()
+		if err != nil {
+			templateErr = err
+			return
+		}
+		for _, m := range all {
+			h.Write([]byte(m.Up))
+		}
+		templateName = "recall_tmpl_" + hex.EncodeToString(h.Sum(nil))[:16]
+		templateErr = withAdmin(ctx, func(conn *pgx.Conn) error {
+			// Test binaries of several packages run at once: take turns.
+			if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(727272)`); err != nil {
+				return err
+			}
+			defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(727272)`)
+			var exists bool
+			if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, templateName).Scan(&exists); err != nil {
+				return err
+			}
+			if exists {
+				return nil
+			}
+			tmp := templateName + "_building"
+			_, _ = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+tmp+" WITH (FORCE)")
+			if _, err := conn.Exec(ctx, "CREATE DATABASE "+tmp); err != nil {
+				return err
+			}
+			if err := migrateURL(ctx, dbURL(tmp)); err != nil {
+				return fmt.Errorf("migrate template: %w (is pgvector installed? run scripts/ensure-pgvector.sh)", err)
+			}
+			_, err := conn.Exec(ctx, "ALTER DATABASE "+tmp+" RENAME TO "+templateName)
+			return err
+		})
+	})
+	return templateName, templateErr
+}
+
+func withAdmin(ctx context.Context, f func(*pgx.Conn) error) error {
+	conn, err := pgx.Connect(ctx, AdminURL())
+	if err != nil {
+		return fmt.Errorf("connect to test PostgreSQL at %s: %w", AdminURL(), err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	return f(conn)
+}
+
+func dbURL(name string) string {
+	cfg, err := pgx.ParseConfig(AdminURL())
+	if err != nil {
+		panic(err)
+	}
+	return fmt.Sprintf("postgres://%s@%s:%d/%s?sslmode=disable", cfg.User, cfg.Host, cfg.Port, name)
+}
+
+func migrateURL(ctx context.Context, url string) error {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	_, err = store.Migrate(ctx, conn, 0, slog.New(slog.DiscardHandler))
+	return err
+}
+
+// DB is a fresh, migrated database for one test.
+type DB struct {
+	URL   string
+	Name  string
+	Store *store.Store
+}
+
+// NewDB creates a database for the test from the migrated template and drops it
+// when the test ends.
+func NewDB(t testing.TB) *DB {
+	t.Helper()
+	ctx := context.Background()
+	tmpl, err := template(ctx)
+	require.NoError(t, err)
+	name := fmt.Sprintf("recall_t_%d_%x", os.Getpid(), rand.Uint64())
+	require.NoError(t, withAdmin(ctx, func(conn *pgx.Conn) error {
+		_, err := conn.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE "+tmpl)
+		return err
+	}))
+	url := dbURL(name)
+	st, err := store.Open(ctx, store.Config{URL: url, MaxConns: 8})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		st.Close()
+		_ = withAdmin(context.Background(), func(conn *pgx.Conn) error {
+			_, err := conn.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+			return err
+		})
+	})
+	return &DB{URL: url, Name: name, Store: st}
+}
+
+// NATS is an in-process JetStream server for one test, with Recall's streams.
+type NATS struct {
+	URL  string
+	Conn *nats.Conn
+	JS   jetstream.JetStream
+}
+
+// NewNATS starts a server with its store in the test's temp dir, connects, and
+// declares the streams.
+func NewNATS(t testing.TB) *NATS {
+	t.Helper()
+	srv, err := natsembed.Start(natsembed.Options{Port: -1, StoreDir: t.TempDir()})
+	require.NoError(t, err)
+	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+	nc, err := nats.Connect(srv.ClientURL())
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	require.NoError(t, events.EnsureStreams(context.Background(), js, events.DefaultStreamConfig))
+	return &NATS{URL: srv.ClientURL(), Conn: nc, JS: js}
+}
+
+// Logger is a logger for tests: discarded unless RECALL_TEST_LOG is set.
+func Logger(t testing.TB) *slog.Logger {
+	if os.Getenv("RECALL_TEST_LOG") != "" {
+		return slog.New(slog.NewTextHandler(os.Stderr, nil)).With("test", t.Name())
+	}
+	return slog.New(slog.DiscardHandler)
+}

@@ -1,0 +1,306 @@
+// Package api is Recall's thin HTTP API: it accepts turns (validates and publishes
+// them; the workers store them), and reads sessions, messages and the assembled
+// context. Every route is scoped to the tenant of the request.
+package api
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/recallhq/recall/pkg/assemble"
+	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/service"
+	"github.com/recallhq/recall/pkg/store"
+)
+
+// Config is the API's part of the config.
+type Config struct {
+	Addr string `env:"API_ADDR" envDefault:":8080"`
+	// Keys turns on bearer auth: "tenant:key,tenant:key". Each key is valid for its
+	// tenant only. Empty: auth off (X-Tenant-ID alone), for local use.
+	Keys string `env:"API_KEYS"`
+	// MaxBodyBytes bounds a POST body; MaxBatch the turns in one POST.
+	MaxBodyBytes int64 `env:"API_MAX_BODY_BYTES" envDefault:"8388608"`
+	MaxBatch     int   `env:"API_MAX_BATCH" envDefault:"500"`
+
+	ContextMaxMessages int           `env:"CONTEXT_MAX_MESSAGES" envDefault:"10"`
+	ContextMaxChars    int           `env:"CONTEXT_MAX_CHARS" envDefault:"4000"`
+	ContextTTL         time.Duration `env:"CONTEXT_TTL" envDefault:"24h"`
+	ContextLang        string        `env:"CONTEXT_LANG" envDefault:"auto"`
+}
+
+// withDefaults fills the fields where zero cannot work (it would reject every
+// POST or always return an empty window) with the env defaults above, so that a
+// Config built in code behaves like one read from an empty environment.
+// ContextMaxChars and ContextTTL keep zero: it means "no limit" to
+// assemble.TrimWindow.
+func (c Config) withDefaults() Config {
+	if c.MaxBodyBytes <= 0 {
+		c.MaxBodyBytes = 8 << 20
+	}
+	if c.MaxBatch <= 0 {
+		c.MaxBatch = 500
+	}
+	if c.ContextMaxMessages <= 0 {
+		c.ContextMaxMessages = assemble.DefaultWindow.Messages
+	}
+	if c.ContextLang == "" {
+		c.ContextLang = assemble.LangAuto
+	}
+	return c
+}
+
+// Server holds the API's dependencies.
+type Server struct {
+	cfg     Config
+	limits  events.Limits
+	store   *store.Store
+	pub     *events.Publisher
+	js      jetstream.JetStream
+	log     *slog.Logger
+	keys    map[string]string // key -> tenant
+	now     func() time.Time
+	metrics *metrics
+	reg     *prometheus.Registry
+	ready   []service.Check
+}
+
+// Options are the API's dependencies.
+type Options struct {
+	Config Config
+	// Limits judge turns as the workers do; the zero value means events.DefaultLimits.
+	Limits   events.Limits
+	Store    *store.Store
+	JS       jetstream.JetStream
+	Log      *slog.Logger
+	Registry *prometheus.Registry
+	// Now is the clock for TTL and skew checks; nil means time.Now.
+	Now func() time.Time
+	// Ready are the readiness checks served on /readyz.
+	Ready []service.Check
+}
+
+// New builds the server. A configuration mistake (malformed keys, an unknown
+// context language) is an error here, at start, rather than a 400 on every request.
+func New(o Options) (*Server, error) {
+	keys, err := parseKeys(o.Config.Keys)
+	if err != nil {
+		return nil, err
+	}
+	cfg := o.Config.withDefaults()
+	switch cfg.ContextLang {
+	case assemble.LangEN, assemble.LangZH, assemble.LangAuto:
+	default:
+		return nil, fmt.Errorf("CONTEXT_LANG: %q is not one of en, zh, auto", cfg.ContextLang)
+	}
+	limits := o.Limits
+	if limits == (events.Limits{}) {
+		limits = events.DefaultLimits
+	}
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Server{
+		cfg: cfg, limits: limits, store: o.Store, pub: events.NewPublisher(o.JS), js: o.JS,
+		log: log, keys: keys, now: now, metrics: newMetrics(o.Registry),
+		reg: o.Registry, ready: o.Ready,
+	}, nil
+}
+
+func parseKeys(s string) (map[string]string, error) {
+	keys := map[string]string{}
+	for _, pair := range strings.Split(s, ",") {
+		pair = strings.TrimSpace(pair)
+		if pair == "" {
+			continue
+		}
+		tenant, key, ok := strings.Cut(pair, ":")
+		if !ok || tenant == "" || len(key) < 16 {
+			return nil, errors.New("API_KEYS: want tenant:key pairs separated by commas, keys of at least 16 characters")
+		}
+		keys[key] = tenant
+	}
+	return keys, nil
+}
+
+// Handler returns the routes, with /healthz, /readyz and /metrics. /readyz runs
+// Options.Ready followed by ready; /metrics serves reg, or Options.Registry when
+// reg is nil.
+func (s *Server) Handler(reg *prometheus.Registry, ready ...service.Check) http.Handler {
+	if reg == nil {
+		reg = s.reg
+	}
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
+	ready = append(append([]service.Check(nil), s.ready...), ready...)
+	mux := http.NewServeMux()
+	s.route(mux, "POST /v1/turns", s.postTurns)
+	s.route(mux, "GET /v1/sessions/{session_id}", s.getSession)
+	s.route(mux, "GET /v1/sessions/{session_id}/messages", s.getMessages)
+	s.route(mux, "DELETE /v1/sessions/{session_id}", s.deleteSession)
+	s.route(mux, "GET /v1/context", s.getContext)
+	service.RegisterOps(mux, reg, ready...)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "not_found", "no route for "+r.Method+" "+r.URL.Path, nil)
+	})
+	return mux
+}
+
+// tenantHandler is a route that runs for one authenticated tenant.
+type tenantHandler func(w http.ResponseWriter, r *http.Request, t *store.Tenant)
+
+func (s *Server) route(mux *http.ServeMux, pattern string, h tenantHandler) {
+	mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		defer func() {
+			s.metrics.observe(pattern, rw.status, time.Since(start))
+		}()
+		tenant, ok := s.authenticate(rw, r)
+		if !ok {
+			return
+		}
+		h(rw, r, s.store.Tenant(tenant))
+	})
+}
+
+// authenticate reads the tenant from X-Tenant-ID and, when keys are configured,
+// checks that the bearer key belongs to that tenant.
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (string, bool) {
+	tenant := r.Header.Get("X-Tenant-ID")
+	switch {
+	case tenant == "":
+		writeError(w, http.StatusBadRequest, "invalid_request", "missing tenant", []events.FieldError{{Field: "X-Tenant-ID", Message: "required header"}})
+		return "", false
+	case !s.validID(tenant) || strings.ContainsFunc(tenant, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		writeError(w, http.StatusBadRequest, "invalid_request", "invalid tenant", []events.FieldError{{Field: "X-Tenant-ID", Message: fmt.Sprintf("must be valid UTF-8 without control characters, at most %d bytes", s.limits.MaxIDBytes)}})
+		return "", false
+	}
+	if len(s.keys) == 0 {
+		return tenant, true
+	}
+	key, ok := bearer(r.Header.Get("Authorization"))
+	if !ok {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="recall"`)
+		writeError(w, http.StatusUnauthorized, "unauthorized", "missing bearer key", nil)
+		return "", false
+	}
+	owner := ""
+	for k, t := range s.keys {
+		if subtle.ConstantTimeCompare([]byte(k), []byte(key)) == 1 {
+			owner = t
+		}
+	}
+	switch {
+	case owner == "":
+		writeError(w, http.StatusUnauthorized, "unauthorized", "unknown key", nil)
+		return "", false
+	case owner != tenant:
+		writeError(w, http.StatusForbidden, "forbidden", "key is not valid for this tenant", nil)
+		return "", false
+	}
+	return tenant, true
+}
+
+// bearer reads the key of an "Authorization: Bearer <key>" header. The scheme is
+// case-insensitive (RFC 9110, section 11.1).
+func bearer(h string) (string, bool) {
+	scheme, key, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	key = strings.TrimSpace(key)
+	return key, key != ""
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Code    string              `json:"code"`
+	Message string              `json:"message"`
+	Fields  []events.FieldError `json:"fields,omitempty"`
+}
+
+func writeError(w http.ResponseWriter, status int, code, msg string, fields []events.FieldError) {
+	writeJSON(w, status, errorBody{Error: errorDetail{Code: code, Message: msg, Fields: fields}})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+// internalError logs err once, with the request, and answers 500 without details.
+func (s *Server) internalError(w http.ResponseWriter, r *http.Request, err error) {
+	s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "error", err.Error())
+	writeError(w, http.StatusInternalServerError, "internal", "internal error", nil)
+}
+
+// queryInt reads an optional positive integer parameter within [1, maxV].
+func queryInt(r *http.Request, name string, def, maxV int, fe *[]events.FieldError) int {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > maxV {
+		*fe = append(*fe, events.FieldError{Field: name, Message: fmt.Sprintf("want a whole number from 1 to %d", maxV)})
+		return def
+	}
+	return n
+}
+
+// sessionID reads and checks the path's session id.
+func (s *Server) sessionID(w http.ResponseWriter, r *http.Request) (string, bool) {
+	id := r.PathValue("session_id")
+	if !s.validID(id) {
+		writeError(w, http.StatusBadRequest, "invalid_request", "invalid session id",
+			[]events.FieldError{{Field: "session_id", Message: fmt.Sprintf("required, valid UTF-8, at most %d bytes", s.limits.MaxIDBytes)}})
+		return "", false
+	}
+	return id, true
+}
+
+// validID reports whether an id from a header, path or query is non-empty valid
+// UTF-8 within the id limit (0: no limit, as in events.ValidateTurn).
+func (s *Server) validID(v string) bool {
+	return v != "" && utf8.ValidString(v) && (s.limits.MaxIDBytes <= 0 || len(v) <= s.limits.MaxIDBytes)
+}
+
+// ctxTimeout bounds database work of one request.
+func ctxTimeout(r *http.Request) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(r.Context(), 10*time.Second)
+}

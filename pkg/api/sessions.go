@@ -1,0 +1,160 @@
+package api
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/store"
+)
+
+type sessionResponse struct {
+	store.Session
+	Recent []store.Message `json:"recent_messages"`
+}
+
+// getSession returns a session's aggregates and its newest messages (oldest first).
+func (s *Server) getSession(w http.ResponseWriter, r *http.Request, t *store.Tenant) {
+	id, ok := s.sessionID(w, r)
+	if !ok {
+		return
+	}
+	var fe []events.FieldError
+	n := queryInt(r, "recent", 10, 200, &fe)
+	if len(fe) > 0 {
+		writeError(w, http.StatusBadRequest, "invalid_request", "invalid parameter", fe)
+		return
+	}
+	ctx, cancel := ctxTimeout(r)
+	defer cancel()
+	sess, msgs, err := t.SessionWithRecent(ctx, id, time.Time{}, n)
+	if errors.Is(err, store.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "not_found", "no such session", nil)
+		return
+	}
+	if err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	reverse(msgs)
+	writeJSON(w, http.StatusOK, sessionResponse{Session: sess, Recent: nonNil(msgs)})
+}
+
+func reverse[T any](s []T) {
+	for i, j := 0, len(s)-1; i < j; i, j = i+1, j-1 {
+		s[i], s[j] = s[j], s[i]
+	}
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+type messagesResponse struct {
+	Messages   []store.Message `json:"messages"`
+	NextCursor string          `json:"next_cursor,omitempty"`
+}
+
+// getMessages pages through a session in event-time order. The cursor is opaque
+// to clients.
+func (s *Server) getMessages(w http.ResponseWriter, r *http.Request, t *store.Tenant) {
+	id, ok := s.sessionID(w, r)
+	if !ok {
+		return
+	}
+	var fe []events.FieldError
+	limit := queryInt(r, "limit", 50, 500, &fe)
+	var after store.Cursor
+	if c := r.URL.Query().Get("cursor"); c != "" {
+		if err := decodeCursor(c, &after); err != nil {
+			fe = append(fe, events.FieldError{Field: "cursor", Message: "not a cursor returned by this API"})
+		}
+	}
+	if len(fe) > 0 {
+		writeError(w, http.StatusBadRequest, "invalid_request", "invalid parameter", fe)
+		return
+	}
+	ctx, cancel := ctxTimeout(r)
+	defer cancel()
+	msgs, next, err := t.Messages(ctx, id, after, limit)
+	if err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	if len(msgs) == 0 && after.EventID == "" {
+		_, err := t.Session(ctx, id)
+		if errors.Is(err, store.ErrNotFound) {
+			writeError(w, http.StatusNotFound, "not_found", "no such session", nil)
+			return
+		}
+		if err != nil {
+			s.internalError(w, r, err)
+			return
+		}
+	}
+	resp := messagesResponse{Messages: nonNil(msgs)}
+	if next != nil {
+		resp.NextCursor = encodeCursor(*next)
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+func encodeCursor(c store.Cursor) string {
+	b, _ := json.Marshal(c)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeCursor(s string, c *store.Cursor) error {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, c); err != nil {
+		return err
+	}
+	if c.EventID == "" || c.OccurredAt.IsZero() {
+		return errors.New("incomplete cursor")
+	}
+	return nil
+}
+
+// deleteSession removes the session's rows and purges its turns from the stream,
+// so neither a redelivery nor a replay brings it back.
+func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request, t *store.Tenant) {
+	id, ok := s.sessionID(w, r)
+	if !ok {
+		return
+	}
+	ctx, cancel := ctxTimeout(r)
+	defer cancel()
+	sess, err := t.Session(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "not_found", "no such session", nil)
+		return
+	}
+	if err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	stream, err := s.js.Stream(ctx, events.TurnsStream)
+	if err == nil {
+		err = stream.Purge(ctx, jetstream.WithPurgeSubject(events.TurnSubject(t.ID(), sess.UserID, id)))
+	}
+	if err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	if _, err := t.DeleteSession(ctx, id); err != nil && !errors.Is(err, store.ErrNotFound) {
+		s.internalError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}

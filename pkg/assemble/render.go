@@ -1,0 +1,95 @@
+package assemble
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/recallhq/recall/pkg/store"
+)
+
+// Languages the prompt block is rendered in.
+const (
+	LangEN   = "en"
+	LangZH   = "zh"
+	LangAuto = "auto"
+)
+
+// Parts are the assembled pieces of memory that get rendered.
+type Parts struct {
+	Window Window
+}
+
+type phrases struct {
+	framing, window, colon string
+	roles                  map[string]string
+}
+
+var text = map[string]phrases{
+	LangEN: {
+		framing: "[Memory] The following is remembered from earlier turns. Use it as context and preference only, not as a source of facts: do not state it as fact, and prefer the user's current message and fresh tool results where they differ.",
+		window:  "Recent conversation in this session:",
+		colon:   ": ",
+		roles:   map[string]string{"user": "User", "assistant": "Assistant", "tool": "Tool", "system": "System"},
+	},
+	LangZH: {
+		framing: "【记忆】以下内容来自之前的对话，仅作为上下文和偏好参考，不作为事实来源：不要把它当作事实陈述；与用户当前消息或最新工具结果不一致时，以后者为准。",
+		window:  "本次会话最近的对话：",
+		colon:   "：",
+		roles:   map[string]string{"user": "用户", "assistant": "助手", "tool": "工具", "system": "系统"},
+	},
+}
+
+// ResolveLang maps a requested language to en or zh. "auto" (or empty) picks zh
+// when most letters in the window are Han characters.
+func ResolveLang(lang string, p Parts) string {
+	switch lang {
+	case LangEN, LangZH:
+		return lang
+	}
+	var han, other int
+	for _, m := range p.Window.Messages {
+		for _, r := range m.Content {
+			switch {
+			case unicode.Is(unicode.Han, r):
+				han++
+			case unicode.IsLetter(r):
+				other++
+			}
+		}
+	}
+	// A Han character carries about as much as a short word; weigh accordingly.
+	if han*3 > other {
+		return LangZH
+	}
+	return LangEN
+}
+
+// Render writes the prompt block. An empty memory renders as an empty string, so
+// a backend can append it unconditionally.
+func Render(lang string, p Parts) string {
+	if len(p.Window.Messages) == 0 {
+		return ""
+	}
+	ph := text[ResolveLang(lang, p)]
+	var b strings.Builder
+	b.WriteString(ph.framing)
+	b.WriteString("\n\n")
+	b.WriteString(ph.window)
+	b.WriteByte('\n')
+	for _, m := range p.Window.Messages {
+		writeMessage(&b, ph, m)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func writeMessage(b *strings.Builder, ph phrases, m store.Message) {
+	label, ok := ph.roles[m.Role]
+	if !ok {
+		label = m.Role
+	}
+	b.WriteString(label)
+	b.WriteString(ph.colon)
+	// One line per message keeps the block's structure unambiguous.
+	b.WriteString(strings.Join(strings.Fields(m.Content), " "))
+	b.WriteByte('\n')
+}

@@ -1,0 +1,123 @@
+// Package assemble turns stored memory into the context a chat backend puts into
+// its next prompt: it trims the session window by count, characters and age, and
+// renders the parts as a prompt block framed as context and preference, never as a
+// source of facts. It is pure logic; the API does the reads.
+package assemble
+
+import (
+	"time"
+	"unicode/utf8"
+
+	"github.com/recallhq/recall/pkg/store"
+)
+
+// WindowLimits bound the recent window. Each is overridable per request.
+type WindowLimits struct {
+	Messages int           `json:"max_messages"`
+	Chars    int           `json:"max_chars"`
+	TTL      time.Duration `json:"-"`
+}
+
+// DefaultWindow is 10 messages, 4000 characters, 24 hours.
+var DefaultWindow = WindowLimits{Messages: 10, Chars: 4000, TTL: 24 * time.Hour}
+
+// Cut says how many messages were left out of a part and why.
+type Cut struct {
+	Reason   string `json:"reason"` // "count", "ttl", "chars", "role"
+	Messages int64  `json:"messages"`
+}
+
+// Window is the trimmed recent window, oldest first.
+type Window struct {
+	Messages []store.Message `json:"messages"`
+	Chars    int             `json:"chars"`
+	// Truncated is set when the newest message alone was over the character budget
+	// and was cut short.
+	Truncated bool  `json:"truncated,omitempty"`
+	Cuts      []Cut `json:"cuts,omitempty"`
+}
+
+// TrimWindow builds the window from a session's newest messages (newest first, at
+// most lim.Messages of them) and the session's total message count. Messages older
+// than now−TTL are dropped, system prompts are never replayed into a later prompt,
+// and the character budget (in characters, not bytes) keeps the newest messages
+// that fit whole; if the newest does not fit alone it is truncated rather than lost.
+func TrimWindow(newestFirst []store.Message, total int64, lim WindowLimits, now time.Time) Window {
+	var w Window
+	var ttlCut, charCut, roleCut int64
+	if over := total - int64(len(newestFirst)); over > 0 {
+		w.Cuts = append(w.Cuts, Cut{Reason: "count", Messages: over})
+	}
+	kept := make([]store.Message, 0, len(newestFirst))
+	cutoff := time.Time{}
+	if lim.TTL > 0 {
+		cutoff = now.Add(-lim.TTL)
+	}
+	for i, m := range newestFirst {
+		if lim.Messages > 0 && len(kept) >= lim.Messages {
+			w.Cuts = appendCut(w.Cuts, "count", int64(len(newestFirst)-i))
+			break
+		}
+		if !cutoff.IsZero() && m.OccurredAt.Before(cutoff) {
+			// Everything after this is older still.
+			ttlCut = int64(len(newestFirst) - i)
+			break
+		}
+		if m.Role == "system" {
+			roleCut++
+			continue
+		}
+		n := utf8.RuneCountInString(m.Content)
+		if lim.Chars > 0 && w.Chars+n > lim.Chars {
+			if len(kept) == 0 {
+				m.Content = truncateRunes(m.Content, lim.Chars)
+				w.Truncated = true
+				w.Chars = utf8.RuneCountInString(m.Content)
+				kept = append(kept, m)
+				charCut = int64(len(newestFirst) - i - 1)
+			} else {
+				charCut = int64(len(newestFirst) - i)
+			}
+			break
+		}
+		w.Chars += n
+		kept = append(kept, m)
+	}
+	w.Cuts = appendCut(w.Cuts, "ttl", ttlCut)
+	w.Cuts = appendCut(w.Cuts, "chars", charCut)
+	w.Cuts = appendCut(w.Cuts, "role", roleCut)
+	for i, j := 0, len(kept)-1; i < j; i, j = i+1, j-1 {
+		kept[i], kept[j] = kept[j], kept[i]
+	}
+	w.Messages = kept
+	return w
+}
+
+func appendCut(cuts []Cut, reason string, n int64) []Cut {
+	if n <= 0 {
+		return cuts
+	}
+	for i := range cuts {
+		if cuts[i].Reason == reason {
+			cuts[i].Messages += n
+			return cuts
+		}
+	}
+	return append(cuts, Cut{Reason: reason, Messages: n})
+}
+
+// truncateRunes keeps the first n-1 characters and marks the cut with "…".
+func truncateRunes(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i := 0
+	for k := 0; k < n-1; k++ {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return s[:i] + "…"
+}

@@ -1,0 +1,447 @@
+package events
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Message is what a handler sees of a delivery: the payload and where it came from.
+type Message struct {
+	Subject string
+	Data    []byte
+	Header  nats.Header
+	// Seq is the stream sequence; Deliveries counts this delivery (1 = first).
+	Seq        uint64
+	Deliveries uint64
+	// Published is when the stream stored the message.
+	Published time.Time
+}
+
+// EventID is the producer's id from Nats-Msg-Id, for logs.
+func (m Message) EventID() string { return m.Header.Get(jetstream.MsgIDHeader) }
+
+// BatchHandler processes a batch and returns one error per message, in order: nil
+// acks the message, a Permanent error dead-letters it at once, any other error
+// retries it later (or dead-letters it on its last delivery). Returning a nil slice
+// means every message succeeded.
+type BatchHandler func(ctx context.Context, msgs []Message) []error
+
+// Handler processes one message.
+type Handler func(ctx context.Context, msg Message) error
+
+// PerMessage adapts a Handler to a BatchHandler, one message after another.
+func PerMessage(h Handler) BatchHandler {
+	return func(ctx context.Context, msgs []Message) []error {
+		var errs []error
+		for i, m := range msgs {
+			if err := h(ctx, m); err != nil {
+				if errs == nil {
+					errs = make([]error, len(msgs))
+				}
+				errs[i] = err
+			}
+		}
+		return errs
+	}
+}
+
+// PermanentError marks a failure that no retry can fix (malformed input, a rule
+// violation). The runner dead-letters the message at once.
+type PermanentError struct{ Err error }
+
+func (e *PermanentError) Error() string { return e.Err.Error() }
+func (e *PermanentError) Unwrap() error { return e.Err }
+
+// Permanent wraps err so the runner dead-letters instead of retrying.
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &PermanentError{Err: err}
+}
+
+// IsPermanent reports whether err, or anything it wraps, is permanent. Validation
+// errors are permanent by nature.
+func IsPermanent(err error) bool {
+	var pe *PermanentError
+	var ve *ValidationError
+	return errors.As(err, &pe) || errors.As(err, &ve)
+}
+
+// RunnerConfig tunes a runner. Zero values take the defaults noted per field.
+type RunnerConfig struct {
+	// BatchSize is how many messages a handler call gets at most (default 1).
+	BatchSize int `env:"BATCH_SIZE"`
+	// BatchWait is how long to wait to fill a batch once it has one message (default 5ms).
+	BatchWait time.Duration `env:"BATCH_WAIT"`
+	// Concurrency is how many handler calls run at once (default 1).
+	Concurrency int `env:"CONCURRENCY"`
+	// DrainTimeout bounds how long in-flight handlers may run after shutdown starts (default 20s).
+	DrainTimeout time.Duration `env:"DRAIN_TIMEOUT"`
+	// RetryInitial and RetryMax shape the redelivery delay (defaults 1s and 2m).
+	RetryInitial time.Duration `env:"RETRY_INITIAL"`
+	RetryMax     time.Duration `env:"RETRY_MAX"`
+}
+
+func (c RunnerConfig) withDefaults() RunnerConfig {
+	if c.BatchSize <= 0 {
+		c.BatchSize = 1
+	}
+	if c.BatchWait <= 0 {
+		c.BatchWait = 5 * time.Millisecond
+	}
+	if c.Concurrency <= 0 {
+		c.Concurrency = 1
+	}
+	if c.DrainTimeout <= 0 {
+		c.DrainTimeout = 20 * time.Second
+	}
+	if c.RetryInitial <= 0 {
+		c.RetryInitial = time.Second
+	}
+	if c.RetryMax <= 0 {
+		c.RetryMax = 2 * time.Minute
+	}
+	return c
+}
+
+// RetryDelay is the redelivery delay after the given number of deliveries:
+// exponential from initial, capped at maxDelay, with ±20% jitter so that a burst of
+// failures does not come back as a burst.
+func RetryDelay(deliveries uint64, initial, maxDelay time.Duration) time.Duration {
+	b := backoff.NewExponentialBackOff()
+	b.InitialInterval = initial
+	b.MaxInterval = maxDelay
+	b.Multiplier = 2
+	b.RandomizationFactor = 0.2
+	b.MaxElapsedTime = 0
+	b.Reset()
+	d := b.NextBackOff()
+	for i := uint64(1); i < deliveries && i < 32; i++ {
+		d = b.NextBackOff()
+	}
+	return d
+}
+
+// Runner is the one consumer loop every worker uses: it pulls from a durable
+// consumer, batches, calls the handler, and owns ack, retry, dead-lettering,
+// heartbeats, panics and drain. Handlers only say what happened.
+type Runner struct {
+	js       jetstream.JetStream
+	consumer jetstream.Consumer
+	name     string
+	handler  BatchHandler
+	cfg      RunnerConfig
+	log      *slog.Logger
+	metrics  *RunnerMetrics
+
+	maxDeliver int
+	ackWait    time.Duration
+}
+
+// NewRunner creates (or updates) the durable consumer on stream and returns a runner
+// for it. metrics may be nil.
+func NewRunner(ctx context.Context, js jetstream.JetStream, stream string, cc jetstream.ConsumerConfig, h BatchHandler, cfg RunnerConfig, log *slog.Logger, metrics *RunnerMetrics) (*Runner, error) {
+	cons, err := js.CreateOrUpdateConsumer(ctx, stream, cc)
+	if err != nil {
+		return nil, fmt.Errorf("consumer %s on %s: %w", cc.Durable, stream, err)
+	}
+	return newRunner(js, cons, h, cfg, log, metrics), nil
+}
+
+// NewRunnerFor runs h on an existing consumer (ephemeral consumers for replay).
+func NewRunnerFor(js jetstream.JetStream, cons jetstream.Consumer, h BatchHandler, cfg RunnerConfig, log *slog.Logger, metrics *RunnerMetrics) *Runner {
+	return newRunner(js, cons, h, cfg, log, metrics)
+}
+
+func newRunner(js jetstream.JetStream, cons jetstream.Consumer, h BatchHandler, cfg RunnerConfig, log *slog.Logger, metrics *RunnerMetrics) *Runner {
+	info := cons.CachedInfo()
+	name := info.Config.Durable
+	if name == "" {
+		name = info.Name
+	}
+	if metrics == nil {
+		metrics = NewRunnerMetrics(nil)
+	}
+	ackWait := info.Config.AckWait
+	if ackWait <= 0 {
+		ackWait = 30 * time.Second
+	}
+	return &Runner{
+		js: js, consumer: cons, name: name, handler: h, cfg: cfg.withDefaults(),
+		log: log.With("consumer", name), metrics: metrics,
+		maxDeliver: info.Config.MaxDeliver, ackWait: ackWait,
+	}
+}
+
+// Name is the consumer's name.
+func (r *Runner) Name() string { return r.name }
+
+// Run consumes until ctx is cancelled, then drains: it stops pulling, lets the
+// batches in flight finish (up to DrainTimeout) and hands undelivered buffered
+// messages back to the server. It returns nil after a clean drain.
+func (r *Runner) Run(ctx context.Context) error {
+	buf := make(chan jetstream.Msg, r.cfg.BatchSize*r.cfg.Concurrency)
+	stopping := make(chan struct{})
+	cc, err := r.consumer.Consume(func(m jetstream.Msg) {
+		select {
+		case buf <- m:
+		case <-stopping:
+			_ = m.Nak()
+		}
+	}, jetstream.PullMaxMessages(max(2*r.cfg.BatchSize*r.cfg.Concurrency, 64)),
+		jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+			if !errors.Is(err, jetstream.ErrNoHeartbeat) {
+				r.log.Warn("consume", "error", err.Error())
+			}
+		}))
+	if err != nil {
+		return fmt.Errorf("consume %s: %w", r.name, err)
+	}
+
+	// Handlers run on a context that survives the shutdown signal for DrainTimeout,
+	// so a batch in flight can commit and ack instead of being redone elsewhere.
+	hctx, hcancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer hcancel()
+
+	var wg sync.WaitGroup
+	for range r.cfg.Concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.loop(ctx, hctx, buf)
+		}()
+	}
+
+	<-ctx.Done()
+	// Stop pulling; messages already on their way to this client still reach the
+	// callback, which now hands them straight back (Nak) instead of leaving them to
+	// wait out AckWait.
+	close(stopping)
+	cc.Drain()
+	select {
+	case <-cc.Closed():
+	case <-time.After(5 * time.Second):
+		cc.Stop()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(r.cfg.DrainTimeout):
+		r.log.Warn("drain timeout; cancelling in-flight handlers", "timeout", r.cfg.DrainTimeout.String())
+		hcancel()
+		<-done
+	}
+	// Whatever is still buffered was never handed to a handler: give it back now
+	// rather than letting it wait out AckWait.
+	for {
+		select {
+		case m := <-buf:
+			_ = m.Nak()
+		default:
+			r.log.Info("drained")
+			return nil
+		}
+	}
+}
+
+func (r *Runner) loop(ctx, hctx context.Context, buf <-chan jetstream.Msg) {
+	batch := make([]jetstream.Msg, 0, r.cfg.BatchSize)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		batch = batch[:0]
+		select {
+		case <-ctx.Done():
+			return
+		case m := <-buf:
+			batch = append(batch, m)
+		}
+		timer.Reset(r.cfg.BatchWait)
+	fill:
+		for len(batch) < r.cfg.BatchSize {
+			select {
+			case m := <-buf:
+				batch = append(batch, m)
+			case <-timer.C:
+				break fill
+			case <-ctx.Done():
+				break fill
+			}
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+		r.process(hctx, batch)
+	}
+}
+
+// process runs the handler on one batch and settles every message.
+func (r *Runner) process(ctx context.Context, batch []jetstream.Msg) {
+	msgs := make([]Message, len(batch))
+	for i, m := range batch {
+		msgs[i] = Message{Subject: m.Subject(), Data: m.Data(), Header: m.Headers()}
+		if md, err := m.Metadata(); err == nil {
+			msgs[i].Seq = md.Sequence.Stream
+			msgs[i].Deliveries = md.NumDelivered
+			msgs[i].Published = md.Timestamp
+			if i == len(batch)-1 {
+				r.metrics.Pending.WithLabelValues(r.name).Set(float64(md.NumPending))
+			}
+		}
+	}
+
+	stopBeat := r.heartbeat(batch)
+	start := time.Now()
+	errs := r.call(ctx, msgs)
+	stopBeat()
+	r.metrics.HandlerSeconds.WithLabelValues(r.name).Observe(time.Since(start).Seconds())
+	r.metrics.BatchSize.WithLabelValues(r.name).Observe(float64(len(batch)))
+
+	for i, m := range batch {
+		var err error
+		if errs != nil {
+			err = errs[i]
+		}
+		r.settle(ctx, m, msgs[i], err)
+	}
+}
+
+// call runs the handler, turning a panic into a retryable error for the whole batch.
+func (r *Runner) call(ctx context.Context, msgs []Message) (errs []error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.log.Error("handler panic", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			err := fmt.Errorf("handler panic: %v", p)
+			errs = make([]error, len(msgs))
+			for i := range errs {
+				errs[i] = err
+			}
+		}
+	}()
+	errs = r.handler(ctx, msgs)
+	if errs != nil && len(errs) != len(msgs) {
+		err := fmt.Errorf("handler returned %d results for %d messages", len(errs), len(msgs))
+		errs = make([]error, len(msgs))
+		for i := range errs {
+			errs[i] = err
+		}
+	}
+	return errs
+}
+
+// heartbeat keeps the batch's messages from being redelivered while a slow handler
+// works on them; it returns the function that stops it.
+func (r *Runner) heartbeat(batch []jetstream.Msg) func() {
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(max(r.ackWait/3, 10*time.Millisecond))
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				for _, m := range batch {
+					_ = m.InProgress()
+				}
+				r.metrics.Heartbeats.WithLabelValues(r.name).Add(float64(len(batch)))
+			}
+		}
+	}()
+	return func() { close(stop); <-done }
+}
+
+func (r *Runner) settle(ctx context.Context, m jetstream.Msg, msg Message, err error) {
+	if err == nil {
+		if aerr := m.Ack(); aerr != nil {
+			r.log.Warn("ack", "subject", msg.Subject, "seq", msg.Seq, "event_id", msg.EventID(), "error", aerr.Error())
+		}
+		r.metrics.Processed.WithLabelValues(r.name).Inc()
+		return
+	}
+	last := r.maxDeliver > 0 && msg.Deliveries >= uint64(r.maxDeliver)
+	if IsPermanent(err) || last {
+		reason := err.Error()
+		if !IsPermanent(err) {
+			reason = fmt.Sprintf("gave up after %d deliveries: %s", msg.Deliveries, reason)
+		}
+		if dlqErr := DeadLetter(ctx, r.js, r.name, m, msg, reason); dlqErr != nil {
+			// Never lose a message: if it cannot be dead-lettered, it stays in the
+			// stream and comes back.
+			r.log.Error("dead-letter failed; will retry", "subject", msg.Subject, "seq", msg.Seq, "event_id", msg.EventID(), "error", dlqErr.Error())
+			_ = m.NakWithDelay(RetryDelay(1, r.cfg.RetryInitial, r.cfg.RetryMax))
+			r.metrics.Retried.WithLabelValues(r.name).Inc()
+			return
+		}
+		_ = m.TermWithReason(truncate(reason, 200))
+		r.metrics.DeadLettered.WithLabelValues(r.name).Inc()
+		r.log.Warn("dead-lettered", "subject", msg.Subject, "seq", msg.Seq, "deliveries", msg.Deliveries, "event_id", msg.EventID(), "reason", reason)
+		return
+	}
+	delay := RetryDelay(msg.Deliveries, r.cfg.RetryInitial, r.cfg.RetryMax)
+	_ = m.NakWithDelay(delay)
+	r.metrics.Retried.WithLabelValues(r.name).Inc()
+	r.log.Warn("handler failed; will retry", "subject", msg.Subject, "seq", msg.Seq, "deliveries", msg.Deliveries, "event_id", msg.EventID(), "retry_in", delay.String(), "error", err.Error())
+}
+
+// Dead-letter headers. The original headers are kept as they were, except the
+// dedupe id, which moves to HeaderOriginalMsgID.
+const (
+	HeaderReason        = "Recall-Dlq-Reason"
+	HeaderConsumer      = "Recall-Dlq-Consumer"
+	HeaderStream        = "Recall-Dlq-Stream"
+	HeaderStreamSeq     = "Recall-Dlq-Stream-Seq"
+	HeaderSubject       = "Recall-Dlq-Subject"
+	HeaderDeliveries    = "Recall-Dlq-Deliveries"
+	HeaderFailedAt      = "Recall-Dlq-Failed-At"
+	HeaderOriginalMsgID = "Recall-Dlq-Original-Msg-Id"
+)
+
+// DeadLetter stores the original message plus the reason in the dead-letter stream
+// and waits for the server's ack. Its own dedupe id makes a repeat harmless.
+func DeadLetter(ctx context.Context, js jetstream.JetStream, consumer string, m jetstream.Msg, msg Message, reason string) error {
+	stream := ""
+	if md, err := m.Metadata(); err == nil {
+		stream = md.Stream
+	}
+	out := nats.NewMsg(DLQSubject(consumer, msg.Subject))
+	out.Data = msg.Data
+	for k, v := range msg.Header {
+		if k == jetstream.MsgIDHeader {
+			out.Header[HeaderOriginalMsgID] = v
+			continue
+		}
+		out.Header[k] = v
+	}
+	out.Header.Set(HeaderReason, truncate(reason, 4096))
+	out.Header.Set(HeaderConsumer, consumer)
+	out.Header.Set(HeaderStream, stream)
+	out.Header.Set(HeaderStreamSeq, strconv.FormatUint(msg.Seq, 10))
+	out.Header.Set(HeaderSubject, msg.Subject)
+	out.Header.Set(HeaderDeliveries, strconv.FormatUint(msg.Deliveries, 10))
+	out.Header.Set(HeaderFailedAt, time.Now().UTC().Format(time.RFC3339Nano))
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	_, err := js.PublishMsg(pctx, out, jetstream.WithMsgID(fmt.Sprintf("dlq:%s:%s:%d", consumer, stream, msg.Seq)))
+	if err != nil {
+		return fmt.Errorf("publish dead letter: %w", err)
+	}
+	return nil
+}

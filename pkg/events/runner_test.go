@@ -1,0 +1,248 @@
+package events_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/stretchr/testify/require"
+
+	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/events"
+)
+
+type runnerBundle struct {
+	nats    *testenv.NATS
+	metrics *events.RunnerMetrics
+}
+
+func setupRunner(t *testing.T) *runnerBundle {
+	t.Helper()
+	return &runnerBundle{nats: testenv.NewNATS(t), metrics: events.NewRunnerMetrics(nil)}
+}
+
+// start runs a runner on a fresh durable consumer until the test ends; it
+// returns a function that stops it and reports Run's error.
+func (b *runnerBundle) start(t *testing.T, h events.BatchHandler, cc events.ConsumerConfig, rc events.RunnerConfig) func() error {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	r, err := events.NewRunner(ctx, b.nats.JS, events.TurnsStream, events.DurableConsumer("test", events.TurnsSubjects, cc), h, rc, testenv.Logger(t), b.metrics)
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	var once sync.Once
+	var runErr error
+	stop := func() error {
+		once.Do(func() {
+			cancel()
+			select {
+			case runErr = <-done:
+			case <-time.After(30 * time.Second):
+				runErr = errors.New("runner did not stop")
+			}
+		})
+		return runErr
+	}
+	t.Cleanup(func() { _ = stop() })
+	return stop
+}
+
+func (b *runnerBundle) publish(t *testing.T, n int) {
+	t.Helper()
+	for i := range n {
+		m := nats.NewMsg(events.TurnSubject("t1", "u1", "s1"))
+		m.Data = []byte(strconv.Itoa(i))
+		m.Header.Set(jetstream.MsgIDHeader, fmt.Sprintf("t1:%d", i))
+		_, err := b.nats.JS.PublishMsg(context.Background(), m)
+		require.NoError(t, err)
+	}
+}
+
+func (b *runnerBundle) dlq(t *testing.T) []*jetstream.RawStreamMsg {
+	t.Helper()
+	ctx := context.Background()
+	s, err := b.nats.JS.Stream(ctx, events.DLQStream)
+	require.NoError(t, err)
+	info, err := s.Info(ctx)
+	require.NoError(t, err)
+	var out []*jetstream.RawStreamMsg
+	for seq := uint64(1); seq <= info.State.LastSeq; seq++ {
+		raw, err := s.GetMsg(ctx, seq)
+		require.NoError(t, err)
+		out = append(out, raw)
+	}
+	return out
+}
+
+func fastRetry() events.RunnerConfig {
+	return events.RunnerConfig{RetryInitial: 10 * time.Millisecond, RetryMax: 50 * time.Millisecond}
+}
+
+func TestRunnerAcksAndRetries(t *testing.T) {
+	t.Parallel()
+	b := setupRunner(t)
+	var mu sync.Mutex
+	seen := map[string]int{}
+	h := events.PerMessage(func(_ context.Context, m events.Message) error {
+		mu.Lock()
+		defer mu.Unlock()
+		seen[string(m.Data)]++
+		if string(m.Data) == "3" && seen["3"] == 1 {
+			require.Equal(t, uint64(1), m.Deliveries)
+			return errors.New("transient")
+		}
+		return nil
+	})
+	b.start(t, h, events.DefaultConsumerConfig, fastRetry())
+	b.publish(t, 10)
+	require.Eventually(t, func() bool {
+		return testutil.ToFloat64(b.metrics.Processed.WithLabelValues("test")) == 10
+	}, 10*time.Second, 10*time.Millisecond)
+	mu.Lock()
+	require.Equal(t, 2, seen["3"], "retried once")
+	require.Equal(t, 1, seen["4"])
+	mu.Unlock()
+	require.Equal(t, 1.0, testutil.ToFloat64(b.metrics.Retried.WithLabelValues("test")))
+	require.Empty(t, b.dlq(t))
+}
+
+func TestRunnerPermanentErrorDeadLettersAtOnce(t *testing.T) {
+	t.Parallel()
+	b := setupRunner(t)
+	var calls atomic.Int32
+	h := events.PerMessage(func(_ context.Context, m events.Message) error {
+		if string(m.Data) == "2" {
+			calls.Add(1)
+			return events.Permanent(errors.New("cannot parse"))
+		}
+		return nil
+	})
+	b.start(t, h, events.DefaultConsumerConfig, fastRetry())
+	b.publish(t, 5)
+	require.Eventually(t, func() bool { return len(b.dlq(t)) == 1 }, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool {
+		return testutil.ToFloat64(b.metrics.Processed.WithLabelValues("test")) == 4
+	}, 10*time.Second, 10*time.Millisecond)
+	d := b.dlq(t)[0]
+	require.Equal(t, "2", string(d.Data), "the original payload is kept")
+	require.Equal(t, "recall.dlq.test.turns.t1.u1.s1", d.Subject)
+	require.Equal(t, "cannot parse", d.Header.Get(events.HeaderReason))
+	require.Equal(t, "test", d.Header.Get(events.HeaderConsumer))
+	require.Equal(t, events.TurnsStream, d.Header.Get(events.HeaderStream))
+	require.Equal(t, "3", d.Header.Get(events.HeaderStreamSeq))
+	require.Equal(t, "t1:2", d.Header.Get(events.HeaderOriginalMsgID))
+	require.Equal(t, int32(1), calls.Load(), "never retried")
+}
+
+func TestRunnerMaxDeliverDeadLetters(t *testing.T) {
+	t.Parallel()
+	b := setupRunner(t)
+	var calls atomic.Int32
+	h := events.PerMessage(func(_ context.Context, m events.Message) error {
+		if string(m.Data) == "0" {
+			calls.Add(1)
+			return errors.New("db says no")
+		}
+		return nil
+	})
+	cc := events.DefaultConsumerConfig
+	cc.MaxDeliver = 3
+	b.start(t, h, cc, fastRetry())
+	b.publish(t, 3)
+	require.Eventually(t, func() bool { return len(b.dlq(t)) == 1 }, 10*time.Second, 10*time.Millisecond)
+	d := b.dlq(t)[0]
+	require.Equal(t, "gave up after 3 deliveries: db says no", d.Header.Get(events.HeaderReason))
+	require.Equal(t, "3", d.Header.Get(events.HeaderDeliveries))
+	require.Equal(t, int32(3), calls.Load())
+	require.Equal(t, 2.0, testutil.ToFloat64(b.metrics.Processed.WithLabelValues("test")), "the others flowed on")
+}
+
+func TestRunnerRecoversPanics(t *testing.T) {
+	t.Parallel()
+	b := setupRunner(t)
+	var calls atomic.Int32
+	h := events.PerMessage(func(_ context.Context, m events.Message) error {
+		if calls.Add(1) == 1 {
+			panic("boom")
+		}
+		return nil
+	})
+	b.start(t, h, events.DefaultConsumerConfig, fastRetry())
+	b.publish(t, 1)
+	require.Eventually(t, func() bool {
+		return testutil.ToFloat64(b.metrics.Processed.WithLabelValues("test")) == 1
+	}, 10*time.Second, 10*time.Millisecond)
+	require.Equal(t, int32(2), calls.Load())
+}
+
+func TestRunnerHeartbeatKeepsSlowMessages(t *testing.T) {
+	t.Parallel()
+	b := setupRunner(t)
+	var calls atomic.Int32
+	h := events.PerMessage(func(ctx context.Context, m events.Message) error {
+		calls.Add(1)
+		// Three times AckWait: without InProgress the server would redeliver.
+		select {
+		case <-time.After(3 * time.Second):
+		case <-ctx.Done():
+		}
+		return nil
+	})
+	cc := events.DefaultConsumerConfig
+	cc.AckWait = time.Second
+	rc := fastRetry()
+	rc.Concurrency = 2 // a free worker would pick up a redelivery
+	b.start(t, h, cc, rc)
+	b.publish(t, 1)
+	require.Eventually(t, func() bool {
+		return testutil.ToFloat64(b.metrics.Processed.WithLabelValues("test")) == 1
+	}, 10*time.Second, 10*time.Millisecond)
+	require.Equal(t, int32(1), calls.Load(), "not redelivered while in progress")
+	require.Positive(t, testutil.ToFloat64(b.metrics.Heartbeats.WithLabelValues("test")))
+}
+
+func TestRunnerBatchesAndDrains(t *testing.T) {
+	t.Parallel()
+	b := setupRunner(t)
+	started := make(chan struct{})
+	release := make(chan struct{})
+	var maxBatch, total atomic.Int32
+	var once sync.Once
+	h := func(ctx context.Context, msgs []events.Message) []error {
+		if int32(len(msgs)) > maxBatch.Load() {
+			maxBatch.Store(int32(len(msgs)))
+		}
+		once.Do(func() { close(started); <-release })
+		total.Add(int32(len(msgs)))
+		return nil
+	}
+	stop := b.start(t, h, events.DefaultConsumerConfig, events.RunnerConfig{BatchSize: 50, BatchWait: 50 * time.Millisecond})
+	b.publish(t, 200)
+	<-started
+	// Shut down while a batch is in flight: the batch must complete and be acked.
+	stopped := make(chan error, 1)
+	go func() { stopped <- stop() }()
+	close(release)
+	require.NoError(t, <-stopped)
+	first := total.Load()
+	require.Positive(t, first)
+	require.Greater(t, maxBatch.Load(), int32(1), "messages were batched")
+
+	// A new runner on the same durable consumer gets exactly the rest.
+	b.start(t, h, events.DefaultConsumerConfig, events.RunnerConfig{BatchSize: 50})
+	require.Eventually(t, func() bool { return total.Load() == 200 }, 10*time.Second, 10*time.Millisecond)
+	cons, err := b.nats.JS.Consumer(context.Background(), events.TurnsStream, "test")
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		info, err := cons.Info(context.Background())
+		return err == nil && info.NumAckPending == 0 && info.NumPending == 0
+	}, 10*time.Second, 10*time.Millisecond)
+}

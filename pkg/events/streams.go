@@ -1,0 +1,102 @@
+package events
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Stream names.
+const (
+	TurnsStream = "RECALL_TURNS"
+	DLQStream   = "RECALL_DLQ"
+)
+
+// StreamConfig is the deployment's choice of durability and retention, from env.
+type StreamConfig struct {
+	// Replicas is 1 for a single server, 3 in a production cluster.
+	Replicas int `env:"STREAM_REPLICAS" envDefault:"1"`
+	// MaxAge bounds how far back a replay can go; 0 keeps everything.
+	MaxAge time.Duration `env:"STREAM_MAX_AGE" envDefault:"0s"`
+	// DuplicateWindow is how long JetStream remembers Nats-Msg-Id for dedupe. The
+	// database dedupes forever; this only saves work.
+	DuplicateWindow time.Duration `env:"STREAM_DUPLICATE_WINDOW" envDefault:"2m"`
+	// DLQMaxAge bounds how long dead letters are kept for inspection and re-drive.
+	DLQMaxAge time.Duration `env:"DLQ_MAX_AGE" envDefault:"720h"`
+}
+
+// DefaultStreamConfig is StreamConfig with its env defaults, for tests and tools.
+var DefaultStreamConfig = StreamConfig{Replicas: 1, DuplicateWindow: 2 * time.Minute, DLQMaxAge: 30 * 24 * time.Hour}
+
+// TurnsStreamConfig declares the turn stream: file storage (turns are the source of
+// truth for replay), limits retention (several consumers read it independently).
+func TurnsStreamConfig(c StreamConfig) jetstream.StreamConfig {
+	return jetstream.StreamConfig{
+		Name:        TurnsStream,
+		Description: "Chat turns published by chat backends; source of truth for every worker and for replay.",
+		Subjects:    []string{TurnsSubjects},
+		Storage:     jetstream.FileStorage,
+		Retention:   jetstream.LimitsPolicy,
+		Replicas:    max(c.Replicas, 1),
+		MaxAge:      c.MaxAge,
+		Duplicates:  c.DuplicateWindow,
+		Discard:     jetstream.DiscardOld,
+	}
+}
+
+// DLQStreamConfig declares the dead-letter stream.
+func DLQStreamConfig(c StreamConfig) jetstream.StreamConfig {
+	return jetstream.StreamConfig{
+		Name:        DLQStream,
+		Description: "Messages a consumer gave up on, with the reason in headers; inspect and re-drive.",
+		Subjects:    []string{DLQSubjects},
+		Storage:     jetstream.FileStorage,
+		Retention:   jetstream.LimitsPolicy,
+		Replicas:    max(c.Replicas, 1),
+		MaxAge:      c.DLQMaxAge,
+		Duplicates:  c.DuplicateWindow,
+	}
+}
+
+// EnsureStreams creates or updates every stream Recall uses. It is idempotent and
+// safe to run from every replica at start.
+func EnsureStreams(ctx context.Context, js jetstream.JetStream, c StreamConfig) error {
+	for _, sc := range []jetstream.StreamConfig{TurnsStreamConfig(c), DLQStreamConfig(c)} {
+		if _, err := js.CreateOrUpdateStream(ctx, sc); err != nil {
+			return fmt.Errorf("ensure stream %s: %w", sc.Name, err)
+		}
+	}
+	return nil
+}
+
+// ConsumerConfig is one worker's durable consumer, from env.
+type ConsumerConfig struct {
+	// AckWait is how long the server waits for an ack before redelivering. Slow
+	// handlers keep their messages with InProgress heartbeats.
+	AckWait time.Duration `env:"CONSUMER_ACK_WAIT" envDefault:"30s"`
+	// MaxDeliver is the number of attempts before a message is dead-lettered.
+	MaxDeliver int `env:"CONSUMER_MAX_DELIVER" envDefault:"5"`
+	// MaxAckPending bounds unacknowledged messages across all replicas.
+	MaxAckPending int `env:"CONSUMER_MAX_ACK_PENDING" envDefault:"20000"`
+}
+
+// DefaultConsumerConfig is ConsumerConfig with its env defaults.
+var DefaultConsumerConfig = ConsumerConfig{AckWait: 30 * time.Second, MaxDeliver: 5, MaxAckPending: 20000}
+
+// DurableConsumer declares a worker's durable pull consumer on a stream. Several
+// replicas of the worker share it; the server spreads messages between them.
+func DurableConsumer(name, filter string, c ConsumerConfig) jetstream.ConsumerConfig {
+	return jetstream.ConsumerConfig{
+		Durable:       name,
+		Description:   "Recall worker " + name,
+		FilterSubject: filter,
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       c.AckWait,
+		MaxDeliver:    c.MaxDeliver,
+		MaxAckPending: c.MaxAckPending,
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+		ReplayPolicy:  jetstream.ReplayInstantPolicy,
+	}
+}

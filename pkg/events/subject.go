@@ -1,0 +1,134 @@
+package events
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Subject layout. Every event subject carries tenant, user and session so one user's
+// events can be filtered, replayed and purged:
+//
+//	recall.turns.<tenant>.<user>.<session>
+//	recall.dlq.<consumer>.<original subject without "recall.">
+const (
+	SubjectRoot   = "recall"
+	TurnsSubjects = SubjectRoot + ".turns.>"
+	DLQSubjects   = SubjectRoot + ".dlq.>"
+)
+
+// encodedPrefix marks a token that holds base64url of the id. It is outside the
+// plain alphabet, so plain and encoded tokens never collide.
+const encodedPrefix = "~"
+
+// EncodeToken turns any id into a NATS subject token. Ids made only of ASCII letters,
+// digits, '-' and '_' are used as they are (readable in `nats` tooling); anything
+// else (dots, spaces, wildcards, non-ASCII) is "~" + unpadded base64url.
+func EncodeToken(id string) string {
+	if isPlainToken(id) {
+		return id
+	}
+	return encodedPrefix + base64.RawURLEncoding.EncodeToString([]byte(id))
+}
+
+// DecodeToken reverses EncodeToken.
+func DecodeToken(tok string) (string, error) {
+	if tok == "" {
+		return "", errors.New("empty subject token")
+	}
+	if !strings.HasPrefix(tok, encodedPrefix) {
+		if !isPlainToken(tok) {
+			return "", fmt.Errorf("subject token %q is neither plain nor encoded", tok)
+		}
+		return tok, nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(tok[len(encodedPrefix):])
+	if err != nil {
+		return "", fmt.Errorf("subject token %q: %w", tok, err)
+	}
+	return string(b), nil
+}
+
+func isPlainToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// TurnSubject is the subject a turn is published on.
+func TurnSubject(tenantID, userID, sessionID string) string {
+	return SubjectRoot + ".turns." + EncodeToken(tenantID) + "." + EncodeToken(userID) + "." + EncodeToken(sessionID)
+}
+
+// UserTurnsFilter matches every turn of one user, for replay and purge.
+func UserTurnsFilter(tenantID, userID string) string {
+	return SubjectRoot + ".turns." + EncodeToken(tenantID) + "." + EncodeToken(userID) + ".>"
+}
+
+// SubjectIDs are the ids a subject carries.
+type SubjectIDs struct {
+	Kind      string // "turns", ...
+	TenantID  string
+	UserID    string
+	SessionID string
+}
+
+// ParseSubject reads the ids back out of an event subject, so a worker can check
+// that the body claims the same tenant, user and session as the subject it came on.
+func ParseSubject(subject string) (SubjectIDs, error) {
+	parts := strings.Split(subject, ".")
+	if len(parts) != 5 || parts[0] != SubjectRoot {
+		return SubjectIDs{}, fmt.Errorf("subject %q is not recall.<kind>.<tenant>.<user>.<session>", subject)
+	}
+	var ids SubjectIDs
+	var err error
+	ids.Kind = parts[1]
+	if ids.TenantID, err = DecodeToken(parts[2]); err != nil {
+		return ids, err
+	}
+	if ids.UserID, err = DecodeToken(parts[3]); err != nil {
+		return ids, err
+	}
+	if ids.SessionID, err = DecodeToken(parts[4]); err != nil {
+		return ids, err
+	}
+	return ids, nil
+}
+
+// CheckSubject verifies that a turn's body matches the subject it arrived on. A
+// mismatch means a producer bug or an attempt to write into another tenant.
+func CheckSubject(subject string, t *Turn) error {
+	ids, err := ParseSubject(subject)
+	if err != nil {
+		return &ValidationError{Fields: []FieldError{{Field: "(subject)", Message: err.Error()}}}
+	}
+	var fe fieldErrors
+	if ids.TenantID != t.TenantID {
+		fe.add("tenant_id", "body says %q but the subject is for tenant %q", truncate(t.TenantID, 64), truncate(ids.TenantID, 64))
+	}
+	if ids.UserID != t.UserID {
+		fe.add("user_id", "body says %q but the subject is for user %q", truncate(t.UserID, 64), truncate(ids.UserID, 64))
+	}
+	if ids.SessionID != t.SessionID {
+		fe.add("session_id", "body says %q but the subject is for session %q", truncate(t.SessionID, 64), truncate(ids.SessionID, 64))
+	}
+	return fe.err()
+}
+
+// DLQSubject is where a message rejected by a consumer goes. The original subject
+// (minus the root) is kept, so dead letters of one user can be purged too.
+func DLQSubject(consumer, original string) string {
+	rest, ok := strings.CutPrefix(original, SubjectRoot+".")
+	if !ok || rest == "" {
+		rest = "other." + EncodeToken(original)
+	}
+	return SubjectRoot + ".dlq." + EncodeToken(consumer) + "." + rest
+}

@@ -1,0 +1,141 @@
+// Package events is the contract between chat backends and Recall: the versioned
+// JSON envelope of a chat turn, its validation, the JetStream subjects and stream
+// declarations, the publisher, and the one consumer runner every worker uses.
+package events
+
+import (
+	"bytes"
+	"encoding/json"
+	"time"
+)
+
+// Version is the envelope version this build writes and understands. A producer may
+// omit "v"; it then means Version. Any other value is rejected so that an old worker
+// never half-understands a newer event.
+const Version = 1
+
+// Roles a turn may carry. Anything else is rejected at the edge: a misspelled role
+// would otherwise end up as memory nobody can interpret.
+const (
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleSystem    = "system"
+	RoleTool      = "tool"
+)
+
+// Turn is one chat turn as a chat backend publishes it. It keeps everything the
+// assistant showed or did in that turn (tool calls with their results, the ordered
+// list of items presented to the user) because "the user answered 3" can only be
+// resolved against the real structure, never against the rendered text.
+type Turn struct {
+	// V is the envelope version; 0 (omitted) means Version.
+	V int `json:"v,omitempty"`
+	// ID is assigned by the producer and unique within the tenant. It is the
+	// idempotency key all the way down: JetStream dedupe and the database.
+	ID        string `json:"id"`
+	TenantID  string `json:"tenant_id"`
+	SiteID    string `json:"site_id,omitempty"`
+	UserID    string `json:"user_id"`
+	SessionID string `json:"session_id"`
+	// AgentID names the persona/NPC speaking for the assistant, when there are several.
+	AgentID string `json:"agent_id,omitempty"`
+	// OccurredAt is event time. Every time rule (TTL, thresholds, decay) uses it, so
+	// a replay of the stream builds the same memory.
+	OccurredAt time.Time  `json:"occurred_at"`
+	Role       string     `json:"role"`
+	Content    string     `json:"content"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	// Items is the ordered list presented to the user in this turn (search results,
+	// recommendations). Position i+1 is what the user means by "i+1".
+	Items []Item `json:"items,omitempty"`
+	// Metadata is free-form, a JSON object, stored as sent.
+	Metadata json.RawMessage `json:"metadata,omitempty"`
+
+	// badTime keeps a decode problem with occurred_at for ValidateTurn, so that it
+	// is reported together with every other problem of the turn.
+	badTime string
+}
+
+// ToolCall is a tool invocation made while producing the turn, with its result kept
+// verbatim (raw JSON), never flattened to text.
+type ToolCall struct {
+	ID         string          `json:"id,omitempty"`
+	Name       string          `json:"name"`
+	Arguments  json.RawMessage `json:"arguments,omitempty"`
+	Result     json.RawMessage `json:"result,omitempty"`
+	Status     string          `json:"status,omitempty"`
+	DurationMS int64           `json:"duration_ms,omitempty"`
+}
+
+// Item is one entry of a list shown to the user. Ref is the stable reference the
+// assistant must quote (for example "/mv/823D"), never a reconstructed URL.
+type Item struct {
+	Ref   string          `json:"ref"`
+	Title string          `json:"title,omitempty"`
+	Attrs json.RawMessage `json:"attrs,omitempty"`
+}
+
+// MsgID is the JetStream Nats-Msg-Id of a turn. Ids are unique per tenant, and the
+// dedupe window is per stream, so the tenant is part of the key: two tenants that
+// both use "1" as an event id must not dedupe each other away.
+func MsgID(tenantID, eventID string) string {
+	return tenantID + ":" + eventID
+}
+
+// wireTurn is how a turn is decoded: the same fields, with occurred_at read by a
+// type that records a bad value instead of aborting, so that ValidateTurn reports
+// it together with every other problem, naming the field.
+type wireTurn struct {
+	V          int             `json:"v"`
+	ID         string          `json:"id"`
+	TenantID   string          `json:"tenant_id"`
+	SiteID     string          `json:"site_id"`
+	UserID     string          `json:"user_id"`
+	SessionID  string          `json:"session_id"`
+	AgentID    string          `json:"agent_id"`
+	OccurredAt wireTime        `json:"occurred_at"`
+	Role       string          `json:"role"`
+	Content    string          `json:"content"`
+	ToolCalls  []ToolCall      `json:"tool_calls"`
+	Items      []Item          `json:"items"`
+	Metadata   json.RawMessage `json:"metadata"`
+}
+
+type wireTime struct {
+	t   time.Time
+	bad string
+}
+
+func (w *wireTime) UnmarshalJSON(b []byte) error {
+	if bytes.Equal(b, []byte("null")) {
+		return nil
+	}
+	if len(b) < 2 || b[0] != '"' {
+		w.bad = "want an RFC 3339 time string such as 2026-11-22T08:00:00Z"
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		w.bad = "want an RFC 3339 time such as 2026-11-22T08:00:00Z, got " + strconvQuote(truncate(s, 40))
+		return nil
+	}
+	w.t = t
+	return nil
+}
+
+func (w *wireTurn) turn() Turn {
+	return Turn{
+		V: w.V, ID: w.ID, TenantID: w.TenantID, SiteID: w.SiteID, UserID: w.UserID, SessionID: w.SessionID,
+		AgentID: w.AgentID, OccurredAt: w.OccurredAt.t, Role: w.Role, Content: w.Content,
+		ToolCalls: w.ToolCalls, Items: w.Items, Metadata: w.Metadata, badTime: w.OccurredAt.bad,
+	}
+}
+
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

@@ -1,0 +1,336 @@
+package events
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Limits bound what a producer may send. Defaults are in DefaultLimits; every limit
+// is configurable per deployment.
+type Limits struct {
+	// MaxIDBytes bounds every id (tenant, site, user, session, agent, event).
+	MaxIDBytes int
+	// MaxContentBytes bounds a turn's content.
+	MaxContentBytes int
+	// MaxEventBytes bounds the whole encoded event, tool results included. It must
+	// stay below the NATS server's max_payload.
+	MaxEventBytes int
+	// MaxItems bounds the presented list; MaxToolCalls the tool calls of one turn.
+	MaxItems     int
+	MaxToolCalls int
+	// MaxFutureSkew rejects events stamped further in the future than this, when
+	// validating at the edge (see ValidateOptions.Now). Zero disables the check.
+	MaxFutureSkew time.Duration
+}
+
+// DefaultLimits are the limits used when a deployment sets none.
+var DefaultLimits = Limits{
+	MaxIDBytes:      128,
+	MaxContentBytes: 64 << 10,
+	MaxEventBytes:   512 << 10,
+	MaxItems:        200,
+	MaxToolCalls:    64,
+	MaxFutureSkew:   24 * time.Hour,
+}
+
+// LimitsConfig is the event validation part of the config, shared by the API and
+// the workers so both judge a turn the same way.
+type LimitsConfig struct {
+	MaxIDBytes      int           `env:"EVENT_MAX_ID_BYTES" envDefault:"128"`
+	MaxContentBytes int           `env:"EVENT_MAX_CONTENT_BYTES" envDefault:"65536"`
+	MaxEventBytes   int           `env:"EVENT_MAX_BYTES" envDefault:"524288"`
+	MaxItems        int           `env:"EVENT_MAX_ITEMS" envDefault:"200"`
+	MaxToolCalls    int           `env:"EVENT_MAX_TOOL_CALLS" envDefault:"64"`
+	MaxFutureSkew   time.Duration `env:"EVENT_MAX_FUTURE_SKEW" envDefault:"24h"`
+}
+
+// Limits converts the config to Limits.
+func (c LimitsConfig) Limits() Limits {
+	return Limits{
+		MaxIDBytes: c.MaxIDBytes, MaxContentBytes: c.MaxContentBytes, MaxEventBytes: c.MaxEventBytes,
+		MaxItems: c.MaxItems, MaxToolCalls: c.MaxToolCalls, MaxFutureSkew: c.MaxFutureSkew,
+	}
+}
+
+// FieldError names the field that is wrong and why, in words a producer can act on.
+type FieldError struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+func (e FieldError) Error() string { return e.Field + ": " + e.Message }
+
+// ValidationError carries every problem found in one event, not only the first, so a
+// producer fixes its payload in one round.
+type ValidationError struct {
+	Fields []FieldError `json:"errors"`
+}
+
+func (e *ValidationError) Error() string {
+	parts := make([]string, len(e.Fields))
+	for i, f := range e.Fields {
+		parts[i] = f.Error()
+	}
+	return "invalid event: " + strings.Join(parts, "; ")
+}
+
+// Prefixed returns a copy with every field prefixed, as "[3].role" for the fourth
+// turn of a batch.
+func (e *ValidationError) Prefixed(prefix string) *ValidationError {
+	out := &ValidationError{Fields: make([]FieldError, len(e.Fields))}
+	for i, f := range e.Fields {
+		out.Fields[i] = FieldError{Field: prefix + f.Field, Message: f.Message}
+	}
+	return out
+}
+
+type fieldErrors []FieldError
+
+func (fe *fieldErrors) add(field, format string, args ...any) {
+	*fe = append(*fe, FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+func (fe fieldErrors) err() error {
+	if len(fe) == 0 {
+		return nil
+	}
+	return &ValidationError{Fields: fe}
+}
+
+// ValidateOptions are the context-dependent parts of validation.
+type ValidateOptions struct {
+	Limits Limits
+	// Now, when set, enables the future-skew check. The API sets it; workers leave
+	// it nil so that whether an event is accepted never depends on when it is
+	// (re)processed.
+	Now func() time.Time
+}
+
+// DecodeTurn parses and validates one encoded turn. Invalid UTF-8 is rejected before
+// decoding because encoding/json would silently replace it with U+FFFD, and the
+// stored text would then differ from what was sent.
+func DecodeTurn(raw []byte, opts ValidateOptions) (Turn, error) {
+	t, err := ParseTurn(raw, opts.Limits)
+	if err != nil {
+		return t, err
+	}
+	return t, ValidateTurn(&t, opts)
+}
+
+// ParseTurn decodes a turn without validating its fields, for callers that fill
+// defaults (the API takes the tenant from its header) before ValidateTurn.
+func ParseTurn(raw []byte, lim Limits) (Turn, error) {
+	var w wireTurn
+	var t Turn
+	if lim.MaxEventBytes > 0 && len(raw) > lim.MaxEventBytes {
+		return t, &ValidationError{Fields: []FieldError{{Field: "(event)", Message: fmt.Sprintf("event is %d bytes, limit is %d", len(raw), lim.MaxEventBytes)}}}
+	}
+	if !utf8.Valid(raw) {
+		return t, &ValidationError{Fields: []FieldError{{Field: "(event)", Message: "not valid UTF-8"}}}
+	}
+	if err := json.Unmarshal(raw, &w); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			field := te.Field
+			return t, &ValidationError{Fields: []FieldError{{Field: field, Message: fmt.Sprintf("want %s, got a JSON %s", jsonKind(te.Type.Kind().String()), te.Value)}}}
+		}
+		return t, &ValidationError{Fields: []FieldError{{Field: "(event)", Message: "malformed JSON: " + err.Error()}}}
+	}
+	return w.turn(), nil
+}
+
+func jsonKind(k string) string {
+	switch k {
+	case "string":
+		return "a string"
+	case "slice":
+		return "an array"
+	case "struct", "map":
+		return "an object"
+	case "int", "int64", "uint64":
+		return "a whole number"
+	}
+	return k
+}
+
+// ValidateTurn checks a decoded turn and fills defaults (V). It reports every
+// problem at once.
+func ValidateTurn(t *Turn, opts ValidateOptions) error {
+	lim := opts.Limits
+	var fe fieldErrors
+	if t.V == 0 {
+		t.V = Version
+	}
+	if t.V != Version {
+		fe.add("v", "unsupported version %d (this build understands %d)", t.V, Version)
+	}
+	checkID(&fe, "id", t.ID, true, lim)
+	checkID(&fe, "tenant_id", t.TenantID, true, lim)
+	checkID(&fe, "user_id", t.UserID, true, lim)
+	checkID(&fe, "session_id", t.SessionID, true, lim)
+	checkID(&fe, "site_id", t.SiteID, false, lim)
+	checkID(&fe, "agent_id", t.AgentID, false, lim)
+
+	switch {
+	case t.badTime != "":
+		fe.add("occurred_at", "%s", t.badTime)
+	case t.OccurredAt.IsZero():
+		fe.add("occurred_at", "required (RFC 3339 time, e.g. 2026-11-22T08:00:00Z)")
+	case t.OccurredAt.Year() < 2000:
+		fe.add("occurred_at", "%s is before 2000", t.OccurredAt.Format(time.RFC3339))
+	case opts.Now != nil && lim.MaxFutureSkew > 0 && t.OccurredAt.After(opts.Now().Add(lim.MaxFutureSkew)):
+		fe.add("occurred_at", "%s is more than %s in the future", t.OccurredAt.Format(time.RFC3339), lim.MaxFutureSkew)
+	}
+
+	switch t.Role {
+	case RoleUser, RoleAssistant, RoleSystem, RoleTool:
+	case "":
+		fe.add("role", "required: one of user, assistant, system, tool")
+	default:
+		fe.add("role", "unknown role %q: one of user, assistant, system, tool", truncate(t.Role, 32))
+	}
+
+	if lim.MaxContentBytes > 0 && len(t.Content) > lim.MaxContentBytes {
+		fe.add("content", "%d bytes, limit is %d", len(t.Content), lim.MaxContentBytes)
+	}
+	if strings.IndexByte(t.Content, 0) >= 0 {
+		fe.add("content", "contains a NUL character")
+	}
+	if t.Content == "" && len(t.ToolCalls) == 0 && len(t.Items) == 0 {
+		fe.add("content", "required when a turn has no tool_calls and no items")
+	}
+
+	if lim.MaxToolCalls > 0 && len(t.ToolCalls) > lim.MaxToolCalls {
+		fe.add("tool_calls", "%d tool calls, limit is %d", len(t.ToolCalls), lim.MaxToolCalls)
+	}
+	for i, tc := range t.ToolCalls {
+		p := fmt.Sprintf("tool_calls[%d].", i)
+		if tc.Name == "" {
+			fe.add(p+"name", "required")
+		} else if len(tc.Name) > 128 {
+			fe.add(p+"name", "%d bytes, limit is 128", len(tc.Name))
+		}
+		if len(tc.Status) > 32 {
+			fe.add(p+"status", "%d bytes, limit is 32", len(tc.Status))
+		}
+		if tc.DurationMS < 0 {
+			fe.add(p+"duration_ms", "must not be negative")
+		}
+		checkRaw(&fe, p+"arguments", tc.Arguments, false)
+		checkRaw(&fe, p+"result", tc.Result, false)
+	}
+
+	if lim.MaxItems > 0 && len(t.Items) > lim.MaxItems {
+		fe.add("items", "%d items, limit is %d", len(t.Items), lim.MaxItems)
+	}
+	for i, it := range t.Items {
+		p := fmt.Sprintf("items[%d].", i)
+		switch {
+		case it.Ref == "":
+			fe.add(p+"ref", "required: the stable reference of the item")
+		case len(it.Ref) > 512:
+			fe.add(p+"ref", "%d bytes, limit is 512", len(it.Ref))
+		case strings.IndexByte(it.Ref, 0) >= 0:
+			fe.add(p+"ref", "contains a NUL character")
+		}
+		if len(it.Title) > 1024 {
+			fe.add(p+"title", "%d bytes, limit is 1024", len(it.Title))
+		}
+		if strings.IndexByte(it.Title, 0) >= 0 {
+			fe.add(p+"title", "contains a NUL character")
+		}
+		checkRaw(&fe, p+"attrs", it.Attrs, true)
+	}
+	checkRaw(&fe, "metadata", t.Metadata, true)
+	return fe.err()
+}
+
+func checkID(fe *fieldErrors, field, v string, required bool, lim Limits) {
+	switch {
+	case v == "":
+		if required {
+			fe.add(field, "required")
+		}
+	case lim.MaxIDBytes > 0 && len(v) > lim.MaxIDBytes:
+		fe.add(field, "%d bytes, limit is %d", len(v), lim.MaxIDBytes)
+	case strings.ContainsFunc(v, isControl):
+		fe.add(field, "contains control characters")
+	}
+}
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
+
+// nulEscape is how JSON spells a NUL character; PostgreSQL's jsonb cannot store it.
+var nulEscape = []byte(`\u0000`)
+
+// checkRaw checks a raw JSON value that is stored as jsonb: when object is set it
+// must be an object (or null), and it may not hold a NUL character anywhere.
+func checkRaw(fe *fieldErrors, field string, raw json.RawMessage, object bool) {
+	if len(raw) == 0 {
+		return
+	}
+	if object {
+		if c := firstNonSpace(raw); c != '{' && !bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+			fe.add(field, "must be a JSON object")
+		}
+	}
+	if bytes.Contains(raw, nulEscape) && hasNul(raw) {
+		fe.add(field, "contains a NUL character (\\u0000), which cannot be stored")
+	}
+}
+
+func firstNonSpace(b []byte) byte {
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		return c
+	}
+	return 0
+}
+
+// hasNul reports whether a JSON value decodes to a string containing NUL. Only
+// called when the raw bytes contain the escape, so the hot path never decodes.
+func hasNul(raw []byte) bool {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return false
+	}
+	var walk func(any) bool
+	walk = func(v any) bool {
+		switch x := v.(type) {
+		case string:
+			return strings.IndexByte(x, 0) >= 0
+		case []any:
+			for _, e := range x {
+				if walk(e) {
+					return true
+				}
+			}
+		case map[string]any:
+			for k, e := range x {
+				if strings.IndexByte(k, 0) >= 0 || walk(e) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk(v)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,102 @@
+package events_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/recallhq/recall/pkg/events"
+)
+
+const validTurn = `{"id":"e1","tenant_id":"t1","user_id":"u1","session_id":"s1","occurred_at":"2026-11-22T08:00:00Z","role":"user","content":"hello"}`
+
+func fields(err error) []string {
+	ve, ok := err.(*events.ValidationError)
+	if !ok {
+		return nil
+	}
+	out := make([]string, len(ve.Fields))
+	for i, f := range ve.Fields {
+		out[i] = f.Field
+	}
+	return out
+}
+
+func TestDecodeTurn(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+	long := strings.Repeat("x", 129)
+	cases := []struct {
+		name   string
+		raw    string
+		fields []string // nil: valid
+	}{
+		{"valid", validTurn, nil},
+		{"valid with structure", `{"v":1,"id":"e1","tenant_id":"t1","user_id":"u1","session_id":"s1","occurred_at":"2026-11-22T08:00:00.123+08:00","role":"assistant","content":"","tool_calls":[{"name":"search","arguments":{"q":"x"},"result":[1,2],"status":"ok","duration_ms":12}],"items":[{"ref":"/mv/1","title":"A","attrs":{"rating":8}}],"metadata":{"k":"v"}}`, nil},
+		{"chinese ids", `{"id":"事件1","tenant_id":"租户","user_id":"用户 1","session_id":"会话.1","occurred_at":"2026-11-22T08:00:00Z","role":"user","content":"你好"}`, nil},
+		{"malformed", `{"id":`, []string{"(event)"}},
+		{"not an object", `[1]`, []string{"(event)"}},
+		{"wrong type", `{"id":5}`, []string{"id"}},
+		{"missing everything", `{}`, []string{"id", "tenant_id", "user_id", "session_id", "occurred_at", "role", "content"}},
+		{"long id", strings.Replace(validTurn, `"u1"`, `"`+long+`"`, 1), []string{"user_id"}},
+		{"control char in id", strings.Replace(validTurn, `"s1"`, `"s\n1"`, 1), []string{"session_id"}},
+		{"unknown role", strings.Replace(validTurn, `"user"`, `"bot"`, 1), []string{"role"}},
+		{"bad time", strings.Replace(validTurn, `"2026-11-22T08:00:00Z"`, `"yesterday"`, 1), []string{"occurred_at"}},
+		{"numeric time", strings.Replace(validTurn, `"2026-11-22T08:00:00Z"`, `1700000000`, 1), []string{"occurred_at"}},
+		{"ancient time", strings.Replace(validTurn, `"2026-11-22T08:00:00Z"`, `"1999-01-01T00:00:00Z"`, 1), []string{"occurred_at"}},
+		{"future time", strings.Replace(validTurn, `"2026-11-22T08:00:00Z"`, `"2026-11-24T08:00:00Z"`, 1), []string{"occurred_at"}},
+		{"bad time and role together", `{"id":"e1","tenant_id":"t1","user_id":"u1","session_id":"s1","occurred_at":"x","role":"bot","content":"c"}`, []string{"occurred_at", "role"}},
+		{"version", strings.Replace(validTurn, `{`, `{"v":2,`, 1), []string{"v"}},
+		{"nul in content", strings.Replace(validTurn, `"hello"`, `"a\u0000b"`, 1), []string{"content"}},
+		{"nul in tool result", strings.Replace(validTurn, `"content":"hello"`, `"content":"hello","tool_calls":[{"name":"t","result":{"a":"\u0000"}}]`, 1), []string{"tool_calls[0].result"}},
+		{"escaped backslash is not nul", strings.Replace(validTurn, `"content":"hello"`, `"content":"hello","metadata":{"a":"\\u0000"}`, 1), nil},
+		{"tool call without name", strings.Replace(validTurn, `"content":"hello"`, `"content":"hello","tool_calls":[{"arguments":{}}]`, 1), []string{"tool_calls[0].name"}},
+		{"negative duration", strings.Replace(validTurn, `"content":"hello"`, `"content":"hello","tool_calls":[{"name":"a","duration_ms":-1}]`, 1), []string{"tool_calls[0].duration_ms"}},
+		{"item without ref", strings.Replace(validTurn, `"content":"hello"`, `"content":"hello","items":[{"ref":"/a"},{"title":"b"}]`, 1), []string{"items[1].ref"}},
+		{"attrs not object", strings.Replace(validTurn, `"content":"hello"`, `"content":"hello","items":[{"ref":"/a","attrs":[1]}]`, 1), []string{"items[0].attrs"}},
+		{"metadata not object", strings.Replace(validTurn, `"content":"hello"`, `"content":"hello","metadata":"x"`, 1), []string{"metadata"}},
+		{"empty content with items is fine", strings.Replace(validTurn, `"content":"hello"`, `"content":"","items":[{"ref":"/a"}]`, 1), nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			turn, err := events.DecodeTurn([]byte(tc.raw), events.ValidateOptions{Limits: events.DefaultLimits, Now: func() time.Time { return now }})
+			if tc.fields == nil {
+				require.NoError(t, err)
+				require.Equal(t, events.Version, turn.V)
+				return
+			}
+			require.Error(t, err)
+			require.True(t, events.IsPermanent(err), "validation errors are permanent")
+			require.Equal(t, tc.fields, fields(err), err.Error())
+		})
+	}
+}
+
+func TestDecodeTurnLimits(t *testing.T) {
+	t.Parallel()
+	lim := events.DefaultLimits
+	lim.MaxContentBytes = 10
+	raw := strings.Replace(validTurn, `"hello"`, `"`+strings.Repeat("长", 4)+`"`, 1) // 12 bytes
+	_, err := events.DecodeTurn([]byte(raw), events.ValidateOptions{Limits: lim})
+	require.Equal(t, []string{"content"}, fields(err))
+	require.Contains(t, err.Error(), "12 bytes, limit is 10")
+
+	lim = events.DefaultLimits
+	lim.MaxEventBytes = 50
+	_, err = events.DecodeTurn([]byte(validTurn), events.ValidateOptions{Limits: lim})
+	require.Equal(t, []string{"(event)"}, fields(err))
+
+	_, err = events.DecodeTurn([]byte("{\"id\":\"\xff\"}"), events.ValidateOptions{Limits: events.DefaultLimits})
+	require.Equal(t, []string{"(event)"}, fields(err))
+	require.Contains(t, err.Error(), "UTF-8")
+}
+
+func TestDecodeTurnNoFutureCheckWithoutClock(t *testing.T) {
+	t.Parallel()
+	raw := strings.Replace(validTurn, `"2026-11-22T08:00:00Z"`, `"2099-01-01T00:00:00Z"`, 1)
+	_, err := events.DecodeTurn([]byte(raw), events.ValidateOptions{Limits: events.DefaultLimits})
+	require.NoError(t, err, "workers must accept what the edge accepted, whenever they run")
+}

@@ -1,0 +1,236 @@
+// Package service is what every Recall binary shares around its main loop: typed
+// config from env, the JSON logger, the operations HTTP server (/healthz, /readyz,
+// /metrics) and the signal context for graceful drain.
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"reflect"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/caarlos0/env/v11"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Base is the part of every binary's config that is about the process itself.
+type Base struct {
+	LogLevel slog.Level `env:"LOG_LEVEL" envDefault:"info"`
+	// OpsAddr serves /healthz, /readyz and /metrics (the API serves them on its own
+	// address too).
+	OpsAddr string `env:"OPS_ADDR" envDefault:":9090"`
+	// ShutdownTimeout bounds the whole drain after SIGTERM; keep Kubernetes'
+	// terminationGracePeriodSeconds above it.
+	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" envDefault:"25s"`
+}
+
+// LoadConfig parses env into a config struct, applying the defaults in its tags.
+func LoadConfig[T any]() (T, error) {
+	cfg, err := env.ParseAs[T]()
+	if err != nil {
+		return cfg, fmt.Errorf("config: %w", err)
+	}
+	return cfg, nil
+}
+
+// EnvVars lists every env variable a config struct reads, for docs and for the
+// deployment tests that check manifests against the binaries.
+func EnvVars[T any]() []string {
+	var zero T
+	params, err := env.GetFieldParams(&zero)
+	if err != nil {
+		return nil
+	}
+	out := make([]string, 0, len(params))
+	for _, p := range params {
+		out = append(out, p.Key)
+	}
+	return out
+}
+
+// NewLogger is the JSON logger every binary uses, on stderr.
+func NewLogger(service string, level slog.Level) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level})).With("service", service)
+}
+
+// LogConfig logs a config at start with secrets masked: any field whose name says
+// key, secret, password or token, and passwords inside URLs.
+func LogConfig(log *slog.Logger, cfg any) {
+	log.Info("config", "config", Masked(cfg))
+}
+
+// Masked returns a flat map of the config for logging, secrets replaced.
+func Masked(cfg any) map[string]any {
+	out := map[string]any{}
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		t := v.Type()
+		for i := 0; i < t.NumField(); i++ {
+			f, fv := t.Field(i), v.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			if f.Type.Kind() == reflect.Struct && f.Tag.Get("env") == "" && f.Type != reflect.TypeOf(time.Time{}) {
+				walk(fv)
+				continue
+			}
+			name := f.Tag.Get("env")
+			if name == "" {
+				name = f.Name
+			}
+			name, _, _ = strings.Cut(name, ",")
+			val := fmt.Sprint(fv.Interface())
+			low := strings.ToLower(name)
+			switch {
+			case val == "":
+			case strings.Contains(low, "key") || strings.Contains(low, "secret") || strings.Contains(low, "password") || strings.Contains(low, "token"):
+				val = "***"
+			case strings.Contains(val, "://") && strings.Contains(val, "@"):
+				val = maskURL(val)
+			}
+			out[name] = val
+		}
+	}
+	v := reflect.ValueOf(cfg)
+	if v.Kind() == reflect.Pointer {
+		v = v.Elem()
+	}
+	walk(v)
+	return out
+}
+
+func maskURL(s string) string {
+	scheme, rest, _ := strings.Cut(s, "://")
+	userinfo, host, ok := strings.Cut(rest, "@")
+	if !ok {
+		return s
+	}
+	if user, _, hasPass := strings.Cut(userinfo, ":"); hasPass {
+		return scheme + "://" + user + ":***@" + host
+	}
+	return s
+}
+
+// NewRegistry is a Prometheus registry with the Go and process collectors.
+func NewRegistry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return reg
+}
+
+// Check is one readiness dependency (the database, NATS).
+type Check struct {
+	Name string
+	Fn   func(ctx context.Context) error
+}
+
+// OpsHandler serves /healthz (static: the process is alive), /readyz (every check
+// passes within 2s) and /metrics.
+func OpsHandler(reg *prometheus.Registry, checks ...Check) http.Handler {
+	mux := http.NewServeMux()
+	RegisterOps(mux, reg, checks...)
+	return mux
+}
+
+// RegisterOps adds the operations routes to an existing mux.
+func RegisterOps(mux *http.ServeMux, reg *prometheus.Registry, checks ...Check) {
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		var failed []string
+		for _, c := range checks {
+			if err := c.Fn(ctx); err != nil {
+				failed = append(failed, c.Name+": "+err.Error())
+			}
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if len(failed) > 0 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte(strings.Join(failed, "\n") + "\n"))
+			return
+		}
+		_, _ = w.Write([]byte("ready\n"))
+	})
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+}
+
+// Server is an HTTP server that shuts down with its context.
+type Server struct {
+	Name    string
+	Addr    string
+	Handler http.Handler
+}
+
+// Serve listens and serves until ctx ends, then shuts down gracefully within
+// timeout. It reports the bound address through ready (useful with ":0").
+func (s Server) Serve(ctx context.Context, log *slog.Logger, timeout time.Duration, ready func(addr string)) error {
+	ln, err := net.Listen("tcp", s.Addr)
+	if err != nil {
+		return fmt.Errorf("%s listen %s: %w", s.Name, s.Addr, err)
+	}
+	srv := &http.Server{Handler: s.Handler, ReadHeaderTimeout: 10 * time.Second}
+	log.Info("listening", "server", s.Name, "addr", ln.Addr().String())
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("%s: %w", s.Name, err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("%s shutdown: %w", s.Name, err)
+	}
+	return nil
+}
+
+// SignalContext is cancelled on SIGINT or SIGTERM: the start of a graceful drain.
+func SignalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// Task is one long-running part of a binary (a server, a runner). It returns when
+// ctx ends, after draining.
+type Task func(ctx context.Context) error
+
+// RunAll runs tasks until ctx ends or one fails; a failure cancels the others. It
+// returns the first error.
+func RunAll(ctx context.Context, tasks ...Task) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errc := make(chan error, len(tasks))
+	for _, t := range tasks {
+		go func() {
+			err := t(ctx)
+			if err != nil {
+				cancel()
+			}
+			errc <- err
+		}()
+	}
+	var first error
+	for range tasks {
+		if err := <-errc; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}

@@ -1,0 +1,152 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/recallhq/recall/pkg/events"
+)
+
+// Message is a stored turn with its full structure.
+type Message struct {
+	EventID    string          `json:"id"`
+	SessionID  string          `json:"session_id"`
+	UserID     string          `json:"user_id"`
+	SiteID     string          `json:"site_id,omitempty"`
+	AgentID    string          `json:"agent_id,omitempty"`
+	Role       string          `json:"role"`
+	Content    string          `json:"content"`
+	ToolCalls  json.RawMessage `json:"tool_calls,omitempty"`
+	Items      json.RawMessage `json:"items,omitempty"`
+	Metadata   json.RawMessage `json:"metadata,omitempty"`
+	OccurredAt time.Time       `json:"occurred_at"`
+	StoredAt   time.Time       `json:"stored_at"`
+}
+
+// StoredTurn is a validated turn with the stream sequence it came from.
+type StoredTurn struct {
+	Turn events.Turn
+	Seq  uint64
+}
+
+// SessionDelta is a session that gained messages in an insert, as it is after it.
+type SessionDelta struct {
+	TenantID     string
+	SessionID    string
+	UserID       string
+	MessageCount int64
+	LastMessage  time.Time
+}
+
+// InsertTurns stores a batch in one transaction. Turns whose (tenant, event id) is
+// already stored are skipped, so redelivery, duplicate publishes and replays change
+// nothing; session aggregates count only new rows. It returns the sessions that
+// gained messages.
+func (s *Store) InsertTurns(ctx context.Context, turns []StoredTurn) ([]SessionDelta, error) {
+	n := len(turns)
+	var (
+		tenant, event, session, user, site, agent, role, content = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		toolCalls, items, metadata                               = make([]*string, n), make([]*string, n), make([]*string, n)
+		occurred                                                 = make([]time.Time, n)
+		seq                                                      = make([]int64, n)
+	)
+	for i, st := range turns {
+		t := &st.Turn
+		tenant[i], event[i], session[i], user[i] = t.TenantID, t.ID, t.SessionID, t.UserID
+		site[i], agent[i], role[i], content[i] = t.SiteID, t.AgentID, t.Role, t.Content
+		if len(t.ToolCalls) > 0 {
+			b, err := json.Marshal(t.ToolCalls)
+			if err != nil {
+				return nil, fmt.Errorf("encode tool_calls of %s: %w", t.ID, err)
+			}
+			toolCalls[i] = ptr(string(b))
+		}
+		if len(t.Items) > 0 {
+			b, err := json.Marshal(t.Items)
+			if err != nil {
+				return nil, fmt.Errorf("encode items of %s: %w", t.ID, err)
+			}
+			items[i] = ptr(string(b))
+		}
+		if len(t.Metadata) > 0 {
+			metadata[i] = ptr(string(t.Metadata))
+		}
+		occurred[i] = t.OccurredAt
+		seq[i] = int64(st.Seq)
+	}
+	var deltas []SessionDelta
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, q("MessageInsertBatch"),
+			tenant, event, session, user, site, agent, role, content, toolCalls, items, metadata, occurred, seq)
+		if err != nil {
+			return err
+		}
+		deltas, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (SessionDelta, error) {
+			var d SessionDelta
+			err := r.Scan(&d.TenantID, &d.SessionID, &d.UserID, &d.MessageCount, &d.LastMessage)
+			return d, err
+		})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("insert turns: %w", err)
+	}
+	return deltas, nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func scanMessage(r pgx.CollectableRow) (Message, error) {
+	var m Message
+	var tc, it, md []byte
+	err := r.Scan(&m.EventID, &m.SessionID, &m.UserID, &m.SiteID, &m.AgentID, &m.Role, &m.Content,
+		&tc, &it, &md, &m.OccurredAt, &m.StoredAt)
+	m.ToolCalls, m.Items, m.Metadata = tc, it, md
+	m.OccurredAt, m.StoredAt = m.OccurredAt.UTC(), m.StoredAt.UTC()
+	return m, err
+}
+
+// RecentMessages returns up to limit messages of a session that occurred at or
+// after since, newest first.
+func (t *Tenant) RecentMessages(ctx context.Context, sessionID string, since time.Time, limit int) ([]Message, error) {
+	rows, err := t.s.pool.Query(ctx, q("MessageListRecent"), t.id, sessionID, since, limit)
+	if err != nil {
+		return nil, fmt.Errorf("recent messages: %w", err)
+	}
+	msgs, err := pgx.CollectRows(rows, scanMessage)
+	if err != nil {
+		return nil, fmt.Errorf("recent messages: %w", err)
+	}
+	return msgs, nil
+}
+
+// Cursor is a position in a session's event-time order.
+type Cursor struct {
+	OccurredAt time.Time `json:"t"`
+	EventID    string    `json:"id"`
+}
+
+// Messages returns up to limit messages after the cursor, oldest first, and the
+// cursor of the last one (zero when the page is not full, i.e. there is no more).
+func (t *Tenant) Messages(ctx context.Context, sessionID string, after Cursor, limit int) ([]Message, *Cursor, error) {
+	if after.OccurredAt.IsZero() {
+		after.OccurredAt = time.Unix(0, 0)
+	}
+	rows, err := t.s.pool.Query(ctx, q("MessageListAfter"), t.id, sessionID, after.OccurredAt, after.EventID, limit+1)
+	if err != nil {
+		return nil, nil, fmt.Errorf("list messages: %w", err)
+	}
+	msgs, err := pgx.CollectRows(rows, scanMessage)
+	if err != nil {
+		return nil, nil, fmt.Errorf("list messages: %w", err)
+	}
+	if len(msgs) <= limit {
+		return msgs, nil, nil
+	}
+	msgs = msgs[:limit]
+	last := msgs[limit-1]
+	return msgs, &Cursor{OccurredAt: last.OccurredAt, EventID: last.EventID}, nil
+}

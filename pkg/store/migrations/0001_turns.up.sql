@@ -1,0 +1,39 @@
+-- Sessions and messages: the turn pipeline's storage.
+CREATE EXTENSION IF NOT EXISTS vector;
+
+CREATE TABLE sessions (
+    tenant_id        text        NOT NULL,
+    session_id       text        NOT NULL,
+    user_id          text        NOT NULL,
+    site_id          text        NOT NULL DEFAULT '',
+    agent_id         text        NOT NULL DEFAULT '',
+    message_count    bigint      NOT NULL DEFAULT 0,
+    first_message_at timestamptz NOT NULL,
+    last_message_at  timestamptz NOT NULL,
+    created_at       timestamptz NOT NULL DEFAULT now(),
+    updated_at       timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (tenant_id, session_id)
+);
+
+CREATE INDEX sessions_user_idx ON sessions (tenant_id, user_id, last_message_at DESC);
+
+CREATE TABLE messages (
+    tenant_id   text        NOT NULL,
+    event_id    text        NOT NULL,
+    session_id  text        NOT NULL,
+    user_id     text        NOT NULL,
+    site_id     text        NOT NULL DEFAULT '',
+    agent_id    text        NOT NULL DEFAULT '',
+    role        text        NOT NULL CHECK (role IN ('user', 'assistant', 'system', 'tool')),
+    content     text        NOT NULL,
+    tool_calls  jsonb,
+    items       jsonb,
+    metadata    jsonb,
+    occurred_at timestamptz NOT NULL,
+    stored_at   timestamptz NOT NULL DEFAULT now(),
+    stream_seq  bigint      NOT NULL DEFAULT 0,
+    PRIMARY KEY (tenant_id, event_id)
+);
+
+-- Serves the recent window (newest first) and pagination (either direction).
+CREATE INDEX messages_session_time_idx ON messages (tenant_id, session_id, occurred_at DESC, event_id DESC);

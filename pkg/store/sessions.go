@@ -1,0 +1,89 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Session is a session's aggregate row.
+type Session struct {
+	SessionID      string    `json:"session_id"`
+	UserID         string    `json:"user_id"`
+	SiteID         string    `json:"site_id,omitempty"`
+	AgentID        string    `json:"agent_id,omitempty"`
+	MessageCount   int64     `json:"message_count"`
+	FirstMessageAt time.Time `json:"first_message_at"`
+	LastMessageAt  time.Time `json:"last_message_at"`
+	CreatedAt      time.Time `json:"created_at"`
+	UpdatedAt      time.Time `json:"updated_at"`
+}
+
+func scanSession(row pgx.Row) (Session, error) {
+	var s Session
+	err := row.Scan(&s.SessionID, &s.UserID, &s.SiteID, &s.AgentID, &s.MessageCount,
+		&s.FirstMessageAt, &s.LastMessageAt, &s.CreatedAt, &s.UpdatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return s, ErrNotFound
+	}
+	s.FirstMessageAt, s.LastMessageAt = s.FirstMessageAt.UTC(), s.LastMessageAt.UTC()
+	s.CreatedAt, s.UpdatedAt = s.CreatedAt.UTC(), s.UpdatedAt.UTC()
+	return s, err
+}
+
+// Session returns a session's aggregates, or ErrNotFound.
+func (t *Tenant) Session(ctx context.Context, sessionID string) (Session, error) {
+	s, err := scanSession(t.s.pool.QueryRow(ctx, q("SessionGet"), t.id, sessionID))
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return s, fmt.Errorf("get session: %w", err)
+	}
+	return s, err
+}
+
+// SessionWithRecent reads a session and its newest messages in one round trip.
+func (t *Tenant) SessionWithRecent(ctx context.Context, sessionID string, since time.Time, limit int) (Session, []Message, error) {
+	var b pgx.Batch
+	var sess Session
+	var msgs []Message
+	var sessErr error
+	b.Queue(q("SessionGet"), t.id, sessionID).QueryRow(func(row pgx.Row) error {
+		sess, sessErr = scanSession(row)
+		if errors.Is(sessErr, ErrNotFound) {
+			return nil
+		}
+		return sessErr
+	})
+	b.Queue(q("MessageListRecent"), t.id, sessionID, since, limit).Query(func(rows pgx.Rows) error {
+		var err error
+		msgs, err = pgx.CollectRows(rows, scanMessage)
+		return err
+	})
+	if err := t.s.pool.SendBatch(ctx, &b).Close(); err != nil {
+		return sess, nil, fmt.Errorf("session with recent: %w", err)
+	}
+	if sessErr != nil {
+		return sess, nil, sessErr
+	}
+	return sess, msgs, nil
+}
+
+// DeleteSession removes a session and all its messages in one transaction. It
+// returns the session's user (for purging the stream) or ErrNotFound.
+func (t *Tenant) DeleteSession(ctx context.Context, sessionID string) (userID string, err error) {
+	err = pgx.BeginFunc(ctx, t.s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, q("MessageDeleteBySession"), t.id, sessionID); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, q("SessionDelete"), t.id, sessionID).Scan(&userID)
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", ErrNotFound
+	}
+	if err != nil {
+		return "", fmt.Errorf("delete session: %w", err)
+	}
+	return userID, nil
+}

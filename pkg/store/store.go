@@ -1,0 +1,89 @@
+// Package store is Recall's PostgreSQL layer: the pool (with pgvector types), the
+// embedded migrations, and every query. Reads and deletes go through a Tenant, so
+// a query without a tenant cannot be written by accident.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	pgxvec "github.com/pgvector/pgvector-go/pgx"
+)
+
+// Config is the database part of every binary's config.
+type Config struct {
+	URL      string `env:"DATABASE_URL" envDefault:"postgres://postgres@127.0.0.1:5432/recall?sslmode=disable"`
+	MaxConns int32  `env:"DATABASE_MAX_CONNS" envDefault:"16"`
+}
+
+// ErrNotFound is returned when a row the caller asked for does not exist for the
+// tenant (whether or not it exists for another tenant).
+var ErrNotFound = errors.New("not found")
+
+// Store is the shared pool. It is safe for concurrent use.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+// Open connects, registers pgvector's types on every connection, and checks that
+// the schema is at this build's version (migrations are a separate step).
+func Open(ctx context.Context, c Config) (*Store, error) {
+	pc, err := pgxpool.ParseConfig(c.URL)
+	if err != nil {
+		return nil, fmt.Errorf("database url: %w", err)
+	}
+	if c.MaxConns > 0 {
+		pc.MaxConns = c.MaxConns
+	}
+	pc.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
+		return pgxvec.RegisterTypes(ctx, conn)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("database pool: %w", err)
+	}
+	s := &Store{pool: pool}
+	if err := s.checkSchema(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Store) checkSchema(ctx context.Context) error {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("database connect: %w", err)
+	}
+	defer conn.Release()
+	var v int
+	err = conn.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM recall_migrations`).Scan(&v)
+	if err != nil || v < LatestVersion() {
+		return fmt.Errorf("%w (database at %d, build wants %d)", ErrSchemaBehind, v, LatestVersion())
+	}
+	return nil
+}
+
+// Close closes the pool.
+func (s *Store) Close() { s.pool.Close() }
+
+// Pool exposes the pool for tools and tests that need raw access.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Ping checks the database, for readiness probes.
+func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
+
+// Tenant returns the tenant-scoped view every read goes through.
+func (s *Store) Tenant(tenantID string) *Tenant { return &Tenant{s: s, id: tenantID} }
+
+// Tenant is a store view bound to one tenant; every query it runs filters on it.
+type Tenant struct {
+	s  *Store
+	id string
+}
+
+// ID is the tenant this view is bound to.
+func (t *Tenant) ID() string { return t.id }

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Makes sure the local PostgreSQL server can CREATE EXTENSION vector.
+#
+# Where the distribution ships postgresql-<ver>-pgvector it installs that package.
+# Debian bookworm does not, so there the extension is built from Debian's own source
+# package of a newer release (deb-src only; no binaries from that release are installed).
+set -euo pipefail
+
+PGHOST=${PGHOST:-127.0.0.1}
+PGPORT=${PGPORT:-5432}
+PGUSER=${PGUSER:-postgres}
+export PGHOST PGPORT PGUSER
+
+have_vector() {
+  [ "$(psql -d postgres -XAtc "select count(*) from pg_available_extensions where name = 'vector'" 2>/dev/null)" = "1" ]
+}
+
+if have_vector; then
+  echo "pgvector: available"
+  exit 0
+fi
+
+ver=$(psql -d postgres -XAtc "show server_version_num" 2>/dev/null | cut -c1-2 || true)
+if [ -z "$ver" ]; then
+  ver=$(ls /etc/postgresql 2>/dev/null | sort -n | tail -1)
+fi
+if [ -z "$ver" ]; then
+  echo "pgvector: cannot find the PostgreSQL server version (is PostgreSQL running on $PGHOST:$PGPORT?)" >&2
+  exit 1
+fi
+
+SUDO=""
+if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+
+echo "pgvector: not installed for PostgreSQL $ver; installing"
+$SUDO apt-get update -qq
+
+if [ -n "$(apt-cache policy "postgresql-$ver-pgvector" 2>/dev/null | awk '/Candidate:/ && $2 != "(none)" {print $2}')" ]; then
+  $SUDO apt-get install -y -qq "postgresql-$ver-pgvector"
+else
+  # Source package from the next Debian release; only deb-src, so nothing else changes.
+  src=/etc/apt/sources.list.d/recall-pgvector-src.sources
+  if [ ! -f "$src" ]; then
+    $SUDO tee "$src" >/dev/null <<SRC
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: trixie
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+    $SUDO apt-get update -qq
+  fi
+  $SUDO apt-get install -y -qq "postgresql-server-dev-$ver" build-essential dpkg-dev
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  (
+    cd "$work"
+    apt-get source -qq --download-only pgvector
+    dpkg-source -x --no-check ./pgvector_*.dsc pgvector >/dev/null
+    cd pgvector
+    # OPTFLAGS="" keeps the build portable across CPUs of the same architecture.
+    make -s PG_CONFIG="/usr/lib/postgresql/$ver/bin/pg_config" OPTFLAGS=""
+    $SUDO make -s install PG_CONFIG="/usr/lib/postgresql/$ver/bin/pg_config"
+  )
+fi
+
+if ! have_vector; then
+  echo "pgvector: installed, but PostgreSQL still does not list the extension" >&2
+  exit 1
+fi
+echo "pgvector: installed"
