@@ -2,6 +2,7 @@
 //
 //	recall migrate [-create-db] [-down N]   apply (or roll back) database migrations
 //	recall run                              the API and every worker in one process
+//	recall probe URL                        health check for images without curl
 //
 // `recall run` starts an embedded JetStream server when NATS_URL is unset.
 package main
@@ -18,6 +19,7 @@ const usage = `usage: recall <command> [flags]
 commands:
   migrate   apply database migrations (a separate step; never raced by replicas)
   run       run the API and every worker in one process (local use)
+  probe     GET a URL, exit non-zero unless 2xx (container health checks)
 `
 
 func main() {
@@ -32,6 +34,8 @@ func main() {
 		err = migrateCmd(log, args)
 	case "run":
 		err = runCmd(log, args)
+	case "probe":
+		err = probeCmd(args)
 	case "-h", "--help", "help":
 		fmt.Fprint(os.Stdout, usage)
 		return

@@ -1,0 +1,170 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/api"
+	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/service"
+)
+
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
+
+// loadSessions fills a database with sessions × perSession messages by COPY and
+// derives the session rows, as the ingest worker would have left them.
+func loadSessions(b *testing.B, db *testenv.DB, sessions, perSession int, last time.Time) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, db.URL)
+	require.NoError(b, err)
+	defer conn.Close(ctx)
+	cols := []string{"tenant_id", "event_id", "session_id", "user_id", "role", "content", "occurred_at"}
+	total := sessions * perSession
+	i := 0
+	_, err = conn.CopyFrom(ctx, pgx.Identifier{"messages"}, cols, pgx.CopyFromFunc(func() ([]any, error) {
+		if i >= total {
+			return nil, nil
+		}
+		s, k := i/perSession, i%perSession
+		i++
+		role := events.RoleUser
+		if k%2 == 1 {
+			role = events.RoleAssistant
+		}
+		at := last.Add(-time.Duration(perSession-k) * time.Minute)
+		return []any{"bench", fmt.Sprintf("e%d-%d", s, k), fmt.Sprintf("s%d", s), fmt.Sprintf("u%d", s), role,
+			fmt.Sprintf("Message %d of session %d: which of these novels would you recommend for a long flight?", k, s), at}, nil
+	}))
+	require.NoError(b, err)
+	_, err = conn.Exec(ctx, `
+		INSERT INTO sessions (tenant_id, session_id, user_id, message_count, first_message_at, last_message_at)
+		SELECT tenant_id, session_id, min(user_id), count(*), min(occurred_at), max(occurred_at)
+		FROM messages GROUP BY tenant_id, session_id;
+		ANALYZE;`)
+	require.NoError(b, err)
+}
+
+// BenchmarkContext measures GET /v1/context under 32 concurrent clients with 100k
+// sessions and 1M messages loaded (BENCH_CONTEXT_SESSIONS scales it), next to the
+// raw PostgreSQL round trip of the same two reads.
+func BenchmarkContext(b *testing.B) {
+	sessions := envInt("BENCH_CONTEXT_SESSIONS", 100_000)
+	const perSession = 10
+	requests := envInt("BENCH_CONTEXT_REQUESTS", 64_000)
+	const clients = 32
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+
+	db := testenv.NewDB(b)
+	loadStart := time.Now()
+	loadSessions(b, db, sessions, perSession, now)
+	fmt.Printf("context: loaded %d sessions / %d messages in %s\n", sessions, sessions*perSession, time.Since(loadStart).Round(time.Millisecond))
+
+	nt := testenv.NewNATS(b)
+	reg := service.NewRegistry()
+	cfg, err := service.LoadConfig[api.Config]()
+	require.NoError(b, err)
+	srv, err := api.New(api.Options{Config: cfg, Limits: events.DefaultLimits, Store: db.Store, JS: nt.JS, Log: testenv.Logger(b), Registry: reg, Now: func() time.Time { return now }})
+	require.NoError(b, err)
+	ts := httptest.NewServer(srv.Handler(reg))
+	defer ts.Close()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients * 2}}
+
+	get := func(s int) time.Duration {
+		req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("%s/v1/context?user_id=u%d&session_id=s%d", ts.URL, s, s), nil)
+		req.Header.Set("X-Tenant-ID", "bench")
+		start := time.Now()
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Error(err)
+			return 0
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		d := time.Since(start)
+		if resp.StatusCode != http.StatusOK {
+			b.Errorf("status %d", resp.StatusCode)
+		}
+		return d
+	}
+	// Warm the pool and the caches a little, as a running service would be.
+	for i := range 500 {
+		get(i * 7 % sessions)
+	}
+
+	raw := rawContextReads(b, db, sessions, requests/4, clients)
+
+	b.ResetTimer()
+	for range b.N {
+		lat := make([]time.Duration, requests)
+		var wg sync.WaitGroup
+		start := time.Now()
+		for c := range clients {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rng := rand.New(rand.NewPCG(uint64(c), 42))
+				for i := c; i < requests; i += clients {
+					lat[i] = get(rng.IntN(sessions))
+				}
+			}()
+		}
+		wg.Wait()
+		elapsed := time.Since(start)
+		slices.Sort(lat)
+		p50, p99 := lat[len(lat)/2], lat[len(lat)*99/100]
+		b.ReportMetric(float64(p50.Microseconds())/1000, "p50_ms")
+		b.ReportMetric(float64(p99.Microseconds())/1000, "p99_ms")
+		b.ReportMetric(float64(requests)/elapsed.Seconds(), "req/s")
+		fmt.Printf("  GET /v1/context, %d clients, %d requests: p50 %.2f ms, p99 %.2f ms, %.0f req/s (target p99 <= 10 ms)\n",
+			clients, requests, ms(p50), ms(p99), float64(requests)/elapsed.Seconds())
+		fmt.Printf("  raw PostgreSQL, same two reads in one round trip: p50 %.2f ms, p99 %.2f ms\n", ms(raw[0]), ms(raw[1]))
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// rawContextReads times the session row and the ten newest messages in one pgx
+// batch, without HTTP, JSON or trimming: the floor under the API's latency.
+func rawContextReads(b *testing.B, db *testenv.DB, sessions, n, clients int) [2]time.Duration {
+	ctx := context.Background()
+	lat := make([]time.Duration, n)
+	var wg sync.WaitGroup
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(c), 7))
+			for i := c; i < n; i += clients {
+				s := rng.IntN(sessions)
+				start := time.Now()
+				_, _, err := db.Store.Tenant("bench").SessionWithRecent(ctx, fmt.Sprintf("s%d", s), time.Time{}, 10)
+				if err != nil {
+					b.Error(err)
+				}
+				lat[i] = time.Since(start)
+			}
+		}()
+	}
+	wg.Wait()
+	slices.Sort(lat)
+	return [2]time.Duration{lat[n/2], lat[n*99/100]}
+}

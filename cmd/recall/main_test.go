@@ -1,0 +1,25 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/recallhq/recall/internal/deploycheck"
+	"github.com/recallhq/recall/pkg/service"
+)
+
+func TestComposeMigrateEnvMatchesConfig(t *testing.T) {
+	t.Parallel()
+	p := deploycheck.LoadCompose(t)
+	deploycheck.CheckServiceEnv(t, p, "migrate", service.EnvVars[migrateConfig](), []string{"DATABASE_URL"})
+}
+
+func TestRunConfigEmbedsNATSByDefault(t *testing.T) {
+	t.Setenv("NATS_URL", "")
+	cfg, err := service.LoadConfig[runConfig]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.NATSURL != "" || cfg.EmbeddedNATSPort == 0 {
+		t.Fatalf("want embedded NATS by default, got %+v", cfg)
+	}
+}
