@@ -156,7 +156,7 @@ func rawContextReads(b *testing.B, db *testenv.DB, sessions, n, clients int) [2]
 			for i := c; i < n; i += clients {
 				s := rng.IntN(sessions)
 				start := time.Now()
-				_, _, err := db.Store.Tenant("bench").SessionWithRecent(ctx, fmt.Sprintf("s%d", s), time.Time{}, 10)
+				_, _, err := db.Store.Tenant("bench").SessionWithRecent(ctx, fmt.Sprintf("s%d", s), time.Time{}, 10, false)
 				if err != nil {
 					b.Error(err)
 				}

@@ -117,9 +117,15 @@ func New(o Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	// A nil *Registry must reach newMetrics as a nil interface, not as a typed nil
+	// that it would try to register on.
+	var reg prometheus.Registerer
+	if o.Registry != nil {
+		reg = o.Registry
+	}
 	return &Server{
 		cfg: cfg, limits: limits, store: o.Store, pub: events.NewPublisher(o.JS), js: o.JS,
-		log: log, keys: keys, now: now, metrics: newMetrics(o.Registry),
+		log: log, keys: keys, now: now, metrics: newMetrics(reg),
 		reg: o.Registry, ready: o.Ready,
 	}, nil
 }
@@ -211,6 +217,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (string, b
 	}
 	switch {
 	case owner == "":
+		w.Header().Set("WWW-Authenticate", `Bearer realm="recall", error="invalid_token"`)
 		writeError(w, http.StatusUnauthorized, "unauthorized", "unknown key", nil)
 		return "", false
 	case owner != tenant:

@@ -61,7 +61,7 @@ func (s *Server) getContext(w http.ResponseWriter, r *http.Request, t *store.Ten
 
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
-	sess, newest, err := t.SessionWithRecent(ctx, sessionID, time.Time{}, lim.Messages)
+	sess, newest, err := t.SessionWithRecent(ctx, sessionID, time.Time{}, lim.Messages, false)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		// Not stored yet (or never): an empty context, not an error, so a backend
@@ -73,7 +73,7 @@ func (s *Server) getContext(w http.ResponseWriter, r *http.Request, t *store.Ten
 		writeError(w, http.StatusNotFound, "not_found", "no such session for this user", nil)
 		return
 	}
-	parts := assemble.Parts{Window: assemble.TrimWindow(newest, sess.MessageCount, lim, s.now())}
+	parts := assemble.Parts{Window: assemble.TrimWindow(newest, assemble.Counts{Messages: sess.MessageCount, System: sess.SystemCount}, lim, s.now())}
 	parts.Window.Messages = nonNil(parts.Window.Messages)
 	resolved := assemble.ResolveLang(lang, parts)
 	writeJSON(w, http.StatusOK, contextResponse{

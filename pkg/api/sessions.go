@@ -32,7 +32,7 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request, t *store.Ten
 	}
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
-	sess, msgs, err := t.SessionWithRecent(ctx, id, time.Time{}, n)
+	sess, msgs, err := t.SessionWithRecent(ctx, id, time.Time{}, n, true)
 	if errors.Is(err, store.ErrNotFound) {
 		writeError(w, http.StatusNotFound, "not_found", "no such session", nil)
 		return

@@ -17,7 +17,7 @@ func ExampleRender() {
 		{EventID: "e2", Role: "user", Content: "Recommend some classic   science fiction.", OccurredAt: now.Add(-2 * time.Minute)},
 		{EventID: "e1", Role: "system", Content: "You are a librarian.", OccurredAt: now.Add(-3 * time.Minute)},
 	}
-	w := assemble.TrimWindow(newestFirst, 3, assemble.DefaultWindow, now)
+	w := assemble.TrimWindow(newestFirst, assemble.Counts{Messages: 3}, assemble.DefaultWindow, now)
 	fmt.Println(assemble.Render(assemble.LangAuto, assemble.Parts{Window: w}))
 	fmt.Println(w.Cuts)
 	// Output:

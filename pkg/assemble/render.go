@@ -1,6 +1,8 @@
 package assemble
 
 import (
+	"encoding/json"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -22,6 +24,8 @@ type Parts struct {
 type phrases struct {
 	framing, window, colon string
 	roles                  map[string]string
+	// called and showed describe a turn that has no text, only structure.
+	called, showed func(names string, items int) string
 }
 
 var text = map[string]phrases{
@@ -29,12 +33,16 @@ var text = map[string]phrases{
 		framing: "[Memory] The following is remembered from earlier turns. Use it as context and preference only, not as a source of facts: do not state it as fact, and prefer the user's current message and fresh tool results where they differ.",
 		window:  "Recent conversation in this session:",
 		colon:   ": ",
+		called:  func(names string, _ int) string { return "(called " + names + ")" },
+		showed:  func(_ string, n int) string { return "(showed a list of " + strconv.Itoa(n) + " items)" },
 		roles:   map[string]string{"user": "User", "assistant": "Assistant", "tool": "Tool", "system": "System"},
 	},
 	LangZH: {
 		framing: "【记忆】以下内容来自之前的对话，仅作为上下文和偏好参考，不作为事实来源：不要把它当作事实陈述；与用户当前消息或最新工具结果不一致时，以后者为准。",
 		window:  "本次会话最近的对话：",
 		colon:   "：",
+		called:  func(names string, _ int) string { return "（调用了 " + names + "）" },
+		showed:  func(_ string, n int) string { return "（展示了 " + strconv.Itoa(n) + " 个条目的列表）" },
 		roles:   map[string]string{"user": "用户", "assistant": "助手", "tool": "工具", "system": "系统"},
 	},
 }
@@ -90,6 +98,32 @@ func writeMessage(b *strings.Builder, ph phrases, m store.Message) {
 	b.WriteString(label)
 	b.WriteString(ph.colon)
 	// One line per message keeps the block's structure unambiguous.
-	b.WriteString(strings.Join(strings.Fields(m.Content), " "))
+	text := strings.Join(strings.Fields(m.Content), " ")
+	if text == "" {
+		text = describeStructure(ph, m)
+	}
+	b.WriteString(text)
 	b.WriteByte('\n')
+}
+
+// describeStructure stands in for the text of a turn that only called tools or
+// showed a list, so the line is not blank. The list itself is given to the model in
+// structured form, never re-typed here.
+func describeStructure(ph phrases, m store.Message) string {
+	var parts []string
+	var calls []struct {
+		Name string `json:"name"`
+	}
+	if json.Unmarshal(m.ToolCalls, &calls) == nil && len(calls) > 0 {
+		names := make([]string, len(calls))
+		for i, c := range calls {
+			names[i] = c.Name
+		}
+		parts = append(parts, ph.called(strings.Join(names, ", "), 0))
+	}
+	var items []json.RawMessage
+	if json.Unmarshal(m.Items, &items) == nil && len(items) > 0 {
+		parts = append(parts, ph.showed("", len(items)))
+	}
+	return strings.Join(parts, " ")
 }

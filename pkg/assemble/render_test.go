@@ -32,7 +32,10 @@ func TestResolveLang(t *testing.T) {
 		{"explicit en wins over Chinese content", assemble.LangEN, zh, assemble.LangEN},
 		{"explicit zh wins over English content", assemble.LangZH, en, assemble.LangZH},
 		{"a Chinese title in English text stays en", assemble.LangAuto, parts(msg("m1", "user", "Have you read 三体 by Liu Cixin? I loved the ending", 0)), assemble.LangEN},
-		{"English names in Chinese text stay zh", assemble.LangAuto, parts(msg("m1", "user", "我最近在读 Isaac Asimov 的基地系列，很喜欢", 0)), assemble.LangZH},
+		// 7 Han characters against 11 Latin letters: a Han character weighs about a
+		// word, so this is Chinese text with an English name in it.
+		{"English names in Chinese text stay zh", assemble.LangAuto, parts(msg("m1", "user", "我最近在读 Isaac Asimov 的书", 0)), assemble.LangZH},
+		{"a few Han characters in much English stay en", assemble.LangAuto, parts(msg("m1", "user", "我在读 Foundation and Empire", 0)), assemble.LangEN},
 		{"counted over the whole window", assemble.LangAuto, parts(
 			msg("m1", "user", "推荐几本书", time.Minute),
 			msg("m2", "assistant", "Here are three books you might enjoy reading this week", 0),
@@ -132,4 +135,14 @@ func TestRender(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestRenderStructureOnlyTurns(t *testing.T) {
+	t.Parallel()
+	m := store.Message{EventID: "a", Role: "assistant", OccurredAt: now,
+		ToolCalls: []byte(`[{"name":"search_books","arguments":{"q":"x"}}]`),
+		Items:     []byte(`[{"ref":"/b/1"},{"ref":"/b/2"},{"ref":"/b/3"}]`)}
+	p := assemble.Parts{Window: assemble.Window{Messages: []store.Message{m}}}
+	require.Contains(t, assemble.Render(assemble.LangEN, p), "Assistant: (called search_books) (showed a list of 3 items)")
+	require.Contains(t, assemble.Render(assemble.LangZH, p), "助手：（调用了 search_books） （展示了 3 个条目的列表）")
 }

@@ -37,52 +37,66 @@ type Window struct {
 	Cuts      []Cut `json:"cuts,omitempty"`
 }
 
+// Counts are a session's totals, so that what the fetched messages leave out is
+// accounted for too: the messages older than the fetched ones, and the system turns
+// (which the store may already have left out).
+type Counts struct {
+	Messages int64
+	System   int64
+}
+
 // TrimWindow builds the window from a session's newest messages (newest first, at
-// most lim.Messages of them) and the session's total message count. Messages older
+// most lim.Messages of them) and the session's totals. Messages older
 // than now−TTL are dropped, system prompts are never replayed into a later prompt,
 // and the character budget (in characters, not bytes) keeps the newest messages
 // that fit whole; if the newest does not fit alone it is truncated rather than lost.
-func TrimWindow(newestFirst []store.Message, total int64, lim WindowLimits, now time.Time) Window {
+// The window is contiguous: once a message does not fit, no older one is taken.
+// Every message left out is counted under the first reason that applies to it.
+func TrimWindow(newestFirst []store.Message, c Counts, lim WindowLimits, now time.Time) Window {
 	var w Window
-	var ttlCut, charCut, roleCut int64
-	if over := total - int64(len(newestFirst)); over > 0 {
-		w.Cuts = append(w.Cuts, Cut{Reason: "count", Messages: over})
+	var ttlCut, countCut, charCut, systemSeen int64
+	for _, m := range newestFirst {
+		if m.Role == "system" {
+			systemSeen++
+		}
 	}
+	unfetched := max(c.Messages-int64(len(newestFirst)), 0)
+	unfetchedSystem := min(max(c.System-systemSeen, 0), unfetched)
+	countCut = unfetched - unfetchedSystem
+	roleCut := unfetchedSystem
 	kept := make([]store.Message, 0, len(newestFirst))
-	cutoff := time.Time{}
+	var cutoff time.Time
 	if lim.TTL > 0 {
 		cutoff = now.Add(-lim.TTL)
 	}
-	for i, m := range newestFirst {
-		if lim.Messages > 0 && len(kept) >= lim.Messages {
-			w.Cuts = appendCut(w.Cuts, "count", int64(len(newestFirst)-i))
-			break
-		}
-		if !cutoff.IsZero() && m.OccurredAt.Before(cutoff) {
-			// Everything after this is older still.
-			ttlCut = int64(len(newestFirst) - i)
-			break
-		}
-		if m.Role == "system" {
+	full := false
+	for _, m := range newestFirst {
+		switch {
+		case !cutoff.IsZero() && m.OccurredAt.Before(cutoff):
+			ttlCut++
+		case m.Role == "system":
 			roleCut++
-			continue
-		}
-		n := utf8.RuneCountInString(m.Content)
-		if lim.Chars > 0 && w.Chars+n > lim.Chars {
-			if len(kept) == 0 {
+		case lim.Messages > 0 && len(kept) >= lim.Messages:
+			countCut++
+		case full:
+			charCut++
+		default:
+			n := utf8.RuneCountInString(m.Content)
+			if lim.Chars > 0 && w.Chars+n > lim.Chars {
+				full = true
+				if len(kept) > 0 {
+					charCut++
+					continue
+				}
 				m.Content = truncateRunes(m.Content, lim.Chars)
 				w.Truncated = true
-				w.Chars = utf8.RuneCountInString(m.Content)
-				kept = append(kept, m)
-				charCut = int64(len(newestFirst) - i - 1)
-			} else {
-				charCut = int64(len(newestFirst) - i)
+				n = utf8.RuneCountInString(m.Content)
 			}
-			break
+			w.Chars += n
+			kept = append(kept, m)
 		}
-		w.Chars += n
-		kept = append(kept, m)
 	}
+	w.Cuts = appendCut(w.Cuts, "count", countCut)
 	w.Cuts = appendCut(w.Cuts, "ttl", ttlCut)
 	w.Cuts = appendCut(w.Cuts, "chars", charCut)
 	w.Cuts = appendCut(w.Cuts, "role", roleCut)

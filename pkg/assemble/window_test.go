@@ -45,6 +45,7 @@ func TestTrimWindow(t *testing.T) {
 		name      string
 		in        []store.Message // newest first
 		total     int64
+		system    int64 // system turns in the session, fetched or not
 		lim       assemble.WindowLimits
 		ids       []string // oldest first
 		contents  []string // nil: not checked
@@ -159,6 +160,16 @@ func TestTrimWindow(t *testing.T) {
 			cuts:  []assemble.Cut{{Reason: "role", Messages: 1}},
 		},
 		{
+			name:   "system turns the store left out are a role cut, not a count cut",
+			in:     newestFirst(3),
+			total:  8,
+			system: 2,
+			lim:    assemble.DefaultWindow,
+			ids:    []string{"m1", "m2", "m3"},
+			chars:  6,
+			cuts:   []assemble.Cut{{Reason: "count", Messages: 3}, {Reason: "role", Messages: 2}},
+		},
+		{
 			name: "every reason at once",
 			in: []store.Message{
 				msg("m6", "system", "sys", 0),
@@ -173,7 +184,8 @@ func TestTrimWindow(t *testing.T) {
 			chars: 5,
 			cuts: []assemble.Cut{
 				{Reason: "count", Messages: 4},
-				{Reason: "chars", Messages: 3},
+				{Reason: "ttl", Messages: 1}, // past the TTL, whatever else is true of it
+				{Reason: "chars", Messages: 2},
 				{Reason: "role", Messages: 1},
 			},
 		},
@@ -196,7 +208,7 @@ func TestTrimWindow(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			in := append([]store.Message(nil), tc.in...)
-			w := assemble.TrimWindow(in, tc.total, tc.lim, now)
+			w := assemble.TrimWindow(in, assemble.Counts{Messages: tc.total, System: tc.system}, tc.lim, now)
 			require.Equal(t, tc.ids, ids(w.Messages))
 			if tc.contents != nil {
 				got := make([]string, len(w.Messages))
@@ -229,7 +241,7 @@ func TestTrimWindowDefaultLimits(t *testing.T) {
 	for i := range in {
 		in[i] = msg(fmt.Sprintf("m%02d", 10-i), "user", strings.Repeat("字", 500), time.Duration(i)*time.Minute)
 	}
-	w := assemble.TrimWindow(in, 10, assemble.DefaultWindow, now)
+	w := assemble.TrimWindow(in, assemble.Counts{Messages: 10}, assemble.DefaultWindow, now)
 	require.Len(t, w.Messages, 8)
 	require.Equal(t, "m03", w.Messages[0].EventID)
 	require.Equal(t, "m10", w.Messages[7].EventID)

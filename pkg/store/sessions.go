@@ -16,6 +16,7 @@ type Session struct {
 	SiteID         string    `json:"site_id,omitempty"`
 	AgentID        string    `json:"agent_id,omitempty"`
 	MessageCount   int64     `json:"message_count"`
+	SystemCount    int64     `json:"system_count"`
 	FirstMessageAt time.Time `json:"first_message_at"`
 	LastMessageAt  time.Time `json:"last_message_at"`
 	CreatedAt      time.Time `json:"created_at"`
@@ -24,7 +25,7 @@ type Session struct {
 
 func scanSession(row pgx.Row) (Session, error) {
 	var s Session
-	err := row.Scan(&s.SessionID, &s.UserID, &s.SiteID, &s.AgentID, &s.MessageCount,
+	err := row.Scan(&s.SessionID, &s.UserID, &s.SiteID, &s.AgentID, &s.MessageCount, &s.SystemCount,
 		&s.FirstMessageAt, &s.LastMessageAt, &s.CreatedAt, &s.UpdatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return s, ErrNotFound
@@ -43,30 +44,46 @@ func (t *Tenant) Session(ctx context.Context, sessionID string) (Session, error)
 	return s, err
 }
 
-// SessionWithRecent reads a session and its newest messages in one round trip.
-func (t *Tenant) SessionWithRecent(ctx context.Context, sessionID string, since time.Time, limit int) (Session, []Message, error) {
-	var b pgx.Batch
+// SessionWithRecent reads a session and its newest messages (newest first) in
+// one statement, or ErrNotFound. System turns are left out unless withSystem: the
+// context window never replays them, and should not spend its count on them.
+func (t *Tenant) SessionWithRecent(ctx context.Context, sessionID string, since time.Time, limit int, withSystem bool) (Session, []Message, error) {
+	rows, err := t.s.pool.Query(ctx, q("SessionGetWithRecent"), t.id, sessionID, since, limit, withSystem)
+	if err != nil {
+		return Session{}, nil, fmt.Errorf("session with recent: %w", err)
+	}
+	defer rows.Close()
 	var sess Session
-	var msgs []Message
-	var sessErr error
-	b.Queue(q("SessionGet"), t.id, sessionID).QueryRow(func(row pgx.Row) error {
-		sess, sessErr = scanSession(row)
-		if errors.Is(sessErr, ErrNotFound) {
-			return nil
+	msgs := make([]Message, 0, limit)
+	found := false
+	for rows.Next() {
+		found = true
+		var m Message
+		var eventID, userID, siteID, agentID, role, content *string
+		var occurred, stored *time.Time
+		var tc, it, md []byte
+		if err := rows.Scan(&sess.SessionID, &sess.UserID, &sess.SiteID, &sess.AgentID, &sess.MessageCount, &sess.SystemCount,
+			&sess.FirstMessageAt, &sess.LastMessageAt, &sess.CreatedAt, &sess.UpdatedAt,
+			&eventID, &userID, &siteID, &agentID, &role, &content, &tc, &it, &md, &occurred, &stored); err != nil {
+			return Session{}, nil, fmt.Errorf("session with recent: %w", err)
 		}
-		return sessErr
-	})
-	b.Queue(q("MessageListRecent"), t.id, sessionID, since, limit).Query(func(rows pgx.Rows) error {
-		var err error
-		msgs, err = pgx.CollectRows(rows, scanMessage)
-		return err
-	})
-	if err := t.s.pool.SendBatch(ctx, &b).Close(); err != nil {
-		return sess, nil, fmt.Errorf("session with recent: %w", err)
+		if eventID == nil {
+			continue
+		}
+		m.EventID, m.SiteID, m.AgentID, m.Role, m.Content = *eventID, *siteID, *agentID, *role, *content
+		m.SessionID, m.UserID = sess.SessionID, *userID
+		m.ToolCalls, m.Items, m.Metadata = tc, it, md
+		m.OccurredAt, m.StoredAt = occurred.UTC(), stored.UTC()
+		msgs = append(msgs, m)
 	}
-	if sessErr != nil {
-		return sess, nil, sessErr
+	if err := rows.Err(); err != nil {
+		return Session{}, nil, fmt.Errorf("session with recent: %w", err)
 	}
+	if !found {
+		return Session{}, nil, ErrNotFound
+	}
+	sess.FirstMessageAt, sess.LastMessageAt = sess.FirstMessageAt.UTC(), sess.LastMessageAt.UTC()
+	sess.CreatedAt, sess.UpdatedAt = sess.CreatedAt.UTC(), sess.UpdatedAt.UTC()
 	return sess, msgs, nil
 }
 

@@ -176,3 +176,49 @@ func TestMessagesPagination(t *testing.T) {
 		require.Equal(t, fmt.Sprintf("e%02d", i), id)
 	}
 }
+
+func TestSessionWithRecent(t *testing.T) {
+	t.Parallel()
+	db := testenv.NewDB(t)
+	ctx := context.Background()
+	var batch []store.StoredTurn
+	for i := range 15 {
+		batch = append(batch, turn("t", "s", fmt.Sprintf("e%02d", i), t0.Add(time.Duration(i)*time.Minute)))
+	}
+	_, err := db.Store.InsertTurns(ctx, batch)
+	require.NoError(t, err)
+	ten := db.Store.Tenant("t")
+
+	sess, msgs, err := ten.SessionWithRecent(ctx, "s", time.Time{}, 10, true)
+	require.NoError(t, err)
+	require.EqualValues(t, 15, sess.MessageCount)
+	require.Len(t, msgs, 10)
+	require.Equal(t, "e14", msgs[0].EventID, "newest first")
+	require.Equal(t, "e05", msgs[9].EventID)
+	require.Equal(t, "u-s", msgs[0].UserID)
+
+	_, msgs, err = ten.SessionWithRecent(ctx, "s", t0.Add(13*time.Minute), 10, true)
+	require.NoError(t, err)
+	require.Len(t, msgs, 2, "only messages at or after since")
+
+	sess, msgs, err = ten.SessionWithRecent(ctx, "s", t0.Add(time.Hour), 10, true)
+	require.NoError(t, err, "a session with nothing in range still exists")
+	require.Empty(t, msgs)
+	require.EqualValues(t, 15, sess.MessageCount)
+
+	_, err = db.Store.InsertTurns(ctx, []store.StoredTurn{{Turn: events.Turn{ID: "sys", TenantID: "t", UserID: "u-s", SessionID: "s",
+		OccurredAt: t0.Add(20 * time.Minute), Role: events.RoleSystem, Content: "You are a librarian."}}})
+	require.NoError(t, err)
+	_, msgs, err = ten.SessionWithRecent(ctx, "s", time.Time{}, 10, true)
+	require.NoError(t, err)
+	require.Equal(t, "sys", msgs[0].EventID)
+	_, msgs, err = ten.SessionWithRecent(ctx, "s", time.Time{}, 10, false)
+	require.NoError(t, err)
+	require.Len(t, msgs, 10, "system turns do not take places in the window")
+	require.Equal(t, "e14", msgs[0].EventID)
+
+	_, _, err = ten.SessionWithRecent(ctx, "nope", time.Time{}, 10, true)
+	require.ErrorIs(t, err, store.ErrNotFound)
+	_, _, err = db.Store.Tenant("other").SessionWithRecent(ctx, "s", time.Time{}, 10, true)
+	require.ErrorIs(t, err, store.ErrNotFound)
+}

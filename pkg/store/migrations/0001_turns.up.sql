@@ -8,6 +8,8 @@ CREATE TABLE sessions (
     site_id          text        NOT NULL DEFAULT '',
     agent_id         text        NOT NULL DEFAULT '',
     message_count    bigint      NOT NULL DEFAULT 0,
+    -- System turns are stored but never replayed into a context window.
+    system_count     bigint      NOT NULL DEFAULT 0,
     first_message_at timestamptz NOT NULL,
     last_message_at  timestamptz NOT NULL,
     created_at       timestamptz NOT NULL DEFAULT now(),

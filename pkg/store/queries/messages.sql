@@ -16,21 +16,23 @@ WITH rows AS (
            role, content, tool_calls::jsonb, items::jsonb, metadata::jsonb, occurred_at, stream_seq
     FROM rows
     ON CONFLICT (tenant_id, event_id) DO NOTHING
-    RETURNING tenant_id, session_id, user_id, site_id, agent_id, occurred_at
+    RETURNING tenant_id, session_id, user_id, site_id, agent_id, role, occurred_at
 ), agg AS (
     SELECT tenant_id, session_id,
            min(user_id) AS user_id, min(site_id) AS site_id, min(agent_id) AS agent_id,
-           count(*) AS n, min(occurred_at) AS first_at, max(occurred_at) AS last_at
+           count(*) AS n, count(*) FILTER (WHERE role = 'system') AS sys,
+           min(occurred_at) AS first_at, max(occurred_at) AS last_at
     FROM ins
     GROUP BY tenant_id, session_id
 )
 INSERT INTO sessions AS s (tenant_id, session_id, user_id, site_id, agent_id,
-                           message_count, first_message_at, last_message_at)
-SELECT tenant_id, session_id, user_id, site_id, agent_id, n, first_at, last_at
+                           message_count, system_count, first_message_at, last_message_at)
+SELECT tenant_id, session_id, user_id, site_id, agent_id, n, sys, first_at, last_at
 FROM agg
 ORDER BY tenant_id, session_id
 ON CONFLICT (tenant_id, session_id) DO UPDATE
 SET message_count    = s.message_count + EXCLUDED.message_count,
+    system_count     = s.system_count + EXCLUDED.system_count,
     first_message_at = least(s.first_message_at, EXCLUDED.first_message_at),
     last_message_at  = greatest(s.last_message_at, EXCLUDED.last_message_at),
     updated_at       = now()
