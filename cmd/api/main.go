@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"log/slog"
-	"os"
 	"time"
 
 	"github.com/recallhq/recall/pkg/api"
@@ -23,48 +22,33 @@ type config struct {
 	API     api.Config
 }
 
-func main() {
-	log := service.NewLogger("api", slog.LevelInfo)
-	if err := run(log); err != nil {
-		log.Error("exit", "error", err.Error())
-		os.Exit(1)
-	}
-}
+func main() { service.Main("api", run) }
 
-func run(log *slog.Logger) error {
+func run(ctx context.Context, log *slog.Logger) error {
 	cfg, err := service.LoadConfig[config]()
 	if err != nil {
 		return err
 	}
-	log = service.NewLogger("api", cfg.LogLevel)
 	service.LogConfig(log, cfg)
-	ctx, stop := service.SignalContext()
-	defer stop()
 
 	st, err := store.Open(ctx, cfg.DB)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-
-	nc, js, err := events.Connect(ctx, cfg.NATS.URL, cfg.NATS.CredsFile, "recall-api", log)
+	nc, js, err := events.Open(ctx, cfg.NATS, cfg.Streams, "recall-api", log)
 	if err != nil {
 		return err
 	}
 	defer events.Close(nc, 5*time.Second)
-	if err := events.EnsureStreams(ctx, js, cfg.Streams); err != nil {
-		return err
-	}
 
 	reg := service.NewRegistry()
-	srv, err := api.New(api.Options{Config: cfg.API, Limits: cfg.Limits.Limits(), Store: st, JS: js, Log: log, Registry: reg})
+	checks := []service.Check{{Name: "postgres", Fn: st.Ping}, {Name: "nats", Fn: events.Ready(nc, js)}}
+	srv, err := api.New(api.Options{Config: cfg.API, Limits: cfg.Limits.Limits(), Store: st, JS: js, Log: log, Registry: reg, Ready: checks})
 	if err != nil {
 		return err
 	}
-	checks := []service.Check{{Name: "postgres", Fn: st.Ping}, {Name: "nats", Fn: events.Ready(nc, js)}}
-	httpSrv := service.Server{Name: "api", Addr: cfg.API.Addr, Handler: srv.Handler(reg, checks...)}
+	httpSrv := service.Server{Name: "api", Addr: cfg.API.Addr, Handler: srv.Handler(reg)}
 	ops := service.Server{Name: "ops", Addr: cfg.OpsAddr, Handler: service.OpsHandler(reg, checks...)}
-	return service.RunAll(ctx,
-		func(ctx context.Context) error { return httpSrv.Serve(ctx, log, cfg.ShutdownTimeout, nil) },
-		func(ctx context.Context) error { return ops.Serve(ctx, log, cfg.ShutdownTimeout, nil) })
+	return service.RunAll(ctx, httpSrv.Task(log, cfg.ShutdownTimeout), ops.Task(log, cfg.ShutdownTimeout))
 }

@@ -8,10 +8,13 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"log/slog"
 	"os"
+
+	"github.com/recallhq/recall/pkg/service"
 )
 
 const usage = `usage: recall <command> [flags]
@@ -23,19 +26,19 @@ commands:
 `
 
 func main() {
-	log := slogJSON(slog.LevelInfo)
 	if len(os.Args) < 2 {
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(2)
 	}
-	var err error
-	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
+	cmd, args := os.Args[1], os.Args[2:]
+	var run func(ctx context.Context, log *slog.Logger, args []string) error
+	switch cmd {
 	case "migrate":
-		err = migrateCmd(log, args)
+		run = migrateCmd
 	case "run":
-		err = runCmd(log, args)
+		run = runCmd
 	case "probe":
-		err = probeCmd(args)
+		run = func(_ context.Context, _ *slog.Logger, args []string) error { return probeCmd(args) }
 	case "-h", "--help", "help":
 		fmt.Fprint(os.Stdout, usage)
 		return
@@ -43,10 +46,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "recall: unknown command %q\n\n%s", cmd, usage)
 		os.Exit(2)
 	}
-	if err != nil {
-		log.Error("exit", "error", err.Error())
-		os.Exit(1)
-	}
+	service.Main("recall", func(ctx context.Context, log *slog.Logger) error { return run(ctx, log, args) })
 }
 
 func newFlags(name string) *flag.FlagSet {

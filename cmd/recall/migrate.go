@@ -17,13 +17,9 @@ type migrateConfig struct {
 	DB       store.Config
 }
 
-func slogJSON(level slog.Level) *slog.Logger {
-	return service.NewLogger("recall", level)
-}
-
 // migrateCmd applies migrations under an advisory lock: safe to run from a Job,
 // an init container and a developer's shell at the same time.
-func migrateCmd(log *slog.Logger, args []string) error {
+func migrateCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	fs := newFlags("migrate")
 	createDB := fs.Bool("create-db", false, "create the database first if it does not exist (local set-up)")
 	down := fs.Int("down", -1, "roll back to this version instead (0 = empty schema)")
@@ -35,9 +31,6 @@ func migrateCmd(log *slog.Logger, args []string) error {
 	if err != nil {
 		return err
 	}
-	log = slogJSON(cfg.LogLevel)
-	ctx, stop := service.SignalContext()
-	defer stop()
 	if *createDB {
 		created, err := store.EnsureDatabase(ctx, cfg.DB.URL)
 		if err != nil {

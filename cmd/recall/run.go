@@ -33,7 +33,7 @@ type runConfig struct {
 
 // runCmd runs the API and every worker in one process, for local use and demos.
 // Production runs each as its own Deployment.
-func runCmd(log *slog.Logger, args []string) error {
+func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	if err := newFlags("run").Parse(args); err != nil {
 		return err
 	}
@@ -41,10 +41,7 @@ func runCmd(log *slog.Logger, args []string) error {
 	if err != nil {
 		return err
 	}
-	log = slogJSON(cfg.LogLevel)
 	service.LogConfig(log, cfg)
-	ctx, stop := service.SignalContext()
-	defer stop()
 
 	st, err := store.Open(ctx, cfg.DB)
 	if err != nil {
@@ -52,26 +49,23 @@ func runCmd(log *slog.Logger, args []string) error {
 	}
 	defer st.Close()
 
-	url := cfg.NATSURL
-	if url == "" {
+	natsCfg := events.NATSConfig{URL: cfg.NATSURL, CredsFile: cfg.NATSCredsFile}
+	if natsCfg.URL == "" {
 		dir := filepath.Join(cfg.DataDir, "nats")
 		srv, err := natsembed.Start(natsembed.Options{Host: cfg.EmbeddedNATSHost, Port: cfg.EmbeddedNATSPort, StoreDir: dir})
 		if err != nil {
 			return fmt.Errorf("embedded NATS (set NATS_URL to use an external server, or EMBEDDED_NATS_PORT to move it): %w", err)
 		}
 		defer func() { srv.Shutdown(); srv.WaitForShutdown() }()
-		url = srv.ClientURL()
-		log.Info("embedded NATS JetStream started", "url", url, "store_dir", dir)
-		fmt.Fprintf(os.Stdout, "NATS (embedded JetStream): %s\n", url)
+		natsCfg.URL = srv.ClientURL()
+		log.Info("embedded NATS JetStream started", "url", natsCfg.URL, "store_dir", dir)
+		fmt.Fprintf(os.Stdout, "NATS (embedded JetStream): %s\n", natsCfg.URL)
 	}
-	nc, js, err := events.Connect(ctx, url, cfg.NATSCredsFile, "recall-run", log)
+	nc, js, err := events.Open(ctx, natsCfg, cfg.Streams, "recall-run", log)
 	if err != nil {
 		return err
 	}
 	defer events.Close(nc, 5*time.Second)
-	if err := events.EnsureStreams(ctx, js, cfg.Streams); err != nil {
-		return err
-	}
 
 	reg := service.NewRegistry()
 	runnerMetrics := events.NewRunnerMetrics(reg)
@@ -80,19 +74,19 @@ func runCmd(log *slog.Logger, args []string) error {
 	if err != nil {
 		return err
 	}
-	srv, err := api.New(api.Options{Config: cfg.API, Limits: limits, Store: st, JS: js, Log: log.With("worker", "api"), Registry: reg})
+	checks := []service.Check{{Name: "postgres", Fn: st.Ping}, {Name: "nats", Fn: events.Ready(nc, js)}}
+	srv, err := api.New(api.Options{Config: cfg.API, Limits: limits, Store: st, JS: js, Log: log.With("worker", "api"), Registry: reg, Ready: checks})
 	if err != nil {
 		return err
 	}
-	checks := []service.Check{{Name: "postgres", Fn: st.Ping}, {Name: "nats", Fn: events.Ready(nc, js)}}
-	httpSrv := service.Server{Name: "api", Addr: cfg.API.Addr, Handler: srv.Handler(reg, checks...)}
+	httpSrv := service.Server{Name: "api", Addr: cfg.API.Addr, Handler: srv.Handler(reg)}
 	ops := service.Server{Name: "ops", Addr: cfg.OpsAddr, Handler: service.OpsHandler(reg, checks...)}
 	return service.RunAll(ctx,
 		ingestRunner.Run,
+		ops.Task(log, cfg.ShutdownTimeout),
 		func(ctx context.Context) error {
 			return httpSrv.Serve(ctx, log, cfg.ShutdownTimeout, func(addr string) {
 				fmt.Fprintf(os.Stdout, "API: http://%s  (try: curl -H 'X-Tenant-ID: demo' 'http://%s/v1/context?user_id=u1&session_id=s1')\n", addr, addr)
 			})
-		},
-		func(ctx context.Context) error { return ops.Serve(ctx, log, cfg.ShutdownTimeout, nil) })
+		})
 }

@@ -169,3 +169,20 @@ func Logger(t testing.TB) *slog.Logger {
 	}
 	return slog.New(slog.DiscardHandler)
 }
+
+// DeadLetters returns every message in the dead-letter stream, oldest first.
+func (n *NATS) DeadLetters(t testing.TB) []*jetstream.RawStreamMsg {
+	t.Helper()
+	ctx := context.Background()
+	s, err := n.JS.Stream(ctx, events.DLQStream)
+	require.NoError(t, err)
+	info, err := s.Info(ctx)
+	require.NoError(t, err)
+	var out []*jetstream.RawStreamMsg
+	for seq := info.State.FirstSeq; info.State.Msgs > 0 && seq <= info.State.LastSeq; seq++ {
+		m, err := s.GetMsg(ctx, seq)
+		require.NoError(t, err)
+		out = append(out, m)
+	}
+	return out
+}

@@ -270,6 +270,16 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = enc.Encode(v)
 }
 
+// readError answers a failed session read: 404 for a session the tenant does not
+// have, 500 (logged) for anything else.
+func (s *Server) readError(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, store.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "not_found", "no such session", nil)
+		return
+	}
+	s.internalError(w, r, err)
+}
+
 // internalError logs err once, with the request, and answers 500 without details.
 func (s *Server) internalError(w http.ResponseWriter, r *http.Request, err error) {
 	s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "error", err.Error())

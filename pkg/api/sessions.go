@@ -33,12 +33,8 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request, t *store.Ten
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
 	sess, msgs, err := t.SessionWithRecent(ctx, id, time.Time{}, n, true)
-	if errors.Is(err, store.ErrNotFound) {
-		writeError(w, http.StatusNotFound, "not_found", "no such session", nil)
-		return
-	}
 	if err != nil {
-		s.internalError(w, r, err)
+		s.readError(w, r, err)
 		return
 	}
 	reverse(msgs)
@@ -90,13 +86,8 @@ func (s *Server) getMessages(w http.ResponseWriter, r *http.Request, t *store.Te
 		return
 	}
 	if len(msgs) == 0 && after.EventID == "" {
-		_, err := t.Session(ctx, id)
-		if errors.Is(err, store.ErrNotFound) {
-			writeError(w, http.StatusNotFound, "not_found", "no such session", nil)
-			return
-		}
-		if err != nil {
-			s.internalError(w, r, err)
+		if _, err := t.Session(ctx, id); err != nil {
+			s.readError(w, r, err)
 			return
 		}
 	}
@@ -136,12 +127,8 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request, t *store.
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
 	sess, err := t.Session(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		writeError(w, http.StatusNotFound, "not_found", "no such session", nil)
-		return
-	}
 	if err != nil {
-		s.internalError(w, r, err)
+		s.readError(w, r, err)
 		return
 	}
 	stream, err := s.js.Stream(ctx, events.TurnsStream)

@@ -72,3 +72,17 @@ func Close(nc *nats.Conn, timeout time.Duration) {
 		nc.Close()
 	}
 }
+
+// Open connects to NATS and declares the streams: what every binary does first.
+// Close the connection with Close.
+func Open(ctx context.Context, c NATSConfig, streams StreamConfig, name string, log *slog.Logger) (*nats.Conn, jetstream.JetStream, error) {
+	nc, js, err := Connect(ctx, c.URL, c.CredsFile, name, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := EnsureStreams(ctx, js, streams); err != nil {
+		nc.Close()
+		return nil, nil, err
+	}
+	return nc, js, nil
+}

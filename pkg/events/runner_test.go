@@ -66,21 +66,6 @@ func (b *runnerBundle) publish(t *testing.T, n int) {
 	}
 }
 
-func (b *runnerBundle) dlq(t *testing.T) []*jetstream.RawStreamMsg {
-	t.Helper()
-	ctx := context.Background()
-	s, err := b.nats.JS.Stream(ctx, events.DLQStream)
-	require.NoError(t, err)
-	info, err := s.Info(ctx)
-	require.NoError(t, err)
-	var out []*jetstream.RawStreamMsg
-	for seq := uint64(1); seq <= info.State.LastSeq; seq++ {
-		raw, err := s.GetMsg(ctx, seq)
-		require.NoError(t, err)
-		out = append(out, raw)
-	}
-	return out
-}
 
 func fastRetry() events.RunnerConfig {
 	return events.RunnerConfig{RetryInitial: 10 * time.Millisecond, RetryMax: 50 * time.Millisecond}
@@ -111,7 +96,7 @@ func TestRunnerAcksAndRetries(t *testing.T) {
 	require.Equal(t, 1, seen["4"])
 	mu.Unlock()
 	require.Equal(t, 1.0, testutil.ToFloat64(b.metrics.Retried.WithLabelValues("test")))
-	require.Empty(t, b.dlq(t))
+	require.Empty(t, b.nats.DeadLetters(t))
 }
 
 func TestRunnerPermanentErrorDeadLettersAtOnce(t *testing.T) {
@@ -127,11 +112,11 @@ func TestRunnerPermanentErrorDeadLettersAtOnce(t *testing.T) {
 	})
 	b.start(t, h, events.DefaultConsumerConfig, fastRetry())
 	b.publish(t, 5)
-	require.Eventually(t, func() bool { return len(b.dlq(t)) == 1 }, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return len(b.nats.DeadLetters(t)) == 1 }, 10*time.Second, 10*time.Millisecond)
 	require.Eventually(t, func() bool {
 		return testutil.ToFloat64(b.metrics.Processed.WithLabelValues("test")) == 4
 	}, 10*time.Second, 10*time.Millisecond)
-	d := b.dlq(t)[0]
+	d := b.nats.DeadLetters(t)[0]
 	require.Equal(t, "2", string(d.Data), "the original payload is kept")
 	require.Equal(t, "recall.dlq.test.turns.t1.u1.s1", d.Subject)
 	require.Equal(t, "cannot parse", d.Header.Get(events.HeaderReason))
@@ -157,8 +142,8 @@ func TestRunnerMaxDeliverDeadLetters(t *testing.T) {
 	cc.MaxDeliver = 3
 	b.start(t, h, cc, fastRetry())
 	b.publish(t, 3)
-	require.Eventually(t, func() bool { return len(b.dlq(t)) == 1 }, 10*time.Second, 10*time.Millisecond)
-	d := b.dlq(t)[0]
+	require.Eventually(t, func() bool { return len(b.nats.DeadLetters(t)) == 1 }, 10*time.Second, 10*time.Millisecond)
+	d := b.nats.DeadLetters(t)[0]
 	require.Equal(t, "gave up after 3 deliveries: db says no", d.Header.Get(events.HeaderReason))
 	require.Equal(t, "3", d.Header.Get(events.HeaderDeliveries))
 	require.Equal(t, int32(3), calls.Load())

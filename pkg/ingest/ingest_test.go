@@ -79,21 +79,6 @@ func (b *bundle) publishRaw(t *testing.T, subject string, data []byte, msgID str
 	require.NoError(t, err)
 }
 
-func (b *bundle) dlq(t *testing.T) []*jetstream.RawStreamMsg {
-	t.Helper()
-	ctx := context.Background()
-	s, err := b.nats.JS.Stream(ctx, events.DLQStream)
-	require.NoError(t, err)
-	info, err := s.Info(ctx)
-	require.NoError(t, err)
-	var out []*jetstream.RawStreamMsg
-	for seq := info.State.FirstSeq; seq <= info.State.LastSeq && info.State.Msgs > 0; seq++ {
-		m, err := s.GetMsg(ctx, seq)
-		require.NoError(t, err)
-		out = append(out, m)
-	}
-	return out
-}
 
 // Ten thousand turns over a hundred sessions, a few hundred of them published
 // twice (some within JetStream's dedupe window, some as if after it), and the worker
@@ -155,7 +140,7 @@ func TestIngestExactlyOnce(t *testing.T) {
 		SELECT count(*) FROM sessions s
 		JOIN (SELECT session_id, min(occurred_at) f, max(occurred_at) l FROM messages GROUP BY session_id) m USING (session_id)
 		WHERE s.first_message_at <> m.f OR s.last_message_at <> m.l`))
-	require.Empty(t, b.dlq(t))
+	require.Empty(t, b.nats.DeadLetters(t))
 }
 
 // A turn the database refuses forever is dead-lettered with the reason after
@@ -188,12 +173,12 @@ func TestIngestPoisonAndMalformed(t *testing.T) {
 	require.NoError(t, err)
 	b.publishRaw(t, events.TurnSubject("t1", other.UserID, "s3"), data, "t1:cross")
 
-	require.Eventually(t, func() bool { return len(b.dlq(t)) == 3 }, 30*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return len(b.nats.DeadLetters(t)) == 3 }, 30*time.Second, 10*time.Millisecond)
 	require.Equal(t, 49, b.count(t, `SELECT count(*) FROM messages`))
 	require.Equal(t, 49, b.count(t, `SELECT message_count FROM sessions WHERE session_id = 's1'`))
 
 	reasons := map[string]*jetstream.RawStreamMsg{}
-	for _, m := range b.dlq(t) {
+	for _, m := range b.nats.DeadLetters(t) {
 		reasons[m.Header.Get(events.HeaderOriginalMsgID)] = m
 	}
 	poison := reasons["t1:s1-25"]
@@ -226,7 +211,7 @@ func TestIngestRejectsNothingSilently(t *testing.T) {
 	data, err := json.Marshal(bad)
 	require.NoError(t, err)
 	b.publishRaw(t, events.TurnSubject("t1", bad.UserID, "s1"), data, "t1:bad")
-	require.Eventually(t, func() bool { return len(b.dlq(t)) == 1 }, 30*time.Second, 10*time.Millisecond)
-	require.Contains(t, b.dlq(t)[0].Header.Get(events.HeaderReason), `role: unknown role "bot"`)
+	require.Eventually(t, func() bool { return len(b.nats.DeadLetters(t)) == 1 }, 30*time.Second, 10*time.Millisecond)
+	require.Contains(t, b.nats.DeadLetters(t)[0].Header.Get(events.HeaderReason), `role: unknown role "bot"`)
 	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM messages`))
 }

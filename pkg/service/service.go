@@ -234,3 +234,29 @@ func RunAll(ctx context.Context, tasks ...Task) error {
 	}
 	return first
 }
+
+// Main is every binary's main: it builds the JSON logger (level from LOG_LEVEL),
+// runs run with a context cancelled on SIGINT/SIGTERM, and is the only place that
+// exits, non-zero when run fails.
+func Main(name string, run func(ctx context.Context, log *slog.Logger) error) {
+	level := slog.LevelInfo
+	if v := os.Getenv("LOG_LEVEL"); v != "" {
+		if err := level.UnmarshalText([]byte(v)); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: LOG_LEVEL: %v\n", name, err)
+			os.Exit(2)
+		}
+	}
+	log := NewLogger(name, level)
+	ctx, stop := SignalContext()
+	err := run(ctx, log)
+	stop()
+	if err != nil {
+		log.Error("exit", "error", err.Error())
+		os.Exit(1)
+	}
+}
+
+// Task is the server as a Task for RunAll.
+func (s Server) Task(log *slog.Logger, timeout time.Duration) Task {
+	return func(ctx context.Context) error { return s.Serve(ctx, log, timeout, nil) }
+}
