@@ -5,21 +5,15 @@ package main
 import (
 	"context"
 	"log/slog"
-	"time"
 
+	"github.com/recallhq/recall/internal/deps"
 	"github.com/recallhq/recall/pkg/api"
-	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/service"
-	"github.com/recallhq/recall/pkg/store"
 )
 
 type config struct {
-	service.Base
-	DB      store.Config
-	NATS    events.NATSConfig
-	Streams events.StreamConfig
-	Limits  events.LimitsConfig
-	API     api.Config
+	deps.Config
+	API api.Config
 }
 
 func main() { service.Main("api", run) }
@@ -31,24 +25,16 @@ func run(ctx context.Context, log *slog.Logger) error {
 	}
 	service.LogConfig(log, cfg)
 
-	st, err := store.Open(ctx, cfg.DB)
+	d, closeDeps, err := deps.Open(ctx, cfg.Config, "api", log)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	nc, js, err := events.Open(ctx, cfg.NATS, cfg.Streams, "recall-api", log)
-	if err != nil {
-		return err
-	}
-	defer events.Close(nc, 5*time.Second)
+	defer closeDeps()
 
-	reg := service.NewRegistry()
-	checks := []service.Check{{Name: "postgres", Fn: st.Ping}, {Name: "nats", Fn: events.Ready(nc, js)}}
-	srv, err := api.New(api.Options{Config: cfg.API, Limits: cfg.Limits.Limits(), Store: st, JS: js, Log: log, Registry: reg, Ready: checks})
+	srv, err := api.New(api.Options{Config: cfg.API, Limits: cfg.Limits.Limits(), Store: d.Store, JS: d.JS, Log: log, Registry: d.Registry, Ready: d.Checks})
 	if err != nil {
 		return err
 	}
-	httpSrv := service.Server{Name: "api", Addr: cfg.API.Addr, Handler: srv.Handler(reg)}
-	ops := service.Server{Name: "ops", Addr: cfg.OpsAddr, Handler: service.OpsHandler(reg, checks...)}
-	return service.RunAll(ctx, httpSrv.Task(log, cfg.ShutdownTimeout), ops.Task(log, cfg.ShutdownTimeout))
+	httpSrv := service.Server{Name: "api", Addr: cfg.API.Addr, Handler: srv.Handler(d.Registry)}
+	return service.RunAll(ctx, httpSrv.Task(log, cfg.ShutdownTimeout), d.Ops(cfg.Config, log))
 }

@@ -5,21 +5,15 @@ package main
 import (
 	"context"
 	"log/slog"
-	"time"
 
-	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/internal/deps"
 	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/service"
-	"github.com/recallhq/recall/pkg/store"
 )
 
 type config struct {
-	service.Base
-	DB      store.Config
-	NATS    events.NATSConfig
-	Streams events.StreamConfig
-	Limits  events.LimitsConfig
-	Ingest  ingest.Config
+	deps.Config
+	Ingest ingest.Config
 }
 
 func main() { service.Main("ingest", run) }
@@ -31,24 +25,15 @@ func run(ctx context.Context, log *slog.Logger) error {
 	}
 	service.LogConfig(log, cfg)
 
-	st, err := store.Open(ctx, cfg.DB)
+	d, closeDeps, err := deps.Open(ctx, cfg.Config, "ingest", log)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	nc, js, err := events.Open(ctx, cfg.NATS, cfg.Streams, "recall-ingest", log)
-	if err != nil {
-		return err
-	}
-	defer events.Close(nc, 5*time.Second)
+	defer closeDeps()
 
-	reg := service.NewRegistry()
-	runner, err := ingest.NewRunner(ctx, js, st, cfg.Ingest, cfg.Limits.Limits(), log, events.NewRunnerMetrics(reg))
+	runner, err := ingest.NewRunner(ctx, d.JS, d.Store, cfg.Ingest, cfg.Limits.Limits(), log, d.RunnerMetrics)
 	if err != nil {
 		return err
 	}
-	ops := service.Server{Name: "ops", Addr: cfg.OpsAddr, Handler: service.OpsHandler(reg,
-		service.Check{Name: "postgres", Fn: st.Ping},
-		service.Check{Name: "nats", Fn: events.Ready(nc, js)})}
-	return service.RunAll(ctx, runner.Run, ops.Task(log, cfg.ShutdownTimeout))
+	return service.RunAll(ctx, runner.Run, d.Ops(cfg.Config, log))
 }

@@ -13,13 +13,12 @@ func TestComposeMigrateEnvMatchesConfig(t *testing.T) {
 	deploycheck.CheckServiceEnv(t, p, "migrate", service.EnvVars[migrateConfig](), []string{"DATABASE_URL"})
 }
 
-func TestRunConfigEmbedsNATSByDefault(t *testing.T) {
-	t.Setenv("NATS_URL", "")
+func TestRunConfigDefaults(t *testing.T) {
 	cfg, err := service.LoadConfig[runConfig]()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.NATSURL != "" || cfg.EmbeddedNATSPort == 0 {
+	if cfg.EmbeddedNATSPort == 0 || cfg.DataDir == "" {
 		t.Fatalf("want embedded NATS by default, got %+v", cfg)
 	}
 }

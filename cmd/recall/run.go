@@ -6,27 +6,20 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"time"
 
+	"github.com/recallhq/recall/internal/deps"
 	"github.com/recallhq/recall/pkg/api"
-	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/natsembed"
 	"github.com/recallhq/recall/pkg/service"
-	"github.com/recallhq/recall/pkg/store"
 )
 
 type runConfig struct {
-	service.Base
-	DB store.Config
-	// NATSURL unset: start an embedded JetStream server on EmbeddedNATSAddr.
-	NATSURL          string `env:"NATS_URL"`
-	NATSCredsFile    string `env:"NATS_CREDS_FILE"`
+	deps.Config
+	// With NATS_URL unset, an embedded JetStream server is started here.
 	EmbeddedNATSHost string `env:"EMBEDDED_NATS_HOST" envDefault:"127.0.0.1"`
 	EmbeddedNATSPort int    `env:"EMBEDDED_NATS_PORT" envDefault:"4223"`
 	DataDir          string `env:"DATA_DIR" envDefault:".data"`
-	Streams          events.StreamConfig
-	Limits           events.LimitsConfig
 	API              api.Config
 	Ingest           ingest.Config
 }
@@ -41,49 +34,38 @@ func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	if err != nil {
 		return err
 	}
-	service.LogConfig(log, cfg)
-
-	st, err := store.Open(ctx, cfg.DB)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-
-	natsCfg := events.NATSConfig{URL: cfg.NATSURL, CredsFile: cfg.NATSCredsFile}
-	if natsCfg.URL == "" {
+	if os.Getenv("NATS_URL") == "" {
 		dir := filepath.Join(cfg.DataDir, "nats")
 		srv, err := natsembed.Start(natsembed.Options{Host: cfg.EmbeddedNATSHost, Port: cfg.EmbeddedNATSPort, StoreDir: dir})
 		if err != nil {
 			return fmt.Errorf("embedded NATS (set NATS_URL to use an external server, or EMBEDDED_NATS_PORT to move it): %w", err)
 		}
 		defer func() { srv.Shutdown(); srv.WaitForShutdown() }()
-		natsCfg.URL = srv.ClientURL()
-		log.Info("embedded NATS JetStream started", "url", natsCfg.URL, "store_dir", dir)
-		fmt.Fprintf(os.Stdout, "NATS (embedded JetStream): %s\n", natsCfg.URL)
+		cfg.NATS.URL = srv.ClientURL()
+		log.Info("embedded NATS JetStream started", "url", cfg.NATS.URL, "store_dir", dir)
+		fmt.Fprintf(os.Stdout, "NATS (embedded JetStream): %s\n", cfg.NATS.URL)
 	}
-	nc, js, err := events.Open(ctx, natsCfg, cfg.Streams, "recall-run", log)
-	if err != nil {
-		return err
-	}
-	defer events.Close(nc, 5*time.Second)
+	service.LogConfig(log, cfg)
 
-	reg := service.NewRegistry()
-	runnerMetrics := events.NewRunnerMetrics(reg)
+	d, closeDeps, err := deps.Open(ctx, cfg.Config, "run", log)
+	if err != nil {
+		return err
+	}
+	defer closeDeps()
+
 	limits := cfg.Limits.Limits()
-	ingestRunner, err := ingest.NewRunner(ctx, js, st, cfg.Ingest, limits, log.With("worker", "ingest"), runnerMetrics)
+	ingestRunner, err := ingest.NewRunner(ctx, d.JS, d.Store, cfg.Ingest, limits, log.With("worker", "ingest"), d.RunnerMetrics)
 	if err != nil {
 		return err
 	}
-	checks := []service.Check{{Name: "postgres", Fn: st.Ping}, {Name: "nats", Fn: events.Ready(nc, js)}}
-	srv, err := api.New(api.Options{Config: cfg.API, Limits: limits, Store: st, JS: js, Log: log.With("worker", "api"), Registry: reg, Ready: checks})
+	srv, err := api.New(api.Options{Config: cfg.API, Limits: limits, Store: d.Store, JS: d.JS, Log: log.With("worker", "api"), Registry: d.Registry, Ready: d.Checks})
 	if err != nil {
 		return err
 	}
-	httpSrv := service.Server{Name: "api", Addr: cfg.API.Addr, Handler: srv.Handler(reg)}
-	ops := service.Server{Name: "ops", Addr: cfg.OpsAddr, Handler: service.OpsHandler(reg, checks...)}
+	httpSrv := service.Server{Name: "api", Addr: cfg.API.Addr, Handler: srv.Handler(d.Registry)}
 	return service.RunAll(ctx,
 		ingestRunner.Run,
-		ops.Task(log, cfg.ShutdownTimeout),
+		d.Ops(cfg.Config, log),
 		func(ctx context.Context) error {
 			return httpSrv.Serve(ctx, log, cfg.ShutdownTimeout, func(addr string) {
 				fmt.Fprintf(os.Stdout, "API: http://%s  (try: curl -H 'X-Tenant-ID: demo' 'http://%s/v1/context?user_id=u1&session_id=s1')\n", addr, addr)

@@ -1,0 +1,63 @@
+// Package deps opens what every Recall binary depends on (PostgreSQL, NATS with
+// the streams declared, the metrics registry and the readiness checks) from the
+// config every binary shares, so each main only adds its own part.
+package deps
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/service"
+	"github.com/recallhq/recall/pkg/store"
+)
+
+// Config is the part of the config every long-running binary shares.
+type Config struct {
+	service.Base
+	DB      store.Config
+	NATS    events.NATSConfig
+	Streams events.StreamConfig
+	Limits  events.LimitsConfig
+}
+
+// Deps are the opened dependencies.
+type Deps struct {
+	Store         *store.Store
+	NC            *nats.Conn
+	JS            jetstream.JetStream
+	Registry      *prometheus.Registry
+	RunnerMetrics *events.RunnerMetrics
+	// Checks are the readiness checks: PostgreSQL and NATS.
+	Checks []service.Check
+}
+
+// Open connects to PostgreSQL and NATS and declares the streams. The returned
+// function closes both (NATS drained first, so acks in flight are sent).
+func Open(ctx context.Context, c Config, name string, log *slog.Logger) (*Deps, func(), error) {
+	st, err := store.Open(ctx, c.DB)
+	if err != nil {
+		return nil, nil, err
+	}
+	nc, js, err := events.Open(ctx, c.NATS, c.Streams, "recall-"+name, log)
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	reg := service.NewRegistry()
+	d := &Deps{
+		Store: st, NC: nc, JS: js, Registry: reg, RunnerMetrics: events.NewRunnerMetrics(reg),
+		Checks: []service.Check{{Name: "postgres", Fn: st.Ping}, {Name: "nats", Fn: events.Ready(nc, js)}},
+	}
+	return d, func() { events.Close(nc, 5*time.Second); st.Close() }, nil
+}
+
+// Ops is the operations server (/healthz, /readyz, /metrics) on OPS_ADDR.
+func (d *Deps) Ops(c Config, log *slog.Logger) service.Task {
+	return service.Server{Name: "ops", Addr: c.OpsAddr, Handler: service.OpsHandler(d.Registry, d.Checks...)}.Task(log, c.ShutdownTimeout)
+}
