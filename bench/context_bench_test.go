@@ -21,6 +21,7 @@ import (
 	"github.com/recallhq/recall/pkg/api"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/service"
+	"github.com/recallhq/recall/pkg/store"
 )
 
 func envInt(name string, def int) int {
@@ -82,7 +83,13 @@ func BenchmarkContext(b *testing.B) {
 	reg := service.NewRegistry()
 	cfg, err := service.LoadConfig[api.Config]()
 	require.NoError(b, err)
-	srv, err := api.New(api.Options{Config: cfg, Limits: events.DefaultLimits, Store: db.Store, JS: nt.JS, Log: testenv.Logger(b), Registry: reg, Now: func() time.Time { return now }})
+	// The API's pool as deployed (DATABASE_MAX_CONNS), not the tests' small one.
+	dbCfg, err := service.LoadConfig[store.Config]()
+	require.NoError(b, err)
+	st, err := store.Open(context.Background(), store.Config{URL: db.URL, MaxConns: dbCfg.MaxConns})
+	require.NoError(b, err)
+	defer st.Close()
+	srv, err := api.New(api.Options{Config: cfg, Limits: events.DefaultLimits, Store: st, JS: nt.JS, Log: testenv.Logger(b), Registry: reg, Now: func() time.Time { return now }})
 	require.NoError(b, err)
 	ts := httptest.NewServer(srv.Handler(reg))
 	defer ts.Close()
@@ -110,7 +117,7 @@ func BenchmarkContext(b *testing.B) {
 		get(i * 7 % sessions)
 	}
 
-	raw := rawContextReads(b, db, sessions, requests/4, clients)
+	raw := rawContextReads(b, st, sessions, requests/4, clients)
 
 	b.ResetTimer()
 	for range b.N {
@@ -144,7 +151,7 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // rawContextReads times the session row and the ten newest messages in one pgx
 // batch, without HTTP, JSON or trimming: the floor under the API's latency.
-func rawContextReads(b *testing.B, db *testenv.DB, sessions, n, clients int) [2]time.Duration {
+func rawContextReads(b *testing.B, st *store.Store, sessions, n, clients int) [2]time.Duration {
 	ctx := context.Background()
 	lat := make([]time.Duration, n)
 	var wg sync.WaitGroup
@@ -156,7 +163,7 @@ func rawContextReads(b *testing.B, db *testenv.DB, sessions, n, clients int) [2]
 			for i := c; i < n; i += clients {
 				s := rng.IntN(sessions)
 				start := time.Now()
-				_, _, err := db.Store.Tenant("bench").SessionWithRecent(ctx, fmt.Sprintf("s%d", s), time.Time{}, 10, false)
+				_, _, err := st.Tenant("bench").SessionWithRecent(ctx, fmt.Sprintf("s%d", s), time.Time{}, 10, false)
 				if err != nil {
 					b.Error(err)
 				}

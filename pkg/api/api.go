@@ -6,7 +6,7 @@ package api
 import (
 	"context"
 	"crypto/subtle"
-	"encoding/json"
+	json "github.com/goccy/go-json"
 	"errors"
 	"fmt"
 	"log/slog"

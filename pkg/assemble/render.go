@@ -80,6 +80,11 @@ func Render(lang string, p Parts) string {
 	}
 	ph := text[ResolveLang(lang, p)]
 	var b strings.Builder
+	size := len(ph.framing) + len(ph.window) + 4
+	for _, m := range p.Window.Messages {
+		size += len(m.Content) + 16
+	}
+	b.Grow(size)
 	b.WriteString(ph.framing)
 	b.WriteString("\n\n")
 	b.WriteString(ph.window)
@@ -98,12 +103,29 @@ func writeMessage(b *strings.Builder, ph phrases, m store.Message) {
 	b.WriteString(label)
 	b.WriteString(ph.colon)
 	// One line per message keeps the block's structure unambiguous.
-	text := strings.Join(strings.Fields(m.Content), " ")
-	if text == "" {
-		text = describeStructure(ph, m)
+	if !writeCollapsed(b, m.Content) {
+		b.WriteString(describeStructure(ph, m))
 	}
-	b.WriteString(text)
 	b.WriteByte('\n')
+}
+
+// writeCollapsed writes s with every run of white space turned into one space and
+// none at either end; it reports whether anything was written.
+func writeCollapsed(b *strings.Builder, s string) bool {
+	wrote, space := false, false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			space = wrote
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+		wrote = true
+	}
+	return wrote
 }
 
 // describeStructure stands in for the text of a turn that only called tools or

@@ -99,28 +99,25 @@ func (s *Store) InsertTurns(ctx context.Context, turns []StoredTurn) ([]SessionD
 
 func ptr[T any](v T) *T { return &v }
 
-func scanMessage(r pgx.CollectableRow) (Message, error) {
-	var m Message
-	var tc, it, md []byte
+// scanMessageInto scans a row of the message queries' column list into m.
+func scanMessageInto(r pgx.Row, m *Message) error {
 	err := r.Scan(&m.EventID, &m.SessionID, &m.UserID, &m.SiteID, &m.AgentID, &m.Role, &m.Content,
-		&tc, &it, &md, &m.OccurredAt, &m.StoredAt)
-	m.ToolCalls, m.Items, m.Metadata = tc, it, md
+		&m.ToolCalls, &m.Items, &m.Metadata, &m.OccurredAt, &m.StoredAt)
 	m.OccurredAt, m.StoredAt = m.OccurredAt.UTC(), m.StoredAt.UTC()
-	return m, err
+	return err
 }
 
-// RecentMessages returns up to limit messages of a session that occurred at or
-// after since, newest first.
-func (t *Tenant) RecentMessages(ctx context.Context, sessionID string, since time.Time, limit int) ([]Message, error) {
-	rows, err := t.s.pool.Query(ctx, q("MessageListRecent"), t.id, sessionID, since, limit)
-	if err != nil {
-		return nil, fmt.Errorf("recent messages: %w", err)
+// appendMessages scans every row into msgs, in place (no per-row copies: this is
+// the context read path).
+func appendMessages(msgs []Message, rows pgx.Rows) ([]Message, error) {
+	defer rows.Close()
+	for rows.Next() {
+		msgs = append(msgs, Message{})
+		if err := scanMessageInto(rows, &msgs[len(msgs)-1]); err != nil {
+			return msgs[:len(msgs)-1], err
+		}
 	}
-	msgs, err := pgx.CollectRows(rows, scanMessage)
-	if err != nil {
-		return nil, fmt.Errorf("recent messages: %w", err)
-	}
-	return msgs, nil
+	return msgs, rows.Err()
 }
 
 // Cursor is a position in a session's event-time order.
@@ -139,7 +136,7 @@ func (t *Tenant) Messages(ctx context.Context, sessionID string, after Cursor, l
 	if err != nil {
 		return nil, nil, fmt.Errorf("list messages: %w", err)
 	}
-	msgs, err := pgx.CollectRows(rows, scanMessage)
+	msgs, err := appendMessages(make([]Message, 0, limit+1), rows)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list messages: %w", err)
 	}

@@ -45,45 +45,31 @@ func (t *Tenant) Session(ctx context.Context, sessionID string) (Session, error)
 }
 
 // SessionWithRecent reads a session and its newest messages (newest first) in
-// one statement, or ErrNotFound. System turns are left out unless withSystem: the
+// one round trip, or ErrNotFound. System turns are left out unless withSystem: the
 // context window never replays them, and should not spend its count on them.
 func (t *Tenant) SessionWithRecent(ctx context.Context, sessionID string, since time.Time, limit int, withSystem bool) (Session, []Message, error) {
-	rows, err := t.s.pool.Query(ctx, q("SessionGetWithRecent"), t.id, sessionID, since, limit, withSystem)
-	if err != nil {
-		return Session{}, nil, fmt.Errorf("session with recent: %w", err)
-	}
-	defer rows.Close()
+	var b pgx.Batch
 	var sess Session
+	var sessErr error
 	msgs := make([]Message, 0, limit)
-	found := false
-	for rows.Next() {
-		found = true
-		var m Message
-		var eventID, userID, siteID, agentID, role, content *string
-		var occurred, stored *time.Time
-		var tc, it, md []byte
-		if err := rows.Scan(&sess.SessionID, &sess.UserID, &sess.SiteID, &sess.AgentID, &sess.MessageCount, &sess.SystemCount,
-			&sess.FirstMessageAt, &sess.LastMessageAt, &sess.CreatedAt, &sess.UpdatedAt,
-			&eventID, &userID, &siteID, &agentID, &role, &content, &tc, &it, &md, &occurred, &stored); err != nil {
-			return Session{}, nil, fmt.Errorf("session with recent: %w", err)
+	b.Queue(q("SessionGet"), t.id, sessionID).QueryRow(func(row pgx.Row) error {
+		sess, sessErr = scanSession(row)
+		if errors.Is(sessErr, ErrNotFound) {
+			return nil
 		}
-		if eventID == nil {
-			continue
-		}
-		m.EventID, m.SiteID, m.AgentID, m.Role, m.Content = *eventID, *siteID, *agentID, *role, *content
-		m.SessionID, m.UserID = sess.SessionID, *userID
-		m.ToolCalls, m.Items, m.Metadata = tc, it, md
-		m.OccurredAt, m.StoredAt = occurred.UTC(), stored.UTC()
-		msgs = append(msgs, m)
+		return sessErr
+	})
+	b.Queue(q("MessageListRecent"), t.id, sessionID, since, limit, withSystem).Query(func(rows pgx.Rows) error {
+		var err error
+		msgs, err = appendMessages(msgs, rows)
+		return err
+	})
+	if err := t.s.pool.SendBatch(ctx, &b).Close(); err != nil {
+		return sess, nil, fmt.Errorf("session with recent: %w", err)
 	}
-	if err := rows.Err(); err != nil {
-		return Session{}, nil, fmt.Errorf("session with recent: %w", err)
+	if sessErr != nil {
+		return sess, nil, sessErr
 	}
-	if !found {
-		return Session{}, nil, ErrNotFound
-	}
-	sess.FirstMessageAt, sess.LastMessageAt = sess.FirstMessageAt.UTC(), sess.LastMessageAt.UTC()
-	sess.CreatedAt, sess.UpdatedAt = sess.CreatedAt.UTC(), sess.UpdatedAt.UTC()
 	return sess, msgs, nil
 }
 

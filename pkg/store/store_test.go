@@ -126,7 +126,7 @@ func TestTenantIsolation(t *testing.T) {
 	sa, err := a.Session(ctx, "s1")
 	require.NoError(t, err)
 	require.EqualValues(t, 1, sa.MessageCount)
-	recent, err := a.RecentMessages(ctx, "s1", time.Time{}, 10)
+	_, recent, err := a.SessionWithRecent(ctx, "s1", time.Time{}, 10, true)
 	require.NoError(t, err)
 	require.Len(t, recent, 1)
 	require.Equal(t, "A says 1", recent[0].Content)

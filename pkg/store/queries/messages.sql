@@ -38,15 +38,6 @@ SET message_count    = s.message_count + EXCLUDED.message_count,
     updated_at       = now()
 RETURNING tenant_id, session_id, user_id, message_count, last_message_at;
 
--- name: MessageListRecent
--- The newest messages of a session at or after $3, newest first.
-SELECT event_id, session_id, user_id, site_id, agent_id, role, content,
-       tool_calls, items, metadata, occurred_at, stored_at
-FROM messages
-WHERE tenant_id = $1 AND session_id = $2 AND occurred_at >= $3
-ORDER BY occurred_at DESC, event_id DESC
-LIMIT $4;
-
 -- name: MessageListAfter
 -- A page of a session's messages in event-time order, after the cursor ($3, $4).
 SELECT event_id, session_id, user_id, site_id, agent_id, role, content,
@@ -58,3 +49,13 @@ LIMIT $5;
 
 -- name: MessageDeleteBySession
 DELETE FROM messages WHERE tenant_id = $1 AND session_id = $2;
+
+-- name: MessageListRecent
+-- The newest messages of a session at or after $3, newest first; system turns only
+-- when $5.
+SELECT event_id, session_id, user_id, site_id, agent_id, role, content,
+       tool_calls, items, metadata, occurred_at, stored_at
+FROM messages
+WHERE tenant_id = $1 AND session_id = $2 AND occurred_at >= $3 AND (role <> 'system' OR $5)
+ORDER BY occurred_at DESC, event_id DESC
+LIMIT $4;
