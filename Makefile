@@ -5,7 +5,7 @@ GO ?= go
 DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/recall?sslmode=disable
 export DATABASE_URL
 
-.PHONY: all build run migrate test bench deps lint eval-extract clean
+.PHONY: all build run migrate test bench deps eval-extract clean
 
 all: build
 
@@ -32,7 +32,12 @@ test: deps
 
 ## bench: throughput and latency, each next to its raw ceiling measured in the same run
 bench: deps
+	@command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk; }
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./bench/
+
+## eval-extract: recall and precision of the rules extractor on ../shared/data/kdconv
+eval-extract:
+	$(GO) run ./internal/evalextract -data ../shared/data
 
 clean:
 	rm -rf bin .data

@@ -24,6 +24,7 @@ func run(ctx context.Context, log *slog.Logger) error {
 		return err
 	}
 	service.LogConfig(log, cfg)
+	cfg.API.ApplyGC()
 
 	d, closeDeps, err := deps.Open(ctx, cfg.Config, "api", log)
 	if err != nil {

@@ -46,6 +46,7 @@ func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 		fmt.Fprintf(os.Stdout, "NATS (embedded JetStream): %s\n", cfg.NATS.URL)
 	}
 	service.LogConfig(log, cfg)
+	cfg.API.ApplyGC()
 
 	d, closeDeps, err := deps.Open(ctx, cfg.Config, "run", log)
 	if err != nil {

@@ -33,8 +33,8 @@ func (s *Server) getContext(w http.ResponseWriter, r *http.Request, t *store.Ten
 		}
 	}
 	lim := assemble.WindowLimits{
-		Messages: queryInt(r, "max_messages", s.cfg.ContextMaxMessages, 200, &fe),
-		Chars:    queryInt(r, "max_chars", s.cfg.ContextMaxChars, 200000, &fe),
+		Messages: queryInt(qv, "max_messages", s.cfg.ContextMaxMessages, 200, &fe),
+		Chars:    queryInt(qv, "max_chars", s.cfg.ContextMaxChars, 200000, &fe),
 		TTL:      s.cfg.ContextTTL,
 	}
 	if v := qv.Get("ttl"); v != "" {

@@ -25,7 +25,7 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request, t *store.Ten
 		return
 	}
 	var fe []events.FieldError
-	n := queryInt(r, "recent", 10, 200, &fe)
+	n := queryInt(r.URL.Query(), "recent", 10, 200, &fe)
 	if len(fe) > 0 {
 		writeError(w, http.StatusBadRequest, "invalid_request", "invalid parameter", fe)
 		return
@@ -67,9 +67,10 @@ func (s *Server) getMessages(w http.ResponseWriter, r *http.Request, t *store.Te
 		return
 	}
 	var fe []events.FieldError
-	limit := queryInt(r, "limit", 50, 500, &fe)
+	qv := r.URL.Query()
+	limit := queryInt(qv, "limit", 50, 500, &fe)
 	var after store.Cursor
-	if c := r.URL.Query().Get("cursor"); c != "" {
+	if c := qv.Get("cursor"); c != "" {
 		if err := decodeCursor(c, &after); err != nil {
 			fe = append(fe, events.FieldError{Field: "cursor", Message: "not a cursor returned by this API"})
 		}

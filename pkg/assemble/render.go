@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/recallhq/recall/pkg/store"
 )
@@ -56,20 +57,38 @@ func ResolveLang(lang string, p Parts) string {
 	}
 	var han, other int
 	for _, m := range p.Window.Messages {
-		for _, r := range m.Content {
-			switch {
-			case unicode.Is(unicode.Han, r):
-				han++
-			case unicode.IsLetter(r):
-				other++
-			}
-		}
+		h, o := countScripts(m.Content)
+		han, other = han+h, other+o
 	}
 	// A Han character carries about as much as a short word; weigh accordingly.
 	if han*3 > other {
 		return LangZH
 	}
 	return LangEN
+}
+
+// countScripts counts Han characters and other letters. ASCII is counted byte by
+// byte; only multi-byte characters are decoded (this runs on every context read).
+func countScripts(s string) (han, other int) {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c|0x20 >= 'a' && c|0x20 <= 'z' {
+				other++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		switch {
+		case r >= 0x2E80 && unicode.Is(unicode.Han, r):
+			han++
+		case unicode.IsLetter(r):
+			other++
+		}
+	}
+	return han, other
 }
 
 // Render writes the prompt block. An empty memory renders as an empty string, so
@@ -110,21 +129,41 @@ func writeMessage(b *strings.Builder, ph phrases, m store.Message) {
 }
 
 // writeCollapsed writes s with every run of white space turned into one space and
-// none at either end; it reports whether anything was written.
+// none at either end; it reports whether anything was written. Runs of text are
+// written whole; only multi-byte characters are decoded, to find Unicode spaces
+// such as U+3000.
 func writeCollapsed(b *strings.Builder, s string) bool {
 	wrote, space := false, false
-	for _, r := range s {
-		if unicode.IsSpace(r) {
-			space = wrote
-			continue
+	start := -1 // start of the pending run of non-space text
+	flush := func(end int) {
+		if start < 0 {
+			return
 		}
-		if space {
+		if space && wrote {
 			b.WriteByte(' ')
-			space = false
 		}
-		b.WriteRune(r)
-		wrote = true
+		b.WriteString(s[start:end])
+		wrote, space, start = true, false, -1
 	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		size, isSpace := 1, false
+		if c < utf8.RuneSelf {
+			isSpace = c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+		} else {
+			var r rune
+			r, size = utf8.DecodeRuneInString(s[i:])
+			isSpace = unicode.IsSpace(r)
+		}
+		if isSpace {
+			flush(i)
+			space = true
+		} else if start < 0 {
+			start = i
+		}
+		i += size
+	}
+	flush(len(s))
 	return wrote
 }
 

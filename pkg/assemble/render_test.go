@@ -146,3 +146,31 @@ func TestRenderStructureOnlyTurns(t *testing.T) {
 	require.Contains(t, assemble.Render(assemble.LangEN, p), "Assistant: (called search_books) (showed a list of 3 items)")
 	require.Contains(t, assemble.Render(assemble.LangZH, p), "助手：（调用了 search_books） （展示了 3 个条目的列表）")
 }
+
+func TestRenderCollapsesWhiteSpace(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"a b":                  "a b",
+		"  a \t\n b  ":         "a b",
+		"你好\u3000\u3000世界":     "你好 世界",
+		"x\u00a0y":             "x y",
+		"line1\r\nline2\n\n":   "line1 line2",
+		"é  ü":                 "é ü",
+		"no-space-at-all-here": "no-space-at-all-here",
+	} {
+		m := store.Message{EventID: "a", Role: "user", Content: in, OccurredAt: now}
+		out := assemble.Render(assemble.LangEN, assemble.Parts{Window: assemble.Window{Messages: []store.Message{m}}})
+		require.True(t, strings.HasSuffix(out, "User: "+want), "%q rendered as %q", in, out)
+	}
+}
+
+func TestResolveLangCounts(t *testing.T) {
+	t.Parallel()
+	win := func(s string) assemble.Parts {
+		return assemble.Parts{Window: assemble.Window{Messages: []store.Message{{Content: s}}}}
+	}
+	require.Equal(t, assemble.LangZH, assemble.ResolveLang(assemble.LangAuto, win("我想看 Liu Cixin 的三体")))
+	require.Equal(t, assemble.LangEN, assemble.ResolveLang(assemble.LangAuto, win("I loved 三体 by Liu Cixin, any more like it?")))
+	require.Equal(t, assemble.LangEN, assemble.ResolveLang(assemble.LangAuto, win("Ça va très bien, merci")))
+	require.Equal(t, assemble.LangEN, assemble.ResolveLang("", win("12345 !!!")))
+}

@@ -66,7 +66,6 @@ func (b *runnerBundle) publish(t *testing.T, n int) {
 	}
 }
 
-
 func fastRetry() events.RunnerConfig {
 	return events.RunnerConfig{RetryInitial: 10 * time.Millisecond, RetryMax: 50 * time.Millisecond}
 }

@@ -79,7 +79,6 @@ func (b *bundle) publishRaw(t *testing.T, subject string, data []byte, msgID str
 	require.NoError(t, err)
 }
 
-
 // Ten thousand turns over a hundred sessions, a few hundred of them published
 // twice (some within JetStream's dedupe window, some as if after it), and the worker
 // stopped and restarted mid-stream: exactly one row per turn, exact aggregates.

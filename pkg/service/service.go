@@ -38,9 +38,35 @@ type Base struct {
 func LoadConfig[T any]() (T, error) {
 	cfg, err := env.ParseAs[T]()
 	if err != nil {
-		return cfg, fmt.Errorf("config: %w", err)
+		return cfg, fmt.Errorf("config: %w", nameVariables[T](err))
 	}
 	return cfg, nil
+}
+
+// nameVariables rewrites parse errors, which name Go fields, to name the env
+// variables an operator actually sets.
+func nameVariables[T any](err error) error {
+	var agg env.AggregateError
+	if !errors.As(err, &agg) {
+		return err
+	}
+	var zero T
+	t := reflect.TypeOf(zero)
+	keys := map[string][]string{} // field name -> env keys
+	eachVariable(t, "", func(key string, index []int) {
+		name := t.FieldByIndex(index).Name
+		keys[name] = append(keys[name], key)
+	})
+	msgs := make([]string, 0, len(agg.Errors))
+	for _, e := range agg.Errors {
+		var pe env.ParseError
+		if errors.As(e, &pe) && len(keys[pe.Name]) > 0 {
+			msgs = append(msgs, fmt.Sprintf("%s: %v", strings.Join(keys[pe.Name], " or "), pe.Err))
+			continue
+		}
+		msgs = append(msgs, e.Error())
+	}
+	return errors.New(strings.Join(msgs, "; "))
 }
 
 // EnvVars lists every env variable a config struct reads, for docs and for the
@@ -72,41 +98,46 @@ func LogConfig(log *slog.Logger, cfg any) {
 // Masked returns a flat map of the config for logging, secrets replaced.
 func Masked(cfg any) map[string]any {
 	out := map[string]any{}
-	var walk func(v reflect.Value)
-	walk = func(v reflect.Value) {
-		t := v.Type()
-		for i := 0; i < t.NumField(); i++ {
-			f, fv := t.Field(i), v.Field(i)
-			if !f.IsExported() {
-				continue
-			}
-			if f.Type.Kind() == reflect.Struct && f.Tag.Get("env") == "" && f.Type != reflect.TypeOf(time.Time{}) {
-				walk(fv)
-				continue
-			}
-			name := f.Tag.Get("env")
-			if name == "" {
-				name = f.Name
-			}
-			name, _, _ = strings.Cut(name, ",")
-			val := fmt.Sprint(fv.Interface())
-			low := strings.ToLower(name)
-			switch {
-			case val == "":
-			case strings.Contains(low, "key") || strings.Contains(low, "secret") || strings.Contains(low, "password") || strings.Contains(low, "token"):
-				val = "***"
-			case strings.Contains(val, "://") && strings.Contains(val, "@"):
-				val = maskURL(val)
-			}
-			out[name] = val
-		}
-	}
 	v := reflect.ValueOf(cfg)
 	if v.Kind() == reflect.Pointer {
 		v = v.Elem()
 	}
-	walk(v)
+	eachVariable(v.Type(), "", func(key string, index []int) {
+		val := fmt.Sprint(v.FieldByIndex(index).Interface())
+		low := strings.ToLower(key)
+		switch {
+		case val == "":
+		case strings.Contains(low, "key") || strings.Contains(low, "secret") || strings.Contains(low, "password") || strings.Contains(low, "token"):
+			val = "***"
+		case strings.Contains(val, "://") && strings.Contains(val, "@"):
+			val = maskURL(val)
+		}
+		out[key] = val
+	})
 	return out
+}
+
+// eachVariable calls fn with the env variable name and field index of every
+// field of a config struct, nested structs (and their envPrefix) included.
+func eachVariable(t reflect.Type, prefix string, fn func(key string, index []int)) {
+	var walk func(t reflect.Type, prefix string, index []int)
+	walk = func(t reflect.Type, prefix string, index []int) {
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			idx := append(append([]int(nil), index...), i)
+			if !f.IsExported() {
+				continue
+			}
+			if f.Type.Kind() == reflect.Struct && f.Tag.Get("env") == "" && f.Type != reflect.TypeOf(time.Time{}) {
+				walk(f.Type, prefix+f.Tag.Get("envPrefix"), idx)
+				continue
+			}
+			if k, _, _ := strings.Cut(f.Tag.Get("env"), ","); k != "" {
+				fn(prefix+k, idx)
+			}
+		}
+	}
+	walk(t, prefix, nil)
 }
 
 func maskURL(s string) string {

@@ -99,23 +99,21 @@ func (s *Store) InsertTurns(ctx context.Context, turns []StoredTurn) ([]SessionD
 
 func ptr[T any](v T) *T { return &v }
 
-// scanMessageInto scans a row of the message queries' column list into m.
-func scanMessageInto(r pgx.Row, m *Message) error {
-	err := r.Scan(&m.EventID, &m.SessionID, &m.UserID, &m.SiteID, &m.AgentID, &m.Role, &m.Content,
-		&m.ToolCalls, &m.Items, &m.Metadata, &m.OccurredAt, &m.StoredAt)
-	m.OccurredAt, m.StoredAt = m.OccurredAt.UTC(), m.StoredAt.UTC()
-	return err
-}
-
-// appendMessages scans every row into msgs, in place (no per-row copies: this is
-// the context read path).
+// appendMessages scans every row (the message queries' column list) onto msgs.
+// One scratch row and one destination list serve every row: this is the context
+// read path, and per-row allocations add up there.
 func appendMessages(msgs []Message, rows pgx.Rows) ([]Message, error) {
 	defer rows.Close()
+	var m Message
+	dest := []any{&m.EventID, &m.SessionID, &m.UserID, &m.SiteID, &m.AgentID, &m.Role, &m.Content,
+		&m.ToolCalls, &m.Items, &m.Metadata, &m.OccurredAt, &m.StoredAt}
 	for rows.Next() {
-		msgs = append(msgs, Message{})
-		if err := scanMessageInto(rows, &msgs[len(msgs)-1]); err != nil {
-			return msgs[:len(msgs)-1], err
+		m = Message{}
+		if err := rows.Scan(dest...); err != nil {
+			return msgs, err
 		}
+		m.OccurredAt, m.StoredAt = m.OccurredAt.UTC(), m.StoredAt.UTC()
+		msgs = append(msgs, m)
 	}
 	return msgs, rows.Err()
 }

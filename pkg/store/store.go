@@ -15,8 +15,11 @@ import (
 
 // Config is the database part of every binary's config.
 type Config struct {
-	URL      string `env:"DATABASE_URL" envDefault:"postgres://postgres@127.0.0.1:5432/recall?sslmode=disable"`
-	MaxConns int32  `env:"DATABASE_MAX_CONNS" envDefault:"16"`
+	URL string `env:"DATABASE_URL" envDefault:"postgres://postgres@127.0.0.1:5432/recall?sslmode=disable"`
+	// MaxConns bounds the pool; 0 means max(4, CPUs). A small pool queues requests
+	// fairly in the process instead of making PostgreSQL's backends fight for the
+	// same cores, which is what keeps tail latency down.
+	MaxConns int32 `env:"DATABASE_MAX_CONNS" envDefault:"0"`
 }
 
 // ErrNotFound is returned when a row the caller asked for does not exist for the

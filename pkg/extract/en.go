@@ -1,0 +1,253 @@
+package extract
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// enWord is one Latin-script word of the input.
+type enWord struct {
+	start, end int
+	lower      string
+	cap        bool // starts with an upper-case letter or is an initial
+	sentStart  bool // first word of a sentence
+	joined     bool // separated from the previous word by spaces only
+}
+
+// latinWords splits text into Latin-script words, keeping apostrophes,
+// hyphens, ampersands and the dots of initials inside a word.
+func latinWords(text string, abbrev map[string]bool) []enWord {
+	var words []enWord
+	sentStart := true
+	joined := false
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if !isLatinWordRune(r) {
+			switch {
+			case r == '.' || r == '!' || r == '?' || r == '\n' || r == '。' || r == '！' || r == '？' || r == '…':
+				sentStart, joined = true, false
+			case r == ' ' || r == '\t':
+			default:
+				joined = false
+			}
+			i += size
+			continue
+		}
+		j := i
+		for j < len(text) {
+			r2, s2 := utf8.DecodeRuneInString(text[j:])
+			if isLatinWordRune(r2) {
+				j += s2
+				continue
+			}
+			if (r2 == '\'' || r2 == '’' || r2 == '-' || r2 == '&' || r2 == '.') && j+s2 < len(text) {
+				next, _ := utf8.DecodeRuneInString(text[j+s2:])
+				if isLatinWordRune(next) {
+					j += s2
+					continue
+				}
+			}
+			break
+		}
+		// An initial or a title keeps its full stop (Ursula K. Le Guin,
+		// Dr. Who) instead of ending the sentence.
+		if j < len(text) && text[j] == '.' && (j-i == 1 && text[i] >= 'A' && text[i] <= 'Z' || abbrev[text[i:j]]) {
+			j++
+		}
+		w := text[i:j]
+		first, _ := utf8.DecodeRuneInString(w)
+		words = append(words, enWord{
+			start: i, end: j,
+			lower:     strings.ToLower(strings.ReplaceAll(w, "’", "'")),
+			cap:       unicode.IsUpper(first),
+			sentStart: sentStart,
+			joined:    joined && len(words) > 0,
+		})
+		sentStart, joined = false, true
+		i = j
+	}
+	return words
+}
+
+// english runs the English rules: trigger phrases, possessives and
+// capitalised phrases.
+func (st *state) english() {
+	words := latinWords(st.text, st.en.abbreviations)
+	if len(words) == 0 {
+		return
+	}
+	lx := st.r.lex
+	used := make([]bool, len(words))
+
+	// Trigger phrases: "books by X", "I love X".
+	for i := range words {
+		for _, tr := range st.en.triggers {
+			n := len(tr.words)
+			if i+n >= len(words) || !matchWords(words[i:i+n], tr.words) {
+				continue
+			}
+			s, e := st.capPhrase(words, i+n)
+			if e <= s || strings.HasSuffix(words[e-1].lower, "'s") {
+				continue // possessives are typed by the noun after them
+			}
+			kind := tr.kind
+			if kind == "" {
+				kind = st.titleKindOrPerson(words[s].start, words[e-1].end)
+			}
+			st.rule = "en-trigger"
+			st.addEnglish(words, s, e, kind, scoreEnglish)
+			for k := s; k < e; k++ {
+				used[k] = true
+			}
+		}
+	}
+
+	// Possessives: "Tolkien's novels".
+	for i := 0; i+1 < len(words); i++ {
+		w := words[i]
+		base, ok := strings.CutSuffix(w.lower, "'s")
+		if !ok || base == "" || !w.cap {
+			continue
+		}
+		kind, ok := st.en.possessive[words[i+1].lower]
+		if !ok {
+			continue
+		}
+		s := i
+		for s > 0 && words[s-1].cap && words[s].joined && !lx.enStop[words[s-1].lower] {
+			s--
+		}
+		st.rule = "en-possessive"
+		st.add(words[s].start, w.end-len("'s"), kind, scoreEnglish)
+		for k := s; k <= i; k++ {
+			used[k] = true
+		}
+	}
+
+	// Capitalised phrases of two or more words not at sentence start.
+	for i := 0; i < len(words); {
+		if used[i] || !words[i].cap {
+			i++
+			continue
+		}
+		s, e := st.capPhrase(words, i)
+		if e <= s {
+			i++
+			continue
+		}
+		next := e
+		if next <= i {
+			next = i + 1
+		}
+		if s > 0 && words[s-1].lower == "the" && words[s-1].cap && !words[s-1].sentStart && words[s].joined && !anyUsed(used, s, e) {
+			// "The Dark Knight" in mid-sentence is a title or a band.
+			st.rule = "en-phrase"
+			st.add(words[s-1].start, words[e-1].end, st.titleKindOrPerson(words[s-1].start, words[e-1].end), scoreEnglish-10)
+		} else if e-s >= 2 && !words[s].sentStart && !anyUsed(used, s, e) {
+			kind := st.phraseKind(words[s:e])
+			if kind != "" {
+				st.rule = "en-phrase"
+				st.addEnglish(words, s, e, kind, scoreEnglish-10)
+			}
+		}
+		i = next
+	}
+}
+
+// matchWords reports whether ws spell phrase, word by word.
+func matchWords(ws []enWord, phrase []string) bool {
+	for k, p := range phrase {
+		if ws[k].lower != p || (k > 0 && !ws[k].joined) {
+			return false
+		}
+	}
+	return true
+}
+
+// capPhrase returns the capitalised phrase starting at word i: capitalised
+// words joined by spaces, with lower-case connectors allowed inside, stop
+// words trimmed from both ends, at most six words.
+func (st *state) capPhrase(words []enWord, i int) (int, int) {
+	lx := st.r.lex
+	if i >= len(words) {
+		return i, i
+	}
+	s := i
+	for s < len(words) && words[s].cap && lx.enStop[words[s].lower] {
+		s++
+	}
+	if s >= len(words) || !words[s].cap || (s > i && !words[s].joined) {
+		return i, i
+	}
+	e := s + 1
+	for e < len(words) && words[e].joined && e-s < 6 && !strings.HasSuffix(words[e-1].lower, "'s") {
+		if words[e].cap && !lx.enStop[words[e].lower] {
+			e++
+			continue
+		}
+		// A connector counts only if a capitalised word follows it.
+		if st.en.connectors[words[e].lower] && words[e].lower != "by" && e+1 < len(words) && words[e+1].joined && words[e+1].cap {
+			e += 2
+			continue
+		}
+		break
+	}
+	for e > s && (lx.enStop[words[e-1].lower] || st.en.connectors[words[e-1].lower]) {
+		e--
+	}
+	return s, e
+}
+
+func anyUsed(used []bool, s, e int) bool {
+	for k := s; k < e; k++ {
+		if used[k] {
+			return true
+		}
+	}
+	return false
+}
+
+// phraseKind types a bare capitalised phrase: organisations are topics,
+// places are dropped, two or three plain words are a person and anything
+// else is a title typed by the words around it.
+func (st *state) phraseKind(ws []enWord) Kind {
+	last := ws[len(ws)-1].lower
+	if st.en.orgWords[last] {
+		return KindTopic
+	}
+	for _, w := range ws {
+		if st.en.placeWords[w.lower] {
+			return ""
+		}
+	}
+	plain := len(ws) <= 3
+	for _, w := range ws {
+		if !w.cap {
+			plain = false
+		}
+	}
+	if plain {
+		return st.personKind(ws[0].start, ws[len(ws)-1].end)
+	}
+	return st.titleKind(ws[0].start, ws[len(ws)-1].end)
+}
+
+// addEnglish records words[s:e] with kind, typing people as authors when
+// books are mentioned next to them.
+func (st *state) addEnglish(words []enWord, s, e int, kind Kind, score int) {
+	start, end := words[s].start, words[e-1].end
+	if kind == KindPerson {
+		kind = st.personKind(start, end)
+	}
+	st.add(start, end, kind, score)
+}
+
+// titleKindOrPerson types a span that may be a person or a work: next to a
+// cue word it is a work of that kind, otherwise a person.
+func (st *state) titleKindOrPerson(s, e int) Kind {
+	if k := st.nearCue(s, e, 6); k != "" {
+		return k
+	}
+	return KindPerson
+}

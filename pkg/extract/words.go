@@ -1,0 +1,243 @@
+package extract
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// section is one "@name kind" block of a word-list file.
+type section struct {
+	name, kind string
+	entries    []string
+}
+
+// parseSections reads the word-list format of lexicon/zh_rules.txt and
+// lexicon/en_rules.txt: "#" starts a comment line, "@name [kind]" starts a
+// section, and entries are separated by whitespace, with "_" standing for a
+// space inside an entry.
+func parseSections(file, data string) ([]section, error) {
+	var out []section
+	for n, line := range strings.Split(data, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if rest, ok := strings.CutPrefix(line, "@"); ok {
+			f := strings.Fields(rest)
+			if len(f) == 0 || len(f) > 2 {
+				return nil, fmt.Errorf("extract: %s:%d: want \"@name [kind]\"", file, n+1)
+			}
+			s := section{name: f[0]}
+			if len(f) == 2 {
+				s.kind = f[1]
+			}
+			out = append(out, s)
+			continue
+		}
+		if len(out) == 0 {
+			return nil, fmt.Errorf("extract: %s:%d: words before the first section", file, n+1)
+		}
+		for _, w := range strings.Fields(line) {
+			last := &out[len(out)-1]
+			last.entries = append(last.entries, strings.ReplaceAll(w, "_", " "))
+		}
+	}
+	return out, nil
+}
+
+// anchor is a context word that sits next to a name: 主演是X, X这首歌.
+type anchor struct {
+	word string
+	kind Kind // kind of X; "" when X may be a person or a work
+}
+
+// anchorSet indexes anchors by their first and last rune, so that checking
+// every word boundary of a message against a hundred anchors costs a map
+// lookup and a few comparisons. Each bucket lists longer anchors first.
+type anchorSet struct {
+	byFirst map[rune][]anchor
+	byLast  map[rune][]anchor
+}
+
+func (s *anchorSet) add(a anchor) {
+	if s.byFirst == nil {
+		s.byFirst = make(map[rune][]anchor)
+		s.byLast = make(map[rune][]anchor)
+	}
+	first, _ := utf8.DecodeRuneInString(a.word)
+	last, _ := utf8.DecodeLastRuneInString(a.word)
+	s.byFirst[first] = append(s.byFirst[first], a)
+	s.byLast[last] = append(s.byLast[last], a)
+}
+
+func (s *anchorSet) sort() {
+	for _, m := range []map[rune][]anchor{s.byFirst, s.byLast} {
+		for _, list := range m {
+			sort.SliceStable(list, func(i, j int) bool { return len(list[i].word) > len(list[j].word) })
+		}
+	}
+}
+
+// zhWords are the word lists of the Chinese rules (lexicon/zh_rules.txt).
+type zhWords struct {
+	functionRunes, endRunes, givenBlack, leadRunes, fillerRunes  map[rune]bool
+	genericWords, discourseWords, orgNameBlack, classifierBefore map[string]bool
+	questionWords, awardWords, categoryEnds, placeEnds           []string
+	orgSuffixes, bandSuffixes, orgIndustries                     []string
+
+	personBefore, personBeforeWeak, workBefore, nameBefore, introBefore, questionBefore anchorSet
+	typedAfter, personAfter, personAfterWeak, questionAfter, tailWords                  anchorSet
+}
+
+// parseZhWords builds zhWords from its file.
+func parseZhWords(file, data string) (*zhWords, error) {
+	secs, err := parseSections(file, data)
+	if err != nil {
+		return nil, err
+	}
+	w := &zhWords{}
+	runes := map[string]*map[rune]bool{
+		"function_runes": &w.functionRunes, "end_runes": &w.endRunes, "given_black": &w.givenBlack,
+		"lead_runes": &w.leadRunes, "filler_runes": &w.fillerRunes,
+	}
+	sets := map[string]*map[string]bool{
+		"generic_words": &w.genericWords, "discourse_words": &w.discourseWords,
+		"org_name_black": &w.orgNameBlack, "classifier_before": &w.classifierBefore,
+	}
+	lists := map[string]*[]string{
+		"question_words": &w.questionWords, "award_words": &w.awardWords, "category_ends": &w.categoryEnds,
+		"place_ends": &w.placeEnds, "org_suffixes": &w.orgSuffixes, "band_suffixes": &w.bandSuffixes,
+		"org_industries": &w.orgIndustries,
+	}
+	anchorSets := map[string]*anchorSet{
+		"person_before": &w.personBefore, "person_before_weak": &w.personBeforeWeak,
+		"work_before": &w.workBefore, "name_before": &w.nameBefore, "intro_before": &w.introBefore,
+		"question_before": &w.questionBefore,
+		"typed_after":     &w.typedAfter, "person_after": &w.personAfter, "person_after_weak": &w.personAfterWeak,
+		"question_after": &w.questionAfter, "tail_words": &w.tailWords,
+	}
+	for _, s := range secs {
+		switch {
+		case runes[s.name] != nil:
+			m := runes[s.name]
+			if *m == nil {
+				*m = make(map[rune]bool)
+			}
+			for _, e := range s.entries {
+				for _, r := range e {
+					(*m)[r] = true
+				}
+			}
+		case sets[s.name] != nil:
+			m := sets[s.name]
+			if *m == nil {
+				*m = make(map[string]bool)
+			}
+			for _, e := range s.entries {
+				(*m)[e] = true
+			}
+		case lists[s.name] != nil:
+			*lists[s.name] = append(*lists[s.name], s.entries...)
+		case anchorSets[s.name] != nil:
+			kind := Kind(s.kind)
+			if kind != "" && !kind.Valid() {
+				return nil, fmt.Errorf("extract: %s: section %s: unknown kind %q", file, s.name, s.kind)
+			}
+			for _, e := range s.entries {
+				anchorSets[s.name].add(anchor{word: e, kind: kind})
+			}
+		default:
+			return nil, fmt.Errorf("extract: %s: unknown section %q", file, s.name)
+		}
+	}
+	for _, a := range anchorSets {
+		a.sort()
+	}
+	// Longer suffixes first, so 唱片公司 wins over 公司.
+	for _, l := range [][]string{w.orgSuffixes, w.bandSuffixes} {
+		sort.SliceStable(l, func(i, j int) bool { return len(l[i]) > len(l[j]) })
+	}
+	return w, nil
+}
+
+// enTrigger is a phrase after which a name follows: "books by X".
+type enTrigger struct {
+	words []string
+	kind  Kind // "" = a person unless a cue word says it is a work
+}
+
+// cue is a word that tells what kind of work a nearby title is.
+type cue struct {
+	word string
+	kind Kind
+}
+
+// enWords are the word lists of the English rules (lexicon/en_rules.txt).
+type enWords struct {
+	connectors, abbreviations, orgWords, placeWords, generic map[string]bool
+	triggers                                                 []enTrigger
+	possessive                                               map[string]Kind
+}
+
+// parseEnWords builds enWords from its file.
+func parseEnWords(file, data string) (*enWords, error) {
+	secs, err := parseSections(file, data)
+	if err != nil {
+		return nil, err
+	}
+	w := &enWords{possessive: make(map[string]Kind)}
+	sets := map[string]*map[string]bool{
+		"connectors": &w.connectors, "abbreviations": &w.abbreviations,
+		"org_words": &w.orgWords, "place_words": &w.placeWords, "generic": &w.generic,
+	}
+	for _, s := range secs {
+		kind := Kind(s.kind)
+		if s.kind == "any" {
+			kind = ""
+		} else if s.kind != "" && !kind.Valid() {
+			return nil, fmt.Errorf("extract: %s: section %s: unknown kind %q", file, s.name, s.kind)
+		}
+		switch {
+		case sets[s.name] != nil:
+			m := sets[s.name]
+			if *m == nil {
+				*m = make(map[string]bool)
+			}
+			for _, e := range s.entries {
+				(*m)[e] = true
+			}
+		case s.name == "triggers":
+			for _, e := range s.entries {
+				w.triggers = append(w.triggers, enTrigger{words: strings.Fields(e), kind: kind})
+			}
+		case s.name == "possessive":
+			for _, e := range s.entries {
+				w.possessive[e] = kind
+			}
+		default:
+			return nil, fmt.Errorf("extract: %s: unknown section %q", file, s.name)
+		}
+	}
+	return w, nil
+}
+
+// parseCues reads lexicon/title_cues.txt.
+func parseCues(file, data string) ([]cue, error) {
+	secs, err := parseSections(file, data)
+	if err != nil {
+		return nil, err
+	}
+	var cues []cue
+	for _, s := range secs {
+		kind := Kind(s.kind)
+		if s.name != "title_cues" || !kind.IsTitle() {
+			return nil, fmt.Errorf("extract: %s: want \"@title_cues <title kind>\", got %q %q", file, s.name, s.kind)
+		}
+		for _, e := range s.entries {
+			cues = append(cues, cue{word: e, kind: kind})
+		}
+	}
+	return cues, nil
+}

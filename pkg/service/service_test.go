@@ -1,0 +1,106 @@
+package service_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/recallhq/recall/pkg/service"
+)
+
+type sub struct {
+	URL    string `env:"DATABASE_URL" envDefault:"postgres://u:secret@h/db"`
+	APIKey string `env:"API_KEYS" envDefault:"t:0123456789abcdef"`
+}
+
+type cfg struct {
+	service.Base
+	DB    sub
+	Plain string `env:"PLAIN" envDefault:"x"`
+}
+
+func TestLoadConfigAndMask(t *testing.T) {
+	t.Setenv("PLAIN", "y")
+	c, err := service.LoadConfig[cfg]()
+	require.NoError(t, err)
+	require.Equal(t, "y", c.Plain)
+	require.Equal(t, 25*time.Second, c.ShutdownTimeout)
+	m := service.Masked(c)
+	require.Equal(t, "postgres://u:***@h/db", m["DATABASE_URL"])
+	require.Equal(t, "***", m["API_KEYS"])
+	require.Equal(t, "y", m["PLAIN"])
+	require.Contains(t, service.EnvVars[cfg](), "SHUTDOWN_TIMEOUT")
+	require.Contains(t, service.EnvVars[cfg](), "DATABASE_URL")
+
+	t.Setenv("SHUTDOWN_TIMEOUT", "soon")
+	_, err = service.LoadConfig[cfg]()
+	require.ErrorContains(t, err, "SHUTDOWN_TIMEOUT")
+}
+
+func TestOpsHandler(t *testing.T) {
+	t.Parallel()
+	var failing error
+	h := service.OpsHandler(service.NewRegistry(), service.Check{Name: "db", Fn: func(context.Context) error { return failing }})
+	get := func(path string) (int, string) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		return rec.Code, rec.Body.String()
+	}
+	code, _ := get("/healthz")
+	require.Equal(t, http.StatusOK, code)
+	code, _ = get("/readyz")
+	require.Equal(t, http.StatusOK, code)
+	failing = errors.New("down")
+	code, body := get("/readyz")
+	require.Equal(t, http.StatusServiceUnavailable, code)
+	require.Contains(t, body, "db: down")
+	code, body = get("/metrics")
+	require.Equal(t, http.StatusOK, code)
+	require.True(t, strings.Contains(body, "go_goroutines"))
+}
+
+func TestRunAllStopsOthersOnFailure(t *testing.T) {
+	t.Parallel()
+	stopped := make(chan struct{})
+	err := service.RunAll(context.Background(),
+		func(ctx context.Context) error { <-ctx.Done(); close(stopped); return nil },
+		func(context.Context) error { return errors.New("boom") })
+	require.EqualError(t, err, "boom")
+	<-stopped
+}
+
+func TestServerDrainsOnCancel(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	addr := make(chan string, 1)
+	done := make(chan error, 1)
+	srv := service.Server{Name: "t", Addr: "127.0.0.1:0", Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("hi")) })}
+	go func() { done <- srv.Serve(ctx, slogDiscard(), 5*time.Second, func(a string) { addr <- a }) }()
+	resp, err := http.Get("http://" + <-addr)
+	require.NoError(t, err)
+	resp.Body.Close()
+	cancel()
+	require.NoError(t, <-done)
+}
+
+type prefixed struct {
+	Inner struct {
+		Size int `env:"BATCH_SIZE" envDefault:"5"`
+	} `envPrefix:"INGEST_"`
+}
+
+func TestPrefixedVariables(t *testing.T) {
+	t.Setenv("INGEST_BATCH_SIZE", "many")
+	_, err := service.LoadConfig[prefixed]()
+	require.ErrorContains(t, err, "INGEST_BATCH_SIZE")
+	t.Setenv("INGEST_BATCH_SIZE", "7")
+	c, err := service.LoadConfig[prefixed]()
+	require.NoError(t, err)
+	require.Equal(t, "7", service.Masked(c)["INGEST_BATCH_SIZE"])
+}
