@@ -27,6 +27,7 @@ type cfg struct {
 
 func TestLoadConfigAndMask(t *testing.T) {
 	t.Setenv("PLAIN", "y")
+	t.Setenv("DATABASE_URL", "postgres://u:secret@h/db")
 	c, err := service.LoadConfig[cfg]()
 	require.NoError(t, err)
 	require.Equal(t, "y", c.Plain)
