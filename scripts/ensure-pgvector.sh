@@ -11,6 +11,17 @@ PGPORT=${PGPORT:-5432}
 PGUSER=${PGUSER:-postgres}
 export PGHOST PGPORT PGUSER
 
+# A stopped local server is started (the machine's own cluster), so that a fresh
+# machine where PostgreSQL is installed but down still works.
+if ! pg_isready -h "$PGHOST" -p "$PGPORT" -q 2>/dev/null; then
+  cluster=$(ls /etc/postgresql 2>/dev/null | sort -n | tail -1)
+  if [ -n "$cluster" ] && command -v pg_ctlcluster >/dev/null; then
+    echo "postgres: not answering on $PGHOST:$PGPORT; starting cluster $cluster/main"
+    pg_ctlcluster --skip-systemctl-redirect "$cluster" main start || true
+    for _ in $(seq 1 30); do pg_isready -h "$PGHOST" -p "$PGPORT" -q && break; sleep 1; done
+  fi
+fi
+
 have_vector() {
   [ "$(psql -d postgres -XAtc "select count(*) from pg_available_extensions where name = 'vector'" 2>/dev/null)" = "1" ]
 }
@@ -54,6 +65,8 @@ SRC
   $SUDO apt-get install -y -qq "postgresql-server-dev-$ver" build-essential dpkg-dev
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
+  # apt downloads as _apt when it can write the directory.
+  if id _apt >/dev/null 2>&1; then chown _apt "$work" 2>/dev/null || true; fi
   (
     cd "$work"
     apt-get source -qq --download-only pgvector
