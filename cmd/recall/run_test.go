@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/recallhq/recall/internal/testenv"
+)
+
+// TestRunEndToEnd is `make run` in miniature: the real binary migrates a fresh
+// database, runs everything in one process with embedded JetStream, takes a turn
+// over HTTP, serves it back in the context, and drains cleanly on SIGTERM.
+func TestRunEndToEnd(t *testing.T) {
+	t.Parallel()
+	db := testenv.NewDB(t)
+	bin := filepath.Join(t.TempDir(), "recall")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, string(out))
+
+	env := append(os.Environ(),
+		"DATABASE_URL="+db.URL, "NATS_URL=", "EMBEDDED_NATS_PORT=-1", "DATA_DIR="+t.TempDir(),
+		"API_ADDR=127.0.0.1:0", "OPS_ADDR=127.0.0.1:0", "LOG_LEVEL=info")
+	migrate := exec.Command(bin, "migrate")
+	migrate.Env = env
+	out, err = migrate.CombinedOutput()
+	require.NoError(t, err, string(out))
+	require.Contains(t, string(out), "schema at version")
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	run := exec.CommandContext(ctx, bin, "run")
+	run.Env = env
+	stdout, err := run.StdoutPipe()
+	require.NoError(t, err)
+	var stderr strings.Builder
+	run.Stderr = &stderr
+	require.NoError(t, run.Start())
+
+	// The binary prints where the API and NATS listen.
+	lines := bufio.NewScanner(stdout)
+	apiURL := ""
+	natsSeen := false
+	for apiURL == "" && lines.Scan() {
+		line := lines.Text()
+		natsSeen = natsSeen || strings.HasPrefix(line, "NATS (embedded JetStream): nats://")
+		if m := regexp.MustCompile(`^API: (http://\S+)`).FindStringSubmatch(line); m != nil {
+			apiURL = m[1]
+		}
+	}
+	go func() { _, _ = io.Copy(io.Discard, stdout) }()
+	require.NotEmpty(t, apiURL, stderr.String())
+	require.True(t, natsSeen, "the embedded NATS URL is printed for external publishers")
+
+	turn := `{"id":"t-1","user_id":"u1","session_id":"s1","occurred_at":"` + time.Now().UTC().Format(time.RFC3339) + `","role":"user","content":"推荐几本科幻小说"}`
+	req, _ := http.NewRequest(http.MethodPost, apiURL+"/v1/turns", strings.NewReader(turn))
+	req.Header.Set("X-Tenant-ID", "demo")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+
+	require.Eventually(t, func() bool {
+		req, _ := http.NewRequest(http.MethodGet, apiURL+"/v1/context?user_id=u1&session_id=s1", nil)
+		req.Header.Set("X-Tenant-ID", "demo")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		var body struct {
+			Prompt string `json:"prompt"`
+		}
+		return json.NewDecoder(resp.Body).Decode(&body) == nil && strings.Contains(body.Prompt, "推荐几本科幻小说")
+	}, 20*time.Second, 50*time.Millisecond, "the turn reaches the context through ingest")
+
+	require.NoError(t, run.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, run.Wait(), stderr.String())
+	require.Contains(t, stderr.String(), `"msg":"drained"`, "the ingest runner drained on SIGTERM")
+	for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+		require.True(t, json.Valid([]byte(line)), fmt.Sprintf("every log line is JSON: %q", line))
+	}
+}
