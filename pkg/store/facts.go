@@ -1,0 +1,112 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Fact statuses.
+const (
+	FactActive   = "active"
+	FactArchived = "archived"
+	FactExpired  = "expired"
+)
+
+// Mention is one fact found in one event (a turn, or a summary): the unit of
+// idempotency for facts.
+type Mention struct {
+	TenantID   string
+	EventID    string
+	UserID     string
+	SessionID  string
+	Type       string
+	Value      string // normalized key
+	Display    string
+	OccurredAt time.Time
+	// ExpiresAt is OccurredAt plus the fact type's TTL.
+	ExpiresAt time.Time
+	// Source names the extractor: rules, llm, catalog, summary.
+	Source string
+}
+
+// UserRef names a user across tenants, for work fanned out per user.
+type UserRef struct {
+	TenantID string
+	UserID   string
+}
+
+// RecordMentions stores a batch of mentions in one transaction and folds the new
+// ones into their facts. A mention already recorded (same tenant, event, type and
+// value) changes nothing, so redelivery and replay are harmless. It returns the
+// users whose facts changed, each once.
+func (s *Store) RecordMentions(ctx context.Context, ms []Mention) ([]UserRef, error) {
+	if len(ms) == 0 {
+		return nil, nil
+	}
+	n := len(ms)
+	tenant, event, typ, value, display, user, session, source := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	occurred, expires := make([]time.Time, n), make([]time.Time, n)
+	for i, m := range ms {
+		tenant[i], event[i], typ[i], value[i], display[i] = m.TenantID, m.EventID, m.Type, m.Value, m.Display
+		user[i], session[i], source[i], occurred[i], expires[i] = m.UserID, m.SessionID, m.Source, m.OccurredAt, m.ExpiresAt
+	}
+	seen := map[UserRef]bool{}
+	var users []UserRef
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, q("FactMentionBatch"), tenant, event, typ, value, display, user, session, occurred, source, expires)
+		if err != nil {
+			return err
+		}
+		var u UserRef
+		_, err = pgx.ForEachRow(rows, []any{&u.TenantID, &u.UserID}, func() error {
+			if !seen[u] {
+				seen[u] = true
+				users = append(users, u)
+			}
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("record mentions: %w", err)
+	}
+	return users, nil
+}
+
+// Fact is a stored interest fact.
+type Fact struct {
+	Type            string    `json:"type"`
+	Value           string    `json:"value"`
+	Display         string    `json:"display"`
+	Weight          float64   `json:"base_weight"`
+	MentionCount    int64     `json:"mention_count"`
+	FirstSeenAt     time.Time `json:"first_seen_at"`
+	LastMentionedAt time.Time `json:"last_mentioned_at"`
+	ExpiresAt       time.Time `json:"expires_at"`
+	Status          string    `json:"status"`
+	Source          string    `json:"source"`
+	SourceSessionID string    `json:"source_session_id,omitempty"`
+}
+
+// Facts returns a user's facts with any of the given statuses, newest mention
+// first, at most limit.
+func (t *Tenant) Facts(ctx context.Context, userID string, statuses []string, limit int) ([]Fact, error) {
+	rows, err := t.s.pool.Query(ctx, q("FactListByUser"), t.id, userID, statuses, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list facts: %w", err)
+	}
+	facts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Fact, error) {
+		var f Fact
+		err := r.Scan(&f.Type, &f.Value, &f.Display, &f.Weight, &f.MentionCount, &f.FirstSeenAt,
+			&f.LastMentionedAt, &f.ExpiresAt, &f.Status, &f.Source, &f.SourceSessionID)
+		f.FirstSeenAt, f.LastMentionedAt, f.ExpiresAt = f.FirstSeenAt.UTC(), f.LastMentionedAt.UTC(), f.ExpiresAt.UTC()
+		return f, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list facts: %w", err)
+	}
+	return facts, nil
+}

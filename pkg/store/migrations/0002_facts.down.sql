@@ -1,0 +1,2 @@
+DROP TABLE IF EXISTS fact_mentions;
+DROP TABLE IF EXISTS facts;

@@ -1,0 +1,58 @@
+-- name: FactMentionBatch
+-- Records a batch of mentions; only mentions not seen before (by event and fact)
+-- touch the facts: count, first/last mention (event time), display of the newest
+-- mention, weight back to 1.0 and expiry extended when the mention is the newest,
+-- and the fact active again. Facts are upserted in key order so concurrent batches
+-- lock them in the same order.
+WITH rows AS (
+    SELECT *
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+                $7::text[], $8::timestamptz[], $9::text[], $10::timestamptz[])
+      AS r(tenant_id, event_id, type, value, display, user_id, session_id, occurred_at, source, expires_at)
+), new AS (
+    INSERT INTO fact_mentions (tenant_id, event_id, type, value, user_id, session_id, occurred_at)
+    SELECT DISTINCT ON (tenant_id, event_id, type, value)
+           tenant_id, event_id, type, value, user_id, session_id, occurred_at
+    FROM rows
+    ON CONFLICT (tenant_id, event_id, type, value) DO NOTHING
+    RETURNING tenant_id, event_id, type, value
+), agg AS (
+    SELECT r.tenant_id, r.user_id, r.type, r.value,
+           count(*) AS n,
+           min(r.occurred_at) AS first_at,
+           max(r.occurred_at) AS last_at,
+           max(r.expires_at) AS expires_at,
+           (array_agg(r.display ORDER BY r.occurred_at DESC, r.event_id DESC))[1] AS display,
+           (array_agg(r.source ORDER BY r.occurred_at DESC, r.event_id DESC))[1] AS source,
+           (array_agg(r.session_id ORDER BY r.occurred_at DESC, r.event_id DESC))[1] AS session_id
+    FROM new
+    JOIN (SELECT DISTINCT ON (tenant_id, event_id, type, value) * FROM rows) r
+      USING (tenant_id, event_id, type, value)
+    GROUP BY r.tenant_id, r.user_id, r.type, r.value
+)
+INSERT INTO facts AS f (tenant_id, user_id, type, value, display, weight, mention_count,
+                        first_seen_at, last_mentioned_at, expires_at, status, source, source_session_id)
+SELECT tenant_id, user_id, type, value, display, 1.0, n, first_at, last_at, expires_at, 'active', source, session_id
+FROM agg
+ORDER BY tenant_id, user_id, type, value
+ON CONFLICT (tenant_id, user_id, type, value) DO UPDATE
+SET mention_count     = f.mention_count + EXCLUDED.mention_count,
+    first_seen_at     = least(f.first_seen_at, EXCLUDED.first_seen_at),
+    last_mentioned_at = greatest(f.last_mentioned_at, EXCLUDED.last_mentioned_at),
+    expires_at        = greatest(f.expires_at, EXCLUDED.expires_at),
+    weight            = CASE WHEN EXCLUDED.last_mentioned_at >= f.last_mentioned_at THEN 1.0 ELSE f.weight END,
+    status            = CASE WHEN EXCLUDED.last_mentioned_at >= f.last_mentioned_at THEN 'active' ELSE f.status END,
+    display           = CASE WHEN EXCLUDED.last_mentioned_at >= f.last_mentioned_at THEN EXCLUDED.display ELSE f.display END,
+    source            = CASE WHEN EXCLUDED.last_mentioned_at >= f.last_mentioned_at THEN EXCLUDED.source ELSE f.source END,
+    source_session_id = CASE WHEN EXCLUDED.last_mentioned_at >= f.last_mentioned_at THEN EXCLUDED.source_session_id ELSE f.source_session_id END,
+    updated_at        = now()
+RETURNING tenant_id, user_id;
+
+-- name: FactListByUser
+-- A user's facts with a given status, newest mention first.
+SELECT type, value, display, weight, mention_count, first_seen_at, last_mentioned_at,
+       expires_at, status, source, source_session_id
+FROM facts
+WHERE tenant_id = $1 AND user_id = $2 AND status = ANY($3::text[])
+ORDER BY last_mentioned_at DESC, type, value
+LIMIT $4;
