@@ -9,6 +9,8 @@ import (
 
 	"github.com/recallhq/recall/internal/deps"
 	"github.com/recallhq/recall/pkg/api"
+	"github.com/recallhq/recall/pkg/extract"
+	"github.com/recallhq/recall/pkg/extractor"
 	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/natsembed"
 	"github.com/recallhq/recall/pkg/service"
@@ -22,6 +24,7 @@ type runConfig struct {
 	DataDir          string `env:"DATA_DIR" envDefault:".data"`
 	API              api.Config
 	Ingest           ingest.Config
+	Extractor        extractor.Config
 }
 
 // runCmd runs the API and every worker in one process, for local use and demos.
@@ -59,6 +62,15 @@ func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	if err != nil {
 		return err
 	}
+	rules, err := extract.NewRules(extract.RulesOptions{})
+	if err != nil {
+		return err
+	}
+	extractWorker := extractor.New(cfg.Extractor, d.Store, rules, "rules", limits, log.With("worker", "extractor"), d.Registry)
+	extractRunner, err := extractor.NewRunner(ctx, d.JS, extractWorker, log.With("worker", "extractor"), d.RunnerMetrics)
+	if err != nil {
+		return err
+	}
 	srv, err := api.New(api.Options{Config: cfg.API, Limits: limits, Store: d.Store, JS: d.JS, Log: log.With("worker", "api"), Registry: d.Registry, Ready: d.Checks})
 	if err != nil {
 		return err
@@ -66,6 +78,7 @@ func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	httpSrv := service.Server{Name: "api", Addr: cfg.API.Addr, Handler: srv.Handler(d.Registry)}
 	return service.RunAll(ctx,
 		ingestRunner.Run,
+		extractRunner.Run,
 		d.Ops(cfg.Config, log),
 		func(ctx context.Context) error {
 			return httpSrv.Serve(ctx, log, cfg.ShutdownTimeout, func(addr string) {

@@ -1,0 +1,229 @@
+// Package extractor is the worker that turns chat turns into interest facts: it
+// consumes the turn stream on its own durable consumer, runs an extractor (rules by
+// default, an LLM with the rules as fallback when configured) over the turns it is
+// configured to read, and records the mentions idempotently.
+package extractor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/extract"
+	"github.com/recallhq/recall/pkg/store"
+)
+
+// ConsumerName is the extractor's durable consumer.
+const ConsumerName = "extractor"
+
+// Config is the extractor's part of the config.
+type Config struct {
+	Consumer events.ConsumerConfig `envPrefix:"EXTRACTOR_"`
+	Runner   events.RunnerConfig   `envPrefix:"EXTRACTOR_"`
+	// Roles are the turn roles facts are taken from. What the user says is the
+	// signal; what the assistant says about an item is not the user's interest,
+	// so assistant and tool turns are opt-in.
+	Roles []string `env:"EXTRACT_ROLES" envDefault:"user" envSeparator:","`
+	// ToolResults also reads the string values of tool call results.
+	ToolResults bool `env:"EXTRACT_TOOL_RESULTS" envDefault:"false"`
+	// TTL is how long a fact lives after its last mention; TTLByType overrides it
+	// per fact type, as "topic:720h,genre:4320h".
+	TTL       time.Duration            `env:"FACT_TTL" envDefault:"2160h"`
+	TTLByType map[string]time.Duration `env:"FACT_TTL_BY_TYPE" envKeyValSeparator:":" envSeparator:","`
+}
+
+// DefaultRunnerConfig: extraction is CPU work per turn and one transaction per
+// batch, like ingest.
+var DefaultRunnerConfig = events.RunnerConfig{BatchSize: 200, Concurrency: 2}
+
+// TTLFor is the lifetime of a fact of the given type after its last mention.
+func (c Config) TTLFor(typ string) time.Duration {
+	if d, ok := c.TTLByType[typ]; ok && d > 0 {
+		return d
+	}
+	if c.TTL > 0 {
+		return c.TTL
+	}
+	return 90 * 24 * time.Hour
+}
+
+// Worker extracts and records facts.
+type Worker struct {
+	cfg     Config
+	store   *store.Store
+	ex      extract.Extractor
+	source  string
+	limits  events.Limits
+	log     *slog.Logger
+	roles   map[string]bool
+	metrics *metrics
+}
+
+type metrics struct {
+	turns *prometheus.CounterVec
+	facts *prometheus.CounterVec
+}
+
+// New returns a Worker using ex, whose facts are recorded with the given source
+// name (rules, llm, ...). reg may be nil.
+func New(cfg Config, st *store.Store, ex extract.Extractor, source string, limits events.Limits, log *slog.Logger, reg prometheus.Registerer) *Worker {
+	roles := map[string]bool{}
+	for _, r := range cfg.Roles {
+		roles[strings.TrimSpace(r)] = true
+	}
+	m := &metrics{
+		turns: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "recall", Subsystem: "extractor", Name: "turns_total",
+			Help: "Turns seen by the extractor, by outcome (extracted, skipped_role, empty).",
+		}, []string{"outcome"}),
+		facts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "recall", Subsystem: "extractor", Name: "facts_total",
+			Help: "Facts extracted, by type (before deduplication against stored facts).",
+		}, []string{"type"}),
+	}
+	if reg != nil {
+		reg.MustRegister(m.turns, m.facts)
+	}
+	return &Worker{cfg: cfg, store: st, ex: ex, source: source, limits: limits, log: log, roles: roles, metrics: m}
+}
+
+// Handle is the batch handler. Invalid turns fail permanently; the mentions of
+// the whole batch are recorded in one transaction, and if that fails each turn is
+// retried alone, so one bad turn cannot hold back the others.
+func (w *Worker) Handle(ctx context.Context, msgs []events.Message) []error {
+	errs := make([]error, len(msgs))
+	type turnMentions struct {
+		idx      int
+		mentions []store.Mention
+	}
+	var all []turnMentions
+	for i, m := range msgs {
+		t, err := events.DecodeTurn(m.Data, events.ValidateOptions{Limits: w.limits})
+		if err == nil {
+			err = events.CheckSubject(m.Subject, &t)
+		}
+		if err != nil {
+			errs[i] = events.Permanent(err)
+			continue
+		}
+		ms, err := w.mentions(ctx, &t)
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		if len(ms) > 0 {
+			all = append(all, turnMentions{idx: i, mentions: ms})
+		}
+	}
+	if len(all) == 0 {
+		return errs
+	}
+	var batch []store.Mention
+	for _, tm := range all {
+		batch = append(batch, tm.mentions...)
+	}
+	if _, err := w.store.RecordMentions(ctx, batch); err == nil || len(all) == 1 {
+		for _, tm := range all {
+			errs[tm.idx] = err
+		}
+		return errs
+	}
+	for _, tm := range all {
+		_, errs[tm.idx] = w.store.RecordMentions(ctx, tm.mentions)
+	}
+	return errs
+}
+
+// mentions runs the extractor over what the turn contributes.
+func (w *Worker) mentions(ctx context.Context, t *events.Turn) ([]store.Mention, error) {
+	if !w.roles[t.Role] {
+		w.metrics.turns.WithLabelValues("skipped_role").Inc()
+		return nil, nil
+	}
+	text := t.Content
+	if w.cfg.ToolResults {
+		for _, tc := range t.ToolCalls {
+			text += "\n" + strings.Join(jsonStrings(tc.Result), "\n")
+		}
+	}
+	if strings.TrimSpace(text) == "" {
+		w.metrics.turns.WithLabelValues("empty").Inc()
+		return nil, nil
+	}
+	facts, err := w.ex.Extract(ctx, extract.Input{Text: text})
+	if err != nil {
+		return nil, fmt.Errorf("extract: %w", err)
+	}
+	w.metrics.turns.WithLabelValues("extracted").Inc()
+	out := make([]store.Mention, 0, len(facts))
+	for _, f := range facts {
+		if f.Value == "" {
+			continue
+		}
+		w.metrics.facts.WithLabelValues(string(f.Kind)).Inc()
+		out = append(out, store.Mention{
+			TenantID: t.TenantID, EventID: t.ID, UserID: t.UserID, SessionID: t.SessionID,
+			Type: string(f.Kind), Value: f.Value, Display: f.Display,
+			OccurredAt: t.OccurredAt, ExpiresAt: t.OccurredAt.Add(w.cfg.TTLFor(string(f.Kind))),
+			Source: w.source,
+		})
+	}
+	return out, nil
+}
+
+// jsonStrings collects the string values of a JSON document (tool results are
+// stored verbatim; their titles and names are strings).
+func jsonStrings(raw json.RawMessage) []string {
+	if len(raw) == 0 {
+		return nil
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return nil
+	}
+	var out []string
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			out = append(out, x)
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys) // the same result gives the same text, every time
+			for _, k := range keys {
+				walk(x[k])
+			}
+		}
+	}
+	walk(v)
+	return out
+}
+
+// NewRunner declares the extractor's consumer and returns the runner for w.
+func NewRunner(ctx context.Context, js jetstream.JetStream, w *Worker, log *slog.Logger, m *events.RunnerMetrics) (*events.Runner, error) {
+	rc := w.cfg.Runner
+	if rc.BatchSize == 0 {
+		rc.BatchSize = DefaultRunnerConfig.BatchSize
+	}
+	if rc.Concurrency == 0 {
+		rc.Concurrency = DefaultRunnerConfig.Concurrency
+	}
+	return events.NewRunner(ctx, js, events.TurnsStream,
+		events.DurableConsumer(ConsumerName, events.TurnsSubjects, w.cfg.Consumer),
+		w.Handle, rc, log, m)
+}

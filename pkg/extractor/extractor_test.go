@@ -1,0 +1,187 @@
+package extractor_test
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/stretchr/testify/require"
+
+	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/extract"
+	"github.com/recallhq/recall/pkg/extractor"
+	"github.com/recallhq/recall/pkg/store"
+)
+
+var t0 = time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC)
+
+type bundle struct {
+	db   *testenv.DB
+	nats *testenv.NATS
+	cfg  extractor.Config
+}
+
+func setup(t *testing.T) *bundle {
+	t.Helper()
+	cfg, err := serviceConfig()
+	require.NoError(t, err)
+	cfg.Runner = events.RunnerConfig{BatchSize: 50, RetryInitial: 10 * time.Millisecond, RetryMax: 50 * time.Millisecond}
+	return &bundle{db: testenv.NewDB(t), nats: testenv.NewNATS(t), cfg: cfg}
+}
+
+var (
+	rulesOnce sync.Once
+	rules     *extract.Rules
+	rulesErr  error
+)
+
+func sharedRules(t *testing.T) *extract.Rules {
+	rulesOnce.Do(func() { rules, rulesErr = extract.NewRules(extract.RulesOptions{}) })
+	require.NoError(t, rulesErr)
+	return rules
+}
+
+func (b *bundle) start(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	w := extractor.New(b.cfg, b.db.Store, sharedRules(t), "rules", events.DefaultLimits, testenv.Logger(t), nil)
+	r, err := extractor.NewRunner(ctx, b.nats.JS, w, testenv.Logger(t), events.NewRunnerMetrics(nil))
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
+}
+
+func (b *bundle) publish(t *testing.T, turns ...events.Turn) {
+	t.Helper()
+	_, err := events.NewPublisher(b.nats.JS).PublishTurns(context.Background(), turns)
+	require.NoError(t, err)
+}
+
+func (b *bundle) waitIdle(t *testing.T) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		cons, err := b.nats.JS.Consumer(context.Background(), events.TurnsStream, extractor.ConsumerName)
+		if err != nil {
+			return false
+		}
+		info, err := cons.Info(context.Background())
+		return err == nil && info.NumPending == 0 && info.NumAckPending == 0
+	}, 30*time.Second, 10*time.Millisecond)
+}
+
+func (b *bundle) facts(t *testing.T, tenant, user string) map[string]store.Fact {
+	t.Helper()
+	fs, err := b.db.Store.Tenant(tenant).Facts(context.Background(), user, []string{store.FactActive}, 100)
+	require.NoError(t, err)
+	out := map[string]store.Fact{}
+	for _, f := range fs {
+		out[f.Type+":"+f.Value] = f
+	}
+	return out
+}
+
+func turn(id, tenant, user, role, content string, at time.Time) events.Turn {
+	return events.Turn{ID: id, TenantID: tenant, UserID: user, SessionID: "s1", OccurredAt: at, Role: role, Content: content}
+}
+
+func TestExtractorRecordsFactsOnce(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.start(t)
+	turns := []events.Turn{
+		turn("1", "t", "u", events.RoleUser, "我最近在读刘慈欣的《三体》，很喜欢科幻小说", t0),
+		turn("2", "t", "u", events.RoleAssistant, "《球状闪电》也是刘慈欣写的，推荐给你", t0.Add(time.Second)),
+		turn("3", "t", "u", events.RoleUser, "I also loved Dune by Frank Herbert, great science fiction", t0.Add(time.Minute)),
+		turn("4", "t", "u", events.RoleUser, "我在读「 三体 」第二部", t0.Add(2*time.Minute)),
+	}
+	b.publish(t, turns...)
+	b.waitIdle(t)
+	facts := b.facts(t, "t", "u")
+
+	book, ok := facts["book_title:三体"]
+	require.True(t, ok, "facts: %v", facts)
+	require.EqualValues(t, 2, book.MentionCount, "《三体》 and 三体 are one fact")
+	require.Equal(t, t0.Add(2*time.Minute), book.LastMentionedAt, "event time")
+	require.Equal(t, t0.Add(2*time.Minute+90*24*time.Hour), book.ExpiresAt)
+	require.Contains(t, facts, "author:刘慈欣")
+	require.Contains(t, facts, "genre:科幻")
+	require.NotContains(t, facts, "book_title:球状闪电", "assistant turns are not the user's interests by default")
+	var english bool
+	for k := range facts {
+		english = english || k == "book_title:dune" || k == "author:frank herbert" || k == "person:frank herbert"
+	}
+	require.True(t, english, "English facts too: %v", facts)
+
+	// The same turns again, as after the dedupe window (no Nats-Msg-Id): nothing changes.
+	for _, tn := range turns {
+		m, err := events.TurnMsg(&tn)
+		require.NoError(t, err)
+		m.Header.Del("Nats-Msg-Id")
+		_, err = b.nats.JS.PublishMsg(context.Background(), m)
+		require.NoError(t, err)
+	}
+	b.waitIdle(t)
+	require.Equal(t, facts, b.facts(t, "t", "u"))
+}
+
+func TestExtractorReplayRebuildsTheSameFacts(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.start(t)
+	b.publish(t,
+		turn("1", "t", "u", events.RoleUser, "想看诺兰导演的《星际穿越》", t0),
+		turn("2", "t", "u", events.RoleUser, "推荐点悬疑推理小说吧，东野圭吾的就行", t0.Add(time.Hour)),
+	)
+	b.waitIdle(t)
+	before := b.facts(t, "t", "u")
+	require.NotEmpty(t, before)
+
+	ctx := context.Background()
+	_, err := b.db.Store.Pool().Exec(ctx, `DELETE FROM facts; DELETE FROM fact_mentions`)
+	require.NoError(t, err)
+	// Replay: a fresh consumer from the start of the stream.
+	cons, err := b.nats.JS.OrderedConsumer(ctx, events.TurnsStream, jetstreamOrdered())
+	require.NoError(t, err)
+	w := extractor.New(b.cfg, b.db.Store, sharedRules(t), "rules", events.DefaultLimits, testenv.Logger(t), nil)
+	for range 2 {
+		m, err := cons.Next()
+		require.NoError(t, err)
+		md, _ := m.Metadata()
+		errs := w.Handle(ctx, []events.Message{{Subject: m.Subject(), Data: m.Data(), Header: m.Headers(), Seq: md.Sequence.Stream}})
+		require.NoError(t, errs[0])
+	}
+	after := b.facts(t, "t", "u")
+	for k, f := range before {
+		g, ok := after[k]
+		require.True(t, ok, k)
+		f.Source, g.Source = "", ""
+		require.Equal(t, f, g, k)
+	}
+	require.Len(t, after, len(before))
+}
+
+func TestExtractorTenantIsolationAndBadInput(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.start(t)
+	b.publish(t,
+		turn("1", "A", "u", events.RoleUser, "我喜欢爵士乐", t0),
+		turn("1", "B", "u", events.RoleUser, "我喜欢摇滚", t0),
+	)
+	bad := turn("2", "A", "u", events.RoleUser, "x", t0)
+	data, err := json.Marshal(bad)
+	require.NoError(t, err)
+	_, err = b.nats.JS.PublishMsg(context.Background(), &nats.Msg{Subject: events.TurnSubject("B", "u", "s1"), Data: data})
+	require.NoError(t, err)
+	b.waitIdle(t)
+	a, bb := b.facts(t, "A", "u"), b.facts(t, "B", "u")
+	require.Contains(t, a, "genre:爵士")
+	require.NotContains(t, a, "genre:摇滚")
+	require.Contains(t, bb, "genre:摇滚")
+	require.Len(t, b.nats.DeadLetters(t), 1, "a body claiming another tenant than its subject is dead-lettered")
+}
