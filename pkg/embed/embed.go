@@ -1,0 +1,108 @@
+// Package embed turns text into vectors and vectors into a user's interest
+// vector.
+//
+// Two embedders sit behind one interface: OpenAI, for any endpoint that speaks
+// the OpenAI embeddings protocol (OpenAI, Azure, Ollama, vLLM, Zhipu, Qwen...),
+// and Hashing, a deterministic local embedder that needs no network and no
+// model weights, so the whole pipeline runs offline and in tests. New picks one
+// from the environment.
+//
+// The interest-vector arithmetic (shelf weights, the weighted sum, cosine)
+// lives here too, in small pure functions, so that every worker that builds or
+// compares interest vectors uses the same formula.
+package embed
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+)
+
+// Embedder maps texts to vectors.
+//
+// Vectors from different embedders live in different spaces and must never be
+// compared or summed, so callers store Model() next to every vector and only
+// combine vectors whose model matches the embedder in use; a change of model
+// means re-embedding, not mixing.
+type Embedder interface {
+	// Embed returns one vector per text, in the order of texts. Every vector
+	// has Dimension() components. Implementations are safe for concurrent use.
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+	// Dimension is the length of the vectors Embed returns; the database
+	// column and every vector summed into an interest vector must agree on it.
+	Dimension() int
+	// Model names what produced the vectors, including anything (such as a
+	// requested dimension) that changes the vector space.
+	Model() string
+}
+
+// ErrDimensionMismatch is returned when vectors that must share a dimension do
+// not: a response with mixed lengths, or a contribution to an interest vector
+// made by a different embedder.
+var ErrDimensionMismatch = errors.New("vector dimension mismatch")
+
+// ErrBadResponse is returned when an embeddings endpoint answers successfully
+// but with something unusable (wrong count, bad indices, empty or non-finite
+// vectors). Retrying will not help, so callers can treat it as permanent.
+var ErrBadResponse = errors.New("bad embeddings response")
+
+// Config selects and configures the embedder, from env.
+//
+// Only EMBED_MODEL decides whether a remote endpoint is used: with it unset the
+// local Hashing embedder is used even if a base URL or key is set, so that a
+// half-configured deployment still runs (and logs which model it uses).
+type Config struct {
+	// BaseURL is the OpenAI-compatible API root, such as
+	// http://localhost:11434/v1 for Ollama; empty means api.openai.com.
+	BaseURL string `env:"EMBED_BASE_URL"`
+	// APIKey is sent as a bearer token; local servers usually ignore it.
+	APIKey string `env:"EMBED_API_KEY"`
+	// Model is the remote embedding model; empty selects Hashing.
+	Model string `env:"EMBED_MODEL"`
+	// Dimensions, when > 0, is sent as the request's dimensions parameter
+	// (models such as text-embedding-3 can shorten their output) and every
+	// returned vector must have that length.
+	Dimensions int `env:"EMBED_DIMENSIONS" envDefault:"0"`
+	// Timeout bounds each HTTP attempt, not the whole call; retries get a
+	// fresh timeout and the caller's context bounds the total.
+	Timeout time.Duration `env:"EMBED_TIMEOUT" envDefault:"20s"`
+	// Batch is the number of inputs per request; endpoints cap it (OpenAI at
+	// 2048, many local servers far lower).
+	Batch int `env:"EMBED_BATCH" envDefault:"64"`
+	// MaxRetries is how many times a request is retried after a 408, 409,
+	// 429, 5xx, timeout or connection error; 0 disables retries.
+	MaxRetries int `env:"EMBED_MAX_RETRIES" envDefault:"3"`
+}
+
+// DefaultConfig is Config with its env defaults, for tests and tools.
+var DefaultConfig = Config{Timeout: 20 * time.Second, Batch: 64, MaxRetries: 3}
+
+// LogValue masks the API key, so that the config can be logged at start as a
+// whole without leaking the secret.
+func (c Config) LogValue() slog.Value {
+	key := ""
+	if c.APIKey != "" {
+		key = "***"
+	}
+	return slog.GroupValue(
+		slog.String("base_url", c.BaseURL),
+		slog.String("api_key", key),
+		slog.String("model", c.Model),
+		slog.Int("dimensions", c.Dimensions),
+		slog.Duration("timeout", c.Timeout),
+		slog.Int("batch", c.Batch),
+		slog.Int("max_retries", c.MaxRetries),
+	)
+}
+
+// New returns the embedder the configuration asks for: OpenAI when
+// EMBED_MODEL is set, otherwise Hashing with hashingDim components (the
+// default dimension when hashingDim <= 0). The choice lives in one place so
+// that every binary embeds the same way.
+func New(cfg Config, hashingDim int) (Embedder, error) {
+	if cfg.Model == "" {
+		return NewHashing(hashingDim), nil
+	}
+	return NewOpenAI(cfg)
+}
