@@ -1,0 +1,496 @@
+// Package openaitest is a fake OpenAI-compatible HTTP server for tests.
+//
+// Recall talks to language models and embedding models through the OpenAI
+// protocol, so that any compatible endpoint (OpenAI, Azure, Ollama, vLLM,
+// Zhipu, Qwen...) can be configured. Tests need the same protocol without a
+// network, a key or a bill, and they need to script what goes wrong: rate
+// limits, server errors, slow answers and answers that are not what the
+// prompt asked for. Server answers chat completions from a queue of scripted
+// replies and embeddings with deterministic vectors, and records every
+// request so that tests can assert what the client sent.
+//
+// A Server is meant to be shared by every package that speaks the protocol
+// (the extractor, the summarizer, the embedder), so it knows nothing about
+// what those packages put in their prompts.
+package openaitest
+
+import (
+	"cmp"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// DefaultDimensions is the length of embedding vectors when neither the
+// server options nor the request ask for another: small enough to read in a
+// failing test, large enough for distinct texts to get distinct vectors.
+const DefaultDimensions = 8
+
+// Reply scripts one answer of the server. The zero value is a 200 with an
+// empty JSON object as the assistant's content.
+type Reply struct {
+	// Status is the HTTP status; 0 means 200.
+	Status int
+	// Content is the assistant message of a successful chat completion. It
+	// is sent verbatim, so a test can send fenced, truncated or plain text.
+	Content string
+	// FinishReason is the choice's finish_reason; empty means "stop". Set
+	// it to "length" to act out an answer cut off by max_tokens.
+	FinishReason string
+	// Message is the error message of a failed request, sent in the
+	// OpenAI error envelope; empty means the status text.
+	Message string
+	// Body, when not empty, replaces the whole response body, for answers
+	// that are not even the protocol's JSON.
+	Body string
+	// RetryAfter is sent as the Retry-After header when not empty, as
+	// rate-limited and overloaded servers do.
+	RetryAfter string
+	// Delay holds the answer back, to trigger client timeouts. The wait ends
+	// early when the client goes away or the server is closed, so a slow
+	// reply never keeps a test running.
+	Delay time.Duration
+	// Wait, when not nil, holds the answer back until it is closed (or the
+	// client goes away), so a test can keep requests in flight for as long
+	// as it needs without guessing durations.
+	Wait <-chan struct{}
+}
+
+// Message is one chat message as the client sent it.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// Request is what the server received, kept for assertions.
+type Request struct {
+	// Path is the URL path, such as /v1/chat/completions.
+	Path string
+	// Header holds the request headers, for checking authentication.
+	Header http.Header
+	// Body is the raw request body.
+	Body []byte
+
+	// Model is the requested model, for both endpoints.
+	Model string
+	// Messages are the chat messages, in order.
+	Messages []Message
+	// MaxTokens and MaxCompletionTokens are the two spellings of the
+	// output limit; clients send one of them.
+	MaxTokens           int
+	MaxCompletionTokens int
+	// Temperature is nil when the client left it to the server.
+	Temperature *float64
+	// ResponseFormat is the requested response_format type, such as
+	// json_object, or empty.
+	ResponseFormat string
+
+	// Input holds the texts of an embeddings request.
+	Input []string
+	// Dimensions is the dimensions field of an embeddings request.
+	Dimensions int
+}
+
+// Option configures a Server.
+type Option func(*Server)
+
+// WithDimensions sets the embedding length used when a request does not ask
+// for one, to match the vector columns of the code under test.
+func WithDimensions(n int) Option {
+	return func(s *Server) { s.dims = n }
+}
+
+// Server is a running fake endpoint. Its methods are safe for concurrent use,
+// because the clients under test call it from many goroutines.
+type Server struct {
+	srv  *httptest.Server
+	done chan struct{}
+	dims int
+
+	mu          sync.Mutex
+	chat        []Reply
+	embed       []Reply
+	respond     func(Request) Reply
+	requests    []Request
+	inFlight    int
+	maxInFlight int
+}
+
+// New starts a server that is closed when the test ends. Until a test says
+// otherwise, every chat completion answers 200 with "{}" as content and every
+// embeddings request answers with Vector of each input.
+func New(t testing.TB, opts ...Option) *Server {
+	t.Helper()
+	s := &Server{done: make(chan struct{}), dims: DefaultDimensions}
+	for _, o := range opts {
+		o(s)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/chat/completions", s.handleChat)
+	mux.HandleFunc("POST /chat/completions", s.handleChat)
+	mux.HandleFunc("POST /v1/embeddings", s.handleEmbeddings)
+	mux.HandleFunc("POST /embeddings", s.handleEmbeddings)
+	s.srv = httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// URL is the server's root. go-openai wants the API root, which is
+// URL() + "/v1".
+func (s *Server) URL() string { return s.srv.URL }
+
+// Close releases delayed replies and stops the server. Tests rarely need it,
+// because New registers it as a cleanup; calling it twice is harmless.
+func (s *Server) Close() {
+	s.mu.Lock()
+	select {
+	case <-s.done:
+		s.mu.Unlock()
+		return
+	default:
+		close(s.done)
+	}
+	s.mu.Unlock()
+	s.srv.CloseClientConnections()
+	s.srv.Close()
+}
+
+// Enqueue appends chat completion replies; each request takes the next one,
+// and the default answers once the queue is empty.
+func (s *Server) Enqueue(replies ...Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.chat = append(s.chat, replies...)
+}
+
+// EnqueueEmbeddings appends embeddings replies. Only the status, message,
+// body, headers and delays of these replies are used: a 200 still answers
+// with the deterministic vectors, unless Body replaces it.
+func (s *Server) EnqueueEmbeddings(replies ...Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.embed = append(s.embed, replies...)
+}
+
+// SetDefault sets the chat reply used when the queue is empty.
+func (s *Server) SetDefault(r Reply) {
+	s.Respond(func(Request) Reply { return r })
+}
+
+// Respond sets a function that computes the chat reply when the queue is
+// empty, for tests whose answers depend on what was asked.
+func (s *Server) Respond(fn func(Request) Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.respond = fn
+}
+
+// Requests returns a copy of every request received so far, in arrival order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// ChatRequests returns the chat completion requests received so far.
+func (s *Server) ChatRequests() []Request {
+	var out []Request
+	for _, r := range s.Requests() {
+		if strings.HasSuffix(r.Path, "/chat/completions") {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// InFlight is the number of requests being answered right now.
+func (s *Server) InFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.inFlight
+}
+
+// MaxInFlight is the largest number of requests that were ever answered at
+// the same time, for checking a client's concurrency limit.
+func (s *Server) MaxInFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maxInFlight
+}
+
+// Vector is the embedding the server returns for text: a unit vector of dims
+// components derived from a hash of the text, so equal texts get equal
+// vectors in every run and tests can compute what to expect.
+func Vector(text string, dims int) []float32 {
+	v := make([]float32, dims)
+	var norm float64
+	for i := range v {
+		h := fnv.New64a()
+		_, _ = h.Write([]byte(text))
+		_, _ = h.Write([]byte{byte(i), byte(i >> 8), byte(i >> 16), byte(i >> 24)})
+		x := float64(h.Sum64())/math.MaxUint64*2 - 1
+		v[i] = float32(x)
+		norm += x * x
+	}
+	if norm > 0 {
+		n := math.Sqrt(norm)
+		for i := range v {
+			v[i] = float32(float64(v[i]) / n)
+		}
+	}
+	return v
+}
+
+// begin records a request and counts it in flight; the returned function
+// ends it.
+func (s *Server) begin(req Request) func() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = append(s.requests, req)
+	s.inFlight++
+	s.maxInFlight = max(s.maxInFlight, s.inFlight)
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.inFlight--
+	}
+}
+
+// next pops the next scripted reply of queue, or computes the default. The
+// default function runs without the lock, so it may call the server.
+func (s *Server) next(queue *[]Reply, req Request, fallback func(Request) Reply) Reply {
+	s.mu.Lock()
+	if len(*queue) > 0 {
+		r := (*queue)[0]
+		*queue = (*queue)[1:]
+		s.mu.Unlock()
+		return r
+	}
+	s.mu.Unlock()
+	if fallback != nil {
+		return fallback(req)
+	}
+	return Reply{Content: "{}"}
+}
+
+// chatBody is the part of a chat completion request the server reads.
+type chatBody struct {
+	Model               string    `json:"model"`
+	Messages            []Message `json:"messages"`
+	MaxTokens           int       `json:"max_tokens"`
+	MaxCompletionTokens int       `json:"max_completion_tokens"`
+	Temperature         *float64  `json:"temperature"`
+	ResponseFormat      *struct {
+		Type string `json:"type"`
+	} `json:"response_format"`
+}
+
+func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
+	raw, err := io.ReadAll(r.Body)
+	if err != nil {
+		return
+	}
+	req := Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: raw}
+	var body chatBody
+	decodeErr := json.Unmarshal(raw, &body)
+	if decodeErr == nil {
+		req.Model = body.Model
+		req.Messages = body.Messages
+		req.MaxTokens = body.MaxTokens
+		req.MaxCompletionTokens = body.MaxCompletionTokens
+		req.Temperature = body.Temperature
+		if body.ResponseFormat != nil {
+			req.ResponseFormat = body.ResponseFormat.Type
+		}
+	}
+	defer s.begin(req)()
+	if decodeErr != nil {
+		writeError(w, Reply{Status: http.StatusBadRequest, Message: "invalid JSON body: " + decodeErr.Error()})
+		return
+	}
+
+	s.mu.Lock()
+	respond := s.respond
+	s.mu.Unlock()
+	reply := s.next(&s.chat, req, respond)
+	if !s.hold(r, reply) {
+		return
+	}
+	if reply.RetryAfter != "" {
+		w.Header().Set("Retry-After", reply.RetryAfter)
+	}
+	if reply.Body != "" {
+		writeRaw(w, reply.Status, reply.Body)
+		return
+	}
+	if reply.Status != 0 && reply.Status != http.StatusOK {
+		writeError(w, reply)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"id":      "chatcmpl-fake",
+		"object":  "chat.completion",
+		"created": time.Now().Unix(),
+		"model":   req.Model,
+		"choices": []map[string]any{{
+			"index":         0,
+			"message":       map[string]any{"role": "assistant", "content": reply.Content},
+			"finish_reason": cmp.Or(reply.FinishReason, "stop"),
+		}},
+		"usage": map[string]int{"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+	})
+}
+
+// embeddingsBody is the part of an embeddings request the server reads.
+type embeddingsBody struct {
+	Model          string          `json:"model"`
+	Input          json.RawMessage `json:"input"`
+	EncodingFormat string          `json:"encoding_format"`
+	Dimensions     int             `json:"dimensions"`
+}
+
+func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
+	raw, err := io.ReadAll(r.Body)
+	if err != nil {
+		return
+	}
+	req := Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: raw}
+	var body embeddingsBody
+	decodeErr := json.Unmarshal(raw, &body)
+	if decodeErr == nil {
+		req.Model, req.Dimensions = body.Model, body.Dimensions
+		req.Input, decodeErr = inputTexts(body.Input)
+	}
+	defer s.begin(req)()
+	if decodeErr != nil {
+		writeError(w, Reply{Status: http.StatusBadRequest, Message: decodeErr.Error()})
+		return
+	}
+
+	reply := s.next(&s.embed, req, func(Request) Reply { return Reply{} })
+	if !s.hold(r, reply) {
+		return
+	}
+	if reply.RetryAfter != "" {
+		w.Header().Set("Retry-After", reply.RetryAfter)
+	}
+	if reply.Body != "" {
+		writeRaw(w, reply.Status, reply.Body)
+		return
+	}
+	if reply.Status != 0 && reply.Status != http.StatusOK {
+		writeError(w, reply)
+		return
+	}
+	dims := s.dims
+	if body.Dimensions > 0 {
+		dims = body.Dimensions
+	}
+	data := make([]map[string]any, len(req.Input))
+	for i, text := range req.Input {
+		var emb any = Vector(text, dims)
+		if body.EncodingFormat == "base64" {
+			emb = encodeBase64(Vector(text, dims))
+		}
+		data[i] = map[string]any{"object": "embedding", "index": i, "embedding": emb}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"object": "list",
+		"data":   data,
+		"model":  req.Model,
+		"usage":  map[string]int{"prompt_tokens": len(req.Input), "total_tokens": len(req.Input)},
+	})
+}
+
+// hold waits out a reply's Delay and Wait. It reports false when the client
+// went away or the server closed first, in which case nothing is written.
+func (s *Server) hold(r *http.Request, reply Reply) bool {
+	if reply.Delay > 0 {
+		timer := time.NewTimer(reply.Delay)
+		defer timer.Stop()
+		select {
+		case <-timer.C:
+		case <-r.Context().Done():
+			return false
+		case <-s.done:
+			return false
+		}
+	}
+	if reply.Wait != nil {
+		select {
+		case <-reply.Wait:
+		case <-r.Context().Done():
+			return false
+		case <-s.done:
+			return false
+		}
+	}
+	return true
+}
+
+// inputTexts accepts the string and array-of-strings forms of input; token
+// arrays are not supported because nothing in Recall sends them.
+func inputTexts(raw json.RawMessage) ([]string, error) {
+	var one string
+	if err := json.Unmarshal(raw, &one); err == nil {
+		return []string{one}, nil
+	}
+	var many []string
+	if err := json.Unmarshal(raw, &many); err != nil {
+		return nil, fmt.Errorf("input must be a string or an array of strings")
+	}
+	return many, nil
+}
+
+// encodeBase64 encodes a vector the way the API does for
+// encoding_format=base64: little-endian float32s.
+func encodeBase64(v []float32) string {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// writeError writes the OpenAI error envelope.
+func writeError(w http.ResponseWriter, r Reply) {
+	status := r.Status
+	msg := r.Message
+	if msg == "" {
+		msg = http.StatusText(status)
+	}
+	typ := "invalid_request_error"
+	switch {
+	case status == http.StatusTooManyRequests:
+		typ = "rate_limit_error"
+	case status >= 500:
+		typ = "server_error"
+	}
+	writeJSON(w, status, map[string]any{
+		"error": map[string]any{"message": msg, "type": typ, "code": nil},
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeRaw(w http.ResponseWriter, status int, body string) {
+	if status == 0 {
+		status = http.StatusOK
+	}
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, body)
+}

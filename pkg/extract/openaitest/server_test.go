@@ -1,0 +1,248 @@
+package openaitest_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+	"github.com/stretchr/testify/require"
+
+	"github.com/recallhq/recall/pkg/extract/openaitest"
+)
+
+// client returns a go-openai client for s, the way production code builds one.
+func client(s *openaitest.Server) *openai.Client {
+	cfg := openai.DefaultConfig("test-key")
+	cfg.BaseURL = s.URL() + "/v1"
+	return openai.NewClientWithConfig(cfg)
+}
+
+func chat(ctx context.Context, c *openai.Client, text string) (openai.ChatCompletionResponse, error) {
+	return c.CreateChatCompletion(ctx, openai.ChatCompletionRequest{
+		Model:     "m",
+		MaxTokens: 42,
+		Messages: []openai.ChatCompletionMessage{
+			{Role: openai.ChatMessageRoleSystem, Content: "be brief"},
+			{Role: openai.ChatMessageRoleUser, Content: text},
+		},
+	})
+}
+
+func TestChatReplies(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		script     func(s *openaitest.Server)
+		want       []string // contents of three successive answers
+		wantStatus int      // of the first answer, when it fails
+	}{
+		{
+			name:   "default",
+			script: func(*openaitest.Server) {},
+			want:   []string{"{}", "{}", "{}"},
+		},
+		{
+			name: "queue, then default",
+			script: func(s *openaitest.Server) {
+				s.Enqueue(openaitest.Reply{Content: "a"}, openaitest.Reply{Content: "b"})
+				s.SetDefault(openaitest.Reply{Content: "z"})
+			},
+			want: []string{"a", "b", "z"},
+		},
+		{
+			name: "computed default",
+			script: func(s *openaitest.Server) {
+				s.Respond(func(r openaitest.Request) openaitest.Reply {
+					return openaitest.Reply{Content: strings.ToUpper(r.Messages[1].Content)}
+				})
+			},
+			want: []string{"Q0", "Q1", "Q2"},
+		},
+		{
+			name:       "error envelope",
+			script:     func(s *openaitest.Server) { s.Enqueue(openaitest.Reply{Status: 401, Message: "bad key"}) },
+			wantStatus: 401,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := openaitest.New(t)
+			tt.script(s)
+			c := client(s)
+			if tt.wantStatus != 0 {
+				_, err := chat(t.Context(), c, "q0")
+				apiErr, ok := errors.AsType[*openai.APIError](err)
+				require.True(t, ok, "error %v", err)
+				require.Equal(t, tt.wantStatus, apiErr.HTTPStatusCode)
+				require.Equal(t, "bad key", apiErr.Message)
+				return
+			}
+			for i, want := range tt.want {
+				resp, err := chat(t.Context(), c, "q"+string(rune('0'+i)))
+				require.NoError(t, err)
+				require.Len(t, resp.Choices, 1)
+				require.Equal(t, want, resp.Choices[0].Message.Content)
+			}
+		})
+	}
+}
+
+func TestRecordsRequests(t *testing.T) {
+	t.Parallel()
+	s := openaitest.New(t)
+	_, err := chat(t.Context(), client(s), "hello")
+	require.NoError(t, err)
+
+	reqs := s.ChatRequests()
+	require.Len(t, reqs, 1)
+	r := reqs[0]
+	require.Equal(t, "/v1/chat/completions", r.Path)
+	require.Equal(t, "m", r.Model)
+	require.Equal(t, 42, r.MaxTokens)
+	require.Nil(t, r.Temperature)
+	require.Equal(t, []openaitest.Message{{Role: "system", Content: "be brief"}, {Role: "user", Content: "hello"}}, r.Messages)
+	require.Equal(t, "Bearer test-key", r.Header.Get("Authorization"))
+	require.Equal(t, 1, s.MaxInFlight())
+}
+
+func TestRawReplies(t *testing.T) {
+	t.Parallel()
+	s := openaitest.New(t)
+	s.Enqueue(
+		openaitest.Reply{Status: 429, RetryAfter: "7"},
+		openaitest.Reply{Status: 502, Body: "bad gateway"},
+	)
+	for _, want := range []struct {
+		status     int
+		retryAfter string
+		body       string
+	}{
+		{429, "7", `"type":"rate_limit_error"`},
+		{502, "", "bad gateway"},
+	} {
+		resp, err := http.Post(s.URL()+"/chat/completions", "application/json", strings.NewReader(`{"model":"m"}`))
+		require.NoError(t, err)
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		require.NoError(t, resp.Body.Close())
+		require.Equal(t, want.status, resp.StatusCode)
+		require.Equal(t, want.retryAfter, resp.Header.Get("Retry-After"))
+		require.Contains(t, string(body), want.body)
+	}
+}
+
+func TestHeldRepliesEndPromptly(t *testing.T) {
+	t.Parallel()
+	never := make(chan struct{})
+	tests := []struct {
+		name  string
+		reply openaitest.Reply
+		// end makes the held reply stop: it cancels the client or closes
+		// the server.
+		end func(cancel context.CancelFunc, s *openaitest.Server)
+	}{
+		{"delay, client gone", openaitest.Reply{Delay: time.Minute}, func(cancel context.CancelFunc, _ *openaitest.Server) { cancel() }},
+		{"wait, client gone", openaitest.Reply{Wait: never}, func(cancel context.CancelFunc, _ *openaitest.Server) { cancel() }},
+		{"delay, server closed", openaitest.Reply{Delay: time.Minute}, func(_ context.CancelFunc, s *openaitest.Server) { s.Close() }},
+		{"wait, server closed", openaitest.Reply{Wait: never}, func(_ context.CancelFunc, s *openaitest.Server) { s.Close() }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := openaitest.New(t)
+			s.Enqueue(tt.reply)
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			done := make(chan error, 1)
+			go func() {
+				_, err := chat(ctx, client(s), "slow")
+				done <- err
+			}()
+			require.Eventually(t, func() bool { return s.InFlight() == 1 }, 2*time.Second, time.Millisecond)
+			tt.end(cancel, s)
+			select {
+			case err := <-done:
+				require.Error(t, err)
+			case <-time.After(2 * time.Second):
+				t.Fatal("held reply did not end")
+			}
+			require.Eventually(t, func() bool { return s.InFlight() == 0 }, 2*time.Second, time.Millisecond)
+		})
+	}
+}
+
+func TestEmbeddings(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		opts     []openaitest.Option
+		req      openai.EmbeddingRequestStrings
+		wantDims int
+	}{
+		{"default dimensions", nil, openai.EmbeddingRequestStrings{Input: []string{"三体", "Dune"}, Model: "e"}, openaitest.DefaultDimensions},
+		{"server dimensions", []openaitest.Option{openaitest.WithDimensions(1536)}, openai.EmbeddingRequestStrings{Input: []string{"三体"}, Model: "e"}, 1536},
+		{"requested dimensions", nil, openai.EmbeddingRequestStrings{Input: []string{"三体"}, Model: "e", Dimensions: 32}, 32},
+		{
+			"base64",
+			nil,
+			openai.EmbeddingRequestStrings{Input: []string{"a", "b"}, Model: "e", EncodingFormat: openai.EmbeddingEncodingFormatBase64},
+			openaitest.DefaultDimensions,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := openaitest.New(t, tt.opts...)
+			resp, err := client(s).CreateEmbeddings(t.Context(), tt.req)
+			require.NoError(t, err)
+			require.Len(t, resp.Data, len(tt.req.Input))
+			for i, text := range tt.req.Input {
+				got := resp.Data[i].Embedding
+				require.Equal(t, i, resp.Data[i].Index)
+				require.Equal(t, openaitest.Vector(text, tt.wantDims), got)
+				var norm float64
+				for _, x := range got {
+					norm += float64(x) * float64(x)
+				}
+				require.InDelta(t, 1, math.Sqrt(norm), 1e-5)
+			}
+			reqs := s.Requests()
+			require.Len(t, reqs, 1)
+			require.Equal(t, tt.req.Input, reqs[0].Input)
+			require.Equal(t, "e", reqs[0].Model)
+		})
+	}
+}
+
+func TestVector(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, openaitest.Vector("三体", 16), openaitest.Vector("三体", 16))
+	require.NotEqual(t, openaitest.Vector("三体", 16), openaitest.Vector("活着", 16))
+	require.Len(t, openaitest.Vector("x", 3), 3)
+	require.Empty(t, openaitest.Vector("x", 0))
+}
+
+func TestEmbeddingsErrors(t *testing.T) {
+	t.Parallel()
+	s := openaitest.New(t)
+	s.EnqueueEmbeddings(openaitest.Reply{Status: 503})
+	c := client(s)
+	req := openai.EmbeddingRequestStrings{Input: []string{"x"}, Model: "e"}
+
+	_, err := c.CreateEmbeddings(t.Context(), req)
+	apiErr, ok := errors.AsType[*openai.APIError](err)
+	require.True(t, ok, "error %v", err)
+	require.Equal(t, 503, apiErr.HTTPStatusCode)
+
+	resp, err := c.CreateEmbeddings(t.Context(), req)
+	require.NoError(t, err)
+	require.Equal(t, openaitest.Vector("x", openaitest.DefaultDimensions), resp.Data[0].Embedding)
+	require.Empty(t, s.ChatRequests())
+}
