@@ -114,9 +114,11 @@ func (w *wireTime) UnmarshalJSON(b []byte) error {
 		w.bad = "want an RFC 3339 time string such as 2026-11-22T08:00:00Z"
 		return nil
 	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return err
+	s := string(b[1 : len(b)-1])
+	if bytes.IndexByte(b, '\\') >= 0 { // escapes in a time string: rare, decode properly
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {

@@ -1,9 +1,11 @@
 package events_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -99,4 +101,35 @@ func TestDecodeTurnNoFutureCheckWithoutClock(t *testing.T) {
 	raw := strings.Replace(validTurn, `"2026-11-22T08:00:00Z"`, `"2099-01-01T00:00:00Z"`, 1)
 	_, err := events.DecodeTurn([]byte(raw), events.ValidateOptions{Limits: events.DefaultLimits})
 	require.NoError(t, err, "workers must accept what the edge accepted, whenever they run")
+}
+
+// FuzzParseTurn checks the fast decoder against encoding/json: it never accepts
+// what the standard library rejects, and where both accept they agree.
+func FuzzParseTurn(f *testing.F) {
+	f.Add([]byte(validTurn))
+	f.Add([]byte(`{"id":"a","tool_calls":[{"name":"x","result":{"a":[1,2,{"b":null}]}}],"items":[{"ref":"/r","attrs":{}}]}`))
+	f.Add([]byte(`{"id":"\u00e9\ud83d\ude00","occurred_at":"2026-01-01T00:00:00\u002b08:00"}`))
+	f.Add([]byte(`{"id":1}`))
+	f.Add([]byte(`{"id":"a","id":"b"}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		got, err := events.ParseTurn(raw, events.DefaultLimits)
+		var std struct {
+			ID, TenantID, Content string
+			Metadata             json.RawMessage
+		}
+		stdErr := json.Unmarshal(raw, &std)
+		if !utf8.Valid(raw) || len(raw) > events.DefaultLimits.MaxEventBytes {
+			require.Error(t, err)
+			return
+		}
+		var probe map[string]any
+		if json.Unmarshal(raw, &probe) != nil {
+			require.Error(t, err, "accepted what encoding/json rejects: %q", raw)
+			return
+		}
+		if err == nil && stdErr == nil {
+			require.Equal(t, std.ID, got.ID)
+			require.Equal(t, std.Content, got.Content)
+		}
+	})
 }

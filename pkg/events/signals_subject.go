@@ -1,0 +1,99 @@
+package events
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Signal subjects. Catalog events carry only the tenant (an item belongs to the
+// tenant's catalog, not to a user); shelf events and profile tasks carry the user
+// too, so that one user's signals can be filtered, replayed and purged like turns:
+//
+//	recall.catalog.<tenant>
+//	recall.shelf.<tenant>.<user>
+//	recall.tasks.profile.<tenant>.<user>
+const (
+	CatalogSubjects     = SubjectRoot + ".catalog.>"
+	ShelfSubjects       = SubjectRoot + ".shelf.>"
+	TasksSubjects       = SubjectRoot + ".tasks.>"
+	ProfileTaskSubjects = SubjectRoot + ".tasks.profile.>"
+)
+
+// Subject kinds of the signal stream, as ParseSignalSubject reports them.
+const (
+	KindCatalog     = "catalog"
+	KindShelf       = "shelf"
+	KindProfileTask = "tasks.profile"
+)
+
+// CatalogSubject is the subject a tenant's catalog items are published on.
+func CatalogSubject(tenantID string) string {
+	return SubjectRoot + "." + KindCatalog + "." + EncodeToken(tenantID)
+}
+
+// ShelfSubject is the subject a user's shelf entries are published on.
+func ShelfSubject(tenantID, userID string) string {
+	return SubjectRoot + "." + KindShelf + "." + EncodeToken(tenantID) + "." + EncodeToken(userID)
+}
+
+// ProfileTaskSubject is the subject a user's profile refresh tasks are published on.
+func ProfileTaskSubject(tenantID, userID string) string {
+	return SubjectRoot + "." + KindProfileTask + "." + EncodeToken(tenantID) + "." + EncodeToken(userID)
+}
+
+// ParseSignalSubject reads the kind and ids back out of a signal subject (UserID
+// is empty for catalog subjects), so that a worker can check that a body claims
+// the tenant and user of the subject it arrived on.
+func ParseSignalSubject(subject string) (SubjectIDs, error) {
+	rest, ok := strings.CutPrefix(subject, SubjectRoot+".")
+	if !ok {
+		return SubjectIDs{}, fmt.Errorf("subject %q is not under %q", subject, SubjectRoot)
+	}
+	var kind string
+	var want int
+	switch {
+	case strings.HasPrefix(rest, KindCatalog+"."):
+		kind, want = KindCatalog, 1
+	case strings.HasPrefix(rest, KindShelf+"."):
+		kind, want = KindShelf, 2
+	case strings.HasPrefix(rest, KindProfileTask+"."):
+		kind, want = KindProfileTask, 2
+	default:
+		return SubjectIDs{}, fmt.Errorf("subject %q is not a catalog, shelf or profile task subject", subject)
+	}
+	toks := strings.Split(rest[len(kind)+1:], ".")
+	if len(toks) != want {
+		return SubjectIDs{}, fmt.Errorf("subject %q: want %d id tokens after %s, got %d", subject, want, kind, len(toks))
+	}
+	ids := SubjectIDs{Kind: kind}
+	var err error
+	if ids.TenantID, err = DecodeToken(toks[0]); err != nil {
+		return ids, err
+	}
+	if want == 2 {
+		if ids.UserID, err = DecodeToken(toks[1]); err != nil {
+			return ids, err
+		}
+	}
+	return ids, nil
+}
+
+// checkSignalSubject verifies that a body's tenant (and user, for kinds that
+// carry one) match its subject, which must be of the given kind.
+func checkSignalSubject(subject, kind, tenantID, userID string) error {
+	ids, err := ParseSignalSubject(subject)
+	if err == nil && ids.Kind != kind {
+		err = fmt.Errorf("subject %q is a %s subject, not %s", subject, ids.Kind, kind)
+	}
+	if err != nil {
+		return &ValidationError{Fields: []FieldError{{Field: "(subject)", Message: err.Error()}}}
+	}
+	var fe fieldErrors
+	if ids.TenantID != tenantID {
+		fe.add("tenant_id", "body says %q but the subject is for tenant %q", truncate(tenantID, 64), truncate(ids.TenantID, 64))
+	}
+	if kind != KindCatalog && ids.UserID != userID {
+		fe.add("user_id", "body says %q but the subject is for user %q", truncate(userID, 64), truncate(ids.UserID, 64))
+	}
+	return fe.err()
+}
