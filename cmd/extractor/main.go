@@ -7,7 +7,6 @@ import (
 	"log/slog"
 
 	"github.com/recallhq/recall/internal/deps"
-	"github.com/recallhq/recall/pkg/extract"
 	"github.com/recallhq/recall/pkg/extractor"
 	"github.com/recallhq/recall/pkg/service"
 )
@@ -32,11 +31,11 @@ func run(ctx context.Context, log *slog.Logger) error {
 	}
 	defer closeDeps()
 
-	rules, err := extract.NewRules(extract.RulesOptions{})
+	ex, source, err := extractor.NewExtractor(cfg.Extractor, d.Registry, log)
 	if err != nil {
 		return err
 	}
-	w := extractor.New(cfg.Extractor, d.Store, rules, "rules", cfg.Limits.Limits(), log, d.Registry)
+	w := extractor.New(cfg.Extractor, d.Store, ex, source, cfg.Limits.Limits(), log, d.Registry)
 	runner, err := extractor.NewRunner(ctx, d.JS, w, log, d.RunnerMetrics)
 	if err != nil {
 		return err

@@ -9,7 +9,6 @@ import (
 
 	"github.com/recallhq/recall/internal/deps"
 	"github.com/recallhq/recall/pkg/api"
-	"github.com/recallhq/recall/pkg/extract"
 	"github.com/recallhq/recall/pkg/extractor"
 	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/natsembed"
@@ -62,11 +61,11 @@ func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	if err != nil {
 		return err
 	}
-	rules, err := extract.NewRules(extract.RulesOptions{})
+	ex, source, err := extractor.NewExtractor(cfg.Extractor, d.Registry, log.With("worker", "extractor"))
 	if err != nil {
 		return err
 	}
-	extractWorker := extractor.New(cfg.Extractor, d.Store, rules, "rules", limits, log.With("worker", "extractor"), d.Registry)
+	extractWorker := extractor.New(cfg.Extractor, d.Store, ex, source, limits, log.With("worker", "extractor"), d.Registry)
 	extractRunner, err := extractor.NewRunner(ctx, d.JS, extractWorker, log.With("worker", "extractor"), d.RunnerMetrics)
 	if err != nil {
 		return err

@@ -38,6 +38,26 @@ type Config struct {
 	// per fact type, as "topic:720h,genre:4320h".
 	TTL       time.Duration            `env:"FACT_TTL" envDefault:"2160h"`
 	TTLByType map[string]time.Duration `env:"FACT_TTL_BY_TYPE" envKeyValSeparator:":" envSeparator:","`
+	// LLM, when LLM_MODEL is set, extracts with a language model; the rules still
+	// answer whenever it fails for good, so extraction never blocks the stream.
+	LLM extract.LLMConfig
+}
+
+// NewExtractor builds the configured extractor: the rules, or the LLM with the
+// rules as its fallback. It returns the source name facts are recorded with.
+func NewExtractor(cfg Config, reg prometheus.Registerer, log *slog.Logger) (extract.Extractor, string, error) {
+	rules, err := extract.NewRules(extract.RulesOptions{})
+	if err != nil {
+		return nil, "", fmt.Errorf("rules extractor: %w", err)
+	}
+	if !cfg.LLM.Enabled() {
+		return rules, "rules", nil
+	}
+	llm, err := extract.NewLLM(cfg.LLM, reg, log)
+	if err != nil {
+		return nil, "", fmt.Errorf("llm extractor: %w", err)
+	}
+	return llm.WithFallback(rules), "llm", nil
 }
 
 // DefaultRunnerConfig: extraction is CPU work per turn and one transaction per

@@ -13,6 +13,7 @@ import (
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/extract"
+	"github.com/recallhq/recall/pkg/extract/openaitest"
 	"github.com/recallhq/recall/pkg/extractor"
 	"github.com/recallhq/recall/pkg/store"
 )
@@ -184,4 +185,38 @@ func TestExtractorTenantIsolationAndBadInput(t *testing.T) {
 	require.NotContains(t, a, "genre:摇滚")
 	require.Contains(t, bb, "genre:摇滚")
 	require.Len(t, b.nats.DeadLetters(t), 1, "a body claiming another tenant than its subject is dead-lettered")
+}
+
+func TestExtractorWithLLMAndFallback(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	llm := openaitest.New(t)
+	llm.Enqueue(openaitest.Reply{Content: `{"books":["白夜行"],"authors":["东野圭吾"],"topics":["日本推理"]}`})
+	// Then the model fails for good: the rules answer instead.
+	llm.SetDefault(openaitest.Reply{Status: 500})
+	b.cfg.LLM = extract.LLMConfig{BaseURL: llm.URL() + "/v1", APIKey: "k", Model: "test-model", Timeout: time.Second, MaxRetries: 1, RetryInitial: time.Millisecond, RetryMax: 5 * time.Millisecond}
+	ex, source, err := extractor.NewExtractor(b.cfg, nil, testenv.Logger(t))
+	require.NoError(t, err)
+	require.Equal(t, "llm", source)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	w := extractor.New(b.cfg, b.db.Store, ex, source, events.DefaultLimits, testenv.Logger(t), nil)
+	r, err := extractor.NewRunner(ctx, b.nats.JS, w, testenv.Logger(t), events.NewRunnerMetrics(nil))
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
+
+	b.publish(t, turn("1", "t", "u", events.RoleUser, "最近在看一本小说", t0))
+	b.waitIdle(t)
+	facts := b.facts(t, "t", "u")
+	require.Contains(t, facts, "book_title:白夜行")
+	require.Contains(t, facts, "author:东野圭吾")
+	require.Equal(t, "llm", facts["book_title:白夜行"].Source)
+
+	b.publish(t, turn("2", "t", "u", events.RoleUser, "我更喜欢《挪威的森林》", t0.Add(time.Minute)))
+	b.waitIdle(t)
+	require.Contains(t, b.facts(t, "t", "u"), "book_title:挪威的森林", "the rules answered when the model failed")
+	require.Empty(t, b.nats.DeadLetters(t), "LLM trouble never dead-letters a turn")
+	require.Equal(t, "test-model", llm.ChatRequests()[0].Model)
 }
