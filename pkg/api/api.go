@@ -42,6 +42,9 @@ type Config struct {
 	ContextMaxChars    int           `env:"CONTEXT_MAX_CHARS" envDefault:"4000"`
 	ContextTTL         time.Duration `env:"CONTEXT_TTL" envDefault:"24h"`
 	ContextLang        string        `env:"CONTEXT_LANG" envDefault:"auto"`
+	// ContextMaxFacts is how many of the user's strongest interest facts the
+	// context carries; -1 for none.
+	ContextMaxFacts int `env:"CONTEXT_MAX_FACTS" envDefault:"10"`
 
 	// GCPercent is the Go GC target the API runs with (GOGC, when set, wins). The
 	// API keeps little live memory and allocates per request, so the default 100
@@ -66,6 +69,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ContextLang == "" {
 		c.ContextLang = assemble.LangAuto
+	}
+	if c.ContextMaxFacts == 0 {
+		c.ContextMaxFacts = 10
 	}
 	return c
 }
@@ -307,13 +313,18 @@ func (s *Server) internalError(w http.ResponseWriter, r *http.Request, err error
 
 // queryInt reads an optional positive integer parameter within [1, maxV].
 func queryInt(qv url.Values, name string, def, maxV int, fe *[]events.FieldError) int {
+	return queryIntIn(qv, name, def, 1, maxV, fe)
+}
+
+// queryIntIn reads an optional integer parameter within [lo, hi].
+func queryIntIn(qv url.Values, name string, def, lo, hi int, fe *[]events.FieldError) int {
 	v := qv.Get(name)
 	if v == "" {
 		return def
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 || n > maxV {
-		*fe = append(*fe, events.FieldError{Field: name, Message: fmt.Sprintf("want a whole number from 1 to %d", maxV)})
+	if err != nil || n < lo || n > hi {
+		*fe = append(*fe, events.FieldError{Field: name, Message: fmt.Sprintf("want a whole number from %d to %d", lo, hi)})
 		return def
 	}
 	return n

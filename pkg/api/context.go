@@ -1,7 +1,6 @@
 package api
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -18,6 +17,7 @@ type contextResponse struct {
 	Limits    assemble.WindowLimits `json:"limits"`
 	TTL       string                `json:"ttl"`
 	Window    assemble.Window       `json:"window"`
+	Facts     assemble.Facts        `json:"facts"`
 	Prompt    string                `json:"prompt"`
 }
 
@@ -45,6 +45,7 @@ func (s *Server) getContext(w http.ResponseWriter, r *http.Request, t *store.Ten
 			lim.TTL = d
 		}
 	}
+	maxFacts := queryIntIn(qv, "max_facts", max(s.cfg.ContextMaxFacts, 0), 0, 100, &fe)
 	lang := s.cfg.ContextLang
 	if v := qv.Get("lang"); v != "" {
 		lang = v
@@ -61,23 +62,30 @@ func (s *Server) getContext(w http.ResponseWriter, r *http.Request, t *store.Ten
 
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
-	sess, newest, err := t.SessionWithRecent(ctx, sessionID, time.Time{}, lim.Messages, false)
+	// Facts are read newest-mention first; several times the number shown is
+	// enough to rank by current weight, which only falls with age.
+	data, err := t.Context(ctx, sessionID, userID, lim.Messages, maxFacts*4)
 	switch {
-	case errors.Is(err, store.ErrNotFound):
-		// Not stored yet (or never): an empty context, not an error, so a backend
-		// can ask on the first turn of a session.
 	case err != nil:
 		s.internalError(w, r, err)
 		return
-	case sess.UserID != userID:
+	case data.Found && data.Session.UserID != userID:
 		writeError(w, http.StatusNotFound, "not_found", "no such session for this user", nil)
 		return
+	case !data.Found:
+		// Not stored yet (or never): no window, not an error, so a backend can
+		// ask on the first turn of a session.
+		data.Newest = nil
 	}
-	parts := assemble.Parts{Window: assemble.TrimWindow(newest, assemble.Counts{Messages: sess.MessageCount, System: sess.SystemCount}, lim, s.now())}
+	now := s.now()
+	parts := assemble.Parts{
+		Window: assemble.TrimWindow(data.Newest, assemble.Counts{Messages: data.Session.MessageCount, System: data.Session.SystemCount}, lim, now),
+		Facts:  assemble.TopFacts(data.Facts, now, maxFacts),
+	}
 	parts.Window.Messages = nonNil(parts.Window.Messages)
 	resolved := assemble.ResolveLang(lang, parts)
 	writeJSON(w, http.StatusOK, contextResponse{
 		UserID: userID, SessionID: sessionID, Lang: resolved, Limits: lim, TTL: lim.TTL.String(),
-		Window: parts.Window, Prompt: assemble.Render(resolved, parts),
+		Window: parts.Window, Facts: parts.Facts, Prompt: assemble.Render(resolved, parts),
 	})
 }

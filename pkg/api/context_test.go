@@ -12,6 +12,7 @@ import (
 
 	"github.com/recallhq/recall/pkg/api"
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/store"
 )
 
 const (
@@ -27,14 +28,14 @@ func storedTurn(id, user, session, role, content string, age time.Duration) even
 }
 
 type cut struct {
-	Reason   string
-	Messages int64
+	Reason string
+	Count  int64
 }
 
 func cutsOf(c contextBody) []cut {
 	var out []cut
 	for _, x := range c.Window.Cuts {
-		out = append(out, cut{x.Reason, x.Messages})
+		out = append(out, cut{x.Reason, x.Count})
 	}
 	return out
 }
@@ -290,4 +291,51 @@ func TestGetContextEndToEnd(t *testing.T) {
 	require.Contains(t, c.Prompt, zhFraming)
 	require.Contains(t, c.Prompt, "用户：第二部 讲的是 什么？")
 	requireSameJSON(t, []any{map[string]any{"ref": "/mv/823D", "title": "银翼杀手"}, map[string]any{"ref": "/mv/17", "title": "2001太空漫游"}}, c.Window.Messages[1].Items, "items")
+}
+
+func TestGetContextFacts(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := t.Context()
+	m := func(tenant, event, typ, value string, age time.Duration) store.Mention {
+		at := testNow.Add(-age)
+		return store.Mention{TenantID: tenant, EventID: event, UserID: "u1", SessionID: "s1", Type: typ, Value: value, Display: value,
+			OccurredAt: at, ExpiresAt: at.Add(90 * 24 * time.Hour), Source: "rules"}
+	}
+	_, err := b.db.Store.RecordMentions(ctx, []store.Mention{
+		m("acme", "e1", "book_title", "三体", time.Hour),
+		m("acme", "e2", "genre", "科幻", 40*24*time.Hour),
+		m("acme", "e3", "author", "刘慈欣", 100*24*time.Hour), // expired
+		m("other-tenant", "e1", "genre", "爵士", time.Hour),
+	})
+	require.NoError(t, err)
+
+	res := b.get(t, "acme", "/v1/context?user_id=u1&session_id=s1")
+	require.Equal(t, http.StatusOK, res.Status)
+	var body struct {
+		Facts struct {
+			Facts []struct {
+				Type, Display string
+				Weight        float64
+			}
+			Cuts []cut
+		}
+		Prompt string
+	}
+	require.NoError(t, json.Unmarshal(res.Body, &body))
+	require.Len(t, body.Facts.Facts, 2)
+	require.Equal(t, "三体", body.Facts.Facts[0].Display)
+	require.Equal(t, 1.0, body.Facts.Facts[0].Weight)
+	require.InDelta(t, 0.9, body.Facts.Facts[1].Weight, 1e-9, "one full 30-day period")
+	require.Equal(t, []cut{{Reason: "expired", Count: 1}}, body.Facts.Cuts)
+	require.Contains(t, body.Prompt, "用户曾关注：三体（书）、科幻（类型）")
+	require.NotContains(t, body.Prompt, "爵士", "another tenant's facts never appear")
+
+	res = b.get(t, "acme", "/v1/context?user_id=u1&session_id=s1&max_facts=0")
+	require.NoError(t, json.Unmarshal(res.Body, &body))
+	require.Empty(t, body.Facts.Facts)
+	require.Empty(t, body.Prompt)
+
+	res = b.get(t, "acme", "/v1/context?user_id=u1&session_id=s1&max_facts=101")
+	require.Equal(t, http.StatusBadRequest, res.Status)
 }

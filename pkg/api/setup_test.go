@@ -283,8 +283,8 @@ type (
 			Chars     int           `json:"chars"`
 			Truncated bool          `json:"truncated"`
 			Cuts      []struct {
-				Reason   string `json:"reason"`
-				Messages int64  `json:"messages"`
+				Reason string `json:"reason"`
+				Count  int64  `json:"count"`
 			} `json:"cuts"`
 		} `json:"window"`
 		Prompt string `json:"prompt"`

@@ -20,31 +20,42 @@ const (
 // Parts are the assembled pieces of memory that get rendered.
 type Parts struct {
 	Window Window
+	Facts  Facts
 }
 
 type phrases struct {
 	framing, window, colon string
 	roles                  map[string]string
+	// interests opens the facts line; types names fact types; sep and open/close
+	// punctuate it.
+	interests, sep, open, close string
+	types                       map[string]string
 	// called and showed describe a turn that has no text, only structure.
 	called, showed func(names string, items int) string
 }
 
 var text = map[string]phrases{
 	LangEN: {
-		framing: "[Memory] The following is remembered from earlier turns. Use it as context and preference only, not as a source of facts: do not state it as fact, and prefer the user's current message and fresh tool results where they differ.",
-		window:  "Recent conversation in this session:",
-		colon:   ": ",
-		called:  func(names string, _ int) string { return "(called " + names + ")" },
-		showed:  func(_ string, n int) string { return "(showed a list of " + strconv.Itoa(n) + " items)" },
-		roles:   map[string]string{"user": "User", "assistant": "Assistant", "tool": "Tool", "system": "System"},
+		framing:   "[Memory] The following is remembered from earlier turns. Use it as context and preference only, not as a source of facts: do not state it as fact, and prefer the user's current message and fresh tool results where they differ.",
+		window:    "Recent conversation in this session:",
+		colon:     ": ",
+		interests: "The user has shown interest in: ", sep: ", ", open: " (", close: ")",
+		types: map[string]string{"book_title": "book", "author": "author", "film": "film", "music": "music",
+			"person": "person", "genre": "genre", "topic": "topic"},
+		called: func(names string, _ int) string { return "(called " + names + ")" },
+		showed: func(_ string, n int) string { return "(showed a list of " + strconv.Itoa(n) + " items)" },
+		roles:  map[string]string{"user": "User", "assistant": "Assistant", "tool": "Tool", "system": "System"},
 	},
 	LangZH: {
-		framing: "【记忆】以下内容来自之前的对话，仅作为上下文和偏好参考，不作为事实来源：不要把它当作事实陈述；与用户当前消息或最新工具结果不一致时，以后者为准。",
-		window:  "本次会话最近的对话：",
-		colon:   "：",
-		called:  func(names string, _ int) string { return "（调用了 " + names + "）" },
-		showed:  func(_ string, n int) string { return "（展示了 " + strconv.Itoa(n) + " 个条目的列表）" },
-		roles:   map[string]string{"user": "用户", "assistant": "助手", "tool": "工具", "system": "系统"},
+		framing:   "【记忆】以下内容来自之前的对话，仅作为上下文和偏好参考，不作为事实来源：不要把它当作事实陈述；与用户当前消息或最新工具结果不一致时，以后者为准。",
+		window:    "本次会话最近的对话：",
+		colon:     "：",
+		interests: "用户曾关注：", sep: "、", open: "（", close: "）",
+		types: map[string]string{"book_title": "书", "author": "作者", "film": "电影", "music": "音乐",
+			"person": "人物", "genre": "类型", "topic": "话题"},
+		called: func(names string, _ int) string { return "（调用了 " + names + "）" },
+		showed: func(_ string, n int) string { return "（展示了 " + strconv.Itoa(n) + " 个条目的列表）" },
+		roles:  map[string]string{"user": "用户", "assistant": "助手", "tool": "工具", "system": "系统"},
 	},
 }
 
@@ -58,6 +69,10 @@ func ResolveLang(lang string, p Parts) string {
 	var han, other int
 	for _, m := range p.Window.Messages {
 		h, o := countScripts(m.Content)
+		han, other = han+h, other+o
+	}
+	for _, f := range p.Facts.Facts {
+		h, o := countScripts(f.Display)
 		han, other = han+h, other+o
 	}
 	// A Han character carries about as much as a short word; weigh accordingly.
@@ -94,7 +109,7 @@ func countScripts(s string) (han, other int) {
 // Render writes the prompt block. An empty memory renders as an empty string, so
 // a backend can append it unconditionally.
 func Render(lang string, p Parts) string {
-	if len(p.Window.Messages) == 0 {
+	if len(p.Window.Messages) == 0 && len(p.Facts.Facts) == 0 {
 		return ""
 	}
 	ph := text[ResolveLang(lang, p)]
@@ -105,11 +120,28 @@ func Render(lang string, p Parts) string {
 	}
 	b.Grow(size)
 	b.WriteString(ph.framing)
-	b.WriteString("\n\n")
-	b.WriteString(ph.window)
-	b.WriteByte('\n')
-	for _, m := range p.Window.Messages {
-		writeMessage(&b, ph, m)
+	b.WriteString("\n")
+	if len(p.Facts.Facts) > 0 {
+		b.WriteString("\n")
+		b.WriteString(ph.interests)
+		for i, f := range p.Facts.Facts {
+			if i > 0 {
+				b.WriteString(ph.sep)
+			}
+			writeCollapsed(&b, f.Display)
+			if label, ok := ph.types[f.Type]; ok {
+				b.WriteString(ph.open + label + ph.close)
+			}
+		}
+		b.WriteString("\n")
+	}
+	if len(p.Window.Messages) > 0 {
+		b.WriteString("\n")
+		b.WriteString(ph.window)
+		b.WriteByte('\n')
+		for _, m := range p.Window.Messages {
+			writeMessage(&b, ph, m)
+		}
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

@@ -21,10 +21,10 @@ type WindowLimits struct {
 // DefaultWindow is 10 messages, 4000 characters, 24 hours.
 var DefaultWindow = WindowLimits{Messages: 10, Chars: 4000, TTL: 24 * time.Hour}
 
-// Cut says how many messages were left out of a part and why.
+// Cut says how many entries (messages, facts) were left out of a part and why.
 type Cut struct {
-	Reason   string `json:"reason"` // "count", "ttl", "chars", "role"
-	Messages int64  `json:"messages"`
+	Reason string `json:"reason"` // "count", "ttl", "chars", "role"; for facts "count", "expired", "decayed"
+	Count  int64  `json:"count"`
 }
 
 // Window is the trimmed recent window, oldest first.
@@ -113,11 +113,11 @@ func appendCut(cuts []Cut, reason string, n int64) []Cut {
 	}
 	for i := range cuts {
 		if cuts[i].Reason == reason {
-			cuts[i].Messages += n
+			cuts[i].Count += n
 			return cuts
 		}
 	}
-	return append(cuts, Cut{Reason: reason, Messages: n})
+	return append(cuts, Cut{Reason: reason, Count: n})
 }
 
 // truncateRunes keeps the first n-1 characters and marks the cut with "…".

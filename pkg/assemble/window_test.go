@@ -73,7 +73,7 @@ func TestTrimWindow(t *testing.T) {
 			lim:   assemble.DefaultWindow,
 			ids:   []string{"m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9", "m10"},
 			chars: 2*9 + 3,
-			cuts:  []assemble.Cut{{Reason: "count", Messages: 15}},
+			cuts:  []assemble.Cut{{Reason: "count", Count: 15}},
 		},
 		{
 			name:  "more given than the count limit keeps the newest",
@@ -82,7 +82,7 @@ func TestTrimWindow(t *testing.T) {
 			lim:   assemble.WindowLimits{Messages: 3, Chars: 4000, TTL: day},
 			ids:   []string{"m10", "m11", "m12"},
 			chars: 9,
-			cuts:  []assemble.Cut{{Reason: "count", Messages: 8 + 9}},
+			cuts:  []assemble.Cut{{Reason: "count", Count: 8 + 9}},
 		},
 		{
 			name: "message exactly at the TTL boundary is kept, one nanosecond older is cut",
@@ -96,7 +96,7 @@ func TestTrimWindow(t *testing.T) {
 			lim:   assemble.DefaultWindow,
 			ids:   []string{"edge", "new"},
 			chars: 2,
-			cuts:  []assemble.Cut{{Reason: "ttl", Messages: 2}},
+			cuts:  []assemble.Cut{{Reason: "ttl", Count: 2}},
 		},
 		{
 			name:  "zero TTL disables the age cut",
@@ -117,7 +117,7 @@ func TestTrimWindow(t *testing.T) {
 			lim:   assemble.WindowLimits{Messages: 10, Chars: 5, TTL: day},
 			ids:   []string{"m2", "m3"},
 			chars: 5,
-			cuts:  []assemble.Cut{{Reason: "chars", Messages: 1}},
+			cuts:  []assemble.Cut{{Reason: "chars", Count: 1}},
 		},
 		{
 			name: "char budget keeps the newest messages that fit whole",
@@ -130,7 +130,7 @@ func TestTrimWindow(t *testing.T) {
 			lim:   assemble.WindowLimits{Messages: 10, Chars: 6, TTL: day},
 			ids:   []string{"m3"},
 			chars: 4,
-			cuts:  []assemble.Cut{{Reason: "chars", Messages: 2}},
+			cuts:  []assemble.Cut{{Reason: "chars", Count: 2}},
 		},
 		{
 			name: "newest message alone over budget is truncated with an ellipsis",
@@ -144,7 +144,7 @@ func TestTrimWindow(t *testing.T) {
 			contents:  []string{"一二三…"},
 			chars:     4,
 			truncated: true,
-			cuts:      []assemble.Cut{{Reason: "chars", Messages: 1}},
+			cuts:      []assemble.Cut{{Reason: "chars", Count: 1}},
 		},
 		{
 			name: "system messages are never replayed",
@@ -157,7 +157,7 @@ func TestTrimWindow(t *testing.T) {
 			lim:   assemble.DefaultWindow,
 			ids:   []string{"m1", "m3"},
 			chars: 2,
-			cuts:  []assemble.Cut{{Reason: "role", Messages: 1}},
+			cuts:  []assemble.Cut{{Reason: "role", Count: 1}},
 		},
 		{
 			name:   "system turns the store left out are a role cut, not a count cut",
@@ -167,7 +167,7 @@ func TestTrimWindow(t *testing.T) {
 			lim:    assemble.DefaultWindow,
 			ids:    []string{"m1", "m2", "m3"},
 			chars:  6,
-			cuts:   []assemble.Cut{{Reason: "count", Messages: 3}, {Reason: "role", Messages: 2}},
+			cuts:   []assemble.Cut{{Reason: "count", Count: 3}, {Reason: "role", Count: 2}},
 		},
 		{
 			name: "every reason at once",
@@ -183,10 +183,10 @@ func TestTrimWindow(t *testing.T) {
 			ids:   []string{"m5"},
 			chars: 5,
 			cuts: []assemble.Cut{
-				{Reason: "count", Messages: 4},
-				{Reason: "ttl", Messages: 1}, // past the TTL, whatever else is true of it
-				{Reason: "chars", Messages: 2},
-				{Reason: "role", Messages: 1},
+				{Reason: "count", Count: 4},
+				{Reason: "ttl", Count: 1}, // past the TTL, whatever else is true of it
+				{Reason: "chars", Count: 2},
+				{Reason: "role", Count: 1},
 			},
 		},
 		{
@@ -201,7 +201,7 @@ func TestTrimWindow(t *testing.T) {
 			lim:   assemble.DefaultWindow,
 			ids:   []string{"m4"},
 			chars: 3,
-			cuts:  []assemble.Cut{{Reason: "ttl", Messages: 2}, {Reason: "role", Messages: 1}},
+			cuts:  []assemble.Cut{{Reason: "ttl", Count: 2}, {Reason: "role", Count: 1}},
 		},
 	}
 	for _, tc := range cases {
@@ -223,7 +223,7 @@ func TestTrimWindow(t *testing.T) {
 			// Every message is either in the window or counted in exactly one cut.
 			n := int64(len(w.Messages))
 			for _, c := range w.Cuts {
-				n += c.Messages
+				n += c.Count
 			}
 			require.Equal(t, max(tc.total, int64(len(tc.in))), n, "kept + cut must account for every message")
 			// The caller's slice is not modified (truncation works on a copy).
@@ -247,5 +247,5 @@ func TestTrimWindowDefaultLimits(t *testing.T) {
 	require.Equal(t, "m10", w.Messages[7].EventID)
 	require.Equal(t, 4000, w.Chars)
 	require.False(t, w.Truncated)
-	require.Equal(t, []assemble.Cut{{Reason: "chars", Messages: 2}}, w.Cuts)
+	require.Equal(t, []assemble.Cut{{Reason: "chars", Count: 2}}, w.Cuts)
 }

@@ -8,6 +8,10 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
+// ArchiveFloor is the current weight below which a fact no longer counts (it is
+// archived by the decayer, and ignored by reads until then).
+const ArchiveFloor = 0.1
+
 // Fact statuses.
 const (
 	FactActive   = "active"
@@ -98,15 +102,17 @@ func (t *Tenant) Facts(ctx context.Context, userID string, statuses []string, li
 	if err != nil {
 		return nil, fmt.Errorf("list facts: %w", err)
 	}
-	facts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Fact, error) {
-		var f Fact
-		err := r.Scan(&f.Type, &f.Value, &f.Display, &f.Weight, &f.MentionCount, &f.FirstSeenAt,
-			&f.LastMentionedAt, &f.ExpiresAt, &f.Status, &f.Source, &f.SourceSessionID)
-		f.FirstSeenAt, f.LastMentionedAt, f.ExpiresAt = f.FirstSeenAt.UTC(), f.LastMentionedAt.UTC(), f.ExpiresAt.UTC()
-		return f, err
-	})
+	facts, err := pgx.CollectRows(rows, scanFact)
 	if err != nil {
 		return nil, fmt.Errorf("list facts: %w", err)
 	}
 	return facts, nil
+}
+
+func scanFact(r pgx.CollectableRow) (Fact, error) {
+	var f Fact
+	err := r.Scan(&f.Type, &f.Value, &f.Display, &f.Weight, &f.MentionCount, &f.FirstSeenAt,
+		&f.LastMentionedAt, &f.ExpiresAt, &f.Status, &f.Source, &f.SourceSessionID)
+	f.FirstSeenAt, f.LastMentionedAt, f.ExpiresAt = f.FirstSeenAt.UTC(), f.LastMentionedAt.UTC(), f.ExpiresAt.UTC()
+	return f, err
 }

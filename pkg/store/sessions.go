@@ -73,6 +73,47 @@ func (t *Tenant) SessionWithRecent(ctx context.Context, sessionID string, since 
 	return sess, msgs, nil
 }
 
+// ContextData is everything the context endpoint reads, fetched in one round
+// trip: the session (ErrNotFound is reported through Session being zero and
+// Found false), its newest non-system messages, and the user's newest active facts.
+type ContextData struct {
+	Found   bool
+	Session Session
+	Newest  []Message
+	Facts   []Fact
+}
+
+// Context reads a session's window and its user's facts in one pipelined batch.
+func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, factLimit int) (ContextData, error) {
+	var b pgx.Batch
+	d := ContextData{Newest: make([]Message, 0, limit)}
+	var sessErr error
+	b.Queue(q("SessionGet"), t.id, sessionID).QueryRow(func(row pgx.Row) error {
+		d.Session, sessErr = scanSession(row)
+		if errors.Is(sessErr, ErrNotFound) {
+			return nil
+		}
+		d.Found = sessErr == nil
+		return sessErr
+	})
+	b.Queue(q("MessageListRecent"), t.id, sessionID, time.Time{}, limit, false).Query(func(rows pgx.Rows) error {
+		var err error
+		d.Newest, err = appendMessages(d.Newest, rows)
+		return err
+	})
+	if factLimit > 0 {
+		b.Queue(q("FactListByUser"), t.id, userID, []string{FactActive}, factLimit).Query(func(rows pgx.Rows) error {
+			var err error
+			d.Facts, err = pgx.CollectRows(rows, scanFact)
+			return err
+		})
+	}
+	if err := t.s.pool.SendBatch(ctx, &b).Close(); err != nil {
+		return d, fmt.Errorf("context: %w", err)
+	}
+	return d, nil
+}
+
 // DeleteSession removes a session and all its messages in one transaction. It
 // returns the session's user (for purging the stream) or ErrNotFound.
 func (t *Tenant) DeleteSession(ctx context.Context, sessionID string) (userID string, err error) {

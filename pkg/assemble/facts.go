@@ -1,0 +1,65 @@
+package assemble
+
+import (
+	"sort"
+	"time"
+
+	"github.com/recallhq/recall/pkg/store"
+)
+
+// WeightedFact is a fact as the context shows it: with its weight now.
+type WeightedFact struct {
+	Type            string    `json:"type"`
+	Value           string    `json:"value"`
+	Display         string    `json:"display"`
+	Weight          float64   `json:"weight"`
+	MentionCount    int64     `json:"mention_count"`
+	LastMentionedAt time.Time `json:"last_mentioned_at"`
+}
+
+// Facts is the interest part of the context.
+type Facts struct {
+	Facts []WeightedFact `json:"facts"`
+	Cuts  []Cut          `json:"cuts,omitempty"`
+}
+
+// TopFacts ranks active facts by their weight at time at (store.DecayedWeight,
+// the one formula), drops those past expiry or decayed below store.ArchiveFloor
+// (the decayer would archive them), and keeps the k strongest.
+func TopFacts(facts []store.Fact, at time.Time, k int) Facts {
+	var out Facts
+	var expired, faded int64
+	for _, f := range facts {
+		if !f.ExpiresAt.After(at) {
+			expired++
+			continue
+		}
+		w := store.DecayedWeight(f.Weight, f.LastMentionedAt, at)
+		if w < store.ArchiveFloor {
+			faded++
+			continue
+		}
+		out.Facts = append(out.Facts, WeightedFact{Type: f.Type, Value: f.Value, Display: f.Display, Weight: w,
+			MentionCount: f.MentionCount, LastMentionedAt: f.LastMentionedAt})
+	}
+	sort.SliceStable(out.Facts, func(i, j int) bool {
+		a, b := out.Facts[i], out.Facts[j]
+		if a.Weight != b.Weight {
+			return a.Weight > b.Weight
+		}
+		if a.MentionCount != b.MentionCount {
+			return a.MentionCount > b.MentionCount
+		}
+		return a.LastMentionedAt.After(b.LastMentionedAt)
+	})
+	if k >= 0 && len(out.Facts) > k {
+		out.Cuts = appendCut(out.Cuts, "count", int64(len(out.Facts)-k))
+		out.Facts = out.Facts[:k]
+	}
+	out.Cuts = appendCut(out.Cuts, "expired", expired)
+	out.Cuts = appendCut(out.Cuts, "decayed", faded)
+	if out.Facts == nil {
+		out.Facts = []WeightedFact{}
+	}
+	return out
+}
