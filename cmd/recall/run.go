@@ -9,9 +9,12 @@ import (
 
 	"github.com/recallhq/recall/internal/deps"
 	"github.com/recallhq/recall/pkg/api"
+	"github.com/recallhq/recall/pkg/catalog"
+	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/extractor"
 	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/natsembed"
+	"github.com/recallhq/recall/pkg/profile"
 	"github.com/recallhq/recall/pkg/service"
 )
 
@@ -24,6 +27,9 @@ type runConfig struct {
 	API              api.Config
 	Ingest           ingest.Config
 	Extractor        extractor.Config
+	Catalog          catalog.Config
+	Profiler         profile.Config
+	Embed            embed.Config
 }
 
 // runCmd runs the API and every worker in one process, for local use and demos.
@@ -70,6 +76,26 @@ func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	if err != nil {
 		return err
 	}
+	emb, err := embed.New(cfg.Embed, cfg.Embed.Dimensions)
+	if err != nil {
+		return err
+	}
+	catalogWorker, err := catalog.New(ctx, cfg.Catalog, d.Store, emb, d.JS, limits, log.With("worker", "catalog"), d.Registry)
+	if err != nil {
+		return err
+	}
+	catalogRunner, err := catalog.NewRunner(ctx, d.JS, catalogWorker, log.With("worker", "catalog"), d.RunnerMetrics)
+	if err != nil {
+		return err
+	}
+	profileWorker, err := profile.New(ctx, cfg.Profiler, d.Store, emb, limits, log.With("worker", "profiler"), d.Registry)
+	if err != nil {
+		return err
+	}
+	profileRunner, err := profile.NewRunner(ctx, d.JS, profileWorker, log.With("worker", "profiler"), d.RunnerMetrics)
+	if err != nil {
+		return err
+	}
 	srv, err := api.New(api.Options{Config: cfg.API, Limits: limits, Store: d.Store, JS: d.JS, Log: log.With("worker", "api"), Registry: d.Registry, Ready: d.Checks})
 	if err != nil {
 		return err
@@ -78,6 +104,8 @@ func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	return service.RunAll(ctx,
 		ingestRunner.Run,
 		extractRunner.Run,
+		catalogRunner.Run,
+		profileRunner.Run,
 		d.Ops(cfg.Config, log),
 		func(ctx context.Context) error {
 			return httpSrv.Serve(ctx, log, cfg.ShutdownTimeout, func(addr string) {

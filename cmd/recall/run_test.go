@@ -88,6 +88,30 @@ func TestRunEndToEnd(t *testing.T) {
 		return json.NewDecoder(resp.Body).Decode(&body) == nil && strings.Contains(body.Prompt, "推荐几本科幻小说")
 	}, 20*time.Second, 50*time.Millisecond, "the turn reaches the context through ingest")
 
+	// The profiler runs too: a refresh request gives the user a stored profile
+	// (after the refresh's debounce bucket has closed).
+	req, _ = http.NewRequest(http.MethodPost, apiURL+"/v1/users/u1/profile/refresh", nil)
+	req.Header.Set("X-Tenant-ID", "demo")
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	require.Eventually(t, func() bool {
+		req, _ := http.NewRequest(http.MethodGet, apiURL+"/v1/users/u1/profile", nil)
+		req.Header.Set("X-Tenant-ID", "demo")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		var body struct {
+			Vector struct {
+				Revision int64 `json:"revision"`
+			} `json:"vector"`
+		}
+		return resp.StatusCode == http.StatusOK && json.NewDecoder(resp.Body).Decode(&body) == nil && body.Vector.Revision > 0
+	}, 30*time.Second, 50*time.Millisecond, "the profiler stores the user's profile")
+
 	require.NoError(t, run.Process.Signal(syscall.SIGTERM))
 	require.NoError(t, run.Wait(), stderr.String())
 	require.Contains(t, stderr.String(), `"msg":"drained"`, "the ingest runner drained on SIGTERM")

@@ -63,7 +63,7 @@ func DLQStreamConfig(c StreamConfig) jetstream.StreamConfig {
 // EnsureStreams creates or updates every stream Recall uses. It is idempotent and
 // safe to run from every replica at start.
 func EnsureStreams(ctx context.Context, js jetstream.JetStream, c StreamConfig) error {
-	for _, sc := range []jetstream.StreamConfig{TurnsStreamConfig(c), DLQStreamConfig(c)} {
+	for _, sc := range []jetstream.StreamConfig{TurnsStreamConfig(c), SignalsStreamConfig(c), DLQStreamConfig(c)} {
 		if _, err := js.CreateOrUpdateStream(ctx, sc); err != nil {
 			return fmt.Errorf("ensure stream %s: %w", sc.Name, err)
 		}

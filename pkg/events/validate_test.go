@@ -115,7 +115,7 @@ func FuzzParseTurn(f *testing.F) {
 		got, err := events.ParseTurn(raw, events.DefaultLimits)
 		var std struct {
 			ID, TenantID, Content string
-			Metadata             json.RawMessage
+			Metadata              json.RawMessage
 		}
 		stdErr := json.Unmarshal(raw, &std)
 		if !utf8.Valid(raw) || len(raw) > events.DefaultLimits.MaxEventBytes {

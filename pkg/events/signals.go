@@ -1,0 +1,545 @@
+package events
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// SignalsStream holds what shapes interest vectors apart from chat turns: catalog
+// items, users' shelf entries, and the profile refresh tasks the workers hand each
+// other. Catalog and shelf events are a source of truth for replay like turns,
+// so the stream keeps them (file storage, limits retention).
+const SignalsStream = "RECALL_SIGNALS"
+
+// SignalsStreamConfig declares the signal stream. Several consumers (catalog,
+// profiler) read it independently, each filtered to its subjects.
+func SignalsStreamConfig(c StreamConfig) jetstream.StreamConfig {
+	return jetstream.StreamConfig{
+		Name:        SignalsStream,
+		Description: "Catalog items, shelf entries and profile refresh tasks; source of truth for the bookshelf and interest vectors.",
+		Subjects:    []string{CatalogSubjects, ShelfSubjects, TasksSubjects},
+		Storage:     jetstream.FileStorage,
+		Retention:   jetstream.LimitsPolicy,
+		Replicas:    max(c.Replicas, 1),
+		MaxAge:      c.MaxAge,
+		Duplicates:  c.DuplicateWindow,
+		Discard:     jetstream.DiscardOld,
+	}
+}
+
+// Shelf statuses a shelf entry may carry. Removed takes an item off the shelf;
+// it is stored like the others, so that an older entry replayed later cannot put
+// the item back.
+const (
+	ShelfWant      = "want"
+	ShelfReading   = "reading"
+	ShelfRead      = "read"
+	ShelfAbandoned = "abandoned"
+	ShelfRemoved   = "removed"
+)
+
+// Limits of signal fields that are not configurable: they bound columns and
+// index entries, not producer payloads.
+const (
+	// MaxRefBytes bounds an item reference, as for the items of a turn.
+	MaxRefBytes = 512
+	// MaxTitleBytes bounds a catalog item's title.
+	MaxTitleBytes = 1024
+	// MaxTypeBytes bounds a catalog item's type (book, film, music...).
+	MaxTypeBytes = 64
+	// MaxEmbeddingDims is pgvector's limit for a stored vector.
+	MaxEmbeddingDims = 16000
+)
+
+// CatalogItem is one item of a tenant's catalog as the catalog owner publishes it:
+// created, changed, or (Deleted) withdrawn. The newest event by occurred_at wins,
+// so a replay or a late, older event never overwrites a newer one.
+type CatalogItem struct {
+	V        int    `json:"v"`
+	ID       string `json:"id"`
+	TenantID string `json:"tenant_id"`
+	// OccurredAt is event time: it orders the events of one item.
+	OccurredAt time.Time `json:"occurred_at"`
+	// Ref is the item's stable reference, the key within the tenant's catalog
+	// and what shelf entries and presented items refer to.
+	Ref   string `json:"ref"`
+	Type  string `json:"type,omitempty"`
+	Title string `json:"title,omitempty"`
+	// Attrs is a JSON object (author, genres, year...), stored as sent; its text
+	// values feed the item's embedding when none is given.
+	Attrs json.RawMessage `json:"attrs,omitempty"`
+	// Embedding is the producer's own vector for the item, used when it has the
+	// dimension of the embedder the deployment runs (and, when EmbeddingModel is
+	// set, that embedder's model); otherwise the item is embedded from its text.
+	Embedding      []float32 `json:"embedding,omitempty"`
+	EmbeddingModel string    `json:"embedding_model,omitempty"`
+	// Deleted withdraws the item from recommendations. Type and title may then
+	// be omitted.
+	Deleted bool `json:"deleted,omitempty"`
+
+	badTime string
+}
+
+// ShelfEntry is a user's status for one catalog item: what they want to read,
+// are reading, have read or abandoned, or took off their shelf. The newest entry
+// by occurred_at wins per (user, ref).
+type ShelfEntry struct {
+	V          int       `json:"v"`
+	ID         string    `json:"id"`
+	TenantID   string    `json:"tenant_id"`
+	UserID     string    `json:"user_id"`
+	OccurredAt time.Time `json:"occurred_at"`
+	Ref        string    `json:"ref"`
+	Status     string    `json:"status"`
+
+	badTime string
+}
+
+// ProfileTask asks the profiler to recompute one user's interest vector. It has
+// no id of its own: tasks for the same user are interchangeable, which is what
+// lets them be debounced (see ProfileTaskMsg).
+type ProfileTask struct {
+	V        int    `json:"v"`
+	TenantID string `json:"tenant_id"`
+	UserID   string `json:"user_id"`
+	// RequestedAt is the event time the profile should reflect: the time of the
+	// change that prompted the task (a shelf entry, a fact mention), or the
+	// request time for an explicit refresh. Fact weights decay up to it.
+	RequestedAt time.Time `json:"requested_at"`
+
+	badTime string
+}
+
+type wireCatalogItem struct {
+	V              int             `json:"v"`
+	ID             string          `json:"id"`
+	TenantID       string          `json:"tenant_id"`
+	OccurredAt     wireTime        `json:"occurred_at"`
+	Ref            string          `json:"ref"`
+	Type           string          `json:"type"`
+	Title          string          `json:"title"`
+	Attrs          json.RawMessage `json:"attrs"`
+	Embedding      []float32       `json:"embedding"`
+	EmbeddingModel string          `json:"embedding_model"`
+	Deleted        bool            `json:"deleted"`
+}
+
+type wireShelfEntry struct {
+	V          int      `json:"v"`
+	ID         string   `json:"id"`
+	TenantID   string   `json:"tenant_id"`
+	UserID     string   `json:"user_id"`
+	OccurredAt wireTime `json:"occurred_at"`
+	Ref        string   `json:"ref"`
+	Status     string   `json:"status"`
+}
+
+type wireProfileTask struct {
+	V           int      `json:"v"`
+	TenantID    string   `json:"tenant_id"`
+	UserID      string   `json:"user_id"`
+	RequestedAt wireTime `json:"requested_at"`
+}
+
+// DecodeCatalogItem parses and validates one encoded catalog item.
+func DecodeCatalogItem(raw []byte, opts ValidateOptions) (CatalogItem, error) {
+	var w wireCatalogItem
+	if err := decodeEnvelope(raw, opts.Limits, &w); err != nil {
+		return CatalogItem{}, err
+	}
+	it := CatalogItem{
+		V: w.V, ID: w.ID, TenantID: w.TenantID, OccurredAt: w.OccurredAt.t, Ref: w.Ref, Type: w.Type,
+		Title: w.Title, Attrs: w.Attrs, Embedding: w.Embedding, EmbeddingModel: w.EmbeddingModel,
+		Deleted: w.Deleted, badTime: w.OccurredAt.bad,
+	}
+	return it, ValidateCatalogItem(&it, opts)
+}
+
+// ValidateCatalogItem checks a catalog item and fills defaults (V). It reports
+// every problem at once.
+func ValidateCatalogItem(it *CatalogItem, opts ValidateOptions) error {
+	var fe fieldErrors
+	checkVersion(&fe, &it.V)
+	checkID(&fe, "id", it.ID, true, opts.Limits)
+	checkID(&fe, "tenant_id", it.TenantID, true, opts.Limits)
+	checkTime(&fe, "occurred_at", it.OccurredAt, it.badTime, opts)
+	checkRef(&fe, "ref", it.Ref)
+	switch {
+	case it.Type == "" && !it.Deleted:
+		fe.add("type", "required (book, film, music...) unless the item is deleted")
+	case len(it.Type) > MaxTypeBytes:
+		fe.add("type", "%d bytes, limit is %d", len(it.Type), MaxTypeBytes)
+	case strings.ContainsFunc(it.Type, isControl):
+		fe.add("type", "contains control characters")
+	}
+	switch {
+	case strings.TrimSpace(it.Title) == "" && !it.Deleted:
+		fe.add("title", "required unless the item is deleted")
+	case len(it.Title) > MaxTitleBytes:
+		fe.add("title", "%d bytes, limit is %d", len(it.Title), MaxTitleBytes)
+	case strings.IndexByte(it.Title, 0) >= 0:
+		fe.add("title", "contains a NUL character")
+	}
+	checkRaw(&fe, "attrs", it.Attrs, true)
+	if len(it.Embedding) > MaxEmbeddingDims {
+		fe.add("embedding", "%d components, limit is %d", len(it.Embedding), MaxEmbeddingDims)
+	}
+	switch {
+	case it.EmbeddingModel != "" && len(it.Embedding) == 0:
+		fe.add("embedding_model", "only meaningful with an embedding")
+	case len(it.EmbeddingModel) > 128:
+		fe.add("embedding_model", "%d bytes, limit is 128", len(it.EmbeddingModel))
+	case strings.ContainsFunc(it.EmbeddingModel, isControl):
+		fe.add("embedding_model", "contains control characters")
+	}
+	return fe.err()
+}
+
+// CheckCatalogSubject verifies that a catalog item arrived on its tenant's subject.
+func CheckCatalogSubject(subject string, it *CatalogItem) error {
+	return checkSignalSubject(subject, KindCatalog, it.TenantID, "")
+}
+
+// DecodeShelfEntry parses and validates one encoded shelf entry.
+func DecodeShelfEntry(raw []byte, opts ValidateOptions) (ShelfEntry, error) {
+	var w wireShelfEntry
+	if err := decodeEnvelope(raw, opts.Limits, &w); err != nil {
+		return ShelfEntry{}, err
+	}
+	e := ShelfEntry{
+		V: w.V, ID: w.ID, TenantID: w.TenantID, UserID: w.UserID, OccurredAt: w.OccurredAt.t,
+		Ref: w.Ref, Status: w.Status, badTime: w.OccurredAt.bad,
+	}
+	return e, ValidateShelfEntry(&e, opts)
+}
+
+// ValidateShelfEntry checks a shelf entry and fills defaults (V).
+func ValidateShelfEntry(e *ShelfEntry, opts ValidateOptions) error {
+	var fe fieldErrors
+	checkVersion(&fe, &e.V)
+	checkID(&fe, "id", e.ID, true, opts.Limits)
+	checkID(&fe, "tenant_id", e.TenantID, true, opts.Limits)
+	checkID(&fe, "user_id", e.UserID, true, opts.Limits)
+	checkTime(&fe, "occurred_at", e.OccurredAt, e.badTime, opts)
+	checkRef(&fe, "ref", e.Ref)
+	switch e.Status {
+	case ShelfWant, ShelfReading, ShelfRead, ShelfAbandoned, ShelfRemoved:
+	case "":
+		fe.add("status", "required: one of want, reading, read, abandoned, removed")
+	default:
+		fe.add("status", "unknown status %q: one of want, reading, read, abandoned, removed", truncate(e.Status, 32))
+	}
+	return fe.err()
+}
+
+// CheckShelfSubject verifies that a shelf entry arrived on its user's subject.
+func CheckShelfSubject(subject string, e *ShelfEntry) error {
+	return checkSignalSubject(subject, KindShelf, e.TenantID, e.UserID)
+}
+
+// DecodeProfileTask parses and validates one encoded profile task.
+func DecodeProfileTask(raw []byte, opts ValidateOptions) (ProfileTask, error) {
+	var w wireProfileTask
+	if err := decodeEnvelope(raw, opts.Limits, &w); err != nil {
+		return ProfileTask{}, err
+	}
+	t := ProfileTask{V: w.V, TenantID: w.TenantID, UserID: w.UserID, RequestedAt: w.RequestedAt.t, badTime: w.RequestedAt.bad}
+	return t, ValidateProfileTask(&t, opts)
+}
+
+// ValidateProfileTask checks a profile task and fills defaults (V).
+func ValidateProfileTask(t *ProfileTask, opts ValidateOptions) error {
+	var fe fieldErrors
+	checkVersion(&fe, &t.V)
+	checkID(&fe, "tenant_id", t.TenantID, true, opts.Limits)
+	checkID(&fe, "user_id", t.UserID, true, opts.Limits)
+	checkTime(&fe, "requested_at", t.RequestedAt, t.badTime, opts)
+	return fe.err()
+}
+
+// CheckProfileTaskSubject verifies that a task arrived on its user's subject.
+func CheckProfileTaskSubject(subject string, t *ProfileTask) error {
+	return checkSignalSubject(subject, KindProfileTask, t.TenantID, t.UserID)
+}
+
+// decodeEnvelope is the decoding every signal shares with turns: a size bound,
+// UTF-8 checked before decoding (encoding/json would silently replace invalid
+// bytes), and a type mismatch reported against the field that has it.
+func decodeEnvelope(raw []byte, lim Limits, v any) error {
+	if lim.MaxEventBytes > 0 && len(raw) > lim.MaxEventBytes {
+		return &ValidationError{Fields: []FieldError{{Field: "(event)", Message: fmt.Sprintf("event is %d bytes, limit is %d", len(raw), lim.MaxEventBytes)}}}
+	}
+	if !utf8.Valid(raw) {
+		return &ValidationError{Fields: []FieldError{{Field: "(event)", Message: "not valid UTF-8"}}}
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return &ValidationError{Fields: []FieldError{{Field: te.Field, Message: fmt.Sprintf("want %s, got a JSON %s", jsonKind(te.Type.Kind().String()), te.Value)}}}
+		}
+		return &ValidationError{Fields: []FieldError{{Field: "(event)", Message: "malformed JSON: " + err.Error()}}}
+	}
+	return nil
+}
+
+func checkVersion(fe *fieldErrors, v *int) {
+	if *v == 0 {
+		*v = Version
+	}
+	if *v != Version {
+		fe.add("v", "unsupported version %d (this build understands %d)", *v, Version)
+	}
+}
+
+// checkTime applies the rules every event time follows; the future-skew check
+// only when opts.Now is set (at the edge), so that a worker's verdict never
+// depends on when it runs.
+func checkTime(fe *fieldErrors, field string, t time.Time, bad string, opts ValidateOptions) {
+	lim := opts.Limits
+	switch {
+	case bad != "":
+		fe.add(field, "%s", bad)
+	case t.IsZero():
+		fe.add(field, "required (RFC 3339 time, e.g. 2026-11-22T08:00:00Z)")
+	case t.Year() < 2000:
+		fe.add(field, "%s is before 2000", t.Format(time.RFC3339))
+	case opts.Now != nil && lim.MaxFutureSkew > 0 && t.After(opts.Now().Add(lim.MaxFutureSkew)):
+		fe.add(field, "%s is more than %s in the future", t.Format(time.RFC3339), lim.MaxFutureSkew)
+	}
+}
+
+func checkRef(fe *fieldErrors, field, ref string) {
+	switch {
+	case ref == "":
+		fe.add(field, "required: the stable reference of the item")
+	case len(ref) > MaxRefBytes:
+		fe.add(field, "%d bytes, limit is %d", len(ref), MaxRefBytes)
+	case strings.IndexByte(ref, 0) >= 0:
+		fe.add(field, "contains a NUL character")
+	}
+}
+
+// CatalogItemMsg encodes a catalog item as the NATS message a producer sends,
+// deduplicated by Nats-Msg-Id = tenant:id like turns. Ids are unique within the
+// tenant across catalog and shelf events, which share a stream.
+func CatalogItemMsg(it *CatalogItem) (*nats.Msg, error) {
+	if it.V == 0 {
+		it.V = Version
+	}
+	return signalMsg(CatalogSubject(it.TenantID), MsgID(it.TenantID, it.ID), it)
+}
+
+// ShelfEntryMsg encodes a shelf entry as the NATS message a producer sends.
+func ShelfEntryMsg(e *ShelfEntry) (*nats.Msg, error) {
+	if e.V == 0 {
+		e.V = Version
+	}
+	return signalMsg(ShelfSubject(e.TenantID, e.UserID), MsgID(e.TenantID, e.ID), e)
+}
+
+func signalMsg(subject, msgID string, v any) (*nats.Msg, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s: %w", msgID, err)
+	}
+	m := nats.NewMsg(subject)
+	m.Data = data
+	m.Header.Set(jetstream.MsgIDHeader, msgID)
+	return m, nil
+}
+
+// HeaderDebounceUntil is set on a profile task to the end of its debounce
+// bucket (RFC 3339, the publisher's clock). Tasks published for the same user
+// until then were dropped as duplicates of this one, so the changes behind them
+// are only covered if the profiler reads its inputs after that time; the
+// profiler therefore holds the task until then (plus a grace for clock skew).
+const HeaderDebounceUntil = "Recall-Debounce-Until"
+
+// DefaultRefreshBucket is the debounce bucket of profile tasks when none is
+// configured.
+const DefaultRefreshBucket = 5 * time.Second
+
+// RefreshConfig is the debounce of profile refresh tasks, for the binaries that
+// publish them.
+type RefreshConfig struct {
+	// Bucket is the debounce period: a user gets at most one task per bucket of
+	// publish time. It must stay below STREAM_DUPLICATE_WINDOW, which is what
+	// drops the repeats. 0 turns debouncing off (only identical tasks dedupe).
+	Bucket time.Duration `env:"PROFILE_REFRESH_BUCKET" envDefault:"5s"`
+}
+
+// ProfileTaskMsgID is the dedupe id of a task for one user in the debounce
+// bucket that starts at bucketStart: tenant:user:<unix ms>, with the ids
+// encoded as subject tokens so that a ':' inside an id cannot make two users'
+// keys equal.
+func ProfileTaskMsgID(tenantID, userID string, bucketStart time.Time) string {
+	return EncodeToken(tenantID) + ":" + EncodeToken(userID) + ":" + strconv.FormatInt(bucketStart.UnixMilli(), 10)
+}
+
+// ProfileTaskMsg encodes a task as a NATS message, debounced per user: its
+// Nats-Msg-Id names the bucket of publish time (now) it falls in, so JetStream
+// stores the first task of a user per bucket and drops the others inside the
+// stream's duplicate window.
+//
+// The bucket is taken from publish time, not from RequestedAt, on purpose. A
+// dropped task's change must still reach the profile; that holds when the
+// profiler reads its inputs after the last moment a task could be folded into
+// the stored one, which with publish-time buckets is the bucket's end (carried in
+// HeaderDebounceUntil). With event-time buckets a replayed or late event could
+// be folded in at any time within the duplicate window, after the profile was
+// already computed. With bucket <= 0 there is no debouncing: only a repeat of
+// the same task (same requested_at) is dropped.
+func ProfileTaskMsg(t *ProfileTask, now time.Time, bucket time.Duration) (*nats.Msg, error) {
+	if t.V == 0 {
+		t.V = Version
+	}
+	if bucket <= 0 {
+		id := EncodeToken(t.TenantID) + ":" + EncodeToken(t.UserID) + ":at:" + strconv.FormatInt(t.RequestedAt.UnixNano(), 10)
+		return signalMsg(ProfileTaskSubject(t.TenantID, t.UserID), id, t)
+	}
+	ms, width := now.UnixMilli(), max(bucket.Milliseconds(), 1)
+	start := ms - ms%width
+	if ms < 0 && ms%width != 0 {
+		start -= width
+	}
+	m, err := signalMsg(ProfileTaskSubject(t.TenantID, t.UserID), ProfileTaskMsgID(t.TenantID, t.UserID, time.UnixMilli(start)), t)
+	if err != nil {
+		return nil, err
+	}
+	m.Header.Set(HeaderDebounceUntil, time.UnixMilli(start+width).UTC().Format(time.RFC3339Nano))
+	return m, nil
+}
+
+// DebounceUntil reads HeaderDebounceUntil; ok is false when the task carries
+// none (it was not debounced) or it does not parse.
+func DebounceUntil(h nats.Header) (time.Time, bool) {
+	v := h.Get(HeaderDebounceUntil)
+	if v == "" {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	return t, err == nil
+}
+
+// Refresher publishes profile refresh tasks, debounced per user.
+type Refresher struct {
+	js     jetstream.JetStream
+	bucket time.Duration
+	now    func() time.Time
+}
+
+// NewRefresher returns a Refresher publishing on js with the given debounce
+// bucket (see RefreshConfig).
+func NewRefresher(js jetstream.JetStream, bucket time.Duration) *Refresher {
+	return &Refresher{js: js, bucket: bucket, now: time.Now}
+}
+
+// Publish publishes the tasks concurrently and waits for the server's acks. A
+// result marked Duplicate was folded into a task already stored for its user
+// (that is the debounce, not an error). Retrying after an error is safe.
+func (r *Refresher) Publish(ctx context.Context, tasks []ProfileTask) ([]PublishResult, error) {
+	now := r.now()
+	msgs := make([]*nats.Msg, len(tasks))
+	ids := make([]string, len(tasks))
+	var errs []error
+	for i := range tasks {
+		ids[i] = tasks[i].TenantID + "/" + tasks[i].UserID
+		if err := ValidateProfileTask(&tasks[i], ValidateOptions{}); err != nil {
+			errs = append(errs, fmt.Errorf("profile task for %s: %w", ids[i], err))
+			continue
+		}
+		m, err := ProfileTaskMsg(&tasks[i], now, r.bucket)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		msgs[i] = m
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return publishAll(ctx, r.js, ids, msgs)
+}
+
+// PublishProfileRefresh asks for a recompute of one user's interest vector as
+// of at (event time: the newest change the caller made, such as the turn whose
+// facts it just recorded), debounced with DefaultRefreshBucket. Publish it after
+// the change is committed: the profiler reads the database, not the task.
+func PublishProfileRefresh(ctx context.Context, js jetstream.JetStream, tenantID, userID string, at time.Time) error {
+	_, err := NewRefresher(js, DefaultRefreshBucket).Publish(ctx, []ProfileTask{{TenantID: tenantID, UserID: userID, RequestedAt: at}})
+	return err
+}
+
+// PublishCatalogItems publishes catalog items (validated by the caller) and
+// waits for the server's acks; retrying is safe because of the dedupe id.
+func (p *Publisher) PublishCatalogItems(ctx context.Context, items []CatalogItem) ([]PublishResult, error) {
+	msgs := make([]*nats.Msg, len(items))
+	ids := make([]string, len(items))
+	for i := range items {
+		m, err := CatalogItemMsg(&items[i])
+		if err != nil {
+			return nil, err
+		}
+		msgs[i], ids[i] = m, items[i].ID
+	}
+	return publishAll(ctx, p.js, ids, msgs)
+}
+
+// PublishShelfEntries publishes shelf entries (validated by the caller) and
+// waits for the server's acks; retrying is safe because of the dedupe id.
+func (p *Publisher) PublishShelfEntries(ctx context.Context, entries []ShelfEntry) ([]PublishResult, error) {
+	msgs := make([]*nats.Msg, len(entries))
+	ids := make([]string, len(entries))
+	for i := range entries {
+		m, err := ShelfEntryMsg(&entries[i])
+		if err != nil {
+			return nil, err
+		}
+		msgs[i], ids[i] = m, entries[i].ID
+	}
+	return publishAll(ctx, p.js, ids, msgs)
+}
+
+// publishAll publishes msgs asynchronously and waits for every ack; ids name
+// them in the results and errors.
+func publishAll(ctx context.Context, js jetstream.JetStream, ids []string, msgs []*nats.Msg) ([]PublishResult, error) {
+	results := make([]PublishResult, len(msgs))
+	futures := make([]jetstream.PubAckFuture, len(msgs))
+	var errs []error
+	for i, m := range msgs {
+		results[i].ID = ids[i]
+		f, err := js.PublishMsgAsync(m)
+		if err != nil {
+			results[i].Err = fmt.Errorf("publish %s: %w", ids[i], err)
+			errs = append(errs, results[i].Err)
+			continue
+		}
+		futures[i] = f
+	}
+	for i, f := range futures {
+		if f == nil {
+			continue
+		}
+		select {
+		case ack := <-f.Ok():
+			results[i].Sequence = ack.Sequence
+			results[i].Duplicate = ack.Duplicate
+		case err := <-f.Err():
+			results[i].Err = fmt.Errorf("publish %s: %w", ids[i], err)
+			errs = append(errs, results[i].Err)
+		case <-ctx.Done():
+			results[i].Err = fmt.Errorf("publish %s: %w", ids[i], ctx.Err())
+			errs = append(errs, results[i].Err)
+		}
+	}
+	return results, errors.Join(errs...)
+}

@@ -1,0 +1,325 @@
+package events_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/require"
+
+	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/events"
+)
+
+const (
+	validItem  = `{"v":1,"id":"c1","tenant_id":"t1","occurred_at":"2026-11-22T08:00:00Z","ref":"/book/1","type":"book","title":"三体","attrs":{"author":"刘慈欣","genres":["科幻"]}}`
+	validShelf = `{"v":1,"id":"s1","tenant_id":"t1","user_id":"u1","occurred_at":"2026-11-22T08:00:00Z","ref":"/book/1","status":"read"}`
+	validTask  = `{"v":1,"tenant_id":"t1","user_id":"u1","requested_at":"2026-11-22T08:00:00Z"}`
+)
+
+func TestDecodeCatalogItem(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+	long := strings.Repeat("x", 129)
+	cases := []struct {
+		name   string
+		raw    string
+		fields []string // nil: valid
+	}{
+		{"valid", validItem, nil},
+		{"version omitted", strings.Replace(validItem, `"v":1,`, ``, 1), nil},
+		{"with embedding and model", strings.Replace(validItem, `"title"`, `"embedding":[0.1,-0.2,3],"embedding_model":"m","title"`, 1), nil},
+		{"deletion needs only the ref", `{"id":"c2","tenant_id":"t1","occurred_at":"2026-11-22T08:00:00Z","ref":"/book/1","deleted":true}`, nil},
+		{"missing everything", `{}`, []string{"id", "tenant_id", "occurred_at", "ref", "type", "title"}},
+		{"malformed", `{"id":`, []string{"(event)"}},
+		{"wrong type", strings.Replace(validItem, `"c1"`, `1`, 1), []string{"id"}},
+		{"embedding not numbers", strings.Replace(validItem, `"title"`, `"embedding":["a"],"title"`, 1), []string{"embedding"}},
+		{"embedding out of float32 range", strings.Replace(validItem, `"title"`, `"embedding":[1e39],"title"`, 1), []string{"embedding"}},
+		{"model without embedding", strings.Replace(validItem, `"title"`, `"embedding_model":"m","title"`, 1), []string{"embedding_model"}},
+		{"version", strings.Replace(validItem, `"v":1`, `"v":2`, 1), []string{"v"}},
+		{"long tenant", strings.Replace(validItem, `"t1"`, `"`+long+`"`, 1), []string{"tenant_id"}},
+		{"control char in id", strings.Replace(validItem, `"c1"`, `"c\u00071"`, 1), []string{"id"}},
+		{"long ref", strings.Replace(validItem, `"/book/1"`, `"`+strings.Repeat("r", 513)+`"`, 1), []string{"ref"}},
+		{"nul in ref", strings.Replace(validItem, `"/book/1"`, `"/a\u0000"`, 1), []string{"ref"}},
+		{"long type", strings.Replace(validItem, `"book"`, `"`+strings.Repeat("t", 65)+`"`, 1), []string{"type"}},
+		{"blank title", strings.Replace(validItem, `"三体"`, `"  "`, 1), []string{"title"}},
+		{"attrs not an object", strings.Replace(validItem, `{"author":"刘慈欣","genres":["科幻"]}`, `["x"]`, 1), []string{"attrs"}},
+		{"nul in attrs", strings.Replace(validItem, `"刘慈欣"`, `"\u0000"`, 1), []string{"attrs"}},
+		{"bad time", strings.Replace(validItem, `"2026-11-22T08:00:00Z"`, `"today"`, 1), []string{"occurred_at"}},
+		{"future time at the edge", strings.Replace(validItem, `"2026-11-22T08:00:00Z"`, `"2026-11-24T08:00:00Z"`, 1), []string{"occurred_at"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			it, err := events.DecodeCatalogItem([]byte(tc.raw), events.ValidateOptions{Limits: events.DefaultLimits, Now: func() time.Time { return now }})
+			if tc.fields == nil {
+				require.NoError(t, err)
+				require.Equal(t, events.Version, it.V)
+				return
+			}
+			require.Error(t, err)
+			require.True(t, events.IsPermanent(err))
+			require.Equal(t, tc.fields, fields(err), err.Error())
+		})
+	}
+
+	it, err := events.DecodeCatalogItem([]byte(strings.Replace(validItem, `"title"`, `"embedding":[0.5,0.25],"title"`, 1)), events.ValidateOptions{Limits: events.DefaultLimits})
+	require.NoError(t, err)
+	require.Equal(t, []float32{0.5, 0.25}, it.Embedding)
+	require.JSONEq(t, `{"author":"刘慈欣","genres":["科幻"]}`, string(it.Attrs))
+
+	big := make([]float32, events.MaxEmbeddingDims+1)
+	raw, err := json.Marshal(map[string]any{"id": "c", "tenant_id": "t", "occurred_at": "2026-11-22T08:00:00Z", "ref": "r", "type": "book", "title": "x", "embedding": big})
+	require.NoError(t, err)
+	_, err = events.DecodeCatalogItem(raw, events.ValidateOptions{Limits: events.Limits{MaxIDBytes: 128}})
+	require.Equal(t, []string{"embedding"}, fields(err))
+
+	_, err = events.DecodeCatalogItem([]byte("{\"id\":\"\xff\"}"), events.ValidateOptions{Limits: events.DefaultLimits})
+	require.Equal(t, []string{"(event)"}, fields(err))
+}
+
+func TestDecodeShelfEntry(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		raw    string
+		fields []string
+	}{
+		{"valid", validShelf, nil},
+		{"every status", strings.Replace(validShelf, `"read"`, `"abandoned"`, 1), nil},
+		{"removed", strings.Replace(validShelf, `"read"`, `"removed"`, 1), nil},
+		{"chinese ids", strings.Replace(validShelf, `"u1"`, `"用户.1"`, 1), nil},
+		{"missing everything", `{}`, []string{"id", "tenant_id", "user_id", "occurred_at", "ref", "status"}},
+		{"unknown status", strings.Replace(validShelf, `"read"`, `"finished"`, 1), []string{"status"}},
+		{"ancient time", strings.Replace(validShelf, `"2026-11-22T08:00:00Z"`, `"1999-12-31T23:59:59Z"`, 1), []string{"occurred_at"}},
+		{"numeric time", strings.Replace(validShelf, `"2026-11-22T08:00:00Z"`, `1`, 1), []string{"occurred_at"}},
+		{"long user", strings.Replace(validShelf, `"u1"`, `"`+strings.Repeat("u", 129)+`"`, 1), []string{"user_id"}},
+		{"status and ref together", strings.Replace(strings.Replace(validShelf, `"read"`, `""`, 1), `"/book/1"`, `""`, 1), []string{"ref", "status"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e, err := events.DecodeShelfEntry([]byte(tc.raw), events.ValidateOptions{Limits: events.DefaultLimits})
+			if tc.fields == nil {
+				require.NoError(t, err)
+				require.Equal(t, events.Version, e.V)
+				return
+			}
+			require.Equal(t, tc.fields, fields(err), err)
+		})
+	}
+}
+
+func TestDecodeProfileTask(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		raw    string
+		fields []string
+	}{
+		{"valid", validTask, nil},
+		{"missing everything", `{}`, []string{"tenant_id", "user_id", "requested_at"}},
+		{"bad time", strings.Replace(validTask, `"2026-11-22T08:00:00Z"`, `"soon"`, 1), []string{"requested_at"}},
+		{"version", strings.Replace(validTask, `"v":1`, `"v":3`, 1), []string{"v"}},
+		{"not an object", `"x"`, []string{"(event)"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			task, err := events.DecodeProfileTask([]byte(tc.raw), events.ValidateOptions{Limits: events.DefaultLimits})
+			if tc.fields == nil {
+				require.NoError(t, err)
+				require.Equal(t, "u1", task.UserID)
+				require.Equal(t, time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC), task.RequestedAt.UTC())
+				return
+			}
+			require.Equal(t, tc.fields, fields(err), err)
+		})
+	}
+}
+
+func TestSignalSubjects(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "recall.catalog.acme", events.CatalogSubject("acme"))
+	require.Equal(t, "recall.shelf.acme.u-42", events.ShelfSubject("acme", "u-42"))
+	require.Equal(t, "recall.tasks.profile.acme.u-42", events.ProfileTaskSubject("acme", "u-42"))
+
+	for _, tc := range []struct {
+		subject string
+		want    events.SubjectIDs
+	}{
+		{events.CatalogSubject("t.1"), events.SubjectIDs{Kind: events.KindCatalog, TenantID: "t.1"}},
+		{events.ShelfSubject("租户", "user 1"), events.SubjectIDs{Kind: events.KindShelf, TenantID: "租户", UserID: "user 1"}},
+		{events.ProfileTaskSubject("t", "u>*"), events.SubjectIDs{Kind: events.KindProfileTask, TenantID: "t", UserID: "u>*"}},
+	} {
+		ids, err := events.ParseSignalSubject(tc.subject)
+		require.NoError(t, err, tc.subject)
+		require.Equal(t, tc.want, ids)
+	}
+	for _, bad := range []string{
+		"recall.catalog", "recall.catalog.a.b", "recall.shelf.a", "recall.shelf.a.b.c", "recall.tasks.profile.a",
+		"recall.tasks.other.a.b", "recall.turns.a.b.c", "other.catalog.a", "recall.catalog.~%%",
+	} {
+		_, err := events.ParseSignalSubject(bad)
+		require.Error(t, err, bad)
+	}
+	// Every signal subject falls under the stream's filters.
+	for _, subj := range []string{events.CatalogSubject("a"), events.ShelfSubject("a", "b"), events.ProfileTaskSubject("a", "b")} {
+		require.True(t, matchesAny(subj, events.SignalsStreamConfig(events.DefaultStreamConfig).Subjects), subj)
+	}
+}
+
+func matchesAny(subject string, filters []string) bool {
+	for _, f := range filters {
+		if strings.HasPrefix(subject, strings.TrimSuffix(f, ">")) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestCheckSignalSubjects(t *testing.T) {
+	t.Parallel()
+	it := events.CatalogItem{TenantID: "A"}
+	require.NoError(t, events.CheckCatalogSubject(events.CatalogSubject("A"), &it))
+	require.Equal(t, []string{"tenant_id"}, fields(events.CheckCatalogSubject(events.CatalogSubject("B"), &it)))
+	require.Equal(t, []string{"(subject)"}, fields(events.CheckCatalogSubject(events.ShelfSubject("A", "u"), &it)), "a catalog item on a shelf subject")
+
+	e := events.ShelfEntry{TenantID: "A", UserID: "u"}
+	require.NoError(t, events.CheckShelfSubject(events.ShelfSubject("A", "u"), &e))
+	require.Equal(t, []string{"tenant_id", "user_id"}, fields(events.CheckShelfSubject(events.ShelfSubject("B", "v"), &e)))
+	require.Equal(t, []string{"(subject)"}, fields(events.CheckShelfSubject(events.ProfileTaskSubject("A", "u"), &e)))
+
+	task := events.ProfileTask{TenantID: "A", UserID: "u"}
+	require.NoError(t, events.CheckProfileTaskSubject(events.ProfileTaskSubject("A", "u"), &task))
+	require.Equal(t, []string{"user_id"}, fields(events.CheckProfileTaskSubject(events.ProfileTaskSubject("A", "v"), &task)))
+}
+
+func TestProfileTaskMsg(t *testing.T) {
+	t.Parallel()
+	task := events.ProfileTask{TenantID: "acme", UserID: "u-42", RequestedAt: time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)}
+	at := time.Date(2026, 11, 22, 9, 0, 3, 0, time.UTC)
+	m, err := events.ProfileTaskMsg(&task, at, 5*time.Second)
+	require.NoError(t, err)
+	require.Equal(t, "recall.tasks.profile.acme.u-42", m.Subject)
+	require.Equal(t, "acme:u-42:"+itoa(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC).UnixMilli()), m.Header.Get(jetstream.MsgIDHeader))
+	until, ok := events.DebounceUntil(m.Header)
+	require.True(t, ok)
+	require.Equal(t, time.Date(2026, 11, 22, 9, 0, 5, 0, time.UTC), until)
+	require.JSONEq(t, `{"v":1,"tenant_id":"acme","user_id":"u-42","requested_at":"2026-11-22T08:00:00Z"}`, string(m.Data))
+
+	same := func(a, b time.Time, req time.Time) bool {
+		t1, t2 := task, task
+		t2.RequestedAt = req
+		m1, err := events.ProfileTaskMsg(&t1, a, 5*time.Second)
+		require.NoError(t, err)
+		m2, err := events.ProfileTaskMsg(&t2, b, 5*time.Second)
+		require.NoError(t, err)
+		return m1.Header.Get(jetstream.MsgIDHeader) == m2.Header.Get(jetstream.MsgIDHeader)
+	}
+	require.True(t, same(at, at.Add(1900*time.Millisecond), task.RequestedAt.Add(time.Hour)), "one task per user and bucket of publish time")
+	require.False(t, same(at, at.Add(2*time.Second), task.RequestedAt), "the next bucket is a new task")
+
+	// Ids with ':' cannot make two users' keys meet.
+	a, err := events.ProfileTaskMsg(&events.ProfileTask{TenantID: "a:b", UserID: "c", RequestedAt: at}, at, time.Second)
+	require.NoError(t, err)
+	b, err := events.ProfileTaskMsg(&events.ProfileTask{TenantID: "a", UserID: "b:c", RequestedAt: at}, at, time.Second)
+	require.NoError(t, err)
+	require.NotEqual(t, a.Header.Get(jetstream.MsgIDHeader), b.Header.Get(jetstream.MsgIDHeader))
+
+	// Without a bucket, only the very same task dedupes, and nothing is held.
+	m, err = events.ProfileTaskMsg(&task, at, 0)
+	require.NoError(t, err)
+	_, ok = events.DebounceUntil(m.Header)
+	require.False(t, ok)
+	m2, err := events.ProfileTaskMsg(&task, at.Add(time.Hour), 0)
+	require.NoError(t, err)
+	require.Equal(t, m.Header.Get(jetstream.MsgIDHeader), m2.Header.Get(jetstream.MsgIDHeader))
+}
+
+func itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }
+
+func TestSignalsStreamDeclared(t *testing.T) {
+	t.Parallel()
+	n := testenv.NewNATS(t)
+	s, err := n.JS.Stream(context.Background(), events.SignalsStream)
+	require.NoError(t, err)
+	info, err := s.Info(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, jetstream.FileStorage, info.Config.Storage)
+	require.Equal(t, jetstream.LimitsPolicy, info.Config.Retention)
+	require.ElementsMatch(t, []string{events.CatalogSubjects, events.ShelfSubjects, events.TasksSubjects}, info.Config.Subjects)
+	require.NoError(t, events.EnsureStreams(context.Background(), n.JS, events.DefaultStreamConfig), "idempotent")
+}
+
+func TestPublishSignals(t *testing.T) {
+	t.Parallel()
+	n := testenv.NewNATS(t)
+	ctx := context.Background()
+	p := events.NewPublisher(n.JS)
+	at := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
+	items := []events.CatalogItem{{ID: "c1", TenantID: "t", OccurredAt: at, Ref: "/b/1", Type: "book", Title: "Dune"}}
+	res, err := p.PublishCatalogItems(ctx, items)
+	require.NoError(t, err)
+	require.False(t, res[0].Duplicate)
+	res, err = p.PublishCatalogItems(ctx, items)
+	require.NoError(t, err)
+	require.True(t, res[0].Duplicate, "Nats-Msg-Id is tenant:id")
+	res, err = p.PublishShelfEntries(ctx, []events.ShelfEntry{{ID: "s1", TenantID: "t", UserID: "u", OccurredAt: at, Ref: "/b/1", Status: events.ShelfRead}})
+	require.NoError(t, err)
+	require.False(t, res[0].Duplicate)
+
+	s, err := n.JS.Stream(ctx, events.SignalsStream)
+	require.NoError(t, err)
+	m, err := s.GetLastMsgForSubject(ctx, events.ShelfSubject("t", "u"))
+	require.NoError(t, err)
+	require.Equal(t, "t:s1", m.Header.Get(jetstream.MsgIDHeader))
+	e, err := events.DecodeShelfEntry(m.Data, events.ValidateOptions{Limits: events.DefaultLimits})
+	require.NoError(t, err)
+	require.Equal(t, events.ShelfRead, e.Status)
+}
+
+func TestRefresherDebounces(t *testing.T) {
+	t.Parallel()
+	n := testenv.NewNATS(t)
+	ctx := context.Background()
+	// An hour's bucket: the publishes below cannot straddle two.
+	r := events.NewRefresher(n.JS, time.Hour)
+	at := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
+	var tasks []events.ProfileTask
+	for i := range 20 {
+		tasks = append(tasks, events.ProfileTask{TenantID: "t", UserID: "u1", RequestedAt: at.Add(time.Duration(i) * time.Second)})
+	}
+	tasks = append(tasks, events.ProfileTask{TenantID: "t", UserID: "u2", RequestedAt: at}, events.ProfileTask{TenantID: "other", UserID: "u1", RequestedAt: at})
+	res, err := r.Publish(ctx, tasks)
+	require.NoError(t, err)
+	dups := 0
+	for _, x := range res {
+		if x.Duplicate {
+			dups++
+		}
+	}
+	require.Equal(t, 19, dups, "one stored task for u1; u2 and the other tenant's u1 are their own")
+
+	s, err := n.JS.Stream(ctx, events.SignalsStream)
+	require.NoError(t, err)
+	info, err := s.Info(ctx, jetstream.WithSubjectFilter(events.ProfileTaskSubjects))
+	require.NoError(t, err)
+	require.EqualValues(t, 3, info.State.Msgs)
+
+	require.NoError(t, events.PublishProfileRefresh(ctx, n.JS, "t", "u3", at))
+	m, err := s.GetLastMsgForSubject(ctx, events.ProfileTaskSubject("t", "u3"))
+	require.NoError(t, err)
+	task, err := events.DecodeProfileTask(m.Data, events.ValidateOptions{Limits: events.DefaultLimits})
+	require.NoError(t, err)
+	require.Equal(t, at, task.RequestedAt.UTC())
+	until, ok := events.DebounceUntil(m.Header)
+	require.True(t, ok)
+	require.WithinDuration(t, m.Time, until, events.DefaultRefreshBucket+time.Second, "the hold ends with the bucket")
+
+	_, err = r.Publish(ctx, []events.ProfileTask{{TenantID: "t", RequestedAt: at}})
+	require.Error(t, err, "a task without a user is refused before publishing")
+}
