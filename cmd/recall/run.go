@@ -11,6 +11,7 @@ import (
 	"github.com/recallhq/recall/pkg/api"
 	"github.com/recallhq/recall/pkg/catalog"
 	"github.com/recallhq/recall/pkg/embed"
+	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/extractor"
 	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/natsembed"
@@ -72,6 +73,7 @@ func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 		return err
 	}
 	extractWorker := extractor.New(cfg.Extractor, d.Store, ex, source, limits, log.With("worker", "extractor"), d.Registry)
+	extractWorker.Refresher = events.NewRefresher(d.JS, cfg.Extractor.Refresh.Bucket)
 	extractRunner, err := extractor.NewRunner(ctx, d.JS, extractWorker, log.With("worker", "extractor"), d.RunnerMetrics)
 	if err != nil {
 		return err

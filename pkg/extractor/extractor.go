@@ -41,6 +41,9 @@ type Config struct {
 	// LLM, when LLM_MODEL is set, extracts with a language model; the rules still
 	// answer whenever it fails for good, so extraction never blocks the stream.
 	LLM extract.LLMConfig
+	// Refresh debounces the profile-refresh tasks published for users whose
+	// facts were mentioned.
+	Refresh events.RefreshConfig
 }
 
 // NewExtractor builds the configured extractor: the rules, or the LLM with the
@@ -85,6 +88,9 @@ type Worker struct {
 	log     *slog.Logger
 	roles   map[string]bool
 	metrics *metrics
+	// Refresher, when set, publishes a profile-refresh task for every user a
+	// batch mentioned facts for, after the mentions are committed.
+	Refresher *events.Refresher
 }
 
 type metrics struct {
@@ -151,15 +157,52 @@ func (w *Worker) Handle(ctx context.Context, msgs []events.Message) []error {
 		batch = append(batch, tm.mentions...)
 	}
 	if _, err := w.store.RecordMentions(ctx, batch); err == nil || len(all) == 1 {
+		if err == nil {
+			err = w.refresh(ctx, batch)
+		}
 		for _, tm := range all {
 			errs[tm.idx] = err
 		}
 		return errs
 	}
 	for _, tm := range all {
-		_, errs[tm.idx] = w.store.RecordMentions(ctx, tm.mentions)
+		_, err := w.store.RecordMentions(ctx, tm.mentions)
+		if err == nil {
+			err = w.refresh(ctx, tm.mentions)
+		}
+		errs[tm.idx] = err
 	}
 	return errs
+}
+
+// refresh asks for the profiles of the mentioned users to be recomputed. It is
+// published for every mentioned user, not only for facts that changed: after a
+// failed publish the redelivered turns change nothing in the database, and the
+// task must still go out. The debounce keeps this to one task per user per bucket.
+func (w *Worker) refresh(ctx context.Context, ms []store.Mention) error {
+	if w.Refresher == nil {
+		return nil
+	}
+	newest := map[store.UserRef]time.Time{}
+	var order []store.UserRef
+	for _, m := range ms {
+		u := store.UserRef{TenantID: m.TenantID, UserID: m.UserID}
+		at, seen := newest[u]
+		if !seen {
+			order = append(order, u)
+		}
+		if m.OccurredAt.After(at) {
+			newest[u] = m.OccurredAt
+		}
+	}
+	tasks := make([]events.ProfileTask, len(order))
+	for i, u := range order {
+		tasks[i] = events.ProfileTask{TenantID: u.TenantID, UserID: u.UserID, RequestedAt: newest[u]}
+	}
+	if _, err := w.Refresher.Publish(ctx, tasks); err != nil {
+		return fmt.Errorf("publish profile refresh: %w", err)
+	}
+	return nil
 }
 
 // mentions runs the extractor over what the turn contributes.

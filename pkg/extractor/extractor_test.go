@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/testenv"
@@ -219,4 +220,35 @@ func TestExtractorWithLLMAndFallback(t *testing.T) {
 	require.Contains(t, b.facts(t, "t", "u"), "book_title:挪威的森林", "the rules answered when the model failed")
 	require.Empty(t, b.nats.DeadLetters(t), "LLM trouble never dead-letters a turn")
 	require.Equal(t, "test-model", llm.ChatRequests()[0].Model)
+}
+
+func TestExtractorRequestsProfileRefresh(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	w := extractor.New(b.cfg, b.db.Store, sharedRules(t), "rules", events.DefaultLimits, testenv.Logger(t), nil)
+	w.Refresher = events.NewRefresher(b.nats.JS, time.Hour)
+	r, err := extractor.NewRunner(ctx, b.nats.JS, w, testenv.Logger(t), events.NewRunnerMetrics(nil))
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
+
+	b.publish(t,
+		turn("1", "t", "u1", events.RoleUser, "我喜欢科幻小说", t0),
+		turn("2", "t", "u1", events.RoleUser, "还有推理小说", t0.Add(time.Minute)),
+		turn("3", "t", "u2", events.RoleUser, "今天天气不错", t0), // nothing to extract: no task
+	)
+	b.waitIdle(t)
+	s, err := b.nats.JS.Stream(context.Background(), events.SignalsStream)
+	require.NoError(t, err)
+	info, err := s.Info(context.Background(), jetstream.WithSubjectFilter(events.ProfileTaskSubjects))
+	require.NoError(t, err)
+	require.Len(t, info.State.Subjects, 1, "one debounced task, for u1 only: %v", info.State.Subjects)
+	raw, err := s.GetLastMsgForSubject(context.Background(), events.ProfileTaskSubjects)
+	require.NoError(t, err)
+	var task events.ProfileTask
+	require.NoError(t, json.Unmarshal(raw.Data, &task))
+	require.Equal(t, "u1", task.UserID)
+	require.Equal(t, t0.Add(time.Minute), task.RequestedAt.UTC(), "the newest mention's event time")
 }
