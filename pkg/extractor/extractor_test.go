@@ -250,5 +250,7 @@ func TestExtractorRequestsProfileRefresh(t *testing.T) {
 	var task events.ProfileTask
 	require.NoError(t, json.Unmarshal(raw.Data, &task))
 	require.Equal(t, "u1", task.UserID)
-	require.Equal(t, t0.Add(time.Minute), task.RequestedAt.UTC(), "the newest mention's event time")
+	// The event time of the newest mention of the batch that published it (the
+	// turns may arrive in one batch or two; the second folds into the first task).
+	require.Contains(t, []time.Time{t0, t0.Add(time.Minute)}, task.RequestedAt.UTC())
 }
