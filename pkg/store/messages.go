@@ -32,20 +32,11 @@ type StoredTurn struct {
 	Seq  uint64
 }
 
-// SessionDelta is a session that gained messages in an insert, as it is after it.
-type SessionDelta struct {
-	TenantID     string
-	SessionID    string
-	UserID       string
-	MessageCount int64
-	LastMessage  time.Time
-}
-
 // InsertTurns stores a batch in one transaction. Turns whose (tenant, event id) is
 // already stored are skipped, so redelivery, duplicate publishes and replays change
-// nothing; session aggregates count only new rows. It returns the sessions that
+// nothing; session aggregates count only new rows. It returns how many sessions
 // gained messages.
-func (s *Store) InsertTurns(ctx context.Context, turns []StoredTurn) ([]SessionDelta, error) {
+func (s *Store) InsertTurns(ctx context.Context, turns []StoredTurn) (int64, error) {
 	n := len(turns)
 	var (
 		tenant, event, session, user, site, agent, role, content = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
@@ -60,14 +51,14 @@ func (s *Store) InsertTurns(ctx context.Context, turns []StoredTurn) ([]SessionD
 		if len(t.ToolCalls) > 0 {
 			b, err := json.Marshal(t.ToolCalls)
 			if err != nil {
-				return nil, fmt.Errorf("encode tool_calls of %s: %w", t.ID, err)
+				return 0, fmt.Errorf("encode tool_calls of %s: %w", t.ID, err)
 			}
 			toolCalls[i] = ptr(string(b))
 		}
 		if len(t.Items) > 0 {
 			b, err := json.Marshal(t.Items)
 			if err != nil {
-				return nil, fmt.Errorf("encode items of %s: %w", t.ID, err)
+				return 0, fmt.Errorf("encode items of %s: %w", t.ID, err)
 			}
 			items[i] = ptr(string(b))
 		}
@@ -77,24 +68,12 @@ func (s *Store) InsertTurns(ctx context.Context, turns []StoredTurn) ([]SessionD
 		occurred[i] = t.OccurredAt
 		seq[i] = int64(st.Seq)
 	}
-	var deltas []SessionDelta
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, q("MessageInsertBatch"),
-			tenant, event, session, user, site, agent, role, content, toolCalls, items, metadata, occurred, seq)
-		if err != nil {
-			return err
-		}
-		deltas, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (SessionDelta, error) {
-			var d SessionDelta
-			err := r.Scan(&d.TenantID, &d.SessionID, &d.UserID, &d.MessageCount, &d.LastMessage)
-			return d, err
-		})
-		return err
-	})
+	tag, err := s.pool.Exec(ctx, q("MessageInsertBatch"),
+		tenant, event, session, user, site, agent, role, content, toolCalls, items, metadata, occurred, seq)
 	if err != nil {
-		return nil, fmt.Errorf("insert turns: %w", err)
+		return 0, fmt.Errorf("insert turns: %w", err)
 	}
-	return deltas, nil
+	return tag.RowsAffected(), nil
 }
 
 func ptr[T any](v T) *T { return &v }

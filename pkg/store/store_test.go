@@ -88,13 +88,13 @@ func TestInsertTurnsIdempotent(t *testing.T) {
 	}
 	batch[0].Turn.ToolCalls = []events.ToolCall{{Name: "search", Arguments: json.RawMessage(`{"q":"三体"}`), Result: json.RawMessage(`[{"ref":"/b/1"}]`), Status: "ok", DurationMS: 7}}
 	batch[0].Turn.Items = []events.Item{{Ref: "/b/1", Title: "三体", Attrs: json.RawMessage(`{"rating":9.3}`)}}
-	deltas, err := db.Store.InsertTurns(ctx, batch)
+	touched, err := db.Store.InsertTurns(ctx, batch)
 	require.NoError(t, err)
-	require.Len(t, deltas, 2)
+	require.EqualValues(t, 2, touched, "two sessions gained messages")
 
 	again, err := db.Store.InsertTurns(ctx, batch)
 	require.NoError(t, err)
-	require.Empty(t, again, "nothing new, no session touched")
+	require.Zero(t, again, "nothing new, no session touched")
 
 	s1, err := db.Store.Tenant("t1").Session(ctx, "s1")
 	require.NoError(t, err)

@@ -35,8 +35,7 @@ SET message_count    = s.message_count + EXCLUDED.message_count,
     system_count     = s.system_count + EXCLUDED.system_count,
     first_message_at = least(s.first_message_at, EXCLUDED.first_message_at),
     last_message_at  = greatest(s.last_message_at, EXCLUDED.last_message_at),
-    updated_at       = now()
-RETURNING tenant_id, session_id, user_id, message_count, last_message_at;
+    updated_at       = now();
 
 -- name: MessageListAfter
 -- A page of a session's messages in event-time order, after the cursor ($3, $4).
