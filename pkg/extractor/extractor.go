@@ -44,6 +44,8 @@ type Config struct {
 	// Refresh debounces the profile-refresh tasks published for users whose
 	// facts were mentioned.
 	Refresh events.RefreshConfig
+	// Catalog matches the tenant's catalog titles and people in the text.
+	Catalog CatalogConfig
 }
 
 // NewExtractor builds the configured extractor: the rules, or the LLM with the
@@ -88,6 +90,7 @@ type Worker struct {
 	log     *slog.Logger
 	roles   map[string]bool
 	metrics *metrics
+	catalog *catalogs
 	// Refresher, when set, publishes a profile-refresh task for every user a
 	// batch mentioned facts for, after the mentions are committed.
 	Refresher *events.Refresher
@@ -118,7 +121,8 @@ func New(cfg Config, st *store.Store, ex extract.Extractor, source string, limit
 	if reg != nil {
 		reg.MustRegister(m.turns, m.facts)
 	}
-	return &Worker{cfg: cfg, store: st, ex: ex, source: source, limits: limits, log: log, roles: roles, metrics: m}
+	return &Worker{cfg: cfg, store: st, ex: ex, source: source, limits: limits, log: log, roles: roles, metrics: m,
+		catalog: &catalogs{cfg: cfg.Catalog, store: st, byID: map[string]*tenantGazetteer{}}}
 }
 
 // Handle is the batch handler. Invalid turns fail permanently; the mentions of
@@ -221,7 +225,16 @@ func (w *Worker) mentions(ctx context.Context, t *events.Turn) ([]store.Mention,
 		w.metrics.turns.WithLabelValues("empty").Inc()
 		return nil, nil
 	}
-	facts, err := w.ex.Extract(ctx, extract.Input{Text: text})
+	ex := w.ex
+	gaz, err := w.catalog.get(ctx, t.TenantID)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: %w", err)
+	}
+	if gaz != nil {
+		// The catalog first: a known item's own kind wins over a guess.
+		ex = extract.Combine(gaz, w.ex)
+	}
+	facts, err := ex.Extract(ctx, extract.Input{Text: text})
 	if err != nil {
 		return nil, fmt.Errorf("extract: %w", err)
 	}

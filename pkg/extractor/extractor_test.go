@@ -254,3 +254,29 @@ func TestExtractorRequestsProfileRefresh(t *testing.T) {
 	// turns may arrive in one batch or two; the second folds into the first task).
 	require.Contains(t, []time.Time{t0, t0.Add(time.Minute)}, task.RequestedAt.UTC())
 }
+
+func TestExtractorMatchesTheTenantCatalog(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	_, err := b.db.Store.Pool().Exec(ctx, `
+		INSERT INTO catalog_items (tenant_id, ref, type, title, attrs, source_event_id, source_event_at) VALUES
+		('A', '/mv/1', 'film', '流浪地球', '{"actors": ["吴京", "屈楚萧"], "director": "郭帆"}', 'c1', now()),
+		('A', '/b/1', 'book', '白鹿原', '{"author": "陈忠实"}', 'c2', now()),
+		('B', '/mv/9', 'film', '看了', '{}', 'c3', now())`)
+	require.NoError(t, err)
+	b.start(t)
+	b.publish(t,
+		turn("1", "A", "u", events.RoleUser, "昨天看了流浪地球，郭帆拍得真好", t0),
+		turn("2", "A", "u", events.RoleUser, "白鹿原这本书值得读吗", t0.Add(time.Minute)),
+		turn("1", "B", "u", events.RoleUser, "昨天看了流浪地球", t0),
+	)
+	b.waitIdle(t)
+	a := b.facts(t, "A", "u")
+	require.Contains(t, a, "film:流浪地球", "known titles need no brackets: %v", a)
+	require.Contains(t, a, "person:郭帆")
+	require.Contains(t, a, "book_title:白鹿原")
+	bb := b.facts(t, "B", "u")
+	require.NotContains(t, bb, "film:流浪地球", "another tenant's catalog is never used: %v", bb)
+	require.Contains(t, bb, "film:看了", "B's own catalog is used for B")
+}

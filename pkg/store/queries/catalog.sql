@@ -153,3 +153,16 @@ WHERE c.relname = $1 AND c.relnamespace = current_schema()::regnamespace;
 
 -- name: CatalogIndexDrop
 DROP INDEX CONCURRENTLY IF EXISTS catalog_items_hnsw_{{dims}};
+
+-- name: CatalogNamesList
+-- The names a tenant's catalog knows, for matching them in chat text: each live
+-- item's type and title, and the people named in its attributes.
+SELECT type, title,
+       ARRAY(SELECT jsonb_array_elements_text(CASE jsonb_typeof(v) WHEN 'array' THEN v ELSE jsonb_build_array(v) END)
+             FROM jsonb_each(coalesce(attrs, '{}'::jsonb)) AS a(k, v)
+             WHERE k IN ('author', 'authors', 'artist', 'artists', 'director', 'directors', 'actor', 'actors', 'singer')
+               AND jsonb_typeof(v) IN ('string', 'array')) AS people
+FROM catalog_items
+WHERE tenant_id = $1 AND NOT deleted AND title <> ''
+ORDER BY ref
+LIMIT $2;
