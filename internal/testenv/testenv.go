@@ -63,6 +63,7 @@ func template(ctx context.Context) (string, error) {
 				return err
 			}
 			if exists {
+				dropOldTemplates(ctx, conn)
 				return nil
 			}
 			tmp := templateName + "_building"
@@ -73,11 +74,30 @@ func template(ctx context.Context) (string, error) {
 			if err := migrateURL(ctx, dbURL(tmp)); err != nil {
 				return fmt.Errorf("migrate template: %w (is pgvector installed? run scripts/ensure-pgvector.sh)", err)
 			}
-			_, err := conn.Exec(ctx, "ALTER DATABASE "+tmp+" RENAME TO "+templateName)
-			return err
+			if _, err := conn.Exec(ctx, "ALTER DATABASE "+tmp+" RENAME TO "+templateName); err != nil {
+				return err
+			}
+			dropOldTemplates(ctx, conn)
+			return nil
 		})
 	})
 	return templateName, templateErr
+}
+
+// dropOldTemplates removes the templates of earlier schemas; one still being
+// copied from refuses to drop, which is fine.
+func dropOldTemplates(ctx context.Context, conn *pgx.Conn) {
+	rows, err := conn.Query(ctx, `SELECT datname FROM pg_database WHERE datname LIKE 'recall\_tmpl\_%' AND datname <> $1`, templateName)
+	if err != nil {
+		return
+	}
+	old, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return
+	}
+	for _, name := range old {
+		_, _ = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize())
+	}
 }
 
 func withAdmin(ctx context.Context, f func(*pgx.Conn) error) error {
