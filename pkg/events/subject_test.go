@@ -88,3 +88,10 @@ func TestRetryDelayGrowsAndCaps(t *testing.T) {
 	}
 	require.LessOrEqual(t, events.RetryDelay(30, 100_000_000, 1_000_000_000).Seconds(), 1.2)
 }
+
+func TestMsgIDKeepsTenantsApart(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "acme:turn-1", events.MsgID("acme", "turn-1"), "plain tenants read as they are")
+	require.NotEqual(t, events.MsgID("a:b", "c"), events.MsgID("a", "b:c"))
+	require.NotContains(t, strings.SplitN(events.MsgID("租户:1", "x"), ":", 2)[0], "租")
+}

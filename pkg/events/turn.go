@@ -75,11 +75,14 @@ type Item struct {
 	Attrs json.RawMessage `json:"attrs,omitempty"`
 }
 
-// MsgID is the JetStream Nats-Msg-Id of a turn. Ids are unique per tenant, and the
-// dedupe window is per stream, so the tenant is part of the key: two tenants that
-// both use "1" as an event id must not dedupe each other away.
+// MsgID is the JetStream Nats-Msg-Id of an event. Ids are unique per tenant, and
+// the dedupe window is per stream, so the tenant is part of the key: two tenants
+// that both use "1" as an event id must not dedupe each other away. The tenant is
+// written as its subject token (EncodeToken: the id itself when it is plain), which
+// never contains ':', so tenant "a:b" with id "c" and tenant "a" with id "b:c"
+// stay apart.
 func MsgID(tenantID, eventID string) string {
-	return tenantID + ":" + eventID
+	return EncodeToken(tenantID) + ":" + eventID
 }
 
 // wireTurn is how a turn is decoded: the same fields, with occurred_at read by a
