@@ -64,15 +64,26 @@ func (b *bundle) publish(t *testing.T, turns ...events.Turn) {
 	require.NoError(t, err)
 }
 
+// waitIdle waits until the extractor has acked every turn in the stream: nothing
+// left to deliver, nothing in flight, nothing waiting for a retry.
 func (b *bundle) waitIdle(t *testing.T) {
 	t.Helper()
+	ctx := context.Background()
 	require.Eventually(t, func() bool {
-		cons, err := b.nats.JS.Consumer(context.Background(), events.TurnsStream, extractor.ConsumerName)
+		s, err := b.nats.JS.Stream(ctx, events.TurnsStream)
 		if err != nil {
 			return false
 		}
-		info, err := cons.Info(context.Background())
-		return err == nil && info.NumPending == 0 && info.NumAckPending == 0
+		si, err := s.Info(ctx)
+		if err != nil {
+			return false
+		}
+		cons, err := b.nats.JS.Consumer(ctx, events.TurnsStream, extractor.ConsumerName)
+		if err != nil {
+			return false
+		}
+		info, err := cons.Info(ctx)
+		return err == nil && info.NumPending == 0 && info.NumAckPending == 0 && info.AckFloor.Stream >= si.State.LastSeq
 	}, 30*time.Second, 10*time.Millisecond)
 }
 

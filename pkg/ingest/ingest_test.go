@@ -128,7 +128,13 @@ func TestIngestExactlyOnce(t *testing.T) {
 			return false
 		}
 		info, err := cons.Info(ctx)
-		return err == nil && info.NumPending == 0 && info.NumAckPending == 0
+		s, serr := b.nats.JS.Stream(ctx, events.TurnsStream)
+		if err != nil || serr != nil {
+			return false
+		}
+		si, err := s.Info(ctx)
+		// Every message acked, retries included.
+		return err == nil && info.NumPending == 0 && info.NumAckPending == 0 && info.AckFloor.Stream >= si.State.LastSeq
 	}, 60*time.Second, 10*time.Millisecond)
 
 	require.Equal(t, 10000, b.count(t, `SELECT count(*) FROM messages`))
