@@ -226,7 +226,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (string, b
 	case tenant == "":
 		writeError(w, http.StatusBadRequest, "invalid_request", "missing tenant", []events.FieldError{{Field: "X-Tenant-ID", Message: "required header"}})
 		return "", false
-	case !s.validID(tenant) || strings.ContainsFunc(tenant, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+	case !s.validID(tenant):
 		writeError(w, http.StatusBadRequest, "invalid_request", "invalid tenant", []events.FieldError{{Field: "X-Tenant-ID", Message: fmt.Sprintf("must be valid UTF-8 without control characters, at most %d bytes", s.limits.MaxIDBytes)}})
 		return "", false
 	}
@@ -353,21 +353,28 @@ func queryIntIn(qv url.Values, name string, def, lo, hi int, fe *[]events.FieldE
 	return n
 }
 
-// sessionID reads and checks the path's session id.
-func (s *Server) sessionID(w http.ResponseWriter, r *http.Request) (string, bool) {
-	id := r.PathValue("session_id")
+// pathID reads and checks an id from the path (session_id, user_id).
+func (s *Server) pathID(w http.ResponseWriter, r *http.Request, name string) (string, bool) {
+	id := r.PathValue(name)
 	if !s.validID(id) {
-		writeError(w, http.StatusBadRequest, "invalid_request", "invalid session id",
-			[]events.FieldError{{Field: "session_id", Message: fmt.Sprintf("required, valid UTF-8, at most %d bytes", s.limits.MaxIDBytes)}})
+		writeError(w, http.StatusBadRequest, "invalid_request", "invalid "+strings.ReplaceAll(name, "_", " "),
+			[]events.FieldError{{Field: name, Message: fmt.Sprintf("required, valid UTF-8 without control characters, at most %d bytes", s.limits.MaxIDBytes)}})
 		return "", false
 	}
 	return id, true
 }
 
+// sessionID reads and checks the path's session id.
+func (s *Server) sessionID(w http.ResponseWriter, r *http.Request) (string, bool) {
+	return s.pathID(w, r, "session_id")
+}
+
 // validID reports whether an id from a header, path or query is non-empty valid
-// UTF-8 within the id limit (0: no limit, as in events.ValidateTurn).
+// UTF-8 without control characters, within the id limit (0: no limit, as in
+// events.ValidateTurn), i.e. an id a stored event can have.
 func (s *Server) validID(v string) bool {
-	return v != "" && utf8.ValidString(v) && (s.limits.MaxIDBytes <= 0 || len(v) <= s.limits.MaxIDBytes)
+	return v != "" && utf8.ValidString(v) && (s.limits.MaxIDBytes <= 0 || len(v) <= s.limits.MaxIDBytes) &&
+		!strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f })
 }
 
 // ctxTimeout bounds database work of one request.

@@ -2,10 +2,8 @@ package api
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/recallhq/recall/pkg/assemble"
@@ -181,11 +179,5 @@ func (s *Server) getRecommendations(w http.ResponseWriter, r *http.Request, t *s
 
 // userID reads and checks the path's user id.
 func (s *Server) userID(w http.ResponseWriter, r *http.Request) (string, bool) {
-	id := r.PathValue("user_id")
-	if !s.validID(id) || strings.ContainsFunc(id, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		writeError(w, http.StatusBadRequest, "invalid_request", "invalid user id",
-			[]events.FieldError{{Field: "user_id", Message: fmt.Sprintf("required, valid UTF-8 without control characters, at most %d bytes", s.limits.MaxIDBytes)}})
-		return "", false
-	}
-	return id, true
+	return s.pathID(w, r, "user_id")
 }
