@@ -12,6 +12,7 @@ import (
 	"os"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/nats-io/nats.go"
@@ -77,6 +78,9 @@ func template(ctx context.Context) (string, error) {
 			if _, err := conn.Exec(ctx, "ALTER DATABASE "+tmp+" RENAME TO "+templateName); err != nil {
 				return err
 			}
+			if _, err := conn.Exec(ctx, fmt.Sprintf("COMMENT ON DATABASE %s IS 'built %d'", templateName, time.Now().Unix())); err != nil {
+				return err
+			}
 			dropOldTemplates(ctx, conn)
 			return nil
 		})
@@ -84,10 +88,18 @@ func template(ctx context.Context) (string, error) {
 	return templateName, templateErr
 }
 
-// dropOldTemplates removes the templates of earlier schemas; one still being
-// copied from refuses to drop, which is fine.
+// templateKeep is how long the template of another schema is kept: checkouts
+// of different branches may be testing at the same time.
+const templateKeep = 6 * time.Hour
+
+// dropOldTemplates removes the templates of other schemas built more than
+// templateKeep ago; one still being copied from refuses to drop, which is fine.
 func dropOldTemplates(ctx context.Context, conn *pgx.Conn) {
-	rows, err := conn.Query(ctx, `SELECT datname FROM pg_database WHERE datname LIKE 'recall\_tmpl\_%' AND datname <> $1`, templateName)
+	rows, err := conn.Query(ctx, `
+		SELECT datname FROM pg_database d
+		WHERE datname LIKE 'recall\_tmpl\_%' AND datname <> $1
+		  AND coalesce(substring(shobj_description(d.oid, 'pg_database') FROM '^built ([0-9]+)$')::bigint, 0) < $2`,
+		templateName, time.Now().Add(-templateKeep).Unix())
 	if err != nil {
 		return
 	}
