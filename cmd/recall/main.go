@@ -2,6 +2,7 @@
 //
 //	recall migrate [-create-db] [-down N]   apply (or roll back) database migrations
 //	recall run                              the API and every worker in one process
+//	recall dlq list|show|redrive|delete     inspect and re-drive dead letters
 //	recall probe URL                        health check for images without curl
 //
 // `recall run` starts an embedded JetStream server when NATS_URL is unset.
@@ -22,6 +23,7 @@ const usage = `usage: recall <command> [flags]
 commands:
   migrate   apply database migrations (a separate step; never raced by replicas)
   run       run the API and every worker in one process (local use)
+  dlq       list, show, re-drive and delete dead letters
   probe     GET a URL, exit non-zero unless 2xx (container health checks)
 `
 
@@ -37,6 +39,8 @@ func main() {
 		run = migrateCmd
 	case "run":
 		run = runCmd
+	case "dlq":
+		run = dlqCmd
 	case "probe":
 		run = func(_ context.Context, _ *slog.Logger, args []string) error { return probeCmd(args) }
 	case "-h", "--help", "help":

@@ -5,6 +5,7 @@ import "github.com/prometheus/client_golang/prometheus"
 // RunnerMetrics are the per-consumer Prometheus metrics every worker exports.
 type RunnerMetrics struct {
 	Processed      *prometheus.CounterVec
+	Failed         *prometheus.CounterVec
 	Retried        *prometheus.CounterVec
 	DeadLettered   *prometheus.CounterVec
 	Heartbeats     *prometheus.CounterVec
@@ -21,6 +22,10 @@ func NewRunnerMetrics(reg prometheus.Registerer) *RunnerMetrics {
 			Namespace: "recall", Subsystem: "consumer", Name: "processed_total",
 			Help: "Messages handled successfully and acked.",
 		}, []string{"consumer"}),
+		Failed: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "recall", Subsystem: "consumer", Name: "failed_total",
+			Help: "Handler failures, by kind: retry (handed back for redelivery), permanent (bad input, dead-lettered at once) or exhausted (dead-lettered after the last delivery).",
+		}, []string{"consumer", "kind"}),
 		Retried: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "recall", Subsystem: "consumer", Name: "retried_total",
 			Help: "Messages that failed and were handed back for redelivery.",
@@ -49,7 +54,7 @@ func NewRunnerMetrics(reg prometheus.Registerer) *RunnerMetrics {
 		}, []string{"consumer"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.Processed, m.Retried, m.DeadLettered, m.Heartbeats, m.BatchSize, m.HandlerSeconds, m.Pending)
+		reg.MustRegister(m.Processed, m.Failed, m.Retried, m.DeadLettered, m.Heartbeats, m.BatchSize, m.HandlerSeconds, m.Pending)
 	}
 	return m
 }

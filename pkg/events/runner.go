@@ -377,6 +377,14 @@ func (r *Runner) settle(ctx context.Context, m jetstream.Msg, msg Message, err e
 		return
 	}
 	last := r.maxDeliver > 0 && msg.Deliveries >= uint64(r.maxDeliver)
+	switch {
+	case IsPermanent(err):
+		r.metrics.Failed.WithLabelValues(r.name, "permanent").Inc()
+	case last:
+		r.metrics.Failed.WithLabelValues(r.name, "exhausted").Inc()
+	default:
+		r.metrics.Failed.WithLabelValues(r.name, "retry").Inc()
+	}
 	if IsPermanent(err) || last {
 		reason := err.Error()
 		if !IsPermanent(err) {

@@ -95,6 +95,7 @@ func TestRunnerAcksAndRetries(t *testing.T) {
 	require.Equal(t, 1, seen["4"])
 	mu.Unlock()
 	require.Equal(t, 1.0, testutil.ToFloat64(b.metrics.Retried.WithLabelValues("test")))
+	require.Equal(t, 1.0, testutil.ToFloat64(b.metrics.Failed.WithLabelValues("test", "retry")))
 	require.Empty(t, b.nats.DeadLetters(t))
 }
 
@@ -124,6 +125,8 @@ func TestRunnerPermanentErrorDeadLettersAtOnce(t *testing.T) {
 	require.Equal(t, "3", d.Header.Get(events.HeaderStreamSeq))
 	require.Equal(t, "t1:2", d.Header.Get(events.HeaderOriginalMsgID))
 	require.Equal(t, int32(1), calls.Load(), "never retried")
+	require.Equal(t, 1.0, testutil.ToFloat64(b.metrics.Failed.WithLabelValues("test", "permanent")))
+	require.Equal(t, 1.0, testutil.ToFloat64(b.metrics.DeadLettered.WithLabelValues("test")))
 }
 
 func TestRunnerMaxDeliverDeadLetters(t *testing.T) {
@@ -146,6 +149,8 @@ func TestRunnerMaxDeliverDeadLetters(t *testing.T) {
 	require.Equal(t, "gave up after 3 deliveries: db says no", d.Header.Get(events.HeaderReason))
 	require.Equal(t, "3", d.Header.Get(events.HeaderDeliveries))
 	require.Equal(t, int32(3), calls.Load())
+	require.Equal(t, 2.0, testutil.ToFloat64(b.metrics.Failed.WithLabelValues("test", "retry")))
+	require.Equal(t, 1.0, testutil.ToFloat64(b.metrics.Failed.WithLabelValues("test", "exhausted")))
 	require.Equal(t, 2.0, testutil.ToFloat64(b.metrics.Processed.WithLabelValues("test")), "the others flowed on")
 }
 

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode/utf8"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/service"
+)
+
+type natsToolConfig struct {
+	LogLevel slog.Level `env:"LOG_LEVEL" envDefault:"info"`
+	NATS     events.NATSConfig
+	Streams  events.StreamConfig
+}
+
+const dlqUsage = `usage: recall dlq <list|show|redrive|delete> [flags] [seq...]
+
+  list    [-consumer C] [-json]          the dead letters, oldest first, with their reasons
+  show    SEQ                            one dead letter with its original headers and payload
+  redrive [-consumer C] (-all | SEQ...)  publish back to the original subject, then remove
+  delete  SEQ...                         remove for good
+`
+
+// dlqCmd inspects and re-drives the dead-letter stream.
+func dlqCmd(ctx context.Context, log *slog.Logger, args []string) error {
+	if len(args) == 0 {
+		fmt.Fprint(os.Stderr, dlqUsage)
+		return errors.New("dlq: missing subcommand")
+	}
+	cfg, err := service.LoadConfig[natsToolConfig]()
+	if err != nil {
+		return err
+	}
+	nc, js, err := events.Open(ctx, cfg.NATS, cfg.Streams, "recall-dlq", log)
+	if err != nil {
+		return err
+	}
+	defer events.Close(nc, 5*time.Second)
+	return runDLQ(ctx, js, args, os.Stdout)
+}
+
+func runDLQ(ctx context.Context, js jetstream.JetStream, args []string, out io.Writer) error {
+	sub, args := args[0], args[1:]
+	fs := newFlags("dlq " + sub)
+	consumer := fs.String("consumer", "", "only this consumer's dead letters (ingest, extractor, ...)")
+	asJSON := fs.Bool("json", false, "one JSON object per line")
+	all := fs.Bool("all", false, "every dead letter (of -consumer, when given)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	seqs, err := parseSeqs(fs.Args())
+	if err != nil {
+		return err
+	}
+	switch sub {
+	case "list":
+		return dlqList(ctx, js, *consumer, *asJSON, out)
+	case "show":
+		if len(seqs) != 1 {
+			return errors.New("dlq show: give exactly one sequence")
+		}
+		e, err := events.GetDeadLetter(ctx, js, seqs[0])
+		if err != nil {
+			return err
+		}
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(showable(e))
+	case "redrive":
+		if *all == (len(seqs) > 0) {
+			return errors.New("dlq redrive: give sequences or -all (not both)")
+		}
+		var entries []events.DeadLetterEntry
+		if *all {
+			err = events.ListDeadLetters(ctx, js, *consumer, func(e events.DeadLetterEntry) error {
+				entries = append(entries, e)
+				return nil
+			})
+		} else {
+			for _, s := range seqs {
+				e, gerr := events.GetDeadLetter(ctx, js, s)
+				if gerr != nil {
+					err = errors.Join(err, gerr)
+					continue
+				}
+				entries = append(entries, e)
+			}
+		}
+		var done, kept int
+		for _, e := range entries {
+			if rerr := events.Redrive(ctx, js, e); rerr != nil {
+				kept++
+				err = errors.Join(err, rerr)
+				continue
+			}
+			done++
+			fmt.Fprintf(out, "re-drove %d (%s, %s) to %s\n", e.Seq, e.Consumer, e.EventID, e.Subject)
+		}
+		fmt.Fprintf(out, "re-driven: %d, kept: %d\n", done, kept)
+		return err
+	case "delete":
+		if len(seqs) == 0 {
+			return errors.New("dlq delete: give the sequences to delete")
+		}
+		for _, s := range seqs {
+			if derr := events.DeleteDeadLetter(ctx, js, s); derr != nil {
+				err = errors.Join(err, derr)
+				continue
+			}
+			fmt.Fprintf(out, "deleted %d\n", s)
+		}
+		return err
+	default:
+		return fmt.Errorf("dlq: unknown subcommand %q\n\n%s", sub, dlqUsage)
+	}
+}
+
+func dlqList(ctx context.Context, js jetstream.JetStream, consumer string, asJSON bool, out io.Writer) error {
+	if asJSON {
+		enc := json.NewEncoder(out)
+		return events.ListDeadLetters(ctx, js, consumer, func(e events.DeadLetterEntry) error {
+			return enc.Encode(showable(e))
+		})
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SEQ\tFAILED AT\tCONSUMER\tDELIVERIES\tSUBJECT\tEVENT ID\tREASON")
+	n := 0
+	err := events.ListDeadLetters(ctx, js, consumer, func(e events.DeadLetterEntry) error {
+		n++
+		reason := strings.ReplaceAll(e.Reason, "\n", " ")
+		if len(reason) > 120 {
+			reason = reason[:120] + "…"
+		}
+		_, err := fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\t%s\n", e.Seq, e.FailedAt.Format(time.RFC3339), e.Consumer, e.Deliveries, e.Subject, e.EventID, reason)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%d dead letter(s)\n", n)
+	return nil
+}
+
+// showable renders the payload as text when it is UTF-8 (it nearly always is:
+// JSON), as base64 otherwise.
+func showable(e events.DeadLetterEntry) any {
+	type entry events.DeadLetterEntry
+	if utf8.Valid(e.Data) {
+		return struct {
+			entry
+			Data string `json:"data"`
+		}{entry(e), string(e.Data)}
+	}
+	return e
+}
+
+func parseSeqs(args []string) ([]uint64, error) {
+	out := make([]uint64, 0, len(args))
+	for _, a := range args {
+		s, err := strconv.ParseUint(a, 10, 64)
+		if err != nil || s == 0 {
+			return nil, fmt.Errorf("%q is not a dead-letter sequence (a positive number, see `recall dlq list`)", a)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}

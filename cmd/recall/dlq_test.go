@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/stretchr/testify/require"
+
+	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/events"
+)
+
+func TestDLQCommands(t *testing.T) {
+	t.Parallel()
+	n := testenv.NewNATS(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r, err := events.NewRunner(ctx, n.JS, events.TurnsStream, events.DurableConsumer("ingest", events.TurnsSubjects, events.DefaultConsumerConfig),
+		events.PerMessage(func(context.Context, events.Message) error { return events.Permanent(errors.New("turn: field \"role\": unknown role")) }),
+		events.RunnerConfig{}, testenv.Logger(t), nil)
+	require.NoError(t, err)
+	go func() { _ = r.Run(ctx) }()
+	for _, body := range []string{`{"id":"a"}`, `{"id":"b"}`} {
+		m := nats.NewMsg(events.TurnSubject("t1", "u1", "s1"))
+		m.Data = []byte(body)
+		_, err := n.JS.PublishMsg(ctx, m)
+		require.NoError(t, err)
+	}
+	require.Eventually(t, func() bool { return len(n.DeadLetters(t)) == 2 }, 10*time.Second, 10*time.Millisecond)
+	cancel()
+
+	run := func(args ...string) (string, error) {
+		var out bytes.Buffer
+		err := runDLQ(context.Background(), n.JS, args, &out)
+		return out.String(), err
+	}
+	out, err := run("list")
+	require.NoError(t, err)
+	require.Contains(t, out, `unknown role`)
+	require.Contains(t, out, "recall.turns.t1.u1.s1")
+	require.Contains(t, out, "2 dead letter(s)")
+
+	out, err = run("list", "-consumer", "extractor")
+	require.NoError(t, err)
+	require.Contains(t, out, "0 dead letter(s)")
+
+	out, err = run("show", "1")
+	require.NoError(t, err)
+	var shown struct {
+		Seq      uint64 `json:"seq"`
+		Consumer string `json:"consumer"`
+		Data     string `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &shown))
+	require.Equal(t, uint64(1), shown.Seq)
+	require.Equal(t, "ingest", shown.Consumer)
+	require.Equal(t, `{"id":"a"}`, shown.Data)
+
+	_, err = run("redrive")
+	require.ErrorContains(t, err, "give sequences or -all")
+	_, err = run("show", "x")
+	require.ErrorContains(t, err, `"x" is not a dead-letter sequence`)
+
+	out, err = run("redrive", "1")
+	require.NoError(t, err)
+	require.Contains(t, out, "re-driven: 1, kept: 0")
+	out, err = run("delete", "2")
+	require.NoError(t, err)
+	require.Contains(t, out, "deleted 2")
+	require.Empty(t, n.DeadLetters(t))
+
+	s, err := n.JS.Stream(context.Background(), events.TurnsStream)
+	require.NoError(t, err)
+	info, err := s.Info(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, uint64(3), info.State.Msgs, "the re-driven turn is back in the turn stream")
+}

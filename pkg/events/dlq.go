@@ -1,0 +1,154 @@
+package events
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// DeadLetterEntry is one message of the dead-letter stream as an operator sees
+// it: where it came from, why it was given up on, and the original payload.
+type DeadLetterEntry struct {
+	// Seq is the entry's sequence in the dead-letter stream: the handle for
+	// showing, re-driving and deleting it.
+	Seq        uint64    `json:"seq"`
+	Consumer   string    `json:"consumer"`
+	Stream     string    `json:"stream"`
+	StreamSeq  uint64    `json:"stream_seq"`
+	Subject    string    `json:"subject"`
+	EventID    string    `json:"event_id,omitempty"`
+	Deliveries uint64    `json:"deliveries"`
+	FailedAt   time.Time `json:"failed_at"`
+	Reason     string    `json:"reason"`
+	// Data and Header are the original message (dead-letter headers removed,
+	// the original Nats-Msg-Id restored).
+	Data   []byte      `json:"data"`
+	Header nats.Header `json:"header,omitempty"`
+}
+
+// DLQFilter is the subject filter for one consumer's dead letters ("" for all).
+func DLQFilter(consumer string) string {
+	if consumer == "" {
+		return DLQSubjects
+	}
+	return SubjectRoot + ".dlq." + consumer + ".>"
+}
+
+// ListDeadLetters calls fn for every dead letter of consumer ("" for all),
+// oldest first. It reads the stream directly and leaves no consumer behind.
+func ListDeadLetters(ctx context.Context, js jetstream.JetStream, consumer string, fn func(DeadLetterEntry) error) error {
+	s, err := js.Stream(ctx, DLQStream)
+	if err != nil {
+		return fmt.Errorf("dead-letter stream: %w", err)
+	}
+	filter := DLQFilter(consumer)
+	for seq := uint64(1); ; {
+		raw, err := s.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(filter))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read dead letter after %d: %w", seq, err)
+		}
+		if err := fn(parseDeadLetter(raw)); err != nil {
+			return err
+		}
+		seq = raw.Sequence + 1
+	}
+}
+
+// GetDeadLetter reads one dead letter by its sequence.
+func GetDeadLetter(ctx context.Context, js jetstream.JetStream, seq uint64) (DeadLetterEntry, error) {
+	s, err := js.Stream(ctx, DLQStream)
+	if err != nil {
+		return DeadLetterEntry{}, fmt.Errorf("dead-letter stream: %w", err)
+	}
+	raw, err := s.GetMsg(ctx, seq)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return DeadLetterEntry{}, fmt.Errorf("dead letter %d: not found (already re-driven or deleted?)", seq)
+	}
+	if err != nil {
+		return DeadLetterEntry{}, fmt.Errorf("dead letter %d: %w", seq, err)
+	}
+	return parseDeadLetter(raw), nil
+}
+
+func parseDeadLetter(raw *jetstream.RawStreamMsg) DeadLetterEntry {
+	h := raw.Header
+	e := DeadLetterEntry{
+		Seq:      raw.Sequence,
+		Consumer: h.Get(HeaderConsumer),
+		Stream:   h.Get(HeaderStream),
+		Subject:  h.Get(HeaderSubject),
+		EventID:  h.Get(HeaderOriginalMsgID),
+		Reason:   h.Get(HeaderReason),
+		Data:     raw.Data,
+		Header:   nats.Header{},
+	}
+	e.StreamSeq, _ = strconv.ParseUint(h.Get(HeaderStreamSeq), 10, 64)
+	e.Deliveries, _ = strconv.ParseUint(h.Get(HeaderDeliveries), 10, 64)
+	e.FailedAt, _ = time.Parse(time.RFC3339Nano, h.Get(HeaderFailedAt))
+	if e.Subject == "" {
+		// Older entries without the header: the subject is in the DLQ subject.
+		if rest, ok := strings.CutPrefix(raw.Subject, SubjectRoot+".dlq."+e.Consumer+"."); ok {
+			e.Subject = SubjectRoot + "." + rest
+		}
+	}
+	for k, v := range h {
+		if strings.HasPrefix(k, "Recall-Dlq-") {
+			continue
+		}
+		e.Header[k] = v
+	}
+	if e.EventID != "" {
+		e.Header.Set(jetstream.MsgIDHeader, e.EventID)
+	}
+	return e
+}
+
+// ErrStillDuplicate is returned by Redrive when the stream still remembers the
+// original message id: the server would drop the copy as a duplicate. Re-drive
+// after the stream's duplicate window has passed.
+var ErrStillDuplicate = errors.New("the original message id is still inside the stream's duplicate window; re-drive after it has passed")
+
+// Redrive publishes a dead letter back to its original subject, with its
+// original headers and message id, and deletes it from the dead-letter stream
+// once the server has stored the copy. Every consumer of that subject sees the
+// message again; the workers' writes are idempotent, so those that had already
+// handled it change nothing.
+func Redrive(ctx context.Context, js jetstream.JetStream, e DeadLetterEntry) error {
+	if e.Subject == "" {
+		return fmt.Errorf("dead letter %d: no original subject", e.Seq)
+	}
+	msg := nats.NewMsg(e.Subject)
+	msg.Data = e.Data
+	for k, v := range e.Header {
+		msg.Header[k] = v
+	}
+	ack, err := js.PublishMsg(ctx, msg)
+	if err != nil {
+		return fmt.Errorf("re-drive dead letter %d to %s: %w", e.Seq, e.Subject, err)
+	}
+	if ack.Duplicate {
+		return fmt.Errorf("re-drive dead letter %d: %w", e.Seq, ErrStillDuplicate)
+	}
+	return DeleteDeadLetter(ctx, js, e.Seq)
+}
+
+// DeleteDeadLetter removes one dead letter for good.
+func DeleteDeadLetter(ctx context.Context, js jetstream.JetStream, seq uint64) error {
+	s, err := js.Stream(ctx, DLQStream)
+	if err != nil {
+		return fmt.Errorf("dead-letter stream: %w", err)
+	}
+	if err := s.DeleteMsg(ctx, seq); err != nil {
+		return fmt.Errorf("delete dead letter %d: %w", seq, err)
+	}
+	return nil
+}

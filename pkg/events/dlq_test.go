@@ -1,0 +1,101 @@
+package events_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/stretchr/testify/require"
+
+	"github.com/recallhq/recall/pkg/events"
+)
+
+// A handler rejects two messages; an operator lists the dead letters, fixes the
+// cause, re-drives one and deletes the other.
+func TestDeadLettersListRedriveDelete(t *testing.T) {
+	t.Parallel()
+	b := setupRunner(t)
+	ctx := context.Background()
+	var fixed atomic.Bool
+	var mu sync.Mutex
+	handled := map[string]int{}
+	h := events.PerMessage(func(_ context.Context, m events.Message) error {
+		if !fixed.Load() && (string(m.Data) == "bad-a" || string(m.Data) == "bad-b") {
+			return events.Permanent(errors.New("cannot parse " + string(m.Data)))
+		}
+		mu.Lock()
+		handled[string(m.Data)]++
+		mu.Unlock()
+		return nil
+	})
+	b.start(t, h, events.DefaultConsumerConfig, fastRetry())
+
+	pub := func(subject, data, id string) {
+		m := nats.NewMsg(subject)
+		m.Data = []byte(data)
+		m.Header.Set("X-Trace", "trace-"+data)
+		if id != "" {
+			m.Header.Set(jetstream.MsgIDHeader, id)
+		}
+		_, err := b.nats.JS.PublishMsg(ctx, m)
+		require.NoError(t, err)
+	}
+	pub(events.TurnSubject("t1", "u1", "s1"), "ok-1", "t1:ok-1")
+	// Published without a dedupe id, so the re-drive is not a duplicate.
+	pub(events.TurnSubject("t1", "u.2", "s1"), "bad-a", "")
+	pub(events.TurnSubject("t1", "u1", "s2"), "bad-b", "t1:bad-b")
+	require.Eventually(t, func() bool { return len(b.nats.DeadLetters(t)) == 2 }, 10*time.Second, 10*time.Millisecond)
+
+	var all []events.DeadLetterEntry
+	require.NoError(t, events.ListDeadLetters(ctx, b.nats.JS, "", func(e events.DeadLetterEntry) error {
+		all = append(all, e)
+		return nil
+	}))
+	require.Len(t, all, 2)
+	a := all[0]
+	require.Equal(t, "test", a.Consumer)
+	require.Equal(t, events.TurnsStream, a.Stream)
+	require.Equal(t, uint64(2), a.StreamSeq)
+	require.Equal(t, events.TurnSubject("t1", "u.2", "s1"), a.Subject)
+	require.Equal(t, "cannot parse bad-a", a.Reason)
+	require.Equal(t, uint64(1), a.Deliveries)
+	require.WithinDuration(t, time.Now(), a.FailedAt, time.Minute)
+	require.Equal(t, "bad-a", string(a.Data))
+	require.Equal(t, "trace-bad-a", a.Header.Get("X-Trace"), "original headers kept")
+	for k := range a.Header {
+		require.NotContains(t, k, "Recall-Dlq-", "dead-letter headers are not part of the original")
+	}
+	require.Equal(t, "t1:bad-b", all[1].EventID)
+	require.Equal(t, "t1:bad-b", all[1].Header.Get(jetstream.MsgIDHeader), "the original id is restored")
+
+	var none int
+	require.NoError(t, events.ListDeadLetters(ctx, b.nats.JS, "other", func(events.DeadLetterEntry) error { none++; return nil }))
+	require.Zero(t, none, "filtered by consumer")
+
+	fixed.Store(true)
+	// The original id of bad-b is still remembered by the stream: re-driving it
+	// now would be dropped as a duplicate, so it is refused and kept.
+	err := events.Redrive(ctx, b.nats.JS, all[1])
+	require.ErrorIs(t, err, events.ErrStillDuplicate)
+	_, err = events.GetDeadLetter(ctx, b.nats.JS, all[1].Seq)
+	require.NoError(t, err, "still in the dead-letter stream")
+
+	require.NoError(t, events.Redrive(ctx, b.nats.JS, a))
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return handled["bad-a"] == 1
+	}, 10*time.Second, 10*time.Millisecond, "the fixed handler got the re-driven message")
+	_, err = events.GetDeadLetter(ctx, b.nats.JS, a.Seq)
+	require.ErrorContains(t, err, "not found")
+
+	require.NoError(t, events.DeleteDeadLetter(ctx, b.nats.JS, all[1].Seq))
+	require.Empty(t, b.nats.DeadLetters(t))
+	require.Equal(t, 2.0, testutil.ToFloat64(b.metrics.DeadLettered.WithLabelValues("test")))
+}
