@@ -21,7 +21,9 @@ func TestDLQCommands(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	r, err := events.NewRunner(ctx, n.JS, events.TurnsStream, events.DurableConsumer("ingest", events.TurnsSubjects, events.DefaultConsumerConfig),
-		events.PerMessage(func(context.Context, events.Message) error { return events.Permanent(errors.New("turn: field \"role\": unknown role")) }),
+		events.PerMessage(func(context.Context, events.Message) error {
+			return events.Permanent(errors.New("turn: field \"role\": unknown role"))
+		}),
 		events.RunnerConfig{}, testenv.Logger(t), nil)
 	require.NoError(t, err)
 	go func() { _ = r.Run(ctx) }()
