@@ -2,6 +2,7 @@
 //
 //	recall migrate [-create-db] [-down N]   apply (or roll back) database migrations
 //	recall run                              the API and every worker in one process
+//	recall replay -worker W [-since T] [-tenant T [-user U]]   re-run a worker over history
 //	recall dlq list|show|redrive|delete     inspect and re-drive dead letters
 //	recall probe URL                        health check for images without curl
 //
@@ -23,6 +24,7 @@ const usage = `usage: recall <command> [flags]
 commands:
   migrate   apply database migrations (a separate step; never raced by replicas)
   run       run the API and every worker in one process (local use)
+  replay    run one worker over the stream again (backfill after a model or prompt change)
   dlq       list, show, re-drive and delete dead letters
   probe     GET a URL, exit non-zero unless 2xx (container health checks)
 `
@@ -39,6 +41,8 @@ func main() {
 		run = migrateCmd
 	case "run":
 		run = runCmd
+	case "replay":
+		run = replayCmd
 	case "dlq":
 		run = dlqCmd
 	case "probe":

@@ -11,7 +11,6 @@ import (
 	"github.com/recallhq/recall/pkg/api"
 	"github.com/recallhq/recall/pkg/catalog"
 	"github.com/recallhq/recall/pkg/embed"
-	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/extractor"
 	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/natsembed"
@@ -63,55 +62,25 @@ func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	}
 	defer closeDeps()
 
+	set := &workerSet{cfg: cfg, d: d, log: log}
+	tasks := []service.Task{d.Ops(cfg.Config, log)}
+	for _, name := range workerNames {
+		r, err := set.runner(ctx, name)
+		if err != nil {
+			return err
+		}
+		tasks = append(tasks, r.Run)
+	}
 	limits := cfg.Limits.Limits()
-	ingestRunner, err := ingest.NewRunner(ctx, d.JS, d.Store, cfg.Ingest, limits, log.With("worker", "ingest"), d.RunnerMetrics)
-	if err != nil {
-		return err
-	}
-	ex, source, err := extractor.NewExtractor(cfg.Extractor, d.Registry, log.With("worker", "extractor"))
-	if err != nil {
-		return err
-	}
-	extractWorker := extractor.New(cfg.Extractor, d.Store, ex, source, limits, log.With("worker", "extractor"), d.Registry)
-	extractWorker.Refresher = events.NewRefresher(d.JS, cfg.Extractor.Refresh.Bucket)
-	extractRunner, err := extractor.NewRunner(ctx, d.JS, extractWorker, log.With("worker", "extractor"), d.RunnerMetrics)
-	if err != nil {
-		return err
-	}
-	emb, err := embed.New(cfg.Embed, cfg.Embed.Dimensions)
-	if err != nil {
-		return err
-	}
-	catalogWorker, err := catalog.New(ctx, cfg.Catalog, d.Store, emb, d.JS, limits, log.With("worker", "catalog"), d.Registry)
-	if err != nil {
-		return err
-	}
-	catalogRunner, err := catalog.NewRunner(ctx, d.JS, catalogWorker, log.With("worker", "catalog"), d.RunnerMetrics)
-	if err != nil {
-		return err
-	}
-	profileWorker, err := profile.New(ctx, cfg.Profiler, d.Store, emb, limits, log.With("worker", "profiler"), d.Registry)
-	if err != nil {
-		return err
-	}
-	profileRunner, err := profile.NewRunner(ctx, d.JS, profileWorker, log.With("worker", "profiler"), d.RunnerMetrics)
-	if err != nil {
-		return err
-	}
 	srv, err := api.New(api.Options{Config: cfg.API, Limits: limits, Store: d.Store, JS: d.JS, Log: log.With("worker", "api"), Registry: d.Registry, Ready: d.Checks})
 	if err != nil {
 		return err
 	}
 	httpSrv := service.Server{Name: "api", Addr: cfg.API.Addr, Handler: srv.Handler(d.Registry)}
-	return service.RunAll(ctx,
-		ingestRunner.Run,
-		extractRunner.Run,
-		catalogRunner.Run,
-		profileRunner.Run,
-		d.Ops(cfg.Config, log),
-		func(ctx context.Context) error {
-			return httpSrv.Serve(ctx, log, cfg.ShutdownTimeout, func(addr string) {
-				fmt.Fprintf(os.Stdout, "API: http://%s  (try: curl -H 'X-Tenant-ID: demo' 'http://%s/v1/context?user_id=u1&session_id=s1')\n", addr, addr)
-			})
+	tasks = append(tasks, func(ctx context.Context) error {
+		return httpSrv.Serve(ctx, log, cfg.ShutdownTimeout, func(addr string) {
+			fmt.Fprintf(os.Stdout, "API: http://%s  (try: curl -H 'X-Tenant-ID: demo' 'http://%s/v1/context?user_id=u1&session_id=s1')\n", addr, addr)
 		})
+	})
+	return service.RunAll(ctx, tasks...)
 }

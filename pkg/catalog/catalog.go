@@ -25,6 +25,9 @@ import (
 // ConsumerName is the catalog worker's durable consumer.
 const ConsumerName = "catalog"
 
+// Binding is where the catalog worker reads: catalog items and shelf entries.
+var Binding = events.Binding{Durable: ConsumerName, Stream: events.SignalsStream, Filters: []string{events.CatalogSubjects, events.ShelfSubjects}}
+
 // Config is the catalog worker's part of the config.
 type Config struct {
 	Consumer events.ConsumerConfig `envPrefix:"CATALOG_"`
@@ -323,14 +326,8 @@ func appendStrings(out []string, v any) []string {
 // NewRunner declares the catalog consumer (catalog and shelf subjects of the
 // signal stream) and returns the runner for w.
 func NewRunner(ctx context.Context, js jetstream.JetStream, w *Worker, log *slog.Logger, m *events.RunnerMetrics) (*events.Runner, error) {
-	rc := w.cfg.Runner
-	if rc.BatchSize == 0 {
-		rc.BatchSize = DefaultRunnerConfig.BatchSize
-	}
-	if rc.Concurrency == 0 {
-		rc.Concurrency = DefaultRunnerConfig.Concurrency
-	}
-	cc := events.DurableConsumer(ConsumerName, "", w.cfg.Consumer)
-	cc.FilterSubjects = []string{events.CatalogSubjects, events.ShelfSubjects}
-	return events.NewRunner(ctx, js, events.SignalsStream, cc, w.Handle, rc, log, m)
+	return Binding.NewRunner(ctx, js, w.cfg.Consumer, w.Handle, w.RunnerConfig(), log, m)
 }
+
+// RunnerConfig is the configured runner settings over the worker\'s defaults.
+func (w *Worker) RunnerConfig() events.RunnerConfig { return w.cfg.Runner.Or(DefaultRunnerConfig) }

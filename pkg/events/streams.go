@@ -3,6 +3,7 @@ package events
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -99,4 +100,41 @@ func DurableConsumer(name, filter string, c ConsumerConfig) jetstream.ConsumerCo
 		DeliverPolicy: jetstream.DeliverAllPolicy,
 		ReplayPolicy:  jetstream.ReplayInstantPolicy,
 	}
+}
+
+// Binding is where a worker reads: its durable consumer's name, the stream and
+// the subject filters. The live runner and a replay of the worker share it.
+type Binding struct {
+	Durable string
+	Stream  string
+	Filters []string
+}
+
+// Consumer is the binding's durable consumer.
+func (b Binding) Consumer(c ConsumerConfig) jetstream.ConsumerConfig {
+	cc := DurableConsumer(b.Durable, "", c)
+	if len(b.Filters) == 1 {
+		cc.FilterSubject = b.Filters[0]
+	} else {
+		cc.FilterSubjects = b.Filters
+	}
+	return cc
+}
+
+// NewRunner creates (or updates) the binding's durable consumer and returns the
+// worker's live runner.
+func (b Binding) NewRunner(ctx context.Context, js jetstream.JetStream, c ConsumerConfig, h BatchHandler, rc RunnerConfig, log *slog.Logger, m *RunnerMetrics) (*Runner, error) {
+	return NewRunner(ctx, js, b.Stream, b.Consumer(c), h, rc, log, m)
+}
+
+// Or fills the zero batch size and concurrency of c from d: a worker's own
+// defaults under the runner's generic ones.
+func (c RunnerConfig) Or(d RunnerConfig) RunnerConfig {
+	if c.BatchSize == 0 {
+		c.BatchSize = d.BatchSize
+	}
+	if c.Concurrency == 0 {
+		c.Concurrency = d.Concurrency
+	}
+	return c
 }

@@ -24,6 +24,9 @@ import (
 // ConsumerName is the extractor's durable consumer.
 const ConsumerName = "extractor"
 
+// Binding is where the extractor reads: every turn (it filters roles itself).
+var Binding = events.Binding{Durable: ConsumerName, Stream: events.TurnsStream, Filters: []string{events.TurnsSubjects}}
+
 // Config is the extractor's part of the config.
 type Config struct {
 	Consumer events.ConsumerConfig `envPrefix:"EXTRACTOR_"`
@@ -292,14 +295,8 @@ func jsonStrings(raw json.RawMessage) []string {
 
 // NewRunner declares the extractor's consumer and returns the runner for w.
 func NewRunner(ctx context.Context, js jetstream.JetStream, w *Worker, log *slog.Logger, m *events.RunnerMetrics) (*events.Runner, error) {
-	rc := w.cfg.Runner
-	if rc.BatchSize == 0 {
-		rc.BatchSize = DefaultRunnerConfig.BatchSize
-	}
-	if rc.Concurrency == 0 {
-		rc.Concurrency = DefaultRunnerConfig.Concurrency
-	}
-	return events.NewRunner(ctx, js, events.TurnsStream,
-		events.DurableConsumer(ConsumerName, events.TurnsSubjects, w.cfg.Consumer),
-		w.Handle, rc, log, m)
+	return Binding.NewRunner(ctx, js, w.cfg.Consumer, w.Handle, w.RunnerConfig(), log, m)
 }
+
+// RunnerConfig is the configured runner settings over the worker\'s defaults.
+func (w *Worker) RunnerConfig() events.RunnerConfig { return w.cfg.Runner.Or(DefaultRunnerConfig) }

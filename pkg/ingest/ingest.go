@@ -18,6 +18,9 @@ import (
 // ConsumerName is the ingest worker's durable consumer.
 const ConsumerName = "ingest"
 
+// Binding is where the ingest worker reads: every turn.
+var Binding = events.Binding{Durable: ConsumerName, Stream: events.TurnsStream, Filters: []string{events.TurnsSubjects}}
+
 // DefaultRunnerConfig batches hundreds of turns or a few milliseconds, whichever
 // comes first, with two batches in flight so the database never idles while the
 // next batch is gathered.
@@ -96,15 +99,6 @@ type Config struct {
 
 // NewRunner declares the ingest consumer and returns the runner that feeds Handle.
 func NewRunner(ctx context.Context, js jetstream.JetStream, st *store.Store, cfg Config, limits events.Limits, log *slog.Logger, metrics *events.RunnerMetrics) (*events.Runner, error) {
-	rc := cfg.Runner
-	if rc.BatchSize == 0 {
-		rc.BatchSize = DefaultRunnerConfig.BatchSize
-	}
-	if rc.Concurrency == 0 {
-		rc.Concurrency = DefaultRunnerConfig.Concurrency
-	}
 	w := New(st, limits, log)
-	return events.NewRunner(ctx, js, events.TurnsStream,
-		events.DurableConsumer(ConsumerName, events.TurnsSubjects, cfg.Consumer),
-		w.Handle, rc, log, metrics)
+	return Binding.NewRunner(ctx, js, cfg.Consumer, w.Handle, cfg.Runner.Or(DefaultRunnerConfig), log, metrics)
 }

@@ -31,6 +31,9 @@ import (
 // ConsumerName is the profiler's durable consumer.
 const ConsumerName = "profiler"
 
+// Binding is where the profiler reads: profile refresh tasks.
+var Binding = events.Binding{Durable: ConsumerName, Stream: events.SignalsStream, Filters: []string{events.ProfileTaskSubjects}}
+
 // Config is the profiler's part of the config.
 type Config struct {
 	Consumer events.ConsumerConfig `envPrefix:"PROFILER_"`
@@ -317,14 +320,8 @@ func (w *Worker) contributions(ctx context.Context, shelf []store.ShelfVector, f
 // NewRunner declares the profiler's consumer (profile tasks of the signal
 // stream) and returns the runner for w.
 func NewRunner(ctx context.Context, js jetstream.JetStream, w *Worker, log *slog.Logger, m *events.RunnerMetrics) (*events.Runner, error) {
-	rc := w.cfg.Runner
-	if rc.BatchSize == 0 {
-		rc.BatchSize = DefaultRunnerConfig.BatchSize
-	}
-	if rc.Concurrency == 0 {
-		rc.Concurrency = DefaultRunnerConfig.Concurrency
-	}
-	return events.NewRunner(ctx, js, events.SignalsStream,
-		events.DurableConsumer(ConsumerName, events.ProfileTaskSubjects, w.cfg.Consumer),
-		w.Handle, rc, log, m)
+	return Binding.NewRunner(ctx, js, w.cfg.Consumer, w.Handle, w.RunnerConfig(), log, m)
 }
+
+// RunnerConfig is the configured runner settings over the worker\'s defaults.
+func (w *Worker) RunnerConfig() events.RunnerConfig { return w.cfg.Runner.Or(DefaultRunnerConfig) }

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/recallhq/recall/internal/deps"
+	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/service"
+)
+
+type replayFlags struct {
+	worker, since, tenant, user string
+	fromSeq                     uint64
+}
+
+// replayCmd runs one worker's handler over the stream again, through an
+// ephemeral consumer, while the live workers keep running.
+func replayCmd(ctx context.Context, log *slog.Logger, args []string) error {
+	var f replayFlags
+	fs := newFlags("replay")
+	fs.StringVar(&f.worker, "worker", "", "the worker to replay: "+strings.Join(workerNames, ", "))
+	fs.StringVar(&f.since, "since", "", "start at messages stored from this time (2026-01-01 or RFC 3339); default: the whole stream")
+	fs.Uint64Var(&f.fromSeq, "from-seq", 0, "start at this stream sequence instead")
+	fs.StringVar(&f.tenant, "tenant", "", "only this tenant's events")
+	fs.StringVar(&f.user, "user", "", "only this user's events (needs -tenant)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	opts, err := f.options()
+	if err != nil {
+		return err
+	}
+	cfg, err := service.LoadConfig[runConfig]()
+	if err != nil {
+		return err
+	}
+	d, closeDeps, err := deps.Open(ctx, cfg.Config, "replay-"+f.worker, log)
+	if err != nil {
+		return err
+	}
+	defer closeDeps()
+	_, err = replay(ctx, &workerSet{cfg: cfg, d: d, log: log}, f.worker, opts, os.Stderr)
+	return err
+}
+
+func (f replayFlags) options() (events.ReplayOptions, error) {
+	var o events.ReplayOptions
+	if f.worker == "" {
+		return o, fmt.Errorf("-worker is required (one of: %s)", strings.Join(workerNames, ", "))
+	}
+	if f.since != "" && f.fromSeq > 0 {
+		return o, errors.New("give -since or -from-seq, not both")
+	}
+	if f.since != "" {
+		t, err := time.Parse(time.RFC3339, f.since)
+		if err != nil {
+			t, err = time.Parse(time.DateOnly, f.since)
+		}
+		if err != nil {
+			return o, fmt.Errorf("-since %q: want a date (2026-01-01) or an RFC 3339 time (2026-01-01T08:00:00Z)", f.since)
+		}
+		o.Since = t
+	}
+	if f.user != "" && f.tenant == "" {
+		return o, errors.New("-user needs -tenant")
+	}
+	o.FromSeq, o.Tenant, o.User = f.fromSeq, f.tenant, f.user
+	return o, nil
+}
+
+// replay runs the named worker over its stream. Progress goes to w: a bar with
+// rate and ETA on a terminal, a log line every few seconds otherwise.
+func replay(ctx context.Context, set *workerSet, worker string, o events.ReplayOptions, w io.Writer) (events.ReplayProgress, error) {
+	spec, err := set.build(ctx, worker)
+	if err != nil {
+		return events.ReplayProgress{}, err
+	}
+	o.Consumer, o.Runner = spec.consumer, spec.runner
+	if file, ok := w.(*os.File); ok && term.IsTerminal(int(file.Fd())) {
+		var bar *progressbar.ProgressBar
+		o.ProgressEvery = 200 * time.Millisecond
+		o.Progress = func(p events.ReplayProgress) {
+			if bar == nil {
+				bar = progressbar.NewOptions64(int64(p.Total), progressbar.OptionSetWriter(w),
+					progressbar.OptionSetDescription("replay "+worker), progressbar.OptionShowCount(),
+					progressbar.OptionShowIts(), progressbar.OptionSetItsString("msg"),
+					progressbar.OptionSetPredictTime(true), progressbar.OptionFullWidth(),
+					progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }))
+			}
+			bar.ChangeMax64(int64(p.Total))
+			_ = bar.Set64(int64(p.Done))
+		}
+	} else {
+		o.ProgressEvery = 5 * time.Second
+		o.Progress = func(p events.ReplayProgress) {
+			pct := 100.0
+			if p.Total > 0 {
+				pct = 100 * float64(p.Done) / float64(p.Total)
+			}
+			set.log.Info("replay progress", "worker", worker, "done", p.Done, "total", p.Total,
+				"percent", fmt.Sprintf("%.1f", pct), "rate_per_s", int(p.Rate), "eta", p.ETA.Round(time.Second).String())
+		}
+	}
+	p, err := spec.binding.Replay(ctx, set.d.JS, o, spec.handler, set.log.With("worker", worker), set.d.RunnerMetrics)
+	if err != nil {
+		return p, err
+	}
+	fmt.Fprintf(w, "replayed %d message(s) through %s in %s\n", p.Done, worker, p.Elapsed.Round(time.Millisecond))
+	return p, nil
+}

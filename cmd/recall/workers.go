@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/recallhq/recall/internal/deps"
+	"github.com/recallhq/recall/pkg/catalog"
+	"github.com/recallhq/recall/pkg/embed"
+	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/extractor"
+	"github.com/recallhq/recall/pkg/ingest"
+	"github.com/recallhq/recall/pkg/profile"
+)
+
+// workerNames are the stream workers, in start order.
+var workerNames = []string{"ingest", "extractor", "catalog", "profiler"}
+
+// workerSpec is one worker ready to run: where it reads and what handles it.
+type workerSpec struct {
+	binding  events.Binding
+	consumer events.ConsumerConfig
+	handler  events.BatchHandler
+	runner   events.RunnerConfig
+}
+
+// workerSet builds workers from one config, for `recall run` (all of them, live)
+// and `recall replay` (one of them, over history), so both run the same code.
+type workerSet struct {
+	cfg runConfig
+	d   *deps.Deps
+	log *slog.Logger
+	emb embed.Embedder
+}
+
+func (s *workerSet) embedder() (embed.Embedder, error) {
+	if s.emb == nil {
+		emb, err := embed.New(s.cfg.Embed, s.cfg.Embed.Dimensions)
+		if err != nil {
+			return nil, err
+		}
+		s.emb = emb
+	}
+	return s.emb, nil
+}
+
+func (s *workerSet) build(ctx context.Context, name string) (workerSpec, error) {
+	log := s.log.With("worker", name)
+	limits := s.cfg.Limits.Limits()
+	switch name {
+	case "ingest":
+		w := ingest.New(s.d.Store, limits, log)
+		return workerSpec{ingest.Binding, s.cfg.Ingest.Consumer, w.Handle, s.cfg.Ingest.Runner.Or(ingest.DefaultRunnerConfig)}, nil
+	case "extractor":
+		ex, source, err := extractor.NewExtractor(s.cfg.Extractor, s.d.Registry, log)
+		if err != nil {
+			return workerSpec{}, err
+		}
+		w := extractor.New(s.cfg.Extractor, s.d.Store, ex, source, limits, log, s.d.Registry)
+		w.Refresher = events.NewRefresher(s.d.JS, s.cfg.Extractor.Refresh.Bucket)
+		return workerSpec{extractor.Binding, s.cfg.Extractor.Consumer, w.Handle, w.RunnerConfig()}, nil
+	case "catalog":
+		emb, err := s.embedder()
+		if err != nil {
+			return workerSpec{}, err
+		}
+		w, err := catalog.New(ctx, s.cfg.Catalog, s.d.Store, emb, s.d.JS, limits, log, s.d.Registry)
+		if err != nil {
+			return workerSpec{}, err
+		}
+		return workerSpec{catalog.Binding, s.cfg.Catalog.Consumer, w.Handle, w.RunnerConfig()}, nil
+	case "profiler":
+		emb, err := s.embedder()
+		if err != nil {
+			return workerSpec{}, err
+		}
+		w, err := profile.New(ctx, s.cfg.Profiler, s.d.Store, emb, limits, log, s.d.Registry)
+		if err != nil {
+			return workerSpec{}, err
+		}
+		return workerSpec{profile.Binding, s.cfg.Profiler.Consumer, w.Handle, w.RunnerConfig()}, nil
+	}
+	return workerSpec{}, fmt.Errorf("unknown worker %q (one of: %s)", name, strings.Join(workerNames, ", "))
+}
+
+// runner is the worker's live runner on its durable consumer.
+func (s *workerSet) runner(ctx context.Context, name string) (*events.Runner, error) {
+	spec, err := s.build(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return spec.binding.NewRunner(ctx, s.d.JS, spec.consumer, spec.handler, spec.runner, s.log.With("worker", name), s.d.RunnerMetrics)
+}

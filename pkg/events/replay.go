@@ -1,0 +1,188 @@
+package events
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// idTokens is how many id tokens follow each subject kind: the depth at which a
+// filter can be narrowed to one tenant, then one user.
+var idTokens = map[string]int{
+	"turns":         3, // tenant, user, session
+	KindShelf:       2, // tenant, user
+	KindCatalog:     1, // tenant
+	KindProfileTask: 2, // tenant, user
+}
+
+// ScopeFilter narrows a worker's subject filter (such as "recall.turns.>") to
+// one tenant and, when user is not empty, one user. ok is false when the
+// subjects under filter cannot belong to a user (catalog items belong to the
+// tenant), so a replay for one user leaves them out.
+func ScopeFilter(filter, tenant, user string) (scoped string, ok bool, err error) {
+	if tenant == "" {
+		if user != "" {
+			return "", false, fmt.Errorf("a user scope needs a tenant")
+		}
+		return filter, true, nil
+	}
+	prefix, found := strings.CutSuffix(filter, ".>")
+	if !found {
+		return "", false, fmt.Errorf("filter %q does not end in .>", filter)
+	}
+	kind, found := strings.CutPrefix(prefix, SubjectRoot+".")
+	if !found {
+		return "", false, fmt.Errorf("filter %q is not under %q", filter, SubjectRoot)
+	}
+	n, known := idTokens[kind]
+	if !known {
+		return "", false, fmt.Errorf("filter %q: no tenant/user layout known for %q", filter, kind)
+	}
+	toks := []string{prefix, EncodeToken(tenant)}
+	if user != "" {
+		if n < 2 {
+			return "", false, nil
+		}
+		toks = append(toks, EncodeToken(user))
+	}
+	if len(toks)-1 < n {
+		toks = append(toks, ">")
+	}
+	return strings.Join(toks, "."), true, nil
+}
+
+// ReplayOptions choose what a replay reads.
+type ReplayOptions struct {
+	// Since starts at the first message stored at or after this time; FromSeq at
+	// this stream sequence. Neither: the whole stream.
+	Since   time.Time
+	FromSeq uint64
+	// Tenant and User narrow the subjects (User needs Tenant).
+	Tenant, User string
+	Consumer     ConsumerConfig
+	Runner       RunnerConfig
+	// Progress is called about every ProgressEvery (default 1s) and once at the end.
+	Progress      func(ReplayProgress)
+	ProgressEvery time.Duration
+}
+
+// ReplayProgress is how far a replay has come.
+type ReplayProgress struct {
+	Done, Total uint64
+	Elapsed     time.Duration
+	// Rate is messages per second so far; ETA the time left at that rate.
+	Rate float64
+	ETA  time.Duration
+}
+
+// Replay runs a worker's handler over its stream again, from a time or a
+// sequence, through an ephemeral consumer of its own: the live durable consumer
+// is not touched, so a replay can run next to the live workers (their writes
+// are idempotent). It runs the one Runner, so retries and dead letters work as
+// live (dead letters name the replay consumer). It returns once every message
+// that was in the stream when it started, and any since, has been handled.
+func (b Binding) Replay(ctx context.Context, js jetstream.JetStream, o ReplayOptions, h BatchHandler, log *slog.Logger, m *RunnerMetrics) (ReplayProgress, error) {
+	var filters []string
+	for _, f := range b.Filters {
+		s, ok, err := ScopeFilter(f, o.Tenant, o.User)
+		if err != nil {
+			return ReplayProgress{}, err
+		}
+		if ok {
+			filters = append(filters, s)
+		}
+	}
+	if len(filters) == 0 {
+		return ReplayProgress{}, fmt.Errorf("replay %s: nothing of its subjects belongs to a single user", b.Durable)
+	}
+	if o.ProgressEvery <= 0 {
+		o.ProgressEvery = time.Second
+	}
+	cc := b.Consumer(o.Consumer)
+	cc.Durable = ""
+	cc.Name = fmt.Sprintf("replay-%s-%d", b.Durable, time.Now().UnixNano())
+	cc.Description = "Recall replay of " + b.Durable
+	// Left behind by a crashed replay, the server removes it by itself.
+	cc.InactiveThreshold = 5 * time.Minute
+	cc.FilterSubject, cc.FilterSubjects = "", nil
+	if len(filters) == 1 {
+		cc.FilterSubject = filters[0]
+	} else {
+		cc.FilterSubjects = filters
+	}
+	switch {
+	case o.FromSeq > 0:
+		cc.DeliverPolicy, cc.OptStartSeq = jetstream.DeliverByStartSequencePolicy, o.FromSeq
+	case !o.Since.IsZero():
+		since := o.Since
+		cc.DeliverPolicy, cc.OptStartTime = jetstream.DeliverByStartTimePolicy, &since
+	}
+	cons, err := js.CreateConsumer(ctx, b.Stream, cc)
+	if err != nil {
+		return ReplayProgress{}, fmt.Errorf("replay %s: create consumer: %w", b.Durable, err)
+	}
+	defer func() {
+		_ = js.DeleteConsumer(context.WithoutCancel(ctx), b.Stream, cc.Name)
+	}()
+	info, err := cons.Info(ctx)
+	if err != nil {
+		return ReplayProgress{}, err
+	}
+	start := time.Now()
+	p := ReplayProgress{Total: info.NumPending}
+	log = log.With("replay", b.Durable, "consumer", cc.Name)
+	log.Info("replay started", "stream", b.Stream, "filters", filters, "messages", p.Total)
+
+	rctx, stop := context.WithCancel(ctx)
+	defer stop()
+	runner := NewRunnerFor(js, cons, h, o.Runner, log, m)
+	runErr := make(chan error, 1)
+	go func() { runErr <- runner.Run(rctx) }()
+
+	tick := time.NewTicker(min(o.ProgressEvery, 200*time.Millisecond))
+	defer tick.Stop()
+	lastReport := start
+	for {
+		select {
+		case <-ctx.Done():
+			stop()
+			<-runErr
+			return p, ctx.Err()
+		case err := <-runErr:
+			return p, fmt.Errorf("replay %s: runner stopped: %w", b.Durable, err)
+		case <-tick.C:
+		}
+		info, err := cons.Info(ctx)
+		if err != nil {
+			log.Warn("replay progress", "error", err.Error())
+			continue
+		}
+		left := info.NumPending + uint64(info.NumAckPending)
+		p.Total = max(p.Total, p.Done+left)
+		p.Done = p.Total - left
+		p.Elapsed = time.Since(start)
+		if secs := p.Elapsed.Seconds(); secs > 0 {
+			p.Rate = float64(p.Done) / secs
+		}
+		if p.Rate > 0 {
+			p.ETA = time.Duration(float64(left) / p.Rate * float64(time.Second))
+		}
+		finished := left == 0
+		if o.Progress != nil && (finished || time.Since(lastReport) >= o.ProgressEvery) {
+			o.Progress(p)
+			lastReport = time.Now()
+		}
+		if finished {
+			stop()
+			if err := <-runErr; err != nil {
+				return p, err
+			}
+			log.Info("replay finished", "messages", p.Done, "seconds", p.Elapsed.Seconds())
+			return p, nil
+		}
+	}
+}
