@@ -22,3 +22,8 @@ func TestRunConfigDefaults(t *testing.T) {
 		t.Fatalf("want embedded NATS by default, got %+v", cfg)
 	}
 }
+
+func TestK8sMigrateJobEnvMatchesConfig(t *testing.T) {
+	t.Parallel()
+	deploycheck.CheckK8sEnv(t, deploycheck.LoadK8s(t), "recall-migrate", service.EnvVars[migrateConfig](), []string{"DATABASE_URL"})
+}

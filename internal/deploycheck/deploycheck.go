@@ -59,3 +59,15 @@ func CheckServiceEnv(t testing.TB, p *types.Project, service string, reads, requ
 		require.True(t, ok && v != nil && *v != "", "service %q must set %s", service, k)
 	}
 }
+
+// WorkerRequired are the variables every long-running binary must be given.
+var WorkerRequired = []string{"DATABASE_URL", "NATS_URL", "OPS_ADDR"}
+
+// CheckDeployEnv checks a long-running binary's env in both deployments: the
+// compose service named like the binary and the Kubernetes workload
+// recall-<binary>.
+func CheckDeployEnv(t testing.TB, binary string, reads []string) {
+	t.Helper()
+	CheckServiceEnv(t, LoadCompose(t), binary, reads, WorkerRequired)
+	CheckK8sEnv(t, LoadK8s(t), "recall-"+binary, reads, WorkerRequired)
+}

@@ -1,0 +1,187 @@
+package deploycheck
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/recallhq/recall/pkg/catalog"
+	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/extractor"
+	"github.com/recallhq/recall/pkg/ingest"
+	"github.com/recallhq/recall/pkg/profile"
+)
+
+// workerBindings are the stream workers: each is a Deployment scaled by KEDA on
+// its own durable consumer.
+var workerBindings = map[string]events.Binding{
+	"ingest":    ingest.Binding,
+	"extractor": extractor.Binding,
+	"catalog":   catalog.Binding,
+	"profiler":  profile.Binding,
+}
+
+func TestK8sBaseListsEveryManifest(t *testing.T) {
+	t.Parallel()
+	k := LoadK8s(t)
+	files, err := filepath.Glob(filepath.Join(RepoRoot(), "deploy", "k8s", "*.yaml"))
+	require.NoError(t, err)
+	var manifests []string
+	for _, f := range files {
+		if b := filepath.Base(f); b != "kustomization.yaml" {
+			manifests = append(manifests, b)
+		}
+	}
+	got := slices.Clone(k.Kustomization.Resources)
+	slices.Sort(got)
+	require.Equal(t, manifests, got, "every manifest is in kustomization.yaml, and only those")
+	require.Equal(t, "kustomize.config.k8s.io/v1beta1", k.Kustomization.APIVersion)
+	require.Len(t, k.Kustomization.Images, 1)
+	require.Equal(t, "recall", k.Kustomization.Images[0].Name)
+}
+
+func TestK8sWorkloads(t *testing.T) {
+	t.Parallel()
+	k := LoadK8s(t)
+	cm := k.ConfigMaps["recall-config"]
+	require.NotNil(t, cm, "the shared ConfigMap")
+	opsPort := portOf(t, cm.Data["OPS_ADDR"])
+	shutdown, err := time.ParseDuration(cm.Data["SHUTDOWN_TIMEOUT"])
+	require.NoError(t, err)
+
+	wantDeployments := []string{"recall-api"}
+	for name := range workerBindings {
+		wantDeployments = append(wantDeployments, "recall-"+name)
+	}
+	slices.Sort(wantDeployments)
+	var got []string
+	for name := range k.Deployments {
+		got = append(got, name)
+	}
+	slices.Sort(got)
+	require.Equal(t, wantDeployments, got)
+
+	for name, d := range k.Deployments {
+		require.Equal(t, d.Spec.Selector.MatchLabels, d.Spec.Template.Labels, "%s: selector matches the pod labels", name)
+		spec := d.Spec.Template.Spec
+		require.Len(t, spec.Containers, 1, name)
+		c := spec.Containers[0]
+		binary := strings.TrimPrefix(name, "recall-")
+		require.Equal(t, []string{"/usr/local/bin/" + binary}, c.Command, "%s runs its own binary", name)
+		require.DirExists(t, filepath.Join(RepoRoot(), "cmd", binary), "%s: cmd/%s exists", name, binary)
+		require.Equal(t, "recall", c.Image, "%s: the image kustomize sets", name)
+
+		ops := containerPort(t, c, "ops")
+		require.Equal(t, opsPort, ops, "%s: the ops port is OPS_ADDR's", name)
+		checkProbe(t, name, c.ReadinessProbe, "/readyz")
+		checkProbe(t, name, c.LivenessProbe, "/healthz")
+		require.Equal(t, "9090", d.Spec.Template.Annotations["prometheus.io/port"], "%s: metrics scraped on the ops port", name)
+
+		require.False(t, c.Resources.Requests.Cpu().IsZero(), "%s: cpu request", name)
+		require.False(t, c.Resources.Requests.Memory().IsZero(), "%s: memory request", name)
+		require.False(t, c.Resources.Limits.Memory().IsZero(), "%s: memory limit", name)
+
+		require.NotNil(t, spec.TerminationGracePeriodSeconds, name)
+		grace := time.Duration(*spec.TerminationGracePeriodSeconds) * time.Second
+		drain := 20 * time.Second // the runner's default drain timeout
+		require.Greater(t, grace, max(shutdown, drain), "%s: the pod outlives its drain", name)
+		require.NotNil(t, spec.SecurityContext)
+		require.True(t, *spec.SecurityContext.RunAsNonRoot, name)
+	}
+
+	api := k.Deployments["recall-api"].Spec.Template.Spec.Containers[0]
+	httpPort := containerPort(t, api, "http")
+	require.Equal(t, httpPort, portOf(t, envValue(api, "API_ADDR")), "the API listens where its port says")
+	svc := k.Services["recall-api"]
+	require.NotNil(t, svc)
+	require.Equal(t, k.Deployments["recall-api"].Spec.Template.Labels, svc.Spec.Selector)
+	require.Equal(t, "http", svc.Spec.Ports[0].TargetPort.String())
+	require.Equal(t, "recall-api", k.HPAs["recall-api"].Spec.ScaleTargetRef.Name)
+
+	job := k.Jobs["recall-migrate"]
+	require.NotNil(t, job, "migrations run as a Job")
+	require.Equal(t, []string{"/usr/local/bin/recall", "migrate"}, job.Spec.Template.Spec.Containers[0].Command)
+	require.Equal(t, corev1.RestartPolicyOnFailure, job.Spec.Template.Spec.RestartPolicy)
+}
+
+func TestK8sScaledObjectsFollowConsumerLag(t *testing.T) {
+	t.Parallel()
+	k := LoadK8s(t)
+	require.Len(t, k.ScaledObjects, len(workerBindings))
+	for worker, b := range workerBindings {
+		so := k.ScaledObjects["recall-"+worker]
+		require.NotNil(t, so, "ScaledObject for %s", worker)
+		require.Equal(t, "keda.sh/v1alpha1", so.APIVersion)
+		require.Equal(t, "recall-"+worker, so.Spec.ScaleTargetRef.Name)
+		require.Contains(t, k.Deployments, so.Spec.ScaleTargetRef.Name)
+		require.Len(t, so.Spec.Triggers, 1)
+		tr := so.Spec.Triggers[0]
+		require.Equal(t, "nats-jetstream", tr.Type)
+		require.Equal(t, b.Stream, tr.Metadata["stream"], worker)
+		require.Equal(t, b.Durable, tr.Metadata["consumer"], worker)
+		require.NotEmpty(t, tr.Metadata["natsServerMonitoringEndpoint"])
+		require.NotEmpty(t, tr.Metadata["lagThreshold"])
+		require.GreaterOrEqual(t, *so.Spec.MinReplicaCount, int32(1), "%s: never scaled to zero (it would stop draining slowly-arriving work)", worker)
+		require.Greater(t, *so.Spec.MaxReplicaCount, *so.Spec.MinReplicaCount)
+	}
+}
+
+func TestK8sStrictDecodingCatchesTypos(t *testing.T) {
+	t.Parallel()
+	bad := `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: x
+spec:
+  replicaz: 2
+`
+	err := newK8s().decode("x.yaml", []byte(bad))
+	require.ErrorContains(t, err, "replicaz", "an unknown field fails the check")
+	err = newK8s().decode("y.yaml", []byte("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n"))
+	require.ErrorContains(t, err, "unexpected kind")
+}
+
+func portOf(t *testing.T, addr string) int32 {
+	t.Helper()
+	i := strings.LastIndex(addr, ":")
+	require.GreaterOrEqual(t, i, 0, "address %q", addr)
+	var p int32
+	for _, c := range addr[i+1:] {
+		require.True(t, c >= '0' && c <= '9', "address %q", addr)
+		p = p*10 + int32(c-'0')
+	}
+	return p
+}
+
+func containerPort(t *testing.T, c corev1.Container, name string) int32 {
+	t.Helper()
+	for _, p := range c.Ports {
+		if p.Name == name {
+			return p.ContainerPort
+		}
+	}
+	t.Fatalf("container %s has no port %q", c.Name, name)
+	return 0
+}
+
+func checkProbe(t *testing.T, name string, p *corev1.Probe, path string) {
+	t.Helper()
+	require.NotNil(t, p, "%s: probe for %s", name, path)
+	require.NotNil(t, p.HTTPGet, name)
+	require.Equal(t, path, p.HTTPGet.Path, name)
+	require.Equal(t, "ops", p.HTTPGet.Port.String(), name)
+}
+
+func envValue(c corev1.Container, name string) string {
+	for _, e := range c.Env {
+		if e.Name == name {
+			return e.Value
+		}
+	}
+	return ""
+}
