@@ -3,6 +3,7 @@
 //	recall migrate [-create-db] [-down N]   apply (or roll back) database migrations
 //	recall run                              the API and every worker in one process
 //	recall replay -worker W [-since T] [-tenant T [-user U]]   re-run a worker over history
+//	recall forget -tenant T -user U         remove a user completely
 //	recall dlq list|show|redrive|delete     inspect and re-drive dead letters
 //	recall probe URL                        health check for images without curl
 //
@@ -25,6 +26,7 @@ commands:
   migrate   apply database migrations (a separate step; never raced by replicas)
   run       run the API and every worker in one process (local use)
   replay    run one worker over the stream again (backfill after a model or prompt change)
+  forget    remove a user completely: rows and stream messages (-tenant T -user U)
   dlq       list, show, re-drive and delete dead letters
   probe     GET a URL, exit non-zero unless 2xx (container health checks)
 `
@@ -43,6 +45,8 @@ func main() {
 		run = runCmd
 	case "replay":
 		run = replayCmd
+	case "forget":
+		run = forgetCmd
 	case "dlq":
 		run = dlqCmd
 	case "probe":

@@ -54,17 +54,19 @@ func TestRunEndToEnd(t *testing.T) {
 	// The binary prints where the API and NATS listen.
 	lines := bufio.NewScanner(stdout)
 	apiURL := ""
-	natsSeen := false
+	natsURL := ""
 	for apiURL == "" && lines.Scan() {
 		line := lines.Text()
-		natsSeen = natsSeen || strings.HasPrefix(line, "NATS (embedded JetStream): nats://")
+		if u, ok := strings.CutPrefix(line, "NATS (embedded JetStream): "); ok {
+			natsURL = u
+		}
 		if m := regexp.MustCompile(`^API: (http://\S+)`).FindStringSubmatch(line); m != nil {
 			apiURL = m[1]
 		}
 	}
 	go func() { _, _ = io.Copy(io.Discard, stdout) }()
 	require.NotEmpty(t, apiURL, stderr.String())
-	require.True(t, natsSeen, "the embedded NATS URL is printed for external publishers")
+	require.True(t, strings.HasPrefix(natsURL, "nats://"), "the embedded NATS URL is printed for external publishers")
 
 	turn := `{"id":"t-1","user_id":"u1","session_id":"s1","occurred_at":"` + time.Now().UTC().Format(time.RFC3339) + `","role":"user","content":"推荐几本科幻小说"}`
 	req, _ := http.NewRequest(http.MethodPost, apiURL+"/v1/turns", strings.NewReader(turn))
@@ -111,6 +113,24 @@ func TestRunEndToEnd(t *testing.T) {
 		}
 		return resp.StatusCode == http.StatusOK && json.NewDecoder(resp.Body).Decode(&body) == nil && body.Vector.Revision > 0
 	}, 30*time.Second, 50*time.Millisecond, "the profiler stores the user's profile")
+
+	// The operator's commands work against the running system.
+	tool := func(args ...string) string {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(env, "NATS_URL="+natsURL)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, string(out))
+		return string(out)
+	}
+	require.Contains(t, tool("replay", "-worker", "ingest"), "replayed 1 message(s) through ingest")
+	require.Contains(t, tool("dlq", "list"), "0 dead letter(s)")
+	require.Contains(t, tool("forget", "-tenant", "demo", "-user", "u1"), `"messages": 1`)
+	req, _ = http.NewRequest(http.MethodGet, apiURL+"/v1/sessions/s1", nil)
+	req.Header.Set("X-Tenant-ID", "demo")
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusNotFound, resp.StatusCode, "the forgotten user's session is gone")
 
 	require.NoError(t, run.Process.Signal(syscall.SIGTERM))
 	require.NoError(t, run.Wait(), stderr.String())

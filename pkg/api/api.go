@@ -190,6 +190,7 @@ func (s *Server) Handler(reg *prometheus.Registry, ready ...service.Check) http.
 	s.route(mux, "GET /v1/sessions/{session_id}/messages", s.getMessages)
 	s.route(mux, "DELETE /v1/sessions/{session_id}", s.deleteSession)
 	s.route(mux, "GET /v1/context", s.getContext)
+	s.route(mux, "DELETE /v1/users/{user_id}", s.deleteUser)
 	s.route(mux, "GET /v1/users/{user_id}/profile", s.getProfile)
 	s.route(mux, "POST /v1/users/{user_id}/profile/refresh", s.postProfileRefresh)
 	s.route(mux, "GET /v1/users/{user_id}/recommendations", s.getRecommendations)

@@ -186,3 +186,69 @@ func (b Binding) Replay(ctx context.Context, js jetstream.JetStream, o ReplayOpt
 		}
 	}
 }
+
+// userSubjects are, per stream, the subject families that carry a user's
+// events. Catalog items belong to the tenant, not to a user.
+var userSubjects = map[string][]string{
+	TurnsStream:   {TurnsSubjects},
+	SignalsStream: {ShelfSubjects, ProfileTaskSubjects},
+}
+
+// UserFilters are the subject filters, per stream, that hold one user's
+// messages, the dead-letter stream included.
+func UserFilters(tenant, user string) (map[string][]string, error) {
+	out := map[string][]string{}
+	for stream, families := range userSubjects {
+		for _, f := range families {
+			s, ok, err := ScopeFilter(f, tenant, user)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+			out[stream] = append(out[stream], s)
+			// recall.dlq.<consumer>.<subject without "recall.">
+			out[DLQStream] = append(out[DLQStream], SubjectRoot+".dlq.*."+strings.TrimPrefix(s, SubjectRoot+"."))
+		}
+	}
+	return out, nil
+}
+
+// PurgeUser removes every message of one user from the streams (turns, shelf
+// entries, tasks and their dead letters), so that no replay brings the user's
+// data back. It returns the messages removed per stream.
+func PurgeUser(ctx context.Context, js jetstream.JetStream, tenant, user string) (map[string]uint64, error) {
+	if tenant == "" || user == "" {
+		return nil, fmt.Errorf("purge user: tenant and user are required")
+	}
+	filters, err := UserFilters(tenant, user)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]uint64{}
+	for stream, fs := range filters {
+		s, err := js.Stream(ctx, stream)
+		if err != nil {
+			return out, fmt.Errorf("purge user: stream %s: %w", stream, err)
+		}
+		for _, f := range fs {
+			info, err := s.Info(ctx, jetstream.WithSubjectFilter(f))
+			if err != nil {
+				return out, fmt.Errorf("purge user: %s %s: %w", stream, f, err)
+			}
+			var n uint64
+			for _, c := range info.State.Subjects {
+				n += c
+			}
+			if n == 0 {
+				continue
+			}
+			if err := s.Purge(ctx, jetstream.WithPurgeSubject(f)); err != nil {
+				return out, fmt.Errorf("purge user: %s %s: %w", stream, f, err)
+			}
+			out[stream] += n
+		}
+	}
+	return out, nil
+}

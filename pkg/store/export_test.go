@@ -6,3 +6,12 @@ var (
 	Query    = q
 	WithDims = withDims
 )
+
+// UserTableNames are the tables ForgetUser deletes from.
+func UserTableNames() []string {
+	out := make([]string, len(userTables))
+	for i, ut := range userTables {
+		out[i] = ut.table
+	}
+	return out
+}

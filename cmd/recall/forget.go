@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/forget"
+	"github.com/recallhq/recall/pkg/service"
+	"github.com/recallhq/recall/pkg/store"
+)
+
+type forgetConfig struct {
+	natsToolConfig
+	DB store.Config
+}
+
+// forgetCmd removes a user completely, as DELETE /v1/users/{user_id} does.
+func forgetCmd(ctx context.Context, log *slog.Logger, args []string) error {
+	fs := newFlags("forget")
+	tenant := fs.String("tenant", "", "the user's tenant (required)")
+	user := fs.String("user", "", "the user to forget (required)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *tenant == "" || *user == "" {
+		return errors.New("forget: -tenant and -user are required")
+	}
+	cfg, err := service.LoadConfig[forgetConfig]()
+	if err != nil {
+		return err
+	}
+	st, err := store.Open(ctx, cfg.DB)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	nc, js, err := events.Open(ctx, cfg.NATS, cfg.Streams, "recall-forget", log)
+	if err != nil {
+		return err
+	}
+	defer events.Close(nc, 5*time.Second)
+	rep, err := forget.User(ctx, st, js, *tenant, *user)
+	if err != nil {
+		return err
+	}
+	log.Info("user forgotten", "tenant_id", rep.TenantID, "user_id", rep.UserID, "rows", rep.Rows, "stream_messages", rep.StreamMessages)
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rep)
+}

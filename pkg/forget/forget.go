@@ -1,0 +1,38 @@
+// Package forget removes a user completely: every row stored about them and
+// every message of theirs in the streams, so that no replay brings them back.
+package forget
+
+import (
+	"context"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/store"
+)
+
+// Report is what forgetting a user removed.
+type Report struct {
+	TenantID string `json:"tenant_id"`
+	UserID   string `json:"user_id"`
+	// Rows deleted per table.
+	Rows map[string]int64 `json:"rows"`
+	// StreamMessages purged per stream.
+	StreamMessages map[string]uint64 `json:"stream_messages"`
+}
+
+// User forgets one user of a tenant. The streams are purged first, so that no
+// message of theirs is delivered again, then the rows are deleted in one
+// transaction. A message a worker was already handed before the purge may
+// still commit after the delete: forgetting is idempotent (a second call
+// removes only such leftovers and is no error), so callers that must be sure
+// call it again after the workers' AckWait.
+func User(ctx context.Context, st *store.Store, js jetstream.JetStream, tenantID, userID string) (Report, error) {
+	r := Report{TenantID: tenantID, UserID: userID}
+	var err error
+	if r.StreamMessages, err = events.PurgeUser(ctx, js, tenantID, userID); err != nil {
+		return r, err
+	}
+	r.Rows, err = st.Tenant(tenantID).ForgetUser(ctx, userID)
+	return r, err
+}
