@@ -157,7 +157,7 @@ func TestPostProfileRefresh(t *testing.T) {
 	require.Equal(t, testNow, body.RequestedAt)
 	require.False(t, body.Duplicate)
 
-	s, err := b.js.Stream(ctx, events.SignalsStream)
+	s, err := b.js.Stream(ctx, events.TasksStream)
 	require.NoError(t, err)
 	m, err := s.GetLastMsgForSubject(ctx, events.ProfileTaskSubject("acme", "用户 1"))
 	require.NoError(t, err)

@@ -85,9 +85,9 @@ func entry(id, user, ref, status string, at time.Time) events.ShelfEntry {
 func (b *bundle) tasks(t *testing.T, tenant, user string) []events.ProfileTask {
 	t.Helper()
 	ctx := context.Background()
-	cons, err := b.nats.JS.OrderedConsumer(ctx, events.SignalsStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{events.ProfileTaskSubject(tenant, user)}})
+	cons, err := b.nats.JS.OrderedConsumer(ctx, events.TasksStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{events.ProfileTaskSubject(tenant, user)}})
 	require.NoError(t, err)
-	s, err := b.nats.JS.Stream(ctx, events.SignalsStream)
+	s, err := b.nats.JS.Stream(ctx, events.TasksStream)
 	require.NoError(t, err)
 	info, err := s.Info(ctx, jetstream.WithSubjectFilter(events.ProfileTaskSubject(tenant, user)))
 	require.NoError(t, err)

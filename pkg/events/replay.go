@@ -191,7 +191,8 @@ func (b Binding) Replay(ctx context.Context, js jetstream.JetStream, o ReplayOpt
 // events. Catalog items belong to the tenant, not to a user.
 var userSubjects = map[string][]string{
 	TurnsStream:   {TurnsSubjects},
-	SignalsStream: {ShelfSubjects, ProfileTaskSubjects},
+	SignalsStream: {ShelfSubjects},
+	TasksStream:   {ProfileTaskSubjects},
 }
 
 // UserFilters are the subject filters, per stream, that hold one user's

@@ -14,25 +14,48 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// SignalsStream holds what shapes interest vectors apart from chat turns: catalog
-// items, users' shelf entries, and the profile refresh tasks the workers hand each
-// other. Catalog and shelf events are a source of truth for replay like turns,
-// so the stream keeps them (file storage, limits retention).
+// SignalsStream holds what shapes interest vectors apart from chat turns:
+// catalog items and users' shelf entries. They are a source of truth for replay
+// like turns, so the stream keeps them (file storage, limits retention).
 const SignalsStream = "RECALL_SIGNALS"
 
-// SignalsStreamConfig declares the signal stream. Several consumers (catalog,
-// profiler) read it independently, each filtered to its subjects.
+// SignalsStreamConfig declares the signal stream. Several consumers read it
+// independently, each filtered to its subjects.
 func SignalsStreamConfig(c StreamConfig) jetstream.StreamConfig {
 	return jetstream.StreamConfig{
 		Name:        SignalsStream,
-		Description: "Catalog items, shelf entries and profile refresh tasks; source of truth for the bookshelf and interest vectors.",
-		Subjects:    []string{CatalogSubjects, ShelfSubjects, TasksSubjects},
+		Description: "Catalog items and shelf entries; source of truth for the bookshelf and interest vectors.",
+		Subjects:    []string{CatalogSubjects, ShelfSubjects},
 		Storage:     jetstream.FileStorage,
 		Retention:   jetstream.LimitsPolicy,
 		Replicas:    max(c.Replicas, 1),
 		MaxAge:      c.MaxAge,
 		Duplicates:  c.DuplicateWindow,
 		Discard:     jetstream.DiscardOld,
+	}
+}
+
+// TasksStream holds the work the workers hand each other (profile refreshes,
+// summarize requests). A task is derived, not a source of truth: only the newest
+// task per subject is kept (a newer request for the same user or session
+// supersedes the older one, which is what the worker would do anyway), and tasks
+// older than TASKS_MAX_AGE are dropped, so the stream stays bounded by the
+// number of users and sessions instead of growing with every request.
+const TasksStream = "RECALL_TASKS"
+
+// TasksStreamConfig declares the task stream.
+func TasksStreamConfig(c StreamConfig) jetstream.StreamConfig {
+	return jetstream.StreamConfig{
+		Name:              TasksStream,
+		Description:       "Tasks workers hand each other (profile refresh, summarize); newest per subject, bounded age.",
+		Subjects:          []string{TasksSubjects},
+		Storage:           jetstream.FileStorage,
+		Retention:         jetstream.LimitsPolicy,
+		Replicas:          max(c.Replicas, 1),
+		MaxAge:            c.TasksMaxAge,
+		MaxMsgsPerSubject: 1,
+		Duplicates:        c.DuplicateWindow,
+		Discard:           jetstream.DiscardOld,
 	}
 }
 

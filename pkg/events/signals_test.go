@@ -166,10 +166,11 @@ func TestSignalSubjects(t *testing.T) {
 		_, err := events.ParseSignalSubject(bad)
 		require.Error(t, err, bad)
 	}
-	// Every signal subject falls under the stream's filters.
-	for _, subj := range []string{events.CatalogSubject("a"), events.ShelfSubject("a", "b"), events.ProfileTaskSubject("a", "b")} {
+	// Every signal subject falls under its stream's filters.
+	for _, subj := range []string{events.CatalogSubject("a"), events.ShelfSubject("a", "b")} {
 		require.True(t, matchesAny(subj, events.SignalsStreamConfig(events.DefaultStreamConfig).Subjects), subj)
 	}
+	require.True(t, matchesAny(events.ProfileTaskSubject("a", "b"), events.TasksStreamConfig(events.DefaultStreamConfig).Subjects))
 }
 
 func matchesAny(subject string, filters []string) bool {
@@ -251,8 +252,32 @@ func TestSignalsStreamDeclared(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, jetstream.FileStorage, info.Config.Storage)
 	require.Equal(t, jetstream.LimitsPolicy, info.Config.Retention)
-	require.ElementsMatch(t, []string{events.CatalogSubjects, events.ShelfSubjects, events.TasksSubjects}, info.Config.Subjects)
+	require.ElementsMatch(t, []string{events.CatalogSubjects, events.ShelfSubjects}, info.Config.Subjects)
+
+	ts, err := n.JS.Stream(context.Background(), events.TasksStream)
+	require.NoError(t, err)
+	tinfo, err := ts.Info(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, []string{events.TasksSubjects}, tinfo.Config.Subjects)
+	require.Equal(t, int64(1), tinfo.Config.MaxMsgsPerSubject, "only the newest task per user or session is kept")
+	require.Equal(t, events.DefaultStreamConfig.TasksMaxAge, tinfo.Config.MaxAge)
 	require.NoError(t, events.EnsureStreams(context.Background(), n.JS, events.DefaultStreamConfig), "idempotent")
+}
+
+// A server whose signal stream still carries the task subjects (as before the
+// task stream existed) is moved over by EnsureStreams.
+func TestEnsureStreamsMovesTasksOffSignals(t *testing.T) {
+	t.Parallel()
+	n := testenv.NewNATS(t)
+	ctx := context.Background()
+	require.NoError(t, n.JS.DeleteStream(ctx, events.TasksStream))
+	old := events.SignalsStreamConfig(events.DefaultStreamConfig)
+	old.Subjects = append(old.Subjects, events.TasksSubjects)
+	_, err := n.JS.UpdateStream(ctx, old)
+	require.NoError(t, err)
+	require.NoError(t, events.EnsureStreams(ctx, n.JS, events.DefaultStreamConfig))
+	_, err = n.JS.Stream(ctx, events.TasksStream)
+	require.NoError(t, err)
 }
 
 func TestPublishSignals(t *testing.T) {
@@ -304,7 +329,7 @@ func TestRefresherDebounces(t *testing.T) {
 	}
 	require.Equal(t, 19, dups, "one stored task for u1; u2 and the other tenant's u1 are their own")
 
-	s, err := n.JS.Stream(ctx, events.SignalsStream)
+	s, err := n.JS.Stream(ctx, events.TasksStream)
 	require.NoError(t, err)
 	info, err := s.Info(ctx, jetstream.WithSubjectFilter(events.ProfileTaskSubjects))
 	require.NoError(t, err)

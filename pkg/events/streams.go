@@ -24,12 +24,15 @@ type StreamConfig struct {
 	// DuplicateWindow is how long JetStream remembers Nats-Msg-Id for dedupe. The
 	// database dedupes forever; this only saves work.
 	DuplicateWindow time.Duration `env:"STREAM_DUPLICATE_WINDOW" envDefault:"2m"`
+	// TasksMaxAge bounds how long an unhandled task (profile refresh, summarize
+	// request) is kept; longer than any outage a worker should catch up from.
+	TasksMaxAge time.Duration `env:"TASKS_MAX_AGE" envDefault:"168h"`
 	// DLQMaxAge bounds how long dead letters are kept for inspection and re-drive.
 	DLQMaxAge time.Duration `env:"DLQ_MAX_AGE" envDefault:"720h"`
 }
 
 // DefaultStreamConfig is StreamConfig with its env defaults, for tests and tools.
-var DefaultStreamConfig = StreamConfig{Replicas: 1, DuplicateWindow: 2 * time.Minute, DLQMaxAge: 30 * 24 * time.Hour}
+var DefaultStreamConfig = StreamConfig{Replicas: 1, DuplicateWindow: 2 * time.Minute, TasksMaxAge: 7 * 24 * time.Hour, DLQMaxAge: 30 * 24 * time.Hour}
 
 // TurnsStreamConfig declares the turn stream: file storage (turns are the source of
 // truth for replay), limits retention (several consumers read it independently).
@@ -62,9 +65,10 @@ func DLQStreamConfig(c StreamConfig) jetstream.StreamConfig {
 }
 
 // EnsureStreams creates or updates every stream Recall uses. It is idempotent and
-// safe to run from every replica at start.
+// safe to run from every replica at start. (The signal stream is updated before
+// the task stream is created: tasks used to be signal subjects.)
 func EnsureStreams(ctx context.Context, js jetstream.JetStream, c StreamConfig) error {
-	for _, sc := range []jetstream.StreamConfig{TurnsStreamConfig(c), SignalsStreamConfig(c), DLQStreamConfig(c)} {
+	for _, sc := range []jetstream.StreamConfig{TurnsStreamConfig(c), SignalsStreamConfig(c), TasksStreamConfig(c), DLQStreamConfig(c)} {
 		if _, err := js.CreateOrUpdateStream(ctx, sc); err != nil {
 			return fmt.Errorf("ensure stream %s: %w", sc.Name, err)
 		}

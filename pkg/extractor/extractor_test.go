@@ -251,7 +251,7 @@ func TestExtractorRequestsProfileRefresh(t *testing.T) {
 		turn("3", "t", "u2", events.RoleUser, "今天天气不错", t0), // nothing to extract: no task
 	)
 	b.waitIdle(t)
-	s, err := b.nats.JS.Stream(context.Background(), events.SignalsStream)
+	s, err := b.nats.JS.Stream(context.Background(), events.TasksStream)
 	require.NoError(t, err)
 	info, err := s.Info(context.Background(), jetstream.WithSubjectFilter(events.ProfileTaskSubjects))
 	require.NoError(t, err)

@@ -32,7 +32,7 @@ import (
 const ConsumerName = "profiler"
 
 // Binding is where the profiler reads: profile refresh tasks.
-var Binding = events.Binding{Durable: ConsumerName, Stream: events.SignalsStream, Filters: []string{events.ProfileTaskSubjects}}
+var Binding = events.Binding{Durable: ConsumerName, Stream: events.TasksStream, Filters: []string{events.ProfileTaskSubjects}}
 
 // Config is the profiler's part of the config.
 type Config struct {

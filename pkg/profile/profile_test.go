@@ -346,12 +346,15 @@ func TestManyTasksOneRecompute(t *testing.T) {
 	// One task at a time, so that the skip rule (not batching) does the work
 	// (concurrent handlers could each recompute before either has stored).
 	b.startProfiler(t)
-	b.nats.WaitSettled(t, events.SignalsStream, profile.ConsumerName)
+	b.nats.WaitSettled(t, events.TasksStream, profile.ConsumerName)
 	p, err := b.db.Store.Tenant("t").Profile(ctx, "u")
 	require.NoError(t, err)
 	require.EqualValues(t, 1, p.Revision, "one recompute for %d tasks", stored)
 	require.Equal(t, 1.0, counter(t, b.reg, profile.Computed))
-	require.Equal(t, float64(stored-1), counter(t, b.reg, profile.Skipped))
+	// The task stream kept only the newest task of the user, so the others
+	// never reached the profiler.
+	require.Zero(t, counter(t, b.reg, profile.Skipped))
+
 	weights := map[string]float64{}
 	for _, s := range shelf {
 		weights[s.Ref], _ = embed.ShelfWeight(s.Status)
@@ -409,7 +412,7 @@ func TestDebouncedChangeIsNotLost(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, publish(t0.Add(time.Minute)).Duplicate, "folded into the first task")
 
-	b.nats.WaitSettled(t, events.SignalsStream, profile.ConsumerName)
+	b.nats.WaitSettled(t, events.TasksStream, profile.ConsumerName)
 	p, err := b.db.Store.Tenant("t").Profile(ctx, "u")
 	require.NoError(t, err)
 	require.Equal(t, 2, p.Sources["shelf"], "the folded change is in the vector")
@@ -424,14 +427,15 @@ func TestInvalidTasksDeadLettered(t *testing.T) {
 	ctx := context.Background()
 	_, err := b.nats.JS.Publish(ctx, events.ProfileTaskSubject("t", "u"), []byte(`{"tenant_id":"t","user_id":"u","requested_at":"later"}`))
 	require.NoError(t, err)
-	_, err = b.nats.JS.Publish(ctx, events.ProfileTaskSubject("t", "u"), []byte(`{"tenant_id":"t","user_id":"someone-else","requested_at":"2026-05-01T12:00:00Z"}`))
+	// Another user's subject: the task stream keeps one task per subject.
+	_, err = b.nats.JS.Publish(ctx, events.ProfileTaskSubject("t", "u2"), []byte(`{"tenant_id":"t","user_id":"someone-else","requested_at":"2026-05-01T12:00:00Z"}`))
 	require.NoError(t, err)
-	b.nats.WaitSettled(t, events.SignalsStream, profile.ConsumerName)
+	b.nats.WaitSettled(t, events.TasksStream, profile.ConsumerName)
 	dl := b.nats.DeadLetters(t)
 	require.Len(t, dl, 2)
 	reasons := dl[0].Header.Get(events.HeaderReason) + "\n" + dl[1].Header.Get(events.HeaderReason)
 	require.Contains(t, reasons, "requested_at: want an RFC 3339 time")
-	require.Contains(t, reasons, `user_id: body says "someone-else" but the subject is for user "u"`)
+	require.Contains(t, reasons, `user_id: body says "someone-else" but the subject is for user "u2"`)
 	_, err = b.db.Store.Tenant("t").Profile(ctx, "someone-else")
 	require.ErrorIs(t, err, store.ErrNotFound)
 }
