@@ -31,7 +31,7 @@ type clock struct {
 	t  time.Time
 }
 
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *clock) Set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 
 type bundle struct {
@@ -478,11 +478,14 @@ func profileTasks(t *testing.T, n *testenv.NATS) []events.ProfileTask {
 	return out
 }
 
-// metricValue is the value of the counter (or gauge) with exactly these labels.
+// metricValue is the value of the counter (or gauge) with exactly these
+// labels; 0 when there is none yet.
 func metricValue(t *testing.T, reg *prometheus.Registry, name string, labels map[string]string) float64 {
-	t.Helper()
 	mfs, err := reg.Gather()
-	require.NoError(t, err)
+	if err != nil {
+		t.Error(err)
+		return 0
+	}
 	for _, mf := range mfs {
 		if mf.GetName() != name {
 			continue
@@ -503,6 +506,96 @@ func metricValue(t *testing.T, reg *prometheus.Registry, name string, labels map
 			return m.GetGauge().GetValue()
 		}
 	}
-	t.Fatalf("no metric %s%v", name, labels)
-	return 0
+	return 0 // not there yet: nothing counted
+}
+
+func TestRetention(t *testing.T) {
+	t.Parallel()
+	for _, batch := range []int{1, 3, 10000} {
+		t.Run(fmt.Sprintf("batch %d", batch), func(t *testing.T) {
+			t.Parallel()
+			cfg := decayer.Config{BatchSize: batch, RetentionDefault: decayer.Retention(60 * day)}
+			require.NoError(t, cfg.RetentionByTenant.UnmarshalText([]byte("acme=30d,beta=0")))
+			b := setup(t, cfg)
+			var turns []store.StoredTurn
+			add := func(tenant, session, role string, age time.Duration) {
+				turns = append(turns, store.StoredTurn{Turn: events.Turn{ID: fmt.Sprintf("%s-%d", session, len(turns)), TenantID: tenant, UserID: "u1",
+					SessionID: session, OccurredAt: t0.Add(-age), Role: role, Content: "hello"}})
+			}
+			add("acme", "s-old", "user", 40*day)
+			add("acme", "s-old", "assistant", 36*day)
+			add("acme", "s-old", "user", 35*day)
+			add("acme", "s-mixed", "user", 40*day)
+			add("acme", "s-mixed", "system", 35*day)
+			add("acme", "s-mixed", "user", 10*day)
+			add("acme", "s-mixed", "assistant", day)
+			add("acme", "s-new", "user", 5*day)
+			add("beta", "s-old", "user", 400*day)
+			add("gamma", "s1", "user", 70*day)
+			add("gamma", "s1", "user", 50*day)
+			_, err := b.db.Store.InsertTurns(context.Background(), turns)
+			require.NoError(t, err)
+
+			rep := b.runAt(t, t0)
+			require.Equal(t, int64(6), rep.Count(decayer.StepRetention, decayer.OutcomeMessagesDeleted))
+			require.Equal(t, int64(1), rep.Count(decayer.StepRetention, decayer.OutcomeSessionsDeleted))
+
+			ctx := context.Background()
+			acme := b.db.Store.Tenant("acme")
+			_, err = acme.Session(ctx, "s-old")
+			require.ErrorIs(t, err, store.ErrNotFound, "a session all beyond retention goes whole")
+			mixed, err := acme.Session(ctx, "s-mixed")
+			require.NoError(t, err)
+			require.Equal(t, int64(2), mixed.MessageCount)
+			require.Equal(t, int64(0), mixed.SystemCount)
+			require.Equal(t, t0.Add(-10*day), mixed.FirstMessageAt, "first message read again from what is left")
+			require.Equal(t, t0.Add(-day), mixed.LastMessageAt)
+			_, msgs, err := acme.SessionWithRecent(ctx, "s-mixed", time.Time{}, 10, true)
+			require.NoError(t, err)
+			require.Len(t, msgs, 2)
+			for _, s := range []struct{ tenant, session string }{{"acme", "s-new"}, {"beta", "s-old"}, {"gamma", "s1"}} {
+				_, err := b.db.Store.Tenant(s.tenant).Session(ctx, s.session)
+				require.NoError(t, err, "%s/%s kept", s.tenant, s.session)
+			}
+			gamma, err := b.db.Store.Tenant("gamma").Session(ctx, "s1")
+			require.NoError(t, err)
+			require.Equal(t, int64(1), gamma.MessageCount, "the default retention (60 days) applies to tenants not named")
+
+			rep = b.runAt(t, t0.Add(time.Hour))
+			require.Zero(t, rep.Count(decayer.StepRetention, decayer.OutcomeMessagesDeleted), "a second run deletes nothing")
+			require.Zero(t, rep.Count(decayer.StepRetention, decayer.OutcomeSessionsDeleted))
+		})
+	}
+}
+
+func TestRetentionConfig(t *testing.T) {
+	t.Parallel()
+	var tr decayer.TenantRetention
+	require.NoError(t, tr.UnmarshalText([]byte("acme=90d, beta=720h,gamma=0")))
+	require.Equal(t, decayer.TenantRetention{"acme": 90 * day, "beta": 30 * day, "gamma": 0}, tr)
+	require.Equal(t, "acme=90d,beta=30d,gamma=keep", tr.String())
+	for _, bad := range []string{"acme", "acme=ninety", "=30d", "acme=-1d", "acme=1d,acme=2d"} {
+		require.Error(t, tr.UnmarshalText([]byte(bad)), bad)
+	}
+	cfg := decayer.Config{RetentionDefault: decayer.Retention(7 * day), RetentionByTenant: decayer.TenantRetention{"acme": 0}}
+	require.Equal(t, time.Duration(0), cfg.RetentionFor("acme"), "0 keeps, overriding the default")
+	require.Equal(t, 7*day, cfg.RetentionFor("other"))
+}
+
+func TestLoopRunsOnScheduleAndStops(t *testing.T) {
+	t.Parallel()
+	cfg := longTTL()
+	cfg.Interval = 50 * time.Millisecond
+	b := setup(t, cfg)
+	b.mention(t, "u1", "topic", "sf", t0)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- b.d.Loop(ctx) }()
+	require.Eventually(t, func() bool {
+		return metricValue(t, b.reg, "recall_decayer_runs_total", map[string]string{"result": "ok"}) >= 3
+	}, 10*time.Second, 10*time.Millisecond, "a run at start, then every interval")
+	b.clock.Set(t0.Add(30 * day))
+	require.Eventually(t, func() bool { return b.facts(t)["u1/topic/sf"].Decayed != nil }, 10*time.Second, 10*time.Millisecond)
+	cancel()
+	require.NoError(t, <-done, "the end of the context ends the loop without error")
 }
