@@ -599,3 +599,50 @@ func TestLoopRunsOnScheduleAndStops(t *testing.T) {
 	cancel()
 	require.NoError(t, <-done, "the end of the context ends the loop without error")
 }
+
+// TestRetriesADeadlock: a writer that holds a fact the decayer needs and then
+// waits for one the decayer holds makes a cycle; PostgreSQL aborts the decayer's
+// batch (it waited first), and the batch runs again.
+func TestRetriesADeadlock(t *testing.T) {
+	t.Parallel()
+	b := setup(t, longTTL())
+	var ms []store.Mention
+	for _, v := range []string{"a", "m", "z"} {
+		ms = append(ms, store.Mention{TenantID: "acme", EventID: "e-" + v, UserID: "u1", SessionID: "s", Type: "topic", Value: v, Display: v,
+			OccurredAt: t0, ExpiresAt: t0.Add(5000 * day), Source: "rules"})
+	}
+	_, err := b.db.Store.RecordMentions(context.Background(), ms)
+	require.NoError(t, err)
+
+	ctx := context.Background()
+	tx, err := b.db.Store.Pool().Begin(ctx)
+	require.NoError(t, err)
+	defer tx.Rollback(ctx)
+	_, err = tx.Exec(ctx, `UPDATE facts SET display = display WHERE value = 'z'`)
+	require.NoError(t, err)
+
+	b.clock.Set(t0.Add(30 * day))
+	type result struct {
+		rep decayer.Report
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		rep, err := b.d.RunOnce(ctx)
+		done <- result{rep, err}
+	}()
+	require.Eventually(t, func() bool {
+		var waiting bool
+		err := b.db.Store.Pool().QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%Brings the facts%')`).Scan(&waiting)
+		return err == nil && waiting
+	}, 10*time.Second, 5*time.Millisecond, "the decayer waits for the row the writer holds")
+	// Now the writer waits for a row the decayer holds: a cycle.
+	_, err = tx.Exec(ctx, `UPDATE facts SET display = display WHERE value = 'a'`)
+	if err == nil {
+		require.NoError(t, tx.Commit(ctx))
+	}
+	res := <-done
+	require.NoError(t, res.err)
+	require.Equal(t, int64(3), res.rep.Count(decayer.StepFacts, decayer.OutcomeDecayed), "every fact decayed, after the retry")
+}

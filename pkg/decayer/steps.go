@@ -2,8 +2,12 @@ package decayer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
@@ -59,7 +63,11 @@ func (d *Decayer) decayFacts(ctx context.Context, r *Run, s *StepRun) error {
 	var total store.DecayCounts
 	for lo := int64(0); lo < pages; {
 		hi := min(lo+per, pages)
-		c, err := r.Store.DecayFacts(ctx, r.Policy, lo, hi, r.At)
+		var c store.DecayCounts
+		err := retryConflicts(ctx, func() (err error) {
+			c, err = r.Store.DecayFacts(ctx, r.Policy, lo, hi, r.At)
+			return err
+		})
 		if err != nil {
 			return err
 		}
@@ -120,7 +128,11 @@ func (d *Decayer) retention(ctx context.Context, r *Run, s *StepRun) error {
 		var msgs, sess int64
 		after := ""
 		for {
-			b, err := t.DeleteOldMessages(ctx, after, cutoff, perSessions, r.Config.BatchSize)
+			var b store.RetentionBatch
+			err := retryConflicts(ctx, func() (err error) {
+				b, err = t.DeleteOldMessages(ctx, after, cutoff, perSessions, r.Config.BatchSize)
+				return err
+			})
 			if err != nil {
 				return err
 			}
@@ -176,6 +188,34 @@ func (d *Decayer) refresh(ctx context.Context, r *Run, s *StepRun) error {
 			return err
 		}
 	}
+}
+
+// retryConflicts runs a batch again when PostgreSQL aborted it for a deadlock
+// or a serialization failure. A batch waits for the row locks of concurrent
+// writers (a mention batch locks its facts in key order, a batch here in page
+// order), so a cycle is possible on a busy system; the batch is one
+// idempotent statement or transaction, so running it again is safe.
+func retryConflicts(ctx context.Context, f func() error) error {
+	const attempts = 5
+	var err error
+	for i := range attempts {
+		if err = f(); err == nil || !isConflict(err) {
+			return err
+		}
+		t := time.NewTimer(time.Duration(i+1) * 100 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	return err
+}
+
+func isConflict(err error) bool {
+	var pg *pgconn.PgError
+	return errors.As(err, &pg) && (pg.Code == "40P01" || pg.Code == "40001") // deadlock_detected, serialization_failure
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -11,7 +11,8 @@ WHERE c.oid = 'facts'::regclass;
 -- the type's floor) or active. Expired facts are final until a new mention.
 -- Only rows whose weight or status changes are written, so a second run at the
 -- same time, or later within the same period, writes nothing. Their users go to
--- the refresh outbox in the same transaction.
+-- the refresh outbox in the same transaction (a user already owed a refresh as
+-- of this time is not written again).
 --
 -- The weight is the one SQL form of the decay formula (Go:
 -- DecayPolicy.DecayedWeight; a test proves them equal on the same rows):
@@ -54,10 +55,13 @@ WITH cur AS (
     RETURNING f.tenant_id, f.user_id, c.old_status, c.new_status
 ), outbox AS (
     INSERT INTO profile_refresh_outbox AS o (tenant_id, user_id, requested_at)
-    SELECT DISTINCT tenant_id, user_id, $3::timestamptz FROM upd
+    SELECT DISTINCT u.tenant_id, u.user_id, $3::timestamptz FROM upd u
+    WHERE NOT EXISTS (SELECT 1 FROM profile_refresh_outbox x
+                      WHERE x.tenant_id = u.tenant_id AND x.user_id = u.user_id AND x.requested_at >= $3::timestamptz)
     ORDER BY 1, 2
     ON CONFLICT (tenant_id, user_id) DO UPDATE
-    SET requested_at = greatest(o.requested_at, EXCLUDED.requested_at)
+    SET requested_at = EXCLUDED.requested_at
+    WHERE o.requested_at < EXCLUDED.requested_at
     RETURNING 1
 )
 SELECT (SELECT count(*) FROM cur),
