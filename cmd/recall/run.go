@@ -10,7 +10,9 @@ import (
 	"github.com/recallhq/recall/internal/deps"
 	"github.com/recallhq/recall/pkg/api"
 	"github.com/recallhq/recall/pkg/catalog"
+	"github.com/recallhq/recall/pkg/decayer"
 	"github.com/recallhq/recall/pkg/embed"
+	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/extractor"
 	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/natsembed"
@@ -30,9 +32,10 @@ type runConfig struct {
 	Catalog          catalog.Config
 	Profiler         profile.Config
 	Embed            embed.Config
+	Decayer          decayer.Config
 }
 
-// runCmd runs the API and every worker in one process, for local use and demos.
+// runCmd runs the API, every worker and the decayer's schedule in one process, for local use and demos.
 // Production runs each as its own Deployment.
 func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	if err := newFlags("run").Parse(args); err != nil {
@@ -72,6 +75,12 @@ func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 		tasks = append(tasks, r.Run)
 	}
 	limits := cfg.Limits.Limits()
+	decay, err := decayer.New(decayer.Options{Config: cfg.Decayer, Store: d.Store,
+		Publisher: events.NewRefresher(d.JS, cfg.Decayer.Refresh.Bucket), Log: log.With("worker", "decayer"), Registry: d.Registry})
+	if err != nil {
+		return err
+	}
+	tasks = append(tasks, decay.Loop)
 	srv, err := api.New(api.Options{Config: cfg.API, Limits: limits, Store: d.Store, JS: d.JS, Log: log.With("worker", "api"), Registry: d.Registry, Ready: d.Checks})
 	if err != nil {
 		return err

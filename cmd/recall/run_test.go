@@ -135,6 +135,7 @@ func TestRunEndToEnd(t *testing.T) {
 	require.NoError(t, run.Process.Signal(syscall.SIGTERM))
 	require.NoError(t, run.Wait(), stderr.String())
 	require.Contains(t, stderr.String(), `"msg":"drained"`, "the ingest runner drained on SIGTERM")
+	require.Contains(t, stderr.String(), `"msg":"decay run done"`, "the decayer ran at start")
 	for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
 		require.True(t, json.Valid([]byte(line)), fmt.Sprintf("every log line is JSON: %q", line))
 	}

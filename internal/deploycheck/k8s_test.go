@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/recallhq/recall/pkg/catalog"
@@ -102,6 +103,19 @@ func TestK8sWorkloads(t *testing.T) {
 	require.Equal(t, k.Deployments["recall-api"].Spec.Template.Labels, svc.Spec.Selector)
 	require.Equal(t, "http", svc.Spec.Ports[0].TargetPort.String())
 	require.Equal(t, "recall-api", k.HPAs["recall-api"].Spec.ScaleTargetRef.Name)
+
+	cron := k.CronJobs["recall-decayer"]
+	require.NotNil(t, cron, "the decayer runs as a CronJob")
+	require.Equal(t, batchv1.ForbidConcurrent, cron.Spec.ConcurrencyPolicy)
+	cspec := cron.Spec.JobTemplate.Spec.Template.Spec
+	require.Equal(t, []string{"/usr/local/bin/decayer", "--once"}, cspec.Containers[0].Command, "one run per job")
+	require.DirExists(t, filepath.Join(RepoRoot(), "cmd", "decayer"))
+	require.Greater(t, time.Duration(*cspec.TerminationGracePeriodSeconds)*time.Second, shutdown)
+
+	// One decay policy: every binary that ranks or ages facts imports it.
+	for _, name := range []string{"recall-api", "recall-extractor", "recall-profiler"} {
+		require.Contains(t, k.Deployments[name].Spec.Template.Spec.Containers[0].EnvFrom, corev1.EnvFromSource{ConfigMapRef: &corev1.ConfigMapEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "recall-decay"}}}, name)
+	}
 
 	job := k.Jobs["recall-migrate"]
 	require.NotNil(t, job, "migrations run as a Job")

@@ -47,6 +47,9 @@ type Config struct {
 	// ContextMaxFacts is how many of the user's strongest interest facts the
 	// context carries; -1 for none.
 	ContextMaxFacts int `env:"CONTEXT_MAX_FACTS" envDefault:"10"`
+	// Decay is the facts' decay policy, the decayer's: reads rank facts by
+	// their weight now and leave out those expired or archived by now.
+	Decay store.DecayConfig
 
 	// GCPercent is the Go GC target the API runs with (GOGC, when set, wins). The
 	// API keeps little live memory and allocates per request, so the default 100
@@ -75,6 +78,7 @@ func (c Config) withDefaults() Config {
 	if c.ContextMaxFacts == 0 {
 		c.ContextMaxFacts = 10
 	}
+	c.Decay = c.Decay.WithDefaults()
 	return c
 }
 
@@ -98,6 +102,7 @@ type Server struct {
 	js      jetstream.JetStream
 	log     *slog.Logger
 	keys    map[string]string // key -> tenant
+	policy  *store.DecayPolicy
 	now     func() time.Time
 	metrics *metrics
 	reg     *prometheus.Registry
@@ -127,6 +132,10 @@ func New(o Options) (*Server, error) {
 		return nil, err
 	}
 	cfg := o.Config.withDefaults()
+	policy, err := cfg.Decay.Policy()
+	if err != nil {
+		return nil, err
+	}
 	switch cfg.ContextLang {
 	case assemble.LangEN, assemble.LangZH, assemble.LangAuto:
 	default:
@@ -152,7 +161,7 @@ func New(o Options) (*Server, error) {
 	}
 	return &Server{
 		cfg: cfg, limits: limits, store: o.Store, pub: events.NewPublisher(o.JS), js: o.JS,
-		log: log, keys: keys, now: now, metrics: newMetrics(reg),
+		log: log, keys: keys, policy: policy, now: now, metrics: newMetrics(reg),
 		reg: o.Registry, ready: o.Ready,
 	}, nil
 }

@@ -80,7 +80,7 @@ func (s *Server) getContext(w http.ResponseWriter, r *http.Request, t *store.Ten
 	now := s.now()
 	parts := assemble.Parts{
 		Window: assemble.TrimWindow(data.Newest, assemble.Counts{Messages: data.Session.MessageCount, System: data.Session.SystemCount}, lim, now),
-		Facts:  assemble.TopFacts(data.Facts, now, maxFacts),
+		Facts:  assemble.TopFacts(s.policy, data.Facts, now, maxFacts),
 	}
 	parts.Window.Messages = nonNil(parts.Window.Messages)
 	resolved := assemble.ResolveLang(lang, parts)

@@ -90,7 +90,7 @@ func (s *Server) getProfile(w http.ResponseWriter, r *http.Request, t *store.Ten
 		return
 	}
 	now := s.now()
-	top := assemble.TopFacts(facts, now, limit)
+	top := assemble.TopFacts(s.policy, facts, now, limit)
 	stored := make(map[[2]string]store.Fact, len(facts))
 	for _, f := range facts {
 		stored[[2]string{f.Type, f.Value}] = f

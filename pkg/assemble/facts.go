@@ -23,19 +23,20 @@ type Facts struct {
 	Cuts  []Cut          `json:"cuts,omitempty"`
 }
 
-// TopFacts ranks active facts by their weight at time at (store.DecayedWeight,
-// the one formula), drops those past expiry or decayed below store.ArchiveFloor
-// (the decayer would archive them), and keeps the k strongest.
-func TopFacts(facts []store.Fact, at time.Time, k int) Facts {
+// TopFacts ranks active facts by their weight at time at under the policy
+// (DecayPolicy.Assess, the one formula), drops those expired or archived by
+// then (whether or not the decayer has marked them yet), and keeps the k
+// strongest (all with k < 0).
+func TopFacts(p *store.DecayPolicy, facts []store.Fact, at time.Time, k int) Facts {
 	var out Facts
 	var expired, faded int64
 	for _, f := range facts {
-		if !f.ExpiresAt.After(at) {
+		w, status := p.Assess(f, at)
+		switch status {
+		case store.FactExpired:
 			expired++
 			continue
-		}
-		w := store.DecayedWeight(f.Weight, f.LastMentionedAt, at)
-		if w < store.ArchiveFloor {
+		case store.FactArchived:
 			faded++
 			continue
 		}

@@ -37,10 +37,9 @@ type Config struct {
 	Roles []string `env:"EXTRACT_ROLES" envDefault:"user" envSeparator:","`
 	// ToolResults also reads the string values of tool call results.
 	ToolResults bool `env:"EXTRACT_TOOL_RESULTS" envDefault:"false"`
-	// TTL is how long a fact lives after its last mention; TTLByType overrides it
-	// per fact type, as "topic:720h,genre:4320h".
-	TTL       time.Duration            `env:"FACT_TTL" envDefault:"2160h"`
-	TTLByType map[string]time.Duration `env:"FACT_TTL_BY_TYPE" envKeyValSeparator:":" envSeparator:","`
+	// Decay is the facts' lifecycle policy; the extractor sets each fact's
+	// expiry from its type's TTL (FACT_TTL, FACT_TTL_BY_TYPE).
+	Decay store.DecayConfig
 	// LLM, when LLM_MODEL is set, extracts with a language model; the rules still
 	// answer whenever it fails for good, so extraction never blocks the stream.
 	LLM extract.LLMConfig
@@ -54,6 +53,11 @@ type Config struct {
 // NewExtractor builds the configured extractor: the rules, or the LLM with the
 // rules as its fallback. It returns the source name facts are recorded with.
 func NewExtractor(cfg Config, reg prometheus.Registerer, log *slog.Logger) (extract.Extractor, string, error) {
+	// The extractor only reads the TTLs, but a policy the other binaries would
+	// refuse should stop it at start too.
+	if _, err := cfg.Decay.WithDefaults().Policy(); err != nil {
+		return nil, "", err
+	}
 	rules, err := extract.NewRules(extract.RulesOptions{})
 	if err != nil {
 		return nil, "", fmt.Errorf("rules extractor: %w", err)
@@ -73,15 +77,7 @@ func NewExtractor(cfg Config, reg prometheus.Registerer, log *slog.Logger) (extr
 var DefaultRunnerConfig = events.RunnerConfig{BatchSize: 200, Concurrency: 2}
 
 // TTLFor is the lifetime of a fact of the given type after its last mention.
-func (c Config) TTLFor(typ string) time.Duration {
-	if d, ok := c.TTLByType[typ]; ok && d > 0 {
-		return d
-	}
-	if c.TTL > 0 {
-		return c.TTL
-	}
-	return 90 * 24 * time.Hour
-}
+func (c Config) TTLFor(typ string) time.Duration { return c.Decay.TTLFor(typ) }
 
 // Worker extracts and records facts.
 type Worker struct {

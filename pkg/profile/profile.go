@@ -47,6 +47,9 @@ type Config struct {
 	DebounceGrace time.Duration `env:"PROFILER_DEBOUNCE_GRACE" envDefault:"1s"`
 	// MaxHold bounds how long a task is held, whatever its header says.
 	MaxHold time.Duration `env:"PROFILER_MAX_HOLD" envDefault:"30s"`
+	// Decay is the facts' decay policy, the decayer's: facts count in the
+	// vector by their weight as of the profile's time.
+	Decay store.DecayConfig
 }
 
 // DefaultRunnerConfig: tasks of one user in a batch are served by one
@@ -64,6 +67,7 @@ func (c Config) withDefaults() Config {
 	if c.DebounceGrace < 0 {
 		c.DebounceGrace = 0
 	}
+	c.Decay = c.Decay.WithDefaults()
 	return c
 }
 
@@ -82,6 +86,7 @@ type Worker struct {
 	cfg     Config
 	store   *store.Store
 	emb     embed.Embedder
+	policy  *store.DecayPolicy
 	dims    int
 	limits  events.Limits
 	log     *slog.Logger
@@ -93,6 +98,11 @@ type Worker struct {
 // the catalog worker embeds items with (same model, same dimension); shelf
 // items embedded by another model are left out of the vectors. reg may be nil.
 func New(ctx context.Context, cfg Config, st *store.Store, emb embed.Embedder, limits events.Limits, log *slog.Logger, reg prometheus.Registerer) (*Worker, error) {
+	cfg = cfg.withDefaults()
+	policy, err := cfg.Decay.Policy()
+	if err != nil {
+		return nil, err
+	}
 	dims, err := embed.ProbeDimension(ctx, emb)
 	if err != nil {
 		return nil, err
@@ -104,7 +114,7 @@ func New(ctx context.Context, cfg Config, st *store.Store, emb embed.Embedder, l
 	if reg != nil {
 		reg.MustRegister(m)
 	}
-	return &Worker{cfg: cfg.withDefaults(), store: st, emb: emb, dims: dims, limits: limits, log: log, now: time.Now, metrics: m}, nil
+	return &Worker{cfg: cfg, store: st, emb: emb, policy: policy, dims: dims, limits: limits, log: log, now: time.Now, metrics: m}, nil
 }
 
 // Handle is the batch handler. Invalid tasks fail permanently. The tasks of one
@@ -201,7 +211,7 @@ func (w *Worker) hold(ctx context.Context, t time.Time) error {
 // profile already does: inputs read at or after due, event time at or after at,
 // same model. A profile never goes back in event time: it is computed as of the
 // newest of at, the stored profile's time and its inputs' event times, and fact
-// weights are decayed up to that time (store.DecayedWeight).
+// weights are decayed up to that time (DecayPolicy.DecayedWeight).
 func (w *Worker) Refresh(ctx context.Context, tenantID, userID string, at, due time.Time) (string, error) {
 	// PostgreSQL keeps microseconds. Truncating here (down: the snapshot is
 	// then no later than the real one) makes what is stored exactly what is
@@ -275,9 +285,9 @@ func (w *Worker) Refresh(ctx context.Context, tenantID, userID string, at, due t
 
 // contributions turns the shelf and the facts into weighted vectors: shelf
 // items by embed.ShelfWeight of their status, facts by their weight decayed up
-// to at (store.DecayedWeight). Shelf items without an embedding of this model
-// (the catalog does not have them yet), and facts expired or decayed below
-// store.ArchiveFloor by at, are left out. sources counts what went in.
+// to at (DecayPolicy.DecayedWeight). Shelf items without an embedding of this
+// model (the catalog does not have them yet), and facts expired or archived by
+// at, are left out. sources counts what went in.
 func (w *Worker) contributions(ctx context.Context, shelf []store.ShelfVector, facts []store.Fact, at time.Time) ([]embed.Contribution, map[string]int, error) {
 	sources := map[string]int{"shelf": 0, "facts": 0, "shelf_without_vector": 0}
 	var out []embed.Contribution
@@ -295,7 +305,7 @@ func (w *Worker) contributions(ctx context.Context, shelf []store.ShelfVector, f
 	}
 	// The facts that count at time at, with their weight then: the same rule
 	// the context uses (expired and faded facts left out).
-	live := assemble.TopFacts(facts, at, -1).Facts
+	live := assemble.TopFacts(w.policy, facts, at, -1).Facts
 	texts, weights, names := make([]string, len(live)), make([]float64, len(live)), make([]string, len(live))
 	for i, f := range live {
 		texts[i], weights[i], names[i] = f.Display, f.Weight, f.Type+" "+f.Value

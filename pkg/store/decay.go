@@ -1,32 +1,295 @@
 package store
 
 import (
-	"math"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
 	"time"
 )
 
-// Fact decay: a fact keeps its weight for a full period after its last
-// mention, then loses DecayFactor per full period. Whole periods, not a smooth
-// curve, so that a weight only changes on known dates and a replay computes the
-// same number.
-const (
-	DecayFactor = 0.9
-	DecayPeriod = 30 * 24 * time.Hour
-)
+// DecayConfig is the lifecycle of interest facts, read from env by every binary
+// that writes, reads or maintains facts (extractor, API, profiler, decayer), so
+// that all of them apply the same rule. Set the same values on all of them.
+//
+// A fact's weight now is its base weight times Factor for every full Period
+// since its last mention (event time). Below Floor it no longer counts and the
+// decayer archives it; at its expiry (last mention + TTL) it is expired. Each
+// has a per-type override, as "topic:360h,genre:1440h".
+type DecayConfig struct {
+	Period       time.Duration            `env:"DECAY_PERIOD" envDefault:"720h"`
+	Factor       float64                  `env:"DECAY_FACTOR" envDefault:"0.9"`
+	Floor        float64                  `env:"DECAY_FLOOR" envDefault:"0.1"`
+	TTL          time.Duration            `env:"FACT_TTL" envDefault:"2160h"`
+	PeriodByType map[string]time.Duration `env:"DECAY_PERIOD_BY_TYPE" envKeyValSeparator:":" envSeparator:","`
+	FactorByType map[string]float64       `env:"DECAY_FACTOR_BY_TYPE" envKeyValSeparator:":" envSeparator:","`
+	FloorByType  map[string]float64       `env:"DECAY_FLOOR_BY_TYPE" envKeyValSeparator:":" envSeparator:","`
+	TTLByType    map[string]time.Duration `env:"FACT_TTL_BY_TYPE" envKeyValSeparator:":" envSeparator:","`
+}
 
-// DecayedWeight is a fact's current weight at time at: its base weight times
-// DecayFactor for every full DecayPeriod since its last mention. Both times are
-// event times, never the clock of the machine computing it, so replays agree.
-// A mention at or after at (an event newer than the moment asked about) has not
-// decayed at all. This is the one place the formula lives; profiles, the API
-// and the decayer all call it.
-func DecayedWeight(base float64, lastMentioned, at time.Time) float64 {
-	if !at.After(lastMentioned) {
-		return base
+// DefaultDecayConfig is the config an empty environment gives: ×0.9 per full
+// 30 days, archived below 0.1, expired 90 days after the last mention.
+var DefaultDecayConfig = DecayConfig{Period: 30 * 24 * time.Hour, Factor: 0.9, Floor: 0.1, TTL: 90 * 24 * time.Hour}
+
+// MaxDecaySteps bounds how many periods a fact may take to fall below its
+// floor (0.9 and 0.1 take 22). It keeps the multiplier tables the SQL side is
+// given small; a factor so close to 1 that it needs more is a mistake.
+const MaxDecaySteps = 4096
+
+// WithDefaults fills the fields left zero (none of which can be zero) with the
+// defaults, so that a config built in code behaves like one read from an empty
+// environment.
+func (c DecayConfig) WithDefaults() DecayConfig {
+	if c.Period == 0 {
+		c.Period = DefaultDecayConfig.Period
 	}
-	periods := at.Sub(lastMentioned) / DecayPeriod
-	if periods == 0 {
-		return base
+	if c.Factor == 0 {
+		c.Factor = DefaultDecayConfig.Factor
 	}
-	return base * math.Pow(DecayFactor, float64(periods))
+	if c.Floor == 0 {
+		c.Floor = DefaultDecayConfig.Floor
+	}
+	if c.TTL == 0 {
+		c.TTL = DefaultDecayConfig.TTL
+	}
+	return c
+}
+
+// TTLFor is how long a fact of the given type lives after its last mention. It
+// needs no validation, so the extractor can use it straight from the config;
+// a TTL that is not positive falls back to the default.
+func (c DecayConfig) TTLFor(typ string) time.Duration {
+	if d, ok := c.TTLByType[typ]; ok && d > 0 {
+		return d
+	}
+	if c.TTL > 0 {
+		return c.TTL
+	}
+	return DefaultDecayConfig.TTL
+}
+
+// DecayRule is the policy of one fact type.
+type DecayRule struct {
+	Period time.Duration
+	Factor float64
+	Floor  float64
+	TTL    time.Duration
+	// mult[n] is the multiplier after n full periods: 1, then each entry the
+	// previous one times Factor (IEEE double, rounded at every step), ending at
+	// the first entry below Floor. Both sides of the formula read this table,
+	// which is what makes Go and SQL agree to the last bit: no pow() whose
+	// last bit differs between Go's math and the database's libm.
+	mult []float64
+}
+
+// DecayPolicy is a validated DecayConfig. It is immutable and safe for
+// concurrent use.
+type DecayPolicy struct {
+	def    DecayRule
+	byType map[string]DecayRule
+	types  []string // sorted override types, for the SQL parameters
+}
+
+// DefaultDecayPolicy is the policy of DefaultDecayConfig.
+var DefaultDecayPolicy = mustPolicy(DefaultDecayConfig)
+
+func mustPolicy(c DecayConfig) *DecayPolicy {
+	p, err := c.Policy()
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+// Policy validates the config and builds the policy. Errors name the variable.
+func (c DecayConfig) Policy() (*DecayPolicy, error) {
+	var errs []error
+	def := DecayRule{Period: c.Period, Factor: c.Factor, Floor: c.Floor, TTL: c.TTL}
+	def.mult, errs = buildRule(def, "", errs)
+	p := &DecayPolicy{def: def, byType: map[string]DecayRule{}}
+	types := map[string]bool{}
+	for t := range c.PeriodByType {
+		types[t] = true
+	}
+	for t := range c.FactorByType {
+		types[t] = true
+	}
+	for t := range c.FloorByType {
+		types[t] = true
+	}
+	for t := range c.TTLByType {
+		types[t] = true
+	}
+	for t := range types {
+		if strings.TrimSpace(t) == "" {
+			errs = append(errs, errors.New("DECAY_*_BY_TYPE, FACT_TTL_BY_TYPE: empty fact type"))
+			continue
+		}
+		r := def
+		if v, ok := c.PeriodByType[t]; ok {
+			r.Period = v
+		}
+		if v, ok := c.FactorByType[t]; ok {
+			r.Factor = v
+		}
+		if v, ok := c.FloorByType[t]; ok {
+			r.Floor = v
+		}
+		if v, ok := c.TTLByType[t]; ok {
+			r.TTL = v
+		}
+		r.mult, errs = buildRule(r, t, errs)
+		p.byType[t] = r
+		p.types = append(p.types, t)
+	}
+	sort.Strings(p.types)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return p, nil
+}
+
+// buildRule checks a rule and computes its multiplier table.
+func buildRule(r DecayRule, typ string, errs []error) ([]float64, []error) {
+	name := func(plain, byType string) string {
+		if typ == "" {
+			return plain
+		}
+		return fmt.Sprintf("%s[%s]", byType, typ)
+	}
+	ok := true
+	if r.Period < time.Second {
+		errs = append(errs, fmt.Errorf("%s: %v: want a duration of at least 1s, such as 720h", name("DECAY_PERIOD", "DECAY_PERIOD_BY_TYPE"), r.Period))
+		ok = false
+	}
+	if !(r.Factor > 0 && r.Factor <= 1) {
+		errs = append(errs, fmt.Errorf("%s: %v: want a factor in (0, 1], such as 0.9", name("DECAY_FACTOR", "DECAY_FACTOR_BY_TYPE"), r.Factor))
+		ok = false
+	}
+	if !(r.Floor > 0 && r.Floor <= 1) {
+		errs = append(errs, fmt.Errorf("%s: %v: want a floor in (0, 1], such as 0.1", name("DECAY_FLOOR", "DECAY_FLOOR_BY_TYPE"), r.Floor))
+		ok = false
+	}
+	if r.TTL <= 0 {
+		errs = append(errs, fmt.Errorf("%s: %v: want a positive duration, such as 2160h", name("FACT_TTL", "FACT_TTL_BY_TYPE"), r.TTL))
+		ok = false
+	}
+	if !ok {
+		return nil, errs
+	}
+	mult := []float64{1}
+	for mult[len(mult)-1] >= r.Floor && r.Factor < 1 {
+		if len(mult) > MaxDecaySteps {
+			return nil, append(errs, fmt.Errorf("%s %v with floor %v: a fact would take more than %d periods to be archived; lower the factor or raise the floor",
+				name("DECAY_FACTOR", "DECAY_FACTOR_BY_TYPE"), r.Factor, r.Floor, MaxDecaySteps))
+		}
+		mult = append(mult, mult[len(mult)-1]*r.Factor)
+	}
+	return mult, errs
+}
+
+// Rule is the policy of a fact type: its override, or the default.
+func (p *DecayPolicy) Rule(typ string) DecayRule {
+	if r, ok := p.byType[typ]; ok {
+		return r
+	}
+	return p.def
+}
+
+// TTL is how long a fact of the given type lives after its last mention.
+func (p *DecayPolicy) TTL(typ string) time.Duration { return p.Rule(typ).TTL }
+
+// Periods is the number of full periods of the type between a fact's last
+// mention and at, counted in whole microseconds (what PostgreSQL stores) and
+// capped at the first period whose weight is below the floor. A mention at or
+// after at (an event newer than the moment asked about) has not decayed.
+func (r DecayRule) Periods(lastMentioned, at time.Time) int {
+	d := at.UnixMicro() - lastMentioned.UnixMicro()
+	if d <= 0 || len(r.mult) == 1 {
+		return 0
+	}
+	n := d / r.Period.Microseconds()
+	if n >= int64(len(r.mult)) {
+		return len(r.mult) - 1
+	}
+	return int(n)
+}
+
+// DecayedWeight is a fact's weight at time at: its base weight times Factor
+// for every full Period since its last mention. Both times are event times,
+// never the clock of the machine computing it, so replays agree. Once below
+// the floor the weight stays at its first value below it: the fact no longer
+// counts, and the decayer need not rewrite it every period.
+//
+// This is the one place the formula lives in Go; the decayer's SQL
+// (FactDecayRange in queries/decay.sql) is the one place in SQL, and a test
+// proves the two equal, bit for bit, on the same rows.
+func (p *DecayPolicy) DecayedWeight(typ string, base float64, lastMentioned, at time.Time) float64 {
+	r := p.Rule(typ)
+	return base * r.mult[r.Periods(lastMentioned, at)]
+}
+
+// Assess is a fact's weight at time at and the status it has then: expired
+// once its expiry has passed, archived when its weight is below the floor,
+// active otherwise. The decayer writes the same status (FactDecayRange).
+func (p *DecayPolicy) Assess(f Fact, at time.Time) (float64, string) {
+	w := p.DecayedWeight(f.Type, f.Weight, f.LastMentionedAt, at)
+	switch {
+	case !f.ExpiresAt.After(at):
+		return w, FactExpired
+	case w < p.Rule(f.Type).Floor:
+		return w, FactArchived
+	default:
+		return w, FactActive
+	}
+}
+
+// decaySQLParams are the policy as the decayer's SQL reads it: the rules as
+// arrays, rule 1 being the default (types[1] is NULL, so it matches no type),
+// and the multiplier tables flattened into one array of rows of width entries,
+// each row padded with its last entry (the cap).
+type decaySQLParams struct {
+	types    []*string
+	periodUS []int64
+	floors   []float64
+	mult     []float64
+	width    int
+}
+
+func (p *DecayPolicy) sqlParams() decaySQLParams {
+	rules := []DecayRule{p.def}
+	sp := decaySQLParams{types: []*string{nil}}
+	for _, t := range p.types {
+		rules = append(rules, p.byType[t])
+		sp.types = append(sp.types, &t)
+	}
+	for _, r := range rules {
+		sp.width = max(sp.width, len(r.mult))
+	}
+	for _, r := range rules {
+		sp.periodUS = append(sp.periodUS, r.Period.Microseconds())
+		sp.floors = append(sp.floors, r.Floor)
+		sp.mult = append(sp.mult, r.mult...)
+		for range sp.width - len(r.mult) {
+			sp.mult = append(sp.mult, r.mult[len(r.mult)-1])
+		}
+	}
+	return sp
+}
+
+// String describes the policy for logs.
+func (p *DecayPolicy) String() string {
+	f := func(r DecayRule) string {
+		archived := "never archived"
+		if len(r.mult) > 1 {
+			archived = fmt.Sprintf("archived after %d periods", len(r.mult)-1)
+		}
+		return fmt.Sprintf("×%v per %v, floor %v (%s), ttl %v", r.Factor, r.Period, r.Floor, archived, r.TTL)
+	}
+	var b strings.Builder
+	b.WriteString("default: " + f(p.def))
+	for _, t := range p.types {
+		b.WriteString("; " + t + ": " + f(p.byType[t]))
+	}
+	return b.String()
 }

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -9,10 +10,12 @@ import (
 	"github.com/recallhq/recall/pkg/store"
 )
 
+const day = 24 * time.Hour
+
 func TestDecayedWeight(t *testing.T) {
 	t.Parallel()
+	p := store.DefaultDecayPolicy
 	last := time.Date(2026, 1, 10, 15, 30, 0, 0, time.UTC)
-	day := 24 * time.Hour
 	cases := []struct {
 		name string
 		base float64
@@ -22,7 +25,7 @@ func TestDecayedWeight(t *testing.T) {
 		{"at the mention", 1, last, 1},
 		{"before the mention (a newer event than asked about)", 1, last.Add(-40 * day), 1},
 		{"day 29", 1, last.Add(29 * day), 1},
-		{"a second before day 30", 1, last.Add(30*day - time.Second), 1},
+		{"a microsecond before day 30", 1, last.Add(30*day - time.Microsecond), 1},
 		{"day 30", 1, last.Add(30 * day), 0.9},
 		{"day 59", 1, last.Add(59 * day), 0.9},
 		{"day 60", 1, last.Add(60 * day), 0.81},
@@ -33,7 +36,7 @@ func TestDecayedWeight(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			require.InDelta(t, tc.want, store.DecayedWeight(tc.base, last, tc.at), 1e-12)
+			require.InDelta(t, tc.want, p.DecayedWeight("topic", tc.base, last, tc.at), 1e-12)
 		})
 	}
 }
@@ -41,6 +44,97 @@ func TestDecayedWeight(t *testing.T) {
 func TestDecayedWeightIgnoresZone(t *testing.T) {
 	t.Parallel()
 	last := time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC)
-	at := last.Add(30 * 24 * time.Hour).In(time.FixedZone("UTC+8", 8*3600))
-	require.InDelta(t, 0.9, store.DecayedWeight(1, last, at), 1e-12, "the same instant in another zone is the same age")
+	at := last.Add(30 * day).In(time.FixedZone("UTC+8", 8*3600))
+	require.InDelta(t, 0.9, store.DefaultDecayPolicy.DecayedWeight("book_title", 1, last, at), 1e-12, "the same instant in another zone is the same age")
+}
+
+func TestDecayedWeightIsRepeatedMultiplication(t *testing.T) {
+	t.Parallel()
+	p := store.DefaultDecayPolicy
+	last := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	want := 1.0
+	for n := 0; n <= 22; n++ {
+		require.Equal(t, want, p.DecayedWeight("x", 1, last, last.Add(time.Duration(n)*30*day)), "period %d: exactly the n-fold product, bit for bit", n)
+		want *= 0.9
+	}
+}
+
+func TestArchivedWeightHoldsBelowFloor(t *testing.T) {
+	t.Parallel()
+	p := store.DefaultDecayPolicy
+	last := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	w21 := p.DecayedWeight("x", 1, last, last.Add(21*30*day))
+	w22 := p.DecayedWeight("x", 1, last, last.Add(22*30*day))
+	require.GreaterOrEqual(t, w21, 0.1, "0.9^21 ≈ 0.109 still counts")
+	require.Less(t, w22, 0.1, "0.9^22 ≈ 0.098 is below the floor")
+	require.Equal(t, w22, p.DecayedWeight("x", 1, last, last.Add(3000*30*day)), "held at its first value below the floor")
+	require.Equal(t, 22, p.Rule("x").Periods(last, last.Add(100*365*day)))
+}
+
+func TestAssess(t *testing.T) {
+	t.Parallel()
+	p := store.DefaultDecayPolicy
+	last := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	f := store.Fact{Type: "topic", Weight: 1, LastMentionedAt: last, ExpiresAt: last.Add(90 * day)}
+	w, s := p.Assess(f, last.Add(60*day))
+	require.Equal(t, store.FactActive, s)
+	require.InDelta(t, 0.81, w, 1e-12)
+	_, s = p.Assess(f, last.Add(90*day))
+	require.Equal(t, store.FactExpired, s, "expired at expires_at exactly")
+	_, s = p.Assess(f, last.Add(90*day-time.Microsecond))
+	require.Equal(t, store.FactActive, s)
+	long := f
+	long.ExpiresAt = last.Add(10000 * day)
+	_, s = p.Assess(long, last.Add(21*30*day))
+	require.Equal(t, store.FactActive, s)
+	w, s = p.Assess(long, last.Add(22*30*day))
+	require.Equal(t, store.FactArchived, s)
+	require.Less(t, w, 0.1)
+}
+
+func TestDecayPolicyPerType(t *testing.T) {
+	t.Parallel()
+	c := store.DefaultDecayConfig
+	c.PeriodByType = map[string]time.Duration{"topic": 7 * day}
+	c.FactorByType = map[string]float64{"topic": 0.5, "genre": 1}
+	c.FloorByType = map[string]float64{"author": 0.5}
+	c.TTLByType = map[string]time.Duration{"genre": 365 * day}
+	p, err := c.Policy()
+	require.NoError(t, err)
+	last := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+	require.Equal(t, 0.25, p.DecayedWeight("topic", 1, last, last.Add(14*day)), "×0.5 per week")
+	require.Equal(t, 1.0, p.DecayedWeight("genre", 1, last, last.Add(3000*day)), "factor 1: no decay")
+	require.Equal(t, 365*day, p.TTL("genre"))
+	require.Equal(t, 90*day, p.TTL("topic"), "unset parts come from the default")
+	_, s := p.Assess(store.Fact{Type: "author", Weight: 1, LastMentionedAt: last, ExpiresAt: last.Add(10000 * day)}, last.Add(7*30*day))
+	require.Equal(t, store.FactArchived, s, "0.9^7 ≈ 0.48 is below author's floor 0.5")
+	require.InDelta(t, 0.9, p.DecayedWeight("book_title", 1, last, last.Add(30*day)), 1e-12, "other types: the default")
+}
+
+func TestDecayConfigErrorsNameTheVariable(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		mod  func(*store.DecayConfig)
+		want string
+	}{
+		{"factor above 1", func(c *store.DecayConfig) { c.Factor = 1.5 }, "DECAY_FACTOR: 1.5"},
+		{"factor zero", func(c *store.DecayConfig) { c.Factor = 0 }, "DECAY_FACTOR"},
+		{"floor", func(c *store.DecayConfig) { c.Floor = -0.1 }, "DECAY_FLOOR"},
+		{"period", func(c *store.DecayConfig) { c.Period = time.Millisecond }, "DECAY_PERIOD"},
+		{"ttl", func(c *store.DecayConfig) { c.TTL = -time.Hour }, "FACT_TTL"},
+		{"per type", func(c *store.DecayConfig) { c.FactorByType = map[string]float64{"topic": 2} }, "DECAY_FACTOR_BY_TYPE[topic]"},
+		{"per type ttl", func(c *store.DecayConfig) { c.TTLByType = map[string]time.Duration{"genre": 0} }, "FACT_TTL_BY_TYPE[genre]"},
+		{"too slow", func(c *store.DecayConfig) { c.Factor = 0.99999 }, "more than 4096 periods"},
+		{"not a number", func(c *store.DecayConfig) { c.Floor = math.NaN() }, "DECAY_FLOOR"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := store.DefaultDecayConfig
+			tc.mod(&c)
+			_, err := c.Policy()
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
 }

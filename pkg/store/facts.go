@@ -8,10 +8,6 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// ArchiveFloor is the current weight below which a fact no longer counts (it is
-// archived by the decayer, and ignored by reads until then).
-const ArchiveFloor = 0.1
-
 // Fact statuses.
 const (
 	FactActive   = "active"

@@ -18,6 +18,7 @@ var userTables = []struct{ table, query string }{
 	{"facts", "UserDeleteFacts"},
 	{"shelf_items", "UserDeleteShelf"},
 	{"user_profiles", "UserDeleteProfile"},
+	{"profile_refresh_outbox", "UserDeleteRefreshOutbox"},
 }
 
 // ForgetUser deletes everything stored about a user in one transaction and

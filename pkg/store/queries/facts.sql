@@ -1,8 +1,8 @@
 -- name: FactMentionBatch
 -- Records a batch of mentions; only mentions not seen before (by event and fact)
 -- touch the facts: count, first/last mention (event time), display of the newest
--- mention, weight back to 1.0 and expiry extended when the mention is the newest,
--- and the fact active again. Facts are upserted in key order so concurrent batches
+-- mention, weight back to 1.0 (and the decayer's decayed weight cleared) and
+-- expiry extended when the mention is the newest, and the fact active again. Facts are upserted in key order so concurrent batches
 -- lock them in the same order.
 WITH rows AS (
     SELECT *
@@ -45,6 +45,8 @@ SET mention_count     = f.mention_count + EXCLUDED.mention_count,
     display           = CASE WHEN EXCLUDED.last_mentioned_at >= f.last_mentioned_at THEN EXCLUDED.display ELSE f.display END,
     source            = CASE WHEN EXCLUDED.last_mentioned_at >= f.last_mentioned_at THEN EXCLUDED.source ELSE f.source END,
     source_session_id = CASE WHEN EXCLUDED.last_mentioned_at >= f.last_mentioned_at THEN EXCLUDED.source_session_id ELSE f.source_session_id END,
+    decayed_weight    = CASE WHEN EXCLUDED.last_mentioned_at >= f.last_mentioned_at THEN NULL ELSE f.decayed_weight END,
+    decayed_at        = CASE WHEN EXCLUDED.last_mentioned_at >= f.last_mentioned_at THEN NULL ELSE f.decayed_at END,
     updated_at        = now()
 RETURNING tenant_id, user_id;
 

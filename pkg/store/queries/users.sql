@@ -20,3 +20,6 @@ DELETE FROM shelf_items WHERE tenant_id = $1 AND user_id = $2;
 
 -- name: UserDeleteProfile
 DELETE FROM user_profiles WHERE tenant_id = $1 AND user_id = $2;
+
+-- name: UserDeleteRefreshOutbox
+DELETE FROM profile_refresh_outbox WHERE tenant_id = $1 AND user_id = $2;

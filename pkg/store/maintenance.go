@@ -1,0 +1,221 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
+// The decayer's queries: set-based, in bounded batches, each batch its own
+// short transaction. Facts are decayed across tenants (the policy is per fact
+// type, not per tenant); retention works one tenant at a time.
+
+// TryAdvisoryLock takes a session-level advisory lock on a connection of its
+// own and keeps it until unlock is called (or the connection is lost). ok is
+// false when another session holds it: the caller should not do the work.
+func (s *Store) TryAdvisoryLock(ctx context.Context, key int64) (unlock func(), ok bool, err error) {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, false, fmt.Errorf("advisory lock: %w", err)
+	}
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, key).Scan(&ok); err != nil {
+		conn.Release()
+		return nil, false, fmt.Errorf("advisory lock: %w", err)
+	}
+	if !ok {
+		conn.Release()
+		return nil, false, nil
+	}
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if _, err := conn.Exec(ctx, `SELECT pg_advisory_unlock($1)`, key); err != nil {
+			// The lock dies with the session: close it rather than hand a
+			// connection that may still hold the lock back to the pool.
+			_ = conn.Conn().Close(ctx)
+		}
+		conn.Release()
+	}, true, nil
+}
+
+// FactPages is the facts table's size in heap pages, and its rows per page as
+// last analyzed (0 when unknown).
+func (s *Store) FactPages(ctx context.Context) (pages int64, density float64, err error) {
+	if err := s.pool.QueryRow(ctx, q("FactPages")).Scan(&pages, &density); err != nil {
+		return 0, 0, fmt.Errorf("facts size: %w", err)
+	}
+	return pages, density, nil
+}
+
+// DecayCounts is what bringing a range of facts up to date changed.
+type DecayCounts struct {
+	// Scanned facts (all but the expired ones).
+	Scanned int64
+	// Decayed: the weight changed, the status did not.
+	Decayed int64
+	// Archived: active facts whose weight fell below the floor.
+	Archived int64
+	// Expired: facts whose expiry passed.
+	Expired int64
+	// Reactivated: archived facts above the floor again (the policy changed).
+	Reactivated int64
+	// Users put in the refresh outbox.
+	Users int64
+}
+
+// Add adds o to c.
+func (c *DecayCounts) Add(o DecayCounts) {
+	c.Scanned += o.Scanned
+	c.Decayed += o.Decayed
+	c.Archived += o.Archived
+	c.Expired += o.Expired
+	c.Reactivated += o.Reactivated
+	c.Users += o.Users
+}
+
+// DecayFacts brings the facts stored in heap pages [firstPage, endPage) up to
+// date as of at under the policy, in one statement (one short transaction),
+// and owes a profile refresh to every user whose facts changed (see
+// RefreshOutbox). at is taken to the microsecond, as PostgreSQL stores it.
+func (s *Store) DecayFacts(ctx context.Context, p *DecayPolicy, firstPage, endPage int64, at time.Time) (DecayCounts, error) {
+	sp := p.sqlParams()
+	lo := pgtype.TID{BlockNumber: uint32(firstPage), Valid: true}
+	hi := pgtype.TID{BlockNumber: uint32(endPage), Valid: true}
+	if endPage > 1<<32-1 {
+		hi = pgtype.TID{BlockNumber: 1<<32 - 1, OffsetNumber: 1<<16 - 1, Valid: true}
+	}
+	var c DecayCounts
+	err := s.pool.QueryRow(ctx, q("FactDecayRange"), lo, hi, at.Truncate(time.Microsecond),
+		sp.types, sp.periodUS, sp.floors, sp.mult, sp.width).
+		Scan(&c.Scanned, &c.Decayed, &c.Archived, &c.Expired, &c.Reactivated, &c.Users)
+	if err != nil {
+		return c, fmt.Errorf("decay facts in pages %d-%d: %w", firstPage, endPage, err)
+	}
+	return c, nil
+}
+
+// PendingRefresh is a profile refresh the decayer owes a user.
+type PendingRefresh struct {
+	UserRef
+	RequestedAt time.Time
+}
+
+// RefreshOutbox returns the next refreshes owed, in key order after after.
+func (s *Store) RefreshOutbox(ctx context.Context, after UserRef, limit int) ([]PendingRefresh, error) {
+	rows, err := s.pool.Query(ctx, q("RefreshOutboxList"), after.TenantID, after.UserID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("refresh outbox: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (PendingRefresh, error) {
+		var p PendingRefresh
+		err := r.Scan(&p.TenantID, &p.UserID, &p.RequestedAt)
+		p.RequestedAt = p.RequestedAt.UTC()
+		return p, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("refresh outbox: %w", err)
+	}
+	return out, nil
+}
+
+// RefreshesSent forgets published refreshes; one owed again since, for a later
+// time, stays.
+func (s *Store) RefreshesSent(ctx context.Context, sent []PendingRefresh) error {
+	tenants, users, ats := make([]string, len(sent)), make([]string, len(sent)), make([]time.Time, len(sent))
+	for i, p := range sent {
+		tenants[i], users[i], ats[i] = p.TenantID, p.UserID, p.RequestedAt
+	}
+	if _, err := s.pool.Exec(ctx, q("RefreshOutboxDelete"), tenants, users, ats); err != nil {
+		return fmt.Errorf("refresh outbox delete: %w", err)
+	}
+	return nil
+}
+
+// SessionTenants lists every tenant that has sessions.
+func (s *Store) SessionTenants(ctx context.Context) ([]string, error) {
+	rows, err := s.pool.Query(ctx, q("SessionTenants"))
+	if err != nil {
+		return nil, fmt.Errorf("list tenants: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("list tenants: %w", err)
+	}
+	return out, nil
+}
+
+// RetentionBatch is what one DeleteOldMessages call did.
+type RetentionBatch struct {
+	// Messages and Sessions deleted.
+	Messages int64
+	Sessions int64
+	// Next is the cursor for the next call; Done when there is nothing after it.
+	Next string
+	Done bool
+}
+
+// DeleteOldMessages deletes, in one transaction, at most maxMessages messages
+// older than cutoff (event time) from the tenant's next sessions after the
+// cursor (at most maxSessions of them), takes them out of the sessions'
+// aggregates, and deletes the sessions left without messages. Call it again
+// with Next until Done. Sessions are locked first, in key order, as ingest
+// locks them, so a turn stored meanwhile is either counted in a session that
+// survives or recreates its session.
+func (t *Tenant) DeleteOldMessages(ctx context.Context, after string, cutoff time.Time, maxSessions, maxMessages int) (RetentionBatch, error) {
+	var b RetentionBatch
+	err := pgx.BeginFunc(ctx, t.s.pool, func(tx pgx.Tx) error {
+		b = RetentionBatch{}
+		rows, err := tx.Query(ctx, q("SessionLockOld"), t.id, after, cutoff, maxSessions)
+		if err != nil {
+			return err
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return err
+		}
+		if len(ids) == 0 {
+			b.Next, b.Done = after, true
+			return nil
+		}
+		rows, err = tx.Query(ctx, q("MessageDeleteOld"), t.id, ids, cutoff, maxMessages)
+		if err != nil {
+			return err
+		}
+		var sess []string
+		var n, sys []int64
+		var id string
+		var cn, cs int64
+		if _, err := pgx.ForEachRow(rows, []any{&id, &cn, &cs}, func() error {
+			sess, n, sys = append(sess, id), append(n, cn), append(sys, cs)
+			b.Messages += cn
+			return nil
+		}); err != nil {
+			return err
+		}
+		if len(sess) > 0 {
+			if _, err := tx.Exec(ctx, q("SessionFoldDeleted"), t.id, sess, n, sys); err != nil {
+				return err
+			}
+		}
+		tag, err := tx.Exec(ctx, q("SessionDeleteEmpty"), t.id, ids)
+		if err != nil {
+			return err
+		}
+		b.Sessions = tag.RowsAffected()
+		// A full batch may have left old messages in these sessions: look at
+		// them again (those done no longer qualify). Otherwise move on.
+		b.Next = after
+		if b.Messages < int64(maxMessages) {
+			b.Next = ids[len(ids)-1]
+		}
+		b.Done = false
+		return nil
+	})
+	if err != nil {
+		return RetentionBatch{}, fmt.Errorf("retention of tenant %s: %w", t.id, err)
+	}
+	return b, nil
+}
