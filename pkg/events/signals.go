@@ -25,7 +25,7 @@ const SignalsStream = "RECALL_SIGNALS"
 func SignalsStreamConfig(c StreamConfig) jetstream.StreamConfig {
 	return jetstream.StreamConfig{
 		Name:        SignalsStream,
-		Description: "Catalog items, shelf entries and profile refresh tasks; source of truth for the bookshelf and interest vectors.",
+		Description: "Catalog items, shelf entries, and the profile refresh and session summary tasks the workers hand each other.",
 		Subjects:    []string{CatalogSubjects, ShelfSubjects, TasksSubjects},
 		Storage:     jetstream.FileStorage,
 		Retention:   jetstream.LimitsPolicy,
