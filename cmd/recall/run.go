@@ -17,6 +17,7 @@ import (
 	"github.com/recallhq/recall/pkg/natsembed"
 	"github.com/recallhq/recall/pkg/profile"
 	"github.com/recallhq/recall/pkg/service"
+	"github.com/recallhq/recall/pkg/summarizer"
 )
 
 type runConfig struct {
@@ -31,9 +32,11 @@ type runConfig struct {
 	Catalog          catalog.Config
 	Profiler         profile.Config
 	Embed            embed.Config
+	Summarizer       summarizer.Config
 }
 
-// runCmd runs the API and every worker in one process, for local use and demos.
+// runCmd runs the API and every worker (and the summarizer's idle sweep) in one
+// process, for local use and demos.
 // Production runs each as its own Deployment.
 func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	if err := newFlags("run").Parse(args); err != nil {
@@ -98,6 +101,15 @@ func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	if err != nil {
 		return err
 	}
+	summarizeWorker, err := summarizer.NewFromConfig(cfg.Summarizer, d.Store, d.JS, limits, log.With("worker", "summarizer"), d.Registry)
+	if err != nil {
+		return err
+	}
+	summarizeWorker.Refresher = events.NewRefresher(d.JS, cfg.Summarizer.Refresh.Bucket)
+	summarizeRunner, err := summarizer.NewRunner(ctx, d.JS, summarizeWorker, log.With("worker", "summarizer"), d.RunnerMetrics)
+	if err != nil {
+		return err
+	}
 	srv, err := api.New(api.Options{Config: cfg.API, Limits: limits, Store: d.Store, JS: d.JS, Log: log.With("worker", "api"), Registry: d.Registry, Ready: d.Checks})
 	if err != nil {
 		return err
@@ -108,6 +120,8 @@ func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 		extractRunner.Run,
 		catalogRunner.Run,
 		profileRunner.Run,
+		summarizeRunner.Run,
+		summarizeWorker.RunSweeper,
 		d.Ops(cfg.Config, log),
 		func(ctx context.Context) error {
 			return httpSrv.Serve(ctx, log, cfg.ShutdownTimeout, func(addr string) {

@@ -47,6 +47,9 @@ type Config struct {
 	// ContextMaxFacts is how many of the user's strongest interest facts the
 	// context carries; -1 for none.
 	ContextMaxFacts int `env:"CONTEXT_MAX_FACTS" envDefault:"10"`
+	// ContextMaxSummaries is how many summaries of the user's previous
+	// sessions the context carries; -1 for none.
+	ContextMaxSummaries int `env:"CONTEXT_MAX_SUMMARIES" envDefault:"3"`
 
 	// GCPercent is the Go GC target the API runs with (GOGC, when set, wins). The
 	// API keeps little live memory and allocates per request, so the default 100
@@ -74,6 +77,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ContextMaxFacts == 0 {
 		c.ContextMaxFacts = 10
+	}
+	if c.ContextMaxSummaries == 0 {
+		c.ContextMaxSummaries = 3
 	}
 	return c
 }
@@ -189,6 +195,7 @@ func (s *Server) Handler(reg *prometheus.Registry, ready ...service.Check) http.
 	s.route(mux, "GET /v1/sessions/{session_id}", s.getSession)
 	s.route(mux, "GET /v1/sessions/{session_id}/messages", s.getMessages)
 	s.route(mux, "DELETE /v1/sessions/{session_id}", s.deleteSession)
+	s.route(mux, "POST /v1/sessions/{session_id}/summarize", s.postSummarize)
 	s.route(mux, "GET /v1/context", s.getContext)
 	s.route(mux, "GET /v1/users/{user_id}/profile", s.getProfile)
 	s.route(mux, "POST /v1/users/{user_id}/profile/refresh", s.postProfileRefresh)

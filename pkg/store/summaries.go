@@ -321,6 +321,9 @@ func (t *Tenant) AdvanceSummarized(ctx context.Context, sessionID string, from, 
 // ResetSummaryRequests forgets the threshold requests of the given sessions,
 // after their publish failed, so the sessions' next ingest batches ask again.
 func (s *Store) ResetSummaryRequests(ctx context.Context, due []DueSession) error {
+	if len(due) == 0 {
+		return nil
+	}
 	var b pgx.Batch
 	for _, d := range due {
 		b.Queue(q("SummaryRequestReset"), d.TenantID, d.SessionID, d.ThroughCount)
