@@ -55,6 +55,7 @@ func (l *LLM) Summarize(ctx context.Context, in Input) (Summary, error) {
 		return Summary{}, err
 	}
 	norm := normalizedTurns(turns)
+	kinds := l.kinds(ctx, turns)
 	out := Summary{Text: clip(ans.summary, l.opts.MaxRunes), Model: l.llm.Model()}
 	seen := map[string]bool{}
 	for _, name := range ans.topics {
@@ -63,9 +64,35 @@ func (l *LLM) Summarize(ctx context.Context, in Input) (Summary, error) {
 			continue
 		}
 		seen[value] = true
-		out.Topics = append(out.Topics, Topic{Kind: topicKind(ctx, l.rules, name), Value: value, Display: name, Mentioned: mentionedIn(value, norm)})
+		kind, ok := kinds[value]
+		if !ok {
+			kind = topicKind(ctx, l.rules, name)
+		}
+		out.Topics = append(out.Topics, Topic{Kind: kind, Value: value, Display: name, Mentioned: mentionedIn(value, norm)})
 	}
 	return out, nil
+}
+
+// kinds maps the values of the facts the rules find in the turns to their
+// kinds, so that a topic the model names is typed the way the conversation
+// presents it (《三体》 is a book).
+func (l *LLM) kinds(ctx context.Context, turns []Turn) map[string]extract.Kind {
+	out := map[string]extract.Kind{}
+	if l.rules == nil {
+		return out
+	}
+	for _, t := range turns {
+		facts, err := l.rules.Extract(ctx, extract.Input{Text: t.Text})
+		if err != nil {
+			return out
+		}
+		for _, f := range facts {
+			if _, ok := out[f.Value]; !ok {
+				out[f.Value] = f.Kind
+			}
+		}
+	}
+	return out
 }
 
 // systemPrompt asks for the JSON object, in the conversation's language.
