@@ -133,17 +133,23 @@ func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, f
 			return err
 		})
 	}
-	if summaryLimit > 0 {
-		b.Queue(q("SummaryListByUser"), t.id, userID, sessionID, summaryLimit).Query(func(rows pgx.Rows) error {
-			var err error
-			d.Summaries, err = pgx.CollectRows(rows, scanSummary)
-			return err
-		})
-	}
-	b.Queue(q("SummaryGetCurrent"), t.id, sessionID).Query(func(rows pgx.Rows) error {
-		var err error
-		d.Summary, err = collectOne(rows)
-		return err
+	b.Queue(q("SummaryListForContext"), t.id, userID, sessionID, max(summaryLimit, 0)).Query(func(rows pgx.Rows) error {
+		defer rows.Close()
+		for rows.Next() {
+			var s Summary
+			var own bool
+			if err := rows.Scan(&s.SessionID, &s.UserID, &s.Version, &s.FromCount, &s.ThroughCount, &s.FirstEventID, &s.FirstAt,
+				&s.LastEventID, &s.LastAt, &s.MessagesRead, &s.Text, &s.KeyTopics, &s.Model, &s.Reason, &s.CreatedAt, &own); err != nil {
+				return err
+			}
+			s = normalizeSummary(s)
+			if own {
+				d.Summary = &s
+			} else {
+				d.Summaries = append(d.Summaries, s)
+			}
+		}
+		return rows.Err()
 	})
 	if err := t.s.pool.SendBatch(ctx, &b).Close(); err != nil {
 		return d, fmt.Errorf("context: %w", err)

@@ -100,11 +100,16 @@ func scanSummary(row pgx.CollectableRow) (Summary, error) {
 	var s Summary
 	err := row.Scan(&s.SessionID, &s.UserID, &s.Version, &s.FromCount, &s.ThroughCount, &s.FirstEventID, &s.FirstAt,
 		&s.LastEventID, &s.LastAt, &s.MessagesRead, &s.Text, &s.KeyTopics, &s.Model, &s.Reason, &s.CreatedAt)
+	return normalizeSummary(s), err
+}
+
+// normalizeSummary puts times in UTC and never leaves the topics nil.
+func normalizeSummary(s Summary) Summary {
 	s.FirstAt, s.LastAt, s.CreatedAt = s.FirstAt.UTC(), s.LastAt.UTC(), s.CreatedAt.UTC()
 	if s.KeyTopics == nil {
 		s.KeyTopics = []string{}
 	}
-	return s, err
+	return s
 }
 
 // collectOne reads at most one summary.

@@ -13,16 +13,6 @@ WHERE tenant_id = $1 AND session_id = $2
 ORDER BY version DESC
 LIMIT $3;
 
--- name: SummaryListByUser
--- The current summaries of a user's sessions other than $3, latest event time
--- first: what the user talked about before.
-SELECT session_id, user_id, version, from_count, through_count, first_event_id, first_at,
-       last_event_id, last_at, messages_read, summary, key_topics, model, reason, created_at
-FROM session_summaries
-WHERE tenant_id = $1 AND user_id = $2 AND current AND session_id <> $3
-ORDER BY last_at DESC, session_id
-LIMIT $4;
-
 -- name: SummaryStateGet
 -- What summarization has accounted for in a session.
 SELECT user_id, message_count - system_count, summarized_count, summarized_at, last_message_at
@@ -87,3 +77,19 @@ LIMIT $5;
 
 -- name: SummaryDeleteBySession
 DELETE FROM session_summaries WHERE tenant_id = $1 AND session_id = $2;
+
+-- name: SummaryListForContext
+-- The context's summaries in one statement: the current summaries of the
+-- user's other sessions, latest first (at most $4), then the session's own
+-- current summary, flagged by the last column.
+(SELECT session_id, user_id, version, from_count, through_count, first_event_id, first_at,
+        last_event_id, last_at, messages_read, summary, key_topics, model, reason, created_at, false
+ FROM session_summaries
+ WHERE tenant_id = $1 AND user_id = $2 AND current AND session_id <> $3
+ ORDER BY last_at DESC, session_id
+ LIMIT $4)
+UNION ALL
+(SELECT session_id, user_id, version, from_count, through_count, first_event_id, first_at,
+        last_event_id, last_at, messages_read, summary, key_topics, model, reason, created_at, true
+ FROM session_summaries
+ WHERE tenant_id = $1 AND session_id = $3 AND current);
