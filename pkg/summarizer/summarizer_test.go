@@ -511,7 +511,9 @@ func TestTenantIsolation(t *testing.T) {
 	b.waitSettled(t)
 	dl := b.nats.DeadLetters(t)
 	require.Len(t, dl, 2)
-	require.Contains(t, dl[0].Header.Get(events.HeaderReason), "tenant_id")
+	reasons := dl[0].Header.Get(events.HeaderReason) + "\n" + dl[1].Header.Get(events.HeaderReason)
+	require.Contains(t, reasons, "tenant_id", "the body claims another tenant than its subject")
+	require.Contains(t, reasons, "malformed JSON")
 	require.Len(t, b.versions(t, "a", "s"), 1)
 	require.Len(t, b.versions(t, "b", "s"), 1)
 }
