@@ -41,10 +41,10 @@ func TestReplayExtractorRebuildsFacts(t *testing.T) {
 		return &workerSet{cfg: cfg, d: &dd, log: testenv.Logger(t)}
 	}
 
-	live, err := set.runner(ctx, "extractor")
+	live, err := set.tasks(ctx, "extractor")
 	require.NoError(t, err)
 	liveDone := make(chan error, 1)
-	go func() { liveDone <- live.Run(ctx) }()
+	go func() { liveDone <- live[0](ctx) }()
 
 	lines := []string{
 		"我最近在看《三体》，刘慈欣写得真好",

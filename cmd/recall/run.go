@@ -17,6 +17,7 @@ import (
 	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/natsembed"
 	"github.com/recallhq/recall/pkg/profile"
+	"github.com/recallhq/recall/pkg/summarizer"
 	"github.com/recallhq/recall/pkg/service"
 )
 
@@ -33,9 +34,11 @@ type runConfig struct {
 	Profiler         profile.Config
 	Embed            embed.Config
 	Decayer          decayer.Config
+	Summarizer       summarizer.Config
 }
 
-// runCmd runs the API, every worker and the decayer's schedule in one process, for local use and demos.
+// runCmd runs the API, every worker, the summarizer's idle sweep and the
+// decayer's schedule in one process, for local use and demos.
 // Production runs each as its own Deployment.
 func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	if err := newFlags("run").Parse(args); err != nil {
@@ -68,11 +71,11 @@ func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	set := &workerSet{cfg: cfg, d: d, log: log}
 	tasks := []service.Task{d.Ops(cfg.Config, log)}
 	for _, name := range workerNames {
-		r, err := set.runner(ctx, name)
+		ts, err := set.tasks(ctx, name)
 		if err != nil {
 			return err
 		}
-		tasks = append(tasks, r.Run)
+		tasks = append(tasks, ts...)
 	}
 	limits := cfg.Limits.Limits()
 	decay, err := decayer.New(decayer.Options{Config: cfg.Decayer, Store: d.Store,

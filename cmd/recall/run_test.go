@@ -114,6 +114,22 @@ func TestRunEndToEnd(t *testing.T) {
 		return resp.StatusCode == http.StatusOK && json.NewDecoder(resp.Body).Decode(&body) == nil && body.Vector.Revision > 0
 	}, 30*time.Second, 50*time.Millisecond, "the profiler stores the user's profile")
 
+	// The summarizer runs too: asked for the session's summary, it writes one.
+	req, _ = http.NewRequest(http.MethodPost, apiURL+"/v1/sessions/s1/summarize?wait=20s", nil)
+	req.Header.Set("X-Tenant-ID", "demo")
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	var summarized struct {
+		Status  string `json:"status"`
+		Summary struct {
+			Summary string `json:"summary"`
+		} `json:"summary"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&summarized))
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Equal(t, "summarized", summarized.Status)
+	require.Contains(t, summarized.Summary.Summary, "科幻")
 	// The operator's commands work against the running system.
 	tool := func(args ...string) string {
 		cmd := exec.Command(bin, args...)

@@ -13,10 +13,12 @@ import (
 	"github.com/recallhq/recall/pkg/extractor"
 	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/profile"
+	"github.com/recallhq/recall/pkg/service"
+	"github.com/recallhq/recall/pkg/summarizer"
 )
 
 // workerNames are the stream workers, in start order.
-var workerNames = []string{"ingest", "extractor", "catalog", "profiler"}
+var workerNames = []string{"ingest", "extractor", "catalog", "profiler", "summarizer"}
 
 // workerSpec is one worker ready to run: where it reads and what handles it.
 type workerSpec struct {
@@ -24,6 +26,8 @@ type workerSpec struct {
 	consumer events.ConsumerConfig
 	handler  events.BatchHandler
 	runner   events.RunnerConfig
+	// background runs next to the live runner (not in a replay).
+	background []service.Task
 }
 
 // workerSet builds workers from one config, for `recall run` (all of them, live)
@@ -51,8 +55,8 @@ func (s *workerSet) build(ctx context.Context, name string) (workerSpec, error) 
 	limits := s.cfg.Limits.Limits()
 	switch name {
 	case "ingest":
-		w := ingest.New(s.d.Store, limits, log)
-		return workerSpec{ingest.Binding, s.cfg.Ingest.Consumer, w.Handle, s.cfg.Ingest.Runner.Or(ingest.DefaultRunnerConfig)}, nil
+		w := ingest.New(s.d.Store, limits, log).WithSummaries(s.cfg.Ingest.Summary, events.NewPublisher(s.d.JS))
+		return workerSpec{binding: ingest.Binding, consumer: s.cfg.Ingest.Consumer, handler: w.Handle, runner: s.cfg.Ingest.Runner.Or(ingest.DefaultRunnerConfig)}, nil
 	case "extractor":
 		ex, source, err := extractor.NewExtractor(s.cfg.Extractor, s.d.Registry, log)
 		if err != nil {
@@ -60,7 +64,7 @@ func (s *workerSet) build(ctx context.Context, name string) (workerSpec, error) 
 		}
 		w := extractor.New(s.cfg.Extractor, s.d.Store, ex, source, limits, log, s.d.Registry)
 		w.Refresher = events.NewRefresher(s.d.JS, s.cfg.Extractor.Refresh.Bucket)
-		return workerSpec{extractor.Binding, s.cfg.Extractor.Consumer, w.Handle, w.RunnerConfig()}, nil
+		return workerSpec{binding: extractor.Binding, consumer: s.cfg.Extractor.Consumer, handler: w.Handle, runner: w.RunnerConfig()}, nil
 	case "catalog":
 		emb, err := s.embedder()
 		if err != nil {
@@ -70,7 +74,7 @@ func (s *workerSet) build(ctx context.Context, name string) (workerSpec, error) 
 		if err != nil {
 			return workerSpec{}, err
 		}
-		return workerSpec{catalog.Binding, s.cfg.Catalog.Consumer, w.Handle, w.RunnerConfig()}, nil
+		return workerSpec{binding: catalog.Binding, consumer: s.cfg.Catalog.Consumer, handler: w.Handle, runner: w.RunnerConfig()}, nil
 	case "profiler":
 		emb, err := s.embedder()
 		if err != nil {
@@ -80,16 +84,29 @@ func (s *workerSet) build(ctx context.Context, name string) (workerSpec, error) 
 		if err != nil {
 			return workerSpec{}, err
 		}
-		return workerSpec{profile.Binding, s.cfg.Profiler.Consumer, w.Handle, w.RunnerConfig()}, nil
+		return workerSpec{binding: profile.Binding, consumer: s.cfg.Profiler.Consumer, handler: w.Handle, runner: w.RunnerConfig()}, nil
+	case "summarizer":
+		w, err := summarizer.NewFromConfig(s.cfg.Summarizer, s.d.Store, s.d.JS, limits, log, s.d.Registry)
+		if err != nil {
+			return workerSpec{}, err
+		}
+		w.Refresher = events.NewRefresher(s.d.JS, s.cfg.Summarizer.Refresh.Bucket)
+		return workerSpec{binding: summarizer.Binding, consumer: s.cfg.Summarizer.Consumer, handler: w.Handle, runner: w.RunnerConfig(),
+			background: []service.Task{w.RunSweeper}}, nil
 	}
 	return workerSpec{}, fmt.Errorf("unknown worker %q (one of: %s)", name, strings.Join(workerNames, ", "))
 }
 
-// runner is the worker's live runner on its durable consumer.
-func (s *workerSet) runner(ctx context.Context, name string) (*events.Runner, error) {
+// tasks are the worker's live runner on its durable consumer and what runs
+// beside it.
+func (s *workerSet) tasks(ctx context.Context, name string) ([]service.Task, error) {
 	spec, err := s.build(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	return spec.binding.NewRunner(ctx, s.d.JS, spec.consumer, spec.handler, spec.runner, s.log.With("worker", name), s.d.RunnerMetrics)
+	r, err := spec.binding.NewRunner(ctx, s.d.JS, spec.consumer, spec.handler, spec.runner, s.log.With("worker", name), s.d.RunnerMetrics)
+	if err != nil {
+		return nil, err
+	}
+	return append([]service.Task{r.Run}, spec.background...), nil
 }

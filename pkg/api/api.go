@@ -50,6 +50,9 @@ type Config struct {
 	// Decay is the facts' decay policy, the decayer's: reads rank facts by
 	// their weight now and leave out those expired or archived by now.
 	Decay store.DecayConfig
+	// ContextMaxSummaries is how many summaries of the user's previous
+	// sessions the context carries; -1 for none.
+	ContextMaxSummaries int `env:"CONTEXT_MAX_SUMMARIES" envDefault:"3"`
 
 	// GCPercent is the Go GC target the API runs with (GOGC, when set, wins). The
 	// API keeps little live memory and allocates per request, so the default 100
@@ -79,6 +82,9 @@ func (c Config) withDefaults() Config {
 		c.ContextMaxFacts = 10
 	}
 	c.Decay = c.Decay.WithDefaults()
+	if c.ContextMaxSummaries == 0 {
+		c.ContextMaxSummaries = 3
+	}
 	return c
 }
 
@@ -198,6 +204,7 @@ func (s *Server) Handler(reg *prometheus.Registry, ready ...service.Check) http.
 	s.route(mux, "GET /v1/sessions/{session_id}", s.getSession)
 	s.route(mux, "GET /v1/sessions/{session_id}/messages", s.getMessages)
 	s.route(mux, "DELETE /v1/sessions/{session_id}", s.deleteSession)
+	s.route(mux, "POST /v1/sessions/{session_id}/summarize", s.postSummarize)
 	s.route(mux, "GET /v1/context", s.getContext)
 	s.route(mux, "DELETE /v1/users/{user_id}", s.deleteUser)
 	s.route(mux, "GET /v1/users/{user_id}/profile", s.getProfile)

@@ -18,6 +18,7 @@ type contextResponse struct {
 	TTL       string                `json:"ttl"`
 	Window    assemble.Window       `json:"window"`
 	Facts     assemble.Facts        `json:"facts"`
+	Summaries assemble.Summaries    `json:"summaries"`
 	Prompt    string                `json:"prompt"`
 }
 
@@ -46,6 +47,7 @@ func (s *Server) getContext(w http.ResponseWriter, r *http.Request, t *store.Ten
 		}
 	}
 	maxFacts := queryIntIn(qv, "max_facts", max(s.cfg.ContextMaxFacts, 0), 0, 100, &fe)
+	maxSummaries := queryIntIn(qv, "max_summaries", max(s.cfg.ContextMaxSummaries, 0), 0, 20, &fe)
 	lang := s.cfg.ContextLang
 	if v := qv.Get("lang"); v != "" {
 		lang = v
@@ -64,7 +66,7 @@ func (s *Server) getContext(w http.ResponseWriter, r *http.Request, t *store.Ten
 	defer cancel()
 	// Facts are read newest-mention first; several times the number shown is
 	// enough to rank by current weight, which only falls with age.
-	data, err := t.Context(ctx, sessionID, userID, lim.Messages, maxFacts*4)
+	data, err := t.Context(ctx, sessionID, userID, lim.Messages, maxFacts*4, maxSummaries)
 	switch {
 	case err != nil:
 		s.internalError(w, r, err)
@@ -75,17 +77,19 @@ func (s *Server) getContext(w http.ResponseWriter, r *http.Request, t *store.Ten
 	case !data.Found:
 		// Not stored yet (or never): no window, not an error, so a backend can
 		// ask on the first turn of a session.
-		data.Newest = nil
+		data.Newest, data.Summary = nil, nil
 	}
 	now := s.now()
+	counts := assemble.Counts{Messages: data.Session.MessageCount, System: data.Session.SystemCount}
 	parts := assemble.Parts{
-		Window: assemble.TrimWindow(data.Newest, assemble.Counts{Messages: data.Session.MessageCount, System: data.Session.SystemCount}, lim, now),
+		Window: assemble.TrimWindow(data.Newest, counts, lim, now),
 		Facts:  assemble.TopFacts(s.policy, data.Facts, now, maxFacts),
 	}
 	parts.Window.Messages = nonNil(parts.Window.Messages)
+	parts.Summaries = assemble.PickSummaries(data.Summaries, data.Summary, parts.Window, counts)
 	resolved := assemble.ResolveLang(lang, parts)
 	writeJSON(w, http.StatusOK, contextResponse{
 		UserID: userID, SessionID: sessionID, Lang: resolved, Limits: lim, TTL: lim.TTL.String(),
-		Window: parts.Window, Facts: parts.Facts, Prompt: assemble.Render(resolved, parts),
+		Window: parts.Window, Facts: parts.Facts, Summaries: parts.Summaries, Prompt: assemble.Render(resolved, parts),
 	})
 }

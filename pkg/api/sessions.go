@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -16,6 +15,8 @@ import (
 type sessionResponse struct {
 	store.Session
 	Recent []store.Message `json:"recent_messages"`
+	// Summary is the session's current summary, null until it has one.
+	Summary *store.Summary `json:"summary"`
 }
 
 // getSession returns a session's aggregates and its newest messages (oldest first).
@@ -32,13 +33,13 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request, t *store.Ten
 	}
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
-	sess, msgs, err := t.SessionWithRecent(ctx, id, time.Time{}, n, true)
+	sess, msgs, sum, err := t.SessionWithSummary(ctx, id, n)
 	if err != nil {
 		s.readError(w, r, err)
 		return
 	}
 	reverse(msgs)
-	writeJSON(w, http.StatusOK, sessionResponse{Session: sess, Recent: nonNil(msgs)})
+	writeJSON(w, http.StatusOK, sessionResponse{Session: sess, Recent: nonNil(msgs), Summary: sum})
 }
 
 func reverse[T any](s []T) {
@@ -57,6 +58,8 @@ func nonNil[T any](s []T) []T {
 type messagesResponse struct {
 	Messages   []store.Message `json:"messages"`
 	NextCursor string          `json:"next_cursor,omitempty"`
+	// Summary is the session's current summary, null until it has one.
+	Summary *store.Summary `json:"summary"`
 }
 
 // getMessages pages through a session in event-time order. The cursor is opaque
@@ -93,6 +96,12 @@ func (s *Server) getMessages(w http.ResponseWriter, r *http.Request, t *store.Te
 		}
 	}
 	resp := messagesResponse{Messages: nonNil(msgs)}
+	if sum, err := t.CurrentSummary(ctx, id); err == nil {
+		resp.Summary = &sum
+	} else if !errors.Is(err, store.ErrNotFound) {
+		s.internalError(w, r, err)
+		return
+	}
 	if next != nil {
 		resp.NextCursor = encodeCursor(*next)
 	}

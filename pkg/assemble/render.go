@@ -19,8 +19,9 @@ const (
 
 // Parts are the assembled pieces of memory that get rendered.
 type Parts struct {
-	Window Window
-	Facts  Facts
+	Window    Window
+	Facts     Facts
+	Summaries Summaries
 }
 
 type phrases struct {
@@ -30,6 +31,9 @@ type phrases struct {
 	// punctuate it.
 	interests, sep, open, close string
 	types                       map[string]string
+	// earlier opens the other sessions' summaries, mentioned their key
+	// topics; current introduces this session's summary.
+	earlier, mentioned, current string
 	// called and showed describe a turn that has no text, only structure.
 	called, showed func(names string, items int) string
 }
@@ -40,6 +44,7 @@ var text = map[string]phrases{
 		window:    "Recent conversation in this session:",
 		colon:     ": ",
 		interests: "The user has shown interest in: ", sep: ", ", open: " (", close: ")",
+		earlier: "Earlier conversations:", mentioned: "The user mentioned: ", current: "Earlier in this session: ",
 		types: map[string]string{"book_title": "book", "author": "author", "film": "film", "music": "music",
 			"person": "person", "genre": "genre", "topic": "topic"},
 		called: func(names string, _ int) string { return "(called " + names + ")" },
@@ -51,6 +56,7 @@ var text = map[string]phrases{
 		window:    "本次会话最近的对话：",
 		colon:     "：",
 		interests: "用户曾关注：", sep: "、", open: "（", close: "）",
+		earlier: "之前的对话摘要：", mentioned: "用户曾提及：", current: "本次会话较早的内容：",
 		types: map[string]string{"book_title": "书", "author": "作者", "film": "电影", "music": "音乐",
 			"person": "人物", "genre": "类型", "topic": "话题"},
 		called: func(names string, _ int) string { return "（调用了 " + names + "）" },
@@ -73,6 +79,14 @@ func ResolveLang(lang string, p Parts) string {
 	}
 	for _, f := range p.Facts.Facts {
 		h, o := countScripts(f.Display)
+		han, other = han+h, other+o
+	}
+	for _, s := range p.Summaries.Previous {
+		h, o := countScripts(s.Summary)
+		han, other = han+h, other+o
+	}
+	if c := p.Summaries.Current; c != nil {
+		h, o := countScripts(c.Summary)
 		han, other = han+h, other+o
 	}
 	// A Han character carries about as much as a short word; weigh accordingly.
@@ -109,7 +123,7 @@ func countScripts(s string) (han, other int) {
 // Render writes the prompt block. An empty memory renders as an empty string, so
 // a backend can append it unconditionally.
 func Render(lang string, p Parts) string {
-	if len(p.Window.Messages) == 0 && len(p.Facts.Facts) == 0 {
+	if len(p.Window.Messages) == 0 && len(p.Facts.Facts) == 0 && len(p.Summaries.Previous) == 0 && p.Summaries.Current == nil {
 		return ""
 	}
 	ph := text[ResolveLang(lang, p)]
@@ -134,6 +148,32 @@ func Render(lang string, p Parts) string {
 			}
 		}
 		b.WriteString("\n")
+	}
+	if len(p.Summaries.Previous) > 0 {
+		b.WriteString("\n")
+		b.WriteString(ph.earlier)
+		b.WriteByte('\n')
+		for _, s := range p.Summaries.Previous {
+			b.WriteString("- ")
+			writeCollapsed(&b, s.Summary)
+			if len(s.KeyTopics) > 0 {
+				b.WriteString(" ")
+				b.WriteString(ph.mentioned)
+				for i, t := range s.KeyTopics {
+					if i > 0 {
+						b.WriteString(ph.sep)
+					}
+					writeCollapsed(&b, t)
+				}
+			}
+			b.WriteByte('\n')
+		}
+	}
+	if c := p.Summaries.Current; c != nil {
+		b.WriteString("\n")
+		b.WriteString(ph.current)
+		writeCollapsed(&b, c.Summary)
+		b.WriteByte('\n')
 	}
 	if len(p.Window.Messages) > 0 {
 		b.WriteString("\n")

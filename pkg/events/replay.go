@@ -13,10 +13,11 @@ import (
 // idTokens is how many id tokens follow each subject kind: the depth at which a
 // filter can be narrowed to one tenant, then one user.
 var idTokens = map[string]int{
-	"turns":         3, // tenant, user, session
-	KindShelf:       2, // tenant, user
-	KindCatalog:     1, // tenant
-	KindProfileTask: 2, // tenant, user
+	"turns":           3, // tenant, user, session
+	KindShelf:         2, // tenant, user
+	KindCatalog:       1, // tenant
+	KindProfileTask:   2, // tenant, user
+	KindSummarizeTask: 3, // tenant, user, session
 }
 
 // ScopeFilter narrows a worker's subject filter (such as "recall.turns.>") to
@@ -192,7 +193,7 @@ func (b Binding) Replay(ctx context.Context, js jetstream.JetStream, o ReplayOpt
 var userSubjects = map[string][]string{
 	TurnsStream:   {TurnsSubjects},
 	SignalsStream: {ShelfSubjects},
-	TasksStream:   {ProfileTaskSubjects},
+	TasksStream:   {ProfileTaskSubjects, SummarizeTaskSubjects},
 }
 
 // UserFilters are the subject filters, per stream, that hold one user's

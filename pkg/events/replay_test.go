@@ -28,6 +28,7 @@ func TestScopeFilter(t *testing.T) {
 		{events.CatalogSubjects, "acme", "", "recall.catalog.acme", true},
 		{events.CatalogSubjects, "acme", "u1", "", false},
 		{events.ProfileTaskSubjects, "acme", "u1", "recall.tasks.profile.acme.u1", true},
+		{events.SummarizeTaskSubjects, "acme", "u1", "recall.tasks.summarize.acme.u1.>", true},
 	} {
 		got, ok, err := events.ScopeFilter(c.filter, c.tenant, c.user)
 		require.NoError(t, err)

@@ -12,11 +12,14 @@ import (
 //	recall.catalog.<tenant>
 //	recall.shelf.<tenant>.<user>
 //	recall.tasks.profile.<tenant>.<user>
+//	recall.tasks.summarize.<tenant>.<user>.<session>
 const (
 	CatalogSubjects     = SubjectRoot + ".catalog.>"
 	ShelfSubjects       = SubjectRoot + ".shelf.>"
 	TasksSubjects       = SubjectRoot + ".tasks.>"
 	ProfileTaskSubjects = SubjectRoot + ".tasks.profile.>"
+	// SummarizeTaskSubjects are the session summary requests.
+	SummarizeTaskSubjects = SubjectRoot + ".tasks.summarize.>"
 )
 
 // Subject kinds of the signal stream, as ParseSignalSubject reports them.
@@ -24,6 +27,9 @@ const (
 	KindCatalog     = "catalog"
 	KindShelf       = "shelf"
 	KindProfileTask = "tasks.profile"
+	// KindSummarizeTask is a session summary request; it carries the session
+	// too (SubjectIDs.SessionID).
+	KindSummarizeTask = "tasks.summarize"
 )
 
 // CatalogSubject is the subject a tenant's catalog items are published on.
@@ -41,8 +47,13 @@ func ProfileTaskSubject(tenantID, userID string) string {
 	return SubjectRoot + "." + KindProfileTask + "." + EncodeToken(tenantID) + "." + EncodeToken(userID)
 }
 
+// SummarizeTaskSubject is the subject a session's summary requests are published on.
+func SummarizeTaskSubject(tenantID, userID, sessionID string) string {
+	return SubjectRoot + "." + KindSummarizeTask + "." + EncodeToken(tenantID) + "." + EncodeToken(userID) + "." + EncodeToken(sessionID)
+}
+
 // ParseSignalSubject reads the kind and ids back out of a signal subject (UserID
-// is empty for catalog subjects), so that a worker can check that a body claims
+// is empty for catalog subjects, SessionID for all but summarize tasks), so that a worker can check that a body claims
 // the tenant and user of the subject it arrived on.
 func ParseSignalSubject(subject string) (SubjectIDs, error) {
 	rest, ok := strings.CutPrefix(subject, SubjectRoot+".")
@@ -58,8 +69,10 @@ func ParseSignalSubject(subject string) (SubjectIDs, error) {
 		kind, want = KindShelf, 2
 	case strings.HasPrefix(rest, KindProfileTask+"."):
 		kind, want = KindProfileTask, 2
+	case strings.HasPrefix(rest, KindSummarizeTask+"."):
+		kind, want = KindSummarizeTask, 3
 	default:
-		return SubjectIDs{}, fmt.Errorf("subject %q is not a catalog, shelf or profile task subject", subject)
+		return SubjectIDs{}, fmt.Errorf("subject %q is not a catalog, shelf, profile or summarize task subject", subject)
 	}
 	toks := strings.Split(rest[len(kind)+1:], ".")
 	if len(toks) != want {
@@ -70,8 +83,13 @@ func ParseSignalSubject(subject string) (SubjectIDs, error) {
 	if ids.TenantID, err = DecodeToken(toks[0]); err != nil {
 		return ids, err
 	}
-	if want == 2 {
+	if want >= 2 {
 		if ids.UserID, err = DecodeToken(toks[1]); err != nil {
+			return ids, err
+		}
+	}
+	if want == 3 {
+		if ids.SessionID, err = DecodeToken(toks[2]); err != nil {
 			return ids, err
 		}
 	}

@@ -168,6 +168,13 @@ type LLM struct {
 // (nil: not registered, for tests and tools); registering twice on the same
 // registry reuses the metrics already there. A nil log discards.
 func NewLLM(cfg LLMConfig, reg prometheus.Registerer, log *slog.Logger) (*LLM, error) {
+	return NewLLMFor("extract", cfg, reg, log)
+}
+
+// NewLLMFor builds an LLM client for another use of the same model and bounds
+// (the summarizer asks for summaries through Complete). use names its metrics,
+// recall_<use>_llm_*, so each use is watched apart; "extract" is NewLLM's.
+func NewLLMFor(use string, cfg LLMConfig, reg prometheus.Registerer, log *slog.Logger) (*LLM, error) {
 	if !cfg.Enabled() {
 		return nil, errors.New("extract: llm: LLM_MODEL is not set")
 	}
@@ -175,7 +182,7 @@ func NewLLM(cfg LLMConfig, reg prometheus.Registerer, log *slog.Logger) (*LLM, e
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	metrics, err := newLLMMetrics(reg)
+	metrics, err := newLLMMetrics(reg, use+"_llm")
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +204,7 @@ func NewLLM(cfg LLMConfig, reg prometheus.Registerer, log *slog.Logger) (*LLM, e
 		cfg:     cfg,
 		client:  openai.NewClientWithConfig(oc),
 		sem:     make(chan struct{}, cfg.MaxConcurrency),
-		log:     log.With("component", "llm_extractor", "model", cfg.Model),
+		log:     log.With("component", "llm_"+use, "model", cfg.Model),
 		metrics: metrics,
 	}
 	l.jsonMode.Store(true)
@@ -216,7 +223,27 @@ func (l *LLM) Extract(ctx context.Context, in Input) ([]Fact, error) {
 	if text == "" {
 		return nil, nil
 	}
+	var facts []Fact
+	err := l.Complete(ctx, llmSystemPrompt, text, func(content string) error {
+		var err error
+		facts, err = parseLLMAnswer(content)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return facts, nil
+}
 
+// Complete asks the model once per attempt with the system prompt and the
+// user's text, and hands the answer's content to parse. It carries every
+// bound of the client: the concurrency cap, the per-attempt timeout, the
+// output limit, retries with exponential backoff (honouring Retry-After) for
+// 429, 5xx, timeouts, transport errors and answers parse rejects, which count
+// as malformed. It returns nil once parse accepted an answer; an *LLMError
+// when every attempt failed or the request was refused; or the context's
+// error (wrapped) when ctx ends first.
+func (l *LLM) Complete(ctx context.Context, system, user string, parse func(content string) error) error {
 	b := &retryAfterBackOff{
 		BackOff: &backoff.ExponentialBackOff{
 			InitialInterval:     l.cfg.RetryInitial,
@@ -228,15 +255,11 @@ func (l *LLM) Extract(ctx context.Context, in Input) ([]Fact, error) {
 		},
 		limit: l.cfg.RetryMax,
 	}
-	var (
-		facts    []Fact
-		attempts int
-	)
+	attempts := 0
 	op := func() error {
 		attempts++
-		f, err := l.attempt(ctx, text)
+		err := l.attempt(ctx, system, user, parse)
 		if err == nil {
-			facts = f
 			return nil
 		}
 		if ctx.Err() != nil {
@@ -249,21 +272,27 @@ func (l *LLM) Extract(ctx context.Context, in Input) ([]Fact, error) {
 		return err
 	}
 	notify := func(err error, wait time.Duration) {
-		l.log.DebugContext(ctx, "llm extraction retry", "attempt", attempts, "wait", wait, "error", err)
+		l.log.DebugContext(ctx, "llm retry", "attempt", attempts, "wait", wait, "error", err)
 	}
 	err := backoff.RetryNotify(op, backoff.WithContext(backoff.WithMaxRetries(b, uint64(l.cfg.MaxRetries)), ctx), notify)
 	if err == nil {
-		return facts, nil
+		return nil
 	}
 	if cerr := ctx.Err(); cerr != nil {
-		return nil, fmt.Errorf("extract: llm: %w", cerr)
+		return fmt.Errorf("extract: llm: %w", cerr)
 	}
 	reason := ReasonError
 	if ae, ok := errors.AsType[*attemptError](err); ok {
 		reason = ae.reason
 	}
-	return nil, &LLMError{Reason: reason, Attempts: attempts, Err: err}
+	return &LLMError{Reason: reason, Attempts: attempts, Err: err}
 }
+
+// Model is the configured model name, which callers record with what it wrote.
+func (l *LLM) Model() string { return l.cfg.Model }
+
+// MaxTokens is the output limit each request carries.
+func (l *LLM) MaxTokens() int { return l.cfg.MaxTokens }
 
 // WithFallback returns an extractor that answers with fallback whenever l
 // fails for good, counting the fallback by reason and logging it once. It is
@@ -273,10 +302,15 @@ func (l *LLM) WithFallback(fallback Extractor) Extractor {
 	if fallback == nil {
 		return l
 	}
-	return &fallbackExtractor{primary: l, fallback: fallback, on: func(reason string, err error) {
-		l.metrics.fallbacks.WithLabelValues(reason).Inc()
-		l.log.Warn("llm extraction failed; using fallback extractor", "reason", reason, "error", err)
-	}}
+	return &fallbackExtractor{primary: l, fallback: fallback, on: l.NoteFallback}
+}
+
+// NoteFallback counts (recall_<use>_llm_fallbacks_total{reason}) and logs an
+// input that was answered offline because the model failed for good; reason
+// is FallbackReason of the error.
+func (l *LLM) NoteFallback(reason string, err error) {
+	l.metrics.fallbacks.WithLabelValues(reason).Inc()
+	l.log.Warn("llm failed; using the offline fallback", "reason", reason, "error", err)
 }
 
 // WithFallback returns an extractor that runs primary and, when it returns
@@ -341,11 +375,11 @@ func (e *attemptError) Unwrap() error { return e.err }
 // the concurrency cap first; the per-attempt timeout starts once it has one,
 // so queueing behind other calls is not mistaken for a slow server. When ctx
 // ends, the error says nothing about the server and the caller checks ctx.
-func (l *LLM) attempt(ctx context.Context, text string) ([]Fact, *attemptError) {
+func (l *LLM) attempt(ctx context.Context, system, text string, parse func(string) error) *attemptError {
 	select {
 	case l.sem <- struct{}{}:
 	case <-ctx.Done():
-		return nil, &attemptError{reason: ReasonError, err: ctx.Err()}
+		return &attemptError{reason: ReasonError, err: ctx.Err()}
 	}
 	defer func() { <-l.sem }()
 
@@ -355,16 +389,15 @@ func (l *LLM) attempt(ctx context.Context, text string) ([]Fact, *attemptError) 
 	actx = context.WithValue(actx, retryAfterKey{}, &retryAfter)
 
 	start := time.Now()
-	content, err := l.complete(actx, text)
+	content, err := l.complete(actx, system, text)
 	if ctx.Err() != nil {
 		// Not counted: the caller went away, the server did nothing wrong.
-		return nil, &attemptError{reason: ReasonError, err: ctx.Err()}
+		return &attemptError{reason: ReasonError, err: ctx.Err()}
 	}
 	l.metrics.seconds.Observe(time.Since(start).Seconds())
 
-	var facts []Fact
 	if err == nil {
-		facts, err = parseLLMAnswer(content)
+		err = parse(content)
 		if err != nil {
 			err = &attemptError{reason: ReasonMalformed, retryable: true, err: err}
 		}
@@ -380,23 +413,23 @@ func (l *LLM) attempt(ctx context.Context, text string) ([]Fact, *attemptError) 
 		default:
 			l.metrics.requests.WithLabelValues(outcomeError).Inc()
 		}
-		return nil, ae
+		return ae
 	}
 	l.metrics.requests.WithLabelValues(outcomeOK).Inc()
-	return facts, nil
+	return nil
 }
 
 // complete sends the chat request and returns the assistant's content. A
 // server that refuses response_format gets the request again without it,
 // at once, and never sees it again from this LLM.
-func (l *LLM) complete(ctx context.Context, text string) (string, error) {
+func (l *LLM) complete(ctx context.Context, system, text string) (string, error) {
 	jsonMode := l.jsonMode.Load()
-	resp, err := l.client.CreateChatCompletion(ctx, l.request(text, jsonMode))
+	resp, err := l.client.CreateChatCompletion(ctx, l.request(system, text, jsonMode))
 	if err != nil && jsonMode && rejectsResponseFormat(err) {
 		if l.jsonMode.CompareAndSwap(true, false) {
 			l.log.InfoContext(ctx, "server refuses response_format; sending plain requests", "error", err)
 		}
-		resp, err = l.client.CreateChatCompletion(ctx, l.request(text, false))
+		resp, err = l.client.CreateChatCompletion(ctx, l.request(system, text, false))
 	}
 	if err != nil {
 		return "", err
@@ -412,12 +445,12 @@ func (l *LLM) complete(ctx context.Context, text string) (string, error) {
 	return choice.Message.Content, nil
 }
 
-// request builds the chat request for text.
-func (l *LLM) request(text string, jsonMode bool) openai.ChatCompletionRequest {
+// request builds the chat request for text under the system prompt.
+func (l *LLM) request(system, text string, jsonMode bool) openai.ChatCompletionRequest {
 	req := openai.ChatCompletionRequest{
 		Model: l.cfg.Model,
 		Messages: []openai.ChatCompletionMessage{
-			{Role: openai.ChatMessageRoleSystem, Content: llmSystemPrompt},
+			{Role: openai.ChatMessageRoleSystem, Content: system},
 			{Role: openai.ChatMessageRoleUser, Content: text},
 		},
 		MaxTokens:   l.cfg.MaxTokens,
@@ -582,6 +615,11 @@ func parseLLMAnswer(content string) ([]Fact, error) {
 	return Dedupe(facts), nil
 }
 
+// AnswerBody returns the JSON a model's answer holds, without the leading
+// <think> block reasoning models emit and without a Markdown code fence, for
+// parsers of other answers than the extractor's.
+func AnswerBody(content string) string { return stripFence(stripThink(content)) }
+
 // stripFence removes a Markdown code fence around s, with or without a
 // language tag, because many models add one even when told not to.
 func stripFence(s string) string {
@@ -692,19 +730,19 @@ type llmMetrics struct {
 	seconds   prometheus.Histogram
 }
 
-func newLLMMetrics(reg prometheus.Registerer) (*llmMetrics, error) {
+func newLLMMetrics(reg prometheus.Registerer, subsystem string) (*llmMetrics, error) {
 	m := &llmMetrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: "recall", Subsystem: "extract_llm", Name: "requests_total",
-			Help: "Chat completion requests of the LLM extractor by outcome: ok, retry (429, 5xx, timeout, transport), malformed (answer not the JSON asked for), error (not retried).",
+			Namespace: "recall", Subsystem: subsystem, Name: "requests_total",
+			Help: "Chat completion requests by outcome: ok, retry (429, 5xx, timeout, transport), malformed (answer not the JSON asked for), error (not retried).",
 		}, []string{"outcome"}),
 		fallbacks: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: "recall", Subsystem: "extract_llm", Name: "fallbacks_total",
-			Help: "Texts extracted by the fallback extractor because the LLM failed for good, by reason.",
+			Namespace: "recall", Subsystem: subsystem, Name: "fallbacks_total",
+			Help: "Inputs answered by the offline fallback because the LLM failed for good, by reason.",
 		}, []string{"reason"}),
 		seconds: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Namespace: "recall", Subsystem: "extract_llm", Name: "request_seconds",
-			Help:    "Latency of one chat completion request of the LLM extractor, including failed ones.",
+			Namespace: "recall", Subsystem: subsystem, Name: "request_seconds",
+			Help:    "Latency of one chat completion request, including failed ones.",
 			Buckets: prometheus.ExponentialBuckets(0.05, 2, 11),
 		}),
 	}

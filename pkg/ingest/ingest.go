@@ -1,5 +1,7 @@
 // Package ingest is the worker that stores turns: it consumes the turn stream in
-// batches and writes sessions and messages in one transaction per batch.
+// batches and writes sessions and messages in one transaction per batch. The same
+// statement reports the sessions the batch made due for a summary
+// (store.SummaryPolicy), and the worker asks for those after the commit.
 package ingest
 
 import (
@@ -31,11 +33,20 @@ type Worker struct {
 	store  *store.Store
 	limits events.Limits
 	log    *slog.Logger
+	policy store.SummaryPolicy
+	pub    *events.Publisher
 }
 
-// New returns a Worker.
+// New returns a Worker that asks for no summaries; NewRunner's worker does.
 func New(st *store.Store, limits events.Limits, log *slog.Logger) *Worker {
-	return &Worker{store: st, limits: limits, log: log}
+	return &Worker{store: st, limits: limits, log: log, policy: store.SummaryPolicy{EveryMessages: -1}}
+}
+
+// WithSummaries makes the worker ask for session summaries by policy,
+// publishing the requests with pub.
+func (w *Worker) WithSummaries(policy store.SummaryPolicy, pub *events.Publisher) *Worker {
+	w.policy, w.pub = policy, pub
+	return w
 }
 
 // Handle is the batch handler: malformed or invalid turns fail permanently (the
@@ -74,10 +85,44 @@ func (w *Worker) Handle(ctx context.Context, msgs []events.Message) []error {
 }
 
 func (w *Worker) store1(ctx context.Context, turns []store.StoredTurn) error {
-	if _, err := w.store.InsertTurns(ctx, turns); err != nil {
+	res, err := w.store.IngestTurns(ctx, turns, w.policy)
+	if err != nil {
 		return classify(err)
 	}
+	if len(res.Due) > 0 {
+		w.requestSummaries(ctx, res.Due)
+	}
 	return nil
+}
+
+// requestSummaries publishes a summarize request for each session the batch
+// made due. The turns are committed whatever happens here, so a failure does
+// not fail the batch (its redelivery would store nothing and ask for nothing):
+// the sessions whose request was not stored are reset instead, so that their
+// next batch asks again, and the idle sweep asks in any case once they go quiet.
+func (w *Worker) requestSummaries(ctx context.Context, due []store.DueSession) {
+	reqs := make([]events.SummarizeRequest, len(due))
+	for i, d := range due {
+		reqs[i] = events.SummarizeRequest{TenantID: d.TenantID, UserID: d.UserID, SessionID: d.SessionID,
+			Reason: events.SummarizeThreshold, FromCount: d.FromCount, ThroughCount: d.ThroughCount, RequestedAt: d.LastMessageAt}
+	}
+	res, err := w.pub.PublishSummarizeRequests(ctx, reqs)
+	if err == nil {
+		return
+	}
+	failed := due
+	if len(res) == len(due) {
+		failed = nil
+		for i, r := range res {
+			if r.Err != nil {
+				failed = append(failed, due[i])
+			}
+		}
+	}
+	w.log.Warn("publish summarize requests; the sessions will ask again", "failed", len(failed), "error", err.Error())
+	if rerr := w.store.ResetSummaryRequests(context.WithoutCancel(ctx), failed); rerr != nil {
+		w.log.Error("reset summary requests", "error", rerr.Error())
+	}
 }
 
 // classify keeps database errors retryable (the runner dead-letters after
@@ -95,10 +140,13 @@ func classify(err error) error {
 type Config struct {
 	Consumer events.ConsumerConfig `envPrefix:"INGEST_"`
 	Runner   events.RunnerConfig   `envPrefix:"INGEST_"`
+	// Summary is when a session's summary is due (SUMMARY_EVERY_MESSAGES,
+	// SUMMARY_MIN_INTERVAL); zero fields take the defaults.
+	Summary store.SummaryPolicy
 }
 
 // NewRunner declares the ingest consumer and returns the runner that feeds Handle.
 func NewRunner(ctx context.Context, js jetstream.JetStream, st *store.Store, cfg Config, limits events.Limits, log *slog.Logger, metrics *events.RunnerMetrics) (*events.Runner, error) {
-	w := New(st, limits, log)
+	w := New(st, limits, log).WithSummaries(cfg.Summary, events.NewPublisher(js))
 	return Binding.NewRunner(ctx, js, cfg.Consumer, w.Handle, cfg.Runner.Or(DefaultRunnerConfig), log, metrics)
 }

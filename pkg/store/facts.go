@@ -46,6 +46,24 @@ func (s *Store) RecordMentions(ctx context.Context, ms []Mention) ([]UserRef, er
 	if len(ms) == 0 {
 		return nil, nil
 	}
+	var users []UserRef
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		users, err = recordMentions(ctx, tx, ms)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("record mentions: %w", err)
+	}
+	return users, nil
+}
+
+// recordMentions runs FactMentionBatch in tx: the one path every mention
+// (a turn's, a summary's) takes into the facts.
+func recordMentions(ctx context.Context, tx pgx.Tx, ms []Mention) ([]UserRef, error) {
+	if len(ms) == 0 {
+		return nil, nil
+	}
 	n := len(ms)
 	tenant, event, typ, value, display, user, session, source := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	occurred, expires := make([]time.Time, n), make([]time.Time, n)
@@ -53,27 +71,21 @@ func (s *Store) RecordMentions(ctx context.Context, ms []Mention) ([]UserRef, er
 		tenant[i], event[i], typ[i], value[i], display[i] = m.TenantID, m.EventID, m.Type, m.Value, m.Display
 		user[i], session[i], source[i], occurred[i], expires[i] = m.UserID, m.SessionID, m.Source, m.OccurredAt, m.ExpiresAt
 	}
+	rows, err := tx.Query(ctx, q("FactMentionBatch"), tenant, event, typ, value, display, user, session, occurred, source, expires)
+	if err != nil {
+		return nil, err
+	}
 	seen := map[UserRef]bool{}
 	var users []UserRef
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, q("FactMentionBatch"), tenant, event, typ, value, display, user, session, occurred, source, expires)
-		if err != nil {
-			return err
+	var u UserRef
+	_, err = pgx.ForEachRow(rows, []any{&u.TenantID, &u.UserID}, func() error {
+		if !seen[u] {
+			seen[u] = true
+			users = append(users, u)
 		}
-		var u UserRef
-		_, err = pgx.ForEachRow(rows, []any{&u.TenantID, &u.UserID}, func() error {
-			if !seen[u] {
-				seen[u] = true
-				users = append(users, u)
-			}
-			return nil
-		})
-		return err
+		return nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("record mentions: %w", err)
-	}
-	return users, nil
+	return users, err
 }
 
 // Fact is a stored interest fact.

@@ -35,8 +35,20 @@ type StoredTurn struct {
 // InsertTurns stores a batch in one transaction. Turns whose (tenant, event id) is
 // already stored are skipped, so redelivery, duplicate publishes and replays change
 // nothing; session aggregates count only new rows. It returns how many sessions
-// gained messages.
+// gained messages. It asks for no summaries: the ingest worker uses IngestTurns.
 func (s *Store) InsertTurns(ctx context.Context, turns []StoredTurn) (int64, error) {
+	res, err := s.IngestTurns(ctx, turns, SummaryPolicy{EveryMessages: -1})
+	return res.Sessions, err
+}
+
+// IngestTurns is InsertTurns that also reports, from the same statement, the
+// sessions the batch made due for a summary under policy (zero fields take
+// the defaults, see SummaryPolicy.WithDefaults). Each session is reported once
+// per summary: the request is recorded with the session's counters, so a later
+// batch does not ask again while it is outstanding.
+func (s *Store) IngestTurns(ctx context.Context, turns []StoredTurn, policy SummaryPolicy) (IngestResult, error) {
+	var res IngestResult
+	policy = policy.WithDefaults()
 	n := len(turns)
 	var (
 		tenant, event, session, user, site, agent, role, content = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
@@ -51,14 +63,14 @@ func (s *Store) InsertTurns(ctx context.Context, turns []StoredTurn) (int64, err
 		if len(t.ToolCalls) > 0 {
 			b, err := json.Marshal(t.ToolCalls)
 			if err != nil {
-				return 0, fmt.Errorf("encode tool_calls of %s: %w", t.ID, err)
+				return res, fmt.Errorf("encode tool_calls of %s: %w", t.ID, err)
 			}
 			toolCalls[i] = ptr(string(b))
 		}
 		if len(t.Items) > 0 {
 			b, err := json.Marshal(t.Items)
 			if err != nil {
-				return 0, fmt.Errorf("encode items of %s: %w", t.ID, err)
+				return res, fmt.Errorf("encode items of %s: %w", t.ID, err)
 			}
 			items[i] = ptr(string(b))
 		}
@@ -68,12 +80,26 @@ func (s *Store) InsertTurns(ctx context.Context, turns []StoredTurn) (int64, err
 		occurred[i] = t.OccurredAt
 		seq[i] = int64(st.Seq)
 	}
-	tag, err := s.pool.Exec(ctx, q("MessageInsertBatch"),
-		tenant, event, session, user, site, agent, role, content, toolCalls, items, metadata, occurred, seq)
+	var (
+		dueTenant, dueSession, dueUser []string
+		dueFrom, dueThrough            []int64
+		dueLast                        []time.Time
+	)
+	err := s.pool.QueryRow(ctx, q("MessageInsertBatch"),
+		tenant, event, session, user, site, agent, role, content, toolCalls, items, metadata, occurred, seq,
+		policy.EveryMessages, max(policy.MinInterval, 0).Microseconds(),
+	).Scan(&res.Sessions, &dueTenant, &dueSession, &dueUser, &dueFrom, &dueThrough, &dueLast)
 	if err != nil {
-		return 0, fmt.Errorf("insert turns: %w", err)
+		return res, fmt.Errorf("insert turns: %w", err)
 	}
-	return tag.RowsAffected(), nil
+	if len(dueTenant) > 0 {
+		res.Due = make([]DueSession, len(dueTenant))
+		for i := range dueTenant {
+			res.Due[i] = DueSession{TenantID: dueTenant[i], SessionID: dueSession[i], UserID: dueUser[i],
+				FromCount: dueFrom[i], ThroughCount: dueThrough[i], LastMessageAt: dueLast[i].UTC()}
+		}
+	}
+	return res, nil
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -48,7 +48,19 @@ func (t *Tenant) Session(ctx context.Context, sessionID string) (Session, error)
 // one round trip, or ErrNotFound. System turns are left out unless withSystem: the
 // context window never replays them, and should not spend its count on them.
 func (t *Tenant) SessionWithRecent(ctx context.Context, sessionID string, since time.Time, limit int, withSystem bool) (Session, []Message, error) {
+	sess, msgs, _, err := t.sessionWithRecent(ctx, sessionID, since, limit, withSystem, false)
+	return sess, msgs, err
+}
+
+// SessionWithSummary is SessionWithRecent (system turns included) with the
+// session's current summary (nil when it has none yet), in one round trip.
+func (t *Tenant) SessionWithSummary(ctx context.Context, sessionID string, limit int) (Session, []Message, *Summary, error) {
+	return t.sessionWithRecent(ctx, sessionID, time.Time{}, limit, true, true)
+}
+
+func (t *Tenant) sessionWithRecent(ctx context.Context, sessionID string, since time.Time, limit int, withSystem, withSummary bool) (Session, []Message, *Summary, error) {
 	var b pgx.Batch
+	var sum *Summary
 	var sess Session
 	var sessErr error
 	msgs := make([]Message, 0, limit)
@@ -64,27 +76,40 @@ func (t *Tenant) SessionWithRecent(ctx context.Context, sessionID string, since 
 		msgs, err = appendMessages(msgs, rows)
 		return err
 	})
+	if withSummary {
+		b.Queue(q("SummaryGetCurrent"), t.id, sessionID).Query(func(rows pgx.Rows) error {
+			var err error
+			sum, err = collectOne(rows)
+			return err
+		})
+	}
 	if err := t.s.pool.SendBatch(ctx, &b).Close(); err != nil {
-		return sess, nil, fmt.Errorf("session with recent: %w", err)
+		return sess, nil, nil, fmt.Errorf("session with recent: %w", err)
 	}
 	if sessErr != nil {
-		return sess, nil, sessErr
+		return sess, nil, nil, sessErr
 	}
-	return sess, msgs, nil
+	return sess, msgs, sum, nil
 }
 
 // ContextData is everything the context endpoint reads, fetched in one round
 // trip: the session (ErrNotFound is reported through Session being zero and
-// Found false), its newest non-system messages, and the user's newest active facts.
+// Found false), its newest non-system messages, the user's newest active facts,
+// the current summaries of the user's other sessions (latest first) and the
+// session's own current summary (nil when it has none).
 type ContextData struct {
-	Found   bool
-	Session Session
-	Newest  []Message
-	Facts   []Fact
+	Found     bool
+	Session   Session
+	Newest    []Message
+	Facts     []Fact
+	Summaries []Summary
+	Summary   *Summary
 }
 
-// Context reads a session's window and its user's facts in one pipelined batch.
-func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, factLimit int) (ContextData, error) {
+// Context reads a session's window, its user's facts and the summaries (of the
+// user's other sessions, at most summaryLimit, and of this session) in one
+// pipelined batch.
+func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, factLimit, summaryLimit int) (ContextData, error) {
 	var b pgx.Batch
 	d := ContextData{Newest: make([]Message, 0, limit)}
 	var sessErr error
@@ -108,17 +133,38 @@ func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, f
 			return err
 		})
 	}
+	b.Queue(q("SummaryListForContext"), t.id, userID, sessionID, max(summaryLimit, 0)).Query(func(rows pgx.Rows) error {
+		defer rows.Close()
+		for rows.Next() {
+			var s Summary
+			var own bool
+			if err := rows.Scan(&s.SessionID, &s.UserID, &s.Version, &s.FromCount, &s.ThroughCount, &s.FirstEventID, &s.FirstAt,
+				&s.LastEventID, &s.LastAt, &s.MessagesRead, &s.Text, &s.KeyTopics, &s.Model, &s.Reason, &s.CreatedAt, &own); err != nil {
+				return err
+			}
+			s = normalizeSummary(s)
+			if own {
+				d.Summary = &s
+			} else {
+				d.Summaries = append(d.Summaries, s)
+			}
+		}
+		return rows.Err()
+	})
 	if err := t.s.pool.SendBatch(ctx, &b).Close(); err != nil {
 		return d, fmt.Errorf("context: %w", err)
 	}
 	return d, nil
 }
 
-// DeleteSession removes a session and all its messages in one transaction. It
+// DeleteSession removes a session, all its messages and its summaries in one transaction. It
 // returns the session's user (for purging the stream) or ErrNotFound.
 func (t *Tenant) DeleteSession(ctx context.Context, sessionID string) (userID string, err error) {
 	err = pgx.BeginFunc(ctx, t.s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, q("MessageDeleteBySession"), t.id, sessionID); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, q("SummaryDeleteBySession"), t.id, sessionID); err != nil {
 			return err
 		}
 		return tx.QueryRow(ctx, q("SessionDelete"), t.id, sessionID).Scan(&userID)

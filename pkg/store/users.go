@@ -13,6 +13,7 @@ import (
 // a user_id column is here.
 var userTables = []struct{ table, query string }{
 	{"messages", "UserDeleteMessages"},
+	{"session_summaries", "UserDeleteSummaries"},
 	{"sessions", "UserDeleteSessions"},
 	{"fact_mentions", "UserDeleteFactMentions"},
 	{"facts", "UserDeleteFacts"},

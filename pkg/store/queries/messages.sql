@@ -2,6 +2,14 @@
 -- Inserts a batch of turns, skipping event ids already stored for the tenant, and
 -- folds only the newly inserted rows into their sessions' aggregates. Sessions are
 -- upserted in key order so concurrent batches lock them in the same order.
+--
+-- It also decides, in the same statement, which sessions this batch made due for
+-- a summary ($14 non-system messages since the last summary, and $15
+-- microseconds of event time since it; the first summary needs only the count;
+-- $14 <= 0 turns the trigger off). A session is asked once per summary: the ask
+-- is recorded in summary_requested_count and not repeated while it is
+-- outstanding. The result is one row: the number of sessions touched and, as
+-- arrays, the sessions asked for now.
 WITH rows AS (
     SELECT *
     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
@@ -24,18 +32,41 @@ WITH rows AS (
            min(occurred_at) AS first_at, max(occurred_at) AS last_at
     FROM ins
     GROUP BY tenant_id, session_id
+), up AS (
+    INSERT INTO sessions AS s (tenant_id, session_id, user_id, site_id, agent_id,
+                               message_count, system_count, first_message_at, last_message_at,
+                               summary_requested_count)
+    SELECT tenant_id, session_id, user_id, site_id, agent_id, n, sys, first_at, last_at,
+           CASE WHEN $14::int > 0 AND n - sys >= $14::int THEN n - sys ELSE 0 END
+    FROM agg
+    ORDER BY tenant_id, session_id
+    ON CONFLICT (tenant_id, session_id) DO UPDATE
+    SET message_count    = s.message_count + EXCLUDED.message_count,
+        system_count     = s.system_count + EXCLUDED.system_count,
+        first_message_at = least(s.first_message_at, EXCLUDED.first_message_at),
+        last_message_at  = greatest(s.last_message_at, EXCLUDED.last_message_at),
+        summary_requested_count = CASE
+            WHEN $14::int > 0
+             AND s.summary_requested_count <= s.summarized_count
+             AND (s.message_count + EXCLUDED.message_count) - (s.system_count + EXCLUDED.system_count)
+                 - s.summarized_count >= $14::int
+             AND (s.summarized_at IS NULL
+                  OR greatest(s.last_message_at, EXCLUDED.last_message_at)
+                     >= s.summarized_at + $15::bigint * interval '1 microsecond')
+            THEN (s.message_count + EXCLUDED.message_count) - (s.system_count + EXCLUDED.system_count)
+            ELSE s.summary_requested_count END,
+        updated_at       = now()
+    RETURNING tenant_id, session_id, user_id, message_count - system_count AS counted,
+              summarized_count, summary_requested_count, last_message_at
+), due AS (
+    SELECT * FROM up
+    WHERE summary_requested_count = counted AND summary_requested_count > summarized_count
 )
-INSERT INTO sessions AS s (tenant_id, session_id, user_id, site_id, agent_id,
-                           message_count, system_count, first_message_at, last_message_at)
-SELECT tenant_id, session_id, user_id, site_id, agent_id, n, sys, first_at, last_at
-FROM agg
-ORDER BY tenant_id, session_id
-ON CONFLICT (tenant_id, session_id) DO UPDATE
-SET message_count    = s.message_count + EXCLUDED.message_count,
-    system_count     = s.system_count + EXCLUDED.system_count,
-    first_message_at = least(s.first_message_at, EXCLUDED.first_message_at),
-    last_message_at  = greatest(s.last_message_at, EXCLUDED.last_message_at),
-    updated_at       = now();
+SELECT (SELECT count(*) FROM up),
+       coalesce(array_agg(tenant_id), '{}'), coalesce(array_agg(session_id), '{}'),
+       coalesce(array_agg(user_id), '{}'), coalesce(array_agg(summarized_count), '{}'),
+       coalesce(array_agg(counted), '{}'), coalesce(array_agg(last_message_at), '{}')
+FROM due;
 
 -- name: MessageListAfter
 -- A page of a session's messages in event-time order, after the cursor ($3, $4).

@@ -23,3 +23,10 @@ DELETE FROM user_profiles WHERE tenant_id = $1 AND user_id = $2;
 
 -- name: UserDeleteRefreshOutbox
 DELETE FROM profile_refresh_outbox WHERE tenant_id = $1 AND user_id = $2;
+
+-- name: UserDeleteSummaries
+-- Through the user's sessions, on the summaries' primary key (as messages).
+DELETE FROM session_summaries ss
+USING sessions s
+WHERE s.tenant_id = $1 AND s.user_id = $2
+  AND ss.tenant_id = $1 AND ss.session_id = s.session_id;

@@ -1,0 +1,138 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/store"
+)
+
+// Statuses of POST /v1/sessions/{id}/summarize.
+const (
+	// summaryCurrent: no message since the current summary; nothing was asked.
+	summaryCurrent = "current"
+	// summarySummarized: asked, and the summary reached the session's newest
+	// message within ?wait.
+	summarySummarized = "summarized"
+	// summaryQueued: asked; the summarizer has not written it yet.
+	summaryQueued = "queued"
+)
+
+// maxSummarizeWait bounds ?wait.
+const maxSummarizeWait = 30 * time.Second
+
+type summarizeResponse struct {
+	SessionID string `json:"session_id"`
+	Status    string `json:"status"`
+	// Summary is the session's current summary (the new one when status is
+	// summarized), null while it has none.
+	Summary *store.Summary    `json:"summary"`
+	Request *summarizeRequest `json:"request,omitempty"`
+}
+
+type summarizeRequest struct {
+	FromCount    int64 `json:"from_count"`
+	ThroughCount int64 `json:"through_count"`
+	// Duplicate: the same request (same session and range) was already
+	// queued, by this route or by a trigger.
+	Duplicate bool `json:"duplicate"`
+}
+
+// postSummarize asks for a summary of the session now. It is idempotent: with
+// no message since the current summary it answers that summary (200, status
+// current) and asks for nothing; otherwise it queues a request whose dedupe id
+// is the session's unsummarized range, so a retry or a trigger asking for the
+// same range adds nothing. With ?wait=10s it waits up to that long (30s at
+// most) for the summary to be written (200, status summarized), else answers
+// 202 (status queued).
+func (s *Server) postSummarize(w http.ResponseWriter, r *http.Request, t *store.Tenant) {
+	id, ok := s.sessionID(w, r)
+	if !ok {
+		return
+	}
+	var wait time.Duration
+	if v := r.URL.Query().Get("wait"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 || d > maxSummarizeWait {
+			writeError(w, http.StatusBadRequest, "invalid_request", "invalid parameter",
+				[]events.FieldError{{Field: "wait", Message: "want a duration from 0s to 30s, such as 5s"}})
+			return
+		}
+		wait = d
+	}
+	ctx, cancel := ctxTimeout(r)
+	defer cancel()
+	st, err := t.SummaryState(ctx, id)
+	if err != nil {
+		s.readError(w, r, err)
+		return
+	}
+	if st.Pending() <= 0 {
+		sum, err := s.currentSummary(ctx, t, id)
+		if err != nil {
+			s.internalError(w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, summarizeResponse{SessionID: id, Status: summaryCurrent, Summary: sum})
+		return
+	}
+	req := events.SummarizeRequest{TenantID: t.ID(), UserID: st.UserID, SessionID: id, Reason: events.SummarizeRequested,
+		FromCount: st.Summarized, ThroughCount: st.Counted, RequestedAt: s.now().UTC()}
+	res, err := s.pub.PublishSummarizeRequests(r.Context(), []events.SummarizeRequest{req})
+	if err != nil {
+		s.log.Error("publish summarize request", "tenant_id", t.ID(), "session_id", id, "error", err.Error())
+		writeError(w, http.StatusServiceUnavailable, "unavailable", "the summary could not be queued; retry", nil)
+		return
+	}
+	out := summarizeResponse{SessionID: id, Status: summaryQueued,
+		Request: &summarizeRequest{FromCount: req.FromCount, ThroughCount: req.ThroughCount, Duplicate: res[0].Duplicate}}
+	if wait > 0 && s.waitSummarized(r.Context(), t, id, req.ThroughCount, wait) {
+		out.Status = summarySummarized
+	}
+	rctx, rcancel := ctxTimeout(r) // the wait may have used up ctx
+	defer rcancel()
+	if out.Summary, err = s.currentSummary(rctx, t, id); err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	status := http.StatusAccepted
+	if out.Status == summarySummarized {
+		status = http.StatusOK
+	}
+	writeJSON(w, status, out)
+}
+
+// currentSummary is the session's current summary, nil when it has none.
+func (s *Server) currentSummary(ctx context.Context, t *store.Tenant, id string) (*store.Summary, error) {
+	sum, err := t.CurrentSummary(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &sum, nil
+}
+
+// waitSummarized polls until the session's summary accounts for through
+// messages, or wait has passed; it reports whether it does.
+func (s *Server) waitSummarized(ctx context.Context, t *store.Tenant, id string, through int64, wait time.Duration) bool {
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	tick := time.NewTicker(25 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-tick.C:
+			st, err := t.SummaryState(ctx, id)
+			if err == nil && st.Summarized >= through {
+				return true
+			}
+		}
+	}
+}

@@ -1,0 +1,55 @@
+package assemble
+
+import (
+	"time"
+
+	"github.com/recallhq/recall/pkg/store"
+)
+
+// SessionSummary is a session summary as the context shows it.
+type SessionSummary struct {
+	SessionID string   `json:"session_id"`
+	Summary   string   `json:"summary"`
+	KeyTopics []string `json:"key_topics"`
+	Version   int      `json:"version"`
+	// MessageCount is how many of the session's non-system messages the
+	// summary accounts for; LastMessageAt the event time of the newest.
+	MessageCount  int64     `json:"message_count"`
+	LastMessageAt time.Time `json:"last_message_at"`
+	Model         string    `json:"model"`
+}
+
+// Summaries is the summary part of the context: what the user talked about in
+// earlier sessions, and what this session said before the window begins.
+type Summaries struct {
+	// Previous are the current summaries of the user's other sessions,
+	// latest first.
+	Previous []SessionSummary `json:"previous"`
+	// Current is this session's summary, given only when the window no longer
+	// holds the session's first message.
+	Current *SessionSummary `json:"current,omitempty"`
+}
+
+// PickSummaries builds the summary part from the summaries read: the other
+// sessions' as they come (latest first), and the session's own when the
+// window w misses some of the session's non-system messages (c counts them).
+func PickSummaries(previous []store.Summary, current *store.Summary, w Window, c Counts) Summaries {
+	out := Summaries{Previous: make([]SessionSummary, len(previous))}
+	for i, s := range previous {
+		out.Previous[i] = sessionSummary(s)
+	}
+	if current != nil && int64(len(w.Messages)) < c.Messages-c.System {
+		cs := sessionSummary(*current)
+		out.Current = &cs
+	}
+	return out
+}
+
+func sessionSummary(s store.Summary) SessionSummary {
+	topics := s.KeyTopics
+	if topics == nil {
+		topics = []string{}
+	}
+	return SessionSummary{SessionID: s.SessionID, Summary: s.Text, KeyTopics: topics, Version: s.Version,
+		MessageCount: s.ThroughCount, LastMessageAt: s.LastAt, Model: s.Model}
+}

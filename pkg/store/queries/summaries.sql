@@ -1,0 +1,95 @@
+-- name: SummaryGetCurrent
+SELECT session_id, user_id, version, from_count, through_count, first_event_id, first_at,
+       last_event_id, last_at, messages_read, summary, key_topics, model, reason, created_at
+FROM session_summaries
+WHERE tenant_id = $1 AND session_id = $2 AND current;
+
+-- name: SummaryListBySession
+-- Every version of a session's summary, newest first.
+SELECT session_id, user_id, version, from_count, through_count, first_event_id, first_at,
+       last_event_id, last_at, messages_read, summary, key_topics, model, reason, created_at
+FROM session_summaries
+WHERE tenant_id = $1 AND session_id = $2
+ORDER BY version DESC
+LIMIT $3;
+
+-- name: SummaryStateGet
+-- What summarization has accounted for in a session.
+SELECT user_id, message_count - system_count, summarized_count, summarized_at, last_message_at
+FROM sessions
+WHERE tenant_id = $1 AND session_id = $2;
+
+-- name: SummaryStateLock
+-- The same, locked for the transaction that writes the next version.
+SELECT summarized_count
+FROM sessions
+WHERE tenant_id = $1 AND session_id = $2
+FOR UPDATE;
+
+-- name: SummaryMessagesAfter
+-- The newest non-system messages after the current summary's last message
+-- ($3, $4; the epoch and '' before the first summary), newest first.
+SELECT event_id, session_id, user_id, site_id, agent_id, role, content,
+       tool_calls, items, metadata, occurred_at, stored_at
+FROM messages
+WHERE tenant_id = $1 AND session_id = $2 AND role <> 'system' AND (occurred_at, event_id) > ($3, $4)
+ORDER BY occurred_at DESC, event_id DESC
+LIMIT $5;
+
+-- name: SummaryRetire
+UPDATE session_summaries SET current = false
+WHERE tenant_id = $1 AND session_id = $2 AND current;
+
+-- name: SummaryInsert
+INSERT INTO session_summaries (tenant_id, session_id, user_id, version, from_count, through_count,
+                               first_event_id, first_at, last_event_id, last_at, messages_read,
+                               summary, key_topics, model, reason)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+ON CONFLICT DO NOTHING;
+
+-- name: SummaryStateAdvance
+-- Moves a session's summarized range forward, from $3 to $4 (only from $3:
+-- whoever moved it first wins), with the event time of the newest message
+-- covered ($5; NULL keeps it).
+UPDATE sessions
+SET summarized_count = $4,
+    summarized_at    = CASE WHEN $5::timestamptz IS NULL THEN summarized_at
+                            ELSE greatest(coalesce(summarized_at, $5::timestamptz), $5::timestamptz) END
+WHERE tenant_id = $1 AND session_id = $2 AND summarized_count = $3;
+
+-- name: SummaryRequestReset
+-- Forgets an outstanding threshold request whose publish failed, so the next
+-- ingest batch of the session asks again.
+UPDATE sessions SET summary_requested_count = summarized_count
+WHERE tenant_id = $1 AND session_id = $2 AND summary_requested_count = $3;
+
+-- name: SummaryIdleSessions
+-- Sessions with messages no summary accounts for and no message since $1
+-- (event time), oldest first, after the keyset cursor ($2, $3, $4). Every
+-- tenant: this is the sweep, which publishes per-tenant requests.
+SELECT tenant_id, session_id, user_id, message_count - system_count, summarized_count, last_message_at
+FROM sessions
+WHERE message_count - system_count > summarized_count
+  AND last_message_at < $1
+  AND (last_message_at, tenant_id, session_id) > ($2, $3, $4)
+ORDER BY last_message_at, tenant_id, session_id
+LIMIT $5;
+
+-- name: SummaryDeleteBySession
+DELETE FROM session_summaries WHERE tenant_id = $1 AND session_id = $2;
+
+-- name: SummaryListForContext
+-- The context's summaries in one statement: the current summaries of the
+-- user's other sessions, latest first (at most $4), then the session's own
+-- current summary, flagged by the last column.
+(SELECT session_id, user_id, version, from_count, through_count, first_event_id, first_at,
+        last_event_id, last_at, messages_read, summary, key_topics, model, reason, created_at, false
+ FROM session_summaries
+ WHERE tenant_id = $1 AND user_id = $2 AND current AND session_id <> $3
+ ORDER BY last_at DESC, session_id
+ LIMIT $4)
+UNION ALL
+(SELECT session_id, user_id, version, from_count, through_count, first_event_id, first_at,
+        last_event_id, last_at, messages_read, summary, key_topics, model, reason, created_at, true
+ FROM session_summaries
+ WHERE tenant_id = $1 AND session_id = $3 AND current);

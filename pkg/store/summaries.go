@@ -1,0 +1,403 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// SummaryPolicy says when a session's summary is due after ingest: at least
+// EveryMessages non-system messages since the last summary and at least
+// MinInterval of event time between the newest message the last summary
+// covers and the session's newest message. The first summary of a session has
+// no previous one to measure from, so it is due on the count alone.
+type SummaryPolicy struct {
+	// EveryMessages is the count threshold; 0 means 10, a negative value
+	// turns the threshold trigger off.
+	EveryMessages int `env:"SUMMARY_EVERY_MESSAGES" envDefault:"10"`
+	// MinInterval is the event time that must pass between two summaries of
+	// a session; 0 means 5m (a negative value: no minimum).
+	MinInterval time.Duration `env:"SUMMARY_MIN_INTERVAL" envDefault:"5m"`
+}
+
+// DefaultSummaryPolicy is SummaryPolicy with its env defaults.
+var DefaultSummaryPolicy = SummaryPolicy{EveryMessages: 10, MinInterval: 5 * time.Minute}
+
+// WithDefaults maps the zero values of a policy built in code to the env
+// defaults, like a policy read from an empty environment.
+func (p SummaryPolicy) WithDefaults() SummaryPolicy {
+	if p.EveryMessages == 0 {
+		p.EveryMessages = DefaultSummaryPolicy.EveryMessages
+	}
+	if p.MinInterval == 0 {
+		p.MinInterval = DefaultSummaryPolicy.MinInterval
+	}
+	return p
+}
+
+// Due applies the policy to a session's counters: pending non-system messages
+// since the last summary, the newest message's event time and the event time
+// the last summary reaches (zero: never summarized). The ingest statement
+// applies the same rule in SQL (MessageInsertBatch); this is its reference,
+// for tests and for tools.
+func (p SummaryPolicy) Due(pending int64, lastMessageAt, summarizedAt time.Time) bool {
+	if p.EveryMessages <= 0 || pending < int64(p.EveryMessages) {
+		return false
+	}
+	return summarizedAt.IsZero() || !lastMessageAt.Before(summarizedAt.Add(max(p.MinInterval, 0)))
+}
+
+// DueSession is a session an ingest batch made due for a summary: the range
+// it asks for, as counts of non-system messages (FromCount is what the current
+// summary accounts for), and the event time of its newest message.
+type DueSession struct {
+	TenantID      string
+	SessionID     string
+	UserID        string
+	FromCount     int64
+	ThroughCount  int64
+	LastMessageAt time.Time
+}
+
+// IngestResult is what one ingest batch changed.
+type IngestResult struct {
+	// Sessions is how many sessions gained messages.
+	Sessions int64
+	// Due are the sessions this batch made due for a summary, each asked once
+	// per summary (see SummaryPolicy).
+	Due []DueSession
+}
+
+// Summary is one version of a session's summary.
+type Summary struct {
+	SessionID string `json:"session_id"`
+	UserID    string `json:"user_id"`
+	Version   int    `json:"version"`
+	// FromCount and ThroughCount delimit the non-system messages of the
+	// session this version accounts for: after the first FromCount, through
+	// the first ThroughCount.
+	FromCount    int64 `json:"from_count"`
+	ThroughCount int64 `json:"through_count"`
+	// The messages read for it: the oldest and newest, and how many had text.
+	FirstEventID string    `json:"first_event_id"`
+	FirstAt      time.Time `json:"first_at"`
+	LastEventID  string    `json:"last_event_id"`
+	LastAt       time.Time `json:"last_at"`
+	MessagesRead int       `json:"messages_read"`
+	Text         string    `json:"summary"`
+	KeyTopics    []string  `json:"key_topics"`
+	// Model is "extractive" or the language model that wrote it.
+	Model string `json:"model"`
+	// Reason is what asked for it: threshold, request or idle.
+	Reason    string    `json:"reason"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+func scanSummary(row pgx.CollectableRow) (Summary, error) {
+	var s Summary
+	err := row.Scan(&s.SessionID, &s.UserID, &s.Version, &s.FromCount, &s.ThroughCount, &s.FirstEventID, &s.FirstAt,
+		&s.LastEventID, &s.LastAt, &s.MessagesRead, &s.Text, &s.KeyTopics, &s.Model, &s.Reason, &s.CreatedAt)
+	return normalizeSummary(s), err
+}
+
+// normalizeSummary puts times in UTC and never leaves the topics nil.
+func normalizeSummary(s Summary) Summary {
+	s.FirstAt, s.LastAt, s.CreatedAt = s.FirstAt.UTC(), s.LastAt.UTC(), s.CreatedAt.UTC()
+	if s.KeyTopics == nil {
+		s.KeyTopics = []string{}
+	}
+	return s
+}
+
+// collectOne reads at most one summary.
+func collectOne(rows pgx.Rows) (*Summary, error) {
+	list, err := pgx.CollectRows(rows, scanSummary)
+	if err != nil || len(list) == 0 {
+		return nil, err
+	}
+	return &list[0], nil
+}
+
+// CurrentSummary returns a session's current summary, or ErrNotFound.
+func (t *Tenant) CurrentSummary(ctx context.Context, sessionID string) (Summary, error) {
+	rows, err := t.s.pool.Query(ctx, q("SummaryGetCurrent"), t.id, sessionID)
+	if err != nil {
+		return Summary{}, fmt.Errorf("get summary: %w", err)
+	}
+	s, err := collectOne(rows)
+	if err != nil {
+		return Summary{}, fmt.Errorf("get summary: %w", err)
+	}
+	if s == nil {
+		return Summary{}, ErrNotFound
+	}
+	return *s, nil
+}
+
+// SummaryVersions returns up to limit versions of a session's summary, newest
+// first.
+func (t *Tenant) SummaryVersions(ctx context.Context, sessionID string, limit int) ([]Summary, error) {
+	rows, err := t.s.pool.Query(ctx, q("SummaryListBySession"), t.id, sessionID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list summaries: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, scanSummary)
+	if err != nil {
+		return nil, fmt.Errorf("list summaries: %w", err)
+	}
+	return out, nil
+}
+
+// SummaryState is what summarization has accounted for in a session.
+type SummaryState struct {
+	UserID string
+	// Counted is the session's non-system messages; Summarized how many of
+	// them the current summary accounts for.
+	Counted    int64
+	Summarized int64
+	// SummarizedAt is the event time of the newest message the current
+	// summary covers (zero before the first); LastMessageAt the session's newest.
+	SummarizedAt  time.Time
+	LastMessageAt time.Time
+}
+
+// Pending is how many non-system messages no summary accounts for yet.
+func (s SummaryState) Pending() int64 { return s.Counted - s.Summarized }
+
+// SummaryState reads a session's summary counters, or ErrNotFound.
+func (t *Tenant) SummaryState(ctx context.Context, sessionID string) (SummaryState, error) {
+	return summaryState(ctx, t.s.pool, t.id, sessionID)
+}
+
+func summaryState(ctx context.Context, db interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, tenantID, sessionID string) (SummaryState, error) {
+	var st SummaryState
+	var at *time.Time
+	err := db.QueryRow(ctx, q("SummaryStateGet"), tenantID, sessionID).Scan(&st.UserID, &st.Counted, &st.Summarized, &at, &st.LastMessageAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return st, ErrNotFound
+	}
+	if err != nil {
+		return st, fmt.Errorf("summary state: %w", err)
+	}
+	if at != nil {
+		st.SummarizedAt = at.UTC()
+	}
+	st.LastMessageAt = st.LastMessageAt.UTC()
+	return st, nil
+}
+
+// SummaryInput is what the next version of a session's summary is made from,
+// read in one snapshot: the counters, the current version (nil before the
+// first) and the newest non-system messages after it, oldest first.
+type SummaryInput struct {
+	State    SummaryState
+	Previous *Summary
+	Messages []Message
+}
+
+// SummaryInput reads, in one repeatable-read snapshot, what the next summary
+// of a session is made from, with at most maxMessages messages (the newest
+// ones since the current summary). ErrNotFound when the session does not exist.
+func (t *Tenant) SummaryInput(ctx context.Context, sessionID string, maxMessages int) (SummaryInput, error) {
+	var in SummaryInput
+	err := pgx.BeginTxFunc(ctx, t.s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		var err error
+		if in.State, err = summaryState(ctx, tx, t.id, sessionID); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, q("SummaryGetCurrent"), t.id, sessionID)
+		if err != nil {
+			return err
+		}
+		if in.Previous, err = collectOne(rows); err != nil {
+			return err
+		}
+		after, afterID := time.Unix(0, 0).UTC(), ""
+		if in.Previous != nil {
+			after, afterID = in.Previous.LastAt, in.Previous.LastEventID
+		}
+		rows, err = tx.Query(ctx, q("SummaryMessagesAfter"), t.id, sessionID, after, afterID, maxMessages)
+		if err != nil {
+			return err
+		}
+		in.Messages, err = appendMessages(make([]Message, 0, maxMessages), rows)
+		return err
+	})
+	if errors.Is(err, ErrNotFound) {
+		return in, err
+	}
+	if err != nil {
+		return in, fmt.Errorf("summary input: %w", err)
+	}
+	for i, j := 0, len(in.Messages)-1; i < j; i, j = i+1, j-1 {
+		in.Messages[i], in.Messages[j] = in.Messages[j], in.Messages[i]
+	}
+	return in, nil
+}
+
+// SummaryWrite is a new version of a session's summary with the interest
+// facts its key topics yield.
+type SummaryWrite struct {
+	TenantID string
+	Summary  Summary
+	// Mentions are recorded with the summary, in its transaction, under the
+	// summary's event id (SummaryEventID), so a repeat changes nothing.
+	Mentions []Mention
+}
+
+// SummaryEventID is the event id a summary's key topics are recorded under as
+// fact mentions. Turn ids cannot hold control characters, so a summary's
+// mentions never share a key with a turn's.
+func SummaryEventID(sessionID string, fromCount, throughCount int64) string {
+	return fmt.Sprintf("summary\x1f%s\x1f%d-%d", sessionID, fromCount, throughCount)
+}
+
+// ErrSummaryConflict is returned by WriteSummary when the session's summarized
+// range moved since the input was read: another summarizer wrote a version
+// (or marked the range) first.
+var ErrSummaryConflict = errors.New("session summary changed meanwhile")
+
+// WriteSummary stores a new current version of a session's summary, moves the
+// session's summarized range to it, and records its mentions, in one
+// transaction. The version must start where the session's range stands
+// (Summary.FromCount); otherwise nothing is written and ErrSummaryConflict is
+// returned. It returns the users whose facts changed.
+func (s *Store) WriteSummary(ctx context.Context, w SummaryWrite) ([]UserRef, error) {
+	sum := w.Summary
+	var users []UserRef
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var summarized int64
+		err := tx.QueryRow(ctx, q("SummaryStateLock"), w.TenantID, sum.SessionID).Scan(&summarized)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if summarized != sum.FromCount {
+			return ErrSummaryConflict
+		}
+		if _, err := tx.Exec(ctx, q("SummaryRetire"), w.TenantID, sum.SessionID); err != nil {
+			return err
+		}
+		topics := sum.KeyTopics
+		if topics == nil {
+			topics = []string{}
+		}
+		tag, err := tx.Exec(ctx, q("SummaryInsert"), w.TenantID, sum.SessionID, sum.UserID, sum.Version, sum.FromCount, sum.ThroughCount,
+			sum.FirstEventID, sum.FirstAt, sum.LastEventID, sum.LastAt, sum.MessagesRead, sum.Text, topics, sum.Model, sum.Reason)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() != 1 {
+			return ErrSummaryConflict
+		}
+		if _, err := tx.Exec(ctx, q("SummaryStateAdvance"), w.TenantID, sum.SessionID, sum.FromCount, sum.ThroughCount, sum.LastAt); err != nil {
+			return err
+		}
+		users, err = recordMentions(ctx, tx, w.Mentions)
+		return err
+	})
+	switch {
+	case errors.Is(err, ErrNotFound), errors.Is(err, ErrSummaryConflict):
+		return nil, err
+	case err != nil:
+		return nil, fmt.Errorf("write summary: %w", err)
+	}
+	return users, nil
+}
+
+// AdvanceSummarized moves a session's summarized range from one count to
+// another without a new version: for a range whose messages have no text to
+// summarize. It reports whether it moved (false: the range had moved already).
+func (t *Tenant) AdvanceSummarized(ctx context.Context, sessionID string, from, through int64) (bool, error) {
+	tag, err := t.s.pool.Exec(ctx, q("SummaryStateAdvance"), t.id, sessionID, from, through, nil)
+	if err != nil {
+		return false, fmt.Errorf("advance summarized range: %w", err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// ResetSummaryRequests forgets the threshold requests of the given sessions,
+// after their publish failed, so the sessions' next ingest batches ask again.
+func (s *Store) ResetSummaryRequests(ctx context.Context, due []DueSession) error {
+	if len(due) == 0 {
+		return nil
+	}
+	var b pgx.Batch
+	for _, d := range due {
+		b.Queue(q("SummaryRequestReset"), d.TenantID, d.SessionID, d.ThroughCount)
+	}
+	if err := s.pool.SendBatch(ctx, &b).Close(); err != nil {
+		return fmt.Errorf("reset summary requests: %w", err)
+	}
+	return nil
+}
+
+// IdleSession is a session with messages no summary accounts for and no new
+// message for a while.
+type IdleSession struct {
+	TenantID      string
+	SessionID     string
+	UserID        string
+	Counted       int64
+	Summarized    int64
+	LastMessageAt time.Time
+}
+
+// sweepLock is the advisory lock key that lets one summarizer replica sweep
+// at a time.
+const sweepLock = 0x7265_6361_6c6c_0053 // "recall" + 'S'
+
+// SweepIdleSessions finds, across tenants, the sessions whose newest message
+// is older than before (event time) and that have messages no summary
+// accounts for, oldest first, and hands them to fn in pages of pageSize, at
+// most maxSessions in all. It holds an advisory lock for the whole sweep, so
+// replicas sweeping at the same moment take turns: one that finds the lock
+// taken returns (0, false, nil) without sweeping. It returns how many sessions
+// were handed to fn.
+func (s *Store) SweepIdleSessions(ctx context.Context, before time.Time, pageSize, maxSessions int, fn func([]IdleSession) error) (int, bool, error) {
+	total, swept := 0, false
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1)`, int64(sweepLock)).Scan(&swept); err != nil || !swept {
+			return err
+		}
+		cursorAt, cursorTenant, cursorSession := time.Unix(0, 0).UTC(), "", ""
+		for total < maxSessions {
+			rows, err := tx.Query(ctx, q("SummaryIdleSessions"), before, cursorAt, cursorTenant, cursorSession, min(pageSize, maxSessions-total))
+			if err != nil {
+				return err
+			}
+			page, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (IdleSession, error) {
+				var is IdleSession
+				err := r.Scan(&is.TenantID, &is.SessionID, &is.UserID, &is.Counted, &is.Summarized, &is.LastMessageAt)
+				return is, err
+			})
+			if err != nil {
+				return err
+			}
+			if len(page) == 0 {
+				return nil
+			}
+			if err := fn(page); err != nil {
+				return err
+			}
+			total += len(page)
+			last := page[len(page)-1]
+			cursorAt, cursorTenant, cursorSession = last.LastMessageAt, last.TenantID, last.SessionID
+			if len(page) < pageSize {
+				return nil
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return total, swept, fmt.Errorf("sweep idle sessions: %w", err)
+	}
+	return total, swept, nil
+}

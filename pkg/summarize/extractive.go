@@ -1,0 +1,376 @@
+package summarize
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/recallhq/recall/pkg/extract"
+)
+
+// Extractive summarizes without any service: it picks the most salient
+// sentences of the conversation (at most two, within the length bound) and
+// takes the key topics from the facts the extractor's rules and lexicon find.
+// The same input always gives the same summary. It is safe for concurrent use.
+type Extractive struct {
+	rules *extract.Rules
+	opts  Options
+}
+
+// NewExtractive returns an extractive summarizer using the extractor's rules.
+func NewExtractive(rules *extract.Rules, opts Options) *Extractive {
+	return &Extractive{rules: rules, opts: opts.withDefaults()}
+}
+
+// maxSentences is how many sentences an extractive summary takes at most.
+const maxSentences = 2
+
+// Weights of the salience score.
+const (
+	// userWeight favours what the user said: the summary is memory about the
+	// user.
+	userWeight = 1.3
+	// previousWeight lets the previous summary's sentences compete, a little
+	// below the new ones, so a rolling summary keeps the session's thread.
+	previousWeight = 0.8
+	// factWeight counts a fact (title, person, genre, topic) as this many
+	// keyword occurrences.
+	factWeight = 2.0
+	// questionWeight discounts a sentence that only asks.
+	questionWeight = 0.6
+)
+
+// sentence is one candidate sentence.
+type sentence struct {
+	text     string
+	role     string // "" for the previous summary's sentences
+	order    int    // position in the conversation, for output order and ties
+	keywords []string
+	score    float64
+}
+
+// candTopic is a key topic candidate.
+type candTopic struct {
+	Topic
+	score float64
+	first int
+}
+
+// Summarize implements Summarizer.
+func (e *Extractive) Summarize(ctx context.Context, in Input) (Summary, error) {
+	turns := Usable(in.Turns)
+	texts := make([]string, 0, len(turns)+1)
+	for _, t := range turns {
+		texts = append(texts, t.Text)
+	}
+	if in.Previous != nil {
+		texts = append(texts, in.Previous.Text)
+	}
+	zh := mostlyHan(texts...)
+
+	weights := map[string]float64{}
+	topics := map[string]*candTopic{}
+	var sents []sentence
+	order := 0
+	if in.Previous != nil {
+		for _, s := range splitSentences(in.Previous.Text) {
+			sents = append(sents, sentence{text: s, order: order, keywords: e.rules.Keywords(s)})
+			order++
+		}
+		for i, name := range in.Previous.KeyTopics {
+			value := extract.Normalize(name)
+			if value == "" || topics[value] != nil {
+				continue
+			}
+			// Carried over: ranked below anything the new turns mention.
+			topics[value] = &candTopic{Topic: Topic{Kind: topicKind(ctx, e.rules, name), Value: value, Display: name}, score: 0.5, first: -1000 + i}
+		}
+	}
+	for ti, t := range turns {
+		if err := ctx.Err(); err != nil {
+			return Summary{}, err
+		}
+		facts, err := e.rules.Extract(ctx, extract.Input{Text: t.Text})
+		if err != nil {
+			return Summary{}, fmt.Errorf("summarize: extract: %w", err)
+		}
+		w := 1.0
+		if t.Role == "user" {
+			w = 2.0
+		}
+		for _, f := range facts {
+			weights[f.Value] += factWeight
+			ct := topics[f.Value]
+			if ct == nil {
+				ct = &candTopic{Topic: Topic{Kind: f.Kind, Value: f.Value, Display: f.Display}, first: ti}
+				topics[f.Value] = ct
+			}
+			if !ct.Mentioned {
+				ct.Kind, ct.first = f.Kind, ti
+			}
+			ct.Mentioned = true
+			ct.Display = f.Display
+			ct.score += w
+		}
+		for _, s := range splitSentences(t.Text) {
+			kw := e.rules.Keywords(s)
+			for _, f := range facts {
+				if strings.Contains(extract.Normalize(s), f.Value) {
+					kw = append(kw, f.Value)
+				}
+			}
+			sents = append(sents, sentence{text: s, role: t.Role, order: order, keywords: kw})
+			order++
+		}
+	}
+	for _, s := range sents {
+		for _, k := range s.keywords {
+			weights[k]++
+		}
+	}
+
+	return Summary{
+		Text:   e.text(sents, weights, zh),
+		Topics: e.topics(topics),
+		Model:  ModelExtractive,
+	}, nil
+}
+
+// text scores the sentences, picks the best non-redundant ones and writes
+// them in conversation order, each after its speaker's label.
+func (e *Extractive) text(sents []sentence, weights map[string]float64, zh bool) string {
+	for i := range sents {
+		s := &sents[i]
+		s.score = salience(s, weights, zh)
+	}
+	ranked := make([]int, len(sents))
+	for i := range ranked {
+		ranked[i] = i
+	}
+	sort.SliceStable(ranked, func(a, b int) bool {
+		sa, sb := sents[ranked[a]], sents[ranked[b]]
+		if sa.score != sb.score {
+			return sa.score > sb.score
+		}
+		return sa.order < sb.order
+	})
+	covered := map[string]bool{}
+	var picked []int
+	budget := e.opts.MaxRunes
+	hasPrevious := false
+	for _, s := range sents {
+		hasPrevious = hasPrevious || s.role == ""
+	}
+	// The best new sentence first; then, in a rolling summary, the best
+	// sentence of the previous one, so the session's thread is kept; then
+	// the next best of any.
+	for pass := 0; pass < 3 && len(picked) < maxSentences; pass++ {
+		for _, i := range ranked {
+			s := sents[i]
+			if len(picked) == maxSentences || s.score <= 0 {
+				break
+			}
+			if pass == 0 && s.role == "" || pass == 1 && (s.role != "" || !hasPrevious) || slices.Contains(picked, i) {
+				continue
+			}
+			if redundant(s.keywords, covered) {
+				continue
+			}
+			n := utf8.RuneCountInString(labelled(s, zh))
+			if len(picked) > 0 && n > budget {
+				continue
+			}
+			picked = append(picked, i)
+			budget -= n + 1
+			for _, k := range s.keywords {
+				covered[k] = true
+			}
+			if pass < 2 {
+				break
+			}
+		}
+	}
+	if len(picked) == 0 && len(sents) > 0 {
+		// Nothing scored (greetings only): the longest sentence says most.
+		longest := 0
+		for i, s := range sents {
+			if utf8.RuneCountInString(s.text) > utf8.RuneCountInString(sents[longest].text) {
+				longest = i
+			}
+		}
+		picked = []int{longest}
+	}
+	sort.Ints(picked)
+	parts := make([]string, len(picked))
+	for i, p := range picked {
+		parts[i] = labelled(sents[p], zh)
+	}
+	sep := " "
+	if zh {
+		sep = ""
+	}
+	return clip(strings.Join(parts, sep), e.opts.MaxRunes)
+}
+
+// salience is the sentence's score: the weight of its distinct keywords over
+// the square root of its length in keywords (so a sentence is rewarded for
+// saying much about the conversation's subjects, not for being long), for the
+// user's words and the previous summary's, and less for questions and for
+// fragments too short to stand alone.
+func salience(s *sentence, weights map[string]float64, zh bool) float64 {
+	if len(s.keywords) == 0 {
+		return 0
+	}
+	seen := map[string]bool{}
+	var sum float64
+	for _, k := range s.keywords {
+		if !seen[k] {
+			seen[k] = true
+			sum += weights[k]
+		}
+	}
+	score := sum / math.Sqrt(float64(len(s.keywords)))
+	switch s.role {
+	case "user":
+		score *= userWeight
+	case "":
+		score *= previousWeight
+		if strings.HasPrefix(s.text, "用户：") || strings.HasPrefix(s.text, "User: ") {
+			score *= userWeight
+		}
+	}
+	if strings.HasSuffix(s.text, "?") || strings.HasSuffix(s.text, "？") {
+		score *= questionWeight
+	}
+	if short(s.text, zh) {
+		score *= 0.3
+	}
+	return score
+}
+
+// short reports a fragment: under 6 Chinese characters or under 5 words.
+func short(s string, zh bool) bool {
+	if zh {
+		return utf8.RuneCountInString(s) < 6
+	}
+	return len(strings.Fields(s)) < 5
+}
+
+// redundant reports whether most of a sentence's keywords are covered already.
+func redundant(kw []string, covered map[string]bool) bool {
+	if len(covered) == 0 || len(kw) == 0 {
+		return false
+	}
+	n := 0
+	for _, k := range kw {
+		if covered[k] {
+			n++
+		}
+	}
+	return float64(n) >= 0.6*float64(len(kw))
+}
+
+// labelled writes a sentence after its speaker's label; the previous
+// summary's sentences stand as they are.
+func labelled(s sentence, zh bool) string {
+	label := ""
+	switch {
+	case s.role == "user" && zh:
+		label = "用户："
+	case s.role == "user":
+		label = "User: "
+	case s.role == "assistant" && zh:
+		label = "助手："
+	case s.role == "assistant":
+		label = "Assistant: "
+	}
+	text := s.text
+	if r, _ := utf8.DecodeLastRuneInString(strings.TrimRightFunc(text, isCloser)); !isSentenceEnd(r) {
+		if zh {
+			text += "。"
+		} else {
+			text += "."
+		}
+	}
+	return label + text
+}
+
+// topics ranks the candidates: mentioned by the new turns first, by how
+// often and by whom (a user's mention counts double), then carried-over ones;
+// ties go to the earlier mention.
+func (e *Extractive) topics(cands map[string]*candTopic) []Topic {
+	list := make([]*candTopic, 0, len(cands))
+	for _, c := range cands {
+		list = append(list, c)
+	}
+	sort.Slice(list, func(i, j int) bool {
+		a, b := list[i], list[j]
+		if a.Mentioned != b.Mentioned {
+			return a.Mentioned
+		}
+		if a.score != b.score {
+			return a.score > b.score
+		}
+		if a.first != b.first {
+			return a.first < b.first
+		}
+		return a.Value < b.Value
+	})
+	out := make([]Topic, 0, min(len(list), e.opts.MaxTopics))
+	for _, c := range list {
+		if len(out) == e.opts.MaxTopics {
+			break
+		}
+		out = append(out, c.Topic)
+	}
+	return out
+}
+
+// splitSentences splits text at sentence ends (. ! ? and their full-width
+// forms, … and line breaks), keeping the punctuation; a full stop inside a
+// number or before a letter (3.5, e.g.) does not end a sentence.
+func splitSentences(text string) []string {
+	var out []string
+	rs := []rune(text)
+	start := 0
+	flush := func(end int) {
+		if s := collapse(string(rs[start:end])); s != "" {
+			out = append(out, s)
+		}
+		start = end
+	}
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch {
+		case r == '\n':
+			flush(i + 1)
+		case r == '.' && i+1 < len(rs) && !isSpaceOrQuote(rs[i+1]):
+			// 3.5, e.g., a.m.: not a sentence end
+		case isSentenceEnd(r):
+			j := i + 1
+			for j < len(rs) && (isSentenceEnd(rs[j]) || isCloser(rs[j])) {
+				j++
+			}
+			flush(j)
+			i = j - 1
+		}
+	}
+	flush(len(rs))
+	return out
+}
+
+func isSpaceOrQuote(r rune) bool {
+	return r == ' ' || r == '\t' || r == '\n' || r == '\r' || isCloser(r)
+}
+
+func isCloser(r rune) bool {
+	switch r {
+	case '"', '\'', '”', '’', ')', '）', '」', '』', '》':
+		return true
+	}
+	return false
+}

@@ -1,0 +1,191 @@
+package summarize_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/recallhq/recall/pkg/extract"
+	"github.com/recallhq/recall/pkg/extract/openaitest"
+	"github.com/recallhq/recall/pkg/summarize"
+)
+
+var zhTurns = []summarize.Turn{
+	{Role: "system", Text: "你是图书馆员。SECRET-SYSTEM-PROMPT"},
+	{Role: "user", Text: "你好"},
+	{Role: "assistant", Text: "你好！有什么可以帮你？"},
+	{Role: "user", Text: "   \n\t "},
+	{Role: "user", Text: "我最近在读刘慈欣的《三体》，很喜欢这种硬科幻小说。"},
+	{Role: "assistant", Text: "《三体》确实很精彩，你也可以试试《球状闪电》。"},
+	{Role: "tool", Text: `{"hits":3}`},
+	{Role: "user", Text: "好的，我还想找一些关于人工智能的书，最好是入门级的。"},
+}
+
+func TestUsable(t *testing.T) {
+	t.Parallel()
+	got := summarize.Usable(zhTurns)
+	require.Len(t, got, 5)
+	for _, tu := range got {
+		require.NotEqual(t, "system", tu.Role)
+		require.NotEqual(t, "tool", tu.Role)
+		require.NotEmpty(t, strings.TrimSpace(tu.Text))
+	}
+}
+
+func TestExtractive(t *testing.T) {
+	t.Parallel()
+	e := summarize.NewExtractive(sharedRules(t), summarize.Options{})
+	ctx := context.Background()
+	s, err := e.Summarize(ctx, summarize.Input{Turns: zhTurns})
+	require.NoError(t, err)
+	require.Equal(t, summarize.ModelExtractive, s.Model)
+	require.Contains(t, s.Text, "三体")
+	require.True(t, strings.HasPrefix(s.Text, "用户："), "a Chinese conversation gets a Chinese summary: %s", s.Text)
+	require.NotContains(t, s.Text, "SECRET", "system prompts never go into a summary")
+	require.NotContains(t, s.Text, "hits", "nor tool results")
+	names := s.TopicNames()
+	require.Subset(t, names, []string{"三体", "刘慈欣", "科幻", "人工智能"})
+	for _, tp := range s.Topics {
+		require.True(t, tp.Mentioned)
+		require.Equal(t, extract.Normalize(tp.Display), tp.Value)
+	}
+
+	// Rolling: the next summary starts from this one; carried-over topics are
+	// not new mentions.
+	next, err := e.Summarize(ctx, summarize.Input{
+		Previous: &summarize.Previous{Text: s.Text, KeyTopics: names},
+		Turns:    []summarize.Turn{{Role: "user", Text: "周末去爬山回来了，想看点推理小说，比如东野圭吾的《白夜行》"}, {Role: "assistant", Text: "《白夜行》很经典。"}},
+	})
+	require.NoError(t, err)
+	require.Contains(t, next.Text, "白夜行")
+	require.Contains(t, next.Text, "三体", "the previous summary's thread is kept")
+	byName := map[string]summarize.Topic{}
+	for _, tp := range next.Topics {
+		byName[tp.Display] = tp
+	}
+	require.True(t, byName["白夜行"].Mentioned)
+	require.Equal(t, extract.KindBookTitle, byName["白夜行"].Kind)
+	if tp, ok := byName["三体"]; ok {
+		require.False(t, tp.Mentioned, "carried over, not mentioned again")
+	}
+	require.Equal(t, next.TopicNames()[0], "白夜行", "what the new turns mention ranks first")
+}
+
+func TestExtractiveBounds(t *testing.T) {
+	t.Parallel()
+	e := summarize.NewExtractive(sharedRules(t), summarize.Options{MaxRunes: 80, MaxTopics: 2})
+	long := strings.Repeat("I really enjoyed the long science fiction novel about the desert planet and its politics ", 20)
+	s, err := e.Summarize(context.Background(), summarize.Input{Turns: []summarize.Turn{
+		{Role: "user", Text: long}, {Role: "user", Text: "Dune by Frank Herbert and Hyperion by Dan Simmons are my favourite science fiction books."},
+	}})
+	require.NoError(t, err)
+	require.NotEmpty(t, s.Text)
+	require.LessOrEqual(t, utf8.RuneCountInString(s.Text), 80)
+	require.Len(t, s.Topics, 2)
+
+	s, err = e.Summarize(context.Background(), summarize.Input{Turns: []summarize.Turn{{Role: "user", Text: "hi"}, {Role: "assistant", Text: "hello!"}}})
+	require.NoError(t, err)
+	require.NotEmpty(t, s.Text, "greetings alone still give a summary")
+}
+
+// llmSetup points a summarizer at a fake OpenAI server.
+func llmSetup(t *testing.T, tweak func(*extract.LLMConfig)) (*summarize.LLM, *openaitest.Server) {
+	t.Helper()
+	srv := openaitest.New(t)
+	cfg := extract.LLMConfig{BaseURL: srv.URL() + "/v1", Model: "summary-model", Timeout: 2 * time.Second, MaxRetries: 2,
+		MaxConcurrency: 2, MaxTokens: 200, RetryInitial: time.Millisecond, RetryMax: 10 * time.Millisecond}
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	c, err := extract.NewLLMFor("summarize", cfg, nil, nil)
+	require.NoError(t, err)
+	return summarize.NewLLM(c, sharedRules(t), summarize.Options{MaxRunes: 120, MaxTopics: 3}), srv
+}
+
+const goodSummary = `{"summary": "用户在读刘慈欣的《三体》，想找人工智能入门书。", "key_topics": ["《三体》", "刘慈欣", "人工智能", "机器人", "太空"], "mood": "ok"}`
+
+func TestLLMSummarize(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cases := []struct {
+		name     string
+		replies  []openaitest.Reply
+		requests int
+	}{
+		{"good", []openaitest.Reply{{Content: goodSummary}}, 1},
+		{"fenced after thinking", []openaitest.Reply{{Content: "<think>hmm</think>\n```json\n" + goodSummary + "\n```"}}, 1},
+		{"malformed then good", []openaitest.Reply{{Content: "Here is a summary: the user likes sci-fi."}, {Content: goodSummary}}, 2},
+		{"missing key_topics then good", []openaitest.Reply{{Content: `{"summary": "x"}`}, {Content: goodSummary}}, 2},
+		{"429 then good", []openaitest.Reply{{Status: 429, RetryAfter: "0"}, {Content: goodSummary}}, 2},
+		{"503 then good", []openaitest.Reply{{Status: 503}, {Content: goodSummary}}, 2},
+		{"cut off then good", []openaitest.Reply{{Content: `{"summary": "用户`, FinishReason: "length"}, {Content: goodSummary}}, 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			l, srv := llmSetup(t, nil)
+			srv.Enqueue(c.replies...)
+			s, err := l.Summarize(ctx, summarize.Input{Turns: zhTurns})
+			require.NoError(t, err)
+			require.Equal(t, "用户在读刘慈欣的《三体》，想找人工智能入门书。", s.Text)
+			require.Equal(t, "summary-model", s.Model)
+			require.Equal(t, []string{"三体", "刘慈欣", "人工智能"}, s.TopicNames(), "capped, quotes stripped")
+			require.Equal(t, extract.KindBookTitle, s.Topics[0].Kind)
+			for _, tp := range s.Topics {
+				require.True(t, tp.Mentioned, tp.Display)
+			}
+			require.Len(t, srv.ChatRequests(), c.requests)
+		})
+	}
+}
+
+func TestLLMRequest(t *testing.T) {
+	t.Parallel()
+	l, srv := llmSetup(t, nil)
+	srv.Enqueue(openaitest.Reply{Content: `{"summary": "The user wants more sci-fi.", "key_topics": ["Dune", "The Expanse"]}`})
+	s, err := l.Summarize(context.Background(), summarize.Input{
+		Previous: &summarize.Previous{Text: "用户在读《三体》。", KeyTopics: []string{"三体"}},
+		Turns:    zhTurns,
+	})
+	require.NoError(t, err)
+	require.False(t, s.Topics[0].Mentioned, "a topic the turns do not mention is no new mention")
+	reqs := srv.ChatRequests()
+	require.Len(t, reqs, 1)
+	r := reqs[0]
+	require.Equal(t, "summary-model", r.Model)
+	require.Equal(t, 200, r.MaxTokens, "the answer is capped")
+	require.Equal(t, "json_object", r.ResponseFormat)
+	require.Len(t, r.Messages, 2)
+	require.Contains(t, r.Messages[0].Content, `"key_topics"`)
+	prompt := r.Messages[1].Content
+	require.Contains(t, prompt, "Previous summary of this session: 用户在读《三体》。")
+	require.Contains(t, prompt, "User: 我最近在读刘慈欣的《三体》")
+	require.Contains(t, prompt, "Assistant: 《三体》确实很精彩")
+	require.NotContains(t, prompt, "SECRET", "system prompts never go into a summary")
+	require.NotContains(t, prompt, `"hits"`)
+	require.Equal(t, 3, strings.Count(prompt, "User: "), "blank turns are left out")
+}
+
+func TestLLMFailures(t *testing.T) {
+	t.Parallel()
+	l, srv := llmSetup(t, func(c *extract.LLMConfig) { c.MaxRetries = 1; c.Timeout = 50 * time.Millisecond })
+	srv.SetDefault(openaitest.Reply{Content: `{"summary": ""}`})
+	_, err := l.Summarize(context.Background(), summarize.Input{Turns: zhTurns})
+	var le *extract.LLMError
+	require.True(t, errors.As(err, &le), "%v", err)
+	require.Equal(t, extract.ReasonMalformed, le.Reason)
+	require.Equal(t, 2, le.Attempts)
+
+	srv.SetDefault(openaitest.Reply{Content: goodSummary, Delay: time.Second})
+	_, err = l.Summarize(context.Background(), summarize.Input{Turns: zhTurns})
+	require.True(t, errors.As(err, &le), "%v", err)
+	require.Equal(t, extract.ReasonTimeout, le.Reason)
+
+	_, err = l.Summarize(context.Background(), summarize.Input{Turns: []summarize.Turn{{Role: "system", Text: "x"}, {Role: "user", Text: " "}}})
+	require.Error(t, err, "nothing to summarize is refused without a request")
+}

@@ -1,0 +1,482 @@
+// Package summarizer is the worker that keeps session summaries: it consumes
+// summarize requests (recall.tasks.summarize.<tenant>.<user>.<session> on
+// RECALL_SIGNALS) on its own durable consumer, reads what is new in the session
+// since its current summary (at most the newest SUMMARY_MAX_MESSAGES messages)
+// together with that summary, writes the next version with a language model
+// or offline, and records the key topics as the user's interest facts. It also
+// runs the idle sweep that asks for a final summary of sessions that went quiet.
+//
+// Requests are published by three triggers: the ingest worker, when a batch
+// takes a session past the threshold (store.SummaryPolicy); the API, on
+// POST /v1/sessions/{id}/summarize; and the sweep. They are idempotent at
+// every step: a request's dedupe id names the session and the range it asks
+// for, a request whose range a summary already covers is acked without work,
+// and versions are keyed by the point they start from, so two summarizers
+// racing on a session cannot both write.
+package summarizer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/time/rate"
+
+	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/extract"
+	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/summarize"
+)
+
+// ConsumerName is the summarizer's durable consumer.
+const ConsumerName = "summarizer"
+
+// Binding is where the summarizer reads: summarize requests.
+var Binding = events.Binding{Durable: ConsumerName, Stream: events.TasksStream, Filters: []string{events.SummarizeTaskSubjects}}
+
+// Config is the summarizer's part of the config.
+type Config struct {
+	Consumer events.ConsumerConfig `envPrefix:"SUMMARIZER_"`
+	Runner   events.RunnerConfig   `envPrefix:"SUMMARIZER_"`
+	// Summary bounds what is written: SUMMARY_MAX_CHARS, SUMMARY_MAX_TOPICS.
+	Summary summarize.Options
+	// MaxMessages is how many of the messages since the last summary are read
+	// for the next one, the newest; the older ones are left to the previous
+	// summary.
+	MaxMessages int `env:"SUMMARY_MAX_MESSAGES" envDefault:"20"`
+	// IdleAfter is how long a session must have had no message (event time
+	// of its newest message against the sweeper's clock) before the sweep asks
+	// for its final summary.
+	IdleAfter time.Duration `env:"SUMMARY_IDLE_AFTER" envDefault:"30m"`
+	// SweepInterval is how often the idle sweep runs; 0 turns it off.
+	SweepInterval time.Duration `env:"SUMMARY_SWEEP_INTERVAL" envDefault:"1m"`
+	// SweepMax bounds the sessions one sweep asks for; the rest wait for the
+	// next sweep.
+	SweepMax int `env:"SUMMARY_SWEEP_MAX" envDefault:"10000"`
+	// LLM, when LLM_MODEL is set, writes the summaries; otherwise they are
+	// extractive.
+	LLM extract.LLMConfig
+	// LLMTenantRate caps each tenant's summary requests to the model, per
+	// minute (0: no cap); LLMTenantWait is how long a summary may wait for
+	// its tenant's turn before it is written offline instead.
+	LLMTenantRate float64       `env:"SUMMARIZER_LLM_TENANT_RATE" envDefault:"60"`
+	LLMTenantWait time.Duration `env:"SUMMARIZER_LLM_TENANT_WAIT" envDefault:"10s"`
+	// LLMFallback writes the extractive summary when the model has failed on
+	// a request's last delivery (or refuses the request outright), instead of
+	// dead-lettering it. Earlier failures are retried by redelivery.
+	LLMFallback bool `env:"SUMMARIZER_LLM_FALLBACK" envDefault:"true"`
+	// Decay is the facts' lifecycle policy, shared with the extractor: key
+	// topics become facts that expire by their type's TTL (FACT_TTL,
+	// FACT_TTL_BY_TYPE).
+	Decay store.DecayConfig
+	// Refresh debounces the profile refreshes asked for the users whose key
+	// topics were recorded.
+	Refresh events.RefreshConfig
+}
+
+// DefaultRunnerConfig: one summary is a few database round trips and,
+// with a model, a slow request; several run at once.
+var DefaultRunnerConfig = events.RunnerConfig{BatchSize: 16, Concurrency: 4}
+
+func (c Config) withDefaults() Config {
+	if c.MaxMessages <= 0 {
+		c.MaxMessages = 20
+	}
+	if c.IdleAfter <= 0 {
+		c.IdleAfter = 30 * time.Minute
+	}
+	if c.SweepMax <= 0 {
+		c.SweepMax = 10000
+	}
+	if c.LLMTenantWait <= 0 {
+		c.LLMTenantWait = 10 * time.Second
+	}
+	return c
+}
+
+// ttlFor is the lifetime of a fact of the given type, by the shared policy.
+func (c Config) ttlFor(typ string) time.Duration { return c.Decay.WithDefaults().TTLFor(typ) }
+
+// Outcomes of a request.
+const (
+	// OutcomeSummarized: a new version was written.
+	OutcomeSummarized = "summarized"
+	// OutcomeCovered: the session's summary already reached the request's range.
+	OutcomeCovered = "covered"
+	// OutcomeEmpty: the new messages had no text; the range was marked covered.
+	OutcomeEmpty = "empty"
+	// OutcomeMissing: the session is gone (deleted).
+	OutcomeMissing = "missing"
+)
+
+// Worker writes session summaries.
+type Worker struct {
+	cfg        Config
+	store      *store.Store
+	extractive *summarize.Extractive
+	llm        *summarize.LLM
+	client     *extract.LLM
+	limits     events.Limits
+	log        *slog.Logger
+	metrics    *metrics
+	limiter    *tenantLimiter
+	pub        *events.Publisher
+	now        func() time.Time
+	// Refresher, when set, asks for the profile of a user whose key topics
+	// were recorded, after the summary is committed.
+	Refresher *events.Refresher
+}
+
+type metrics struct {
+	requests  *prometheus.CounterVec
+	summaries *prometheus.CounterVec
+	fallbacks *prometheus.CounterVec
+	swept     prometheus.Counter
+}
+
+// New returns a Worker. rules are the extractor's (key topics and the offline
+// summaries come from them); llm, when not nil, writes the summaries. js
+// publishes the sweep's requests (nil: the sweep cannot run). reg may be nil.
+func New(cfg Config, st *store.Store, rules *extract.Rules, llm *extract.LLM, js jetstream.JetStream, limits events.Limits, log *slog.Logger, reg prometheus.Registerer) *Worker {
+	cfg = cfg.withDefaults()
+	m := &metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "recall", Subsystem: "summarizer", Name: "requests_total",
+			Help: "Summarize requests handled, by outcome: summarized, covered (already summarized), empty (no text), missing (session gone).",
+		}, []string{"outcome"}),
+		summaries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "recall", Subsystem: "summarizer", Name: "summaries_total",
+			Help: "Summaries written, by writer (llm, extractive) and the reason they were asked for (threshold, request, idle).",
+		}, []string{"writer", "reason"}),
+		fallbacks: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "recall", Subsystem: "summarizer", Name: "llm_skipped_total",
+			Help: "Summaries written offline although a model is configured, by reason: tenant_rate (the tenant's cap), llm_failed (the model failed on the last delivery).",
+		}, []string{"reason"}),
+		swept: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: "recall", Subsystem: "summarizer", Name: "sweep_requests_total",
+			Help: "Final summaries asked for by the idle sweep.",
+		}),
+	}
+	if reg != nil {
+		reg.MustRegister(m.requests, m.summaries, m.fallbacks, m.swept)
+	}
+	w := &Worker{cfg: cfg, store: st, extractive: summarize.NewExtractive(rules, cfg.Summary), limits: limits, log: log,
+		metrics: m, limiter: newTenantLimiter(cfg.LLMTenantRate), now: time.Now}
+	if llm != nil {
+		w.client = llm
+		w.llm = summarize.NewLLM(llm, rules, cfg.Summary)
+	}
+	if js != nil {
+		w.pub = events.NewPublisher(js)
+	}
+	return w
+}
+
+// NewFromConfig builds the rules, and the model client when LLM_MODEL is set,
+// and returns the Worker.
+func NewFromConfig(cfg Config, st *store.Store, js jetstream.JetStream, limits events.Limits, log *slog.Logger, reg prometheus.Registerer) (*Worker, error) {
+	rules, err := extract.NewRules(extract.RulesOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("rules: %w", err)
+	}
+	var llm *extract.LLM
+	if cfg.LLM.Enabled() {
+		if llm, err = extract.NewLLMFor("summarize", cfg.LLM, reg, log); err != nil {
+			return nil, err
+		}
+	}
+	return New(cfg, st, rules, llm, js, limits, log, reg), nil
+}
+
+// SetClock replaces the sweep's clock, for tests.
+func (w *Worker) SetClock(now func() time.Time) { w.now = now }
+
+// request is the work one batch asks for one session.
+type request struct {
+	tenantID, userID, sessionID string
+	through                     int64
+	reason                      string
+	last                        bool // the last delivery of one of its messages
+	idx                         []int
+}
+
+// Handle is the batch handler. Invalid requests fail permanently. The requests
+// of one session are served together, by one summary that reaches the
+// furthest of them.
+func (w *Worker) Handle(ctx context.Context, msgs []events.Message) []error {
+	errs := make([]error, len(msgs))
+	var order []*request
+	bySession := map[[2]string]*request{}
+	for i, m := range msgs {
+		r, err := events.DecodeSummarizeRequest(m.Data, events.ValidateOptions{Limits: w.limits})
+		if err == nil {
+			err = events.CheckSummarizeSubject(m.Subject, &r)
+		}
+		if err != nil {
+			errs[i] = events.Permanent(err)
+			continue
+		}
+		k := [2]string{r.TenantID, r.SessionID}
+		g := bySession[k]
+		if g == nil {
+			g = &request{tenantID: r.TenantID, userID: r.UserID, sessionID: r.SessionID, reason: r.Reason}
+			bySession[k] = g
+			order = append(order, g)
+		}
+		if r.ThroughCount > g.through {
+			g.through, g.reason = r.ThroughCount, r.Reason
+		}
+		g.last = g.last || w.cfg.Consumer.MaxDeliver > 0 && m.Deliveries >= uint64(w.cfg.Consumer.MaxDeliver)
+		g.idx = append(g.idx, i)
+	}
+	for _, g := range order {
+		_, err := w.Summarize(ctx, g.tenantID, g.sessionID, g.through, g.reason, g.last)
+		for _, i := range g.idx {
+			errs[i] = err
+		}
+	}
+	return errs
+}
+
+// Summarize brings a session's summary up to at least through non-system
+// messages: it writes the next version from what is new since the current
+// one, or does nothing when the current one reaches through already. last
+// says that a failing model will not get another chance at this request
+// (see Config.LLMFallback). It returns the outcome.
+func (w *Worker) Summarize(ctx context.Context, tenantID, sessionID string, through int64, reason string, last bool) (string, error) {
+	t := w.store.Tenant(tenantID)
+	in, err := t.SummaryInput(ctx, sessionID, w.cfg.MaxMessages)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return w.outcome(OutcomeMissing), nil
+	case err != nil:
+		return "", err
+	case in.State.Summarized >= through || in.State.Pending() <= 0:
+		return w.outcome(OutcomeCovered), nil
+	}
+	st := in.State
+	turns := make([]summarize.Turn, len(in.Messages))
+	for i, m := range in.Messages {
+		turns[i] = summarize.Turn{Role: m.Role, Text: m.Content}
+	}
+	turns = summarize.Usable(turns)
+	if len(turns) == 0 {
+		// Nothing to say (no text, or only messages that arrived late with an
+		// event time before the current summary's end): account for the range
+		// without a new version, so the triggers stop asking.
+		if _, err := t.AdvanceSummarized(ctx, sessionID, st.Summarized, st.Counted); err != nil {
+			return "", err
+		}
+		return w.outcome(OutcomeEmpty), nil
+	}
+	sin := summarize.Input{Turns: turns}
+	version := 1
+	if p := in.Previous; p != nil {
+		sin.Previous = &summarize.Previous{Text: p.Text, KeyTopics: p.KeyTopics}
+		version = p.Version + 1
+	}
+	sum, writer, err := w.write(ctx, tenantID, sin, last)
+	if err != nil {
+		return "", err
+	}
+	first, newest := in.Messages[0], in.Messages[len(in.Messages)-1]
+	row := store.Summary{
+		SessionID: sessionID, UserID: st.UserID, Version: version, FromCount: st.Summarized, ThroughCount: st.Counted,
+		FirstEventID: first.EventID, FirstAt: first.OccurredAt, LastEventID: newest.EventID, LastAt: newest.OccurredAt,
+		MessagesRead: len(turns), Text: sum.Text, KeyTopics: sum.TopicNames(), Model: sum.Model, Reason: reason,
+	}
+	eventID := store.SummaryEventID(sessionID, row.FromCount, row.ThroughCount)
+	var mentions []store.Mention
+	for _, tp := range sum.Topics {
+		if !tp.Mentioned {
+			continue
+		}
+		mentions = append(mentions, store.Mention{
+			TenantID: tenantID, EventID: eventID, UserID: st.UserID, SessionID: sessionID,
+			Type: string(tp.Kind), Value: tp.Value, Display: tp.Display,
+			OccurredAt: newest.OccurredAt, ExpiresAt: newest.OccurredAt.Add(w.cfg.ttlFor(string(tp.Kind))),
+			Source: "summary",
+		})
+	}
+	_, err = w.store.WriteSummary(ctx, store.SummaryWrite{TenantID: tenantID, Summary: row, Mentions: mentions})
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return w.outcome(OutcomeMissing), nil
+	case errors.Is(err, store.ErrSummaryConflict):
+		// Another summarizer moved the range first; whatever it covered is
+		// checked again on redelivery.
+		now, serr := t.SummaryState(ctx, sessionID)
+		if serr == nil && now.Summarized >= through {
+			return w.outcome(OutcomeCovered), nil
+		}
+		return "", fmt.Errorf("summarize %s: %w", sessionID, err)
+	case err != nil:
+		return "", err
+	}
+	w.metrics.summaries.WithLabelValues(writer, reason).Inc()
+	w.log.Debug("summary written", "tenant_id", tenantID, "session_id", sessionID, "version", version,
+		"from", row.FromCount, "through", row.ThroughCount, "model", row.Model, "topics", len(row.KeyTopics))
+	if len(mentions) > 0 && w.Refresher != nil {
+		task := events.ProfileTask{TenantID: tenantID, UserID: st.UserID, RequestedAt: newest.OccurredAt}
+		if _, err := w.Refresher.Publish(ctx, []events.ProfileTask{task}); err != nil {
+			// The summary is committed; the profile catches up with the
+			// user's next change.
+			w.log.Warn("publish profile refresh", "tenant_id", tenantID, "user_id", st.UserID, "error", err.Error())
+		}
+	}
+	return w.outcome(OutcomeSummarized), nil
+}
+
+func (w *Worker) outcome(o string) string {
+	w.metrics.requests.WithLabelValues(o).Inc()
+	return o
+}
+
+// write asks the model when one is configured and the tenant is within its
+// rate, and otherwise (or when the model has failed on the last chance)
+// writes the extractive summary. A model failure with chances left is
+// returned, so the request is retried by redelivery.
+func (w *Worker) write(ctx context.Context, tenantID string, in summarize.Input, last bool) (summarize.Summary, string, error) {
+	if w.llm == nil {
+		s, err := w.extractive.Summarize(ctx, in)
+		return s, "extractive", err
+	}
+	if !w.limiter.wait(ctx, tenantID, w.cfg.LLMTenantWait) {
+		if err := ctx.Err(); err != nil {
+			return summarize.Summary{}, "", err
+		}
+		w.metrics.fallbacks.WithLabelValues("tenant_rate").Inc()
+		s, err := w.extractive.Summarize(ctx, in)
+		return s, "extractive", err
+	}
+	s, err := w.llm.Summarize(ctx, in)
+	if err == nil {
+		return s, "llm", nil
+	}
+	if ctx.Err() != nil {
+		return summarize.Summary{}, "", err
+	}
+	reason := extract.FallbackReason(err)
+	if w.cfg.LLMFallback && (last || reason == extract.ReasonRejected) {
+		w.client.NoteFallback(reason, err)
+		w.metrics.fallbacks.WithLabelValues("llm_failed").Inc()
+		s, err := w.extractive.Summarize(ctx, in)
+		return s, "extractive", err
+	}
+	if reason == extract.ReasonRejected {
+		return summarize.Summary{}, "", events.Permanent(fmt.Errorf("llm summary: %w", err))
+	}
+	return summarize.Summary{}, "", fmt.Errorf("llm summary (retried on redelivery): %w", err)
+}
+
+// tenantLimiter holds one token bucket per tenant.
+type tenantLimiter struct {
+	perMinute float64
+	mu        sync.Mutex
+	byTenant  map[string]*rate.Limiter
+}
+
+func newTenantLimiter(perMinute float64) *tenantLimiter {
+	return &tenantLimiter{perMinute: perMinute, byTenant: map[string]*rate.Limiter{}}
+}
+
+// wait takes a token of the tenant's bucket, waiting up to maxWait for it;
+// it reports false, taking nothing, when the wait would be longer (or ctx ended).
+func (l *tenantLimiter) wait(ctx context.Context, tenantID string, maxWait time.Duration) bool {
+	if l.perMinute <= 0 {
+		return true
+	}
+	l.mu.Lock()
+	lim := l.byTenant[tenantID]
+	if lim == nil {
+		// Bursts of up to ten seconds' worth.
+		lim = rate.NewLimiter(rate.Limit(l.perMinute/60), max(1, int(math.Ceil(l.perMinute/6))))
+		l.byTenant[tenantID] = lim
+	}
+	l.mu.Unlock()
+	r := lim.Reserve()
+	d := r.Delay()
+	if d > maxWait {
+		r.Cancel()
+		return false
+	}
+	if d <= 0 {
+		return true
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		r.Cancel()
+		return false
+	}
+}
+
+// Sweep asks for the final summary of every session whose newest message is
+// older than IdleAfter (by the worker's clock) and that has messages no
+// summary accounts for, at most SweepMax of them, oldest first. With several
+// replicas, one sweeps at a time (an advisory lock); the others return at
+// once. The requests' dedupe ids make a repeat harmless. It returns how many
+// sessions it asked for.
+func (w *Worker) Sweep(ctx context.Context) (int, error) {
+	if w.pub == nil {
+		return 0, errors.New("summarizer: sweep needs JetStream")
+	}
+	before := w.now().Add(-w.cfg.IdleAfter)
+	n, swept, err := w.store.SweepIdleSessions(ctx, before, 500, w.cfg.SweepMax, func(page []store.IdleSession) error {
+		reqs := make([]events.SummarizeRequest, len(page))
+		for i, s := range page {
+			reqs[i] = events.SummarizeRequest{TenantID: s.TenantID, UserID: s.UserID, SessionID: s.SessionID,
+				Reason: events.SummarizeIdle, FromCount: s.Summarized, ThroughCount: s.Counted, RequestedAt: s.LastMessageAt}
+		}
+		if _, err := w.pub.PublishSummarizeRequests(ctx, reqs); err != nil {
+			return err
+		}
+		w.metrics.swept.Add(float64(len(page)))
+		return nil
+	})
+	if err != nil {
+		return n, err
+	}
+	if swept && n > 0 {
+		w.log.Info("idle sweep", "sessions", n, "idle_before", before.UTC().Format(time.RFC3339))
+	}
+	return n, nil
+}
+
+// RunSweeper sweeps every SweepInterval until ctx ends (never when the
+// interval is 0). A failed sweep is logged and tried again at the next tick.
+func (w *Worker) RunSweeper(ctx context.Context) error {
+	if w.cfg.SweepInterval <= 0 {
+		<-ctx.Done()
+		return nil
+	}
+	t := time.NewTicker(w.cfg.SweepInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			if _, err := w.Sweep(ctx); err != nil && ctx.Err() == nil {
+				w.log.Warn("idle sweep failed", "error", err.Error())
+			}
+		}
+	}
+}
+
+// NewRunner declares the summarizer's consumer and returns the runner for w.
+func NewRunner(ctx context.Context, js jetstream.JetStream, w *Worker, log *slog.Logger, m *events.RunnerMetrics) (*events.Runner, error) {
+	return Binding.NewRunner(ctx, js, w.cfg.Consumer, w.Handle, w.RunnerConfig(), log, m)
+}
+
+// RunnerConfig is the configured runner settings over the worker\'s defaults.
+func (w *Worker) RunnerConfig() events.RunnerConfig { return w.cfg.Runner.Or(DefaultRunnerConfig) }
