@@ -8,10 +8,9 @@ import (
 	"github.com/recallhq/recall/pkg/service"
 )
 
-func TestComposeEnvMatchesConfig(t *testing.T) {
+func TestDeployEnvMatchesConfig(t *testing.T) {
 	t.Parallel()
-	p := deploycheck.LoadCompose(t)
-	deploycheck.CheckServiceEnv(t, p, "summarizer", service.EnvVars[config](), []string{"DATABASE_URL", "NATS_URL", "OPS_ADDR"})
+	deploycheck.CheckDeployEnv(t, "summarizer", service.EnvVars[config]())
 }
 
 func TestConfigDefaults(t *testing.T) {

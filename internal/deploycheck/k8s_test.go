@@ -16,15 +16,17 @@ import (
 	"github.com/recallhq/recall/pkg/extractor"
 	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/profile"
+	"github.com/recallhq/recall/pkg/summarizer"
 )
 
 // workerBindings are the stream workers: each is a Deployment scaled by KEDA on
 // its own durable consumer.
 var workerBindings = map[string]events.Binding{
-	"ingest":    ingest.Binding,
-	"extractor": extractor.Binding,
-	"catalog":   catalog.Binding,
-	"profiler":  profile.Binding,
+	"ingest":     ingest.Binding,
+	"extractor":  extractor.Binding,
+	"catalog":    catalog.Binding,
+	"profiler":   profile.Binding,
+	"summarizer": summarizer.Binding,
 }
 
 func TestK8sBaseListsEveryManifest(t *testing.T) {
@@ -113,7 +115,7 @@ func TestK8sWorkloads(t *testing.T) {
 	require.Greater(t, time.Duration(*cspec.TerminationGracePeriodSeconds)*time.Second, shutdown)
 
 	// One decay policy: every binary that ranks or ages facts imports it.
-	for _, name := range []string{"recall-api", "recall-extractor", "recall-profiler"} {
+	for _, name := range []string{"recall-api", "recall-extractor", "recall-profiler", "recall-summarizer"} {
 		require.Contains(t, k.Deployments[name].Spec.Template.Spec.Containers[0].EnvFrom, corev1.EnvFromSource{ConfigMapRef: &corev1.ConfigMapEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "recall-decay"}}}, name)
 	}
 
