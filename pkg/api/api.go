@@ -53,6 +53,10 @@ type Config struct {
 	// ContextMaxSummaries is how many summaries of the user's previous
 	// sessions the context carries; -1 for none.
 	ContextMaxSummaries int `env:"CONTEXT_MAX_SUMMARIES" envDefault:"3"`
+	// ContextBudget is the context's total character budget, spent on the
+	// current list, the window, the summaries and the facts in that order;
+	// -1 for none.
+	ContextBudget int `env:"CONTEXT_BUDGET_CHARS" envDefault:"8000"`
 
 	// GCPercent is the Go GC target the API runs with (GOGC, when set, wins). The
 	// API keeps little live memory and allocates per request, so the default 100
@@ -82,6 +86,9 @@ func (c Config) withDefaults() Config {
 		c.ContextMaxFacts = 10
 	}
 	c.Decay = c.Decay.WithDefaults()
+	if c.ContextBudget == 0 {
+		c.ContextBudget = 8000
+	}
 	if c.ContextMaxSummaries == 0 {
 		c.ContextMaxSummaries = 3
 	}

@@ -16,6 +16,8 @@ type contextResponse struct {
 	Lang      string                `json:"lang"`
 	Limits    assemble.WindowLimits `json:"limits"`
 	TTL       string                `json:"ttl"`
+	Budget    assemble.Budget       `json:"budget"`
+	List      *assemble.List        `json:"list"`
 	Window    assemble.Window       `json:"window"`
 	Facts     assemble.Facts        `json:"facts"`
 	Summaries assemble.Summaries    `json:"summaries"`
@@ -48,6 +50,7 @@ func (s *Server) getContext(w http.ResponseWriter, r *http.Request, t *store.Ten
 	}
 	maxFacts := queryIntIn(qv, "max_facts", max(s.cfg.ContextMaxFacts, 0), 0, 100, &fe)
 	maxSummaries := queryIntIn(qv, "max_summaries", max(s.cfg.ContextMaxSummaries, 0), 0, 20, &fe)
+	budget := queryIntIn(qv, "budget", max(s.cfg.ContextBudget, 0), 0, 1000000, &fe)
 	lang := s.cfg.ContextLang
 	if v := qv.Get("lang"); v != "" {
 		lang = v
@@ -77,7 +80,7 @@ func (s *Server) getContext(w http.ResponseWriter, r *http.Request, t *store.Ten
 	case !data.Found:
 		// Not stored yet (or never): no window, not an error, so a backend can
 		// ask on the first turn of a session.
-		data.Newest, data.Summary = nil, nil
+		data.Newest, data.Summary, data.List = nil, nil, nil
 	}
 	now := s.now()
 	counts := assemble.Counts{Messages: data.Session.MessageCount, System: data.Session.SystemCount}
@@ -87,9 +90,11 @@ func (s *Server) getContext(w http.ResponseWriter, r *http.Request, t *store.Ten
 	}
 	parts.Window.Messages = nonNil(parts.Window.Messages)
 	parts.Summaries = assemble.PickSummaries(data.Summaries, data.Summary, parts.Window, counts)
+	parts.List = assemble.CurrentList(data.List)
 	resolved := assemble.ResolveLang(lang, parts)
+	spent := assemble.ApplyBudget(resolved, &parts, budget)
 	writeJSON(w, http.StatusOK, contextResponse{
 		UserID: userID, SessionID: sessionID, Lang: resolved, Limits: lim, TTL: lim.TTL.String(),
-		Window: parts.Window, Facts: parts.Facts, Summaries: parts.Summaries, Prompt: assemble.Render(resolved, parts),
+		Budget: spent, List: parts.List, Window: parts.Window, Facts: parts.Facts, Summaries: parts.Summaries, Prompt: assemble.Render(resolved, parts),
 	})
 }

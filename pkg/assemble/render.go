@@ -19,6 +19,8 @@ const (
 
 // Parts are the assembled pieces of memory that get rendered.
 type Parts struct {
+	// List is the session's current list (nil when it has none).
+	List      *List
 	Window    Window
 	Facts     Facts
 	Summaries Summaries
@@ -34,6 +36,8 @@ type phrases struct {
 	// earlier opens the other sessions' summaries, mentioned their key
 	// topics; current introduces this session's summary.
 	earlier, mentioned, current string
+	// list introduces the current list; ref labels an item's ref.
+	list, ref string
 	// called and showed describe a turn that has no text, only structure.
 	called, showed func(names string, items int) string
 }
@@ -45,6 +49,8 @@ var text = map[string]phrases{
 		colon:     ": ",
 		interests: "The user has shown interest in: ", sep: ", ", open: " (", close: ")",
 		earlier: "Earlier conversations:", mentioned: "The user mentioned: ", current: "Earlier in this session: ",
+		list: "The list last shown to the user in this session (numbered as shown; when the user picks one by its number, use that item and quote its ref exactly, never make one up):",
+		ref:  "ref: ",
 		types: map[string]string{"book_title": "book", "author": "author", "film": "film", "music": "music",
 			"person": "person", "genre": "genre", "topic": "topic"},
 		called: func(names string, _ int) string { return "(called " + names + ")" },
@@ -57,6 +63,8 @@ var text = map[string]phrases{
 		colon:     "：",
 		interests: "用户曾关注：", sep: "、", open: "（", close: "）",
 		earlier: "之前的对话摘要：", mentioned: "用户曾提及：", current: "本次会话较早的内容：",
+		list: "本次会话最近展示给用户的列表（编号与展示时一致；用户按编号选择时，使用对应条目并原样引用其 ref，不要编造）：",
+		ref:  "ref: ",
 		types: map[string]string{"book_title": "书", "author": "作者", "film": "电影", "music": "音乐",
 			"person": "人物", "genre": "类型", "topic": "话题"},
 		called: func(names string, _ int) string { return "（调用了 " + names + "）" },
@@ -123,7 +131,8 @@ func countScripts(s string) (han, other int) {
 // Render writes the prompt block. An empty memory renders as an empty string, so
 // a backend can append it unconditionally.
 func Render(lang string, p Parts) string {
-	if len(p.Window.Messages) == 0 && len(p.Facts.Facts) == 0 && len(p.Summaries.Previous) == 0 && p.Summaries.Current == nil {
+	if len(p.Window.Messages) == 0 && len(p.Facts.Facts) == 0 && len(p.Summaries.Previous) == 0 && p.Summaries.Current == nil &&
+		(p.List == nil || len(p.List.Items) == 0) {
 		return ""
 	}
 	ph := text[ResolveLang(lang, p)]
@@ -142,10 +151,7 @@ func Render(lang string, p Parts) string {
 			if i > 0 {
 				b.WriteString(ph.sep)
 			}
-			writeCollapsed(&b, f.Display)
-			if label, ok := ph.types[f.Type]; ok {
-				b.WriteString(ph.open + label + ph.close)
-			}
+			writeFact(&b, ph, f)
 		}
 		b.WriteString("\n")
 	}
@@ -154,25 +160,12 @@ func Render(lang string, p Parts) string {
 		b.WriteString(ph.earlier)
 		b.WriteByte('\n')
 		for _, s := range p.Summaries.Previous {
-			b.WriteString("- ")
-			writeCollapsed(&b, s.Summary)
-			if len(s.KeyTopics) > 0 {
-				b.WriteString(" ")
-				b.WriteString(ph.mentioned)
-				for i, t := range s.KeyTopics {
-					if i > 0 {
-						b.WriteString(ph.sep)
-					}
-					writeCollapsed(&b, t)
-				}
-			}
-			b.WriteByte('\n')
+			writeSummary(&b, ph, s)
 		}
 	}
 	if c := p.Summaries.Current; c != nil {
 		b.WriteString("\n")
-		b.WriteString(ph.current)
-		writeCollapsed(&b, c.Summary)
+		b.WriteString(currentLine(ph, *c))
 		b.WriteByte('\n')
 	}
 	if len(p.Window.Messages) > 0 {
@@ -183,7 +176,40 @@ func Render(lang string, p Parts) string {
 			writeMessage(&b, ph, m)
 		}
 	}
+	// The list comes last, nearest to the user's next message ("3").
+	if p.List != nil && len(p.List.Items) > 0 {
+		b.WriteString("\n")
+		b.WriteString(ph.list)
+		b.WriteByte('\n')
+		for _, e := range p.List.Items {
+			b.WriteString(listLine(ph, e))
+			b.WriteByte('\n')
+		}
+	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+func writeFact(b *strings.Builder, ph phrases, f WeightedFact) {
+	writeCollapsed(b, f.Display)
+	if label, ok := ph.types[f.Type]; ok {
+		b.WriteString(ph.open + label + ph.close)
+	}
+}
+
+func writeSummary(b *strings.Builder, ph phrases, s SessionSummary) {
+	b.WriteString("- ")
+	writeCollapsed(b, s.Summary)
+	if len(s.KeyTopics) > 0 {
+		b.WriteString(" ")
+		b.WriteString(ph.mentioned)
+		for i, t := range s.KeyTopics {
+			if i > 0 {
+				b.WriteString(ph.sep)
+			}
+			writeCollapsed(b, t)
+		}
+	}
+	b.WriteByte('\n')
 }
 
 func writeMessage(b *strings.Builder, ph phrases, m store.Message) {

@@ -28,6 +28,7 @@ type Summaries struct {
 	// Current is this session's summary, given only when the window no longer
 	// holds the session's first message.
 	Current *SessionSummary `json:"current,omitempty"`
+	Cuts    []Cut           `json:"cuts,omitempty"`
 }
 
 // PickSummaries builds the summary part from the summaries read: the other

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -104,6 +105,15 @@ type ContextData struct {
 	Facts     []Fact
 	Summaries []Summary
 	Summary   *Summary
+	// List is the session's current list (nil when it presented none).
+	List *PresentedList
+}
+
+// PresentedList is the list a turn presented to the user, as it was sent.
+type PresentedList struct {
+	EventID    string
+	OccurredAt time.Time
+	Items      json.RawMessage
 }
 
 // Context reads a session's window, its user's facts and the summaries (of the
@@ -150,6 +160,18 @@ func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, f
 			}
 		}
 		return rows.Err()
+	})
+	b.Queue(q("MessageCurrentList"), t.id, sessionID).QueryRow(func(row pgx.Row) error {
+		var l PresentedList
+		err := row.Scan(&l.EventID, &l.OccurredAt, &l.Items)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err == nil {
+			l.OccurredAt = l.OccurredAt.UTC()
+			d.List = &l
+		}
+		return err
 	})
 	if err := t.s.pool.SendBatch(ctx, &b).Close(); err != nil {
 		return d, fmt.Errorf("context: %w", err)

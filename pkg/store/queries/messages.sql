@@ -89,3 +89,12 @@ FROM messages
 WHERE tenant_id = $1 AND session_id = $2 AND occurred_at >= $3 AND (role <> 'system' OR $5)
 ORDER BY occurred_at DESC, event_id DESC
 LIMIT $4;
+
+-- name: MessageCurrentList
+-- A session's current list: the items of its newest turn (event time, then
+-- event id) that presented one; one probe of the partial list index.
+SELECT event_id, occurred_at, items
+FROM messages
+WHERE tenant_id = $1 AND session_id = $2 AND items IS NOT NULL
+ORDER BY occurred_at DESC, event_id DESC
+LIMIT 1;

@@ -1,0 +1,112 @@
+package assemble
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/recallhq/recall/pkg/store"
+)
+
+func budgetParts() Parts {
+	at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	list := CurrentList(&store.PresentedList{EventID: "e9", OccurredAt: at, Items: json.RawMessage(
+		`[{"ref":"/mv/1","title":"沙丘","attrs":{"rating":8.1}},{"ref":"/mv/2","title":"星际穿越"},{"ref":"/mv/823D","title":"流浪地球","attrs":{"tag":"new"}}]`)})
+	var msgs []store.Message
+	for i, c := range []string{"找几部科幻电影", "好的，这是搜索结果", "第三个怎么样？"} {
+		role := "user"
+		if i == 1 {
+			role = "assistant"
+		}
+		msgs = append(msgs, store.Message{EventID: string(rune('a' + i)), Role: role, Content: c, OccurredAt: at.Add(time.Duration(i) * time.Minute)})
+	}
+	return Parts{
+		List:   list,
+		Window: Window{Messages: msgs, Chars: 20},
+		Summaries: Summaries{
+			Current:  &SessionSummary{Summary: "用户在找科幻电影。"},
+			Previous: []SessionSummary{{Summary: "用户聊了刘慈欣的小说。", KeyTopics: []string{"三体"}}, {Summary: "用户问了周末的天气。"}},
+		},
+		Facts: Facts{Facts: []WeightedFact{{Type: "book_title", Display: "三体", Weight: 1}, {Type: "genre", Display: "科幻", Weight: 0.9}}},
+	}
+}
+
+func cutsOf(cuts []Cut) int64 {
+	var n int64
+	for _, c := range cuts {
+		if c.Reason == "budget" {
+			n += c.Count
+		}
+	}
+	return n
+}
+
+// The budget is spent in priority order: list, window (newest first),
+// this session's summary, previous summaries, facts; what is left out is
+// counted per part, and the rendered block fits the budget.
+func TestApplyBudgetPriority(t *testing.T) {
+	t.Parallel()
+	full := budgetParts()
+	all := ApplyBudget(LangZH, &full, 0)
+	require.Zero(t, all.Limit, "no budget")
+	require.Positive(t, all.Used)
+
+	ph := text[LangZH]
+	listSize, two := 0, 0
+	for i, e := range budgetParts().List.Items {
+		listSize += runes(listLine(ph, e))
+		if i < 2 {
+			two += runes(listLine(ph, e))
+		}
+	}
+	newest := runes(messageLine(ph, budgetParts().Window.Messages[2]))
+
+	for _, c := range []struct {
+		name            string
+		limit           int
+		items, msgs     int
+		current         bool
+		previous, facts int
+	}{
+		{"everything fits", all.Used, 3, 3, true, 2, 2},
+		{"only part of the list", two, 2, 0, false, 0, 0},
+		{"the list and the newest message", listSize + newest, 3, 1, false, 0, 0},
+		{"nothing", 1, 0, 0, false, 0, 0},
+	} {
+		p := budgetParts()
+		b := ApplyBudget(LangZH, &p, c.limit)
+		require.LessOrEqual(t, b.Used, c.limit, c.name)
+		require.Equal(t, b.Used, used(ph, p), c.name)
+		require.Len(t, p.List.Items, c.items, c.name)
+		require.Equal(t, int64(3-c.items), cutsOf(p.List.Cuts), c.name)
+		require.Len(t, p.Window.Messages, c.msgs, c.name)
+		require.Equal(t, int64(3-c.msgs), cutsOf(p.Window.Cuts), c.name)
+		if c.msgs > 0 {
+			require.Equal(t, "第三个怎么样？", p.Window.Messages[len(p.Window.Messages)-1].Content, "%s: the newest message is kept first", c.name)
+		}
+		require.Equal(t, c.current, p.Summaries.Current != nil, c.name)
+		require.Len(t, p.Summaries.Previous, c.previous, c.name)
+		require.Len(t, p.Facts.Facts, c.facts, c.name)
+		require.Equal(t, int64(2-c.facts), cutsOf(p.Facts.Cuts), c.name)
+	}
+}
+
+// The list is rendered with the numbers it was shown under and its refs
+// exactly, last, nearest to the user's next message.
+func TestRenderList(t *testing.T) {
+	t.Parallel()
+	p := budgetParts()
+	out := Render(LangEN, p)
+	require.Contains(t, out, "3. 流浪地球 — ref: /mv/823D {\"tag\":\"new\"}")
+	require.Contains(t, out, "1. 沙丘 — ref: /mv/1 {\"rating\":8.1}")
+	require.True(t, strings.HasSuffix(out, "3. 流浪地球 — ref: /mv/823D {\"tag\":\"new\"}"), out)
+	require.Contains(t, out, "quote its ref exactly")
+	require.Contains(t, Render(LangZH, p), "原样引用其 ref")
+
+	only := Parts{List: CurrentList(&store.PresentedList{EventID: "e", Items: json.RawMessage(`[{"ref":"/b/1"}]`)})}
+	require.Contains(t, Render(LangEN, only), "1. ref: /b/1")
+	require.Nil(t, CurrentList(nil))
+}
