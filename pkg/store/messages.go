@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/recallhq/recall/pkg/events"
 )
 
@@ -32,34 +34,51 @@ type StoredTurn struct {
 	Seq  uint64
 }
 
-// InsertTurns stores a batch in one transaction. Turns whose (tenant, event id) is
-// already stored are skipped, so redelivery, duplicate publishes and replays change
-// nothing; session aggregates count only new rows. It returns how many sessions
-// gained messages.
+// TurnOptions tune InsertTurnsWith.
+type TurnOptions struct {
+	// SeenCap bounds each user's seen-item registry: beyond it, the items first
+	// seen longest ago are deleted. 0 means DefaultSeenCap; negative turns the
+	// registry off.
+	SeenCap int
+}
+
+// InsertTurns is InsertTurnsWith with the default options.
 func (s *Store) InsertTurns(ctx context.Context, turns []StoredTurn) (int64, error) {
+	return s.InsertTurnsWith(ctx, turns, TurnOptions{})
+}
+
+// InsertTurnsWith stores a batch in one transaction. Turns whose (tenant, event
+// id) is already stored are skipped, so redelivery, duplicate publishes and
+// replays change nothing; session aggregates count only new rows. Tool calls and
+// items are stored as received (events.Turn.ItemsJSON). The items of every turn
+// that presents a list are folded into its user's seen-item registry in the same
+// transaction, each turn once (seen_lists). It returns how many sessions gained
+// messages.
+func (s *Store) InsertTurnsWith(ctx context.Context, turns []StoredTurn, o TurnOptions) (int64, error) {
 	n := len(turns)
 	var (
 		tenant, event, session, user, site, agent, role, content = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 		toolCalls, items, metadata                               = make([]*string, n), make([]*string, n), make([]*string, n)
 		occurred                                                 = make([]time.Time, n)
 		seq                                                      = make([]int64, n)
+		seen                                                     seenBatch
 	)
-	for i, st := range turns {
+	for i := range turns {
+		st := &turns[i]
 		t := &st.Turn
 		tenant[i], event[i], session[i], user[i] = t.TenantID, t.ID, t.SessionID, t.UserID
 		site[i], agent[i], role[i], content[i] = t.SiteID, t.AgentID, t.Role, t.Content
-		if len(t.ToolCalls) > 0 {
-			b, err := json.Marshal(t.ToolCalls)
-			if err != nil {
-				return 0, fmt.Errorf("encode tool_calls of %s: %w", t.ID, err)
-			}
+		b, err := t.ToolCallsJSON()
+		if err != nil {
+			return 0, fmt.Errorf("encode tool_calls of %s: %w", t.ID, err)
+		}
+		if b != nil {
 			toolCalls[i] = ptr(string(b))
 		}
-		if len(t.Items) > 0 {
-			b, err := json.Marshal(t.Items)
-			if err != nil {
-				return 0, fmt.Errorf("encode items of %s: %w", t.ID, err)
-			}
+		if b, err = t.ItemsJSON(); err != nil {
+			return 0, fmt.Errorf("encode items of %s: %w", t.ID, err)
+		}
+		if b != nil {
 			items[i] = ptr(string(b))
 		}
 		if len(t.Metadata) > 0 {
@@ -67,13 +86,37 @@ func (s *Store) InsertTurns(ctx context.Context, turns []StoredTurn) (int64, err
 		}
 		occurred[i] = t.OccurredAt
 		seq[i] = int64(st.Seq)
+		if o.SeenCap >= 0 {
+			seen.add(st)
+		}
 	}
-	tag, err := s.pool.Exec(ctx, q("MessageInsertBatch"),
-		tenant, event, session, user, site, agent, role, content, toolCalls, items, metadata, occurred, seq)
+	args := []any{tenant, event, session, user, site, agent, role, content, toolCalls, items, metadata, occurred, seq}
+	if len(seen.ref) == 0 {
+		// Most batches: one statement, no explicit transaction.
+		tag, err := s.pool.Exec(ctx, q("MessageInsertBatch"), args...)
+		if err != nil {
+			return 0, fmt.Errorf("insert turns: %w", err)
+		}
+		return tag.RowsAffected(), nil
+	}
+	seenCap := o.SeenCap
+	if seenCap == 0 {
+		seenCap = DefaultSeenCap
+	}
+	var sessions int64
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var b pgx.Batch
+		b.Queue(q("MessageInsertBatch"), args...).Exec(func(tag pgconn.CommandTag) error {
+			sessions = tag.RowsAffected()
+			return nil
+		})
+		seen.queue(&b, seenCap)
+		return tx.SendBatch(ctx, &b).Close()
+	})
 	if err != nil {
 		return 0, fmt.Errorf("insert turns: %w", err)
 	}
-	return tag.RowsAffected(), nil
+	return sessions, nil
 }
 
 func ptr[T any](v T) *T { return &v }
