@@ -16,6 +16,7 @@ import (
 	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/natsembed"
 	"github.com/recallhq/recall/pkg/profile"
+	"github.com/recallhq/recall/pkg/seen"
 	"github.com/recallhq/recall/pkg/service"
 )
 
@@ -31,6 +32,7 @@ type runConfig struct {
 	Catalog          catalog.Config
 	Profiler         profile.Config
 	Embed            embed.Config
+	Seen             seen.Config
 }
 
 // runCmd runs the API and every worker in one process, for local use and demos.
@@ -98,6 +100,11 @@ func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	if err != nil {
 		return err
 	}
+	seenRunner, err := seen.NewRunner(ctx, d.JS, seen.New(cfg.Seen, d.Store, limits, log.With("worker", "seen"), d.Registry),
+		cfg.Seen, log.With("worker", "seen"), d.RunnerMetrics)
+	if err != nil {
+		return err
+	}
 	srv, err := api.New(api.Options{Config: cfg.API, Limits: limits, Store: d.Store, JS: d.JS, Log: log.With("worker", "api"), Registry: d.Registry, Ready: d.Checks})
 	if err != nil {
 		return err
@@ -108,6 +115,7 @@ func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 		extractRunner.Run,
 		catalogRunner.Run,
 		profileRunner.Run,
+		seenRunner.Run,
 		d.Ops(cfg.Config, log),
 		func(ctx context.Context) error {
 			return httpSrv.Serve(ctx, log, cfg.ShutdownTimeout, func(addr string) {

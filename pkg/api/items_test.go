@@ -18,7 +18,7 @@ import (
 
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/events"
-	"github.com/recallhq/recall/pkg/ingest"
+	"github.com/recallhq/recall/pkg/seen"
 )
 
 type (
@@ -145,6 +145,7 @@ func TestSelectionAfterSearch(t *testing.T) {
 func TestSelectionAfterLatestReleases(t *testing.T) {
 	t.Parallel()
 	b := setup(t, withIngest)
+	b.startSeen(t, seen.Config{})
 	at := testNow.Add(-time.Hour)
 	releases := []any{
 		map[string]any{"ref": "/album/A1", "title": "Midnights", "attrs": map[string]any{"artist": "Taylor Swift", "released": "2026-11-20"}},
@@ -161,7 +162,7 @@ func TestSelectionAfterLatestReleases(t *testing.T) {
 			"role", "assistant", "items", releases),
 		newTurn("r3", "u-7", "music-1", "3", at.Add(20*time.Second)),
 	)
-	b.waitIngested(t)
+	b.waitStored(t)
 
 	sel, it := b.selectOK(t, "acme", "music-1", 3)
 	require.Equal(t, "/album/C3", it.Ref)
@@ -258,8 +259,9 @@ func TestSelectionSessionsInterleaved(t *testing.T) {
 func TestUnseenRequests(t *testing.T) {
 	t.Parallel()
 	b := setup(t, withIngest)
+	b.startSeen(t, seen.Config{})
 	b.postOK(t, "t1", newTurn("L1", "u1", "s1", "", testNow.Add(-time.Hour)).with("role", "assistant", "items", films("/m/1", "/m/2")))
-	b.waitIngested(t)
+	b.waitStored(t)
 	post := func(tenant, user, body string) response {
 		return b.do(t, http.MethodPost, userItemsPath(user, "unseen"), tenant, []byte(body))
 	}
@@ -337,6 +339,7 @@ func TestUnseenRequests(t *testing.T) {
 func TestSeenRegistryThroughTheAPI(t *testing.T) {
 	t.Parallel()
 	b := setup(t, withIngest)
+	b.startSeen(t, seen.Config{})
 	at := testNow.Add(-2 * time.Hour)
 	first := newTurn("L1", "u1", "s1", "", at).with("role", "assistant", "items", films("/m/1", "/m/2"))
 	b.postOK(t, "t1", first)
@@ -351,7 +354,7 @@ func TestSeenRegistryThroughTheAPI(t *testing.T) {
 	b.postOK(t, "t1", newTurn("L2", "u1", "s2", "", at.Add(time.Hour)).with("role", "assistant", "items", []any{
 		map[string]any{"ref": "/m/2", "title": "film /m/2 (director's cut)", "attrs": map[string]any{"rating": 9.1, "tag": "classic"}},
 	}))
-	b.waitIngested(t)
+	b.waitStored(t)
 
 	res = b.get(t, "t1", userItemsPath("u1", "seen"))
 	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
@@ -378,16 +381,17 @@ func TestSeenRegistryThroughTheAPI(t *testing.T) {
 	require.Empty(t, decode[seenBody](t, res).Items, "another tenant's user of the same id has seen nothing")
 }
 
-// The registry keeps ITEMS_SEEN_CAP items per user, as ingest is configured.
-func TestSeenRegistryCapThroughIngest(t *testing.T) {
+// The registry keeps ITEMS_SEEN_CAP items per user, as the seen worker is
+// configured.
+func TestSeenRegistryCap(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	startIngestWith(t, b, ingest.Config{Consumer: events.DefaultConsumerConfig, SeenCap: 4})
+	b := setup(t, withIngest)
+	b.startSeen(t, seen.Config{Cap: 4})
 	at := testNow.Add(-time.Hour)
 	for i := range 3 {
 		refs := []string{fmt.Sprintf("/m/%d-a", i), fmt.Sprintf("/m/%d-b", i)}
 		b.postOK(t, "t1", newTurn(fmt.Sprintf("L%d", i), "u1", "s1", "", at.Add(time.Duration(i)*time.Minute)).with("role", "assistant", "items", films(refs...)))
-		b.waitIngested(t)
+		b.waitStored(t)
 	}
 	res := b.get(t, "t1", userItemsPath("u1", "seen"))
 	var refs []string
@@ -447,11 +451,13 @@ func TestMessagesKeepStructureAsSent(t *testing.T) {
 	}
 }
 
-// startIngestWith runs the ingest worker with cfg until the test ends.
-func startIngestWith(t *testing.T, b *bundle, cfg ingest.Config) {
+// startSeen runs the seen-item worker with cfg until the test ends.
+func (b *bundle) startSeen(t *testing.T, cfg seen.Config) {
 	t.Helper()
+	cfg.Consumer = events.DefaultConsumerConfig
 	ctx, cancel := context.WithCancel(context.Background())
-	runner, err := ingest.NewRunner(ctx, b.js, b.db.Store, cfg, events.DefaultLimits, testenv.Logger(t), nil)
+	w := seen.New(cfg, b.db.Store, events.DefaultLimits, testenv.Logger(t), nil)
+	runner, err := seen.NewRunner(ctx, b.js, w, cfg, testenv.Logger(t), nil)
 	require.NoError(t, err)
 	done := make(chan error, 1)
 	go func() { done <- runner.Run(ctx) }()
@@ -459,6 +465,14 @@ func startIngestWith(t *testing.T, b *bundle, cfg ingest.Config) {
 		cancel()
 		require.NoError(t, <-done)
 	})
+}
+
+// waitStored waits until both ingest and the seen worker have settled the turn
+// stream (waitIngested also requires that nothing was dead-lettered).
+func (b *bundle) waitStored(t *testing.T) {
+	t.Helper()
+	b.nats.WaitSettled(t, events.TurnsStream, seen.ConsumerName)
+	b.waitIngested(t)
 }
 
 // requireSameValue checks that two JSON texts hold the same value: the same
@@ -502,10 +516,11 @@ func exactValue(t *testing.T, raw []byte) any {
 func TestItemsTenantIsolation(t *testing.T) {
 	t.Parallel()
 	b := setup(t, withIngest)
+	b.startSeen(t, seen.Config{})
 	at := testNow.Add(-time.Hour)
 	b.postOK(t, "A", newTurn("L1", "u1", "s1", "", at).with("role", "assistant", "items", films("/a/1", "/a/2", "/a/3")))
 	b.postOK(t, "B", newTurn("L1", "u1", "s1", "", at.Add(time.Minute)).with("role", "assistant", "items", films("/b/1", "/b/2")))
-	b.waitIngested(t)
+	b.waitStored(t)
 
 	_, it := b.selectOK(t, "A", "s1", 3)
 	require.Equal(t, "/a/3", it.Ref)

@@ -28,11 +28,9 @@ type Worker struct {
 	store  *store.Store
 	limits events.Limits
 	log    *slog.Logger
-	opts   store.TurnOptions
 }
 
-// New returns a Worker with the default store options (seen-item cap
-// store.DefaultSeenCap).
+// New returns a Worker.
 func New(st *store.Store, limits events.Limits, log *slog.Logger) *Worker {
 	return &Worker{store: st, limits: limits, log: log}
 }
@@ -73,7 +71,7 @@ func (w *Worker) Handle(ctx context.Context, msgs []events.Message) []error {
 }
 
 func (w *Worker) store1(ctx context.Context, turns []store.StoredTurn) error {
-	if _, err := w.store.InsertTurnsWith(ctx, turns, w.opts); err != nil {
+	if _, err := w.store.InsertTurns(ctx, turns); err != nil {
 		return classify(err)
 	}
 	return nil
@@ -94,9 +92,6 @@ func classify(err error) error {
 type Config struct {
 	Consumer events.ConsumerConfig `envPrefix:"INGEST_"`
 	Runner   events.RunnerConfig   `envPrefix:"INGEST_"`
-	// SeenCap bounds each user's seen-item registry, which ingest writes with
-	// the turns (0: store.DefaultSeenCap; negative: no registry).
-	SeenCap int `env:"ITEMS_SEEN_CAP" envDefault:"100"`
 }
 
 // NewRunner declares the ingest consumer and returns the runner that feeds Handle.
@@ -109,7 +104,6 @@ func NewRunner(ctx context.Context, js jetstream.JetStream, st *store.Store, cfg
 		rc.Concurrency = DefaultRunnerConfig.Concurrency
 	}
 	w := New(st, limits, log)
-	w.opts.SeenCap = cfg.SeenCap
 	return events.NewRunner(ctx, js, events.TurnsStream,
 		events.DurableConsumer(ConsumerName, events.TurnsSubjects, cfg.Consumer),
 		w.Handle, rc, log, metrics)

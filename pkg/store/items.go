@@ -10,18 +10,20 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/recallhq/recall/pkg/events"
 )
 
-// DefaultSeenCap is how many seen items are kept per user when TurnOptions
-// leaves SeenCap at zero (ITEMS_SEEN_CAP).
+// DefaultSeenCap is how many seen items are kept per user when RecordSeen is
+// given no cap (ITEMS_SEEN_CAP).
 const DefaultSeenCap = 100
 
 // DefaultSeenPruneBatch is the batch PruneSeenItems deletes in when given none.
 const DefaultSeenPruneBatch = 1000
 
 // SeenRetentionConfig is the age part of the seen-item registry, for the job
-// that cleans it (PruneSeenItems with now − MaxAge). The cap is applied by
-// ingest (ingest.Config.SeenCap).
+// that cleans it (PruneSeenItems with now − MaxAge). The cap is applied at
+// write time (RecordSeen, seen.Config.Cap).
 type SeenRetentionConfig struct {
 	// MaxAge: seen items last shown longer ago than this (event time), and
 	// notifications older than this, are deleted.
@@ -66,15 +68,45 @@ func (t *Tenant) ListItem(ctx context.Context, sessionID string, n int) (ListIte
 	return li, nil
 }
 
-// seenBatch is the registry part of an ingest batch: one row per presented item.
+// RecordSeen folds the items presented by turns into their users' seen-item
+// registries: first and last seen (event time), times shown, and the title and
+// attrs of the newest showing. Each turn counts once however often it is
+// recorded (seen_lists is keyed by tenant and event id), a ref repeated within
+// one list once. Each user keeps at most seenCap items (DefaultSeenCap when ≤ 0):
+// those first seen longest ago are deleted. Turns without items are ignored.
+//
+// The statements go in one pipeline, which PostgreSQL runs as one implicit
+// transaction (a single Sync ends it): the batch commits or fails whole, in one
+// round trip. Registry writes for one user are serialized by transaction-scoped
+// advisory locks taken in a fixed order, so that two batches evicting for the
+// same user cannot deadlock on each other's rows.
+func (s *Store) RecordSeen(ctx context.Context, turns []events.Turn, seenCap int) error {
+	if seenCap <= 0 {
+		seenCap = DefaultSeenCap
+	}
+	var sb seenBatch
+	for i := range turns {
+		sb.add(&turns[i])
+	}
+	if len(sb.ref) == 0 {
+		return nil
+	}
+	var b pgx.Batch
+	sb.queue(&b, seenCap)
+	if err := s.pool.SendBatch(ctx, &b).Close(); err != nil {
+		return fmt.Errorf("record seen items: %w", err)
+	}
+	return nil
+}
+
+// seenBatch is a batch's presented items, one row per item.
 type seenBatch struct {
 	tenant, event, user, session, ref, title []string
 	attrs                                    []*string
 	occurred                                 []time.Time
 }
 
-func (b *seenBatch) add(st *StoredTurn) {
-	t := &st.Turn
+func (b *seenBatch) add(t *events.Turn) {
 	for _, it := range t.Items {
 		b.tenant = append(b.tenant, t.TenantID)
 		b.event = append(b.event, t.ID)
@@ -91,9 +123,8 @@ func (b *seenBatch) add(st *StoredTurn) {
 	}
 }
 
-// queue adds the registry statements to a batch that runs in the transaction
-// storing the turns: the per-user locks (sorted, so concurrent batches take them
-// in the same order), the idempotent upsert, and the cap.
+// queue adds the registry statements: the per-user locks (sorted, so concurrent
+// batches take them in the same order), the idempotent upsert, and the cap.
 func (b *seenBatch) queue(batch *pgx.Batch, seenCap int) {
 	users := make(map[[2]string]bool)
 	var tenants, userIDs []string

@@ -37,6 +37,19 @@ func parsed(t *testing.T, raw string) store.StoredTurn {
 	return store.StoredTurn{Turn: tn}
 }
 
+// record stores turns and records their items, as ingest and the seen worker do.
+func record(ctx context.Context, db *testenv.DB, seenCap int, turns []store.StoredTurn) (int64, error) {
+	n, err := db.Store.InsertTurns(ctx, turns)
+	if err != nil {
+		return n, err
+	}
+	ts := make([]events.Turn, len(turns))
+	for i := range turns {
+		ts[i] = turns[i].Turn
+	}
+	return n, db.Store.RecordSeen(ctx, ts, seenCap)
+}
+
 func itemRef(t *testing.T, li store.ListItem) string {
 	t.Helper()
 	var it struct {
@@ -190,12 +203,12 @@ func TestSeenItemsRecordedOncePerTurn(t *testing.T) {
 		listTurn("t", "u1", "s2", "b", t0, "/x", "/z", "/x"),          // a ref twice in one list counts once
 		listTurn("t", "u2", "s3", "c", t0, "/x"),
 	}
-	_, err := db.Store.InsertTurns(ctx, batch)
+	_, err := record(ctx, db, 0, batch)
 	require.NoError(t, err)
 	for range 2 { // redelivery, duplicate publish, replay
-		_, err = db.Store.InsertTurns(ctx, batch)
+		_, err = record(ctx, db, 0, batch)
 		require.NoError(t, err)
-		_, err = db.Store.InsertTurns(ctx, batch[2:3])
+		_, err = record(ctx, db, 0, batch[2:3])
 		require.NoError(t, err)
 	}
 	u1 := seenByRef(t, db, "t", "u1")
@@ -223,7 +236,7 @@ func TestSeenItemsRecordedOncePerTurn(t *testing.T) {
 	// replaces the newest showing's title and attrs.
 	late := listTurn("t", "u1", "s9", "late", t0.Add(-time.Hour), "/x")
 	late.Turn.Items[0].Title, late.Turn.Items[0].Attrs = "old title", json.RawMessage(`{"rating":1}`)
-	_, err = db.Store.InsertTurns(ctx, []store.StoredTurn{late})
+	_, err = record(ctx, db, 0, []store.StoredTurn{late})
 	require.NoError(t, err)
 	x = seenByRef(t, db, "t", "u1")["/x"]
 	require.EqualValues(t, 3, x.TimesShown)
@@ -235,7 +248,7 @@ func TestSeenItemsRecordedOncePerTurn(t *testing.T) {
 	// A newer showing updates them.
 	newer := listTurn("t", "u1", "s4", "new", t0.Add(2*time.Hour), "/x")
 	newer.Turn.Items[0].Title, newer.Turn.Items[0].Attrs = "new title", nil
-	_, err = db.Store.InsertTurns(ctx, []store.StoredTurn{newer})
+	_, err = record(ctx, db, 0, []store.StoredTurn{newer})
 	require.NoError(t, err)
 	x = seenByRef(t, db, "t", "u1")["/x"]
 	require.EqualValues(t, 4, x.TimesShown)
@@ -248,13 +261,12 @@ func TestSeenItemsCapEvictsOldestFirstSeen(t *testing.T) {
 	t.Parallel()
 	db := testenv.NewDB(t)
 	ctx := context.Background()
-	capped := store.TurnOptions{SeenCap: 3}
 	for i, ref := range []string{"/1", "/2", "/3"} {
-		_, err := db.Store.InsertTurnsWith(ctx, []store.StoredTurn{listTurn("t", "u", "s", fmt.Sprintf("e%d", i), t0.Add(time.Duration(i)*time.Minute), ref)}, capped)
+		_, err := record(ctx, db, 3, []store.StoredTurn{listTurn("t", "u", "s", fmt.Sprintf("e%d", i), t0.Add(time.Duration(i)*time.Minute), ref)})
 		require.NoError(t, err)
 	}
 	// /1 is shown again (last seen now newest) but was still first seen longest ago.
-	_, err := db.Store.InsertTurnsWith(ctx, []store.StoredTurn{listTurn("t", "u", "s", "e3", t0.Add(10*time.Minute), "/1", "/4")}, capped)
+	_, err := record(ctx, db, 3, []store.StoredTurn{listTurn("t", "u", "s", "e3", t0.Add(10*time.Minute), "/1", "/4")})
 	require.NoError(t, err)
 	got := seenByRef(t, db, "t", "u")
 	require.Len(t, got, 3)
@@ -262,10 +274,10 @@ func TestSeenItemsCapEvictsOldestFirstSeen(t *testing.T) {
 	require.Contains(t, got, "/4")
 
 	// One list longer than the cap keeps the cap too; other users are untouched.
-	_, err = db.Store.InsertTurnsWith(ctx, []store.StoredTurn{
+	_, err = record(ctx, db, 3, []store.StoredTurn{
 		listTurn("t", "u", "s", "big", t0.Add(20*time.Minute), "/a", "/b", "/c", "/d", "/e"),
 		listTurn("t", "v", "s2", "v1", t0, "/1", "/2"),
-	}, capped)
+	})
 	require.NoError(t, err)
 	got = seenByRef(t, db, "t", "u")
 	require.Len(t, got, 3)
@@ -279,23 +291,15 @@ func TestSeenItemsCapEvictsOldestFirstSeen(t *testing.T) {
 	for i := range refs {
 		refs[i] = fmt.Sprintf("/r%03d", i)
 	}
-	_, err = db.Store.InsertTurns(ctx, []store.StoredTurn{listTurn("t", "w", "s3", "w1", t0, refs[:60]...)})
+	_, err = record(ctx, db, 0, []store.StoredTurn{listTurn("t", "w", "s3", "w1", t0, refs[:60]...)})
 	require.NoError(t, err)
-	_, err = db.Store.InsertTurns(ctx, []store.StoredTurn{listTurn("t", "w", "s3", "w2", t0.Add(time.Minute), refs[60:]...)})
+	_, err = record(ctx, db, 0, []store.StoredTurn{listTurn("t", "w", "s3", "w2", t0.Add(time.Minute), refs[60:]...)})
 	require.NoError(t, err)
 	got = seenByRef(t, db, "t", "w")
 	require.Len(t, got, store.DefaultSeenCap)
 	for _, r := range refs[60:] {
 		require.Contains(t, got, r, "the newer list is kept whole")
 	}
-
-	// A negative cap turns the registry off; the list is still the current list.
-	_, err = db.Store.InsertTurnsWith(ctx, []store.StoredTurn{listTurn("t", "x", "s4", "x1", t0, "/1")}, store.TurnOptions{SeenCap: -1})
-	require.NoError(t, err)
-	require.Empty(t, seenByRef(t, db, "t", "x"))
-	li, err := db.Store.Tenant("t").ListItem(ctx, "s4", 1)
-	require.NoError(t, err)
-	require.Equal(t, "x1", li.EventID)
 }
 
 // Batches that touch the same users run at once (ingest runs two) without
@@ -321,7 +325,7 @@ func TestSeenItemsConcurrentBatches(t *testing.T) {
 					batch = append(batch, listTurn("t", fmt.Sprintf("u%d", (u+w)%6), fmt.Sprintf("s%d-%d", w, u), id, at,
 						fmt.Sprintf("/r%d", r%5), fmt.Sprintf("/w%d", w), fmt.Sprintf("/x%d", (r*7+w)%9)))
 				}
-				if _, err := db.Store.InsertTurnsWith(ctx, batch, store.TurnOptions{SeenCap: 8}); err != nil {
+				if _, err := record(ctx, db, 8, batch); err != nil {
 					errs <- err
 				}
 			}
@@ -349,7 +353,7 @@ func TestUnseen(t *testing.T) {
 	t.Parallel()
 	db := testenv.NewDB(t)
 	ctx := context.Background()
-	_, err := db.Store.InsertTurns(ctx, []store.StoredTurn{
+	_, err := record(ctx, db, 0, []store.StoredTurn{
 		listTurn("t", "u", "s", "e1", t0, "/mv/1", "/mv/2"),
 		listTurn("t", "other-user", "s2", "e2", t0, "/mv/3"),
 		listTurn("T2", "u", "s", "e1", t0, "/mv/4"),
@@ -415,7 +419,7 @@ func TestPruneSeenItems(t *testing.T) {
 		listTurn("t", "u", "s", "new", cutoff.Add(time.Hour), "/new/1"),
 		listTurn("t2", "v", "s", "other-tenant-old", t0, "/old/x"),
 	)
-	_, err := db.Store.InsertTurns(ctx, batch)
+	_, err := record(ctx, db, 0, batch)
 	require.NoError(t, err)
 	ten := db.Store.Tenant("t")
 	_, _, err = ten.Unseen(ctx, "u", []string{"/n/old"}, store.UnseenOptions{Mark: true, At: t0})
@@ -441,4 +445,35 @@ func TestPruneSeenItems(t *testing.T) {
 	n, err = db.Store.PruneSeenItems(ctx, cutoff, 0)
 	require.NoError(t, err)
 	require.Zero(t, n, "nothing left to prune")
+}
+
+// A batch's registry rows commit together: when recording fails part way, none
+// of the batch is recorded (no turn is marked as counted), and the retry counts
+// each turn once.
+func TestRecordSeenIsAtomic(t *testing.T) {
+	t.Parallel()
+	db := testenv.NewDB(t)
+	ctx := context.Background()
+	// The second user's rows are refused, after the first user's were written.
+	_, err := db.Store.Pool().Exec(ctx, `
+		CREATE FUNCTION refuse_seen() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN IF NEW.user_id = 'v' THEN RAISE EXCEPTION 'registry unavailable'; END IF; RETURN NEW; END $$;
+		CREATE TRIGGER refuse_seen BEFORE INSERT ON seen_items FOR EACH ROW EXECUTE FUNCTION refuse_seen();`)
+	require.NoError(t, err)
+	turns := []events.Turn{listTurn("t", "u", "s", "L1", t0, "/a", "/b").Turn, listTurn("t", "v", "s2", "L2", t0, "/c").Turn}
+	err = db.Store.RecordSeen(ctx, turns, 0)
+	require.ErrorContains(t, err, "registry unavailable")
+	require.Empty(t, seenByRef(t, db, "t", "u"), "nothing of the batch is recorded")
+	var lists int
+	require.NoError(t, db.Store.Pool().QueryRow(ctx, `SELECT count(*) FROM seen_lists`).Scan(&lists))
+	require.Zero(t, lists)
+
+	_, err = db.Store.Pool().Exec(ctx, `DROP TRIGGER refuse_seen ON seen_items`)
+	require.NoError(t, err)
+	require.NoError(t, db.Store.RecordSeen(ctx, turns, 0))
+	require.NoError(t, db.Store.RecordSeen(ctx, turns, 0))
+	u := seenByRef(t, db, "t", "u")
+	require.Len(t, u, 2)
+	require.EqualValues(t, 1, u["/a"].TimesShown)
+	require.Len(t, seenByRef(t, db, "t", "v"), 1)
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/recallhq/recall/pkg/events"
 )
@@ -34,34 +33,18 @@ type StoredTurn struct {
 	Seq  uint64
 }
 
-// TurnOptions tune InsertTurnsWith.
-type TurnOptions struct {
-	// SeenCap bounds each user's seen-item registry: beyond it, the items first
-	// seen longest ago are deleted. 0 means DefaultSeenCap; negative turns the
-	// registry off.
-	SeenCap int
-}
-
-// InsertTurns is InsertTurnsWith with the default options.
-func (s *Store) InsertTurns(ctx context.Context, turns []StoredTurn) (int64, error) {
-	return s.InsertTurnsWith(ctx, turns, TurnOptions{})
-}
-
-// InsertTurnsWith stores a batch in one transaction. Turns whose (tenant, event
-// id) is already stored are skipped, so redelivery, duplicate publishes and
-// replays change nothing; session aggregates count only new rows. Tool calls and
-// items are stored as received (events.Turn.ItemsJSON). The items of every turn
-// that presents a list are folded into its user's seen-item registry in the same
-// transaction, each turn once (seen_lists). It returns how many sessions gained
+// InsertTurns stores a batch in one transaction. Turns whose (tenant, event id) is
+// already stored are skipped, so redelivery, duplicate publishes and replays change
+// nothing; session aggregates count only new rows. Tool calls and items are
+// stored as received (events.Turn.ItemsJSON). It returns how many sessions gained
 // messages.
-func (s *Store) InsertTurnsWith(ctx context.Context, turns []StoredTurn, o TurnOptions) (int64, error) {
+func (s *Store) InsertTurns(ctx context.Context, turns []StoredTurn) (int64, error) {
 	n := len(turns)
 	var (
 		tenant, event, session, user, site, agent, role, content = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 		toolCalls, items, metadata                               = make([]*string, n), make([]*string, n), make([]*string, n)
 		occurred                                                 = make([]time.Time, n)
 		seq                                                      = make([]int64, n)
-		seen                                                     seenBatch
 	)
 	for i := range turns {
 		st := &turns[i]
@@ -86,37 +69,13 @@ func (s *Store) InsertTurnsWith(ctx context.Context, turns []StoredTurn, o TurnO
 		}
 		occurred[i] = t.OccurredAt
 		seq[i] = int64(st.Seq)
-		if o.SeenCap >= 0 {
-			seen.add(st)
-		}
 	}
-	args := []any{tenant, event, session, user, site, agent, role, content, toolCalls, items, metadata, occurred, seq}
-	if len(seen.ref) == 0 {
-		// Most batches: one statement, no explicit transaction.
-		tag, err := s.pool.Exec(ctx, q("MessageInsertBatch"), args...)
-		if err != nil {
-			return 0, fmt.Errorf("insert turns: %w", err)
-		}
-		return tag.RowsAffected(), nil
-	}
-	seenCap := o.SeenCap
-	if seenCap == 0 {
-		seenCap = DefaultSeenCap
-	}
-	var sessions int64
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var b pgx.Batch
-		b.Queue(q("MessageInsertBatch"), args...).Exec(func(tag pgconn.CommandTag) error {
-			sessions = tag.RowsAffected()
-			return nil
-		})
-		seen.queue(&b, seenCap)
-		return tx.SendBatch(ctx, &b).Close()
-	})
+	tag, err := s.pool.Exec(ctx, q("MessageInsertBatch"),
+		tenant, event, session, user, site, agent, role, content, toolCalls, items, metadata, occurred, seq)
 	if err != nil {
 		return 0, fmt.Errorf("insert turns: %w", err)
 	}
-	return sessions, nil
+	return tag.RowsAffected(), nil
 }
 
 func ptr[T any](v T) *T { return &v }

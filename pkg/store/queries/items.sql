@@ -37,16 +37,16 @@ WITH rows AS (
     FROM rows r
     JOIN lists USING (tenant_id, event_id)
 ), agg AS (
-    SELECT tenant_id, user_id, ref,
-           count(*) AS n,
-           min(occurred_at) AS first_at,
-           max(occurred_at) AS last_at,
-           (array_agg(title ORDER BY occurred_at DESC, event_id DESC))[1] AS title,
-           (array_agg(attrs ORDER BY occurred_at DESC, event_id DESC))[1] AS attrs,
-           (array_agg(event_id ORDER BY occurred_at DESC, event_id DESC))[1] AS event_id,
-           (array_agg(session_id ORDER BY occurred_at DESC, event_id DESC))[1] AS session_id
+    -- One row per (tenant, user, ref): the newest showing, with the count and the
+    -- first time over all of them (one sort, no per-group aggregates).
+    SELECT DISTINCT ON (tenant_id, user_id, ref)
+           tenant_id, user_id, ref, title, attrs, event_id, session_id,
+           occurred_at AS last_at,
+           count(*) OVER w AS n,
+           min(occurred_at) OVER w AS first_at
     FROM shown
-    GROUP BY tenant_id, user_id, ref
+    WINDOW w AS (PARTITION BY tenant_id, user_id, ref)
+    ORDER BY tenant_id, user_id, ref, occurred_at DESC, event_id DESC
 )
 INSERT INTO seen_items AS s (tenant_id, user_id, ref, title, attrs, times_shown,
                              first_seen_at, last_seen_at, last_event_id, last_session_id)
@@ -65,20 +65,25 @@ SET times_shown     = s.times_shown + EXCLUDED.times_shown,
 
 -- name: SeenEvictBeyondCap
 -- Keeps at most $3 items per user: the ones first seen most recently (ties by
--- ref); the others are deleted.
+-- ref); the others are deleted. Each user's rows are read through the primary
+-- key, whatever the table's size.
 WITH users AS (
     SELECT DISTINCT tenant_id, user_id
     FROM unnest($1::text[], $2::text[]) AS u(tenant_id, user_id)
-), ranked AS (
-    SELECT s.tenant_id, s.user_id, s.ref,
-           row_number() OVER (PARTITION BY s.tenant_id, s.user_id
-                              ORDER BY s.first_seen_at DESC, s.ref DESC) AS rn
+), doomed AS (
+    SELECT d.tenant_id, d.user_id, d.ref
     FROM users u
-    JOIN seen_items s ON s.tenant_id = u.tenant_id AND s.user_id = u.user_id
+    CROSS JOIN LATERAL (
+        SELECT s.tenant_id, s.user_id, s.ref
+        FROM seen_items s
+        WHERE s.tenant_id = u.tenant_id AND s.user_id = u.user_id
+        ORDER BY s.first_seen_at DESC, s.ref DESC
+        OFFSET $3
+    ) d
 )
 DELETE FROM seen_items s
-USING ranked r
-WHERE r.rn > $3 AND s.tenant_id = r.tenant_id AND s.user_id = r.user_id AND s.ref = r.ref;
+USING doomed d
+WHERE s.tenant_id = d.tenant_id AND s.user_id = d.user_id AND s.ref = d.ref;
 
 -- name: SeenItemListByUser
 -- A user's seen items, most recently shown first.
