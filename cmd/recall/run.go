@@ -17,8 +17,9 @@ import (
 	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/natsembed"
 	"github.com/recallhq/recall/pkg/profile"
-	"github.com/recallhq/recall/pkg/summarizer"
+	"github.com/recallhq/recall/pkg/seen"
 	"github.com/recallhq/recall/pkg/service"
+	"github.com/recallhq/recall/pkg/summarizer"
 )
 
 type runConfig struct {
@@ -35,6 +36,7 @@ type runConfig struct {
 	Embed            embed.Config
 	Decayer          decayer.Config
 	Summarizer       summarizer.Config
+	Seen             seen.Config
 }
 
 // runCmd runs the API, every worker, the summarizer's idle sweep and the

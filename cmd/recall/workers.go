@@ -13,12 +13,13 @@ import (
 	"github.com/recallhq/recall/pkg/extractor"
 	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/profile"
+	"github.com/recallhq/recall/pkg/seen"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/summarizer"
 )
 
 // workerNames are the stream workers, in start order.
-var workerNames = []string{"ingest", "extractor", "catalog", "profiler", "summarizer"}
+var workerNames = []string{"ingest", "extractor", "seen", "catalog", "profiler", "summarizer"}
 
 // workerSpec is one worker ready to run: where it reads and what handles it.
 type workerSpec struct {
@@ -65,6 +66,9 @@ func (s *workerSet) build(ctx context.Context, name string) (workerSpec, error) 
 		w := extractor.New(s.cfg.Extractor, s.d.Store, ex, source, limits, log, s.d.Registry)
 		w.Refresher = events.NewRefresher(s.d.JS, s.cfg.Extractor.Refresh.Bucket)
 		return workerSpec{binding: extractor.Binding, consumer: s.cfg.Extractor.Consumer, handler: w.Handle, runner: w.RunnerConfig()}, nil
+	case "seen":
+		w := seen.New(s.cfg.Seen, s.d.Store, limits, log, s.d.Registry)
+		return workerSpec{binding: seen.Binding, consumer: s.cfg.Seen.Consumer, handler: w.Handle, runner: s.cfg.Seen.Runner.Or(seen.DefaultRunnerConfig)}, nil
 	case "catalog":
 		emb, err := s.embedder()
 		if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/recallhq/recall/pkg/extractor"
 	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/profile"
+	"github.com/recallhq/recall/pkg/seen"
 	"github.com/recallhq/recall/pkg/summarizer"
 )
 
@@ -27,6 +28,7 @@ var workerBindings = map[string]events.Binding{
 	"catalog":    catalog.Binding,
 	"profiler":   profile.Binding,
 	"summarizer": summarizer.Binding,
+	"seen":       seen.Binding,
 }
 
 func TestK8sBaseListsEveryManifest(t *testing.T) {

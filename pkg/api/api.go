@@ -217,6 +217,9 @@ func (s *Server) Handler(reg *prometheus.Registry, ready ...service.Check) http.
 	s.route(mux, "GET /v1/users/{user_id}/profile", s.getProfile)
 	s.route(mux, "POST /v1/users/{user_id}/profile/refresh", s.postProfileRefresh)
 	s.route(mux, "GET /v1/users/{user_id}/recommendations", s.getRecommendations)
+	s.route(mux, "GET /v1/sessions/{session_id}/selection/{n}", s.getSelection)
+	s.route(mux, "POST /v1/users/{user_id}/items/unseen", s.postUnseen)
+	s.route(mux, "GET /v1/users/{user_id}/items/seen", s.getSeen)
 	service.RegisterOps(mux, reg, ready...)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no route for "+r.Method+" "+r.URL.Path, nil)

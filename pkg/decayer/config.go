@@ -31,7 +31,9 @@ type Config struct {
 	RetentionDefault  Retention         `env:"RETENTION_DEFAULT" envDefault:"0"`
 	RetentionByTenant TenantRetention   `env:"RETENTION_BY_TENANT"`
 	Decay             store.DecayConfig // the facts' decay policy (DECAY_*, FACT_TTL*)
-	Refresh           events.RefreshConfig
+	// Seen is the age of the seen-item registry (ITEMS_SEEN_MAX_AGE).
+	Seen    store.SeenRetentionConfig
+	Refresh events.RefreshConfig
 }
 
 func (c Config) withDefaults() Config {

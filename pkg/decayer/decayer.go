@@ -87,6 +87,7 @@ func New(o Options) (*Decayer, error) {
 	d.Steps = []Step{
 		{Name: StepFacts, Run: d.decayFacts},
 		{Name: StepRetention, Run: d.retention},
+		{Name: StepSeen, Run: d.pruneSeen},
 		{Name: StepRefresh, Run: d.refresh},
 	}
 	return d, nil

@@ -646,3 +646,32 @@ func TestRetriesADeadlock(t *testing.T) {
 	require.NoError(t, res.err)
 	require.Equal(t, int64(3), res.rep.Count(decayer.StepFacts, decayer.OutcomeDecayed), "every fact decayed, after the retry")
 }
+
+// The seen-item registry is cleaned by age (event time of the last showing):
+// an item shown again recently stays.
+func TestSeenItemsPrunedByAge(t *testing.T) {
+	t.Parallel()
+	b := setup(t, decayer.Config{Seen: store.SeenRetentionConfig{MaxAge: 90 * 24 * time.Hour}})
+	ctx := context.Background()
+	list := func(id string, at time.Time, refs ...string) events.Turn {
+		var items []events.Item
+		for _, r := range refs {
+			items = append(items, events.Item{Ref: r, Title: r})
+		}
+		return events.Turn{V: events.Version, ID: id, TenantID: "acme", UserID: "u1", SessionID: "s1", OccurredAt: at, Role: events.RoleAssistant, Items: items}
+	}
+	require.NoError(t, b.db.Store.RecordSeen(ctx, []events.Turn{
+		list("old", t0, "/mv/1", "/mv/2"),
+		list("new", t0.Add(80*24*time.Hour), "/mv/2"),
+	}, 0))
+	count := func() (n int) {
+		require.NoError(t, b.db.Store.Pool().QueryRow(ctx, `SELECT count(*) FROM seen_items`).Scan(&n))
+		return n
+	}
+	require.Equal(t, 2, count())
+	b.runAt(t, t0.Add(89*24*time.Hour))
+	require.Equal(t, 2, count(), "nothing is 90 days old yet")
+	rep := b.runAt(t, t0.Add(91*24*time.Hour))
+	require.Equal(t, 1, count(), "/mv/1 was last shown 91 days ago; /mv/2 again 11 days ago")
+	require.Equal(t, int64(1), rep.Count(decayer.StepSeen, "deleted"))
+}

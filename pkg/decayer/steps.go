@@ -18,6 +18,7 @@ import (
 const (
 	StepFacts     = "facts"
 	StepRetention = "retention"
+	StepSeen      = "seen"
 	StepRefresh   = "refresh"
 
 	// Facts whose weight fell by a period and stay active.
@@ -225,4 +226,18 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// pruneSeen deletes the seen items (and notifications) last shown longer ago
+// than ITEMS_SEEN_MAX_AGE, by event time, in bounded batches.
+func (d *Decayer) pruneSeen(ctx context.Context, r *Run, s *StepRun) error {
+	if r.Config.Seen.MaxAge <= 0 {
+		return nil
+	}
+	n, err := r.Store.PruneSeenItems(ctx, r.At.Add(-r.Config.Seen.MaxAge), r.Config.BatchSize)
+	if err != nil {
+		return err
+	}
+	s.Add("deleted", n)
+	return s.Batch(ctx)
 }

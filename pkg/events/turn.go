@@ -6,7 +6,10 @@ package events
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"time"
+
+	fastjson "github.com/goccy/go-json"
 )
 
 // Version is the envelope version this build writes and understands. A producer may
@@ -51,6 +54,13 @@ type Turn struct {
 	// Metadata is free-form, a JSON object, stored as sent.
 	Metadata json.RawMessage `json:"metadata,omitempty"`
 
+	// rawToolCalls and rawItems are the tool_calls and items arrays exactly as
+	// received (ParseTurn), so that they are published and stored as sent: fields
+	// this build does not know, zero values (a "title": "", a "duration_ms": 0) and
+	// explicit nulls survive, which re-encoding the structs would drop. Nil for a
+	// turn built in code, which is encoded from ToolCalls and Items.
+	rawToolCalls, rawItems json.RawMessage
+
 	// badTime keeps a decode problem with occurred_at for ValidateTurn, so that it
 	// is reported together with every other problem of the turn.
 	badTime string
@@ -65,6 +75,56 @@ type ToolCall struct {
 	Result     json.RawMessage `json:"result,omitempty"`
 	Status     string          `json:"status,omitempty"`
 	DurationMS int64           `json:"duration_ms,omitempty"`
+}
+
+// ToolCallsJSON is the turn's tool_calls array as JSON: the bytes received when
+// the turn was parsed, otherwise ToolCalls encoded; nil when the turn has none.
+// A parsed turn's ToolCalls and Items are to be treated as read-only, since what
+// is published and stored is what was received.
+func (t *Turn) ToolCallsJSON() (json.RawMessage, error) {
+	if t.rawToolCalls != nil {
+		return t.rawToolCalls, nil
+	}
+	return encodeList(t.ToolCalls)
+}
+
+// ItemsJSON is the turn's items array as JSON, like ToolCallsJSON. An empty
+// array that was sent ("items": []) is kept: it presents an empty list, which
+// replaces the session's current list.
+func (t *Turn) ItemsJSON() (json.RawMessage, error) {
+	if t.rawItems != nil {
+		return t.rawItems, nil
+	}
+	return encodeList(t.Items)
+}
+
+// HasList reports whether the turn presents a list (possibly empty).
+func (t *Turn) HasList() bool { return len(t.Items) > 0 || t.rawItems != nil }
+
+func encodeList[T any](list []T) (json.RawMessage, error) {
+	if len(list) == 0 {
+		return nil, nil
+	}
+	return json.Marshal(list)
+}
+
+// MarshalJSON encodes the turn with its tool_calls and items as received (see
+// ToolCallsJSON), so that a turn the API parsed reaches the stream unchanged.
+func (t Turn) MarshalJSON() ([]byte, error) {
+	type plain Turn // the same fields without this method
+	tc, err := t.ToolCallsJSON()
+	if err != nil {
+		return nil, err
+	}
+	items, err := t.ItemsJSON()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(struct {
+		plain
+		ToolCalls json.RawMessage `json:"tool_calls,omitempty"`
+		Items     json.RawMessage `json:"items,omitempty"`
+	}{plain(t), tc, items})
 }
 
 // Item is one entry of a list shown to the user. Ref is the stable reference the
@@ -99,10 +159,47 @@ type wireTurn struct {
 	OccurredAt wireTime        `json:"occurred_at"`
 	Role       string          `json:"role"`
 	Content    string          `json:"content"`
-	ToolCalls  []ToolCall      `json:"tool_calls"`
-	Items      []Item          `json:"items"`
+	ToolCalls  keptToolCalls   `json:"tool_calls"`
+	Items      keptItems       `json:"items"`
 	Metadata   json.RawMessage `json:"metadata"`
 }
+
+// keptList decodes a JSON array into its elements and keeps the array's bytes.
+type keptList[T any] struct {
+	raw  json.RawMessage
+	list []T
+}
+
+func (k *keptList[T]) decode(field string, b []byte) error {
+	if bytes.Equal(b, []byte("null")) {
+		*k = keptList[T]{}
+		return nil
+	}
+	var list []T
+	if err := fastjson.Unmarshal(b, &list); err != nil {
+		// Name the field from the turn's top, as the decoder does for the others.
+		var te *fastjson.UnmarshalTypeError
+		if errors.As(err, &te) {
+			named := *te
+			named.Field = field
+			if te.Field != "" {
+				named.Field += "." + te.Field
+			}
+			return &named
+		}
+		return err
+	}
+	k.list, k.raw = list, append(json.RawMessage(nil), b...)
+	return nil
+}
+
+type keptToolCalls struct{ keptList[ToolCall] }
+
+func (k *keptToolCalls) UnmarshalJSON(b []byte) error { return k.decode("tool_calls", b) }
+
+type keptItems struct{ keptList[Item] }
+
+func (k *keptItems) UnmarshalJSON(b []byte) error { return k.decode("items", b) }
 
 type wireTime struct {
 	t   time.Time
@@ -136,7 +233,8 @@ func (w *wireTurn) turn() Turn {
 	return Turn{
 		V: w.V, ID: w.ID, TenantID: w.TenantID, SiteID: w.SiteID, UserID: w.UserID, SessionID: w.SessionID,
 		AgentID: w.AgentID, OccurredAt: w.OccurredAt.t, Role: w.Role, Content: w.Content,
-		ToolCalls: w.ToolCalls, Items: w.Items, Metadata: w.Metadata, badTime: w.OccurredAt.bad,
+		ToolCalls: w.ToolCalls.list, Items: w.Items.list, Metadata: w.Metadata, badTime: w.OccurredAt.bad,
+		rawToolCalls: w.ToolCalls.raw, rawItems: w.Items.raw,
 	}
 }
 

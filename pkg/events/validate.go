@@ -209,6 +209,7 @@ func ValidateTurn(t *Turn, opts ValidateOptions) error {
 		fe.add("content", "required when a turn has no tool_calls and no items")
 	}
 
+	before := len(fe)
 	if lim.MaxToolCalls > 0 && len(t.ToolCalls) > lim.MaxToolCalls {
 		fe.add("tool_calls", "%d tool calls, limit is %d", len(t.ToolCalls), lim.MaxToolCalls)
 	}
@@ -229,26 +230,30 @@ func ValidateTurn(t *Turn, opts ValidateOptions) error {
 		checkRaw(&fe, p+"result", tc.Result, false)
 	}
 
+	// tool_calls and items are stored as received, fields this build does not
+	// know included: what jsonb cannot hold anywhere in them is rejected here,
+	// naming the array when the known fields above were fine.
+	if len(fe) == before {
+		checkRaw(&fe, "tool_calls", t.rawToolCalls, false)
+	}
+
+	before = len(fe)
 	if lim.MaxItems > 0 && len(t.Items) > lim.MaxItems {
 		fe.add("items", "%d items, limit is %d", len(t.Items), lim.MaxItems)
 	}
 	for i, it := range t.Items {
 		p := fmt.Sprintf("items[%d].", i)
-		switch {
-		case it.Ref == "":
-			fe.add(p+"ref", "required: the stable reference of the item")
-		case len(it.Ref) > 512:
-			fe.add(p+"ref", "%d bytes, limit is 512", len(it.Ref))
-		case strings.IndexByte(it.Ref, 0) >= 0:
-			fe.add(p+"ref", "contains a NUL character")
-		}
-		if len(it.Title) > 1024 {
-			fe.add(p+"title", "%d bytes, limit is 1024", len(it.Title))
+		checkRef(&fe, p+"ref", it.Ref)
+		if len(it.Title) > MaxTitleBytes {
+			fe.add(p+"title", "%d bytes, limit is %d", len(it.Title), MaxTitleBytes)
 		}
 		if strings.IndexByte(it.Title, 0) >= 0 {
 			fe.add(p+"title", "contains a NUL character")
 		}
 		checkRaw(&fe, p+"attrs", it.Attrs, true)
+	}
+	if len(fe) == before {
+		checkRaw(&fe, "items", t.rawItems, false)
 	}
 	checkRaw(&fe, "metadata", t.Metadata, true)
 	return fe.err()
@@ -286,6 +291,66 @@ func checkRaw(fe *fieldErrors, field string, raw json.RawMessage, object bool) {
 	if bytes.Contains(raw, nulEscape) && hasNul(raw) {
 		fe.add(field, "contains a NUL character (\\u0000), which cannot be stored")
 	}
+	if loneSurrogate(raw) {
+		fe.add(field, "contains a \\u escape of half a UTF-16 surrogate pair, which is not a character and cannot be stored")
+	}
+}
+
+// loneSurrogate reports whether raw JSON holds a \uD800–\uDFFF escape that is
+// not part of a high-low pair: JSON parsers differ on it (Go's replaces it with
+// U+FFFD), and PostgreSQL's jsonb rejects it. Only text that has such an escape
+// at all is scanned.
+func loneSurrogate(raw []byte) bool {
+	if !bytes.Contains(raw, []byte(`\ud`)) && !bytes.Contains(raw, []byte(`\uD`)) {
+		return false
+	}
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' || i+1 >= len(raw) {
+			continue
+		}
+		if raw[i+1] != 'u' {
+			i++ // a two-character escape such as \\ or \"
+			continue
+		}
+		r, ok := hex4(raw[i+2:])
+		if !ok {
+			return false // not JSON; the decoder has said so already
+		}
+		i += 5 // at the escape's last digit
+		switch {
+		case r >= 0xDC00 && r <= 0xDFFF:
+			return true
+		case r >= 0xD800 && r <= 0xDBFF:
+			if i+6 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' {
+				if lo, ok := hex4(raw[i+3:]); ok && lo >= 0xDC00 && lo <= 0xDFFF {
+					i += 6
+					continue
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
+
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
 }
 
 func firstNonSpace(b []byte) byte {

@@ -60,6 +60,17 @@ func TestDecodeTurn(t *testing.T) {
 		{"attrs not object", strings.Replace(validTurn, `"content":"hello"`, `"content":"hello","items":[{"ref":"/a","attrs":[1]}]`, 1), []string{"items[0].attrs"}},
 		{"metadata not object", strings.Replace(validTurn, `"content":"hello"`, `"content":"hello","metadata":"x"`, 1), []string{"metadata"}},
 		{"empty content with items is fine", strings.Replace(validTurn, `"content":"hello"`, `"content":"","items":[{"ref":"/a"}]`, 1), nil},
+		{"empty list is a list", strings.Replace(validTurn, `"content":"hello"`, `"content":"hello","items":[]`, 1), nil},
+		{"long ref", strings.Replace(validTurn, `"content":"hello"`, `"content":"hello","items":[{"ref":"/`+strings.Repeat("r", events.MaxRefBytes)+`"}]`, 1), []string{"items[0].ref"}},
+		{"nul in an item field this build does not know", strings.Replace(validTurn, `"content":"hello"`, `"content":"hello","items":[{"ref":"/a","url":"x\u0000"}]`, 1), []string{"items"}},
+		{"nul in a tool call field this build does not know", strings.Replace(validTurn, `"content":"hello"`, `"content":"hello","tool_calls":[{"name":"a","trace":{"\u0000":1}}]`, 1), []string{"tool_calls"}},
+		{"nul in attrs is named once", strings.Replace(validTurn, `"content":"hello"`, `"content":"hello","items":[{"ref":"/a","attrs":{"a":"\u0000"}}]`, 1), []string{"items[0].attrs"}},
+		{"lone high surrogate in attrs", strings.Replace(validTurn, `"content":"hello"`, `"content":"hello","items":[{"ref":"/a","attrs":{"a":"x\ud83dy"}}]`, 1), []string{"items[0].attrs"}},
+		{"lone low surrogate in a tool result", strings.Replace(validTurn, `"content":"hello"`, `"content":"hello","tool_calls":[{"name":"a","result":"\uDE00"}]`, 1), []string{"tool_calls[0].result"}},
+		{"high surrogate at the end of a title", strings.Replace(validTurn, `"content":"hello"`, `"content":"hello","items":[{"ref":"/a","title":"\ud83d"}]`, 1), []string{"items"}},
+		{"lone surrogate in metadata key", strings.Replace(validTurn, `"content":"hello"`, `"content":"hello","metadata":{"\udc00":1}`, 1), []string{"metadata"}},
+		{"surrogate pairs are fine", strings.Replace(validTurn, `"content":"hello"`, `"content":"hello","items":[{"ref":"/a","title":"\ud83d\ude00","attrs":{"e":"\uD83D\uDE00"}}],"metadata":{"e":"\ud83d\ude00"}`, 1), nil},
+		{"escaped backslash before ud800 is not an escape", strings.Replace(validTurn, `"content":"hello"`, `"content":"hello","metadata":{"a":"\\ud800"}`, 1), nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

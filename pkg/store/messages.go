@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
 	"github.com/recallhq/recall/pkg/events"
 )
 
@@ -34,7 +35,8 @@ type StoredTurn struct {
 
 // InsertTurns stores a batch in one transaction. Turns whose (tenant, event id) is
 // already stored are skipped, so redelivery, duplicate publishes and replays change
-// nothing; session aggregates count only new rows. It returns how many sessions
+// nothing; session aggregates count only new rows. Tool calls and items are
+// stored as received (events.Turn.ItemsJSON). It returns how many sessions
 // gained messages. It asks for no summaries: the ingest worker uses IngestTurns.
 func (s *Store) InsertTurns(ctx context.Context, turns []StoredTurn) (int64, error) {
 	res, err := s.IngestTurns(ctx, turns, SummaryPolicy{EveryMessages: -1})
@@ -56,22 +58,22 @@ func (s *Store) IngestTurns(ctx context.Context, turns []StoredTurn, policy Summ
 		occurred                                                 = make([]time.Time, n)
 		seq                                                      = make([]int64, n)
 	)
-	for i, st := range turns {
+	for i := range turns {
+		st := &turns[i]
 		t := &st.Turn
 		tenant[i], event[i], session[i], user[i] = t.TenantID, t.ID, t.SessionID, t.UserID
 		site[i], agent[i], role[i], content[i] = t.SiteID, t.AgentID, t.Role, t.Content
-		if len(t.ToolCalls) > 0 {
-			b, err := json.Marshal(t.ToolCalls)
-			if err != nil {
-				return res, fmt.Errorf("encode tool_calls of %s: %w", t.ID, err)
-			}
+		b, err := t.ToolCallsJSON()
+		if err != nil {
+			return res, fmt.Errorf("encode tool_calls of %s: %w", t.ID, err)
+		}
+		if b != nil {
 			toolCalls[i] = ptr(string(b))
 		}
-		if len(t.Items) > 0 {
-			b, err := json.Marshal(t.Items)
-			if err != nil {
-				return res, fmt.Errorf("encode items of %s: %w", t.ID, err)
-			}
+		if b, err = t.ItemsJSON(); err != nil {
+			return res, fmt.Errorf("encode items of %s: %w", t.ID, err)
+		}
+		if b != nil {
 			items[i] = ptr(string(b))
 		}
 		if len(t.Metadata) > 0 {

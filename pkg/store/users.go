@@ -20,6 +20,9 @@ var userTables = []struct{ table, query string }{
 	{"shelf_items", "UserDeleteShelf"},
 	{"user_profiles", "UserDeleteProfile"},
 	{"profile_refresh_outbox", "UserDeleteRefreshOutbox"},
+	{"seen_items", "UserDeleteSeenItems"},
+	{"seen_lists", "UserDeleteSeenLists"},
+	{"item_notifications", "UserDeleteNotifications"},
 }
 
 // ForgetUser deletes everything stored about a user in one transaction and

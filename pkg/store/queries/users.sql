@@ -30,3 +30,13 @@ DELETE FROM session_summaries ss
 USING sessions s
 WHERE s.tenant_id = $1 AND s.user_id = $2
   AND ss.tenant_id = $1 AND ss.session_id = s.session_id;
+
+-- name: UserDeleteSeenItems
+DELETE FROM seen_items WHERE tenant_id = $1 AND user_id = $2;
+
+-- name: UserDeleteSeenLists
+-- The idempotency keys of the lists shown to the user (pruned by age, so small).
+DELETE FROM seen_lists WHERE tenant_id = $1 AND user_id = $2;
+
+-- name: UserDeleteNotifications
+DELETE FROM item_notifications WHERE tenant_id = $1 AND user_id = $2;
