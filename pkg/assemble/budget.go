@@ -50,9 +50,9 @@ func CurrentList(l *store.PresentedList) *List {
 	return &List{EventID: l.EventID, OccurredAt: l.OccurredAt, Count: len(items), Items: items}
 }
 
-// Budget is how the total character budget was spent: on what, and what it
-// left out. Characters are counted as rendered in the prompt (framing and
-// headings not included).
+// Budget is the total character budget and how much of it the parts use
+// (what each part left out is in its own cuts). Characters are counted as
+// rendered in the prompt, framing and headings not included. Limit 0: none.
 type Budget struct {
 	Limit int `json:"limit"`
 	Used  int `json:"used"`
