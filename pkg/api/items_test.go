@@ -424,6 +424,11 @@ func TestMessagesKeepStructureAsSent(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, res.Status, string(res.Body))
 	b.postOK(t, "t1", newTurn("rt2", "u1", "s1", "plain", testNow.Add(-time.Minute)).with("metadata", nil))
 	b.postOK(t, "t1", turn{"id": "rt3", "user_id": "u1", "session_id": "s1", "occurred_at": testNow.Add(-30 * time.Second).Format(time.RFC3339), "role": "user", "content": "x", "metadata": nil})
+	// The same turn published straight to the stream by a producer, in session s2.
+	direct := strings.NewReplacer(`"id":"rt1"`, `"id":"rt1-direct","tenant_id":"t1"`, `"session_id":"s1"`, `"session_id":"s2"`).Replace(body)
+	_, err := b.js.PublishMsg(t.Context(), &nats.Msg{Subject: events.TurnSubject("t1", "u1", "s2"), Data: []byte(direct),
+		Header: nats.Header{jetstream.MsgIDHeader: []string{events.MsgID("t1", "rt1-direct")}}})
+	require.NoError(t, err)
 	b.waitIngested(t)
 
 	res = b.get(t, "t1", sessionPath("s1", "messages"))
@@ -441,6 +446,14 @@ func TestMessagesKeepStructureAsSent(t *testing.T) {
 	require.NotContains(t, page.Messages[1], "tool_calls")
 	require.NotContains(t, page.Messages[1], "metadata")
 	require.Equal(t, "null", string(page.Messages[2]["metadata"]), "null stays null")
+
+	res = b.get(t, "t1", sessionPath("s2", "messages"))
+	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
+	require.NoError(t, json.Unmarshal(res.Body, &page))
+	require.Len(t, page.Messages, 1)
+	requireSameValue(t, toolCalls, page.Messages[0]["tool_calls"], "published tool_calls")
+	requireSameValue(t, items, page.Messages[0]["items"], "published items")
+	requireSameValue(t, metadata, page.Messages[0]["metadata"], "published metadata")
 
 	// The selection answers with the same values.
 	var sent []json.RawMessage
