@@ -15,3 +15,6 @@ func UserTableNames() []string {
 	}
 	return out
 }
+
+// MigrationsIn reads migrations from another file system.
+var MigrationsIn = migrationsIn

@@ -28,10 +28,13 @@ type Migration struct {
 
 var migrationName = regexp.MustCompile(`^(\d{4})_([a-z0-9_]+)\.(up|down)\.sql$`)
 
-// Migrations lists the embedded migrations in order. A missing down file, a gap or
-// a malformed name is a build mistake, reported as an error.
-func Migrations() ([]Migration, error) {
-	entries, err := fs.ReadDir(migrationFS, "migrations")
+// Migrations lists the embedded migrations in order. A missing down file, a gap,
+// two migrations with one number or a malformed name is a build mistake,
+// reported as an error.
+func Migrations() ([]Migration, error) { return migrationsIn(migrationFS) }
+
+func migrationsIn(fsys fs.FS) ([]Migration, error) {
+	entries, err := fs.ReadDir(fsys, "migrations")
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +45,7 @@ func Migrations() ([]Migration, error) {
 			return nil, fmt.Errorf("migration file %q: want NNNN_name.up.sql or .down.sql", e.Name())
 		}
 		v, _ := strconv.Atoi(m[1])
-		body, err := fs.ReadFile(migrationFS, path.Join("migrations", e.Name()))
+		body, err := fs.ReadFile(fsys, path.Join("migrations", e.Name()))
 		if err != nil {
 			return nil, err
 		}
@@ -50,6 +53,11 @@ func Migrations() ([]Migration, error) {
 		if mg == nil {
 			mg = &Migration{Version: v, Name: m[2]}
 			byVersion[v] = mg
+		}
+		if mg.Name != m[2] {
+			// Two branches that each added "the next" migration: one would
+			// silently replace the other.
+			return nil, fmt.Errorf("migrations %04d_%s and %04d_%s share a number: renumber one", v, mg.Name, v, m[2])
 		}
 		if m[3] == "up" {
 			mg.Up = string(body)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -221,4 +222,25 @@ func TestSessionWithRecent(t *testing.T) {
 	require.ErrorIs(t, err, store.ErrNotFound)
 	_, _, err = db.Store.Tenant("other").SessionWithRecent(ctx, "s", time.Time{}, 10, true)
 	require.ErrorIs(t, err, store.ErrNotFound)
+}
+
+// Two migrations with one number (two branches each adding "the next" one)
+// are an error, not one silently replacing the other.
+func TestMigrationNumbersAreUnique(t *testing.T) {
+	t.Parallel()
+	fsys := fstest.MapFS{
+		"migrations/0001_a.up.sql":   {Data: []byte("SELECT 1")},
+		"migrations/0001_a.down.sql": {Data: []byte("SELECT 1")},
+		"migrations/0002_b.up.sql":   {Data: []byte("SELECT 1")},
+		"migrations/0002_b.down.sql": {Data: []byte("SELECT 1")},
+		"migrations/0002_c.up.sql":   {Data: []byte("SELECT 1")},
+		"migrations/0002_c.down.sql": {Data: []byte("SELECT 1")},
+	}
+	_, err := store.MigrationsIn(fsys)
+	require.ErrorContains(t, err, "0002_b and 0002_c share a number")
+	delete(fsys, "migrations/0002_c.up.sql")
+	delete(fsys, "migrations/0002_c.down.sql")
+	all, err := store.MigrationsIn(fsys)
+	require.NoError(t, err)
+	require.Len(t, all, 2)
 }
