@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -72,11 +73,19 @@ func loadSessions(b *testing.B, db *testenv.DB, sessions, perSession int, last t
 	}
 }
 
-// BenchmarkContext measures GET /v1/context under 32 concurrent clients with 100k
-// sessions and 1M messages loaded (BENCH_CONTEXT_SESSIONS scales it), next to the
-// raw PostgreSQL round trip of the same reads. The load comes from wrk, a separate
-// process on loopback, as it would from other hosts in production: an in-process
-// Go client would spend as much CPU as the server it measures.
+// BenchmarkContext measures GET /v1/context under 32 concurrent clients, next to
+// the raw PostgreSQL round trip of the same reads, in two phases on one
+// database of 100k users, each with one session (BENCH_CONTEXT_SESSIONS scales it):
+//
+//  1. the turn pipeline's context: 1M messages loaded, so the context is the
+//     recent window;
+//  2. the full context: each user also has 20 interest facts, the summaries of
+//     three previous sessions, this session's own summary (its window no longer
+//     holds its start) and a five-item list presented by its newest turn.
+//
+// The load comes from wrk, a separate process on loopback, as it would from other
+// hosts in production: an in-process Go client would spend as much CPU as the
+// server it measures.
 func BenchmarkContext(b *testing.B) {
 	sessions := envInt("BENCH_CONTEXT_SESSIONS", 100_000)
 	const perSession = 10
@@ -110,45 +119,212 @@ func BenchmarkContext(b *testing.B) {
 	ts := httptest.NewServer(srv.Handler(reg))
 	defer ts.Close()
 
-	// One request to check the answer is a real, full window.
-	req, _ := http.NewRequest(http.MethodGet, ts.URL+"/v1/context?user_id=u7&session_id=s7", nil)
+	// Phase 1. One request to check the answer is a real, full window.
+	c := getContextJSON(b, ts.URL, 7)
+	require.Len(b, c.Window.Messages, perSession)
+	require.Contains(b, c.Window.Messages[perSession-1].Content, "Message 9 of session 7", "oldest first, the newest last")
+	tenant := st.Tenant("bench")
+	// The floor: the store's context batch alone (session, window, facts,
+	// summaries, list in one round trip), from as many goroutines.
+	rawContext := func() [2]time.Duration {
+		return rawContextReads(b, sessions, 16000, clients, func(ctx context.Context, s int) error {
+			_, err := tenant.Context(ctx, fmt.Sprintf("s%d", s), fmt.Sprintf("u%d", s), cfg.ContextMaxMessages, cfg.ContextMaxFacts*4, cfg.ContextMaxSummaries)
+			return err
+		})
+	}
+	rawWindow := rawContext()
+
+	w := runWrk(b, wrk, ts.URL, sessions, seconds, clients)
+	fmt.Printf("  GET /v1/context window, %d clients (wrk), %ds: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, %.0f req/s (target p99 <= 10 ms)\n",
+		clients, seconds, w.p50, w.p90, w.p99, w.rate)
+	fmt.Printf("    raw PostgreSQL, the context's batch in one round trip, %d goroutines: p50 %.2f ms, p99 %.2f ms\n", clients, ms(rawWindow[0]), ms(rawWindow[1]))
+
+	// Phase 2: every part present.
+	loadStart = time.Now()
+	facts, summaries := loadContextParts(b, db, sessions, now)
+	fmt.Printf("context: loaded %d facts, %d summaries, %d lists in %s\n", facts, summaries, sessions, time.Since(loadStart).Round(time.Millisecond))
+	c = getContextJSON(b, ts.URL, 7)
+	require.NotNil(b, c.List, "list")
+	require.Len(b, c.List.Items, 5)
+	require.Equal(b, "/b/7-3", c.List.Items[2].Ref, "item 3 of the list")
+	require.Len(b, c.Window.Messages, cfg.ContextMaxMessages)
+	require.NotNil(b, c.Summaries.Current, "this session's summary: the window no longer holds its start")
+	require.Len(b, c.Summaries.Previous, cfg.ContextMaxSummaries)
+	require.Len(b, c.Facts.Facts, cfg.ContextMaxFacts)
+	require.Contains(b, c.Prompt, "ref: /b/7-3")
+	fmt.Printf("  one full context: %d list items, %d messages, %d+1 summaries, %d facts, %d of %d budget chars used\n",
+		len(c.List.Items), len(c.Window.Messages), len(c.Summaries.Previous), len(c.Facts.Facts), c.Budget.Used, c.Budget.Limit)
+	rawFull := rawContext()
+
+	b.ResetTimer()
+	for range b.N {
+		full := runWrk(b, wrk, ts.URL, sessions, seconds, clients)
+		b.ReportMetric(w.p50, "p50_ms")
+		b.ReportMetric(w.p99, "p99_ms")
+		b.ReportMetric(w.rate, "req/s")
+		b.ReportMetric(full.p50, "full_p50_ms")
+		b.ReportMetric(full.p99, "full_p99_ms")
+		b.ReportMetric(full.rate, "full_req/s")
+		fmt.Printf("  GET /v1/context all parts, %d clients (wrk), %ds: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, %.0f req/s (target p99 <= 15 ms)\n",
+			clients, seconds, full.p50, full.p90, full.p99, full.rate)
+		fmt.Printf("    raw PostgreSQL, the context's batch in one round trip, %d goroutines: p50 %.2f ms, p99 %.2f ms\n", clients, ms(rawFull[0]), ms(rawFull[1]))
+	}
+}
+
+type wrkResult struct{ p50, p90, p99, rate float64 }
+
+// runWrk loads GET /v1/context for random sessions (context.lua), and fails on
+// any non-2xx answer or connection error.
+func runWrk(b *testing.B, wrk, url string, sessions, seconds, clients int) wrkResult {
+	cmd := exec.Command(wrk, "-t2", fmt.Sprintf("-c%d", clients), fmt.Sprintf("-d%ds", seconds), "--timeout", "5s", "-s", "context.lua", url)
+	cmd.Env = append(os.Environ(), fmt.Sprintf("BENCH_SESSIONS=%d", sessions))
+	out, err := cmd.CombinedOutput()
+	require.NoError(b, err, string(out))
+	i := strings.Index(string(out), "RESULT")
+	require.GreaterOrEqual(b, i, 0, string(out))
+	var p50, p90, p99, maxUS, requests, non2xx, errs int
+	_, err = fmt.Sscanf(string(out[i:]), "RESULT p50_us=%d p90_us=%d p99_us=%d max_us=%d requests=%d non2xx=%d errors=%d",
+		&p50, &p90, &p99, &maxUS, &requests, &non2xx, &errs)
+	require.NoError(b, err, string(out))
+	require.Zero(b, non2xx+errs, string(out))
+	return wrkResult{p50: float64(p50) / 1000, p90: float64(p90) / 1000, p99: float64(p99) / 1000, rate: float64(requests) / float64(seconds)}
+}
+
+// contextAnswer is the part of GET /v1/context's answer the benchmark checks.
+type contextAnswer struct {
+	List *struct {
+		Items []struct {
+			Ref string `json:"ref"`
+		} `json:"items"`
+	} `json:"list"`
+	Window struct {
+		Messages []struct {
+			Content string `json:"content"`
+		} `json:"messages"`
+	} `json:"window"`
+	Summaries struct {
+		Previous []json.RawMessage `json:"previous"`
+		Current  json.RawMessage   `json:"current"`
+	} `json:"summaries"`
+	Facts struct {
+		Facts []json.RawMessage `json:"facts"`
+	} `json:"facts"`
+	Budget struct {
+		Limit int `json:"limit"`
+		Used  int `json:"used"`
+	} `json:"budget"`
+	Prompt string `json:"prompt"`
+}
+
+func getContextJSON(b *testing.B, base string, s int) contextAnswer {
+	req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("%s/v1/context?user_id=u%d&session_id=s%d", base, s, s), nil)
 	req.Header.Set("X-Tenant-ID", "bench")
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(b, err)
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	require.Equal(b, http.StatusOK, resp.StatusCode, string(body))
-	require.Contains(b, string(body), "Message 9 of session 7")
+	var c contextAnswer
+	require.NoError(b, json.Unmarshal(body, &c), string(body))
+	return c
+}
 
-	raw := rawContextReads(b, st, sessions, 16000, clients)
+// loadContextParts gives every user of loadSessions the rest of a full context,
+// as the workers would have left it: 20 active interest facts mentioned over the
+// last month, the current summaries of three earlier sessions and of this one,
+// and a newest turn presenting a five-item list (with the search that found it).
+// It returns how many facts and summaries it wrote.
+func loadContextParts(b *testing.B, db *testenv.DB, sessions int, now time.Time) (int, int) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, db.URL)
+	require.NoError(b, err)
+	defer conn.Close(ctx)
+	const factsPerUser, previous = 20, 3
+	types := [...]string{"book", "author", "film", "music", "topic"}
 
-	b.ResetTimer()
-	for range b.N {
-		cmd := exec.Command(wrk, "-t2", fmt.Sprintf("-c%d", clients), fmt.Sprintf("-d%ds", seconds), "--timeout", "5s", "-s", "context.lua", ts.URL)
-		cmd.Env = append(os.Environ(), fmt.Sprintf("BENCH_SESSIONS=%d", sessions))
-		out, err := cmd.CombinedOutput()
-		require.NoError(b, err, string(out))
-		var p50, p90, p99, maxUS, requests, non2xx, errs int
-		line := string(out[strings.Index(string(out), "RESULT"):])
-		_, err = fmt.Sscanf(line, "RESULT p50_us=%d p90_us=%d p99_us=%d max_us=%d requests=%d non2xx=%d errors=%d",
-			&p50, &p90, &p99, &maxUS, &requests, &non2xx, &errs)
-		require.NoError(b, err, string(out))
-		require.Zero(b, non2xx+errs, string(out))
-		rate := float64(requests) / float64(seconds)
-		b.ReportMetric(float64(p50)/1000, "p50_ms")
-		b.ReportMetric(float64(p99)/1000, "p99_ms")
-		b.ReportMetric(rate, "req/s")
-		fmt.Printf("  GET /v1/context, %d clients (wrk), %ds: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, %.0f req/s (target p99 <= 10 ms)\n",
-			clients, seconds, float64(p50)/1000, float64(p90)/1000, float64(p99)/1000, rate)
-		fmt.Printf("  raw PostgreSQL, the same reads in one round trip, %d goroutines: p50 %.2f ms, p99 %.2f ms\n", clients, ms(raw[0]), ms(raw[1]))
+	i := 0
+	_, err = conn.CopyFrom(ctx, pgx.Identifier{"facts"},
+		[]string{"tenant_id", "user_id", "type", "value", "display", "weight", "mention_count", "first_seen_at", "last_mentioned_at", "expires_at", "status", "source", "source_session_id"},
+		pgx.CopyFromFunc(func() ([]any, error) {
+			if i >= sessions*factsPerUser {
+				return nil, nil
+			}
+			s, k := i/factsPerUser, i%factsPerUser
+			i++
+			last := now.Add(-time.Duration(k*36+s%24) * time.Hour)
+			display := fmt.Sprintf("Interest %d of reader %d", k, s)
+			return []any{"bench", fmt.Sprintf("u%d", s), types[k%len(types)], strings.ToLower(display), display, 1.0, int64(1 + k%4),
+				last.Add(-30 * 24 * time.Hour), last, last.Add(90 * 24 * time.Hour), store.FactActive, "rules", fmt.Sprintf("s%d", s)}, nil
+		}))
+	require.NoError(b, err)
+
+	i = 0
+	_, err = conn.CopyFrom(ctx, pgx.Identifier{"session_summaries"},
+		[]string{"tenant_id", "session_id", "user_id", "version", "from_count", "through_count", "first_event_id", "first_at",
+			"last_event_id", "last_at", "messages_read", "summary", "key_topics", "model", "reason", "created_at"},
+		pgx.CopyFromFunc(func() ([]any, error) {
+			if i >= sessions*(previous+1) {
+				return nil, nil
+			}
+			s, k := i/(previous+1), i%(previous+1)
+			i++
+			// k 0 is this session (its first ten messages), 1..3 earlier sessions,
+			// a week apart.
+			session, last := fmt.Sprintf("s%d", s), now.Add(-time.Minute)
+			if k > 0 {
+				session, last = fmt.Sprintf("s%d-prev%d", s, k), now.Add(-time.Duration(k)*7*24*time.Hour)
+			}
+			text := fmt.Sprintf("The reader asked for novels for a long flight in session %s and liked the science fiction picks; "+
+				"they had finished The Three-Body Problem and wanted something with the same scale, but shorter.", session)
+			return []any{"bench", session, fmt.Sprintf("u%d", s), int32(1), int64(0), int64(10), session + "-first", last.Add(-10 * time.Minute),
+				session + "-last", last, int32(10), text, []string{"science fiction", "long flight"}, "extractive", "threshold", last}, nil
+		}))
+	require.NoError(b, err)
+
+	items := func(s int) string {
+		var sb strings.Builder
+		sb.WriteByte('[')
+		for j := 1; j <= 5; j++ {
+			if j > 1 {
+				sb.WriteByte(',')
+			}
+			fmt.Fprintf(&sb, `{"ref":"/b/%d-%d","title":"Novel %d picked for reader %d","attrs":{"rating":%d.5,"year":%d}}`, s, j, j, s, 3+j%2, 2010+j)
+		}
+		sb.WriteByte(']')
+		return sb.String()
 	}
+	i = 0
+	listAt := now.Add(-30 * time.Second)
+	_, err = conn.CopyFrom(ctx, pgx.Identifier{"messages"},
+		[]string{"tenant_id", "event_id", "session_id", "user_id", "role", "content", "tool_calls", "items", "occurred_at"},
+		pgx.CopyFromFunc(func() ([]any, error) {
+			if i >= sessions {
+				return nil, nil
+			}
+			s := i
+			i++
+			return []any{"bench", fmt.Sprintf("e%d-list", s), fmt.Sprintf("s%d", s), fmt.Sprintf("u%d", s), events.RoleAssistant,
+				"Here are five novels for a long flight; tell me a number for more.",
+				`[{"name":"search","arguments":{"q":"novels long flight"},"result":{"hits":5},"status":"ok","duration_ms":38}]`,
+				items(s), listAt}, nil
+		}))
+	require.NoError(b, err)
+	_, err = conn.Exec(ctx, `UPDATE sessions SET message_count = message_count + 1, last_message_at = $1, summarized_count = 10, summarized_at = $2
+		WHERE tenant_id = 'bench'`, listAt, now.Add(-time.Minute))
+	require.NoError(b, err)
+	for _, sql := range []string{"VACUUM (ANALYZE) messages", "VACUUM (ANALYZE) sessions", "VACUUM (ANALYZE) facts", "VACUUM (ANALYZE) session_summaries", "CHECKPOINT"} {
+		_, err = conn.Exec(ctx, sql)
+		require.NoError(b, err, sql)
+	}
+	return sessions * factsPerUser, sessions * (previous + 1)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// rawContextReads times the session row and the ten newest messages in one round
-// trip, without HTTP, JSON or trimming: the floor under the API's latency.
-func rawContextReads(b *testing.B, st *store.Store, sessions, n, clients int) [2]time.Duration {
+// rawContextReads times read for n random sessions from the given number of
+// goroutines, without HTTP, JSON or assembly: the floor under the API's latency.
+// It returns p50 and p99.
+func rawContextReads(b *testing.B, sessions, n, clients int, read func(context.Context, int) error) [2]time.Duration {
 	ctx := context.Background()
 	lat := make([]time.Duration, n)
 	var wg sync.WaitGroup
@@ -160,8 +336,7 @@ func rawContextReads(b *testing.B, st *store.Store, sessions, n, clients int) [2
 			for i := c; i < n; i += clients {
 				s := rng.IntN(sessions)
 				start := time.Now()
-				_, _, err := st.Tenant("bench").SessionWithRecent(ctx, fmt.Sprintf("s%d", s), time.Time{}, 10, false)
-				if err != nil {
+				if err := read(ctx, s); err != nil {
 					b.Error(err)
 				}
 				lat[i] = time.Since(start)

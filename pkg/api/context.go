@@ -92,9 +92,9 @@ func (s *Server) getContext(w http.ResponseWriter, r *http.Request, t *store.Ten
 	parts.Summaries = assemble.PickSummaries(data.Summaries, data.Summary, parts.Window, counts)
 	parts.List = assemble.CurrentList(data.List)
 	resolved := assemble.ResolveLang(lang, parts)
-	spent := assemble.ApplyBudget(resolved, &parts, budget)
+	spent, prompt := assemble.Assemble(resolved, &parts, budget)
 	writeJSON(w, http.StatusOK, contextResponse{
 		UserID: userID, SessionID: sessionID, Lang: resolved, Limits: lim, TTL: lim.TTL.String(),
-		Budget: spent, List: parts.List, Window: parts.Window, Facts: parts.Facts, Summaries: parts.Summaries, Prompt: assemble.Render(resolved, parts),
+		Budget: spent, List: parts.List, Window: parts.Window, Facts: parts.Facts, Summaries: parts.Summaries, Prompt: prompt,
 	})
 }

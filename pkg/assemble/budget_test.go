@@ -62,7 +62,7 @@ func TestApplyBudgetPriority(t *testing.T) {
 			two += runes(listLine(ph, e))
 		}
 	}
-	newest := runes(messageLine(ph, budgetParts().Window.Messages[2]))
+	newest := runes(renderLines(ph, budgetParts()).window[2])
 
 	for _, c := range []struct {
 		name            string
@@ -79,7 +79,14 @@ func TestApplyBudgetPriority(t *testing.T) {
 		p := budgetParts()
 		b := ApplyBudget(LangZH, &p, c.limit)
 		require.LessOrEqual(t, b.Used, c.limit, c.name)
-		require.Equal(t, b.Used, used(ph, p), c.name)
+		require.Equal(t, b.Used, renderLines(ph, p).size(ph), c.name)
+
+		// Assemble spends the budget the same way and renders what is kept.
+		q := budgetParts()
+		qb, prompt := Assemble(LangZH, &q, c.limit)
+		require.Equal(t, b, qb, c.name)
+		require.Equal(t, p, q, c.name)
+		require.Equal(t, Render(LangZH, p), prompt, c.name)
 		require.Len(t, p.List.Items, c.items, c.name)
 		require.Equal(t, int64(3-c.items), cutsOf(p.List.Cuts), c.name)
 		require.Len(t, p.Window.Messages, c.msgs, c.name)

@@ -131,61 +131,102 @@ func countScripts(s string) (han, other int) {
 // Render writes the prompt block. An empty memory renders as an empty string, so
 // a backend can append it unconditionally.
 func Render(lang string, p Parts) string {
-	if len(p.Window.Messages) == 0 && len(p.Facts.Facts) == 0 && len(p.Summaries.Previous) == 0 && p.Summaries.Current == nil &&
-		(p.List == nil || len(p.List.Items) == 0) {
+	ph := text[ResolveLang(lang, p)]
+	return renderLines(ph, p).write(ph)
+}
+
+// lines are the parts' entries as the prompt shows them, one string each, in
+// the parts' order: computed once, both to spend the budget and to write the
+// prompt.
+type lines struct {
+	// facts are the facts' texts, without the line's opening or separators.
+	facts    []string
+	previous []string
+	current  string
+	window   []string
+	list     []string
+}
+
+func renderLines(ph phrases, p Parts) lines {
+	var l lines
+	var b strings.Builder
+	line := func(write func()) string {
+		b.Reset()
+		write()
+		return strings.TrimSuffix(b.String(), "\n")
+	}
+	l.facts = make([]string, len(p.Facts.Facts))
+	for i, f := range p.Facts.Facts {
+		l.facts[i] = line(func() { writeFact(&b, ph, f) })
+	}
+	l.previous = make([]string, len(p.Summaries.Previous))
+	for i, s := range p.Summaries.Previous {
+		l.previous[i] = line(func() { writeSummary(&b, ph, s) })
+	}
+	if c := p.Summaries.Current; c != nil {
+		l.current = currentLine(ph, *c)
+	}
+	l.window = make([]string, len(p.Window.Messages))
+	for i, m := range p.Window.Messages {
+		l.window[i] = line(func() { writeMessage(&b, ph, m) })
+	}
+	if p.List != nil {
+		l.list = make([]string, len(p.List.Items))
+		for i, e := range p.List.Items {
+			l.list[i] = listLine(ph, e)
+		}
+	}
+	return l
+}
+
+// write joins the lines into the prompt block: framing, facts, earlier
+// sessions, this session's summary, the window, and the list last.
+func (l lines) write(ph phrases) string {
+	if len(l.window) == 0 && len(l.facts) == 0 && len(l.previous) == 0 && l.current == "" && len(l.list) == 0 {
 		return ""
 	}
-	ph := text[ResolveLang(lang, p)]
-	var b strings.Builder
-	size := len(ph.framing) + len(ph.window) + 4
-	for _, m := range p.Window.Messages {
-		size += len(m.Content) + 16
+	size := len(ph.framing) + len(ph.interests) + len(ph.earlier) + len(ph.window) + len(ph.list) + 16
+	for _, group := range [...][]string{l.facts, l.previous, l.window, l.list} {
+		for _, s := range group {
+			size += len(s) + len(ph.sep)
+		}
 	}
-	b.Grow(size)
+	var b strings.Builder
+	b.Grow(size + len(l.current))
 	b.WriteString(ph.framing)
 	b.WriteString("\n")
-	if len(p.Facts.Facts) > 0 {
+	if len(l.facts) > 0 {
 		b.WriteString("\n")
 		b.WriteString(ph.interests)
-		for i, f := range p.Facts.Facts {
+		for i, f := range l.facts {
 			if i > 0 {
 				b.WriteString(ph.sep)
 			}
-			writeFact(&b, ph, f)
+			b.WriteString(f)
 		}
 		b.WriteString("\n")
 	}
-	if len(p.Summaries.Previous) > 0 {
-		b.WriteString("\n")
-		b.WriteString(ph.earlier)
-		b.WriteByte('\n')
-		for _, s := range p.Summaries.Previous {
-			writeSummary(&b, ph, s)
+	block := func(heading string, entries []string) {
+		if len(entries) == 0 {
+			return
 		}
-	}
-	if c := p.Summaries.Current; c != nil {
 		b.WriteString("\n")
-		b.WriteString(currentLine(ph, *c))
+		b.WriteString(heading)
 		b.WriteByte('\n')
-	}
-	if len(p.Window.Messages) > 0 {
-		b.WriteString("\n")
-		b.WriteString(ph.window)
-		b.WriteByte('\n')
-		for _, m := range p.Window.Messages {
-			writeMessage(&b, ph, m)
-		}
-	}
-	// The list comes last, nearest to the user's next message ("3").
-	if p.List != nil && len(p.List.Items) > 0 {
-		b.WriteString("\n")
-		b.WriteString(ph.list)
-		b.WriteByte('\n')
-		for _, e := range p.List.Items {
-			b.WriteString(listLine(ph, e))
+		for _, e := range entries {
+			b.WriteString(e)
 			b.WriteByte('\n')
 		}
 	}
+	block(ph.earlier, l.previous)
+	if l.current != "" {
+		b.WriteString("\n")
+		b.WriteString(l.current)
+		b.WriteByte('\n')
+	}
+	block(ph.window, l.window)
+	// The list comes last, nearest to the user's next message ("3").
+	block(ph.list, l.list)
 	return strings.TrimRight(b.String(), "\n")
 }
 

@@ -113,7 +113,7 @@ func appendMessages(msgs []Message, rows pgx.Rows) ([]Message, error) {
 	defer rows.Close()
 	var m Message
 	dest := []any{&m.EventID, &m.SessionID, &m.UserID, &m.SiteID, &m.AgentID, &m.Role, &m.Content,
-		&m.ToolCalls, &m.Items, &m.Metadata, &m.OccurredAt, &m.StoredAt}
+		rawJSON(&m.ToolCalls), rawJSON(&m.Items), rawJSON(&m.Metadata), &m.OccurredAt, &m.StoredAt}
 	for rows.Next() {
 		m = Message{}
 		if err := rows.Scan(dest...); err != nil {
@@ -124,6 +124,11 @@ func appendMessages(msgs []Message, rows pgx.Rows) ([]Message, error) {
 	}
 	return msgs, rows.Err()
 }
+
+// rawJSON scans a json or jsonb column as the bytes PostgreSQL sent. pgx decodes
+// into a *json.RawMessage with json.Unmarshal, which validates and copies what
+// the server already validated; into a *[]byte it only copies.
+func rawJSON(p *json.RawMessage) *[]byte { return (*[]byte)(p) }
 
 // Cursor is a position in a session's event-time order.
 type Cursor struct {

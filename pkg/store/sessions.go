@@ -163,7 +163,7 @@ func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, f
 	})
 	b.Queue(q("MessageCurrentList"), t.id, sessionID).QueryRow(func(row pgx.Row) error {
 		var l PresentedList
-		err := row.Scan(&l.EventID, &l.OccurredAt, &l.Items)
+		err := row.Scan(&l.EventID, &l.OccurredAt, rawJSON(&l.Items))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil
 		}
