@@ -134,6 +134,7 @@ func BenchmarkContext(b *testing.B) {
 	}
 	rawWindow := rawContext()
 
+	settle(b)
 	w := runWrk(b, wrk, ts.URL, sessions, seconds, clients)
 	fmt.Printf("  GET /v1/context window, %d clients (wrk), %ds: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, %.0f req/s (target p99 <= 10 ms)\n",
 		clients, seconds, w.p50, w.p90, w.p99, w.rate)
@@ -156,6 +157,7 @@ func BenchmarkContext(b *testing.B) {
 		len(c.List.Items), len(c.Window.Messages), len(c.Summaries.Previous), len(c.Facts.Facts), c.Budget.Used, c.Budget.Limit)
 	rawFull := rawContext()
 
+	settle(b)
 	b.ResetTimer()
 	for range b.N {
 		full := runWrk(b, wrk, ts.URL, sessions, seconds, clients)

@@ -45,11 +45,6 @@ func loadDecayFacts(b *testing.B, db *testenv.DB, n int, at time.Time) {
 	require.NoError(b, err)
 }
 
-func checkpoint(b *testing.B, db *testenv.DB) {
-	_, err := db.Store.Pool().Exec(context.Background(), `CHECKPOINT`)
-	require.NoError(b, err)
-}
-
 // BenchmarkDecay measures a decayer run over BENCH_DECAY_FACTS facts (1M),
 // every one of them due for a change, next to the same rows updated by one raw
 // UPDATE (no batches, no lock, no refresh events) on an identical table in the
@@ -69,8 +64,7 @@ func BenchmarkDecay(b *testing.B) {
 		d, err := decayer.New(decayer.Options{Store: dbRun.Store, Publisher: events.NewRefresher(nt.JS, events.DefaultRefreshBucket),
 			Log: testenv.Logger(b), Now: func() time.Time { return at }})
 		require.NoError(b, err)
-		checkpoint(b, dbRun)
-		checkpoint(b, dbRaw)
+		settle(b)
 
 		b.ResetTimer()
 		start = time.Now()
@@ -83,7 +77,7 @@ func BenchmarkDecay(b *testing.B) {
 		facts.Expired = rep.Count(decayer.StepFacts, decayer.OutcomeExpired)
 		changed := facts.Decayed + facts.Archived + facts.Expired
 		require.Equal(b, int64(n), changed, "every fact was due")
-		checkpoint(b, dbRun)
+		settle(b)
 
 		start = time.Now()
 		tag, err := dbRaw.Store.Pool().Exec(context.Background(), `

@@ -110,6 +110,7 @@ func publishAll(b *testing.B, js jetstream.JetStream, msgs []*nats.Msg, subject 
 
 func rawJetStream(b *testing.B, msgs []*nats.Msg) float64 {
 	ctx := context.Background()
+	settle(b)
 	nt := testenv.NewNATS(b)
 	sc := events.TurnsStreamConfig(events.DefaultStreamConfig)
 	sc.Name, sc.Subjects = "BENCH_RAW", []string{"bench.raw.>"}
@@ -141,6 +142,7 @@ func rawCopy(b *testing.B, turns []events.Turn) float64 {
 	conn, err := pgx.Connect(ctx, db.URL)
 	require.NoError(b, err)
 	defer conn.Close(ctx)
+	settle(b)
 	cols := []string{"tenant_id", "event_id", "session_id", "user_id", "site_id", "agent_id", "role", "content", "tool_calls", "items", "metadata", "occurred_at", "stream_seq"}
 	start := time.Now()
 	const chunk = 5000
@@ -175,6 +177,7 @@ func endToEnd(b *testing.B, msgs []*nats.Msg, backlog bool) float64 {
 	defer cancel()
 	db := testenv.NewDB(b)
 	nt := testenv.NewNATS(b)
+	settle(b)
 	start := time.Now()
 	if backlog {
 		publishAll(b, nt.JS, msgs, func(m *nats.Msg) string { return m.Subject })
