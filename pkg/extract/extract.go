@@ -76,6 +76,16 @@ type Fact struct {
 	// Display is the name as it should be shown to users: trimmed, with
 	// surrounding brackets and quotes removed.
 	Display string `json:"display"`
+	// Source names the extractor that produced the fact when it was not the
+	// one the caller configured: a fallback (WithFallback) marks what it
+	// answers with its Source(), such as "rules" under an LLM. Empty otherwise.
+	Source string `json:"-"`
+}
+
+// Sourced is an extractor that names itself, so that facts it answers as a
+// fallback are recorded under its name rather than the primary's.
+type Sourced interface {
+	Source() string
 }
 
 // newFact builds a fact from a raw surface string, so that every extractor

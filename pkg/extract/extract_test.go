@@ -49,24 +49,24 @@ func TestDedupe(t *testing.T) {
 		{
 			"same kind and value keeps the first",
 			[]Fact{
-				{KindBookTitle, "三体", "《三体》"},
-				{KindFilm, "三体", "三体"},
-				{KindBookTitle, "三体", "三体"},
+				{Kind: KindBookTitle, Value: "三体", Display: "《三体》"},
+				{Kind: KindFilm, Value: "三体", Display: "三体"},
+				{Kind: KindBookTitle, Value: "三体", Display: "三体"},
 			},
 			[]Fact{
-				{KindBookTitle, "三体", "《三体》"},
-				{KindFilm, "三体", "三体"},
+				{Kind: KindBookTitle, Value: "三体", Display: "《三体》"},
+				{Kind: KindFilm, Value: "三体", Display: "三体"},
 			},
 		},
 		{
 			"empty values are dropped",
-			[]Fact{{KindTopic, "", ""}, {KindGenre, "jazz", "jazz"}},
-			[]Fact{{KindGenre, "jazz", "jazz"}},
+			[]Fact{{Kind: KindTopic, Value: "", Display: ""}, {Kind: KindGenre, Value: "jazz", Display: "jazz"}},
+			[]Fact{{Kind: KindGenre, Value: "jazz", Display: "jazz"}},
 		},
 		{
 			"order is stable",
-			[]Fact{{KindPerson, "b", "B"}, {KindPerson, "a", "A"}, {KindPerson, "b", "B"}},
-			[]Fact{{KindPerson, "b", "B"}, {KindPerson, "a", "A"}},
+			[]Fact{{Kind: KindPerson, Value: "b", Display: "B"}, {Kind: KindPerson, Value: "a", Display: "A"}, {Kind: KindPerson, Value: "b", Display: "B"}},
+			[]Fact{{Kind: KindPerson, Value: "b", Display: "B"}, {Kind: KindPerson, Value: "a", Display: "A"}},
 		},
 	}
 	for _, tt := range tests {
@@ -87,11 +87,11 @@ func (f fixed) Extract(context.Context, Input) ([]Fact, error) { return f.facts,
 
 func TestCombine(t *testing.T) {
 	t.Parallel()
-	catalog := fixed{facts: []Fact{{KindFilm, "三体", "三体"}, {KindPerson, "刘慈欣", "刘慈欣"}}}
+	catalog := fixed{facts: []Fact{{Kind: KindFilm, Value: "三体", Display: "三体"}, {Kind: KindPerson, Value: "刘慈欣", Display: "刘慈欣"}}}
 	rules := fixed{facts: []Fact{
-		{KindBookTitle, "三体", "三体"}, // same value, other kind: the catalog wins
-		{KindPerson, "刘慈欣", "刘慈欣"},  // duplicate
-		{KindGenre, "科幻", "科幻"},
+		{Kind: KindBookTitle, Value: "三体", Display: "三体"}, // same value, other kind: the catalog wins
+		{Kind: KindPerson, Value: "刘慈欣", Display: "刘慈欣"},  // duplicate
+		{Kind: KindGenre, Value: "科幻", Display: "科幻"},
 	}}
 	boom := errors.New("boom")
 
@@ -106,19 +106,19 @@ func TestCombine(t *testing.T) {
 		{
 			"earlier extractor wins a value",
 			Combine(catalog, rules),
-			[]Fact{{KindFilm, "三体", "三体"}, {KindPerson, "刘慈欣", "刘慈欣"}, {KindGenre, "科幻", "科幻"}},
+			[]Fact{{Kind: KindFilm, Value: "三体", Display: "三体"}, {Kind: KindPerson, Value: "刘慈欣", Display: "刘慈欣"}, {Kind: KindGenre, Value: "科幻", Display: "科幻"}},
 			nil,
 		},
 		{
 			"order decides which kind survives",
 			Combine(rules, catalog),
-			[]Fact{{KindBookTitle, "三体", "三体"}, {KindPerson, "刘慈欣", "刘慈欣"}, {KindGenre, "科幻", "科幻"}},
+			[]Fact{{Kind: KindBookTitle, Value: "三体", Display: "三体"}, {Kind: KindPerson, Value: "刘慈欣", Display: "刘慈欣"}, {Kind: KindGenre, Value: "科幻", Display: "科幻"}},
 			nil,
 		},
 		{
 			"one extractor keeps all its kinds",
-			Combine(fixed{facts: []Fact{{KindFilm, "x", "x"}, {KindMusic, "x", "x"}}}),
-			[]Fact{{KindFilm, "x", "x"}, {KindMusic, "x", "x"}},
+			Combine(fixed{facts: []Fact{{Kind: KindFilm, Value: "x", Display: "x"}, {Kind: KindMusic, Value: "x", Display: "x"}}}),
+			[]Fact{{Kind: KindFilm, Value: "x", Display: "x"}, {Kind: KindMusic, Value: "x", Display: "x"}},
 			nil,
 		},
 		{"errors propagate", Combine(catalog, fixed{err: boom}), nil, boom},

@@ -33,29 +33,29 @@ func TestGazetteer(t *testing.T) {
 		text string
 		want []Fact
 	}{
-		{"no brackets needed", "我昨天看了盗梦空间，很烧脑。", []Fact{{KindFilm, "盗梦空间", "盗梦空间"}}},
+		{"no brackets needed", "我昨天看了盗梦空间，很烧脑。", []Fact{{Kind: KindFilm, Value: "盗梦空间", Display: "盗梦空间"}}},
 		{
 			"leftmost-longest picks the sequel",
 			"无间道Ⅱ比第一部还好看",
-			[]Fact{{KindFilm, "无间道ii", "无间道Ⅱ"}},
+			[]Fact{{Kind: KindFilm, Value: "无间道ii", Display: "无间道Ⅱ"}},
 		},
 		{
 			"overlapping names: the earlier one wins",
 			"梁朝伟无间道",
-			[]Fact{{KindPerson, "梁朝伟", "梁朝伟"}, {KindFilm, "无间道", "无间道"}},
+			[]Fact{{Kind: KindPerson, Value: "梁朝伟", Display: "梁朝伟"}, {Kind: KindFilm, Value: "无间道", Display: "无间道"}},
 		},
 		{
 			"every kind of a shared name",
 			"《三体》",
-			[]Fact{{KindBookTitle, "三体", "三体"}, {KindFilm, "三体", "三体"}},
+			[]Fact{{Kind: KindBookTitle, Value: "三体", Display: "三体"}, {Kind: KindFilm, Value: "三体", Display: "三体"}},
 		},
-		{"latin names need word boundaries", "Training in the rain.", []Fact{{KindMusic, "rain", "Rain"}}},
+		{"latin names need word boundaries", "Training in the rain.", []Fact{{Kind: KindMusic, Value: "rain", Display: "Rain"}}},
 		{"no match inside a latin word", "Brainstorming", nil},
-		{"latin next to chinese is a boundary", "我喜欢Rain这首歌", []Fact{{KindMusic, "rain", "Rain"}}},
+		{"latin next to chinese is a boundary", "我喜欢Rain这首歌", []Fact{{Kind: KindMusic, Value: "rain", Display: "Rain"}}},
 		{
 			"case, width and spacing are normalised",
 			"ｃｈｒｉｓｔｏｐｈｅｒ   nolan directed THE GODFATHER? no.",
-			[]Fact{{KindPerson, "christopher nolan", "Christopher Nolan"}, {KindFilm, "the godfather", "The Godfather"}},
+			[]Fact{{Kind: KindPerson, Value: "christopher nolan", Display: "Christopher Nolan"}, {Kind: KindFilm, Value: "the godfather", Display: "The Godfather"}},
 		},
 		{"single characters never match", "李先生说x", nil},
 		{"empty text", "", nil},
@@ -116,8 +116,8 @@ func TestGazetteerLargeCatalog(t *testing.T) {
 	got, err := g.Extract(context.Background(), Input{Text: text})
 	require.NoError(t, err)
 	require.Equal(t, []Fact{
-		{KindPerson, Normalize(entries[99_999].Name), entries[99_999].Name},
-		{KindFilm, entries[50_000].Name, entries[50_000].Name},
+		{Kind: KindPerson, Value: Normalize(entries[99_999].Name), Display: entries[99_999].Name},
+		{Kind: KindFilm, Value: entries[50_000].Name, Display: entries[50_000].Name},
 	}, got)
 }
 
@@ -146,5 +146,5 @@ func TestGazetteerBoundaryRejectionKeepsShorterName(t *testing.T) {
 	g := NewGazetteer([]CatalogEntry{{KindFilm, "Rain Man"}, {KindMusic, "Rain"}})
 	got, err := g.Extract(context.Background(), Input{Text: "Rain Manor is a hotel; Rain Man is a film."})
 	require.NoError(t, err)
-	require.Equal(t, []Fact{{KindMusic, "rain", "Rain"}, {KindFilm, "rain man", "Rain Man"}}, got)
+	require.Equal(t, []Fact{{Kind: KindMusic, Value: "rain", Display: "Rain"}, {Kind: KindFilm, Value: "rain man", Display: "Rain Man"}}, got)
 }

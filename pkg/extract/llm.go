@@ -315,7 +315,8 @@ func (l *LLM) NoteFallback(reason string, err error) {
 
 // WithFallback returns an extractor that runs primary and, when it returns
 // an error while ctx is still live, calls onFallback with FallbackReason of
-// the error and answers with fallback instead. When ctx has ended it returns
+// the error and answers with fallback instead, its facts marked with the
+// fallback's Source when it is Sourced. When ctx has ended it returns
 // the error as it is, because the caller is going away and a substitute
 // answer would be wasted. A nil primary or fallback leaves the other one alone;
 // onFallback may be nil.
@@ -355,6 +356,13 @@ func (f *fallbackExtractor) Extract(ctx context.Context, in Input) ([]Fact, erro
 	facts, ferr := f.fallback.Extract(ctx, in)
 	if ferr != nil {
 		return nil, fmt.Errorf("extract: fallback after %s: %w", reason, ferr)
+	}
+	if s, ok := f.fallback.(Sourced); ok {
+		for i := range facts {
+			if facts[i].Source == "" {
+				facts[i].Source = s.Source()
+			}
+		}
 	}
 	return facts, nil
 }

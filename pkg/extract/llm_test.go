@@ -87,13 +87,13 @@ const goodAnswer = `{"books":["《三体》","三体"],"authors":["刘慈欣"," 
 	`"topics":["人工智能"],"places":["北京"]}`
 
 var goodFacts = []Fact{
-	{KindBookTitle, "三体", "三体"},
-	{KindAuthor, "刘慈欣", "刘慈欣"},
-	{KindAuthor, "frank herbert", "Frank Herbert"},
-	{KindFilm, "the godfather", "The Godfather"},
-	{KindPerson, "葛优", "葛优"},
-	{KindGenre, "科幻", "科幻"},
-	{KindTopic, "人工智能", "人工智能"},
+	{Kind: KindBookTitle, Value: "三体", Display: "三体"},
+	{Kind: KindAuthor, Value: "刘慈欣", Display: "刘慈欣"},
+	{Kind: KindAuthor, Value: "frank herbert", Display: "Frank Herbert"},
+	{Kind: KindFilm, Value: "the godfather", Display: "The Godfather"},
+	{Kind: KindPerson, Value: "葛优", Display: "葛优"},
+	{Kind: KindGenre, Value: "科幻", Display: "科幻"},
+	{Kind: KindTopic, Value: "人工智能", Display: "人工智能"},
 }
 
 func TestParseLLMAnswer(t *testing.T) {
@@ -110,21 +110,21 @@ func TestParseLLMAnswer(t *testing.T) {
 			name:    "minimal schema",
 			content: `{"books":["Dune"],"authors":["Frank Herbert"],"topics":["ecology"]}`,
 			want: []Fact{
-				{KindBookTitle, "dune", "Dune"},
-				{KindAuthor, "frank herbert", "Frank Herbert"},
-				{KindTopic, "ecology", "ecology"},
+				{Kind: KindBookTitle, Value: "dune", Display: "Dune"},
+				{Kind: KindAuthor, Value: "frank herbert", Display: "Frank Herbert"},
+				{Kind: KindTopic, Value: "ecology", Display: "ecology"},
 			},
 		},
-		{name: "json fence", content: "```json\n{\"books\":[\"三体\"]}\n```", want: []Fact{{KindBookTitle, "三体", "三体"}}},
-		{name: "bare fence", content: "  ```\n{\"genres\":[\"jazz\"]}\n```  ", want: []Fact{{KindGenre, "jazz", "jazz"}}},
-		{name: "one-line fence", content: "```json {\"music\":[\"Yesterday\"]}```", want: []Fact{{KindMusic, "yesterday", "Yesterday"}}},
-		{name: "think block", content: "<think>the user reads</think>\n{\"books\":[\"活着\"]}", want: []Fact{{KindBookTitle, "活着", "活着"}}},
+		{name: "json fence", content: "```json\n{\"books\":[\"三体\"]}\n```", want: []Fact{{Kind: KindBookTitle, Value: "三体", Display: "三体"}}},
+		{name: "bare fence", content: "  ```\n{\"genres\":[\"jazz\"]}\n```  ", want: []Fact{{Kind: KindGenre, Value: "jazz", Display: "jazz"}}},
+		{name: "one-line fence", content: "```json {\"music\":[\"Yesterday\"]}```", want: []Fact{{Kind: KindMusic, Value: "yesterday", Display: "Yesterday"}}},
+		{name: "think block", content: "<think>the user reads</think>\n{\"books\":[\"活着\"]}", want: []Fact{{Kind: KindBookTitle, Value: "活着", Display: "活着"}}},
 		{name: "empty object", content: `{}`},
 		{name: "empty arrays", content: `{"books":[],"authors":[],"topics":[]}`},
-		{name: "null array counts as empty", content: `{"books":null,"topics":["history"]}`, want: []Fact{{KindTopic, "history", "history"}}},
+		{name: "null array counts as empty", content: `{"books":null,"topics":["history"]}`, want: []Fact{{Kind: KindTopic, Value: "history", Display: "history"}}},
 		{name: "unknown keys ignored", content: `{"places":["北京"],"Books":["x"],"note":"hi"}`},
-		{name: "blank and over-long names dropped", content: `{"books":["", "  ", "《》", "` + long + `", "ok"]}`, want: []Fact{{KindBookTitle, "ok", "ok"}}},
-		{name: "same value in two kinds kept", content: `{"books":["三体"],"films":["三体"]}`, want: []Fact{{KindBookTitle, "三体", "三体"}, {KindFilm, "三体", "三体"}}},
+		{name: "blank and over-long names dropped", content: `{"books":["", "  ", "《》", "` + long + `", "ok"]}`, want: []Fact{{Kind: KindBookTitle, Value: "ok", Display: "ok"}}},
+		{name: "same value in two kinds kept", content: `{"books":["三体"],"films":["三体"]}`, want: []Fact{{Kind: KindBookTitle, Value: "三体", Display: "三体"}, {Kind: KindFilm, Value: "三体", Display: "三体"}}},
 		{name: "plain text", content: "The user likes 三体.", wantErr: true},
 		{name: "array", content: `["三体"]`, wantErr: true},
 		{name: "null", content: `null`, wantErr: true},
@@ -370,7 +370,7 @@ func TestLLMRequest(t *testing.T) {
 			for range 2 {
 				got, err := b.llm.Extract(t.Context(), Input{Text: "最近在读《三体》"})
 				require.NoError(t, err)
-				require.Equal(t, []Fact{{KindBookTitle, "三体", "三体"}}, got)
+				require.Equal(t, []Fact{{Kind: KindBookTitle, Value: "三体", Display: "三体"}}, got)
 				if len(tt.replies) == 0 {
 					break
 				}
@@ -443,7 +443,7 @@ func TestLLMAttemptTimeout(t *testing.T) {
 	t.Parallel()
 	b := setupLLM(t, func(c *LLMConfig) { c.Timeout = 50 * time.Millisecond })
 	b.srv.SetDefault(openaitest.Reply{Delay: 10 * time.Second, Content: goodAnswer})
-	rules := &staticExtractor{facts: []Fact{{KindTopic, "rules", "rules"}}}
+	rules := &staticExtractor{facts: []Fact{{Kind: KindTopic, Value: "rules", Display: "rules"}}}
 
 	start := time.Now()
 	got, err := b.llm.WithFallback(rules).Extract(t.Context(), Input{Text: "三体"})
@@ -465,6 +465,9 @@ func TestLLMFallbackToRules(t *testing.T) {
 	want, err := rules.Extract(t.Context(), in)
 	require.NoError(t, err)
 	require.NotEmpty(t, want)
+	for i := range want {
+		want[i].Source = "rules" // answered by the fallback, and marked so
+	}
 
 	malformed := openaitest.Reply{Content: "not json"}
 	tests := []struct {
@@ -602,7 +605,7 @@ func TestLLMContextCancelled(t *testing.T) {
 					}
 				}()
 			}
-			rules := &staticExtractor{facts: []Fact{{KindTopic, "rules", "rules"}}}
+			rules := &staticExtractor{facts: []Fact{{Kind: KindTopic, Value: "rules", Display: "rules"}}}
 
 			start := time.Now()
 			_, err := b.llm.WithFallback(rules).Extract(ctx, Input{Text: "三体"})
@@ -616,8 +619,8 @@ func TestLLMContextCancelled(t *testing.T) {
 
 func TestWithFallback(t *testing.T) {
 	t.Parallel()
-	primaryFacts := []Fact{{KindBookTitle, "三体", "三体"}}
-	fallbackFacts := []Fact{{KindTopic, "rules", "rules"}}
+	primaryFacts := []Fact{{Kind: KindBookTitle, Value: "三体", Display: "三体"}}
+	fallbackFacts := []Fact{{Kind: KindTopic, Value: "rules", Display: "rules"}}
 	boom := errors.New("boom")
 	rulesBroke := errors.New("rules broke")
 	tests := []struct {

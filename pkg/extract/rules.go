@@ -101,6 +101,9 @@ type state struct {
 	accepted     []cand // candidates that became facts, for tests
 }
 
+// Source implements Sourced: facts the rules answer are recorded as "rules".
+func (r *Rules) Source() string { return "rules" }
+
 // Extract implements Extractor.
 func (r *Rules) Extract(ctx context.Context, in Input) ([]Fact, error) {
 	if err := ctx.Err(); err != nil {

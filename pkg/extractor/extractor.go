@@ -244,11 +244,15 @@ func (w *Worker) mentions(ctx context.Context, t *events.Turn) ([]store.Mention,
 			continue
 		}
 		w.metrics.facts.WithLabelValues(string(f.Kind)).Inc()
+		source := w.source
+		if f.Source != "" { // answered by a fallback
+			source = f.Source
+		}
 		out = append(out, store.Mention{
 			TenantID: t.TenantID, EventID: t.ID, UserID: t.UserID, SessionID: t.SessionID,
 			Type: string(f.Kind), Value: f.Value, Display: f.Display,
 			OccurredAt: t.OccurredAt, ExpiresAt: t.OccurredAt.Add(w.cfg.TTLFor(string(f.Kind))),
-			Source: w.source,
+			Source: source,
 		})
 	}
 	return out, nil

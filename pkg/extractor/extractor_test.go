@@ -228,7 +228,9 @@ func TestExtractorWithLLMAndFallback(t *testing.T) {
 
 	b.publish(t, turn("2", "t", "u", events.RoleUser, "我更喜欢《挪威的森林》", t0.Add(time.Minute)))
 	b.waitIdle(t)
-	require.Contains(t, b.facts(t, "t", "u"), "book_title:挪威的森林", "the rules answered when the model failed")
+	facts = b.facts(t, "t", "u")
+	require.Contains(t, facts, "book_title:挪威的森林", "the rules answered when the model failed")
+	require.Equal(t, "rules", facts["book_title:挪威的森林"].Source, "recorded as the fallback's, not the model's")
 	require.Empty(t, b.nats.DeadLetters(t), "LLM trouble never dead-letters a turn")
 	require.Equal(t, "test-model", llm.ChatRequests()[0].Model)
 }
