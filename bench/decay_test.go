@@ -61,6 +61,8 @@ func BenchmarkDecay(b *testing.B) {
 		loadDecayFacts(b, dbRaw, n, at)
 		load := time.Since(start)
 
+		// Config zero: the purge step is off, so the run does what the raw
+		// UPDATE does.
 		d, err := decayer.New(decayer.Options{Store: dbRun.Store, Publisher: events.NewRefresher(nt.JS, events.DefaultRefreshBucket),
 			Log: testenv.Logger(b), Now: func() time.Time { return at }})
 		require.NoError(b, err)

@@ -27,6 +27,7 @@ func TestConfigDefaults(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 24*time.Hour, cfg.Decayer.Interval)
 	require.Equal(t, 10000, cfg.Decayer.BatchSize)
+	require.Equal(t, 30*24*time.Hour, cfg.Decayer.PurgeAfter, "expired facts are purged after 30 days")
 	require.Equal(t, store.DefaultDecayConfig, cfg.Decayer.Decay)
 	require.Zero(t, cfg.Decayer.RetentionFor("any"), "retention: keep by default")
 	_, err = decayer.New(decayer.Options{Config: cfg.Decayer})

@@ -31,6 +31,9 @@ type Config struct {
 	RetentionDefault  Retention         `env:"RETENTION_DEFAULT" envDefault:"0"`
 	RetentionByTenant TenantRetention   `env:"RETENTION_BY_TENANT"`
 	Decay             store.DecayConfig // the facts' decay policy (DECAY_*, FACT_TTL*)
+	// PurgeAfter is how long an expired fact is kept (past its expiry, event
+	// time) before it is deleted with its mentions; 0 keeps expired facts.
+	PurgeAfter time.Duration `env:"FACT_PURGE_AFTER" envDefault:"720h"`
 	// Seen is the age of the seen-item registry (ITEMS_SEEN_MAX_AGE).
 	Seen    store.SeenRetentionConfig
 	Refresh events.RefreshConfig

@@ -2,7 +2,8 @@
 // interest facts up to date with the decay policy (weight now, archived below
 // the floor, expired past their expiry), deletes messages and sessions beyond
 // a tenant's retention, and asks for the profiles of the users whose facts
-// changed to be recomputed.
+// changed to be recomputed. Facts expired for longer than FACT_PURGE_AFTER are
+// deleted with their mentions, so neither table grows without bound.
 //
 // A run is a list of steps, each working in bounded batches that commit on
 // their own. Runs are idempotent (a second run at the same time, or later in
@@ -65,8 +66,9 @@ type Decayer struct {
 	log     *slog.Logger
 	now     func() time.Time
 	metrics *metrics
-	// Steps are run in order. New sets facts, retention and refresh; a new
-	// kind of clean-up is one more Step (before refresh if it changes facts).
+	// Steps are run in order. New sets facts, purge, retention, seen and
+	// refresh; a new kind of clean-up is one more Step (before refresh if it
+	// changes facts).
 	Steps []Step
 }
 
@@ -77,6 +79,9 @@ func New(o Options) (*Decayer, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.PurgeAfter < 0 {
+		return nil, fmt.Errorf("FACT_PURGE_AFTER: %s is negative; 0 keeps expired facts", cfg.PurgeAfter)
+	}
 	d := &Decayer{cfg: cfg, store: o.Store, policy: policy, pub: o.Publisher, log: o.Log, now: o.Now, metrics: newMetrics(o.Registry)}
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
@@ -86,6 +91,7 @@ func New(o Options) (*Decayer, error) {
 	}
 	d.Steps = []Step{
 		{Name: StepFacts, Run: d.decayFacts},
+		{Name: StepPurge, Run: d.purgeFacts},
 		{Name: StepRetention, Run: d.retention},
 		{Name: StepSeen, Run: d.pruneSeen},
 		{Name: StepRefresh, Run: d.refresh},

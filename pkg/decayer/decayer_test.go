@@ -675,3 +675,69 @@ func TestSeenItemsPrunedByAge(t *testing.T) {
 	require.Equal(t, 1, count(), "/mv/1 was last shown 91 days ago; /mv/2 again 11 days ago")
 	require.Equal(t, int64(1), rep.Count(decayer.StepSeen, "deleted"))
 }
+
+// Facts expired for longer than PurgeAfter are deleted with their mentions;
+// those expired more recently, still active, or mentioned again are kept.
+func TestPurgeExpiredFacts(t *testing.T) {
+	t.Parallel()
+	b := setup(t, decayer.Config{PurgeAfter: 30 * day, BatchSize: 2})
+	b.mention(t, "u1", "author", "Herbert", t0)
+	b.mention(t, "u1", "author", "Herbert", t0.Add(time.Hour))
+	b.mention(t, "u1", "topic", "jazz", t0.Add(60*day))
+	b.mention(t, "u2", "author", "Herbert", t0)
+	b.mention(t, "u2", "author", "Herbert", t0.Add(100*day)) // active again until day 190
+	// Enough long-expired facts to fill several heap pages, so several batches.
+	var films []store.Mention
+	for i := range 300 {
+		at := t0.Add(-time.Duration(10+i%5) * day)
+		films = append(films, store.Mention{TenantID: "acme", EventID: fmt.Sprintf("f%d", i), UserID: fmt.Sprintf("x%d", i), SessionID: "s",
+			Type: "film", Value: "Dune", Display: "Dune", OccurredAt: at, ExpiresAt: at.Add(90 * day), Source: "rules"})
+	}
+	_, err := b.db.Store.RecordMentions(context.Background(), films)
+	require.NoError(t, err)
+	mentions := func(user, value string) int {
+		var n int
+		require.NoError(t, b.db.Store.Pool().QueryRow(context.Background(),
+			`SELECT count(*) FROM fact_mentions WHERE user_id = $1 AND value = $2`, user, value).Scan(&n))
+		return n
+	}
+	expiry := t0.Add(time.Hour + 90*day) // u1's Herbert
+
+	rep := b.runAt(t, expiry.Add(30*day))
+	require.Equal(t, store.FactExpired, b.facts(t)["u1/author/Herbert"].Status, "expired exactly PurgeAfter ago: kept")
+	require.Equal(t, int64(300), rep.Count(decayer.StepPurge, decayer.OutcomeFactsPurged), "only the films, expired longer ago")
+	require.Equal(t, int64(300), rep.Count(decayer.StepPurge, decayer.OutcomeMentionsPurged))
+	require.Greater(t, rep.Steps[1].Batches, 1, "in several batches")
+
+	rep = b.runAt(t, expiry.Add(30*day+time.Microsecond))
+	require.Equal(t, int64(1), rep.Count(decayer.StepPurge, decayer.OutcomeFactsPurged))
+	require.Equal(t, int64(2), rep.Count(decayer.StepPurge, decayer.OutcomeMentionsPurged))
+	facts := b.facts(t)
+	require.NotContains(t, facts, "u1/author/Herbert")
+	require.Zero(t, mentions("u1", "Herbert"))
+	require.Equal(t, store.FactActive, facts["u1/topic/jazz"].Status)
+	require.Equal(t, 1, mentions("u1", "jazz"))
+	require.Equal(t, store.FactActive, facts["u2/author/Herbert"].Status, "mentioned again: active, kept")
+	require.Equal(t, 2, mentions("u2", "Herbert"))
+	require.Len(t, facts, 2)
+
+	rep = b.runAt(t, expiry.Add(31*day))
+	require.Zero(t, rep.Count(decayer.StepPurge, decayer.OutcomeFactsPurged), "a second run purges nothing")
+
+	// Mentioned again after the purge, it starts over.
+	b.mention(t, "u1", "author", "Herbert", expiry.Add(40*day))
+	require.Equal(t, store.FactActive, b.facts(t)["u1/author/Herbert"].Status)
+	require.Equal(t, 1, mentions("u1", "Herbert"))
+}
+
+func TestPurgeOffAndInvalid(t *testing.T) {
+	t.Parallel()
+	b := setup(t, decayer.Config{})
+	b.mention(t, "u1", "author", "Herbert", t0)
+	rep := b.runAt(t, t0.Add(5000*day))
+	require.Zero(t, rep.Count(decayer.StepPurge, decayer.OutcomeFactsPurged))
+	require.Contains(t, b.facts(t), "u1/author/Herbert", "PurgeAfter 0 keeps expired facts")
+
+	_, err := decayer.New(decayer.Options{Config: decayer.Config{PurgeAfter: -time.Hour}, Store: b.db.Store})
+	require.ErrorContains(t, err, "FACT_PURGE_AFTER")
+}

@@ -17,6 +17,7 @@ import (
 // recall_decayer_rows_total).
 const (
 	StepFacts     = "facts"
+	StepPurge     = "purge"
 	StepRetention = "retention"
 	StepSeen      = "seen"
 	StepRefresh   = "refresh"
@@ -29,6 +30,10 @@ const (
 	OutcomeExpired = "expired"
 	// Archived facts above the floor again, after the policy changed.
 	OutcomeReactivated = "reactivated"
+	// Facts expired for longer than FACT_PURGE_AFTER, deleted with their
+	// mentions.
+	OutcomeFactsPurged    = "facts_purged"
+	OutcomeMentionsPurged = "mentions_purged"
 	// Messages and sessions deleted by retention.
 	OutcomeMessagesDeleted = "messages_deleted"
 	OutcomeSessionsDeleted = "sessions_deleted"
@@ -91,6 +96,43 @@ func (d *Decayer) decayFacts(ctx context.Context, r *Run, s *StepRun) error {
 		}
 	}
 	s.Add("scanned", total.Scanned)
+	return nil
+}
+
+// purgeFacts deletes the facts that expired longer than PurgeAfter ago (event
+// time) with their mentions, walking the facts table in page ranges of about
+// BatchSize facts, like decayFacts. Expired facts change no profile, so no
+// refresh is owed.
+func (d *Decayer) purgeFacts(ctx context.Context, r *Run, s *StepRun) error {
+	if r.Config.PurgeAfter <= 0 {
+		return nil
+	}
+	pages, density, err := r.Store.FactPages(ctx)
+	if err != nil {
+		return err
+	}
+	if density <= 0 {
+		density = defaultRowsPerPage
+	}
+	per := pagesFor(float64(r.Config.BatchSize), density)
+	before := r.At.Add(-r.Config.PurgeAfter)
+	for lo := int64(0); lo < pages; {
+		hi := min(lo+per, pages)
+		var facts, mentions int64
+		err := retryConflicts(ctx, func() (err error) {
+			facts, mentions, err = r.Store.PurgeExpiredFacts(ctx, lo, hi, before)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		s.Add(OutcomeFactsPurged, facts)
+		s.Add(OutcomeMentionsPurged, mentions)
+		lo = hi
+		if err := s.Batch(ctx, "page", lo, "pages", pages); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -82,11 +82,7 @@ func (c *DecayCounts) Add(o DecayCounts) {
 // RefreshOutbox). at is taken to the microsecond, as PostgreSQL stores it.
 func (s *Store) DecayFacts(ctx context.Context, p *DecayPolicy, firstPage, endPage int64, at time.Time) (DecayCounts, error) {
 	sp := p.sqlParams()
-	lo := pgtype.TID{BlockNumber: uint32(firstPage), Valid: true}
-	hi := pgtype.TID{BlockNumber: uint32(endPage), Valid: true}
-	if endPage > 1<<32-1 {
-		hi = pgtype.TID{BlockNumber: 1<<32 - 1, OffsetNumber: 1<<16 - 1, Valid: true}
-	}
+	lo, hi := pageTIDs(firstPage, endPage)
 	var c DecayCounts
 	err := s.pool.QueryRow(ctx, q("FactDecayRange"), lo, hi, at.Truncate(time.Microsecond),
 		sp.types, sp.periodUS, sp.floors, sp.mult, sp.width).
@@ -95,6 +91,28 @@ func (s *Store) DecayFacts(ctx context.Context, p *DecayPolicy, firstPage, endPa
 		return c, fmt.Errorf("decay facts in pages %d-%d: %w", firstPage, endPage, err)
 	}
 	return c, nil
+}
+
+// PurgeExpiredFacts deletes the facts stored in heap pages [firstPage,
+// endPage) that expired before before, with their mentions, in one statement.
+// It returns how many facts and mentions it deleted. A replay of turns that
+// old mentions a purged fact again as new; it expires again by the same rule.
+func (s *Store) PurgeExpiredFacts(ctx context.Context, firstPage, endPage int64, before time.Time) (facts, mentions int64, err error) {
+	lo, hi := pageTIDs(firstPage, endPage)
+	if err := s.pool.QueryRow(ctx, q("FactPurgeRange"), lo, hi, before).Scan(&facts, &mentions); err != nil {
+		return 0, 0, fmt.Errorf("purge expired facts in pages %d-%d: %w", firstPage, endPage, err)
+	}
+	return facts, mentions, nil
+}
+
+// pageTIDs are the tuple ids bounding heap pages [firstPage, endPage).
+func pageTIDs(firstPage, endPage int64) (lo, hi pgtype.TID) {
+	lo = pgtype.TID{BlockNumber: uint32(firstPage), Valid: true}
+	hi = pgtype.TID{BlockNumber: uint32(endPage), Valid: true}
+	if endPage > 1<<32-1 {
+		hi = pgtype.TID{BlockNumber: 1<<32 - 1, OffsetNumber: 1<<16 - 1, Valid: true}
+	}
+	return lo, hi
 }
 
 // PendingRefresh is a profile refresh the decayer owes a user.

@@ -140,3 +140,22 @@ WHERE s.tenant_id = $1 AND s.session_id = d.session_id;
 DELETE FROM sessions s
 WHERE s.tenant_id = $1 AND s.session_id = ANY ($2::text[])
   AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.tenant_id = $1 AND m.session_id = s.session_id);
+
+-- name: FactPurgeRange
+-- Deletes the facts stored in heap pages [$1, $2) that expired before $3, and
+-- their mentions (all at or before the fact's last mention, so the user's
+-- mention index bounds the search). A fact mentioned again meanwhile is active
+-- again and no longer matches.
+WITH doomed AS (
+    DELETE FROM facts
+    WHERE ctid >= $1 AND ctid < $2 AND status = 'expired' AND expires_at < $3
+    RETURNING tenant_id, user_id, type, value, last_mentioned_at
+), mentions AS (
+    DELETE FROM fact_mentions m
+    USING doomed d
+    WHERE m.tenant_id = d.tenant_id AND m.user_id = d.user_id
+      AND m.occurred_at <= d.last_mentioned_at
+      AND m.type = d.type AND m.value = d.value
+    RETURNING 1
+)
+SELECT (SELECT count(*) FROM doomed), (SELECT count(*) FROM mentions);
