@@ -57,15 +57,11 @@ const (
 // started hold new row versions (fresh mentions, or rows this run already
 // updated) and are left to the next run.
 func (d *Decayer) decayFacts(ctx context.Context, r *Run, s *StepRun) error {
-	pages, density, err := r.Store.FactPages(ctx)
+	pages, per, err := factBatches(ctx, r)
 	if err != nil {
 		return err
 	}
-	if density <= 0 {
-		density = defaultRowsPerPage
-	}
 	target := float64(r.Config.BatchSize)
-	per := pagesFor(target, density)
 	var total store.DecayCounts
 	for lo := int64(0); lo < pages; {
 		hi := min(lo+per, pages)
@@ -107,14 +103,10 @@ func (d *Decayer) purgeFacts(ctx context.Context, r *Run, s *StepRun) error {
 	if r.Config.PurgeAfter <= 0 {
 		return nil
 	}
-	pages, density, err := r.Store.FactPages(ctx)
+	pages, per, err := factBatches(ctx, r)
 	if err != nil {
 		return err
 	}
-	if density <= 0 {
-		density = defaultRowsPerPage
-	}
-	per := pagesFor(float64(r.Config.BatchSize), density)
 	before := r.At.Add(-r.Config.PurgeAfter)
 	for lo := int64(0); lo < pages; {
 		hi := min(lo+per, pages)
@@ -134,6 +126,19 @@ func (d *Decayer) purgeFacts(ctx context.Context, r *Run, s *StepRun) error {
 		}
 	}
 	return nil
+}
+
+// factBatches is the facts table's size in heap pages, and the pages a batch
+// of about BatchSize facts covers at the density last analyzed.
+func factBatches(ctx context.Context, r *Run) (pages, per int64, err error) {
+	pages, density, err := r.Store.FactPages(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	if density <= 0 {
+		density = defaultRowsPerPage
+	}
+	return pages, pagesFor(float64(r.Config.BatchSize), density), nil
 }
 
 func pagesFor(rows, density float64) int64 {
