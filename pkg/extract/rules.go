@@ -8,7 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/go-ego/gse"
+	"github.com/recallhq/recall/pkg/segment"
 )
 
 // RulesOptions configures a Rules extractor. The zero value is ready to use.
@@ -32,7 +32,7 @@ type RulesOptions struct {
 type Rules struct {
 	titleKind Kind
 	lex       *lexicon
-	seg       *gse.Segmenter
+	seg       *segment.Segmenter
 }
 
 // NewRules validates opts and loads the shared dictionaries. The first call
@@ -52,7 +52,7 @@ func NewRules(opts RulesOptions) (*Rules, error) {
 	}
 	r := &Rules{titleKind: kind, lex: lex}
 	if !opts.SkipChinese {
-		if r.seg, err = segmenter(); err != nil {
+		if r.seg, err = segment.Shared(); err != nil {
 			return nil, err
 		}
 	}
