@@ -43,6 +43,18 @@ func LoadConfig[T any]() (T, error) {
 	return cfg, nil
 }
 
+// Defaults returns T as its env tags define it with no variable set: the one
+// place a config's defaults live, for code that builds a config without the
+// environment (tests, tools). A tag default that does not parse is a bug in
+// the program, so it panics.
+func Defaults[T any]() T {
+	cfg, err := env.ParseAsWithOptions[T](env.Options{Environment: map[string]string{}})
+	if err != nil {
+		panic(fmt.Sprintf("config defaults of %T: %v", cfg, err))
+	}
+	return cfg
+}
+
 // nameVariables rewrites parse errors, which name Go fields, to name the env
 // variables an operator actually sets.
 func nameVariables[T any](err error) error {
