@@ -8,11 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/decayer"
-	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -63,7 +64,7 @@ func BenchmarkDecay(b *testing.B) {
 
 		// Config zero: the purge step is off, so the run does what the raw
 		// UPDATE does.
-		d, err := decayer.New(decayer.Options{Store: dbRun.Store, Publisher: events.NewRefresher(nt.JS, events.DefaultRefreshBucket),
+		d, err := decayer.New(decayer.Options{Store: dbRun.Store, Publisher: queue.NewRefresher(nt.JS, queue.DefaultRefreshBucket),
 			Log: testenv.Logger(b), Now: func() time.Time { return at }})
 		require.NoError(b, err)
 		settle(b)

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/require"
 
@@ -76,16 +78,16 @@ func BenchmarkExtract(b *testing.B) {
 		}
 		perCore := float64(len(texts)) / time.Since(start).Seconds()
 
-		ingestRate := workerRate(b, msgs, func(ctx context.Context, nt *testenv.NATS, db *testenv.DB) (*events.Runner, string) {
-			r, err := ingest.NewRunner(ctx, nt.JS, db.Store, ingest.Config{Consumer: events.DefaultConsumerConfig}, events.DefaultLimits, testenv.Logger(b), events.NewRunnerMetrics(nil))
+		ingestRate := workerRate(b, msgs, func(ctx context.Context, nt *testenv.NATS, db *testenv.DB) (*queue.Runner, string) {
+			r, err := ingest.NewRunner(ctx, nt.JS, db.Store, ingest.Config{Consumer: queue.DefaultConsumerConfig}, events.DefaultLimits, testenv.Logger(b), queue.NewRunnerMetrics(nil))
 			require.NoError(b, err)
 			return r, ingest.ConsumerName
 		})
-		extractRate := workerRate(b, msgs, func(ctx context.Context, nt *testenv.NATS, db *testenv.DB) (*events.Runner, string) {
+		extractRate := workerRate(b, msgs, func(ctx context.Context, nt *testenv.NATS, db *testenv.DB) (*queue.Runner, string) {
 			cfg, err := service.LoadConfig[extractor.Config]()
 			require.NoError(b, err)
 			w := extractor.New(cfg, db.Store, rules, "rules", events.DefaultLimits, testenv.Logger(b), nil)
-			r, err := extractor.NewRunner(ctx, nt.JS, w, testenv.Logger(b), events.NewRunnerMetrics(nil))
+			r, err := extractor.NewRunner(ctx, nt.JS, w, testenv.Logger(b), queue.NewRunnerMetrics(nil))
 			require.NoError(b, err)
 			return r, extractor.ConsumerName
 		})
@@ -102,7 +104,7 @@ func BenchmarkExtract(b *testing.B) {
 
 // workerRate publishes msgs to a fresh stream with one worker running and
 // measures from the first publish to the worker's last ack (acks follow commits).
-func workerRate(b *testing.B, msgs []*nats.Msg, start func(context.Context, *testenv.NATS, *testenv.DB) (*events.Runner, string)) float64 {
+func workerRate(b *testing.B, msgs []*nats.Msg, start func(context.Context, *testenv.NATS, *testenv.DB) (*queue.Runner, string)) float64 {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	db := testenv.NewDB(b)
@@ -113,7 +115,7 @@ func workerRate(b *testing.B, msgs []*nats.Msg, start func(context.Context, *tes
 	defer func() { cancel(); <-done }()
 	begin := time.Now()
 	publishAll(b, nt.JS, msgs, func(m *nats.Msg) string { return m.Subject })
-	cons, err := nt.JS.Consumer(ctx, events.TurnsStream, name)
+	cons, err := nt.JS.Consumer(ctx, queue.TurnsStream, name)
 	require.NoError(b, err)
 	for {
 		info, err := cons.Info(ctx)

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -112,11 +114,11 @@ func rawJetStream(b *testing.B, msgs []*nats.Msg) float64 {
 	ctx := context.Background()
 	settle(b)
 	nt := testenv.NewNATS(b)
-	sc := events.TurnsStreamConfig(events.DefaultStreamConfig)
+	sc := queue.TurnsStreamConfig(queue.DefaultStreamConfig)
 	sc.Name, sc.Subjects = "BENCH_RAW", []string{"bench.raw.>"}
 	_, err := nt.JS.CreateStream(ctx, sc)
 	require.NoError(b, err)
-	cons, err := nt.JS.CreateOrUpdateConsumer(ctx, "BENCH_RAW", events.DurableConsumer("raw", "bench.raw.>", events.DefaultConsumerConfig))
+	cons, err := nt.JS.CreateOrUpdateConsumer(ctx, "BENCH_RAW", queue.DurableConsumer("raw", "bench.raw.>", queue.DefaultConsumerConfig))
 	require.NoError(b, err)
 	var got atomic.Int64
 	done := make(chan struct{})
@@ -183,8 +185,8 @@ func endToEnd(b *testing.B, msgs []*nats.Msg, backlog bool) float64 {
 		publishAll(b, nt.JS, msgs, func(m *nats.Msg) string { return m.Subject })
 		start = time.Now()
 	}
-	cfg := ingest.Config{Consumer: events.DefaultConsumerConfig}
-	r, err := ingest.NewRunner(ctx, nt.JS, db.Store, cfg, events.DefaultLimits, testenv.Logger(b), events.NewRunnerMetrics(nil))
+	cfg := ingest.Config{Consumer: queue.DefaultConsumerConfig}
+	r, err := ingest.NewRunner(ctx, nt.JS, db.Store, cfg, events.DefaultLimits, testenv.Logger(b), queue.NewRunnerMetrics(nil))
 	require.NoError(b, err)
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
@@ -193,7 +195,7 @@ func endToEnd(b *testing.B, msgs []*nats.Msg, backlog bool) float64 {
 	if !backlog {
 		publishAll(b, nt.JS, msgs, func(m *nats.Msg) string { return m.Subject })
 	}
-	cons, err := nt.JS.Consumer(ctx, events.TurnsStream, ingest.ConsumerName)
+	cons, err := nt.JS.Consumer(ctx, queue.TurnsStream, ingest.ConsumerName)
 	require.NoError(b, err)
 	last := uint64(len(msgs))
 	for {

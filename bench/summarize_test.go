@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/deploycheck"
@@ -131,7 +133,7 @@ func summaryDelay(b *testing.B, n int) (ingestDelays, summaryDelays []time.Durat
 	nt := testenv.NewNATS(b)
 	log := testenv.Logger(b)
 
-	ir, err := ingest.NewRunner(ctx, nt.JS, db.Store, ingest.Config{Consumer: events.DefaultConsumerConfig}, events.DefaultLimits, log, nil)
+	ir, err := ingest.NewRunner(ctx, nt.JS, db.Store, ingest.Config{Consumer: queue.DefaultConsumerConfig}, events.DefaultLimits, log, nil)
 	require.NoError(b, err)
 	scfg, err := service.LoadConfig[summarizer.Config]()
 	require.NoError(b, err)
@@ -147,7 +149,7 @@ func summaryDelay(b *testing.B, n int) (ingestDelays, summaryDelays []time.Durat
 	hs := httptest.NewServer(srv.Handler(nil))
 	defer hs.Close()
 	done := make(chan struct{}, 2)
-	for _, r := range []*events.Runner{ir, sr} {
+	for _, r := range []*queue.Runner{ir, sr} {
 		go func() { _ = r.Run(ctx); done <- struct{}{} }()
 	}
 	defer func() { cancel(); <-done; <-done }()
@@ -169,7 +171,7 @@ func summaryDelay(b *testing.B, n int) (ingestDelays, summaryDelays []time.Durat
 		}
 		return st
 	}
-	pub := events.NewPublisher(nt.JS)
+	pub := queue.NewPublisher(nt.JS)
 	base := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	lines := []string{
 		"I'm looking for a science fiction novel like The Three-Body Problem for a long flight.",

@@ -13,9 +13,10 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/recallhq/recall/internal/deps"
 	"github.com/recallhq/recall/pkg/decayer"
-	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/service"
 )
 
@@ -45,7 +46,7 @@ func run(ctx context.Context, log *slog.Logger) error {
 	defer closeDeps()
 
 	dec, err := decayer.New(decayer.Options{Config: cfg.Decayer, Store: d.Store,
-		Publisher: events.NewRefresher(d.JS, cfg.Decayer.Refresh.Bucket), Log: log, Registry: d.Registry})
+		Publisher: queue.NewRefresher(d.JS, cfg.Decayer.Refresh.Bucket), Log: log, Registry: d.Registry})
 	if err != nil {
 		return err
 	}

@@ -6,8 +6,9 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/recallhq/recall/internal/deps"
-	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/extractor"
 	"github.com/recallhq/recall/pkg/service"
 )
@@ -37,7 +38,7 @@ func run(ctx context.Context, log *slog.Logger) error {
 		return err
 	}
 	w := extractor.New(cfg.Extractor, d.Store, ex, source, cfg.Limits.Limits(), log, d.Registry)
-	w.Refresher = events.NewRefresher(d.JS, cfg.Extractor.Refresh.Bucket)
+	w.Refresher = queue.NewRefresher(d.JS, cfg.Extractor.Refresh.Bucket)
 	runner, err := extractor.NewRunner(ctx, d.JS, w, log, d.RunnerMetrics)
 	if err != nil {
 		return err

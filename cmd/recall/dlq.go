@@ -14,16 +14,17 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/service"
 )
 
 type natsToolConfig struct {
 	LogLevel slog.Level `env:"LOG_LEVEL" envDefault:"info"`
-	NATS     events.NATSConfig
-	Streams  events.StreamConfig
+	NATS     queue.NATSConfig
+	Streams  queue.StreamConfig
 }
 
 const dlqUsage = `usage: recall dlq <list|show|redrive|delete> [flags] [seq...]
@@ -44,11 +45,11 @@ func dlqCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	if err != nil {
 		return err
 	}
-	nc, js, err := events.Open(ctx, cfg.NATS, cfg.Streams, "recall-dlq", log)
+	nc, js, err := queue.Open(ctx, cfg.NATS, cfg.Streams, "recall-dlq", log)
 	if err != nil {
 		return err
 	}
-	defer events.Close(nc, 5*time.Second)
+	defer queue.Close(nc, 5*time.Second)
 	return runDLQ(ctx, js, args, os.Stdout)
 }
 
@@ -72,7 +73,7 @@ func runDLQ(ctx context.Context, js jetstream.JetStream, args []string, out io.W
 		if len(seqs) != 1 {
 			return errors.New("dlq show: give exactly one sequence")
 		}
-		e, err := events.GetDeadLetter(ctx, js, seqs[0])
+		e, err := queue.GetDeadLetter(ctx, js, seqs[0])
 		if err != nil {
 			return err
 		}
@@ -83,15 +84,15 @@ func runDLQ(ctx context.Context, js jetstream.JetStream, args []string, out io.W
 		if *all == (len(seqs) > 0) {
 			return errors.New("dlq redrive: give sequences or -all (not both)")
 		}
-		var entries []events.DeadLetterEntry
+		var entries []queue.DeadLetterEntry
 		if *all {
-			err = events.ListDeadLetters(ctx, js, *consumer, func(e events.DeadLetterEntry) error {
+			err = queue.ListDeadLetters(ctx, js, *consumer, func(e queue.DeadLetterEntry) error {
 				entries = append(entries, e)
 				return nil
 			})
 		} else {
 			for _, s := range seqs {
-				e, gerr := events.GetDeadLetter(ctx, js, s)
+				e, gerr := queue.GetDeadLetter(ctx, js, s)
 				if gerr != nil {
 					err = errors.Join(err, gerr)
 					continue
@@ -101,7 +102,7 @@ func runDLQ(ctx context.Context, js jetstream.JetStream, args []string, out io.W
 		}
 		var done, kept int
 		for _, e := range entries {
-			if rerr := events.Redrive(ctx, js, e); rerr != nil {
+			if rerr := queue.Redrive(ctx, js, e); rerr != nil {
 				kept++
 				err = errors.Join(err, rerr)
 				continue
@@ -116,7 +117,7 @@ func runDLQ(ctx context.Context, js jetstream.JetStream, args []string, out io.W
 			return errors.New("dlq delete: give the sequences to delete")
 		}
 		for _, s := range seqs {
-			if derr := events.DeleteDeadLetter(ctx, js, s); derr != nil {
+			if derr := queue.DeleteDeadLetter(ctx, js, s); derr != nil {
 				err = errors.Join(err, derr)
 				continue
 			}
@@ -131,14 +132,14 @@ func runDLQ(ctx context.Context, js jetstream.JetStream, args []string, out io.W
 func dlqList(ctx context.Context, js jetstream.JetStream, consumer string, asJSON bool, out io.Writer) error {
 	if asJSON {
 		enc := json.NewEncoder(out)
-		return events.ListDeadLetters(ctx, js, consumer, func(e events.DeadLetterEntry) error {
+		return queue.ListDeadLetters(ctx, js, consumer, func(e queue.DeadLetterEntry) error {
 			return enc.Encode(showable(e))
 		})
 	}
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SEQ\tFAILED AT\tCONSUMER\tDELIVERIES\tSUBJECT\tEVENT ID\tREASON")
 	n := 0
-	err := events.ListDeadLetters(ctx, js, consumer, func(e events.DeadLetterEntry) error {
+	err := queue.ListDeadLetters(ctx, js, consumer, func(e queue.DeadLetterEntry) error {
 		n++
 		reason := strings.ReplaceAll(e.Reason, "\n", " ")
 		if len(reason) > 120 {
@@ -159,8 +160,8 @@ func dlqList(ctx context.Context, js jetstream.JetStream, consumer string, asJSO
 
 // showable renders the payload as text when it is UTF-8 (it nearly always is:
 // JSON), as base64 otherwise.
-func showable(e events.DeadLetterEntry) any {
-	type entry events.DeadLetterEntry
+func showable(e queue.DeadLetterEntry) any {
+	type entry queue.DeadLetterEntry
 	if utf8.Valid(e.Data) {
 		return struct {
 			entry

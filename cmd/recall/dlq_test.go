@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/require"
 
@@ -20,11 +22,11 @@ func TestDLQCommands(t *testing.T) {
 	n := testenv.NewNATS(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	r, err := events.NewRunner(ctx, n.JS, events.TurnsStream, events.DurableConsumer("ingest", events.TurnsSubjects, events.DefaultConsumerConfig),
-		events.PerMessage(func(context.Context, events.Message) error {
-			return events.Permanent(errors.New("turn: field \"role\": unknown role"))
+	r, err := queue.NewRunner(ctx, n.JS, queue.TurnsStream, queue.DurableConsumer("ingest", events.TurnsSubjects, queue.DefaultConsumerConfig),
+		queue.PerMessage(func(context.Context, queue.Message) error {
+			return queue.Permanent(errors.New("turn: field \"role\": unknown role"))
 		}),
-		events.RunnerConfig{}, testenv.Logger(t), nil)
+		queue.RunnerConfig{}, testenv.Logger(t), nil)
 	require.NoError(t, err)
 	go func() { _ = r.Run(ctx) }()
 	for _, body := range []string{`{"id":"a"}`, `{"id":"b"}`} {
@@ -76,7 +78,7 @@ func TestDLQCommands(t *testing.T) {
 	require.Contains(t, out, "deleted 2")
 	require.Empty(t, n.DeadLetters(t))
 
-	s, err := n.JS.Stream(context.Background(), events.TurnsStream)
+	s, err := n.JS.Stream(context.Background(), queue.TurnsStream)
 	require.NoError(t, err)
 	info, err := s.Info(context.Background())
 	require.NoError(t, err)

@@ -8,7 +8,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/recallhq/recall/pkg/forget"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
@@ -39,11 +40,11 @@ func forgetCmd(ctx context.Context, log *slog.Logger, args []string) error {
 		return err
 	}
 	defer st.Close()
-	nc, js, err := events.Open(ctx, cfg.NATS, cfg.Streams, "recall-forget", log)
+	nc, js, err := queue.Open(ctx, cfg.NATS, cfg.Streams, "recall-forget", log)
 	if err != nil {
 		return err
 	}
-	defer events.Close(nc, 5*time.Second)
+	defer queue.Close(nc, 5*time.Second)
 	rep, err := forget.User(ctx, st, js, *tenant, *user)
 	if err != nil {
 		return err

@@ -10,11 +10,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
 	"github.com/recallhq/recall/internal/deps"
-	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/service"
 )
 
@@ -53,8 +54,8 @@ func replayCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	return err
 }
 
-func (f replayFlags) options() (events.ReplayOptions, error) {
-	var o events.ReplayOptions
+func (f replayFlags) options() (queue.ReplayOptions, error) {
+	var o queue.ReplayOptions
 	if f.worker == "" {
 		return o, fmt.Errorf("-worker is required (one of: %s)", strings.Join(workerNames, ", "))
 	}
@@ -80,16 +81,16 @@ func (f replayFlags) options() (events.ReplayOptions, error) {
 
 // replay runs the named worker over its stream. Progress goes to w: a bar with
 // rate and ETA on a terminal, a log line every few seconds otherwise.
-func replay(ctx context.Context, set *workerSet, worker string, o events.ReplayOptions, w io.Writer) (events.ReplayProgress, error) {
+func replay(ctx context.Context, set *workerSet, worker string, o queue.ReplayOptions, w io.Writer) (queue.ReplayProgress, error) {
 	spec, err := set.build(ctx, worker)
 	if err != nil {
-		return events.ReplayProgress{}, err
+		return queue.ReplayProgress{}, err
 	}
 	o.Consumer, o.Runner = spec.consumer, spec.runner
 	if file, ok := w.(*os.File); ok && term.IsTerminal(int(file.Fd())) {
 		var bar *progressbar.ProgressBar
 		o.ProgressEvery = 200 * time.Millisecond
-		o.Progress = func(p events.ReplayProgress) {
+		o.Progress = func(p queue.ReplayProgress) {
 			if bar == nil {
 				bar = progressbar.NewOptions64(int64(p.Total), progressbar.OptionSetWriter(w),
 					progressbar.OptionSetDescription("replay "+worker), progressbar.OptionShowCount(),
@@ -102,7 +103,7 @@ func replay(ctx context.Context, set *workerSet, worker string, o events.ReplayO
 		}
 	} else {
 		o.ProgressEvery = 5 * time.Second
-		o.Progress = func(p events.ReplayProgress) {
+		o.Progress = func(p queue.ReplayProgress) {
 			pct := 100.0
 			if p.Total > 0 {
 				pct = 100 * float64(p.Done) / float64(p.Total)

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
@@ -62,9 +64,9 @@ func TestReplayExtractorRebuildsFacts(t *testing.T) {
 			Role: events.RoleUser, Content: lines[i%len(lines)],
 		})
 	}
-	_, err = events.NewPublisher(n.JS).PublishTurns(ctx, turns)
+	_, err = queue.NewPublisher(n.JS).PublishTurns(ctx, turns)
 	require.NoError(t, err)
-	n.WaitSettled(t, events.TurnsStream, "extractor")
+	n.WaitSettled(t, queue.TurnsStream, "extractor")
 
 	facts := func() map[string][]store.Fact {
 		out := map[string][]store.Fact{}
@@ -88,25 +90,25 @@ func TestReplayExtractorRebuildsFacts(t *testing.T) {
 	}
 	wipe("")
 	var out bytes.Buffer
-	p, err := replay(ctx, replaySet(), "extractor", events.ReplayOptions{}, &out)
+	p, err := replay(ctx, replaySet(), "extractor", queue.ReplayOptions{}, &out)
 	require.NoError(t, err)
 	require.Equal(t, uint64(60), p.Done)
 	require.Contains(t, out.String(), "replayed 60 message(s) through extractor")
 	require.Equal(t, want, facts(), "a full replay rebuilds the same facts")
 
 	// Replaying again changes nothing (idempotent writes).
-	_, err = replay(ctx, replaySet(), "extractor", events.ReplayOptions{}, &out)
+	_, err = replay(ctx, replaySet(), "extractor", queue.ReplayOptions{}, &out)
 	require.NoError(t, err)
 	require.Equal(t, want, facts())
 
 	// One user: only their turns are read.
 	wipe("u1")
-	p, err = replay(ctx, replaySet(), "extractor", events.ReplayOptions{Tenant: "acme", User: "u1"}, &out)
+	p, err = replay(ctx, replaySet(), "extractor", queue.ReplayOptions{Tenant: "acme", User: "u1"}, &out)
 	require.NoError(t, err)
 	require.Equal(t, uint64(20), p.Done)
 	require.Equal(t, want, facts())
 
-	_, err = replay(ctx, replaySet(), "summarise", events.ReplayOptions{}, &out)
+	_, err = replay(ctx, replaySet(), "summarise", queue.ReplayOptions{}, &out)
 	require.ErrorContains(t, err, `unknown worker "summarise"`)
 
 	cancel()

@@ -7,12 +7,13 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/recallhq/recall/internal/deps"
 	"github.com/recallhq/recall/pkg/api"
 	"github.com/recallhq/recall/pkg/catalog"
 	"github.com/recallhq/recall/pkg/decayer"
 	"github.com/recallhq/recall/pkg/embed"
-	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/extractor"
 	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/natsembed"
@@ -81,7 +82,7 @@ func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	}
 	limits := cfg.Limits.Limits()
 	decay, err := decayer.New(decayer.Options{Config: cfg.Decayer, Store: d.Store,
-		Publisher: events.NewRefresher(d.JS, cfg.Decayer.Refresh.Bucket), Log: log.With("worker", "decayer"), Registry: d.Registry})
+		Publisher: queue.NewRefresher(d.JS, cfg.Decayer.Refresh.Bucket), Log: log.With("worker", "decayer"), Registry: d.Registry})
 	if err != nil {
 		return err
 	}

@@ -6,10 +6,11 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/recallhq/recall/internal/deps"
 	"github.com/recallhq/recall/pkg/catalog"
 	"github.com/recallhq/recall/pkg/embed"
-	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/extractor"
 	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/profile"
@@ -23,10 +24,10 @@ var workerNames = []string{"ingest", "extractor", "seen", "catalog", "profiler",
 
 // workerSpec is one worker ready to run: where it reads and what handles it.
 type workerSpec struct {
-	binding  events.Binding
-	consumer events.ConsumerConfig
-	handler  events.BatchHandler
-	runner   events.RunnerConfig
+	binding  queue.Binding
+	consumer queue.ConsumerConfig
+	handler  queue.BatchHandler
+	runner   queue.RunnerConfig
 	// background runs next to the live runner (not in a replay).
 	background []service.Task
 }
@@ -56,7 +57,7 @@ func (s *workerSet) build(ctx context.Context, name string) (workerSpec, error) 
 	limits := s.cfg.Limits.Limits()
 	switch name {
 	case "ingest":
-		w := ingest.New(s.d.Store, limits, log).WithSummaries(s.cfg.Ingest.Summary, events.NewPublisher(s.d.JS))
+		w := ingest.New(s.d.Store, limits, log).WithSummaries(s.cfg.Ingest.Summary, queue.NewPublisher(s.d.JS))
 		return workerSpec{binding: ingest.Binding, consumer: s.cfg.Ingest.Consumer, handler: w.Handle, runner: s.cfg.Ingest.Runner.Or(ingest.DefaultRunnerConfig)}, nil
 	case "extractor":
 		ex, source, err := extractor.NewExtractor(s.cfg.Extractor, s.d.Registry, log)
@@ -64,7 +65,7 @@ func (s *workerSet) build(ctx context.Context, name string) (workerSpec, error) 
 			return workerSpec{}, err
 		}
 		w := extractor.New(s.cfg.Extractor, s.d.Store, ex, source, limits, log, s.d.Registry)
-		w.Refresher = events.NewRefresher(s.d.JS, s.cfg.Extractor.Refresh.Bucket)
+		w.Refresher = queue.NewRefresher(s.d.JS, s.cfg.Extractor.Refresh.Bucket)
 		return workerSpec{binding: extractor.Binding, consumer: s.cfg.Extractor.Consumer, handler: w.Handle, runner: w.RunnerConfig()}, nil
 	case "seen":
 		w := seen.New(s.cfg.Seen, s.d.Store, limits, log, s.d.Registry)
@@ -94,7 +95,7 @@ func (s *workerSet) build(ctx context.Context, name string) (workerSpec, error) 
 		if err != nil {
 			return workerSpec{}, err
 		}
-		w.Refresher = events.NewRefresher(s.d.JS, s.cfg.Summarizer.Refresh.Bucket)
+		w.Refresher = queue.NewRefresher(s.d.JS, s.cfg.Summarizer.Refresh.Bucket)
 		return workerSpec{binding: summarizer.Binding, consumer: s.cfg.Summarizer.Consumer, handler: w.Handle, runner: w.RunnerConfig(),
 			background: []service.Task{w.RunSweeper}}, nil
 	}

@@ -7,8 +7,9 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/recallhq/recall/internal/deps"
-	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/summarizer"
 )
@@ -37,7 +38,7 @@ func run(ctx context.Context, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	w.Refresher = events.NewRefresher(d.JS, cfg.Summarizer.Refresh.Bucket)
+	w.Refresher = queue.NewRefresher(d.JS, cfg.Summarizer.Refresh.Bucket)
 	runner, err := summarizer.NewRunner(ctx, d.JS, w, log, d.RunnerMetrics)
 	if err != nil {
 		return err

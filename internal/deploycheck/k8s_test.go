@@ -7,12 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/stretchr/testify/require"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/recallhq/recall/pkg/catalog"
-	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/extractor"
 	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/profile"
@@ -22,7 +23,7 @@ import (
 
 // workerBindings are the stream workers: each is a Deployment scaled by KEDA on
 // its own durable consumer.
-var workerBindings = map[string]events.Binding{
+var workerBindings = map[string]queue.Binding{
 	"ingest":     ingest.Binding,
 	"extractor":  extractor.Binding,
 	"catalog":    catalog.Binding,

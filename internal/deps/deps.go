@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
@@ -21,8 +23,8 @@ import (
 type Config struct {
 	service.Base
 	DB      store.Config
-	NATS    events.NATSConfig
-	Streams events.StreamConfig
+	NATS    queue.NATSConfig
+	Streams queue.StreamConfig
 	Limits  events.LimitsConfig
 }
 
@@ -32,7 +34,7 @@ type Deps struct {
 	NC            *nats.Conn
 	JS            jetstream.JetStream
 	Registry      *prometheus.Registry
-	RunnerMetrics *events.RunnerMetrics
+	RunnerMetrics *queue.RunnerMetrics
 	// Checks are the readiness checks: PostgreSQL and NATS.
 	Checks []service.Check
 }
@@ -44,17 +46,17 @@ func Open(ctx context.Context, c Config, name string, log *slog.Logger) (*Deps, 
 	if err != nil {
 		return nil, nil, err
 	}
-	nc, js, err := events.Open(ctx, c.NATS, c.Streams, "recall-"+name, log)
+	nc, js, err := queue.Open(ctx, c.NATS, c.Streams, "recall-"+name, log)
 	if err != nil {
 		st.Close()
 		return nil, nil, err
 	}
 	reg := service.NewRegistry()
 	d := &Deps{
-		Store: st, NC: nc, JS: js, Registry: reg, RunnerMetrics: events.NewRunnerMetrics(reg),
-		Checks: []service.Check{{Name: "postgres", Fn: st.Ping}, {Name: "nats", Fn: events.Ready(nc, js)}},
+		Store: st, NC: nc, JS: js, Registry: reg, RunnerMetrics: queue.NewRunnerMetrics(reg),
+		Checks: []service.Check{{Name: "postgres", Fn: st.Ping}, {Name: "nats", Fn: queue.Ready(nc, js)}},
 	}
-	return d, func() { events.Close(nc, 5*time.Second); st.Close() }, nil
+	return d, func() { queue.Close(nc, 5*time.Second); st.Close() }, nil
 }
 
 // Ops is the operations server (/healthz, /readyz, /metrics) on OPS_ADDR.

@@ -15,12 +15,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/natsembed"
 	"github.com/recallhq/recall/pkg/store"
 )
@@ -191,7 +192,7 @@ func NewNATS(t testing.TB) *NATS {
 	t.Cleanup(nc.Close)
 	js, err := jetstream.New(nc)
 	require.NoError(t, err)
-	require.NoError(t, events.EnsureStreams(context.Background(), js, events.DefaultStreamConfig))
+	require.NoError(t, queue.EnsureStreams(context.Background(), js, queue.DefaultStreamConfig))
 	return &NATS{URL: srv.ClientURL(), Conn: nc, JS: js}
 }
 
@@ -207,7 +208,7 @@ func Logger(t testing.TB) *slog.Logger {
 func (n *NATS) DeadLetters(t testing.TB) []*jetstream.RawStreamMsg {
 	t.Helper()
 	ctx := context.Background()
-	s, err := n.JS.Stream(ctx, events.DLQStream)
+	s, err := n.JS.Stream(ctx, queue.DLQStream)
 	require.NoError(t, err)
 	info, err := s.Info(ctx)
 	require.NoError(t, err)

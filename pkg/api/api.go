@@ -9,7 +9,6 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
-	json "github.com/goccy/go-json"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -20,6 +19,9 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	json "github.com/goccy/go-json"
+	"github.com/recallhq/recall/pkg/queue"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
@@ -111,7 +113,7 @@ type Server struct {
 	cfg     Config
 	limits  events.Limits
 	store   *store.Store
-	pub     *events.Publisher
+	pub     *queue.Publisher
 	js      jetstream.JetStream
 	log     *slog.Logger
 	keys    map[string]string // key -> tenant
@@ -173,7 +175,7 @@ func New(o Options) (*Server, error) {
 		reg = o.Registry
 	}
 	return &Server{
-		cfg: cfg, limits: limits, store: o.Store, pub: events.NewPublisher(o.JS), js: o.JS,
+		cfg: cfg, limits: limits, store: o.Store, pub: queue.NewPublisher(o.JS), js: o.JS,
 		log: log, keys: keys, policy: policy, now: now, metrics: newMetrics(reg),
 		reg: o.Registry, ready: o.Ready,
 	}, nil

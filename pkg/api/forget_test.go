@@ -6,9 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/forget"
 )
 
@@ -32,7 +33,7 @@ func TestDeleteUser(t *testing.T) {
 	require.Equal(t, doomed, rep.UserID)
 	require.Equal(t, int64(2), rep.Rows["messages"])
 	require.Equal(t, int64(2), rep.Rows["sessions"])
-	require.Equal(t, uint64(2), rep.StreamMessages[events.TurnsStream])
+	require.Equal(t, uint64(2), rep.StreamMessages[queue.TurnsStream])
 
 	require.Zero(t, b.subjectMsgs(t, "t1", doomed, "s1"))
 	require.Zero(t, b.subjectMsgs(t, "t1", doomed, "s2"))

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
@@ -467,7 +469,7 @@ func TestMessagesKeepStructureAsSent(t *testing.T) {
 // startSeen runs the seen-item worker with cfg until the test ends.
 func (b *bundle) startSeen(t *testing.T, cfg seen.Config) {
 	t.Helper()
-	cfg.Consumer = events.DefaultConsumerConfig
+	cfg.Consumer = queue.DefaultConsumerConfig
 	ctx, cancel := context.WithCancel(context.Background())
 	w := seen.New(cfg, b.db.Store, events.DefaultLimits, testenv.Logger(t), nil)
 	runner, err := seen.NewRunner(ctx, b.js, w, cfg, testenv.Logger(t), nil)
@@ -484,7 +486,7 @@ func (b *bundle) startSeen(t *testing.T, cfg seen.Config) {
 // stream (waitIngested also requires that nothing was dead-lettered).
 func (b *bundle) waitStored(t *testing.T) {
 	t.Helper()
-	b.nats.WaitSettled(t, events.TurnsStream, seen.ConsumerName)
+	b.nats.WaitSettled(t, queue.TurnsStream, seen.ConsumerName)
 	b.waitIngested(t)
 }
 

@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/service"
 )
 
@@ -22,7 +23,7 @@ func TestOps(t *testing.T) {
 	// wires it.
 	ops := httptest.NewServer(b.api.Handler(b.reg,
 		service.Check{Name: "postgres", Fn: b.db.Store.Ping},
-		service.Check{Name: "nats", Fn: events.Ready(b.nats.Conn, b.js)},
+		service.Check{Name: "nats", Fn: queue.Ready(b.nats.Conn, b.js)},
 	))
 	t.Cleanup(ops.Close)
 	b.srv = ops
@@ -65,7 +66,7 @@ func TestReadyzFailingCheck(t *testing.T) {
 
 	// Checks given to Handler add to those of Options.Ready; a nil registry falls
 	// back to Options.Registry.
-	ok := service.Check{Name: "nats", Fn: events.Ready(b.nats.Conn, b.js)}
+	ok := service.Check{Name: "nats", Fn: queue.Ready(b.nats.Conn, b.js)}
 	srv := httptest.NewServer(b.api.Handler(nil, ok))
 	t.Cleanup(srv.Close)
 	res2, err := srv.Client().Get(srv.URL + "/readyz")

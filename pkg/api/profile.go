@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
@@ -124,7 +126,7 @@ func (s *Server) postProfileRefresh(w http.ResponseWriter, r *http.Request, t *s
 		return
 	}
 	at := s.now().UTC()
-	res, err := events.NewRefresher(s.js, events.DefaultRefreshBucket).Publish(r.Context(), []events.ProfileTask{{TenantID: t.ID(), UserID: userID, RequestedAt: at}})
+	res, err := queue.NewRefresher(s.js, queue.DefaultRefreshBucket).Publish(r.Context(), []events.ProfileTask{{TenantID: t.ID(), UserID: userID, RequestedAt: at}})
 	if err != nil {
 		s.log.Error("publish profile refresh", "tenant_id", t.ID(), "error", err.Error())
 		writeError(w, http.StatusServiceUnavailable, "unavailable", "the refresh could not be queued; retry", nil)

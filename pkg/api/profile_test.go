@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
@@ -157,7 +159,7 @@ func TestPostProfileRefresh(t *testing.T) {
 	require.Equal(t, testNow, body.RequestedAt)
 	require.False(t, body.Duplicate)
 
-	s, err := b.js.Stream(ctx, events.TasksStream)
+	s, err := b.js.Stream(ctx, queue.TasksStream)
 	require.NoError(t, err)
 	m, err := s.GetLastMsgForSubject(ctx, events.ProfileTaskSubject("acme", "用户 1"))
 	require.NoError(t, err)

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/recallhq/recall/pkg/events"
@@ -141,7 +143,7 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request, t *store.
 		s.readError(w, r, err)
 		return
 	}
-	stream, err := s.js.Stream(ctx, events.TurnsStream)
+	stream, err := s.js.Stream(ctx, queue.TurnsStream)
 	if err == nil {
 		err = stream.Purge(ctx, jetstream.WithPurgeSubject(events.TurnSubject(t.ID(), sess.UserID, id)))
 	}

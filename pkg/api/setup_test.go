@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
@@ -93,7 +95,7 @@ func setup(t *testing.T, opts ...option) *bundle {
 func startIngest(t *testing.T, db *testenv.DB, nt *testenv.NATS, limits events.Limits) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	runner, err := ingest.NewRunner(ctx, nt.JS, db.Store, ingest.Config{Consumer: events.DefaultConsumerConfig}, limits, testenv.Logger(t), nil)
+	runner, err := ingest.NewRunner(ctx, nt.JS, db.Store, ingest.Config{Consumer: queue.DefaultConsumerConfig}, limits, testenv.Logger(t), nil)
 	require.NoError(t, err)
 	done := make(chan error, 1)
 	go func() { done <- runner.Run(ctx) }()
@@ -355,7 +357,7 @@ func contextPath(user, session string, params ...string) string {
 // streamMsgs is how many turns the turn stream holds.
 func (b *bundle) streamMsgs(t *testing.T) uint64 {
 	t.Helper()
-	s, err := b.js.Stream(t.Context(), events.TurnsStream)
+	s, err := b.js.Stream(t.Context(), queue.TurnsStream)
 	require.NoError(t, err)
 	info, err := s.Info(t.Context())
 	require.NoError(t, err)
@@ -366,7 +368,7 @@ func (b *bundle) streamMsgs(t *testing.T) uint64 {
 func (b *bundle) subjectMsgs(t *testing.T, tenant, user, session string) uint64 {
 	t.Helper()
 	subj := events.TurnSubject(tenant, user, session)
-	s, err := b.js.Stream(t.Context(), events.TurnsStream)
+	s, err := b.js.Stream(t.Context(), queue.TurnsStream)
 	require.NoError(t, err)
 	info, err := s.Info(t.Context(), jetstream.WithSubjectFilter(subj))
 	require.NoError(t, err)
@@ -380,7 +382,7 @@ func (b *bundle) waitIngested(t *testing.T) {
 	t.Helper()
 	ctx := t.Context()
 	require.Eventually(t, func() bool {
-		s, err := b.js.Stream(ctx, events.TurnsStream)
+		s, err := b.js.Stream(ctx, queue.TurnsStream)
 		if err != nil {
 			return false
 		}
@@ -398,7 +400,7 @@ func (b *bundle) waitIngested(t *testing.T) {
 		}
 		return info.AckFloor.Stream >= si.State.LastSeq && info.NumAckPending == 0 && info.NumPending == 0
 	}, 15*time.Second, 10*time.Millisecond, "ingest did not catch up with the turn stream")
-	dlq, err := b.js.Stream(ctx, events.DLQStream)
+	dlq, err := b.js.Stream(ctx, queue.DLQStream)
 	require.NoError(t, err)
 	info, err := dlq.Info(ctx)
 	require.NoError(t, err)

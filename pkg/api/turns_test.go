@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
@@ -34,7 +36,7 @@ func TestPostTurnsOneAndArray(t *testing.T) {
 
 	// What was published: the tenant comes from X-Tenant-ID, the subject carries
 	// tenant, user and session, and the dedupe id is per tenant.
-	s, err := b.js.Stream(t.Context(), events.TurnsStream)
+	s, err := b.js.Stream(t.Context(), queue.TurnsStream)
 	require.NoError(t, err)
 	m, err := s.GetMsg(t.Context(), 1)
 	require.NoError(t, err)

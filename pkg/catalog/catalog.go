@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -26,19 +28,19 @@ import (
 const ConsumerName = "catalog"
 
 // Binding is where the catalog worker reads: catalog items and shelf entries.
-var Binding = events.Binding{Durable: ConsumerName, Stream: events.SignalsStream, Filters: []string{events.CatalogSubjects, events.ShelfSubjects}}
+var Binding = queue.Binding{Durable: ConsumerName, Stream: queue.SignalsStream, Filters: []string{events.CatalogSubjects, events.ShelfSubjects}}
 
 // Config is the catalog worker's part of the config.
 type Config struct {
-	Consumer events.ConsumerConfig `envPrefix:"CATALOG_"`
-	Runner   events.RunnerConfig   `envPrefix:"CATALOG_"`
+	Consumer queue.ConsumerConfig `envPrefix:"CATALOG_"`
+	Runner   queue.RunnerConfig   `envPrefix:"CATALOG_"`
 	// Refresh debounces the profile tasks the worker publishes.
-	Refresh events.RefreshConfig
+	Refresh queue.RefreshConfig
 }
 
 // DefaultRunnerConfig: embedding is per batch (one request to a remote model
 // for the whole batch), and the batch is stored in one transaction.
-var DefaultRunnerConfig = events.RunnerConfig{BatchSize: 200, Concurrency: 2}
+var DefaultRunnerConfig = queue.RunnerConfig{BatchSize: 200, Concurrency: 2}
 
 // Worker stores catalog items and shelf entries.
 type Worker struct {
@@ -46,7 +48,7 @@ type Worker struct {
 	store     *store.Store
 	emb       embed.Embedder
 	dims      int
-	refresher *events.Refresher
+	refresher *queue.Refresher
 	limits    events.Limits
 	log       *slog.Logger
 	metrics   *metrics
@@ -87,7 +89,7 @@ func New(ctx context.Context, cfg Config, st *store.Store, emb embed.Embedder, j
 		reg.MustRegister(m.events, m.refreshes)
 	}
 	return &Worker{
-		cfg: cfg, store: st, emb: emb, dims: dims, refresher: events.NewRefresher(js, cfg.Refresh.Bucket),
+		cfg: cfg, store: st, emb: emb, dims: dims, refresher: queue.NewRefresher(js, cfg.Refresh.Bucket),
 		limits: limits, log: log, metrics: m,
 	}, nil
 }
@@ -101,7 +103,7 @@ func (w *Worker) Dimension() int { return w.dims }
 // the users whose vectors changed get a profile refresh task; if that publish
 // fails, the events are retried, and being redelivered makes them publish
 // their users' tasks even though the database has nothing new to say.
-func (w *Worker) Handle(ctx context.Context, msgs []events.Message) []error {
+func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 	errs := make([]error, len(msgs))
 	var items []store.CatalogUpsert
 	var shelf []store.ShelfUpsert
@@ -111,7 +113,7 @@ func (w *Worker) Handle(ctx context.Context, msgs []events.Message) []error {
 	for i, m := range msgs {
 		ids, err := events.ParseSignalSubject(m.Subject)
 		if err != nil {
-			errs[i] = events.Permanent(&events.ValidationError{Fields: []events.FieldError{{Field: "(subject)", Message: err.Error()}}})
+			errs[i] = queue.Permanent(&events.ValidationError{Fields: []events.FieldError{{Field: "(subject)", Message: err.Error()}}})
 			continue
 		}
 		opts := events.ValidateOptions{Limits: w.limits}
@@ -122,7 +124,7 @@ func (w *Worker) Handle(ctx context.Context, msgs []events.Message) []error {
 				err = events.CheckCatalogSubject(m.Subject, &it)
 			}
 			if err != nil {
-				errs[i] = events.Permanent(err)
+				errs[i] = queue.Permanent(err)
 				continue
 			}
 			up := store.CatalogUpsert{
@@ -135,7 +137,7 @@ func (w *Worker) Handle(ctx context.Context, msgs []events.Message) []error {
 			case w.usable(&it):
 				vec, ok, err := unit(w.dims, it.Embedding)
 				if err != nil {
-					errs[i] = events.Permanent(fmt.Errorf("embedding: %w", err))
+					errs[i] = queue.Permanent(fmt.Errorf("embedding: %w", err))
 					continue
 				}
 				if ok {
@@ -156,7 +158,7 @@ func (w *Worker) Handle(ctx context.Context, msgs []events.Message) []error {
 				err = events.CheckShelfSubject(m.Subject, &e)
 			}
 			if err != nil {
-				errs[i] = events.Permanent(err)
+				errs[i] = queue.Permanent(err)
 				continue
 			}
 			shelf = append(shelf, store.ShelfUpsert{
@@ -166,7 +168,7 @@ func (w *Worker) Handle(ctx context.Context, msgs []events.Message) []error {
 			shelfIdx = append(shelfIdx, i)
 			w.metrics.events.WithLabelValues("shelf", e.Status).Inc()
 		default:
-			errs[i] = events.Permanent(fmt.Errorf("subject %q: the catalog worker reads catalog and shelf events only", m.Subject))
+			errs[i] = queue.Permanent(fmt.Errorf("subject %q: the catalog worker reads catalog and shelf events only", m.Subject))
 		}
 	}
 	if len(texts) > 0 {
@@ -325,9 +327,9 @@ func appendStrings(out []string, v any) []string {
 
 // NewRunner declares the catalog consumer (catalog and shelf subjects of the
 // signal stream) and returns the runner for w.
-func NewRunner(ctx context.Context, js jetstream.JetStream, w *Worker, log *slog.Logger, m *events.RunnerMetrics) (*events.Runner, error) {
+func NewRunner(ctx context.Context, js jetstream.JetStream, w *Worker, log *slog.Logger, m *queue.RunnerMetrics) (*queue.Runner, error) {
 	return Binding.NewRunner(ctx, js, w.cfg.Consumer, w.Handle, w.RunnerConfig(), log, m)
 }
 
 // RunnerConfig is the configured runner settings over the worker\'s defaults.
-func (w *Worker) RunnerConfig() events.RunnerConfig { return w.cfg.Runner.Or(DefaultRunnerConfig) }
+func (w *Worker) RunnerConfig() queue.RunnerConfig { return w.cfg.Runner.Or(DefaultRunnerConfig) }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
@@ -26,14 +28,14 @@ type bundle struct {
 	nats *testenv.NATS
 	emb  *embed.Hashing
 	w    *catalog.Worker
-	pub  *events.Publisher
+	pub  *queue.Publisher
 }
 
 func cfg() catalog.Config {
 	return catalog.Config{
-		Consumer: events.ConsumerConfig{AckWait: 5 * time.Second, MaxDeliver: 5, MaxAckPending: 1000},
-		Runner:   events.RunnerConfig{BatchSize: 50, RetryInitial: 20 * time.Millisecond, RetryMax: 100 * time.Millisecond},
-		Refresh:  events.RefreshConfig{Bucket: time.Hour},
+		Consumer: queue.ConsumerConfig{AckWait: 5 * time.Second, MaxDeliver: 5, MaxAckPending: 1000},
+		Runner:   queue.RunnerConfig{BatchSize: 50, RetryInitial: 20 * time.Millisecond, RetryMax: 100 * time.Millisecond},
+		Refresh:  queue.RefreshConfig{Bucket: time.Hour},
 	}
 }
 
@@ -42,7 +44,7 @@ func cfg() catalog.Config {
 func setup(t *testing.T) *bundle {
 	t.Helper()
 	b := &bundle{db: testenv.NewDB(t), nats: testenv.NewNATS(t), emb: embed.NewHashing(dims)}
-	b.pub = events.NewPublisher(b.nats.JS)
+	b.pub = queue.NewPublisher(b.nats.JS)
 	w, err := catalog.New(context.Background(), cfg(), b.db.Store, b.emb, b.nats.JS, events.DefaultLimits, testenv.Logger(t), nil)
 	require.NoError(t, err)
 	b.w = w
@@ -69,7 +71,7 @@ func (b *bundle) start(t *testing.T) {
 
 func (b *bundle) settle(t *testing.T) {
 	t.Helper()
-	b.nats.WaitSettled(t, events.SignalsStream, catalog.ConsumerName)
+	b.nats.WaitSettled(t, queue.SignalsStream, catalog.ConsumerName)
 }
 
 func book(id, ref, title string, at time.Time) events.CatalogItem {
@@ -85,9 +87,9 @@ func entry(id, user, ref, status string, at time.Time) events.ShelfEntry {
 func (b *bundle) tasks(t *testing.T, tenant, user string) []events.ProfileTask {
 	t.Helper()
 	ctx := context.Background()
-	cons, err := b.nats.JS.OrderedConsumer(ctx, events.TasksStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{events.ProfileTaskSubject(tenant, user)}})
+	cons, err := b.nats.JS.OrderedConsumer(ctx, queue.TasksStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{events.ProfileTaskSubject(tenant, user)}})
 	require.NoError(t, err)
-	s, err := b.nats.JS.Stream(ctx, events.TasksStream)
+	s, err := b.nats.JS.Stream(ctx, queue.TasksStream)
 	require.NoError(t, err)
 	info, err := s.Info(ctx, jetstream.WithSubjectFilter(events.ProfileTaskSubject(tenant, user)))
 	require.NoError(t, err)
@@ -187,7 +189,7 @@ func TestCatalogRedeliveryPublishesLostRefresh(t *testing.T) {
 	ctx := context.Background()
 	m, err := events.ShelfEntryMsg(&events.ShelfEntry{ID: "s1", TenantID: "t", UserID: "u1", OccurredAt: t0, Ref: "/b/1", Status: events.ShelfReading})
 	require.NoError(t, err)
-	msg := events.Message{Subject: m.Subject, Data: m.Data, Header: m.Header, Deliveries: 1}
+	msg := queue.Message{Subject: m.Subject, Data: m.Data, Header: m.Header, Deliveries: 1}
 
 	// A worker whose NATS connection is gone: the commit succeeds, the publish fails.
 	nc, err := nats.Connect(b.nats.URL)
@@ -197,20 +199,20 @@ func TestCatalogRedeliveryPublishesLostRefresh(t *testing.T) {
 	nc.Close()
 	broken, err := catalog.New(ctx, cfg(), b.db.Store, b.emb, deadJS, events.DefaultLimits, testenv.Logger(t), nil)
 	require.NoError(t, err)
-	errs := broken.Handle(ctx, []events.Message{msg})
+	errs := broken.Handle(ctx, []queue.Message{msg})
 	require.Error(t, errs[0])
-	require.False(t, events.IsPermanent(errs[0]), "retried, not dead-lettered")
+	require.False(t, queue.IsPermanent(errs[0]), "retried, not dead-lettered")
 	sh, err := b.db.Store.Tenant("t").Shelf(ctx, "u1")
 	require.NoError(t, err)
 	require.Len(t, sh, 1, "committed before the publish failed")
 	require.Empty(t, b.tasks(t, "t", "u1"))
 
 	// The same message again, first delivery: nothing changed, no task.
-	require.Nil(t, b.w.Handle(ctx, []events.Message{msg})[0])
+	require.Nil(t, b.w.Handle(ctx, []queue.Message{msg})[0])
 	require.Empty(t, b.tasks(t, "t", "u1"))
 	// Redelivered: the task is published although nothing changed.
 	msg.Deliveries = 2
-	require.Nil(t, b.w.Handle(ctx, []events.Message{msg})[0])
+	require.Nil(t, b.w.Handle(ctx, []queue.Message{msg})[0])
 	tasks := b.tasks(t, "t", "u1")
 	require.Len(t, tasks, 1)
 	require.Equal(t, t0, tasks[0].RequestedAt.UTC())
@@ -238,8 +240,8 @@ func TestCatalogInvalidEventsDeadLettered(t *testing.T) {
 	require.Len(t, dl, 3)
 	reasons := map[string]string{}
 	for _, m := range dl {
-		reasons[m.Header.Get(events.HeaderSubject)] = m.Header.Get(events.HeaderReason)
-		require.Equal(t, catalog.ConsumerName, m.Header.Get(events.HeaderConsumer))
+		reasons[m.Header.Get(queue.HeaderSubject)] = m.Header.Get(queue.HeaderReason)
+		require.Equal(t, catalog.ConsumerName, m.Header.Get(queue.HeaderConsumer))
 	}
 	require.Contains(t, reasons[events.CatalogSubject("t")], "malformed JSON")
 	require.Contains(t, reasons[events.ShelfSubject("t", "u1")], "status: unknown status")
@@ -269,14 +271,14 @@ func TestCatalogEmbeddingChoice(t *testing.T) {
 		{"another model", good, "text-embedding-3-small", false},
 		{"no direction", make([]float32, dims), "", false},
 	}
-	var msgs []events.Message
+	var msgs []queue.Message
 	for i, tc := range cases {
 		it := book("c", "/b/"+tc.name, "Title "+tc.name, t0)
 		it.ID = tc.name
 		it.Embedding, it.EmbeddingModel = tc.embedding, tc.model
 		m, err := events.CatalogItemMsg(&it)
 		require.NoError(t, err)
-		msgs = append(msgs, events.Message{Subject: m.Subject, Data: m.Data, Header: m.Header, Deliveries: 1, Seq: uint64(i + 1)})
+		msgs = append(msgs, queue.Message{Subject: m.Subject, Data: m.Data, Header: m.Header, Deliveries: 1, Seq: uint64(i + 1)})
 	}
 	for i, err := range b.w.Handle(ctx, msgs) {
 		require.NoError(t, err, cases[i].name)

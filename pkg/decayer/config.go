@@ -7,7 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -36,7 +37,7 @@ type Config struct {
 	PurgeAfter time.Duration `env:"FACT_PURGE_AFTER" envDefault:"720h"`
 	// Seen is the age of the seen-item registry (ITEMS_SEEN_MAX_AGE).
 	Seen    store.SeenRetentionConfig
-	Refresh events.RefreshConfig
+	Refresh queue.RefreshConfig
 }
 
 func (c Config) withDefaults() Config {

@@ -20,6 +20,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/recallhq/recall/pkg/events"
@@ -29,9 +31,9 @@ import (
 // LockKey is the advisory lock a run holds ("recalldc").
 const LockKey int64 = 0x7265_6361_6c6c_6463
 
-// Publisher publishes profile refresh tasks (events.Refresher does).
+// Publisher publishes profile refresh tasks (queue.Refresher does).
 type Publisher interface {
-	Publish(ctx context.Context, tasks []events.ProfileTask) ([]events.PublishResult, error)
+	Publish(ctx context.Context, tasks []events.ProfileTask) ([]queue.PublishResult, error)
 }
 
 // Step is one part of a run. Run does its work in batches, calling

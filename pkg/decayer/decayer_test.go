@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -52,7 +54,7 @@ func setup(t *testing.T, cfg decayer.Config) *bundle {
 
 func (b *bundle) newDecayer(t *testing.T, reg prometheus.Registerer) *decayer.Decayer {
 	t.Helper()
-	d, err := decayer.New(decayer.Options{Config: b.cfg, Store: b.db.Store, Publisher: events.NewRefresher(b.nats.JS, 0),
+	d, err := decayer.New(decayer.Options{Config: b.cfg, Store: b.db.Store, Publisher: queue.NewRefresher(b.nats.JS, 0),
 		Log: testenv.Logger(t), Registry: reg, Now: b.clock.Now})
 	require.NoError(t, err)
 	return d
@@ -441,7 +443,7 @@ func TestRefreshSurvivesAFailedPublish(t *testing.T) {
 	js, err := jetstream.New(nc)
 	require.NoError(t, err)
 	nc.Close()
-	broken, err := decayer.New(decayer.Options{Config: b.cfg, Store: b.db.Store, Publisher: events.NewRefresher(js, 0), Log: testenv.Logger(t), Now: b.clock.Now})
+	broken, err := decayer.New(decayer.Options{Config: b.cfg, Store: b.db.Store, Publisher: queue.NewRefresher(js, 0), Log: testenv.Logger(t), Now: b.clock.Now})
 	require.NoError(t, err)
 	b.clock.Set(t0.Add(30 * day))
 	rep, err := broken.RunOnce(context.Background())
@@ -462,7 +464,7 @@ func TestRefreshSurvivesAFailedPublish(t *testing.T) {
 func profileTasks(t *testing.T, n *testenv.NATS) []events.ProfileTask {
 	t.Helper()
 	ctx := context.Background()
-	s, err := n.JS.Stream(ctx, events.TasksStream)
+	s, err := n.JS.Stream(ctx, queue.TasksStream)
 	require.NoError(t, err)
 	info, err := s.Info(ctx)
 	require.NoError(t, err)

@@ -1,7 +1,6 @@
 package events
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,51 +12,6 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
-
-// SignalsStream holds what shapes interest vectors apart from chat turns:
-// catalog items and users' shelf entries. They are a source of truth for replay
-// like turns, so the stream keeps them (file storage, limits retention).
-const SignalsStream = "RECALL_SIGNALS"
-
-// SignalsStreamConfig declares the signal stream. Several consumers read it
-// independently, each filtered to its subjects.
-func SignalsStreamConfig(c StreamConfig) jetstream.StreamConfig {
-	return jetstream.StreamConfig{
-		Name:        SignalsStream,
-		Description: "Catalog items and shelf entries; source of truth for the bookshelf and interest vectors.",
-		Subjects:    []string{CatalogSubjects, ShelfSubjects},
-		Storage:     jetstream.FileStorage,
-		Retention:   jetstream.LimitsPolicy,
-		Replicas:    max(c.Replicas, 1),
-		MaxAge:      c.MaxAge,
-		Duplicates:  c.DuplicateWindow,
-		Discard:     jetstream.DiscardOld,
-	}
-}
-
-// TasksStream holds the work the workers hand each other (profile refreshes,
-// summarize requests). A task is derived, not a source of truth: only the newest
-// task per subject is kept (a newer request for the same user or session
-// supersedes the older one, which is what the worker would do anyway), and tasks
-// older than TASKS_MAX_AGE are dropped, so the stream stays bounded by the
-// number of users and sessions instead of growing with every request.
-const TasksStream = "RECALL_TASKS"
-
-// TasksStreamConfig declares the task stream.
-func TasksStreamConfig(c StreamConfig) jetstream.StreamConfig {
-	return jetstream.StreamConfig{
-		Name:              TasksStream,
-		Description:       "Tasks workers hand each other (profile refresh, summarize); newest per subject, bounded age.",
-		Subjects:          []string{TasksSubjects},
-		Storage:           jetstream.FileStorage,
-		Retention:         jetstream.LimitsPolicy,
-		Replicas:          max(c.Replicas, 1),
-		MaxAge:            c.TasksMaxAge,
-		MaxMsgsPerSubject: 1,
-		Duplicates:        c.DuplicateWindow,
-		Discard:           jetstream.DiscardOld,
-	}
-}
 
 // Shelf statuses a shelf entry may carry. Removed takes an item off the shelf;
 // it is stored like the others, so that an older entry replayed later cannot put
@@ -387,19 +341,6 @@ func signalMsg(subject, msgID string, v any) (*nats.Msg, error) {
 // profiler therefore holds the task until then (plus a grace for clock skew).
 const HeaderDebounceUntil = "Recall-Debounce-Until"
 
-// DefaultRefreshBucket is the debounce bucket of profile tasks when none is
-// configured.
-const DefaultRefreshBucket = 5 * time.Second
-
-// RefreshConfig is the debounce of profile refresh tasks, for the binaries that
-// publish them.
-type RefreshConfig struct {
-	// Bucket is the debounce period: a user gets at most one task per bucket of
-	// publish time. It must stay below STREAM_DUPLICATE_WINDOW, which is what
-	// drops the repeats. 0 turns debouncing off (only identical tasks dedupe).
-	Bucket time.Duration `env:"PROFILE_REFRESH_BUCKET" envDefault:"5s"`
-}
-
 // ProfileTaskMsgID is the dedupe id of a task for one user in the debounce
 // bucket that starts at bucketStart: tenant:user:<unix ms>, with the ids
 // encoded as subject tokens so that a ':' inside an id cannot make two users'
@@ -451,118 +392,4 @@ func DebounceUntil(h nats.Header) (time.Time, bool) {
 	}
 	t, err := time.Parse(time.RFC3339Nano, v)
 	return t, err == nil
-}
-
-// Refresher publishes profile refresh tasks, debounced per user.
-type Refresher struct {
-	js     jetstream.JetStream
-	bucket time.Duration
-	now    func() time.Time
-}
-
-// NewRefresher returns a Refresher publishing on js with the given debounce
-// bucket (see RefreshConfig).
-func NewRefresher(js jetstream.JetStream, bucket time.Duration) *Refresher {
-	return &Refresher{js: js, bucket: bucket, now: time.Now}
-}
-
-// Publish publishes the tasks concurrently and waits for the server's acks. A
-// result marked Duplicate was folded into a task already stored for its user
-// (that is the debounce, not an error). Retrying after an error is safe.
-func (r *Refresher) Publish(ctx context.Context, tasks []ProfileTask) ([]PublishResult, error) {
-	now := r.now()
-	msgs := make([]*nats.Msg, len(tasks))
-	ids := make([]string, len(tasks))
-	var errs []error
-	for i := range tasks {
-		ids[i] = tasks[i].TenantID + "/" + tasks[i].UserID
-		if err := ValidateProfileTask(&tasks[i], ValidateOptions{}); err != nil {
-			errs = append(errs, fmt.Errorf("profile task for %s: %w", ids[i], err))
-			continue
-		}
-		m, err := ProfileTaskMsg(&tasks[i], now, r.bucket)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		msgs[i] = m
-	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	return publishAll(ctx, r.js, ids, msgs)
-}
-
-// PublishProfileRefresh asks for a recompute of one user's interest vector as
-// of at (event time: the newest change the caller made, such as the turn whose
-// facts it just recorded), debounced with DefaultRefreshBucket. Publish it after
-// the change is committed: the profiler reads the database, not the task.
-func PublishProfileRefresh(ctx context.Context, js jetstream.JetStream, tenantID, userID string, at time.Time) error {
-	_, err := NewRefresher(js, DefaultRefreshBucket).Publish(ctx, []ProfileTask{{TenantID: tenantID, UserID: userID, RequestedAt: at}})
-	return err
-}
-
-// PublishCatalogItems publishes catalog items (validated by the caller) and
-// waits for the server's acks; retrying is safe because of the dedupe id.
-func (p *Publisher) PublishCatalogItems(ctx context.Context, items []CatalogItem) ([]PublishResult, error) {
-	msgs := make([]*nats.Msg, len(items))
-	ids := make([]string, len(items))
-	for i := range items {
-		m, err := CatalogItemMsg(&items[i])
-		if err != nil {
-			return nil, err
-		}
-		msgs[i], ids[i] = m, items[i].ID
-	}
-	return publishAll(ctx, p.js, ids, msgs)
-}
-
-// PublishShelfEntries publishes shelf entries (validated by the caller) and
-// waits for the server's acks; retrying is safe because of the dedupe id.
-func (p *Publisher) PublishShelfEntries(ctx context.Context, entries []ShelfEntry) ([]PublishResult, error) {
-	msgs := make([]*nats.Msg, len(entries))
-	ids := make([]string, len(entries))
-	for i := range entries {
-		m, err := ShelfEntryMsg(&entries[i])
-		if err != nil {
-			return nil, err
-		}
-		msgs[i], ids[i] = m, entries[i].ID
-	}
-	return publishAll(ctx, p.js, ids, msgs)
-}
-
-// publishAll publishes msgs asynchronously and waits for every ack; ids name
-// them in the results and errors.
-func publishAll(ctx context.Context, js jetstream.JetStream, ids []string, msgs []*nats.Msg) ([]PublishResult, error) {
-	results := make([]PublishResult, len(msgs))
-	futures := make([]jetstream.PubAckFuture, len(msgs))
-	var errs []error
-	for i, m := range msgs {
-		results[i].ID = ids[i]
-		f, err := js.PublishMsgAsync(m)
-		if err != nil {
-			results[i].Err = fmt.Errorf("publish %s: %w", ids[i], err)
-			errs = append(errs, results[i].Err)
-			continue
-		}
-		futures[i] = f
-	}
-	for i, f := range futures {
-		if f == nil {
-			continue
-		}
-		select {
-		case ack := <-f.Ok():
-			results[i].Sequence = ack.Sequence
-			results[i].Duplicate = ack.Duplicate
-		case err := <-f.Err():
-			results[i].Err = fmt.Errorf("publish %s: %w", ids[i], err)
-			errs = append(errs, results[i].Err)
-		case <-ctx.Done():
-			results[i].Err = fmt.Errorf("publish %s: %w", ids[i], ctx.Err())
-			errs = append(errs, results[i].Err)
-		}
-	}
-	return results, errors.Join(errs...)
 }

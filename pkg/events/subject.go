@@ -122,13 +122,3 @@ func CheckSubject(subject string, t *Turn) error {
 	}
 	return fe.err()
 }
-
-// DLQSubject is where a message rejected by a consumer goes. The original subject
-// (minus the root) is kept, so dead letters of one user can be purged too.
-func DLQSubject(consumer, original string) string {
-	rest, ok := strings.CutPrefix(original, SubjectRoot+".")
-	if !ok || rest == "" {
-		rest = "other." + EncodeToken(original)
-	}
-	return SubjectRoot + ".dlq." + EncodeToken(consumer) + "." + rest
-}

@@ -69,26 +69,6 @@ func TestCheckSubject(t *testing.T) {
 	require.Equal(t, []string{"(subject)"}, fields(err))
 }
 
-func TestDLQSubject(t *testing.T) {
-	t.Parallel()
-	require.Equal(t, "recall.dlq.ingest.turns.t1.u1.s1", events.DLQSubject("ingest", "recall.turns.t1.u1.s1"))
-	require.Equal(t, "recall.dlq.ingest.other."+events.EncodeToken("foo.bar"), events.DLQSubject("ingest", "foo.bar"))
-}
-
-func TestRetryDelayGrowsAndCaps(t *testing.T) {
-	t.Parallel()
-	prev := 0.0
-	for n := uint64(1); n <= 4; n++ {
-		d := events.RetryDelay(n, 100_000_000, 10_000_000_000).Seconds()
-		// ±20% jitter around 0.1·2^(n-1).
-		want := 0.1 * float64(uint(1)<<(n-1))
-		require.InDelta(t, want, d, want*0.21, "delivery %d", n)
-		require.Greater(t, d, prev*1.2)
-		prev = d
-	}
-	require.LessOrEqual(t, events.RetryDelay(30, 100_000_000, 1_000_000_000).Seconds(), 1.2)
-}
-
 func TestMsgIDKeepsTenantsApart(t *testing.T) {
 	t.Parallel()
 	require.Equal(t, "acme:turn-1", events.MsgID("acme", "turn-1"), "plain tenants read as they are")

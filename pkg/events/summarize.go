@@ -1,7 +1,6 @@
 package events
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 	"time"
@@ -128,23 +127,4 @@ func SummarizeMsg(r *SummarizeRequest) (*nats.Msg, error) {
 	}
 	return signalMsg(SummarizeTaskSubject(r.TenantID, r.UserID, r.SessionID),
 		SummarizeMsgID(r.TenantID, r.SessionID, r.FromCount, r.ThroughCount), r)
-}
-
-// PublishSummarizeRequests validates and publishes requests, and waits for the
-// server's acks. A result marked Duplicate was dropped as a repeat of a request
-// already stored (that is the dedupe, not an error). Retrying is safe.
-func (p *Publisher) PublishSummarizeRequests(ctx context.Context, reqs []SummarizeRequest) ([]PublishResult, error) {
-	msgs := make([]*nats.Msg, len(reqs))
-	ids := make([]string, len(reqs))
-	for i := range reqs {
-		if err := ValidateSummarizeRequest(&reqs[i], ValidateOptions{}); err != nil {
-			return nil, fmt.Errorf("summarize request for session %q: %w", reqs[i].SessionID, err)
-		}
-		m, err := SummarizeMsg(&reqs[i])
-		if err != nil {
-			return nil, err
-		}
-		msgs[i], ids[i] = m, reqs[i].TenantID+"/"+reqs[i].SessionID
-	}
-	return publishAll(ctx, p.js, ids, msgs)
 }

@@ -1,7 +1,6 @@
 package events_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -9,7 +8,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/events"
 )
 
@@ -69,21 +67,4 @@ func TestSummarizeSubjectAndID(t *testing.T) {
 	m, err := events.SummarizeMsg(&r)
 	require.NoError(t, err)
 	require.Equal(t, events.SummarizeMsgID("t.1", "s 1", 0, 3), m.Header.Get(jetstream.MsgIDHeader))
-}
-
-func TestPublishSummarizeRequests(t *testing.T) {
-	t.Parallel()
-	n := testenv.NewNATS(t)
-	p := events.NewPublisher(n.JS)
-	r := events.SummarizeRequest{TenantID: "t", UserID: "u", SessionID: "s", Reason: "request", FromCount: 0, ThroughCount: 3, RequestedAt: time.Now()}
-	idle := r
-	idle.Reason = "idle"
-	res, err := p.PublishSummarizeRequests(context.Background(), []events.SummarizeRequest{r, idle})
-	require.NoError(t, err)
-	require.False(t, res[0].Duplicate)
-	require.True(t, res[1].Duplicate, "the same range asked by another trigger is one request")
-	bad := r
-	bad.ThroughCount = 0
-	_, err = p.PublishSummarizeRequests(context.Background(), []events.SummarizeRequest{bad})
-	require.Error(t, err)
 }

@@ -1,6 +1,9 @@
 // Package events is the contract between chat backends and Recall: the versioned
-// JSON envelope of a chat turn, its validation, the JetStream subjects and stream
-// declarations, the publisher, and the one consumer runner every worker uses.
+// JSON envelopes (chat turns, catalog items, shelf entries, the tasks workers
+// hand each other), their validation, the subjects they are published on and
+// the messages (subject, body, dedupe header) a producer sends. It holds no
+// runtime: connecting, declaring streams, publishing and consuming live in
+// package queue, so a producer imports only what it codes against.
 package events
 
 import (

@@ -7,6 +7,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/pkg/events"
@@ -82,7 +84,7 @@ func TestDecodeTurn(t *testing.T) {
 				return
 			}
 			require.Error(t, err)
-			require.True(t, events.IsPermanent(err), "validation errors are permanent")
+			require.True(t, queue.IsPermanent(err), "validation errors are permanent")
 			require.Equal(t, tc.fields, fields(err), err.Error())
 		})
 	}

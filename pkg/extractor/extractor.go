@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -25,12 +27,12 @@ import (
 const ConsumerName = "extractor"
 
 // Binding is where the extractor reads: every turn (it filters roles itself).
-var Binding = events.Binding{Durable: ConsumerName, Stream: events.TurnsStream, Filters: []string{events.TurnsSubjects}}
+var Binding = queue.Binding{Durable: ConsumerName, Stream: queue.TurnsStream, Filters: []string{events.TurnsSubjects}}
 
 // Config is the extractor's part of the config.
 type Config struct {
-	Consumer events.ConsumerConfig `envPrefix:"EXTRACTOR_"`
-	Runner   events.RunnerConfig   `envPrefix:"EXTRACTOR_"`
+	Consumer queue.ConsumerConfig `envPrefix:"EXTRACTOR_"`
+	Runner   queue.RunnerConfig   `envPrefix:"EXTRACTOR_"`
 	// Roles are the turn roles facts are taken from. What the user says is the
 	// signal; what the assistant says about an item is not the user's interest,
 	// so assistant and tool turns are opt-in.
@@ -45,7 +47,7 @@ type Config struct {
 	LLM extract.LLMConfig
 	// Refresh debounces the profile-refresh tasks published for users whose
 	// facts were mentioned.
-	Refresh events.RefreshConfig
+	Refresh queue.RefreshConfig
 	// Catalog matches the tenant's catalog titles and people in the text.
 	Catalog CatalogConfig
 }
@@ -74,7 +76,7 @@ func NewExtractor(cfg Config, reg prometheus.Registerer, log *slog.Logger) (extr
 
 // DefaultRunnerConfig: extraction is CPU work per turn and one transaction per
 // batch, like ingest.
-var DefaultRunnerConfig = events.RunnerConfig{BatchSize: 200, Concurrency: 2}
+var DefaultRunnerConfig = queue.RunnerConfig{BatchSize: 200, Concurrency: 2}
 
 // TTLFor is the lifetime of a fact of the given type after its last mention.
 func (c Config) TTLFor(typ string) time.Duration { return c.Decay.TTLFor(typ) }
@@ -92,7 +94,7 @@ type Worker struct {
 	catalog *catalogs
 	// Refresher, when set, publishes a profile-refresh task for every user a
 	// batch mentioned facts for, after the mentions are committed.
-	Refresher *events.Refresher
+	Refresher *queue.Refresher
 }
 
 type metrics struct {
@@ -127,7 +129,7 @@ func New(cfg Config, st *store.Store, ex extract.Extractor, source string, limit
 // Handle is the batch handler. Invalid turns fail permanently; the mentions of
 // the whole batch are recorded in one transaction, and if that fails each turn is
 // retried alone, so one bad turn cannot hold back the others.
-func (w *Worker) Handle(ctx context.Context, msgs []events.Message) []error {
+func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 	errs := make([]error, len(msgs))
 	type turnMentions struct {
 		idx      int
@@ -140,7 +142,7 @@ func (w *Worker) Handle(ctx context.Context, msgs []events.Message) []error {
 			err = events.CheckSubject(m.Subject, &t)
 		}
 		if err != nil {
-			errs[i] = events.Permanent(err)
+			errs[i] = queue.Permanent(err)
 			continue
 		}
 		ms, err := w.mentions(ctx, &t)
@@ -294,9 +296,9 @@ func jsonStrings(raw json.RawMessage) []string {
 }
 
 // NewRunner declares the extractor's consumer and returns the runner for w.
-func NewRunner(ctx context.Context, js jetstream.JetStream, w *Worker, log *slog.Logger, m *events.RunnerMetrics) (*events.Runner, error) {
+func NewRunner(ctx context.Context, js jetstream.JetStream, w *Worker, log *slog.Logger, m *queue.RunnerMetrics) (*queue.Runner, error) {
 	return Binding.NewRunner(ctx, js, w.cfg.Consumer, w.Handle, w.RunnerConfig(), log, m)
 }
 
 // RunnerConfig is the configured runner settings over the worker\'s defaults.
-func (w *Worker) RunnerConfig() events.RunnerConfig { return w.cfg.Runner.Or(DefaultRunnerConfig) }
+func (w *Worker) RunnerConfig() queue.RunnerConfig { return w.cfg.Runner.Or(DefaultRunnerConfig) }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
@@ -31,7 +33,7 @@ func setup(t *testing.T) *bundle {
 	t.Helper()
 	cfg, err := serviceConfig()
 	require.NoError(t, err)
-	cfg.Runner = events.RunnerConfig{BatchSize: 50, RetryInitial: 10 * time.Millisecond, RetryMax: 50 * time.Millisecond}
+	cfg.Runner = queue.RunnerConfig{BatchSize: 50, RetryInitial: 10 * time.Millisecond, RetryMax: 50 * time.Millisecond}
 	return &bundle{db: testenv.NewDB(t), nats: testenv.NewNATS(t), cfg: cfg}
 }
 
@@ -51,7 +53,7 @@ func (b *bundle) start(t *testing.T) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	w := extractor.New(b.cfg, b.db.Store, sharedRules(t), "rules", events.DefaultLimits, testenv.Logger(t), nil)
-	r, err := extractor.NewRunner(ctx, b.nats.JS, w, testenv.Logger(t), events.NewRunnerMetrics(nil))
+	r, err := extractor.NewRunner(ctx, b.nats.JS, w, testenv.Logger(t), queue.NewRunnerMetrics(nil))
 	require.NoError(t, err)
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
@@ -60,7 +62,7 @@ func (b *bundle) start(t *testing.T) {
 
 func (b *bundle) publish(t *testing.T, turns ...events.Turn) {
 	t.Helper()
-	_, err := events.NewPublisher(b.nats.JS).PublishTurns(context.Background(), turns)
+	_, err := queue.NewPublisher(b.nats.JS).PublishTurns(context.Background(), turns)
 	require.NoError(t, err)
 }
 
@@ -70,7 +72,7 @@ func (b *bundle) waitIdle(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
 	require.Eventually(t, func() bool {
-		s, err := b.nats.JS.Stream(ctx, events.TurnsStream)
+		s, err := b.nats.JS.Stream(ctx, queue.TurnsStream)
 		if err != nil {
 			return false
 		}
@@ -78,7 +80,7 @@ func (b *bundle) waitIdle(t *testing.T) {
 		if err != nil {
 			return false
 		}
-		cons, err := b.nats.JS.Consumer(ctx, events.TurnsStream, extractor.ConsumerName)
+		cons, err := b.nats.JS.Consumer(ctx, queue.TurnsStream, extractor.ConsumerName)
 		if err != nil {
 			return false
 		}
@@ -158,14 +160,14 @@ func TestExtractorReplayRebuildsTheSameFacts(t *testing.T) {
 	_, err := b.db.Store.Pool().Exec(ctx, `DELETE FROM facts; DELETE FROM fact_mentions`)
 	require.NoError(t, err)
 	// Replay: a fresh consumer from the start of the stream.
-	cons, err := b.nats.JS.OrderedConsumer(ctx, events.TurnsStream, jetstreamOrdered())
+	cons, err := b.nats.JS.OrderedConsumer(ctx, queue.TurnsStream, jetstreamOrdered())
 	require.NoError(t, err)
 	w := extractor.New(b.cfg, b.db.Store, sharedRules(t), "rules", events.DefaultLimits, testenv.Logger(t), nil)
 	for range 2 {
 		m, err := cons.Next()
 		require.NoError(t, err)
 		md, _ := m.Metadata()
-		errs := w.Handle(ctx, []events.Message{{Subject: m.Subject(), Data: m.Data(), Header: m.Headers(), Seq: md.Sequence.Stream}})
+		errs := w.Handle(ctx, []queue.Message{{Subject: m.Subject(), Data: m.Data(), Header: m.Headers(), Seq: md.Sequence.Stream}})
 		require.NoError(t, errs[0])
 	}
 	after := b.facts(t, "t", "u")
@@ -213,7 +215,7 @@ func TestExtractorWithLLMAndFallback(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	w := extractor.New(b.cfg, b.db.Store, ex, source, events.DefaultLimits, testenv.Logger(t), nil)
-	r, err := extractor.NewRunner(ctx, b.nats.JS, w, testenv.Logger(t), events.NewRunnerMetrics(nil))
+	r, err := extractor.NewRunner(ctx, b.nats.JS, w, testenv.Logger(t), queue.NewRunnerMetrics(nil))
 	require.NoError(t, err)
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
@@ -240,8 +242,8 @@ func TestExtractorRequestsProfileRefresh(t *testing.T) {
 	b := setup(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	w := extractor.New(b.cfg, b.db.Store, sharedRules(t), "rules", events.DefaultLimits, testenv.Logger(t), nil)
-	w.Refresher = events.NewRefresher(b.nats.JS, time.Hour)
-	r, err := extractor.NewRunner(ctx, b.nats.JS, w, testenv.Logger(t), events.NewRunnerMetrics(nil))
+	w.Refresher = queue.NewRefresher(b.nats.JS, time.Hour)
+	r, err := extractor.NewRunner(ctx, b.nats.JS, w, testenv.Logger(t), queue.NewRunnerMetrics(nil))
 	require.NoError(t, err)
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
@@ -253,7 +255,7 @@ func TestExtractorRequestsProfileRefresh(t *testing.T) {
 		turn("3", "t", "u2", events.RoleUser, "今天天气不错", t0), // nothing to extract: no task
 	)
 	b.waitIdle(t)
-	s, err := b.nats.JS.Stream(context.Background(), events.TasksStream)
+	s, err := b.nats.JS.Stream(context.Background(), queue.TasksStream)
 	require.NoError(t, err)
 	info, err := s.Info(context.Background(), jetstream.WithSubjectFilter(events.ProfileTaskSubjects))
 	require.NoError(t, err)

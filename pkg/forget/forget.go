@@ -5,9 +5,10 @@ package forget
 import (
 	"context"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -30,7 +31,7 @@ type Report struct {
 func User(ctx context.Context, st *store.Store, js jetstream.JetStream, tenantID, userID string) (Report, error) {
 	r := Report{TenantID: tenantID, UserID: userID}
 	var err error
-	if r.StreamMessages, err = events.PurgeUser(ctx, js, tenantID, userID); err != nil {
+	if r.StreamMessages, err = queue.PurgeUser(ctx, js, tenantID, userID); err != nil {
 		return r, err
 	}
 	r.Rows, err = st.Tenant(tenantID).ForgetUser(ctx, userID)

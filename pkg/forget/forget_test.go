@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -72,9 +74,9 @@ func TestForgetUser(t *testing.T) {
 	require.NoError(t, err)
 	exRunner, err := extractor.NewRunner(ctx, n.JS, extractor.New(cfg.Extractor, db.Store, ex, source, events.DefaultLimits, log, nil), log, nil)
 	require.NoError(t, err)
-	inRunner, err := ingest.NewRunner(ctx, n.JS, db.Store, ingest.Config{Consumer: events.DefaultConsumerConfig}, events.DefaultLimits, log, nil)
+	inRunner, err := ingest.NewRunner(ctx, n.JS, db.Store, ingest.Config{Consumer: queue.DefaultConsumerConfig}, events.DefaultLimits, log, nil)
 	require.NoError(t, err)
-	for _, r := range []*events.Runner{exRunner, inRunner} {
+	for _, r := range []*queue.Runner{exRunner, inRunner} {
 		go func() { _ = r.Run(ctx) }()
 	}
 
@@ -93,7 +95,7 @@ func TestForgetUser(t *testing.T) {
 	}
 	// The same user id in another tenant is someone else.
 	turns = append(turns, events.Turn{V: events.Version, ID: "other", TenantID: "beta", UserID: "u1", SessionID: "s", OccurredAt: at, Role: events.RoleUser, Content: "《三体》"})
-	pub := events.NewPublisher(n.JS)
+	pub := queue.NewPublisher(n.JS)
 	_, err = pub.PublishTurns(ctx, turns)
 	require.NoError(t, err)
 	_, err = pub.PublishShelfEntries(ctx, shelf)
@@ -103,8 +105,8 @@ func TestForgetUser(t *testing.T) {
 	bad.Data = []byte(`{"v":1,"id":"broken"`)
 	_, err = n.JS.PublishMsg(ctx, bad)
 	require.NoError(t, err)
-	n.WaitSettled(t, events.TurnsStream, ingest.ConsumerName)
-	n.WaitSettled(t, events.TurnsStream, extractor.ConsumerName)
+	n.WaitSettled(t, queue.TurnsStream, ingest.ConsumerName)
+	n.WaitSettled(t, queue.TurnsStream, extractor.ConsumerName)
 
 	// Rows the shelf and profile workers would write.
 	_, err = db.Store.ApplySignals(ctx, nil, []store.ShelfUpsert{
@@ -124,20 +126,20 @@ func TestForgetUser(t *testing.T) {
 		require.Positive(t, before1[table], "u1 has rows in %s", table)
 	}
 	require.Positive(t, beforeBeta["messages"])
-	require.Equal(t, uint64(13), streamCount(t, n.JS, events.TurnsStream, "recall.turns.acme.u1.>"), "12 turns and the broken one")
+	require.Equal(t, uint64(13), streamCount(t, n.JS, queue.TurnsStream, "recall.turns.acme.u1.>"), "12 turns and the broken one")
 	require.Len(t, n.DeadLetters(t), 2, "ingest and extractor each dead-letter it")
 
 	rep, err := forget.User(ctx, db.Store, n.JS, "acme", "u1")
 	require.NoError(t, err)
 	require.Equal(t, before1["messages"], rep.Rows["messages"])
-	require.Equal(t, uint64(12+1), rep.StreamMessages[events.TurnsStream], "12 turns and the broken one")
-	require.Equal(t, uint64(1), rep.StreamMessages[events.SignalsStream], "the shelf entry")
-	require.Equal(t, uint64(2), rep.StreamMessages[events.DLQStream])
+	require.Equal(t, uint64(12+1), rep.StreamMessages[queue.TurnsStream], "12 turns and the broken one")
+	require.Equal(t, uint64(1), rep.StreamMessages[queue.SignalsStream], "the shelf entry")
+	require.Equal(t, uint64(2), rep.StreamMessages[queue.DLQStream])
 
 	for table, c := range userRows(t, db, "acme", "u1") {
 		require.Zero(t, c, "no row of u1 left in %s", table)
 	}
-	filters, err := events.UserFilters("acme", "u1")
+	filters, err := queue.UserFilters("acme", "u1")
 	require.NoError(t, err)
 	for stream, fs := range filters {
 		for _, f := range fs {
@@ -146,8 +148,8 @@ func TestForgetUser(t *testing.T) {
 	}
 	require.Equal(t, before2, userRows(t, db, "acme", "u.2"), "other users are untouched")
 	require.Equal(t, beforeBeta, userRows(t, db, "beta", "u1"), "the same id in another tenant is untouched")
-	require.Equal(t, uint64(12), streamCount(t, n.JS, events.TurnsStream, "recall.turns.acme."+events.EncodeToken("u.2")+".>"))
-	require.Equal(t, uint64(1), streamCount(t, n.JS, events.TurnsStream, "recall.turns.beta.u1.>"))
+	require.Equal(t, uint64(12), streamCount(t, n.JS, queue.TurnsStream, "recall.turns.acme."+events.EncodeToken("u.2")+".>"))
+	require.Equal(t, uint64(1), streamCount(t, n.JS, queue.TurnsStream, "recall.turns.beta.u1.>"))
 
 	again, err := forget.User(ctx, db.Store, n.JS, "acme", "u1")
 	require.NoError(t, err, "forgetting twice is fine")

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -21,12 +23,12 @@ import (
 const ConsumerName = "ingest"
 
 // Binding is where the ingest worker reads: every turn.
-var Binding = events.Binding{Durable: ConsumerName, Stream: events.TurnsStream, Filters: []string{events.TurnsSubjects}}
+var Binding = queue.Binding{Durable: ConsumerName, Stream: queue.TurnsStream, Filters: []string{events.TurnsSubjects}}
 
 // DefaultRunnerConfig batches hundreds of turns or a few milliseconds, whichever
 // comes first, with two batches in flight so the database never idles while the
 // next batch is gathered.
-var DefaultRunnerConfig = events.RunnerConfig{BatchSize: 500, Concurrency: 2}
+var DefaultRunnerConfig = queue.RunnerConfig{BatchSize: 500, Concurrency: 2}
 
 // Worker decodes turns and stores them.
 type Worker struct {
@@ -34,7 +36,7 @@ type Worker struct {
 	limits events.Limits
 	log    *slog.Logger
 	policy store.SummaryPolicy
-	pub    *events.Publisher
+	pub    *queue.Publisher
 }
 
 // New returns a Worker that asks for no summaries; NewRunner's worker does.
@@ -44,7 +46,7 @@ func New(st *store.Store, limits events.Limits, log *slog.Logger) *Worker {
 
 // WithSummaries makes the worker ask for session summaries by policy,
 // publishing the requests with pub.
-func (w *Worker) WithSummaries(policy store.SummaryPolicy, pub *events.Publisher) *Worker {
+func (w *Worker) WithSummaries(policy store.SummaryPolicy, pub *queue.Publisher) *Worker {
 	w.policy, w.pub = policy, pub
 	return w
 }
@@ -53,7 +55,7 @@ func (w *Worker) WithSummaries(policy store.SummaryPolicy, pub *events.Publisher
 // runner dead-letters them at once); the valid ones are stored in one transaction.
 // If that transaction fails, each turn is retried alone so one poisoned turn cannot
 // hold back the others.
-func (w *Worker) Handle(ctx context.Context, msgs []events.Message) []error {
+func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 	errs := make([]error, len(msgs))
 	turns := make([]store.StoredTurn, 0, len(msgs))
 	idx := make([]int, 0, len(msgs))
@@ -63,7 +65,7 @@ func (w *Worker) Handle(ctx context.Context, msgs []events.Message) []error {
 			err = events.CheckSubject(m.Subject, &t)
 		}
 		if err != nil {
-			errs[i] = events.Permanent(err)
+			errs[i] = queue.Permanent(err)
 			continue
 		}
 		turns = append(turns, store.StoredTurn{Turn: t, Seq: m.Seq})
@@ -138,15 +140,15 @@ func classify(err error) error {
 // Config is the ingest worker's part of the config; env names are prefixed with
 // INGEST_ so that the all-in-one process can tune each worker apart.
 type Config struct {
-	Consumer events.ConsumerConfig `envPrefix:"INGEST_"`
-	Runner   events.RunnerConfig   `envPrefix:"INGEST_"`
+	Consumer queue.ConsumerConfig `envPrefix:"INGEST_"`
+	Runner   queue.RunnerConfig   `envPrefix:"INGEST_"`
 	// Summary is when a session's summary is due (SUMMARY_EVERY_MESSAGES,
 	// SUMMARY_MIN_INTERVAL); zero fields take the defaults.
 	Summary store.SummaryPolicy
 }
 
 // NewRunner declares the ingest consumer and returns the runner that feeds Handle.
-func NewRunner(ctx context.Context, js jetstream.JetStream, st *store.Store, cfg Config, limits events.Limits, log *slog.Logger, metrics *events.RunnerMetrics) (*events.Runner, error) {
-	w := New(st, limits, log).WithSummaries(cfg.Summary, events.NewPublisher(js))
+func NewRunner(ctx context.Context, js jetstream.JetStream, st *store.Store, cfg Config, limits events.Limits, log *slog.Logger, metrics *queue.RunnerMetrics) (*queue.Runner, error) {
+	w := New(st, limits, log).WithSummaries(cfg.Summary, queue.NewPublisher(js))
 	return Binding.NewRunner(ctx, js, cfg.Consumer, w.Handle, cfg.Runner.Or(DefaultRunnerConfig), log, metrics)
 }

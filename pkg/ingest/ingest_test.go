@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
@@ -25,7 +27,7 @@ type bundle struct {
 
 func setup(t *testing.T) *bundle {
 	t.Helper()
-	cfg := ingest.Config{Consumer: events.DefaultConsumerConfig, Runner: events.RunnerConfig{
+	cfg := ingest.Config{Consumer: queue.DefaultConsumerConfig, Runner: queue.RunnerConfig{
 		BatchSize: 200, RetryInitial: 10 * time.Millisecond, RetryMax: 100 * time.Millisecond,
 	}}
 	return &bundle{db: testenv.NewDB(t), nats: testenv.NewNATS(t), cfg: cfg}
@@ -35,7 +37,7 @@ func setup(t *testing.T) *bundle {
 func (b *bundle) start(t *testing.T) func() {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	r, err := ingest.NewRunner(ctx, b.nats.JS, b.db.Store, b.cfg, events.DefaultLimits, testenv.Logger(t), events.NewRunnerMetrics(nil))
+	r, err := ingest.NewRunner(ctx, b.nats.JS, b.db.Store, b.cfg, events.DefaultLimits, testenv.Logger(t), queue.NewRunnerMetrics(nil))
 	require.NoError(t, err)
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
@@ -94,7 +96,7 @@ func TestIngestExactlyOnce(t *testing.T) {
 			all = append(all, turn("t1", fmt.Sprintf("s%03d", s), i, base.Add(time.Duration(s)*time.Hour+time.Duration(i)*time.Second)))
 		}
 	}
-	pub := events.NewPublisher(b.nats.JS)
+	pub := queue.NewPublisher(b.nats.JS)
 	publish := func(turns []events.Turn) {
 		for len(turns) > 0 {
 			n := min(500, len(turns))
@@ -123,12 +125,12 @@ func TestIngestExactlyOnce(t *testing.T) {
 	}
 	b.start(t)
 	require.Eventually(t, func() bool {
-		cons, err := b.nats.JS.Consumer(ctx, events.TurnsStream, ingest.ConsumerName)
+		cons, err := b.nats.JS.Consumer(ctx, queue.TurnsStream, ingest.ConsumerName)
 		if err != nil {
 			return false
 		}
 		info, err := cons.Info(ctx)
-		s, serr := b.nats.JS.Stream(ctx, events.TurnsStream)
+		s, serr := b.nats.JS.Stream(ctx, queue.TurnsStream)
 		if err != nil || serr != nil {
 			return false
 		}
@@ -170,7 +172,7 @@ func TestIngestPoisonAndMalformed(t *testing.T) {
 		}
 		turns = append(turns, tn)
 	}
-	_, err = events.NewPublisher(b.nats.JS).PublishTurns(ctx, turns)
+	_, err = queue.NewPublisher(b.nats.JS).PublishTurns(ctx, turns)
 	require.NoError(t, err)
 	b.publishRaw(t, events.TurnSubject("t1", "u1", "s2"), []byte(`{"id": "broken"`), "t1:broken")
 	other := turn("t2", "s3", 0, base)
@@ -184,25 +186,25 @@ func TestIngestPoisonAndMalformed(t *testing.T) {
 
 	reasons := map[string]*jetstream.RawStreamMsg{}
 	for _, m := range b.nats.DeadLetters(t) {
-		reasons[m.Header.Get(events.HeaderOriginalMsgID)] = m
+		reasons[m.Header.Get(queue.HeaderOriginalMsgID)] = m
 	}
 	poison := reasons["t1:s1-25"]
 	require.NotNil(t, poison)
-	require.Contains(t, poison.Header.Get(events.HeaderReason), "gave up after 3 deliveries")
-	require.Contains(t, poison.Header.Get(events.HeaderReason), "no_poison")
+	require.Contains(t, poison.Header.Get(queue.HeaderReason), "gave up after 3 deliveries")
+	require.Contains(t, poison.Header.Get(queue.HeaderReason), "no_poison")
 	var back events.Turn
 	require.NoError(t, json.Unmarshal(poison.Data, &back))
 	require.Equal(t, "poison", back.Content, "the original is preserved")
 
 	broken := reasons["t1:broken"]
 	require.NotNil(t, broken)
-	require.Equal(t, "1", broken.Header.Get(events.HeaderDeliveries), "malformed JSON is not retried")
-	require.Contains(t, broken.Header.Get(events.HeaderReason), "malformed JSON")
+	require.Equal(t, "1", broken.Header.Get(queue.HeaderDeliveries), "malformed JSON is not retried")
+	require.Contains(t, broken.Header.Get(queue.HeaderReason), "malformed JSON")
 	require.Equal(t, `{"id": "broken"`, string(broken.Data))
 
 	cross := reasons["t1:cross"]
 	require.NotNil(t, cross)
-	require.Contains(t, cross.Header.Get(events.HeaderReason), "tenant_id")
+	require.Contains(t, cross.Header.Get(queue.HeaderReason), "tenant_id")
 	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM messages WHERE tenant_id = 't2'`))
 }
 
@@ -217,6 +219,6 @@ func TestIngestRejectsNothingSilently(t *testing.T) {
 	require.NoError(t, err)
 	b.publishRaw(t, events.TurnSubject("t1", bad.UserID, "s1"), data, "t1:bad")
 	require.Eventually(t, func() bool { return len(b.nats.DeadLetters(t)) == 1 }, 30*time.Second, 10*time.Millisecond)
-	require.Contains(t, b.nats.DeadLetters(t)[0].Header.Get(events.HeaderReason), `role: unknown role "bot"`)
+	require.Contains(t, b.nats.DeadLetters(t)[0].Header.Get(queue.HeaderReason), `role: unknown role "bot"`)
 	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM messages`))
 }

@@ -19,6 +19,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -32,12 +34,12 @@ import (
 const ConsumerName = "profiler"
 
 // Binding is where the profiler reads: profile refresh tasks.
-var Binding = events.Binding{Durable: ConsumerName, Stream: events.TasksStream, Filters: []string{events.ProfileTaskSubjects}}
+var Binding = queue.Binding{Durable: ConsumerName, Stream: queue.TasksStream, Filters: []string{events.ProfileTaskSubjects}}
 
 // Config is the profiler's part of the config.
 type Config struct {
-	Consumer events.ConsumerConfig `envPrefix:"PROFILER_"`
-	Runner   events.RunnerConfig   `envPrefix:"PROFILER_"`
+	Consumer queue.ConsumerConfig `envPrefix:"PROFILER_"`
+	Runner   queue.RunnerConfig   `envPrefix:"PROFILER_"`
 	// MaxFacts bounds the facts read per user, newest mention first; older
 	// ones have decayed the most and count the least.
 	MaxFacts int `env:"PROFILER_MAX_FACTS" envDefault:"500"`
@@ -55,7 +57,7 @@ type Config struct {
 // DefaultRunnerConfig: tasks of one user in a batch are served by one
 // recompute, so batches are large; several run at once because a batch may be
 // held for the debounce bucket.
-var DefaultRunnerConfig = events.RunnerConfig{BatchSize: 200, Concurrency: 4}
+var DefaultRunnerConfig = queue.RunnerConfig{BatchSize: 200, Concurrency: 4}
 
 func (c Config) withDefaults() Config {
 	if c.MaxFacts <= 0 {
@@ -120,7 +122,7 @@ func New(ctx context.Context, cfg Config, st *store.Store, emb embed.Embedder, l
 // Handle is the batch handler. Invalid tasks fail permanently. The tasks of one
 // user are served together: each user is refreshed once, as of the newest
 // requested time among them, once the latest of their holds has passed.
-func (w *Worker) Handle(ctx context.Context, msgs []events.Message) []error {
+func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 	errs := make([]error, len(msgs))
 	type group struct {
 		ref store.UserRef
@@ -136,7 +138,7 @@ func (w *Worker) Handle(ctx context.Context, msgs []events.Message) []error {
 			err = events.CheckProfileTaskSubject(m.Subject, &task)
 		}
 		if err != nil {
-			errs[i] = events.Permanent(err)
+			errs[i] = queue.Permanent(err)
 			continue
 		}
 		due := w.due(m)
@@ -182,7 +184,7 @@ func (w *Worker) Handle(ctx context.Context, msgs []events.Message) []error {
 // due is the earliest time a task may be served: after every change it
 // stands for was committed. Those were committed before it was published, and,
 // when it was debounced, before its bucket ended; the grace covers clock skew.
-func (w *Worker) due(m events.Message) time.Time {
+func (w *Worker) due(m queue.Message) time.Time {
 	due := m.Published
 	if until, ok := events.DebounceUntil(m.Header); ok && until.After(due) {
 		due = until
@@ -255,7 +257,7 @@ func (w *Worker) Refresh(ctx context.Context, tenantID, userID string, at, due t
 	}
 	vec, _, ok, err := embed.Combine(w.dims, contribs)
 	if err != nil {
-		return "", events.Permanent(fmt.Errorf("profile of %s/%s: %w", tenantID, userID, err))
+		return "", queue.Permanent(fmt.Errorf("profile of %s/%s: %w", tenantID, userID, err))
 	}
 	if !ok {
 		vec = nil
@@ -329,9 +331,9 @@ func (w *Worker) contributions(ctx context.Context, shelf []store.ShelfVector, f
 
 // NewRunner declares the profiler's consumer (profile tasks of the signal
 // stream) and returns the runner for w.
-func NewRunner(ctx context.Context, js jetstream.JetStream, w *Worker, log *slog.Logger, m *events.RunnerMetrics) (*events.Runner, error) {
+func NewRunner(ctx context.Context, js jetstream.JetStream, w *Worker, log *slog.Logger, m *queue.RunnerMetrics) (*queue.Runner, error) {
 	return Binding.NewRunner(ctx, js, w.cfg.Consumer, w.Handle, w.RunnerConfig(), log, m)
 }
 
 // RunnerConfig is the configured runner settings over the worker\'s defaults.
-func (w *Worker) RunnerConfig() events.RunnerConfig { return w.cfg.Runner.Or(DefaultRunnerConfig) }
+func (w *Worker) RunnerConfig() queue.RunnerConfig { return w.cfg.Runner.Or(DefaultRunnerConfig) }

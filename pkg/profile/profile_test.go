@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
@@ -25,23 +27,23 @@ type bundle struct {
 	db   *testenv.DB
 	nats *testenv.NATS
 	emb  *embed.Hashing
-	pub  *events.Publisher
+	pub  *queue.Publisher
 	reg  *prometheus.Registry
 	w    *profile.Worker
 }
 
 type options struct {
 	catalog bool
-	runner  events.RunnerConfig
+	runner  queue.RunnerConfig
 	grace   time.Duration
 }
 
-func consumerConfig() events.ConsumerConfig {
-	return events.ConsumerConfig{AckWait: 5 * time.Second, MaxDeliver: 5, MaxAckPending: 1000}
+func consumerConfig() queue.ConsumerConfig {
+	return queue.ConsumerConfig{AckWait: 5 * time.Second, MaxDeliver: 5, MaxAckPending: 1000}
 }
 
-func fastRetry() events.RunnerConfig {
-	return events.RunnerConfig{BatchSize: 50, RetryInitial: 20 * time.Millisecond, RetryMax: 100 * time.Millisecond}
+func fastRetry() queue.RunnerConfig {
+	return queue.RunnerConfig{BatchSize: 50, RetryInitial: 20 * time.Millisecond, RetryMax: 100 * time.Millisecond}
 }
 
 // setup starts a database, a JetStream server and a profiler worker (hashing
@@ -51,7 +53,7 @@ func setup(t *testing.T, o options) *bundle {
 	t.Helper()
 	ctx := context.Background()
 	b := &bundle{db: testenv.NewDB(t), nats: testenv.NewNATS(t), emb: embed.NewHashing(0), reg: prometheus.NewRegistry()}
-	b.pub = events.NewPublisher(b.nats.JS)
+	b.pub = queue.NewPublisher(b.nats.JS)
 	if o.runner.BatchSize == 0 {
 		o.runner = fastRetry()
 	}
@@ -60,10 +62,10 @@ func setup(t *testing.T, o options) *bundle {
 	require.NoError(t, err)
 	b.w = w
 	if o.catalog {
-		cw, err := catalog.New(ctx, catalog.Config{Consumer: consumerConfig(), Runner: fastRetry(), Refresh: events.RefreshConfig{Bucket: 200 * time.Millisecond}},
+		cw, err := catalog.New(ctx, catalog.Config{Consumer: consumerConfig(), Runner: fastRetry(), Refresh: queue.RefreshConfig{Bucket: 200 * time.Millisecond}},
 			b.db.Store, b.emb, b.nats.JS, events.DefaultLimits, testenv.Logger(t), nil)
 		require.NoError(t, err)
-		run(t, func(ctx context.Context) (*events.Runner, error) {
+		run(t, func(ctx context.Context) (*queue.Runner, error) {
 			return catalog.NewRunner(ctx, b.nats.JS, cw, testenv.Logger(t), nil)
 		})
 	}
@@ -73,12 +75,12 @@ func setup(t *testing.T, o options) *bundle {
 // startProfiler runs the profiler until the test ends.
 func (b *bundle) startProfiler(t *testing.T) {
 	t.Helper()
-	run(t, func(ctx context.Context) (*events.Runner, error) {
+	run(t, func(ctx context.Context) (*queue.Runner, error) {
 		return profile.NewRunner(ctx, b.nats.JS, b.w, testenv.Logger(t), nil)
 	})
 }
 
-func run(t *testing.T, newRunner func(context.Context) (*events.Runner, error)) {
+func run(t *testing.T, newRunner func(context.Context) (*queue.Runner, error)) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	r, err := newRunner(ctx)
@@ -257,7 +259,7 @@ func TestProfileFactsDecayAsOfRequestedAt(t *testing.T) {
 		mention("e4", "book_title", "Old Forgotten Book", t0.Add(-900*24*time.Hour), asOf.Add(time.Hour)), // decayed below the floor
 	})
 	require.NoError(t, err)
-	require.NoError(t, events.PublishProfileRefresh(ctx, b.nats.JS, "t", "u", asOf))
+	require.NoError(t, queue.PublishProfileRefresh(ctx, b.nats.JS, "t", "u", asOf))
 
 	p := b.waitProfile(t, "t", "u", func(store.Profile) bool { return true })
 	require.Equal(t, asOf, p.ComputedFrom)
@@ -313,7 +315,7 @@ func TestManyTasksOneRecompute(t *testing.T) {
 	t.Parallel()
 	// No grace: the tasks are all published (on this machine's clock) before
 	// the profiler starts, so the first recompute reads after all of them.
-	b := setup(t, options{runner: events.RunnerConfig{BatchSize: 1, Concurrency: 1}})
+	b := setup(t, options{runner: queue.RunnerConfig{BatchSize: 1, Concurrency: 1}})
 	ctx := context.Background()
 	var items []store.CatalogUpsert
 	var shelf []store.ShelfUpsert
@@ -328,7 +330,7 @@ func TestManyTasksOneRecompute(t *testing.T) {
 
 	// Each shelf change asked for a refresh (no publish-side debounce here, so
 	// every one is stored), some of them twice.
-	r := events.NewRefresher(b.nats.JS, 0)
+	r := queue.NewRefresher(b.nats.JS, 0)
 	var tasks []events.ProfileTask
 	for _, s := range shelf {
 		tasks = append(tasks, events.ProfileTask{TenantID: "t", UserID: "u", RequestedAt: s.OccurredAt}, events.ProfileTask{TenantID: "t", UserID: "u", RequestedAt: s.OccurredAt})
@@ -346,7 +348,7 @@ func TestManyTasksOneRecompute(t *testing.T) {
 	// One task at a time, so that the skip rule (not batching) does the work
 	// (concurrent handlers could each recompute before either has stored).
 	b.startProfiler(t)
-	b.nats.WaitSettled(t, events.TasksStream, profile.ConsumerName)
+	b.nats.WaitSettled(t, queue.TasksStream, profile.ConsumerName)
 	p, err := b.db.Store.Tenant("t").Profile(ctx, "u")
 	require.NoError(t, err)
 	require.EqualValues(t, 1, p.Revision, "one recompute for %d tasks", stored)
@@ -412,7 +414,7 @@ func TestDebouncedChangeIsNotLost(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, publish(t0.Add(time.Minute)).Duplicate, "folded into the first task")
 
-	b.nats.WaitSettled(t, events.TasksStream, profile.ConsumerName)
+	b.nats.WaitSettled(t, queue.TasksStream, profile.ConsumerName)
 	p, err := b.db.Store.Tenant("t").Profile(ctx, "u")
 	require.NoError(t, err)
 	require.Equal(t, 2, p.Sources["shelf"], "the folded change is in the vector")
@@ -430,10 +432,10 @@ func TestInvalidTasksDeadLettered(t *testing.T) {
 	// Another user's subject: the task stream keeps one task per subject.
 	_, err = b.nats.JS.Publish(ctx, events.ProfileTaskSubject("t", "u2"), []byte(`{"tenant_id":"t","user_id":"someone-else","requested_at":"2026-05-01T12:00:00Z"}`))
 	require.NoError(t, err)
-	b.nats.WaitSettled(t, events.TasksStream, profile.ConsumerName)
+	b.nats.WaitSettled(t, queue.TasksStream, profile.ConsumerName)
 	dl := b.nats.DeadLetters(t)
 	require.Len(t, dl, 2)
-	reasons := dl[0].Header.Get(events.HeaderReason) + "\n" + dl[1].Header.Get(events.HeaderReason)
+	reasons := dl[0].Header.Get(queue.HeaderReason) + "\n" + dl[1].Header.Get(queue.HeaderReason)
 	require.Contains(t, reasons, "requested_at: want an RFC 3339 time")
 	require.Contains(t, reasons, `user_id: body says "someone-else" but the subject is for user "u2"`)
 	_, err = b.db.Store.Tenant("t").Profile(ctx, "someone-else")

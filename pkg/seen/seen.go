@@ -17,6 +17,8 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -28,16 +30,16 @@ import (
 const ConsumerName = "seen"
 
 // Binding is where the worker reads: every turn (it records those with items).
-var Binding = events.Binding{Durable: ConsumerName, Stream: events.TurnsStream, Filters: []string{events.TurnsSubjects}}
+var Binding = queue.Binding{Durable: ConsumerName, Stream: queue.TurnsStream, Filters: []string{events.TurnsSubjects}}
 
 // DefaultRunnerConfig batches like ingest: most turns are acknowledged without
 // work, and a batch's lists are recorded in one round trip.
-var DefaultRunnerConfig = events.RunnerConfig{BatchSize: 500, Concurrency: 2}
+var DefaultRunnerConfig = queue.RunnerConfig{BatchSize: 500, Concurrency: 2}
 
 // Config is the worker's part of the config.
 type Config struct {
-	Consumer events.ConsumerConfig `envPrefix:"SEEN_"`
-	Runner   events.RunnerConfig   `envPrefix:"SEEN_"`
+	Consumer queue.ConsumerConfig `envPrefix:"SEEN_"`
+	Runner   queue.RunnerConfig   `envPrefix:"SEEN_"`
 	// Cap bounds each user's registry; beyond it the items first seen longest
 	// ago are deleted (0: store.DefaultSeenCap).
 	Cap int `env:"ITEMS_SEEN_CAP" envDefault:"100"`
@@ -80,7 +82,7 @@ func New(cfg Config, st *store.Store, limits events.Limits, log *slog.Logger, re
 // them, as ingest does); the lists of the batch are recorded in one
 // transaction, and if that fails each turn is retried alone, so that one bad
 // turn cannot hold back the others.
-func (w *Worker) Handle(ctx context.Context, msgs []events.Message) []error {
+func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 	errs := make([]error, len(msgs))
 	var turns []events.Turn
 	var idx []int
@@ -95,7 +97,7 @@ func (w *Worker) Handle(ctx context.Context, msgs []events.Message) []error {
 			err = events.CheckSubject(m.Subject, &t)
 		}
 		if err != nil {
-			errs[i] = events.Permanent(err)
+			errs[i] = queue.Permanent(err)
 			continue
 		}
 		if len(t.Items) == 0 {
@@ -142,6 +144,6 @@ func mayHaveItems(data []byte) bool {
 
 // NewRunner declares the worker's consumer on the turn stream and returns the
 // runner that feeds Handle.
-func NewRunner(ctx context.Context, js jetstream.JetStream, w *Worker, cfg Config, log *slog.Logger, metrics *events.RunnerMetrics) (*events.Runner, error) {
+func NewRunner(ctx context.Context, js jetstream.JetStream, w *Worker, cfg Config, log *slog.Logger, metrics *queue.RunnerMetrics) (*queue.Runner, error) {
 	return Binding.NewRunner(ctx, js, cfg.Consumer, w.Handle, cfg.Runner.Or(DefaultRunnerConfig), log, metrics)
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
@@ -39,15 +41,15 @@ func (b *bundle) start(t *testing.T, cfg seen.Config) func() {
 	t.Helper()
 	reg := b.reg
 	b.reg = nil
-	cfg.Consumer = events.DefaultConsumerConfig
-	cfg.Runner = events.RunnerConfig{BatchSize: 100, RetryInitial: 10 * time.Millisecond, RetryMax: 100 * time.Millisecond}
+	cfg.Consumer = queue.DefaultConsumerConfig
+	cfg.Runner = queue.RunnerConfig{BatchSize: 100, RetryInitial: 10 * time.Millisecond, RetryMax: 100 * time.Millisecond}
 	ctx, cancel := context.WithCancel(context.Background())
 	var r0 prometheus.Registerer
 	if reg != nil {
 		r0 = reg
 	}
 	w := seen.New(cfg, b.db.Store, events.DefaultLimits, testenv.Logger(t), r0)
-	r, err := seen.NewRunner(ctx, b.nats.JS, w, cfg, testenv.Logger(t), events.NewRunnerMetrics(nil))
+	r, err := seen.NewRunner(ctx, b.nats.JS, w, cfg, testenv.Logger(t), queue.NewRunnerMetrics(nil))
 	require.NoError(t, err)
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
@@ -64,12 +66,12 @@ func (b *bundle) start(t *testing.T, cfg seen.Config) func() {
 
 func (b *bundle) settle(t *testing.T) {
 	t.Helper()
-	b.nats.WaitSettled(t, events.TurnsStream, seen.ConsumerName)
+	b.nats.WaitSettled(t, queue.TurnsStream, seen.ConsumerName)
 }
 
 func (b *bundle) publish(t *testing.T, turns ...events.Turn) {
 	t.Helper()
-	_, err := events.NewPublisher(b.nats.JS).PublishTurns(context.Background(), turns)
+	_, err := queue.NewPublisher(b.nats.JS).PublishTurns(context.Background(), turns)
 	require.NoError(t, err)
 }
 

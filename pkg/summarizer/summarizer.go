@@ -24,6 +24,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/time/rate"
@@ -38,12 +40,12 @@ import (
 const ConsumerName = "summarizer"
 
 // Binding is where the summarizer reads: summarize requests.
-var Binding = events.Binding{Durable: ConsumerName, Stream: events.TasksStream, Filters: []string{events.SummarizeTaskSubjects}}
+var Binding = queue.Binding{Durable: ConsumerName, Stream: queue.TasksStream, Filters: []string{events.SummarizeTaskSubjects}}
 
 // Config is the summarizer's part of the config.
 type Config struct {
-	Consumer events.ConsumerConfig `envPrefix:"SUMMARIZER_"`
-	Runner   events.RunnerConfig   `envPrefix:"SUMMARIZER_"`
+	Consumer queue.ConsumerConfig `envPrefix:"SUMMARIZER_"`
+	Runner   queue.RunnerConfig   `envPrefix:"SUMMARIZER_"`
 	// Summary bounds what is written: SUMMARY_MAX_CHARS, SUMMARY_MAX_TOPICS.
 	Summary summarize.Options
 	// MaxMessages is how many of the messages since the last summary are read
@@ -77,12 +79,12 @@ type Config struct {
 	Decay store.DecayConfig
 	// Refresh debounces the profile refreshes asked for the users whose key
 	// topics were recorded.
-	Refresh events.RefreshConfig
+	Refresh queue.RefreshConfig
 }
 
 // DefaultRunnerConfig: one summary is a few database round trips and,
 // with a model, a slow request; several run at once.
-var DefaultRunnerConfig = events.RunnerConfig{BatchSize: 16, Concurrency: 4}
+var DefaultRunnerConfig = queue.RunnerConfig{BatchSize: 16, Concurrency: 4}
 
 func (c Config) withDefaults() Config {
 	if c.MaxMessages <= 0 {
@@ -126,11 +128,11 @@ type Worker struct {
 	log        *slog.Logger
 	metrics    *metrics
 	limiter    *tenantLimiter
-	pub        *events.Publisher
+	pub        *queue.Publisher
 	now        func() time.Time
 	// Refresher, when set, asks for the profile of a user whose key topics
 	// were recorded, after the summary is committed.
-	Refresher *events.Refresher
+	Refresher *queue.Refresher
 }
 
 type metrics struct {
@@ -173,7 +175,7 @@ func New(cfg Config, st *store.Store, rules *extract.Rules, llm *extract.LLM, js
 		w.llm = summarize.NewLLM(llm, rules, cfg.Summary)
 	}
 	if js != nil {
-		w.pub = events.NewPublisher(js)
+		w.pub = queue.NewPublisher(js)
 	}
 	return w
 }
@@ -209,7 +211,7 @@ type request struct {
 // Handle is the batch handler. Invalid requests fail permanently. The requests
 // of one session are served together, by one summary that reaches the
 // furthest of them.
-func (w *Worker) Handle(ctx context.Context, msgs []events.Message) []error {
+func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 	errs := make([]error, len(msgs))
 	var order []*request
 	bySession := map[[2]string]*request{}
@@ -219,7 +221,7 @@ func (w *Worker) Handle(ctx context.Context, msgs []events.Message) []error {
 			err = events.CheckSummarizeSubject(m.Subject, &r)
 		}
 		if err != nil {
-			errs[i] = events.Permanent(err)
+			errs[i] = queue.Permanent(err)
 			continue
 		}
 		k := [2]string{r.TenantID, r.SessionID}
@@ -370,7 +372,7 @@ func (w *Worker) write(ctx context.Context, tenantID string, in summarize.Input,
 		return s, "extractive", err
 	}
 	if reason == extract.ReasonRejected {
-		return summarize.Summary{}, "", events.Permanent(fmt.Errorf("llm summary: %w", err))
+		return summarize.Summary{}, "", queue.Permanent(fmt.Errorf("llm summary: %w", err))
 	}
 	return summarize.Summary{}, "", fmt.Errorf("llm summary (retried on redelivery): %w", err)
 }
@@ -474,9 +476,9 @@ func (w *Worker) RunSweeper(ctx context.Context) error {
 }
 
 // NewRunner declares the summarizer's consumer and returns the runner for w.
-func NewRunner(ctx context.Context, js jetstream.JetStream, w *Worker, log *slog.Logger, m *events.RunnerMetrics) (*events.Runner, error) {
+func NewRunner(ctx context.Context, js jetstream.JetStream, w *Worker, log *slog.Logger, m *queue.RunnerMetrics) (*queue.Runner, error) {
 	return Binding.NewRunner(ctx, js, w.cfg.Consumer, w.Handle, w.RunnerConfig(), log, m)
 }
 
 // RunnerConfig is the configured runner settings over the worker\'s defaults.
-func (w *Worker) RunnerConfig() events.RunnerConfig { return w.cfg.Runner.Or(DefaultRunnerConfig) }
+func (w *Worker) RunnerConfig() queue.RunnerConfig { return w.cfg.Runner.Or(DefaultRunnerConfig) }

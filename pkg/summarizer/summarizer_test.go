@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recallhq/recall/pkg/queue"
+
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -42,7 +44,7 @@ type bundle struct {
 	nats    *testenv.NATS
 	cfg     summarizer.Config
 	llm     *openaitest.Server
-	metrics *events.RunnerMetrics
+	metrics *queue.RunnerMetrics
 	workers []*summarizer.Worker
 }
 
@@ -52,12 +54,12 @@ func setup(t *testing.T) *bundle {
 	t.Helper()
 	cfg, err := service.LoadConfig[summarizer.Config]()
 	require.NoError(t, err)
-	cfg.Runner = events.RunnerConfig{BatchSize: 8, RetryInitial: 10 * time.Millisecond, RetryMax: 50 * time.Millisecond}
+	cfg.Runner = queue.RunnerConfig{BatchSize: 8, RetryInitial: 10 * time.Millisecond, RetryMax: 50 * time.Millisecond}
 	cfg.SweepInterval = 0
-	b := &bundle{db: testenv.NewDB(t), nats: testenv.NewNATS(t), cfg: cfg, metrics: events.NewRunnerMetrics(nil)}
+	b := &bundle{db: testenv.NewDB(t), nats: testenv.NewNATS(t), cfg: cfg, metrics: queue.NewRunnerMetrics(nil)}
 	ctx, cancel := context.WithCancel(context.Background())
-	r, err := ingest.NewRunner(ctx, b.nats.JS, b.db.Store, ingest.Config{Consumer: events.DefaultConsumerConfig,
-		Runner: events.RunnerConfig{RetryInitial: 10 * time.Millisecond}}, events.DefaultLimits, testenv.Logger(t), nil)
+	r, err := ingest.NewRunner(ctx, b.nats.JS, b.db.Store, ingest.Config{Consumer: queue.DefaultConsumerConfig,
+		Runner: queue.RunnerConfig{RetryInitial: 10 * time.Millisecond}}, events.DefaultLimits, testenv.Logger(t), nil)
 	require.NoError(t, err)
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
@@ -102,7 +104,7 @@ func (b *bundle) start(t *testing.T) *summarizer.Worker {
 
 func (b *bundle) publish(t *testing.T, turns ...events.Turn) {
 	t.Helper()
-	_, err := events.NewPublisher(b.nats.JS).PublishTurns(context.Background(), turns)
+	_, err := queue.NewPublisher(b.nats.JS).PublishTurns(context.Background(), turns)
 	require.NoError(t, err)
 }
 
@@ -135,7 +137,7 @@ func (b *bundle) waitIngested(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
 	require.Eventually(t, func() bool {
-		s, err := b.nats.JS.Stream(ctx, events.TurnsStream)
+		s, err := b.nats.JS.Stream(ctx, queue.TurnsStream)
 		if err != nil {
 			return false
 		}
@@ -158,7 +160,7 @@ func (b *bundle) waitSettled(t *testing.T) {
 	b.waitIngested(t)
 	ctx := context.Background()
 	require.Eventually(t, func() bool {
-		s, err := b.nats.JS.Stream(ctx, events.TasksStream)
+		s, err := b.nats.JS.Stream(ctx, queue.TasksStream)
 		if err != nil {
 			return false
 		}
@@ -196,7 +198,7 @@ func (b *bundle) waitSummary(t *testing.T, tenant, session string, through int64
 
 func (b *bundle) requestsStored(t *testing.T) uint64 {
 	t.Helper()
-	s, err := b.nats.JS.Stream(context.Background(), events.TasksStream)
+	s, err := b.nats.JS.Stream(context.Background(), queue.TasksStream)
 	require.NoError(t, err)
 	info, err := s.Info(context.Background(), jetstream.WithSubjectFilter(events.SummarizeTaskSubjects))
 	require.NoError(t, err)
@@ -260,7 +262,7 @@ func TestRequestsAreIdempotent(t *testing.T) {
 	b.waitIngested(t)
 
 	req := events.SummarizeRequest{TenantID: "t", UserID: "u", SessionID: "s", Reason: events.SummarizeRequested, FromCount: 0, ThroughCount: 6, RequestedAt: t0}
-	pub := events.NewPublisher(b.nats.JS)
+	pub := queue.NewPublisher(b.nats.JS)
 	res, err := pub.PublishSummarizeRequests(ctx, []events.SummarizeRequest{req, req})
 	require.NoError(t, err)
 	require.False(t, res[0].Duplicate)
@@ -513,7 +515,7 @@ func TestTenantIsolation(t *testing.T) {
 	b.waitSettled(t)
 	dl := b.nats.DeadLetters(t)
 	require.Len(t, dl, 2)
-	reasons := dl[0].Header.Get(events.HeaderReason) + "\n" + dl[1].Header.Get(events.HeaderReason)
+	reasons := dl[0].Header.Get(queue.HeaderReason) + "\n" + dl[1].Header.Get(queue.HeaderReason)
 	require.Contains(t, reasons, "tenant_id", "the body claims another tenant than its subject")
 	require.Contains(t, reasons, "malformed JSON")
 	require.Len(t, b.versions(t, "a", "s"), 1)

@@ -1,4 +1,4 @@
-package events_test
+package queue_test
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/recallhq/recall/pkg/queue"
 
 	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/require"
@@ -30,14 +32,14 @@ func TestScopeFilter(t *testing.T) {
 		{events.ProfileTaskSubjects, "acme", "u1", "recall.tasks.profile.acme.u1", true},
 		{events.SummarizeTaskSubjects, "acme", "u1", "recall.tasks.summarize.acme.u1.>", true},
 	} {
-		got, ok, err := events.ScopeFilter(c.filter, c.tenant, c.user)
+		got, ok, err := queue.ScopeFilter(c.filter, c.tenant, c.user)
 		require.NoError(t, err)
 		require.Equal(t, c.ok, ok, c)
 		require.Equal(t, c.want, got, c)
 	}
-	_, _, err := events.ScopeFilter(events.TurnsSubjects, "", "u1")
+	_, _, err := queue.ScopeFilter(events.TurnsSubjects, "", "u1")
 	require.ErrorContains(t, err, "needs a tenant")
-	_, _, err = events.ScopeFilter("recall.other.>", "t", "")
+	_, _, err = queue.ScopeFilter("recall.other.>", "t", "")
 	require.ErrorContains(t, err, "no tenant/user layout")
 }
 
@@ -49,7 +51,7 @@ func TestReplay(t *testing.T) {
 	n := testenv.NewNATS(t)
 	ctx := context.Background()
 	// A live durable consumer exists and has its own position.
-	_, err := n.JS.CreateOrUpdateConsumer(ctx, events.TurnsStream, events.DurableConsumer("live", events.TurnsSubjects, events.DefaultConsumerConfig))
+	_, err := n.JS.CreateOrUpdateConsumer(ctx, queue.TurnsStream, queue.DurableConsumer("live", events.TurnsSubjects, queue.DefaultConsumerConfig))
 	require.NoError(t, err)
 	for i := range 300 {
 		m := nats.NewMsg(events.TurnSubject(fmt.Sprintf("t%d", i%2), fmt.Sprintf("u%d", i%3), "s"))
@@ -57,20 +59,20 @@ func TestReplay(t *testing.T) {
 		_, err := n.JS.PublishMsg(ctx, m)
 		require.NoError(t, err)
 	}
-	b := events.Binding{Durable: "worker", Stream: events.TurnsStream, Filters: []string{events.TurnsSubjects}}
-	run := func(o events.ReplayOptions) (map[string]int, events.ReplayProgress) {
+	b := queue.Binding{Durable: "worker", Stream: queue.TurnsStream, Filters: []string{events.TurnsSubjects}}
+	run := func(o queue.ReplayOptions) (map[string]int, queue.ReplayProgress) {
 		var mu sync.Mutex
 		seen := map[string]int{}
-		h := events.PerMessage(func(_ context.Context, m events.Message) error {
+		h := queue.PerMessage(func(_ context.Context, m queue.Message) error {
 			mu.Lock()
 			seen[m.Subject]++
 			mu.Unlock()
 			return nil
 		})
-		o.Consumer = events.DefaultConsumerConfig
-		o.Runner = events.RunnerConfig{BatchSize: 50, Concurrency: 2}
-		var last events.ReplayProgress
-		o.Progress = func(p events.ReplayProgress) { last = p }
+		o.Consumer = queue.DefaultConsumerConfig
+		o.Runner = queue.RunnerConfig{BatchSize: 50, Concurrency: 2}
+		var last queue.ReplayProgress
+		o.Progress = func(p queue.ReplayProgress) { last = p }
 		o.ProgressEvery = 10 * time.Millisecond
 		p, err := b.Replay(ctx, n.JS, o, h, testenv.Logger(t), nil)
 		require.NoError(t, err)
@@ -84,25 +86,25 @@ func TestReplay(t *testing.T) {
 		return s
 	}
 
-	seen, p := run(events.ReplayOptions{})
+	seen, p := run(queue.ReplayOptions{})
 	require.Equal(t, 300, total(seen))
 	require.Equal(t, uint64(300), p.Done)
 	require.Equal(t, uint64(300), p.Total)
 	require.Zero(t, p.ETA)
 
-	seen, _ = run(events.ReplayOptions{FromSeq: 201})
+	seen, _ = run(queue.ReplayOptions{FromSeq: 201})
 	require.Equal(t, 100, total(seen))
 
-	seen, _ = run(events.ReplayOptions{Tenant: "t1"})
+	seen, _ = run(queue.ReplayOptions{Tenant: "t1"})
 	require.Equal(t, 150, total(seen))
-	seen, _ = run(events.ReplayOptions{Tenant: "t1", User: "u2"})
+	seen, _ = run(queue.ReplayOptions{Tenant: "t1", User: "u2"})
 	require.Equal(t, 50, total(seen)) // i odd and i%3 == 2
 	require.Equal(t, map[string]int{"recall.turns.t1.u2.s": 50}, seen)
 
-	seen, _ = run(events.ReplayOptions{Since: time.Now().Add(time.Hour)})
+	seen, _ = run(queue.ReplayOptions{Since: time.Now().Add(time.Hour)})
 	require.Zero(t, total(seen))
 
-	stream, err := n.JS.Stream(ctx, events.TurnsStream)
+	stream, err := n.JS.Stream(ctx, queue.TurnsStream)
 	require.NoError(t, err)
 	names := stream.ConsumerNames(ctx)
 	var left []string
@@ -110,7 +112,7 @@ func TestReplay(t *testing.T) {
 		left = append(left, name)
 	}
 	require.Equal(t, []string{"live"}, left, "replays remove their consumers")
-	live, err := n.JS.Consumer(ctx, events.TurnsStream, "live")
+	live, err := n.JS.Consumer(ctx, queue.TurnsStream, "live")
 	require.NoError(t, err)
 	require.Equal(t, uint64(300), live.CachedInfo().NumPending, "the live consumer is untouched")
 }

@@ -1,4 +1,9 @@
-package events
+// Package queue is the JetStream runtime every Recall binary shares: the
+// stream and consumer declarations, the connection, the publisher, the one
+// consumer runner (ack, retry with backoff, dead letters, heartbeats, drain),
+// dead-letter tools and replay. Producers need none of it: the contract they
+// code against (envelopes, validation, subjects) is package events.
+package queue
 
 import (
 	"context"
@@ -7,8 +12,11 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/recallhq/recall/pkg/events"
 
 	"github.com/cenkalti/backoff/v4"
 	"github.com/nats-io/nats.go"
@@ -74,7 +82,7 @@ func Permanent(err error) error {
 // errors are permanent by nature.
 func IsPermanent(err error) bool {
 	var pe *PermanentError
-	var ve *ValidationError
+	var ve *events.ValidationError
 	return errors.As(err, &pe) || errors.As(err, &ve)
 }
 
@@ -398,7 +406,7 @@ func (r *Runner) settle(ctx context.Context, m jetstream.Msg, msg Message, err e
 			r.metrics.Retried.WithLabelValues(r.name).Inc()
 			return
 		}
-		_ = m.TermWithReason(truncate(reason, 200))
+		_ = m.TermWithReason(clip(reason, 200))
 		r.metrics.DeadLettered.WithLabelValues(r.name).Inc()
 		r.log.Warn("dead-lettered", "subject", msg.Subject, "seq", msg.Seq, "deliveries", msg.Deliveries, "event_id", msg.EventID(), "reason", reason)
 		return
@@ -438,7 +446,7 @@ func DeadLetter(ctx context.Context, js jetstream.JetStream, consumer string, m 
 		}
 		out.Header[k] = v
 	}
-	out.Header.Set(HeaderReason, truncate(reason, 4096))
+	out.Header.Set(HeaderReason, clip(reason, 4096))
 	out.Header.Set(HeaderConsumer, consumer)
 	out.Header.Set(HeaderStream, stream)
 	out.Header.Set(HeaderStreamSeq, strconv.FormatUint(msg.Seq, 10))
@@ -452,4 +460,13 @@ func DeadLetter(ctx context.Context, js jetstream.JetStream, consumer string, m 
 		return fmt.Errorf("publish dead letter: %w", err)
 	}
 	return nil
+}
+
+// clip shortens s to at most n bytes for a header or an ack reason, cutting
+// at a character boundary and marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
 }

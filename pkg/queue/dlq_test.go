@@ -1,4 +1,4 @@
-package events_test
+package queue_test
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/recallhq/recall/pkg/queue"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -25,16 +27,16 @@ func TestDeadLettersListRedriveDelete(t *testing.T) {
 	var fixed atomic.Bool
 	var mu sync.Mutex
 	handled := map[string]int{}
-	h := events.PerMessage(func(_ context.Context, m events.Message) error {
+	h := queue.PerMessage(func(_ context.Context, m queue.Message) error {
 		if !fixed.Load() && (string(m.Data) == "bad-a" || string(m.Data) == "bad-b") {
-			return events.Permanent(errors.New("cannot parse " + string(m.Data)))
+			return queue.Permanent(errors.New("cannot parse " + string(m.Data)))
 		}
 		mu.Lock()
 		handled[string(m.Data)]++
 		mu.Unlock()
 		return nil
 	})
-	b.start(t, h, events.DefaultConsumerConfig, fastRetry())
+	b.start(t, h, queue.DefaultConsumerConfig, fastRetry())
 
 	pub := func(subject, data, id string) {
 		m := nats.NewMsg(subject)
@@ -52,15 +54,15 @@ func TestDeadLettersListRedriveDelete(t *testing.T) {
 	pub(events.TurnSubject("t1", "u1", "s2"), "bad-b", "t1:bad-b")
 	require.Eventually(t, func() bool { return len(b.nats.DeadLetters(t)) == 2 }, 10*time.Second, 10*time.Millisecond)
 
-	var all []events.DeadLetterEntry
-	require.NoError(t, events.ListDeadLetters(ctx, b.nats.JS, "", func(e events.DeadLetterEntry) error {
+	var all []queue.DeadLetterEntry
+	require.NoError(t, queue.ListDeadLetters(ctx, b.nats.JS, "", func(e queue.DeadLetterEntry) error {
 		all = append(all, e)
 		return nil
 	}))
 	require.Len(t, all, 2)
 	a := all[0]
 	require.Equal(t, "test", a.Consumer)
-	require.Equal(t, events.TurnsStream, a.Stream)
+	require.Equal(t, queue.TurnsStream, a.Stream)
 	require.Equal(t, uint64(2), a.StreamSeq)
 	require.Equal(t, events.TurnSubject("t1", "u.2", "s1"), a.Subject)
 	require.Equal(t, "cannot parse bad-a", a.Reason)
@@ -75,27 +77,27 @@ func TestDeadLettersListRedriveDelete(t *testing.T) {
 	require.Equal(t, "t1:bad-b", all[1].Header.Get(jetstream.MsgIDHeader), "the original id is restored")
 
 	var none int
-	require.NoError(t, events.ListDeadLetters(ctx, b.nats.JS, "other", func(events.DeadLetterEntry) error { none++; return nil }))
+	require.NoError(t, queue.ListDeadLetters(ctx, b.nats.JS, "other", func(queue.DeadLetterEntry) error { none++; return nil }))
 	require.Zero(t, none, "filtered by consumer")
 
 	fixed.Store(true)
 	// The original id of bad-b is still remembered by the stream: re-driving it
 	// now would be dropped as a duplicate, so it is refused and kept.
-	err := events.Redrive(ctx, b.nats.JS, all[1])
-	require.ErrorIs(t, err, events.ErrStillDuplicate)
-	_, err = events.GetDeadLetter(ctx, b.nats.JS, all[1].Seq)
+	err := queue.Redrive(ctx, b.nats.JS, all[1])
+	require.ErrorIs(t, err, queue.ErrStillDuplicate)
+	_, err = queue.GetDeadLetter(ctx, b.nats.JS, all[1].Seq)
 	require.NoError(t, err, "still in the dead-letter stream")
 
-	require.NoError(t, events.Redrive(ctx, b.nats.JS, a))
+	require.NoError(t, queue.Redrive(ctx, b.nats.JS, a))
 	require.Eventually(t, func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return handled["bad-a"] == 1
 	}, 10*time.Second, 10*time.Millisecond, "the fixed handler got the re-driven message")
-	_, err = events.GetDeadLetter(ctx, b.nats.JS, a.Seq)
+	_, err = queue.GetDeadLetter(ctx, b.nats.JS, a.Seq)
 	require.ErrorContains(t, err, "not found")
 
-	require.NoError(t, events.DeleteDeadLetter(ctx, b.nats.JS, all[1].Seq))
+	require.NoError(t, queue.DeleteDeadLetter(ctx, b.nats.JS, all[1].Seq))
 	require.Empty(t, b.nats.DeadLetters(t))
 	require.Equal(t, 2.0, testutil.ToFloat64(b.metrics.DeadLettered.WithLabelValues("test")))
 }

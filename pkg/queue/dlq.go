@@ -1,4 +1,4 @@
-package events
+package queue
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/recallhq/recall/pkg/events"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -35,9 +37,9 @@ type DeadLetterEntry struct {
 // DLQFilter is the subject filter for one consumer's dead letters ("" for all).
 func DLQFilter(consumer string) string {
 	if consumer == "" {
-		return DLQSubjects
+		return events.DLQSubjects
 	}
-	return SubjectRoot + ".dlq." + consumer + ".>"
+	return events.SubjectRoot + ".dlq." + consumer + ".>"
 }
 
 // ListDeadLetters calls fn for every dead letter of consumer ("" for all),
@@ -96,8 +98,8 @@ func parseDeadLetter(raw *jetstream.RawStreamMsg) DeadLetterEntry {
 	e.FailedAt, _ = time.Parse(time.RFC3339Nano, h.Get(HeaderFailedAt))
 	if e.Subject == "" {
 		// Older entries without the header: the subject is in the DLQ subject.
-		if rest, ok := strings.CutPrefix(raw.Subject, SubjectRoot+".dlq."+e.Consumer+"."); ok {
-			e.Subject = SubjectRoot + "." + rest
+		if rest, ok := strings.CutPrefix(raw.Subject, events.SubjectRoot+".dlq."+e.Consumer+"."); ok {
+			e.Subject = events.SubjectRoot + "." + rest
 		}
 	}
 	for k, v := range h {
@@ -151,4 +153,14 @@ func DeleteDeadLetter(ctx context.Context, js jetstream.JetStream, seq uint64) e
 		return fmt.Errorf("delete dead letter %d: %w", seq, err)
 	}
 	return nil
+}
+
+// DLQSubject is where a message rejected by a consumer goes. The original subject
+// (minus the root) is kept, so dead letters of one user can be purged too.
+func DLQSubject(consumer, original string) string {
+	rest, ok := strings.CutPrefix(original, events.SubjectRoot+".")
+	if !ok || rest == "" {
+		rest = "other." + events.EncodeToken(original)
+	}
+	return events.SubjectRoot + ".dlq." + events.EncodeToken(consumer) + "." + rest
 }

@@ -1,4 +1,4 @@
-package events_test
+package queue_test
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/recallhq/recall/pkg/queue"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -21,20 +23,20 @@ import (
 
 type runnerBundle struct {
 	nats    *testenv.NATS
-	metrics *events.RunnerMetrics
+	metrics *queue.RunnerMetrics
 }
 
 func setupRunner(t *testing.T) *runnerBundle {
 	t.Helper()
-	return &runnerBundle{nats: testenv.NewNATS(t), metrics: events.NewRunnerMetrics(nil)}
+	return &runnerBundle{nats: testenv.NewNATS(t), metrics: queue.NewRunnerMetrics(nil)}
 }
 
 // start runs a runner on a fresh durable consumer until the test ends; it
 // returns a function that stops it and reports Run's error.
-func (b *runnerBundle) start(t *testing.T, h events.BatchHandler, cc events.ConsumerConfig, rc events.RunnerConfig) func() error {
+func (b *runnerBundle) start(t *testing.T, h queue.BatchHandler, cc queue.ConsumerConfig, rc queue.RunnerConfig) func() error {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	r, err := events.NewRunner(ctx, b.nats.JS, events.TurnsStream, events.DurableConsumer("test", events.TurnsSubjects, cc), h, rc, testenv.Logger(t), b.metrics)
+	r, err := queue.NewRunner(ctx, b.nats.JS, queue.TurnsStream, queue.DurableConsumer("test", events.TurnsSubjects, cc), h, rc, testenv.Logger(t), b.metrics)
 	require.NoError(t, err)
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
@@ -66,8 +68,8 @@ func (b *runnerBundle) publish(t *testing.T, n int) {
 	}
 }
 
-func fastRetry() events.RunnerConfig {
-	return events.RunnerConfig{RetryInitial: 10 * time.Millisecond, RetryMax: 50 * time.Millisecond}
+func fastRetry() queue.RunnerConfig {
+	return queue.RunnerConfig{RetryInitial: 10 * time.Millisecond, RetryMax: 50 * time.Millisecond}
 }
 
 func TestRunnerAcksAndRetries(t *testing.T) {
@@ -75,7 +77,7 @@ func TestRunnerAcksAndRetries(t *testing.T) {
 	b := setupRunner(t)
 	var mu sync.Mutex
 	seen := map[string]int{}
-	h := events.PerMessage(func(_ context.Context, m events.Message) error {
+	h := queue.PerMessage(func(_ context.Context, m queue.Message) error {
 		mu.Lock()
 		defer mu.Unlock()
 		seen[string(m.Data)]++
@@ -85,7 +87,7 @@ func TestRunnerAcksAndRetries(t *testing.T) {
 		}
 		return nil
 	})
-	b.start(t, h, events.DefaultConsumerConfig, fastRetry())
+	b.start(t, h, queue.DefaultConsumerConfig, fastRetry())
 	b.publish(t, 10)
 	require.Eventually(t, func() bool {
 		return testutil.ToFloat64(b.metrics.Processed.WithLabelValues("test")) == 10
@@ -103,14 +105,14 @@ func TestRunnerPermanentErrorDeadLettersAtOnce(t *testing.T) {
 	t.Parallel()
 	b := setupRunner(t)
 	var calls atomic.Int32
-	h := events.PerMessage(func(_ context.Context, m events.Message) error {
+	h := queue.PerMessage(func(_ context.Context, m queue.Message) error {
 		if string(m.Data) == "2" {
 			calls.Add(1)
-			return events.Permanent(errors.New("cannot parse"))
+			return queue.Permanent(errors.New("cannot parse"))
 		}
 		return nil
 	})
-	b.start(t, h, events.DefaultConsumerConfig, fastRetry())
+	b.start(t, h, queue.DefaultConsumerConfig, fastRetry())
 	b.publish(t, 5)
 	require.Eventually(t, func() bool { return len(b.nats.DeadLetters(t)) == 1 }, 10*time.Second, 10*time.Millisecond)
 	require.Eventually(t, func() bool {
@@ -119,11 +121,11 @@ func TestRunnerPermanentErrorDeadLettersAtOnce(t *testing.T) {
 	d := b.nats.DeadLetters(t)[0]
 	require.Equal(t, "2", string(d.Data), "the original payload is kept")
 	require.Equal(t, "recall.dlq.test.turns.t1.u1.s1", d.Subject)
-	require.Equal(t, "cannot parse", d.Header.Get(events.HeaderReason))
-	require.Equal(t, "test", d.Header.Get(events.HeaderConsumer))
-	require.Equal(t, events.TurnsStream, d.Header.Get(events.HeaderStream))
-	require.Equal(t, "3", d.Header.Get(events.HeaderStreamSeq))
-	require.Equal(t, "t1:2", d.Header.Get(events.HeaderOriginalMsgID))
+	require.Equal(t, "cannot parse", d.Header.Get(queue.HeaderReason))
+	require.Equal(t, "test", d.Header.Get(queue.HeaderConsumer))
+	require.Equal(t, queue.TurnsStream, d.Header.Get(queue.HeaderStream))
+	require.Equal(t, "3", d.Header.Get(queue.HeaderStreamSeq))
+	require.Equal(t, "t1:2", d.Header.Get(queue.HeaderOriginalMsgID))
 	require.Equal(t, int32(1), calls.Load(), "never retried")
 	require.Equal(t, 1.0, testutil.ToFloat64(b.metrics.Failed.WithLabelValues("test", "permanent")))
 	require.Equal(t, 1.0, testutil.ToFloat64(b.metrics.DeadLettered.WithLabelValues("test")))
@@ -133,21 +135,21 @@ func TestRunnerMaxDeliverDeadLetters(t *testing.T) {
 	t.Parallel()
 	b := setupRunner(t)
 	var calls atomic.Int32
-	h := events.PerMessage(func(_ context.Context, m events.Message) error {
+	h := queue.PerMessage(func(_ context.Context, m queue.Message) error {
 		if string(m.Data) == "0" {
 			calls.Add(1)
 			return errors.New("db says no")
 		}
 		return nil
 	})
-	cc := events.DefaultConsumerConfig
+	cc := queue.DefaultConsumerConfig
 	cc.MaxDeliver = 3
 	b.start(t, h, cc, fastRetry())
 	b.publish(t, 3)
 	require.Eventually(t, func() bool { return len(b.nats.DeadLetters(t)) == 1 }, 10*time.Second, 10*time.Millisecond)
 	d := b.nats.DeadLetters(t)[0]
-	require.Equal(t, "gave up after 3 deliveries: db says no", d.Header.Get(events.HeaderReason))
-	require.Equal(t, "3", d.Header.Get(events.HeaderDeliveries))
+	require.Equal(t, "gave up after 3 deliveries: db says no", d.Header.Get(queue.HeaderReason))
+	require.Equal(t, "3", d.Header.Get(queue.HeaderDeliveries))
 	require.Equal(t, int32(3), calls.Load())
 	require.Equal(t, 2.0, testutil.ToFloat64(b.metrics.Failed.WithLabelValues("test", "retry")))
 	require.Equal(t, 1.0, testutil.ToFloat64(b.metrics.Failed.WithLabelValues("test", "exhausted")))
@@ -158,13 +160,13 @@ func TestRunnerRecoversPanics(t *testing.T) {
 	t.Parallel()
 	b := setupRunner(t)
 	var calls atomic.Int32
-	h := events.PerMessage(func(_ context.Context, m events.Message) error {
+	h := queue.PerMessage(func(_ context.Context, m queue.Message) error {
 		if calls.Add(1) == 1 {
 			panic("boom")
 		}
 		return nil
 	})
-	b.start(t, h, events.DefaultConsumerConfig, fastRetry())
+	b.start(t, h, queue.DefaultConsumerConfig, fastRetry())
 	b.publish(t, 1)
 	require.Eventually(t, func() bool {
 		return testutil.ToFloat64(b.metrics.Processed.WithLabelValues("test")) == 1
@@ -176,7 +178,7 @@ func TestRunnerHeartbeatKeepsSlowMessages(t *testing.T) {
 	t.Parallel()
 	b := setupRunner(t)
 	var calls atomic.Int32
-	h := events.PerMessage(func(ctx context.Context, m events.Message) error {
+	h := queue.PerMessage(func(ctx context.Context, m queue.Message) error {
 		calls.Add(1)
 		// Three times AckWait: without InProgress the server would redeliver.
 		select {
@@ -185,7 +187,7 @@ func TestRunnerHeartbeatKeepsSlowMessages(t *testing.T) {
 		}
 		return nil
 	})
-	cc := events.DefaultConsumerConfig
+	cc := queue.DefaultConsumerConfig
 	cc.AckWait = time.Second
 	rc := fastRetry()
 	rc.Concurrency = 2 // a free worker would pick up a redelivery
@@ -205,7 +207,7 @@ func TestRunnerBatchesAndDrains(t *testing.T) {
 	release := make(chan struct{})
 	var maxBatch, total atomic.Int32
 	var once sync.Once
-	h := func(ctx context.Context, msgs []events.Message) []error {
+	h := func(ctx context.Context, msgs []queue.Message) []error {
 		if int32(len(msgs)) > maxBatch.Load() {
 			maxBatch.Store(int32(len(msgs)))
 		}
@@ -213,7 +215,7 @@ func TestRunnerBatchesAndDrains(t *testing.T) {
 		total.Add(int32(len(msgs)))
 		return nil
 	}
-	stop := b.start(t, h, events.DefaultConsumerConfig, events.RunnerConfig{BatchSize: 50, BatchWait: 50 * time.Millisecond})
+	stop := b.start(t, h, queue.DefaultConsumerConfig, queue.RunnerConfig{BatchSize: 50, BatchWait: 50 * time.Millisecond})
 	b.publish(t, 200)
 	<-started
 	// Shut down while a batch is in flight: the batch must complete and be acked.
@@ -226,12 +228,32 @@ func TestRunnerBatchesAndDrains(t *testing.T) {
 	require.Greater(t, maxBatch.Load(), int32(1), "messages were batched")
 
 	// A new runner on the same durable consumer gets exactly the rest.
-	b.start(t, h, events.DefaultConsumerConfig, events.RunnerConfig{BatchSize: 50})
+	b.start(t, h, queue.DefaultConsumerConfig, queue.RunnerConfig{BatchSize: 50})
 	require.Eventually(t, func() bool { return total.Load() == 200 }, 10*time.Second, 10*time.Millisecond)
-	cons, err := b.nats.JS.Consumer(context.Background(), events.TurnsStream, "test")
+	cons, err := b.nats.JS.Consumer(context.Background(), queue.TurnsStream, "test")
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
 		info, err := cons.Info(context.Background())
 		return err == nil && info.NumAckPending == 0 && info.NumPending == 0
 	}, 10*time.Second, 10*time.Millisecond)
+}
+
+func TestDLQSubject(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "recall.dlq.ingest.turns.t1.u1.s1", queue.DLQSubject("ingest", "recall.turns.t1.u1.s1"))
+	require.Equal(t, "recall.dlq.ingest.other."+events.EncodeToken("foo.bar"), queue.DLQSubject("ingest", "foo.bar"))
+}
+
+func TestRetryDelayGrowsAndCaps(t *testing.T) {
+	t.Parallel()
+	prev := 0.0
+	for n := uint64(1); n <= 4; n++ {
+		d := queue.RetryDelay(n, 100_000_000, 10_000_000_000).Seconds()
+		// ±20% jitter around 0.1·2^(n-1).
+		want := 0.1 * float64(uint(1)<<(n-1))
+		require.InDelta(t, want, d, want*0.21, "delivery %d", n)
+		require.Greater(t, d, prev*1.2)
+		prev = d
+	}
+	require.LessOrEqual(t, queue.RetryDelay(30, 100_000_000, 1_000_000_000).Seconds(), 1.2)
 }

@@ -1,10 +1,12 @@
-package events
+package queue
 
 import (
 	"context"
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/recallhq/recall/pkg/events"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -40,7 +42,7 @@ func TurnsStreamConfig(c StreamConfig) jetstream.StreamConfig {
 	return jetstream.StreamConfig{
 		Name:        TurnsStream,
 		Description: "Chat turns published by chat backends; source of truth for every worker and for replay.",
-		Subjects:    []string{TurnsSubjects},
+		Subjects:    []string{events.TurnsSubjects},
 		Storage:     jetstream.FileStorage,
 		Retention:   jetstream.LimitsPolicy,
 		Replicas:    max(c.Replicas, 1),
@@ -55,7 +57,7 @@ func DLQStreamConfig(c StreamConfig) jetstream.StreamConfig {
 	return jetstream.StreamConfig{
 		Name:        DLQStream,
 		Description: "Messages a consumer gave up on, with the reason in headers; inspect and re-drive.",
-		Subjects:    []string{DLQSubjects},
+		Subjects:    []string{events.DLQSubjects},
 		Storage:     jetstream.FileStorage,
 		Retention:   jetstream.LimitsPolicy,
 		Replicas:    max(c.Replicas, 1),

@@ -1,4 +1,4 @@
-package events
+package queue
 
 import (
 	"context"
@@ -7,17 +7,19 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recallhq/recall/pkg/events"
+
 	"github.com/nats-io/nats.go/jetstream"
 )
 
 // idTokens is how many id tokens follow each subject kind: the depth at which a
 // filter can be narrowed to one tenant, then one user.
 var idTokens = map[string]int{
-	"turns":           3, // tenant, user, session
-	KindShelf:         2, // tenant, user
-	KindCatalog:       1, // tenant
-	KindProfileTask:   2, // tenant, user
-	KindSummarizeTask: 3, // tenant, user, session
+	"turns":                  3, // tenant, user, session
+	events.KindShelf:         2, // tenant, user
+	events.KindCatalog:       1, // tenant
+	events.KindProfileTask:   2, // tenant, user
+	events.KindSummarizeTask: 3, // tenant, user, session
 }
 
 // ScopeFilter narrows a worker's subject filter (such as "recall.turns.>") to
@@ -35,20 +37,20 @@ func ScopeFilter(filter, tenant, user string) (scoped string, ok bool, err error
 	if !found {
 		return "", false, fmt.Errorf("filter %q does not end in .>", filter)
 	}
-	kind, found := strings.CutPrefix(prefix, SubjectRoot+".")
+	kind, found := strings.CutPrefix(prefix, events.SubjectRoot+".")
 	if !found {
-		return "", false, fmt.Errorf("filter %q is not under %q", filter, SubjectRoot)
+		return "", false, fmt.Errorf("filter %q is not under %q", filter, events.SubjectRoot)
 	}
 	n, known := idTokens[kind]
 	if !known {
 		return "", false, fmt.Errorf("filter %q: no tenant/user layout known for %q", filter, kind)
 	}
-	toks := []string{prefix, EncodeToken(tenant)}
+	toks := []string{prefix, events.EncodeToken(tenant)}
 	if user != "" {
 		if n < 2 {
 			return "", false, nil
 		}
-		toks = append(toks, EncodeToken(user))
+		toks = append(toks, events.EncodeToken(user))
 	}
 	if len(toks)-1 < n {
 		toks = append(toks, ">")
@@ -191,9 +193,9 @@ func (b Binding) Replay(ctx context.Context, js jetstream.JetStream, o ReplayOpt
 // userSubjects are, per stream, the subject families that carry a user's
 // events. Catalog items belong to the tenant, not to a user.
 var userSubjects = map[string][]string{
-	TurnsStream:   {TurnsSubjects},
-	SignalsStream: {ShelfSubjects},
-	TasksStream:   {ProfileTaskSubjects, SummarizeTaskSubjects},
+	TurnsStream:   {events.TurnsSubjects},
+	SignalsStream: {events.ShelfSubjects},
+	TasksStream:   {events.ProfileTaskSubjects, events.SummarizeTaskSubjects},
 }
 
 // UserFilters are the subject filters, per stream, that hold one user's
@@ -211,7 +213,7 @@ func UserFilters(tenant, user string) (map[string][]string, error) {
 			}
 			out[stream] = append(out[stream], s)
 			// recall.dlq.<consumer>.<subject without "recall.">
-			out[DLQStream] = append(out[DLQStream], SubjectRoot+".dlq.*."+strings.TrimPrefix(s, SubjectRoot+"."))
+			out[DLQStream] = append(out[DLQStream], events.SubjectRoot+".dlq.*."+strings.TrimPrefix(s, events.SubjectRoot+"."))
 		}
 	}
 	return out, nil

@@ -1,0 +1,90 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/recallhq/recall/pkg/events"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Publisher publishes turns to JetStream with the dedupe id set, and waits for the
+// server's acknowledgement: a turn counts as accepted only once it is stored.
+type Publisher struct {
+	js jetstream.JetStream
+}
+
+// NewPublisher returns a Publisher on js.
+func NewPublisher(js jetstream.JetStream) *Publisher { return &Publisher{js: js} }
+
+// PublishResult is the outcome for one turn.
+type PublishResult struct {
+	ID        string `json:"id"`
+	Sequence  uint64 `json:"sequence,omitempty"`
+	Duplicate bool   `json:"duplicate,omitempty"`
+	Err       error  `json:"-"`
+}
+
+// PublishTurns publishes every turn concurrently (async publish) and waits for all
+// acknowledgements. Turns must already be validated. The result has one entry per
+// turn, in order; the error is non-nil when any turn was not stored, and retrying
+// the whole call is safe because of the dedupe id.
+func (p *Publisher) PublishTurns(ctx context.Context, turns []events.Turn) ([]PublishResult, error) {
+	results := make([]PublishResult, len(turns))
+	futures := make([]jetstream.PubAckFuture, len(turns))
+	for i := range turns {
+		results[i].ID = turns[i].ID
+		m, err := events.TurnMsg(&turns[i])
+		if err != nil {
+			results[i].Err = err
+			continue
+		}
+		f, err := p.js.PublishMsgAsync(m)
+		if err != nil {
+			results[i].Err = fmt.Errorf("publish turn %s: %w", turns[i].ID, err)
+			continue
+		}
+		futures[i] = f
+	}
+	var errs []error
+	for i, f := range futures {
+		if f == nil {
+			errs = append(errs, results[i].Err)
+			continue
+		}
+		select {
+		case ack := <-f.Ok():
+			results[i].Sequence = ack.Sequence
+			results[i].Duplicate = ack.Duplicate
+		case err := <-f.Err():
+			results[i].Err = fmt.Errorf("publish turn %s: %w", turns[i].ID, err)
+			errs = append(errs, results[i].Err)
+		case <-ctx.Done():
+			results[i].Err = fmt.Errorf("publish turn %s: %w", turns[i].ID, ctx.Err())
+			errs = append(errs, results[i].Err)
+		}
+	}
+	return results, errors.Join(errs...)
+}
+
+// PublishSummarizeRequests validates and publishes requests, and waits for the
+// server's acks. A result marked Duplicate was dropped as a repeat of a request
+// already stored (that is the dedupe, not an error). Retrying is safe.
+func (p *Publisher) PublishSummarizeRequests(ctx context.Context, reqs []events.SummarizeRequest) ([]PublishResult, error) {
+	msgs := make([]*nats.Msg, len(reqs))
+	ids := make([]string, len(reqs))
+	for i := range reqs {
+		if err := events.ValidateSummarizeRequest(&reqs[i], events.ValidateOptions{}); err != nil {
+			return nil, fmt.Errorf("summarize request for session %q: %w", reqs[i].SessionID, err)
+		}
+		m, err := events.SummarizeMsg(&reqs[i])
+		if err != nil {
+			return nil, err
+		}
+		msgs[i], ids[i] = m, reqs[i].TenantID+"/"+reqs[i].SessionID
+	}
+	return publishAll(ctx, p.js, ids, msgs)
+}
