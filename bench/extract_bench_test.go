@@ -21,7 +21,6 @@ import (
 	"github.com/recallhq/recall/pkg/extract"
 	"github.com/recallhq/recall/pkg/extractor"
 	"github.com/recallhq/recall/pkg/ingest"
-	"github.com/recallhq/recall/pkg/service"
 )
 
 // kdconvUtterances reads real Chinese dialogue (film and music) from
@@ -78,18 +77,13 @@ func BenchmarkExtract(b *testing.B) {
 		}
 		perCore := float64(len(texts)) / time.Since(start).Seconds()
 
-		ingestRate := workerRate(b, msgs, func(ctx context.Context, nt *testenv.NATS, db *testenv.DB) (*queue.Runner, string) {
-			r, err := ingest.NewRunner(ctx, nt.JS, db.Store, ingest.Config{Consumer: queue.DefaultConsumerConfig}, events.DefaultLimits, testenv.Logger(b), queue.NewRunnerMetrics(nil))
-			require.NoError(b, err)
-			return r, ingest.ConsumerName
+		ingestRate := workerRate(b, msgs, func(nt *testenv.NATS, db *testenv.DB) (func(), string) {
+			_, stop := testenv.StartWorker(b, nt, db, ingest.Def, nil)
+			return stop, ingest.Def.Binding.Durable
 		})
-		extractRate := workerRate(b, msgs, func(ctx context.Context, nt *testenv.NATS, db *testenv.DB) (*queue.Runner, string) {
-			cfg, err := service.LoadConfig[extractor.Config]()
-			require.NoError(b, err)
-			w := extractor.New(cfg, db.Store, rules, "rules", events.DefaultLimits, testenv.Logger(b), nil)
-			r, err := extractor.NewRunner(ctx, nt.JS, w, testenv.Logger(b), queue.NewRunnerMetrics(nil))
-			require.NoError(b, err)
-			return r, extractor.ConsumerName
+		extractRate := workerRate(b, msgs, func(nt *testenv.NATS, db *testenv.DB) (func(), string) {
+			_, stop := testenv.StartWorker(b, nt, db, extractor.Def, nil)
+			return stop, extractor.Def.Binding.Durable
 		})
 		b.ReportMetric(perCore, "rules_turns/s/core")
 		b.ReportMetric(extractRate, "extractor_turns/s")
@@ -104,15 +98,12 @@ func BenchmarkExtract(b *testing.B) {
 
 // workerRate publishes msgs to a fresh stream with one worker running and
 // measures from the first publish to the worker's last ack (acks follow commits).
-func workerRate(b *testing.B, msgs []*nats.Msg, start func(context.Context, *testenv.NATS, *testenv.DB) (*queue.Runner, string)) float64 {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+func workerRate(b *testing.B, msgs []*nats.Msg, start func(*testenv.NATS, *testenv.DB) (stop func(), durable string)) float64 {
+	ctx := context.Background()
 	db := testenv.NewDB(b)
 	nt := testenv.NewNATS(b)
-	r, name := start(ctx, nt, db)
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	stop, name := start(nt, db)
+	defer stop()
 	begin := time.Now()
 	publishAll(b, nt.JS, msgs, func(m *nats.Msg) string { return m.Subject })
 	cons, err := nt.JS.Consumer(ctx, queue.TurnsStream, name)

@@ -185,17 +185,13 @@ func endToEnd(b *testing.B, msgs []*nats.Msg, backlog bool) float64 {
 		publishAll(b, nt.JS, msgs, func(m *nats.Msg) string { return m.Subject })
 		start = time.Now()
 	}
-	cfg := ingest.Config{Consumer: queue.DefaultConsumerConfig}
-	r, err := ingest.NewRunner(ctx, nt.JS, db.Store, cfg, events.DefaultLimits, testenv.Logger(b), queue.NewRunnerMetrics(nil))
-	require.NoError(b, err)
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	_, stop := testenv.StartWorker(b, nt, db, ingest.Def, nil)
+	defer stop()
 
 	if !backlog {
 		publishAll(b, nt.JS, msgs, func(m *nats.Msg) string { return m.Subject })
 	}
-	cons, err := nt.JS.Consumer(ctx, queue.TurnsStream, ingest.ConsumerName)
+	cons, err := nt.JS.Consumer(ctx, queue.TurnsStream, ingest.Def.Binding.Durable)
 	require.NoError(b, err)
 	last := uint64(len(msgs))
 	for {

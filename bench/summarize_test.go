@@ -133,26 +133,15 @@ func summaryDelay(b *testing.B, n int) (ingestDelays, summaryDelays []time.Durat
 	nt := testenv.NewNATS(b)
 	log := testenv.Logger(b)
 
-	ir, err := ingest.NewRunner(ctx, nt.JS, db.Store, ingest.Config{Consumer: queue.DefaultConsumerConfig}, events.DefaultLimits, log, nil)
-	require.NoError(b, err)
-	scfg, err := service.LoadConfig[summarizer.Config]()
-	require.NoError(b, err)
-	scfg.LLM = extract.LLMConfig{} // offline, whatever the environment says
-	w, err := summarizer.NewFromConfig(scfg, db.Store, nt.JS, events.DefaultLimits, log, nil)
-	require.NoError(b, err)
-	sr, err := summarizer.NewRunner(ctx, nt.JS, w, log, nil)
-	require.NoError(b, err)
+	// The binaries' defaults; offline, whatever the environment says.
+	testenv.StartWorker(b, nt, db, ingest.Def, nil)
+	testenv.StartWorker(b, nt, db, summarizer.Def, nil)
 	acfg, err := service.LoadConfig[api.Config]()
 	require.NoError(b, err)
 	srv, err := api.New(api.Options{Config: acfg, Store: db.Store, JS: nt.JS, Log: log})
 	require.NoError(b, err)
 	hs := httptest.NewServer(srv.Handler(nil))
 	defer hs.Close()
-	done := make(chan struct{}, 2)
-	for _, r := range []*queue.Runner{ir, sr} {
-		go func() { _ = r.Run(ctx); done <- struct{}{} }()
-	}
-	defer func() { cancel(); <-done; <-done }()
 
 	type sessionState struct {
 		MessageCount int64           `json:"message_count"`

@@ -26,7 +26,7 @@ func TestDLQCommands(t *testing.T) {
 		queue.PerMessage(func(context.Context, queue.Message) error {
 			return queue.Permanent(errors.New("turn: field \"role\": unknown role"))
 		}),
-		queue.RunnerConfig{}, testenv.Logger(t), nil)
+		queue.RunnerDefaults(1, 1), testenv.Logger(t), nil)
 	require.NoError(t, err)
 	go func() { _ = r.Run(ctx) }()
 	for _, body := range []string{`{"id":"a"}`, `{"id":"b"}`} {

@@ -2,6 +2,7 @@
 //
 //	recall migrate [-create-db] [-down N]   apply (or roll back) database migrations
 //	recall run                              the API and every worker in one process
+//	recall worker [-once] NAME              one worker, as its own binary runs it
 //	recall replay -worker W [-since T] [-tenant T [-user U]]   re-run a worker over history
 //	recall forget -tenant T -user U         remove a user completely
 //	recall dlq list|show|redrive|delete     inspect and re-drive dead letters
@@ -16,7 +17,9 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 
+	"github.com/recallhq/recall/pkg/registry"
 	"github.com/recallhq/recall/pkg/service"
 )
 
@@ -25,6 +28,7 @@ const usage = `usage: recall <command> [flags]
 commands:
   migrate   apply database migrations (a separate step; never raced by replicas)
   run       run the API and every worker in one process (local use)
+  worker    run one worker: %s
   replay    run one worker over the stream again (backfill after a model or prompt change)
   forget    remove a user completely: rows and stream messages (-tenant T -user U)
   dlq       list, show, re-drive and delete dead letters
@@ -33,7 +37,7 @@ commands:
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprint(os.Stderr, usage)
+		fmt.Fprintf(os.Stderr, usage, strings.Join(registry.Names(), ", "))
 		os.Exit(2)
 	}
 	cmd, args := os.Args[1], os.Args[2:]
@@ -43,6 +47,8 @@ func main() {
 		run = migrateCmd
 	case "run":
 		run = runCmd
+	case "worker":
+		run = workerCmd
 	case "replay":
 		run = replayCmd
 	case "forget":
@@ -52,10 +58,10 @@ func main() {
 	case "probe":
 		run = func(_ context.Context, _ *slog.Logger, args []string) error { return probeCmd(args) }
 	case "-h", "--help", "help":
-		fmt.Fprint(os.Stdout, usage)
+		fmt.Fprintf(os.Stdout, usage, strings.Join(registry.Names(), ", "))
 		return
 	default:
-		fmt.Fprintf(os.Stderr, "recall: unknown command %q\n\n%s", cmd, usage)
+		fmt.Fprintf(os.Stderr, "recall: unknown command %q\n\n"+usage, cmd, strings.Join(registry.Names(), ", "))
 		os.Exit(2)
 	}
 	service.Main("recall", func(ctx context.Context, log *slog.Logger) error { return run(ctx, log, args) })

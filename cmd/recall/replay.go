@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/registry"
+	"github.com/recallhq/recall/pkg/worker"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
@@ -29,7 +31,7 @@ type replayFlags struct {
 func replayCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	var f replayFlags
 	fs := newFlags("replay")
-	fs.StringVar(&f.worker, "worker", "", "the worker to replay: "+strings.Join(workerNames, ", "))
+	fs.StringVar(&f.worker, "worker", "", "the worker to replay: "+strings.Join(registry.Replayable(), ", "))
 	fs.StringVar(&f.since, "since", "", "start at messages stored from this time (2026-01-01 or RFC 3339); default: the whole stream")
 	fs.Uint64Var(&f.fromSeq, "from-seq", 0, "start at this stream sequence instead")
 	fs.StringVar(&f.tenant, "tenant", "", "only this tenant's events")
@@ -41,23 +43,32 @@ func replayCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := service.LoadConfig[runConfig]()
+	w, err := registry.Get(f.worker)
 	if err != nil {
 		return err
 	}
-	d, closeDeps, err := deps.Open(ctx, cfg.Config, "replay-"+f.worker, log)
+	base, err := service.LoadConfig[deps.Config]()
+	if err != nil {
+		return err
+	}
+	wc, err := w.Load(nil)
+	if err != nil {
+		return err
+	}
+	service.LogConfig(log, base, wc.Value())
+	d, closeDeps, err := deps.Open(ctx, base, "replay-"+f.worker, log)
 	if err != nil {
 		return err
 	}
 	defer closeDeps()
-	_, err = replay(ctx, &workerSet{cfg: cfg, d: d, log: log}, f.worker, opts, os.Stderr)
+	_, err = replay(ctx, worker.NewDeps(d, base, log), d.RunnerMetrics, wc, opts, os.Stderr)
 	return err
 }
 
 func (f replayFlags) options() (queue.ReplayOptions, error) {
 	var o queue.ReplayOptions
 	if f.worker == "" {
-		return o, fmt.Errorf("-worker is required (one of: %s)", strings.Join(workerNames, ", "))
+		return o, fmt.Errorf("-worker is required (one of: %s)", strings.Join(registry.Replayable(), ", "))
 	}
 	if f.since != "" && f.fromSeq > 0 {
 		return o, errors.New("give -since or -from-seq, not both")
@@ -81,19 +92,23 @@ func (f replayFlags) options() (queue.ReplayOptions, error) {
 
 // replay runs the named worker over its stream. Progress goes to w: a bar with
 // rate and ETA on a terminal, a log line every few seconds otherwise.
-func replay(ctx context.Context, set *workerSet, worker string, o queue.ReplayOptions, w io.Writer) (queue.ReplayProgress, error) {
-	spec, err := set.build(ctx, worker)
+func replay(ctx context.Context, d *worker.Deps, metrics *queue.RunnerMetrics, wc worker.Config, o queue.ReplayOptions, w io.Writer) (queue.ReplayProgress, error) {
+	spec, err := wc.Build(ctx, d)
 	if err != nil {
 		return queue.ReplayProgress{}, err
 	}
-	o.Consumer, o.Runner = spec.consumer, spec.runner
+	name := spec.Name
+	if spec.Handler == nil {
+		return queue.ReplayProgress{}, fmt.Errorf("%s reads no stream; nothing to replay (one of: %s)", name, strings.Join(registry.Replayable(), ", "))
+	}
+	o.Consumer, o.Runner = spec.Queue.Consumer, spec.Queue.Runner
 	if file, ok := w.(*os.File); ok && term.IsTerminal(int(file.Fd())) {
 		var bar *progressbar.ProgressBar
 		o.ProgressEvery = 200 * time.Millisecond
 		o.Progress = func(p queue.ReplayProgress) {
 			if bar == nil {
 				bar = progressbar.NewOptions64(int64(p.Total), progressbar.OptionSetWriter(w),
-					progressbar.OptionSetDescription("replay "+worker), progressbar.OptionShowCount(),
+					progressbar.OptionSetDescription("replay "+name), progressbar.OptionShowCount(),
 					progressbar.OptionShowIts(), progressbar.OptionSetItsString("msg"),
 					progressbar.OptionSetPredictTime(true), progressbar.OptionFullWidth(),
 					progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }))
@@ -108,14 +123,14 @@ func replay(ctx context.Context, set *workerSet, worker string, o queue.ReplayOp
 			if p.Total > 0 {
 				pct = 100 * float64(p.Done) / float64(p.Total)
 			}
-			set.log.Info("replay progress", "worker", worker, "done", p.Done, "total", p.Total,
+			d.Log.Info("replay progress", "worker", name, "done", p.Done, "total", p.Total,
 				"percent", fmt.Sprintf("%.1f", pct), "rate_per_s", int(p.Rate), "eta", p.ETA.Round(time.Second).String())
 		}
 	}
-	p, err := spec.binding.Replay(ctx, set.d.JS, o, spec.handler, set.log.With("worker", worker), set.d.RunnerMetrics)
+	p, err := spec.Binding.Replay(ctx, d.JS, o, spec.Handler, d.Log.With("worker", name), metrics)
 	if err != nil {
 		return p, err
 	}
-	fmt.Fprintf(w, "replayed %d message(s) through %s in %s\n", p.Done, worker, p.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "replayed %d message(s) through %s in %s\n", p.Done, name, p.Elapsed.Round(time.Millisecond))
 	return p, nil
 }

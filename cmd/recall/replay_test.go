@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"testing"
 	"time"
 
+	"github.com/recallhq/recall/pkg/extractor"
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/registry"
+	"github.com/recallhq/recall/pkg/worker"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
@@ -29,24 +33,26 @@ func TestReplayExtractorRebuildsFacts(t *testing.T) {
 	db := testenv.NewDB(t)
 	n := testenv.NewNATS(t)
 
-	cfg, err := service.LoadConfig[runConfig]()
-	require.NoError(t, err)
+	// The live extractor on its durable consumer.
+	testenv.StartWorker(t, n, db, extractor.Def, nil)
+	cfg := service.Defaults[deps.Config]()
 	cfg.DB.URL, cfg.NATS.URL = db.URL, n.URL
-	d, closeDeps, err := deps.Open(ctx, cfg.Config, "test", testenv.Logger(t))
+	d, closeDeps, err := deps.Open(ctx, cfg, "test", testenv.Logger(t))
 	require.NoError(t, err)
 	defer closeDeps()
-	set := &workerSet{cfg: cfg, d: d, log: testenv.Logger(t)}
-	// Each replay is its own process in real use, with its own metrics registry.
-	replaySet := func() *workerSet {
+	// Each replay is its own process in real use, with its own metrics
+	// registry; the worker's config is read as `recall replay` reads it.
+	replayWorker := func(name string, o queue.ReplayOptions, out io.Writer) (queue.ReplayProgress, error) {
+		w, err := registry.Get(name)
+		if err != nil {
+			return queue.ReplayProgress{}, err
+		}
+		wc, err := w.Load(map[string]string{})
+		require.NoError(t, err)
 		dd := *d
 		dd.Registry = prometheus.NewRegistry()
-		return &workerSet{cfg: cfg, d: &dd, log: testenv.Logger(t)}
+		return replay(ctx, worker.NewDeps(&dd, cfg, testenv.Logger(t)), queue.NewRunnerMetrics(nil), wc, o, out)
 	}
-
-	live, err := set.tasks(ctx, "extractor")
-	require.NoError(t, err)
-	liveDone := make(chan error, 1)
-	go func() { liveDone <- live[0](ctx) }()
 
 	lines := []string{
 		"我最近在看《三体》，刘慈欣写得真好",
@@ -90,29 +96,29 @@ func TestReplayExtractorRebuildsFacts(t *testing.T) {
 	}
 	wipe("")
 	var out bytes.Buffer
-	p, err := replay(ctx, replaySet(), "extractor", queue.ReplayOptions{}, &out)
+	p, err := replayWorker("extractor", queue.ReplayOptions{}, &out)
 	require.NoError(t, err)
 	require.Equal(t, uint64(60), p.Done)
 	require.Contains(t, out.String(), "replayed 60 message(s) through extractor")
 	require.Equal(t, want, facts(), "a full replay rebuilds the same facts")
 
 	// Replaying again changes nothing (idempotent writes).
-	_, err = replay(ctx, replaySet(), "extractor", queue.ReplayOptions{}, &out)
+	_, err = replayWorker("extractor", queue.ReplayOptions{}, &out)
 	require.NoError(t, err)
 	require.Equal(t, want, facts())
 
 	// One user: only their turns are read.
 	wipe("u1")
-	p, err = replay(ctx, replaySet(), "extractor", queue.ReplayOptions{Tenant: "acme", User: "u1"}, &out)
+	p, err = replayWorker("extractor", queue.ReplayOptions{Tenant: "acme", User: "u1"}, &out)
 	require.NoError(t, err)
 	require.Equal(t, uint64(20), p.Done)
 	require.Equal(t, want, facts())
 
-	_, err = replay(ctx, replaySet(), "summarise", queue.ReplayOptions{}, &out)
+	_, err = replayWorker("summarise", queue.ReplayOptions{}, &out)
 	require.ErrorContains(t, err, `unknown worker "summarise"`)
 
-	cancel()
-	require.NoError(t, <-liveDone)
+	_, err = replayWorker("decayer", queue.ReplayOptions{}, &out)
+	require.ErrorContains(t, err, "decayer reads no stream")
 }
 
 func TestReplayFlags(t *testing.T) {

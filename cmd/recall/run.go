@@ -7,22 +7,15 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/recallhq/recall/pkg/queue"
-
 	"github.com/recallhq/recall/internal/deps"
 	"github.com/recallhq/recall/pkg/api"
-	"github.com/recallhq/recall/pkg/catalog"
-	"github.com/recallhq/recall/pkg/decayer"
-	"github.com/recallhq/recall/pkg/embed"
-	"github.com/recallhq/recall/pkg/extractor"
-	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/natsembed"
-	"github.com/recallhq/recall/pkg/profile"
-	"github.com/recallhq/recall/pkg/seen"
+	"github.com/recallhq/recall/pkg/registry"
 	"github.com/recallhq/recall/pkg/service"
-	"github.com/recallhq/recall/pkg/summarizer"
+	"github.com/recallhq/recall/pkg/worker"
 )
 
+// runConfig is what `recall run` reads besides each worker's config.
 type runConfig struct {
 	deps.Config
 	// With NATS_URL unset, an embedded JetStream server is started here.
@@ -30,24 +23,20 @@ type runConfig struct {
 	EmbeddedNATSPort int    `env:"EMBEDDED_NATS_PORT" envDefault:"4223"`
 	DataDir          string `env:"DATA_DIR" envDefault:".data"`
 	API              api.Config
-	Ingest           ingest.Config
-	Extractor        extractor.Config
-	Catalog          catalog.Config
-	Profiler         profile.Config
-	Embed            embed.Config
-	Decayer          decayer.Config
-	Summarizer       summarizer.Config
-	Seen             seen.Config
 }
 
-// runCmd runs the API, every worker, the summarizer's idle sweep and the
-// decayer's schedule in one process, for local use and demos.
-// Production runs each as its own Deployment.
+// runCmd runs the API and every registered worker (their runners, the
+// summarizer's idle sweep, the decayer's schedule) in one process, for local
+// use and demos. Production runs each as its own Deployment.
 func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	if err := newFlags("run").Parse(args); err != nil {
 		return err
 	}
 	cfg, err := service.LoadConfig[runConfig]()
+	if err != nil {
+		return err
+	}
+	cfgs, err := worker.Load(registry.All, nil)
 	if err != nil {
 		return err
 	}
@@ -62,7 +51,11 @@ func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 		log.Info("embedded NATS JetStream started", "url", cfg.NATS.URL, "store_dir", dir)
 		fmt.Fprintf(os.Stdout, "NATS (embedded JetStream): %s\n", cfg.NATS.URL)
 	}
-	service.LogConfig(log, cfg)
+	logged := []any{cfg}
+	for _, c := range cfgs {
+		logged = append(logged, c.Value())
+	}
+	service.LogConfig(log, logged...)
 	cfg.API.ApplyGC()
 
 	d, closeDeps, err := deps.Open(ctx, cfg.Config, "run", log)
@@ -71,31 +64,45 @@ func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	}
 	defer closeDeps()
 
-	set := &workerSet{cfg: cfg, d: d, log: log}
-	tasks := []service.Task{d.Ops(cfg.Config, log)}
-	for _, name := range workerNames {
-		ts, err := set.tasks(ctx, name)
-		if err != nil {
-			return err
-		}
-		tasks = append(tasks, ts...)
-	}
-	limits := cfg.Limits.Limits()
-	decay, err := decayer.New(decayer.Options{Config: cfg.Decayer, Store: d.Store,
-		Publisher: queue.NewRefresher(d.JS, cfg.Decayer.Refresh.Bucket), Log: log.With("worker", "decayer"), Registry: d.Registry})
+	tasks, err := worker.Tasks(ctx, worker.NewDeps(d, cfg.Config, log), d.RunnerMetrics, cfgs)
 	if err != nil {
 		return err
 	}
-	tasks = append(tasks, decay.Loop)
-	srv, err := api.New(api.Options{Config: cfg.API, Limits: limits, Store: d.Store, JS: d.JS, Log: log.With("worker", "api"), Registry: d.Registry, Ready: d.Checks})
+	srv, err := api.New(api.Options{Config: cfg.API, Limits: cfg.Limits.Limits(), Store: d.Store, JS: d.JS, Log: log.With("worker", "api"), Registry: d.Registry, Ready: d.Checks})
 	if err != nil {
 		return err
 	}
 	httpSrv := service.Server{Name: "api", Addr: cfg.API.Addr, Handler: srv.Handler(d.Registry)}
-	tasks = append(tasks, func(ctx context.Context) error {
+	tasks = append(tasks, d.Ops(cfg.Config, log), func(ctx context.Context) error {
 		return httpSrv.Serve(ctx, log, cfg.ShutdownTimeout, func(addr string) {
 			fmt.Fprintf(os.Stdout, "API: http://%s  (try: curl -H 'X-Tenant-ID: demo' 'http://%s/v1/context?user_id=u1&session_id=s1')\n", addr, addr)
 		})
 	})
 	return service.RunAll(ctx, tasks...)
+}
+
+// workerCmd runs one registered worker, as its own binary (cmd/<name>) does.
+func workerCmd(ctx context.Context, log *slog.Logger, args []string) error {
+	fs := newFlags("worker")
+	once := fs.Bool("once", false, "run one pass and exit, for a scheduled worker (decayer)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: recall worker [-once] NAME\n\nworkers:")
+		for _, w := range registry.All {
+			a := w.About()
+			fmt.Fprintf(fs.Output(), "  %-11s %s\n", a.Name, a.Doc)
+		}
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return fmt.Errorf("recall worker: want one worker name, got %d", fs.NArg())
+	}
+	w, err := registry.Get(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	return worker.Run(ctx, log, w.About().Name, []worker.Worker{w}, *once)
 }

@@ -8,28 +8,23 @@ import (
 	"time"
 
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/registry"
 
 	"github.com/stretchr/testify/require"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-
-	"github.com/recallhq/recall/pkg/catalog"
-	"github.com/recallhq/recall/pkg/extractor"
-	"github.com/recallhq/recall/pkg/ingest"
-	"github.com/recallhq/recall/pkg/profile"
-	"github.com/recallhq/recall/pkg/seen"
-	"github.com/recallhq/recall/pkg/summarizer"
 )
 
-// workerBindings are the stream workers: each is a Deployment scaled by KEDA on
-// its own durable consumer.
-var workerBindings = map[string]queue.Binding{
-	"ingest":     ingest.Binding,
-	"extractor":  extractor.Binding,
-	"catalog":    catalog.Binding,
-	"profiler":   profile.Binding,
-	"summarizer": summarizer.Binding,
-	"seen":       seen.Binding,
+// workerBindings are the stream workers of the registry: each is a
+// Deployment scaled by KEDA on its own durable consumer.
+func workerBindings() map[string]queue.Binding {
+	out := map[string]queue.Binding{}
+	for _, w := range registry.All {
+		if a := w.About(); a.Binding.Stream != "" {
+			out[a.Name] = a.Binding
+		}
+	}
+	return out
 }
 
 func TestK8sBaseListsEveryManifest(t *testing.T) {
@@ -61,7 +56,7 @@ func TestK8sWorkloads(t *testing.T) {
 	require.NoError(t, err)
 
 	wantDeployments := []string{"recall-api"}
-	for name := range workerBindings {
+	for name := range workerBindings() {
 		wantDeployments = append(wantDeployments, "recall-"+name)
 	}
 	slices.Sort(wantDeployments)
@@ -131,8 +126,8 @@ func TestK8sWorkloads(t *testing.T) {
 func TestK8sScaledObjectsFollowConsumerLag(t *testing.T) {
 	t.Parallel()
 	k := LoadK8s(t)
-	require.Len(t, k.ScaledObjects, len(workerBindings))
-	for worker, b := range workerBindings {
+	require.Len(t, k.ScaledObjects, len(workerBindings()))
+	for worker, b := range workerBindings() {
 		so := k.ScaledObjects["recall-"+worker]
 		require.NotNil(t, so, "ScaledObject for %s", worker)
 		require.Equal(t, "keda.sh/v1alpha1", so.APIVersion)

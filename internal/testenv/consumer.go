@@ -2,24 +2,50 @@ package testenv
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 )
 
 // WaitSettled waits until a durable consumer has settled every message of its
-// stream that it filters: nothing left to deliver, nothing awaiting an ack.
-// Retries count as unsettled, so it waits for them too.
+// stream that it filters: it has been handed the newest such message, and
+// nothing awaits an ack or a retry. It does not trust the consumer's pending
+// count alone, which the server updates a moment after a publish.
 func (n *NATS) WaitSettled(t testing.TB, stream, consumer string) {
 	t.Helper()
 	ctx := context.Background()
 	require.Eventually(t, func() bool {
-		c, err := n.JS.Consumer(ctx, stream, consumer)
+		s, err := n.JS.Stream(ctx, stream)
+		if err != nil {
+			return false
+		}
+		c, err := s.Consumer(ctx, consumer)
 		if err != nil {
 			return false
 		}
 		info, err := c.Info(ctx)
-		return err == nil && info.NumPending == 0 && info.NumAckPending == 0 && info.NumRedelivered == 0
+		if err != nil || info.NumPending != 0 || info.NumAckPending != 0 || info.NumRedelivered != 0 {
+			return false
+		}
+		filters := info.Config.FilterSubjects
+		if info.Config.FilterSubject != "" {
+			filters = append(filters, info.Config.FilterSubject)
+		}
+		if len(filters) == 0 {
+			filters = []string{">"}
+		}
+		for _, f := range filters {
+			last, err := s.GetLastMsgForSubject(ctx, f)
+			if errors.Is(err, jetstream.ErrMsgNotFound) {
+				continue
+			}
+			if err != nil || info.Delivered.Stream < last.Sequence {
+				return false
+			}
+		}
+		return true
 	}, 20*time.Second, 10*time.Millisecond, "consumer %s on %s did not settle", consumer, stream)
 }

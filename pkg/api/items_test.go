@@ -2,7 +2,6 @@ package api_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -466,27 +465,17 @@ func TestMessagesKeepStructureAsSent(t *testing.T) {
 	}
 }
 
-// startSeen runs the seen-item worker with cfg until the test ends.
+// startSeen runs the seen-item worker with cfg's Cap until the test ends.
 func (b *bundle) startSeen(t *testing.T, cfg seen.Config) {
 	t.Helper()
-	cfg.Consumer = queue.DefaultConsumerConfig
-	ctx, cancel := context.WithCancel(context.Background())
-	w := seen.New(cfg, b.db.Store, events.DefaultLimits, testenv.Logger(t), nil)
-	runner, err := seen.NewRunner(ctx, b.js, w, cfg, testenv.Logger(t), nil)
-	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- runner.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		require.NoError(t, <-done)
-	})
+	testenv.StartWorker(t, b.nats, b.db, seen.Def, func(c *seen.Config) { c.Cap = cfg.Cap })
 }
 
 // waitStored waits until both ingest and the seen worker have settled the turn
 // stream (waitIngested also requires that nothing was dead-lettered).
 func (b *bundle) waitStored(t *testing.T) {
 	t.Helper()
-	b.nats.WaitSettled(t, queue.TurnsStream, seen.ConsumerName)
+	b.nats.WaitSettled(t, queue.TurnsStream, seen.Def.Binding.Durable)
 	b.waitIngested(t)
 }
 

@@ -94,20 +94,7 @@ func setup(t *testing.T, opts ...option) *bundle {
 // drains cleanly.
 func startIngest(t *testing.T, db *testenv.DB, nt *testenv.NATS, limits events.Limits) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	runner, err := ingest.NewRunner(ctx, nt.JS, db.Store, ingest.Config{Consumer: queue.DefaultConsumerConfig}, limits, testenv.Logger(t), nil)
-	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- runner.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			require.NoError(t, err)
-		case <-time.After(30 * time.Second):
-			t.Error("ingest runner did not return after cancel")
-		}
-	})
+	testenv.StartWorker(t, nt, db, ingest.Def, nil, testenv.WithLimits(limits))
 }
 
 // response is an HTTP answer, read whole.
@@ -390,7 +377,7 @@ func (b *bundle) waitIngested(t *testing.T) {
 		if err != nil {
 			return false
 		}
-		ci, err := s.Consumer(ctx, ingest.ConsumerName)
+		ci, err := s.Consumer(ctx, ingest.Def.Binding.Durable)
 		if err != nil {
 			return false
 		}

@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -12,8 +11,6 @@ import (
 
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/events"
-	"github.com/recallhq/recall/pkg/extract"
-	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
 	"github.com/recallhq/recall/pkg/summarizer"
 )
@@ -129,17 +126,7 @@ func TestPostSummarize(t *testing.T) {
 func TestPostSummarizeWaits(t *testing.T) {
 	t.Parallel()
 	b := setup(t, withIngest)
-	cfg, err := service.LoadConfig[summarizer.Config]()
-	require.NoError(t, err)
-	rules, err := extract.NewRules(extract.RulesOptions{})
-	require.NoError(t, err)
-	w := summarizer.New(cfg, b.db.Store, rules, nil, b.js, events.DefaultLimits, testenv.Logger(t), nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	r, err := summarizer.NewRunner(ctx, b.js, w, testenv.Logger(t), nil)
-	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
+	testenv.StartWorker(t, b.nats, b.db, summarizer.Def, nil)
 
 	b.postOK(t, "t", newTurn("1", "u", "s", "我最近在读刘慈欣的《三体》，很喜欢科幻小说。", testNow.Add(-time.Minute)))
 	b.waitIngested(t)

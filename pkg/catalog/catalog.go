@@ -10,13 +10,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"slices"
 	"sort"
 	"strings"
 
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/worker"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/recallhq/recall/pkg/embed"
@@ -24,27 +23,30 @@ import (
 	"github.com/recallhq/recall/pkg/store"
 )
 
-// ConsumerName is the catalog worker's durable consumer.
-const ConsumerName = "catalog"
-
-// Binding is where the catalog worker reads: catalog items and shelf entries.
-var Binding = queue.Binding{Durable: ConsumerName, Stream: queue.SignalsStream, Filters: []string{events.CatalogSubjects, events.ShelfSubjects}}
+// Def is the catalog worker as the registry lists it.
+var Def = worker.Def[Config, *Worker]{
+	Name:    "catalog",
+	Doc:     "stores catalog items (embedded) and shelf entries, and asks for the profiles they change",
+	Binding: queue.Binding{Durable: "catalog", Stream: queue.SignalsStream, Filters: []string{events.CatalogSubjects, events.ShelfSubjects}},
+	// Embedding is per batch (one request to a remote model for the whole
+	// batch), and the batch is stored in one transaction.
+	BatchSize: 200, Concurrency: 2,
+	Queue: func(c *Config) *worker.Queue { return &c.Queue },
+	New:   New,
+}
 
 // Config is the catalog worker's part of the config.
 type Config struct {
-	Consumer queue.ConsumerConfig `envPrefix:"CATALOG_"`
-	Runner   queue.RunnerConfig   `envPrefix:"CATALOG_"`
+	Queue worker.Queue `envPrefix:"CATALOG_"`
 	// Refresh debounces the profile tasks the worker publishes.
 	Refresh queue.RefreshConfig
+	// Embed is the embedder items are embedded with (EMBED_*): the
+	// profiler's, since their vectors are compared.
+	Embed embed.Config
 }
-
-// DefaultRunnerConfig: embedding is per batch (one request to a remote model
-// for the whole batch), and the batch is stored in one transaction.
-var DefaultRunnerConfig = queue.RunnerConfig{BatchSize: 200, Concurrency: 2}
 
 // Worker stores catalog items and shelf entries.
 type Worker struct {
-	cfg       Config
 	store     *store.Store
 	emb       embed.Embedder
 	dims      int
@@ -59,22 +61,28 @@ type metrics struct {
 	refreshes prometheus.Counter
 }
 
-// New returns a Worker embedding with emb. It learns the embedder's dimension
-// (asking a remote model once when it is not configured) and makes sure the
-// catalog's HNSW index for that dimension exists, so that recommendations are
-// served by the index from the first item on. reg may be nil.
-func New(ctx context.Context, cfg Config, st *store.Store, emb embed.Embedder, js jetstream.JetStream, limits events.Limits, log *slog.Logger, reg prometheus.Registerer) (*Worker, error) {
+// New returns the worker, embedding with the process's embedder for
+// cfg.Embed. It learns the embedder's dimension (asking a remote model once
+// when it is not configured) and makes sure the catalog's HNSW index for that
+// dimension exists, so that recommendations are served by the index from the
+// first item on.
+func New(ctx context.Context, cfg Config, d *worker.Deps) (*Worker, error) {
+	emb, err := d.Embedder(cfg.Embed)
+	if err != nil {
+		return nil, err
+	}
 	dims, err := embed.ProbeDimension(ctx, emb)
 	if err != nil {
 		return nil, err
 	}
-	if err := st.EnsureCatalogIndex(ctx, dims); err != nil {
+	if err := d.Store.EnsureCatalogIndex(ctx, dims); err != nil {
 		if dims <= store.MaxIndexedDims {
 			return nil, err
 		}
 		// Too large for HNSW: recommendations still work, by exact scan.
-		log.Warn("no HNSW index for catalog embeddings; recommendations scan exactly", "dims", dims, "error", err.Error())
+		d.Log.Warn("no HNSW index for catalog embeddings; recommendations scan exactly", "dims", dims, "error", err.Error())
 	}
+	d.Log.Info("embedding catalog items", "model", emb.Model(), "dims", dims)
 	m := &metrics{
 		events: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "recall", Subsystem: "catalog", Name: "events_total",
@@ -85,144 +93,103 @@ func New(ctx context.Context, cfg Config, st *store.Store, emb embed.Embedder, j
 			Help: "Profile refresh tasks published (before debouncing by the stream).",
 		}),
 	}
-	if reg != nil {
-		reg.MustRegister(m.events, m.refreshes)
+	if d.Registry != nil {
+		d.Registry.MustRegister(m.events, m.refreshes)
 	}
 	return &Worker{
-		cfg: cfg, store: st, emb: emb, dims: dims, refresher: queue.NewRefresher(js, cfg.Refresh.Bucket),
-		limits: limits, log: log, metrics: m,
+		store: d.Store, emb: emb, dims: dims, refresher: queue.NewRefresher(d.JS, cfg.Refresh.Bucket),
+		limits: d.Limits, log: d.Log, metrics: m,
 	}, nil
 }
 
 // Dimension is the dimension of the embeddings the worker stores.
 func (w *Worker) Dimension() int { return w.dims }
 
+// signal is one event of a batch: a catalog item (text set when it must be
+// embedded from its text) or a shelf entry.
+type signal struct {
+	item  *store.CatalogUpsert
+	shelf *store.ShelfUpsert
+	text  string
+}
+
 // Handle is the batch handler. Invalid events fail permanently (dead letter);
-// the rest are stored in one transaction, and if that fails each event is
-// retried alone so one bad event cannot hold back the others. After the commit,
-// the users whose vectors changed get a profile refresh task; if that publish
-// fails, the events are retried, and being redelivered makes them publish
-// their users' tasks even though the database has nothing new to say.
+// the items that need it are embedded in one request, and the batch is stored
+// in one transaction (queue.Batch: one bad event cannot hold back the
+// others). After the commit, the users whose vectors changed get a profile
+// refresh task; if that publish fails, the events are retried, and being
+// redelivered makes them publish their users' tasks even though the database
+// has nothing new to say.
 func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
-	errs := make([]error, len(msgs))
+	return queue.Batch[signal]{Prepare: w.prepare, Enrich: w.embedItems, Store: w.apply, Log: w.log}.Handle(ctx, msgs)
+}
+
+func (w *Worker) prepare(_ context.Context, m queue.Message) (signal, bool, error) {
+	ids, err := events.ParseSignalSubject(m.Subject)
+	if err != nil {
+		return signal{}, false, queue.Permanent(&events.ValidationError{Fields: []events.FieldError{{Field: "(subject)", Message: err.Error()}}})
+	}
+	switch ids.Kind {
+	case events.KindCatalog:
+		it, err := queue.CatalogEnvelope.Read(m, w.limits)
+		if err != nil {
+			return signal{}, false, err
+		}
+		up := &store.CatalogUpsert{
+			TenantID: it.TenantID, Ref: it.Ref, Type: it.Type, Title: it.Title, Attrs: it.Attrs,
+			Deleted: it.Deleted, EventID: it.ID, OccurredAt: it.OccurredAt, Force: m.Deliveries > 1,
+		}
+		switch {
+		case it.Deleted:
+			w.metrics.events.WithLabelValues("catalog", "deleted").Inc()
+		case w.usable(&it):
+			vec, ok, err := unit(w.dims, it.Embedding)
+			if err != nil {
+				return signal{}, false, queue.Permanent(fmt.Errorf("embedding: %w", err))
+			}
+			if ok {
+				up.Embedding, up.EmbeddingModel = vec, w.emb.Model()
+				w.metrics.events.WithLabelValues("catalog", "given").Inc()
+				break
+			}
+			// A zero vector says nothing: embed the text instead.
+			return signal{item: up, text: ItemText(it.Title, it.Attrs)}, true, nil
+		default:
+			return signal{item: up, text: ItemText(it.Title, it.Attrs)}, true, nil
+		}
+		return signal{item: up}, true, nil
+	case events.KindShelf:
+		e, err := queue.ShelfEnvelope.Read(m, w.limits)
+		if err != nil {
+			return signal{}, false, err
+		}
+		w.metrics.events.WithLabelValues("shelf", e.Status).Inc()
+		return signal{shelf: &store.ShelfUpsert{
+			TenantID: e.TenantID, UserID: e.UserID, Ref: e.Ref, Status: e.Status,
+			EventID: e.ID, OccurredAt: e.OccurredAt, Force: m.Deliveries > 1,
+		}}, true, nil
+	default:
+		return signal{}, false, queue.Permanent(fmt.Errorf("subject %q: the catalog worker reads catalog and shelf events only", m.Subject))
+	}
+}
+
+// apply stores a batch's items and shelf entries in one transaction and asks
+// for the profiles they change.
+func (w *Worker) apply(ctx context.Context, sigs []signal) error {
 	var items []store.CatalogUpsert
 	var shelf []store.ShelfUpsert
-	var itemIdx, shelfIdx []int
-	var texts []string
-	var textItems []int // index into items of each text to embed
-	for i, m := range msgs {
-		ids, err := events.ParseSignalSubject(m.Subject)
-		if err != nil {
-			errs[i] = queue.Permanent(&events.ValidationError{Fields: []events.FieldError{{Field: "(subject)", Message: err.Error()}}})
-			continue
+	for _, s := range sigs {
+		if s.item != nil {
+			items = append(items, *s.item)
+		} else {
+			shelf = append(shelf, *s.shelf)
 		}
-		opts := events.ValidateOptions{Limits: w.limits}
-		switch ids.Kind {
-		case events.KindCatalog:
-			it, err := events.DecodeCatalogItem(m.Data, opts)
-			if err == nil {
-				err = events.CheckCatalogSubject(m.Subject, &it)
-			}
-			if err != nil {
-				errs[i] = queue.Permanent(err)
-				continue
-			}
-			up := store.CatalogUpsert{
-				TenantID: it.TenantID, Ref: it.Ref, Type: it.Type, Title: it.Title, Attrs: it.Attrs,
-				Deleted: it.Deleted, EventID: it.ID, OccurredAt: it.OccurredAt, Force: m.Deliveries > 1,
-			}
-			switch {
-			case it.Deleted:
-				w.metrics.events.WithLabelValues("catalog", "deleted").Inc()
-			case w.usable(&it):
-				vec, ok, err := unit(w.dims, it.Embedding)
-				if err != nil {
-					errs[i] = queue.Permanent(fmt.Errorf("embedding: %w", err))
-					continue
-				}
-				if ok {
-					up.Embedding, up.EmbeddingModel = vec, w.emb.Model()
-					w.metrics.events.WithLabelValues("catalog", "given").Inc()
-					break
-				}
-				fallthrough // a zero vector says nothing: embed the text instead
-			default:
-				texts = append(texts, ItemText(it.Title, it.Attrs))
-				textItems = append(textItems, len(items))
-			}
-			items = append(items, up)
-			itemIdx = append(itemIdx, i)
-		case events.KindShelf:
-			e, err := events.DecodeShelfEntry(m.Data, opts)
-			if err == nil {
-				err = events.CheckShelfSubject(m.Subject, &e)
-			}
-			if err != nil {
-				errs[i] = queue.Permanent(err)
-				continue
-			}
-			shelf = append(shelf, store.ShelfUpsert{
-				TenantID: e.TenantID, UserID: e.UserID, Ref: e.Ref, Status: e.Status,
-				EventID: e.ID, OccurredAt: e.OccurredAt, Force: m.Deliveries > 1,
-			})
-			shelfIdx = append(shelfIdx, i)
-			w.metrics.events.WithLabelValues("shelf", e.Status).Inc()
-		default:
-			errs[i] = queue.Permanent(fmt.Errorf("subject %q: the catalog worker reads catalog and shelf events only", m.Subject))
-		}
-	}
-	if len(texts) > 0 {
-		if err := w.embedItems(ctx, items, texts, textItems); err != nil {
-			// The items that needed embedding are retried; the rest of the
-			// batch (shelf entries, deletions, given embeddings) goes on.
-			failed := make(map[int]bool, len(textItems))
-			for _, k := range textItems {
-				failed[k] = true
-				errs[itemIdx[k]] = err
-			}
-			var keep []store.CatalogUpsert
-			var keepIdx []int
-			for k := range items {
-				if !failed[k] {
-					keep, keepIdx = append(keep, items[k]), append(keepIdx, itemIdx[k])
-				}
-			}
-			items, itemIdx = keep, keepIdx
-		}
-	}
-	if len(items)+len(shelf) == 0 {
-		return errs
 	}
 	refresh, err := w.store.ApplySignals(ctx, items, shelf)
-	if err != nil && len(items)+len(shelf) > 1 {
-		// One at a time, so that only the events the database refuses fail.
-		refresh = nil
-		for k, it := range items {
-			r, err := w.store.ApplySignals(ctx, []store.CatalogUpsert{it}, nil)
-			errs[itemIdx[k]] = err
-			refresh = append(refresh, r...)
-		}
-		for k, e := range shelf {
-			r, err := w.store.ApplySignals(ctx, nil, []store.ShelfUpsert{e})
-			errs[shelfIdx[k]] = err
-			refresh = append(refresh, r...)
-		}
-		err = nil
-	}
 	if err != nil {
-		for _, i := range slices.Concat(itemIdx, shelfIdx) {
-			errs[i] = err
-		}
-		return errs
+		return err
 	}
-	if perr := w.publishRefresh(ctx, refresh); perr != nil {
-		for _, i := range slices.Concat(itemIdx, shelfIdx) {
-			if errs[i] == nil {
-				errs[i] = perr
-			}
-		}
-	}
-	return errs
+	return w.publishRefresh(ctx, refresh)
 }
 
 // usable reports whether the producer's embedding can stand for the item: the
@@ -232,23 +199,43 @@ func (w *Worker) usable(it *events.CatalogItem) bool {
 	return len(it.Embedding) == w.dims && (it.EmbeddingModel == "" || it.EmbeddingModel == w.emb.Model())
 }
 
-// embedItems embeds texts and sets the vectors on the items they belong to.
-// A text with nothing to embed leaves its item without a vector.
-func (w *Worker) embedItems(ctx context.Context, items []store.CatalogUpsert, texts []string, textItems []int) error {
+// embedItems embeds, in one request, the items of a batch that have a text
+// to embed from. When that fails, those items are retried and the rest of the
+// batch (shelf entries, deletions, given embeddings) goes on. A text with
+// nothing to embed leaves its item without a vector.
+func (w *Worker) embedItems(ctx context.Context, sigs []signal) []error {
+	var texts []string
+	var at []int
+	for k, s := range sigs {
+		if s.text != "" {
+			texts, at = append(texts, s.text), append(at, k)
+		}
+	}
+	if len(texts) == 0 {
+		return nil
+	}
+	fail := func(err error) []error {
+		errs := make([]error, len(sigs))
+		for _, k := range at {
+			errs[k] = err
+		}
+		return errs
+	}
 	vecs, err := w.emb.Embed(ctx, texts)
 	if err != nil {
-		return fmt.Errorf("embed %d catalog items: %w", len(texts), err)
+		return fail(fmt.Errorf("embed %d catalog items: %w", len(texts), err))
 	}
 	if len(vecs) != len(texts) {
-		return fmt.Errorf("embed %d catalog items: %d vectors: %w", len(texts), len(vecs), embed.ErrBadResponse)
+		return fail(fmt.Errorf("embed %d catalog items: %d vectors: %w", len(texts), len(vecs), embed.ErrBadResponse))
 	}
-	for k, v := range vecs {
+	for j, v := range vecs {
+		it := sigs[at[j]].item
 		vec, ok, err := unit(w.dims, v)
 		if err != nil {
-			return fmt.Errorf("embed catalog item %s: %w", items[textItems[k]].Ref, err)
+			return fail(fmt.Errorf("embed catalog item %s: %w", it.Ref, err))
 		}
 		if ok {
-			items[textItems[k]].Embedding, items[textItems[k]].EmbeddingModel = vec, w.emb.Model()
+			it.Embedding, it.EmbeddingModel = vec, w.emb.Model()
 		}
 		w.metrics.events.WithLabelValues("catalog", "embedded").Inc()
 	}
@@ -324,12 +311,3 @@ func appendStrings(out []string, v any) []string {
 	}
 	return out
 }
-
-// NewRunner declares the catalog consumer (catalog and shelf subjects of the
-// signal stream) and returns the runner for w.
-func NewRunner(ctx context.Context, js jetstream.JetStream, w *Worker, log *slog.Logger, m *queue.RunnerMetrics) (*queue.Runner, error) {
-	return Binding.NewRunner(ctx, js, w.cfg.Consumer, w.Handle, w.RunnerConfig(), log, m)
-}
-
-// RunnerConfig is the configured runner settings over the worker\'s defaults.
-func (w *Worker) RunnerConfig() queue.RunnerConfig { return w.cfg.Runner.Or(DefaultRunnerConfig) }

@@ -32,20 +32,22 @@ type bundle struct {
 }
 
 func cfg() catalog.Config {
-	return catalog.Config{
-		Consumer: queue.ConsumerConfig{AckWait: 5 * time.Second, MaxDeliver: 5, MaxAckPending: 1000},
-		Runner:   queue.RunnerConfig{BatchSize: 50, RetryInitial: 20 * time.Millisecond, RetryMax: 100 * time.Millisecond},
-		Refresh:  queue.RefreshConfig{Bucket: time.Hour},
-	}
+	c := catalog.Def.Defaults()
+	c.Queue.Consumer = queue.ConsumerConfig{AckWait: 5 * time.Second, MaxDeliver: 5, MaxAckPending: 1000}
+	c.Queue.Runner.BatchSize = 50
+	c.Queue.Runner.RetryInitial, c.Queue.Runner.RetryMax = 20*time.Millisecond, 100*time.Millisecond
+	c.Refresh = queue.RefreshConfig{Bucket: time.Hour}
+	c.Embed.Dimensions = dims // the local hashing embedder, as b.emb
+	return c
 }
 
 // setup starts a database, a JetStream server and a catalog worker (hashing
-// embeddings); start runs it.
+// embeddings) to call directly; start runs one on the durable consumer.
 func setup(t *testing.T) *bundle {
 	t.Helper()
 	b := &bundle{db: testenv.NewDB(t), nats: testenv.NewNATS(t), emb: embed.NewHashing(dims)}
 	b.pub = queue.NewPublisher(b.nats.JS)
-	w, err := catalog.New(context.Background(), cfg(), b.db.Store, b.emb, b.nats.JS, events.DefaultLimits, testenv.Logger(t), nil)
+	w, _, err := catalog.Def.Build(context.Background(), cfg(), testenv.Deps(t, b.nats, b.db))
 	require.NoError(t, err)
 	b.w = w
 	return b
@@ -53,25 +55,12 @@ func setup(t *testing.T) *bundle {
 
 func (b *bundle) start(t *testing.T) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	r, err := catalog.NewRunner(ctx, b.nats.JS, b.w, testenv.Logger(t), nil)
-	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			require.NoError(t, err)
-		case <-time.After(30 * time.Second):
-			t.Error("catalog runner did not stop")
-		}
-	})
+	testenv.StartWorker(t, b.nats, b.db, catalog.Def, func(c *catalog.Config) { *c = cfg() })
 }
 
 func (b *bundle) settle(t *testing.T) {
 	t.Helper()
-	b.nats.WaitSettled(t, queue.SignalsStream, catalog.ConsumerName)
+	b.nats.WaitSettled(t, queue.SignalsStream, catalog.Def.Binding.Durable)
 }
 
 func book(id, ref, title string, at time.Time) events.CatalogItem {
@@ -197,7 +186,9 @@ func TestCatalogRedeliveryPublishesLostRefresh(t *testing.T) {
 	deadJS, err := jetstream.New(nc)
 	require.NoError(t, err)
 	nc.Close()
-	broken, err := catalog.New(ctx, cfg(), b.db.Store, b.emb, deadJS, events.DefaultLimits, testenv.Logger(t), nil)
+	d := testenv.Deps(t, b.nats, b.db)
+	d.JS = deadJS
+	broken, _, err := catalog.Def.Build(ctx, cfg(), d)
 	require.NoError(t, err)
 	errs := broken.Handle(ctx, []queue.Message{msg})
 	require.Error(t, errs[0])
@@ -241,7 +232,7 @@ func TestCatalogInvalidEventsDeadLettered(t *testing.T) {
 	reasons := map[string]string{}
 	for _, m := range dl {
 		reasons[m.Header.Get(queue.HeaderSubject)] = m.Header.Get(queue.HeaderReason)
-		require.Equal(t, catalog.ConsumerName, m.Header.Get(queue.HeaderConsumer))
+		require.Equal(t, catalog.Def.Binding.Durable, m.Header.Get(queue.HeaderConsumer))
 	}
 	require.Contains(t, reasons[events.CatalogSubject("t")], "malformed JSON")
 	require.Contains(t, reasons[events.ShelfSubject("t", "u1")], "status: unknown status")

@@ -21,12 +21,33 @@ import (
 	"time"
 
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/service"
+	"github.com/recallhq/recall/pkg/worker"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
 )
+
+// Def is the decayer as the registry lists it: a scheduled job that reads no
+// stream; `decayer -once` runs one pass for a CronJob.
+var Def = worker.Def[Config, *Decayer]{
+	Name: "decayer",
+	Doc:  "decays, archives, expires and purges facts, applies retention and prunes seen items, on a schedule",
+	New: func(_ context.Context, cfg Config, d *worker.Deps) (*Decayer, error) {
+		return New(Options{Config: cfg, Store: d.Store, Publisher: queue.NewRefresher(d.JS, cfg.Refresh.Bucket), Log: d.Log, Registry: d.Registry})
+	},
+}
+
+// Periodic is the schedule: a run at start, then every DECAYER_INTERVAL.
+func (d *Decayer) Periodic() []service.Task { return []service.Task{d.Loop} }
+
+// Once runs one pass (done, or skipped because another decayer held the lock).
+func (d *Decayer) Once(ctx context.Context) error {
+	_, err := d.RunOnce(ctx)
+	return err
+}
 
 // LockKey is the advisory lock a run holds ("recalldc").
 const LockKey int64 = 0x7265_6361_6c6c_6463

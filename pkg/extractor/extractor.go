@@ -9,13 +9,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/worker"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/recallhq/recall/pkg/events"
@@ -23,16 +24,20 @@ import (
 	"github.com/recallhq/recall/pkg/store"
 )
 
-// ConsumerName is the extractor's durable consumer.
-const ConsumerName = "extractor"
-
-// Binding is where the extractor reads: every turn (it filters roles itself).
-var Binding = queue.Binding{Durable: ConsumerName, Stream: queue.TurnsStream, Filters: []string{events.TurnsSubjects}}
+// Def is the extractor as the registry lists it.
+var Def = worker.Def[Config, *Worker]{
+	Name:    "extractor",
+	Doc:     "turns chat turns into interest facts (rules, or a language model with the rules as fallback)",
+	Binding: queue.Binding{Durable: "extractor", Stream: queue.TurnsStream, Filters: []string{events.TurnsSubjects}},
+	// Extraction is CPU work per turn and one transaction per batch, like ingest.
+	BatchSize: 200, Concurrency: 2,
+	Queue: func(c *Config) *worker.Queue { return &c.Queue },
+	New:   New,
+}
 
 // Config is the extractor's part of the config.
 type Config struct {
-	Consumer queue.ConsumerConfig `envPrefix:"EXTRACTOR_"`
-	Runner   queue.RunnerConfig   `envPrefix:"EXTRACTOR_"`
+	Queue worker.Queue `envPrefix:"EXTRACTOR_"`
 	// Roles are the turn roles facts are taken from. What the user says is the
 	// signal; what the assistant says about an item is not the user's interest,
 	// so assistant and tool turns are opt-in.
@@ -74,27 +79,21 @@ func NewExtractor(cfg Config, reg prometheus.Registerer, log *slog.Logger) (extr
 	return llm.WithFallback(rules), "llm", nil
 }
 
-// DefaultRunnerConfig: extraction is CPU work per turn and one transaction per
-// batch, like ingest.
-var DefaultRunnerConfig = queue.RunnerConfig{BatchSize: 200, Concurrency: 2}
-
 // TTLFor is the lifetime of a fact of the given type after its last mention.
 func (c Config) TTLFor(typ string) time.Duration { return c.Decay.TTLFor(typ) }
 
 // Worker extracts and records facts.
 type Worker struct {
-	cfg     Config
-	store   *store.Store
-	ex      extract.Extractor
-	source  string
-	limits  events.Limits
-	log     *slog.Logger
-	roles   map[string]bool
-	metrics *metrics
-	catalog *catalogs
-	// Refresher, when set, publishes a profile-refresh task for every user a
-	// batch mentioned facts for, after the mentions are committed.
-	Refresher *queue.Refresher
+	cfg       Config
+	store     *store.Store
+	ex        extract.Extractor
+	source    string
+	limits    events.Limits
+	log       *slog.Logger
+	roles     map[string]bool
+	metrics   *metrics
+	catalog   *catalogs
+	refresher *queue.Refresher
 }
 
 type metrics struct {
@@ -102,9 +101,19 @@ type metrics struct {
 	facts *prometheus.CounterVec
 }
 
-// New returns a Worker using ex, whose facts are recorded with the given source
-// name (rules, llm, ...). reg may be nil.
-func New(cfg Config, st *store.Store, ex extract.Extractor, source string, limits events.Limits, log *slog.Logger, reg prometheus.Registerer) *Worker {
+// New builds the configured extractor (NewExtractor) and returns the worker.
+func New(_ context.Context, cfg Config, d *worker.Deps) (*Worker, error) {
+	ex, source, err := NewExtractor(cfg, d.Registry, d.Log)
+	if err != nil {
+		return nil, err
+	}
+	return NewWith(cfg, d, ex, source), nil
+}
+
+// NewWith returns a Worker using ex, whose facts are recorded with the given
+// source name (rules, llm, ...). After each batch it asks for the profiles of
+// the users it recorded facts for on d.JS (none when d.JS is nil).
+func NewWith(cfg Config, d *worker.Deps, ex extract.Extractor, source string) *Worker {
 	roles := map[string]bool{}
 	for _, r := range cfg.Roles {
 		roles[strings.TrimSpace(r)] = true
@@ -119,65 +128,39 @@ func New(cfg Config, st *store.Store, ex extract.Extractor, source string, limit
 			Help: "Facts extracted, by type (before deduplication against stored facts).",
 		}, []string{"type"}),
 	}
-	if reg != nil {
-		reg.MustRegister(m.turns, m.facts)
+	if d.Registry != nil {
+		d.Registry.MustRegister(m.turns, m.facts)
 	}
-	return &Worker{cfg: cfg, store: st, ex: ex, source: source, limits: limits, log: log, roles: roles, metrics: m,
-		catalog: &catalogs{cfg: cfg.Catalog, store: st, byID: map[string]*tenantGazetteer{}}}
+	w := &Worker{cfg: cfg, store: d.Store, ex: ex, source: source, limits: d.Limits, log: d.Log, roles: roles, metrics: m,
+		catalog: &catalogs{cfg: cfg.Catalog, store: d.Store, byID: map[string]*tenantGazetteer{}}}
+	if d.JS != nil {
+		w.refresher = queue.NewRefresher(d.JS, cfg.Refresh.Bucket)
+	}
+	return w
 }
 
 // Handle is the batch handler. Invalid turns fail permanently; the mentions of
-// the whole batch are recorded in one transaction, and if that fails each turn is
-// retried alone, so one bad turn cannot hold back the others.
+// the whole batch are recorded in one transaction (queue.Batch: one bad turn
+// cannot hold back the others), then the users' profiles are asked for.
 func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
-	errs := make([]error, len(msgs))
-	type turnMentions struct {
-		idx      int
-		mentions []store.Mention
-	}
-	var all []turnMentions
-	for i, m := range msgs {
-		t, err := events.DecodeTurn(m.Data, events.ValidateOptions{Limits: w.limits})
-		if err == nil {
-			err = events.CheckSubject(m.Subject, &t)
-		}
-		if err != nil {
-			errs[i] = queue.Permanent(err)
-			continue
-		}
-		ms, err := w.mentions(ctx, &t)
-		if err != nil {
-			errs[i] = err
-			continue
-		}
-		if len(ms) > 0 {
-			all = append(all, turnMentions{idx: i, mentions: ms})
-		}
-	}
-	if len(all) == 0 {
-		return errs
-	}
-	var batch []store.Mention
-	for _, tm := range all {
-		batch = append(batch, tm.mentions...)
-	}
-	if _, err := w.store.RecordMentions(ctx, batch); err == nil || len(all) == 1 {
-		if err == nil {
-			err = w.refresh(ctx, batch)
-		}
-		for _, tm := range all {
-			errs[tm.idx] = err
-		}
-		return errs
-	}
-	for _, tm := range all {
-		_, err := w.store.RecordMentions(ctx, tm.mentions)
-		if err == nil {
-			err = w.refresh(ctx, tm.mentions)
-		}
-		errs[tm.idx] = err
-	}
-	return errs
+	return queue.Batch[[]store.Mention]{
+		Prepare: func(ctx context.Context, m queue.Message) ([]store.Mention, bool, error) {
+			t, err := queue.TurnEnvelope.Read(m, w.limits)
+			if err != nil {
+				return nil, false, err
+			}
+			ms, err := w.mentions(ctx, &t)
+			return ms, len(ms) > 0, err
+		},
+		Store: func(ctx context.Context, all [][]store.Mention) error {
+			batch := slices.Concat(all...)
+			if _, err := w.store.RecordMentions(ctx, batch); err != nil {
+				return err
+			}
+			return w.refresh(ctx, batch)
+		},
+		Log: w.log,
+	}.Handle(ctx, msgs)
 }
 
 // refresh asks for the profiles of the mentioned users to be recomputed. It is
@@ -185,7 +168,7 @@ func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 // failed publish the redelivered turns change nothing in the database, and the
 // task must still go out. The debounce keeps this to one task per user per bucket.
 func (w *Worker) refresh(ctx context.Context, ms []store.Mention) error {
-	if w.Refresher == nil {
+	if w.refresher == nil {
 		return nil
 	}
 	newest := map[store.UserRef]time.Time{}
@@ -204,7 +187,7 @@ func (w *Worker) refresh(ctx context.Context, ms []store.Mention) error {
 	for i, u := range order {
 		tasks[i] = events.ProfileTask{TenantID: u.TenantID, UserID: u.UserID, RequestedAt: newest[u]}
 	}
-	if _, err := w.Refresher.Publish(ctx, tasks); err != nil {
+	if _, err := w.refresher.Publish(ctx, tasks); err != nil {
 		return fmt.Errorf("publish profile refresh: %w", err)
 	}
 	return nil
@@ -294,11 +277,3 @@ func jsonStrings(raw json.RawMessage) []string {
 	walk(v)
 	return out
 }
-
-// NewRunner declares the extractor's consumer and returns the runner for w.
-func NewRunner(ctx context.Context, js jetstream.JetStream, w *Worker, log *slog.Logger, m *queue.RunnerMetrics) (*queue.Runner, error) {
-	return Binding.NewRunner(ctx, js, w.cfg.Consumer, w.Handle, w.RunnerConfig(), log, m)
-}
-
-// RunnerConfig is the configured runner settings over the worker\'s defaults.
-func (w *Worker) RunnerConfig() queue.RunnerConfig { return w.cfg.Runner.Or(DefaultRunnerConfig) }

@@ -3,7 +3,6 @@ package extractor_test
 import (
 	"context"
 	"encoding/json"
-	"sync"
 	"testing"
 	"time"
 
@@ -31,33 +30,16 @@ type bundle struct {
 
 func setup(t *testing.T) *bundle {
 	t.Helper()
-	cfg, err := serviceConfig()
-	require.NoError(t, err)
-	cfg.Runner = queue.RunnerConfig{BatchSize: 50, RetryInitial: 10 * time.Millisecond, RetryMax: 50 * time.Millisecond}
+	cfg := extractor.Def.Defaults()
+	cfg.Queue.Runner.BatchSize = 50
+	cfg.Queue.Runner.RetryInitial, cfg.Queue.Runner.RetryMax = 10*time.Millisecond, 50*time.Millisecond
 	return &bundle{db: testenv.NewDB(t), nats: testenv.NewNATS(t), cfg: cfg}
 }
 
-var (
-	rulesOnce sync.Once
-	rules     *extract.Rules
-	rulesErr  error
-)
-
-func sharedRules(t *testing.T) *extract.Rules {
-	rulesOnce.Do(func() { rules, rulesErr = extract.NewRules(extract.RulesOptions{}) })
-	require.NoError(t, rulesErr)
-	return rules
-}
-
+// start runs the extractor on the bundle's config until the test ends.
 func (b *bundle) start(t *testing.T) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	w := extractor.New(b.cfg, b.db.Store, sharedRules(t), "rules", events.DefaultLimits, testenv.Logger(t), nil)
-	r, err := extractor.NewRunner(ctx, b.nats.JS, w, testenv.Logger(t), queue.NewRunnerMetrics(nil))
-	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
+	testenv.StartWorker(t, b.nats, b.db, extractor.Def, func(c *extractor.Config) { *c = b.cfg })
 }
 
 func (b *bundle) publish(t *testing.T, turns ...events.Turn) {
@@ -66,27 +48,10 @@ func (b *bundle) publish(t *testing.T, turns ...events.Turn) {
 	require.NoError(t, err)
 }
 
-// waitIdle waits until the extractor has acked every turn in the stream: nothing
-// left to deliver, nothing in flight, nothing waiting for a retry.
+// waitIdle waits until the extractor has settled every turn in the stream.
 func (b *bundle) waitIdle(t *testing.T) {
 	t.Helper()
-	ctx := context.Background()
-	require.Eventually(t, func() bool {
-		s, err := b.nats.JS.Stream(ctx, queue.TurnsStream)
-		if err != nil {
-			return false
-		}
-		si, err := s.Info(ctx)
-		if err != nil {
-			return false
-		}
-		cons, err := b.nats.JS.Consumer(ctx, queue.TurnsStream, extractor.ConsumerName)
-		if err != nil {
-			return false
-		}
-		info, err := cons.Info(ctx)
-		return err == nil && info.NumPending == 0 && info.NumAckPending == 0 && info.AckFloor.Stream >= si.State.LastSeq
-	}, 30*time.Second, 10*time.Millisecond)
+	b.nats.WaitSettled(t, queue.TurnsStream, extractor.Def.Binding.Durable)
 }
 
 func (b *bundle) facts(t *testing.T, tenant, user string) map[string]store.Fact {
@@ -162,7 +127,8 @@ func TestExtractorReplayRebuildsTheSameFacts(t *testing.T) {
 	// Replay: a fresh consumer from the start of the stream.
 	cons, err := b.nats.JS.OrderedConsumer(ctx, queue.TurnsStream, jetstreamOrdered())
 	require.NoError(t, err)
-	w := extractor.New(b.cfg, b.db.Store, sharedRules(t), "rules", events.DefaultLimits, testenv.Logger(t), nil)
+	w, _, err := extractor.Def.Build(ctx, b.cfg, testenv.Deps(t, b.nats, b.db))
+	require.NoError(t, err)
 	for range 2 {
 		m, err := cons.Next()
 		require.NoError(t, err)
@@ -209,17 +175,10 @@ func TestExtractorWithLLMAndFallback(t *testing.T) {
 	// Then the model fails for good: the rules answer instead.
 	llm.SetDefault(openaitest.Reply{Status: 500})
 	b.cfg.LLM = extract.LLMConfig{BaseURL: llm.URL() + "/v1", APIKey: "k", Model: "test-model", Timeout: time.Second, MaxRetries: 1, RetryInitial: time.Millisecond, RetryMax: 5 * time.Millisecond}
-	ex, source, err := extractor.NewExtractor(b.cfg, nil, testenv.Logger(t))
+	_, source, err := extractor.NewExtractor(b.cfg, nil, testenv.Logger(t))
 	require.NoError(t, err)
 	require.Equal(t, "llm", source)
-
-	ctx, cancel := context.WithCancel(context.Background())
-	w := extractor.New(b.cfg, b.db.Store, ex, source, events.DefaultLimits, testenv.Logger(t), nil)
-	r, err := extractor.NewRunner(ctx, b.nats.JS, w, testenv.Logger(t), queue.NewRunnerMetrics(nil))
-	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
+	b.start(t)
 
 	b.publish(t, turn("1", "t", "u", events.RoleUser, "最近在看一本小说", t0))
 	b.waitIdle(t)
@@ -240,14 +199,8 @@ func TestExtractorWithLLMAndFallback(t *testing.T) {
 func TestExtractorRequestsProfileRefresh(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	w := extractor.New(b.cfg, b.db.Store, sharedRules(t), "rules", events.DefaultLimits, testenv.Logger(t), nil)
-	w.Refresher = queue.NewRefresher(b.nats.JS, time.Hour)
-	r, err := extractor.NewRunner(ctx, b.nats.JS, w, testenv.Logger(t), queue.NewRunnerMetrics(nil))
-	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
+	b.cfg.Refresh.Bucket = time.Hour
+	b.start(t)
 
 	b.publish(t,
 		turn("1", "t", "u1", events.RoleUser, "我喜欢科幻小说", t0),

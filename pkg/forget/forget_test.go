@@ -18,7 +18,6 @@ import (
 	"github.com/recallhq/recall/pkg/extractor"
 	"github.com/recallhq/recall/pkg/forget"
 	"github.com/recallhq/recall/pkg/ingest"
-	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -65,20 +64,9 @@ func TestForgetUser(t *testing.T) {
 	defer cancel()
 	db := testenv.NewDB(t)
 	n := testenv.NewNATS(t)
-	log := testenv.Logger(t)
 
-	type exCfg struct{ Extractor extractor.Config }
-	cfg, err := service.LoadConfig[exCfg]()
-	require.NoError(t, err)
-	ex, source, err := extractor.NewExtractor(cfg.Extractor, nil, log)
-	require.NoError(t, err)
-	exRunner, err := extractor.NewRunner(ctx, n.JS, extractor.New(cfg.Extractor, db.Store, ex, source, events.DefaultLimits, log, nil), log, nil)
-	require.NoError(t, err)
-	inRunner, err := ingest.NewRunner(ctx, n.JS, db.Store, ingest.Config{Consumer: queue.DefaultConsumerConfig}, events.DefaultLimits, log, nil)
-	require.NoError(t, err)
-	for _, r := range []*queue.Runner{exRunner, inRunner} {
-		go func() { _ = r.Run(ctx) }()
-	}
+	testenv.StartWorker(t, n, db, extractor.Def, nil)
+	testenv.StartWorker(t, n, db, ingest.Def, nil)
 
 	at := time.Date(2026, 5, 1, 8, 0, 0, 0, time.UTC)
 	var turns []events.Turn
@@ -96,7 +84,7 @@ func TestForgetUser(t *testing.T) {
 	// The same user id in another tenant is someone else.
 	turns = append(turns, events.Turn{V: events.Version, ID: "other", TenantID: "beta", UserID: "u1", SessionID: "s", OccurredAt: at, Role: events.RoleUser, Content: "《三体》"})
 	pub := queue.NewPublisher(n.JS)
-	_, err = pub.PublishTurns(ctx, turns)
+	_, err := pub.PublishTurns(ctx, turns)
 	require.NoError(t, err)
 	_, err = pub.PublishShelfEntries(ctx, shelf)
 	require.NoError(t, err)
@@ -105,8 +93,8 @@ func TestForgetUser(t *testing.T) {
 	bad.Data = []byte(`{"v":1,"id":"broken"`)
 	_, err = n.JS.PublishMsg(ctx, bad)
 	require.NoError(t, err)
-	n.WaitSettled(t, queue.TurnsStream, ingest.ConsumerName)
-	n.WaitSettled(t, queue.TurnsStream, extractor.ConsumerName)
+	n.WaitSettled(t, queue.TurnsStream, ingest.Def.Binding.Durable)
+	n.WaitSettled(t, queue.TurnsStream, extractor.Def.Binding.Durable)
 
 	// Rows the shelf and profile workers would write.
 	_, err = db.Store.ApplySignals(ctx, nil, []store.ShelfUpsert{

@@ -11,24 +11,34 @@ import (
 	"log/slog"
 
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/worker"
 
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
 )
 
-// ConsumerName is the ingest worker's durable consumer.
-const ConsumerName = "ingest"
+// Def is the ingest worker as the registry lists it.
+var Def = worker.Def[Config, *Worker]{
+	Name:    "ingest",
+	Doc:     "stores turns: sessions and messages, one transaction per batch",
+	Binding: queue.Binding{Durable: "ingest", Stream: queue.TurnsStream, Filters: []string{events.TurnsSubjects}},
+	// Hundreds of turns or a few milliseconds, whichever comes first, with two
+	// batches in flight so the database never idles while the next is gathered.
+	BatchSize: 500, Concurrency: 2,
+	Queue: func(c *Config) *worker.Queue { return &c.Queue },
+	New:   func(_ context.Context, cfg Config, d *worker.Deps) (*Worker, error) { return New(cfg, d), nil },
+}
 
-// Binding is where the ingest worker reads: every turn.
-var Binding = queue.Binding{Durable: ConsumerName, Stream: queue.TurnsStream, Filters: []string{events.TurnsSubjects}}
-
-// DefaultRunnerConfig batches hundreds of turns or a few milliseconds, whichever
-// comes first, with two batches in flight so the database never idles while the
-// next batch is gathered.
-var DefaultRunnerConfig = queue.RunnerConfig{BatchSize: 500, Concurrency: 2}
+// Config is the ingest worker's part of the config; env names are prefixed with
+// INGEST_ so that the all-in-one process can tune each worker apart.
+type Config struct {
+	Queue worker.Queue `envPrefix:"INGEST_"`
+	// Summary is when a session's summary is due (SUMMARY_EVERY_MESSAGES,
+	// SUMMARY_MIN_INTERVAL).
+	Summary store.SummaryPolicy
+}
 
 // Worker decodes turns and stores them.
 type Worker struct {
@@ -39,51 +49,24 @@ type Worker struct {
 	pub    *queue.Publisher
 }
 
-// New returns a Worker that asks for no summaries; NewRunner's worker does.
-func New(st *store.Store, limits events.Limits, log *slog.Logger) *Worker {
-	return &Worker{store: st, limits: limits, log: log, policy: store.SummaryPolicy{EveryMessages: -1}}
-}
-
-// WithSummaries makes the worker ask for session summaries by policy,
-// publishing the requests with pub.
-func (w *Worker) WithSummaries(policy store.SummaryPolicy, pub *queue.Publisher) *Worker {
-	w.policy, w.pub = policy, pub
-	return w
+// New returns the ingest worker: it stores turns and asks for the summaries
+// they make due (cfg.Summary) on d.JS.
+func New(cfg Config, d *worker.Deps) *Worker {
+	return &Worker{store: d.Store, limits: d.Limits, log: d.Log, policy: cfg.Summary, pub: queue.NewPublisher(d.JS)}
 }
 
 // Handle is the batch handler: malformed or invalid turns fail permanently (the
-// runner dead-letters them at once); the valid ones are stored in one transaction.
-// If that transaction fails, each turn is retried alone so one poisoned turn cannot
-// hold back the others.
+// runner dead-letters them at once); the valid ones are stored in one
+// transaction (queue.Batch: one poisoned turn cannot hold back the others).
 func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
-	errs := make([]error, len(msgs))
-	turns := make([]store.StoredTurn, 0, len(msgs))
-	idx := make([]int, 0, len(msgs))
-	for i, m := range msgs {
-		t, err := events.DecodeTurn(m.Data, events.ValidateOptions{Limits: w.limits})
-		if err == nil {
-			err = events.CheckSubject(m.Subject, &t)
-		}
-		if err != nil {
-			errs[i] = queue.Permanent(err)
-			continue
-		}
-		turns = append(turns, store.StoredTurn{Turn: t, Seq: m.Seq})
-		idx = append(idx, i)
-	}
-	if len(turns) == 0 {
-		return errs
-	}
-	if err := w.store1(ctx, turns); err == nil || len(turns) == 1 {
-		for _, i := range idx {
-			errs[i] = err
-		}
-		return errs
-	}
-	for k, t := range turns {
-		errs[idx[k]] = w.store1(ctx, []store.StoredTurn{t})
-	}
-	return errs
+	return queue.Batch[store.StoredTurn]{
+		Prepare: func(_ context.Context, m queue.Message) (store.StoredTurn, bool, error) {
+			t, err := queue.TurnEnvelope.Read(m, w.limits)
+			return store.StoredTurn{Turn: t, Seq: m.Seq}, err == nil, err
+		},
+		Store: w.store1,
+		Log:   w.log,
+	}.Handle(ctx, msgs)
 }
 
 func (w *Worker) store1(ctx context.Context, turns []store.StoredTurn) error {
@@ -135,20 +118,4 @@ func classify(err error) error {
 		return fmt.Errorf("%w (constraint %s)", err, pgErr.ConstraintName)
 	}
 	return err
-}
-
-// Config is the ingest worker's part of the config; env names are prefixed with
-// INGEST_ so that the all-in-one process can tune each worker apart.
-type Config struct {
-	Consumer queue.ConsumerConfig `envPrefix:"INGEST_"`
-	Runner   queue.RunnerConfig   `envPrefix:"INGEST_"`
-	// Summary is when a session's summary is due (SUMMARY_EVERY_MESSAGES,
-	// SUMMARY_MIN_INTERVAL); zero fields take the defaults.
-	Summary store.SummaryPolicy
-}
-
-// NewRunner declares the ingest consumer and returns the runner that feeds Handle.
-func NewRunner(ctx context.Context, js jetstream.JetStream, st *store.Store, cfg Config, limits events.Limits, log *slog.Logger, metrics *queue.RunnerMetrics) (*queue.Runner, error) {
-	w := New(st, limits, log).WithSummaries(cfg.Summary, queue.NewPublisher(js))
-	return Binding.NewRunner(ctx, js, cfg.Consumer, w.Handle, cfg.Runner.Or(DefaultRunnerConfig), log, metrics)
 }

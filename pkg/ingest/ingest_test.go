@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -27,28 +26,16 @@ type bundle struct {
 
 func setup(t *testing.T) *bundle {
 	t.Helper()
-	cfg := ingest.Config{Consumer: queue.DefaultConsumerConfig, Runner: queue.RunnerConfig{
-		BatchSize: 200, RetryInitial: 10 * time.Millisecond, RetryMax: 100 * time.Millisecond,
-	}}
+	cfg := ingest.Def.Defaults()
+	cfg.Queue.Runner.BatchSize = 200
+	cfg.Queue.Runner.RetryInitial, cfg.Queue.Runner.RetryMax = 10*time.Millisecond, 100*time.Millisecond
 	return &bundle{db: testenv.NewDB(t), nats: testenv.NewNATS(t), cfg: cfg}
 }
 
 // start runs the ingest worker; the returned function stops it (graceful drain).
 func (b *bundle) start(t *testing.T) func() {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	r, err := ingest.NewRunner(ctx, b.nats.JS, b.db.Store, b.cfg, events.DefaultLimits, testenv.Logger(t), queue.NewRunnerMetrics(nil))
-	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	var once sync.Once
-	stop := func() {
-		once.Do(func() {
-			cancel()
-			require.NoError(t, <-done)
-		})
-	}
-	t.Cleanup(stop)
+	_, stop := testenv.StartWorker(t, b.nats, b.db, ingest.Def, func(c *ingest.Config) { *c = b.cfg })
 	return stop
 }
 
@@ -125,7 +112,7 @@ func TestIngestExactlyOnce(t *testing.T) {
 	}
 	b.start(t)
 	require.Eventually(t, func() bool {
-		cons, err := b.nats.JS.Consumer(ctx, queue.TurnsStream, ingest.ConsumerName)
+		cons, err := b.nats.JS.Consumer(ctx, queue.TurnsStream, ingest.Def.Binding.Durable)
 		if err != nil {
 			return false
 		}
@@ -158,7 +145,7 @@ func TestIngestPoisonAndMalformed(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
-	b.cfg.Consumer.MaxDeliver = 3
+	b.cfg.Queue.Consumer.MaxDeliver = 3
 	_, err := b.db.Store.Pool().Exec(ctx, `ALTER TABLE messages ADD CONSTRAINT no_poison CHECK (content <> 'poison')`)
 	require.NoError(t, err)
 	b.start(t)

@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/worker"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/recallhq/recall/pkg/assemble"
@@ -30,16 +30,22 @@ import (
 	"github.com/recallhq/recall/pkg/store"
 )
 
-// ConsumerName is the profiler's durable consumer.
-const ConsumerName = "profiler"
-
-// Binding is where the profiler reads: profile refresh tasks.
-var Binding = queue.Binding{Durable: ConsumerName, Stream: queue.TasksStream, Filters: []string{events.ProfileTaskSubjects}}
+// Def is the profiler as the registry lists it.
+var Def = worker.Def[Config, *Worker]{
+	Name:    "profiler",
+	Doc:     "recomputes a user's interest vector from their shelf and facts on each refresh task",
+	Binding: queue.Binding{Durable: "profiler", Stream: queue.TasksStream, Filters: []string{events.ProfileTaskSubjects}},
+	// Tasks of one user in a batch are served by one recompute, so batches are
+	// large; several run at once because a batch may be held for the debounce
+	// bucket.
+	BatchSize: 200, Concurrency: 4,
+	Queue: func(c *Config) *worker.Queue { return &c.Queue },
+	New:   New,
+}
 
 // Config is the profiler's part of the config.
 type Config struct {
-	Consumer queue.ConsumerConfig `envPrefix:"PROFILER_"`
-	Runner   queue.RunnerConfig   `envPrefix:"PROFILER_"`
+	Queue worker.Queue `envPrefix:"PROFILER_"`
 	// MaxFacts bounds the facts read per user, newest mention first; older
 	// ones have decayed the most and count the least.
 	MaxFacts int `env:"PROFILER_MAX_FACTS" envDefault:"500"`
@@ -52,25 +58,9 @@ type Config struct {
 	// Decay is the facts' decay policy, the decayer's: facts count in the
 	// vector by their weight as of the profile's time.
 	Decay store.DecayConfig
-}
-
-// DefaultRunnerConfig: tasks of one user in a batch are served by one
-// recompute, so batches are large; several run at once because a batch may be
-// held for the debounce bucket.
-var DefaultRunnerConfig = queue.RunnerConfig{BatchSize: 200, Concurrency: 4}
-
-func (c Config) withDefaults() Config {
-	if c.MaxFacts <= 0 {
-		c.MaxFacts = 500
-	}
-	if c.MaxHold <= 0 {
-		c.MaxHold = 30 * time.Second
-	}
-	if c.DebounceGrace < 0 {
-		c.DebounceGrace = 0
-	}
-	c.Decay = c.Decay.WithDefaults()
-	return c
+	// Embed is the embedder facts are embedded with (EMBED_*): the catalog
+	// worker's, since shelf items' vectors are summed with them.
+	Embed embed.Config
 }
 
 // Outcomes of a refresh.
@@ -96,12 +86,16 @@ type Worker struct {
 	metrics *prometheus.CounterVec
 }
 
-// New returns a Worker embedding facts with emb, which must be the embedder
-// the catalog worker embeds items with (same model, same dimension); shelf
-// items embedded by another model are left out of the vectors. reg may be nil.
-func New(ctx context.Context, cfg Config, st *store.Store, emb embed.Embedder, limits events.Limits, log *slog.Logger, reg prometheus.Registerer) (*Worker, error) {
-	cfg = cfg.withDefaults()
+// New returns the worker, embedding facts with the process's embedder for
+// cfg.Embed, which must be the one the catalog worker embeds items with (same
+// model, same dimension); shelf items embedded by another model are left out
+// of the vectors.
+func New(ctx context.Context, cfg Config, d *worker.Deps) (*Worker, error) {
 	policy, err := cfg.Decay.Policy()
+	if err != nil {
+		return nil, err
+	}
+	emb, err := d.Embedder(cfg.Embed)
 	if err != nil {
 		return nil, err
 	}
@@ -113,10 +107,10 @@ func New(ctx context.Context, cfg Config, st *store.Store, emb embed.Embedder, l
 		Namespace: "recall", Subsystem: "profiler", Name: "refreshes_total",
 		Help: "Profile refreshes by outcome: computed, skipped (already covered), superseded (a newer one was stored meanwhile).",
 	}, []string{"outcome"})
-	if reg != nil {
-		reg.MustRegister(m)
+	if d.Registry != nil {
+		d.Registry.MustRegister(m)
 	}
-	return &Worker{cfg: cfg, store: st, emb: emb, policy: policy, dims: dims, limits: limits, log: log, now: time.Now, metrics: m}, nil
+	return &Worker{cfg: cfg, store: d.Store, emb: emb, policy: policy, dims: dims, limits: d.Limits, log: d.Log, now: time.Now, metrics: m}, nil
 }
 
 // Handle is the batch handler. Invalid tasks fail permanently. The tasks of one
@@ -133,12 +127,9 @@ func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 	groups := map[store.UserRef]*group{}
 	holdLimit := w.now().Add(w.cfg.MaxHold)
 	for i, m := range msgs {
-		task, err := events.DecodeProfileTask(m.Data, events.ValidateOptions{Limits: w.limits})
-		if err == nil {
-			err = events.CheckProfileTaskSubject(m.Subject, &task)
-		}
+		task, err := queue.ProfileTaskEnvelope.Read(m, w.limits)
 		if err != nil {
-			errs[i] = queue.Permanent(err)
+			errs[i] = err
 			continue
 		}
 		due := w.due(m)
@@ -328,12 +319,3 @@ func (w *Worker) contributions(ctx context.Context, shelf []store.ShelfVector, f
 	}
 	return out, sources, nil
 }
-
-// NewRunner declares the profiler's consumer (profile tasks of the signal
-// stream) and returns the runner for w.
-func NewRunner(ctx context.Context, js jetstream.JetStream, w *Worker, log *slog.Logger, m *queue.RunnerMetrics) (*queue.Runner, error) {
-	return Binding.NewRunner(ctx, js, w.cfg.Consumer, w.Handle, w.RunnerConfig(), log, m)
-}
-
-// RunnerConfig is the configured runner settings over the worker\'s defaults.
-func (w *Worker) RunnerConfig() queue.RunnerConfig { return w.cfg.Runner.Or(DefaultRunnerConfig) }

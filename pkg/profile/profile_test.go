@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/worker"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
@@ -30,6 +31,7 @@ type bundle struct {
 	pub  *queue.Publisher
 	reg  *prometheus.Registry
 	w    *profile.Worker
+	o    options
 }
 
 type options struct {
@@ -38,64 +40,47 @@ type options struct {
 	grace   time.Duration
 }
 
-func consumerConfig() queue.ConsumerConfig {
-	return queue.ConsumerConfig{AckWait: 5 * time.Second, MaxDeliver: 5, MaxAckPending: 1000}
+// fast is a worker's queue settings for tests: a small ack wait and quick
+// retries.
+func fast(q *worker.Queue) {
+	q.Consumer = queue.ConsumerConfig{AckWait: 5 * time.Second, MaxDeliver: 5, MaxAckPending: 1000}
+	q.Runner.BatchSize = 50
+	q.Runner.RetryInitial, q.Runner.RetryMax = 20*time.Millisecond, 100*time.Millisecond
 }
 
-func fastRetry() queue.RunnerConfig {
-	return queue.RunnerConfig{BatchSize: 50, RetryInitial: 20 * time.Millisecond, RetryMax: 100 * time.Millisecond}
-}
-
-// setup starts a database, a JetStream server and a profiler worker (hashing
-// embeddings, small debounce grace). The catalog worker runs too when asked,
-// so that signals go through the whole pipeline.
+// setup starts a database, a JetStream server and a profiler worker to call
+// directly (hashing embeddings, small debounce grace). The catalog worker
+// runs too when asked, so that signals go through the whole pipeline.
 func setup(t *testing.T, o options) *bundle {
 	t.Helper()
-	ctx := context.Background()
-	b := &bundle{db: testenv.NewDB(t), nats: testenv.NewNATS(t), emb: embed.NewHashing(0), reg: prometheus.NewRegistry()}
+	b := &bundle{db: testenv.NewDB(t), nats: testenv.NewNATS(t), emb: embed.NewHashing(0), reg: prometheus.NewRegistry(), o: o}
 	b.pub = queue.NewPublisher(b.nats.JS)
-	if o.runner.BatchSize == 0 {
-		o.runner = fastRetry()
-	}
-	w, err := profile.New(ctx, profile.Config{Consumer: consumerConfig(), Runner: o.runner, DebounceGrace: o.grace},
-		b.db.Store, b.emb, events.DefaultLimits, testenv.Logger(t), b.reg)
+	w, _, err := profile.Def.Build(context.Background(), b.profilerConfig(), testenv.Deps(t, b.nats, b.db))
 	require.NoError(t, err)
 	b.w = w
 	if o.catalog {
-		cw, err := catalog.New(ctx, catalog.Config{Consumer: consumerConfig(), Runner: fastRetry(), Refresh: queue.RefreshConfig{Bucket: 200 * time.Millisecond}},
-			b.db.Store, b.emb, b.nats.JS, events.DefaultLimits, testenv.Logger(t), nil)
-		require.NoError(t, err)
-		run(t, func(ctx context.Context) (*queue.Runner, error) {
-			return catalog.NewRunner(ctx, b.nats.JS, cw, testenv.Logger(t), nil)
+		testenv.StartWorker(t, b.nats, b.db, catalog.Def, func(c *catalog.Config) {
+			fast(&c.Queue)
+			c.Refresh = queue.RefreshConfig{Bucket: 200 * time.Millisecond}
 		})
 	}
 	return b
 }
 
-// startProfiler runs the profiler until the test ends.
-func (b *bundle) startProfiler(t *testing.T) {
-	t.Helper()
-	run(t, func(ctx context.Context) (*queue.Runner, error) {
-		return profile.NewRunner(ctx, b.nats.JS, b.w, testenv.Logger(t), nil)
-	})
+func (b *bundle) profilerConfig() profile.Config {
+	c := profile.Def.Defaults()
+	fast(&c.Queue)
+	if b.o.runner.BatchSize > 0 {
+		c.Queue.Runner.BatchSize, c.Queue.Runner.Concurrency = b.o.runner.BatchSize, b.o.runner.Concurrency
+	}
+	c.DebounceGrace = b.o.grace
+	return c
 }
 
-func run(t *testing.T, newRunner func(context.Context) (*queue.Runner, error)) {
+// startProfiler runs a profiler until the test ends, its metrics on b.reg.
+func (b *bundle) startProfiler(t *testing.T) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	r, err := newRunner(ctx)
-	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			require.NoError(t, err)
-		case <-time.After(30 * time.Second):
-			t.Errorf("runner %s did not stop", r.Name())
-		}
-	})
+	testenv.StartWorker(t, b.nats, b.db, profile.Def, func(c *profile.Config) { *c = b.profilerConfig() }, testenv.WithRegistry(b.reg))
 }
 
 func book(id, ref, title, author string, genres ...string) events.CatalogItem {
@@ -348,7 +333,7 @@ func TestManyTasksOneRecompute(t *testing.T) {
 	// One task at a time, so that the skip rule (not batching) does the work
 	// (concurrent handlers could each recompute before either has stored).
 	b.startProfiler(t)
-	b.nats.WaitSettled(t, queue.TasksStream, profile.ConsumerName)
+	b.nats.WaitSettled(t, queue.TasksStream, profile.Def.Binding.Durable)
 	p, err := b.db.Store.Tenant("t").Profile(ctx, "u")
 	require.NoError(t, err)
 	require.EqualValues(t, 1, p.Revision, "one recompute for %d tasks", stored)
@@ -414,7 +399,7 @@ func TestDebouncedChangeIsNotLost(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, publish(t0.Add(time.Minute)).Duplicate, "folded into the first task")
 
-	b.nats.WaitSettled(t, queue.TasksStream, profile.ConsumerName)
+	b.nats.WaitSettled(t, queue.TasksStream, profile.Def.Binding.Durable)
 	p, err := b.db.Store.Tenant("t").Profile(ctx, "u")
 	require.NoError(t, err)
 	require.Equal(t, 2, p.Sources["shelf"], "the folded change is in the vector")
@@ -432,7 +417,7 @@ func TestInvalidTasksDeadLettered(t *testing.T) {
 	// Another user's subject: the task stream keeps one task per subject.
 	_, err = b.nats.JS.Publish(ctx, events.ProfileTaskSubject("t", "u2"), []byte(`{"tenant_id":"t","user_id":"someone-else","requested_at":"2026-05-01T12:00:00Z"}`))
 	require.NoError(t, err)
-	b.nats.WaitSettled(t, queue.TasksStream, profile.ConsumerName)
+	b.nats.WaitSettled(t, queue.TasksStream, profile.Def.Binding.Durable)
 	dl := b.nats.DeadLetters(t)
 	require.Len(t, dl, 2)
 	reasons := dl[0].Header.Get(queue.HeaderReason) + "\n" + dl[1].Header.Get(queue.HeaderReason)

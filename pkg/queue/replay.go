@@ -142,7 +142,10 @@ func (b Binding) Replay(ctx context.Context, js jetstream.JetStream, o ReplayOpt
 
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()
-	runner := NewRunnerFor(js, cons, h, o.Runner, log, m)
+	runner, err := NewRunnerFor(js, cons, h, o.Runner, log, m)
+	if err != nil {
+		return ReplayProgress{}, fmt.Errorf("replay %s: %w", b.Durable, err)
+	}
 	runErr := make(chan error, 1)
 	go func() { runErr <- runner.Run(rctx) }()
 

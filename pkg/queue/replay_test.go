@@ -70,7 +70,7 @@ func TestReplay(t *testing.T) {
 			return nil
 		})
 		o.Consumer = queue.DefaultConsumerConfig
-		o.Runner = queue.RunnerConfig{BatchSize: 50, Concurrency: 2}
+		o.Runner = queue.RunnerDefaults(50, 2)
 		var last queue.ReplayProgress
 		o.Progress = func(p queue.ReplayProgress) { last = p }
 		o.ProgressEvery = 10 * time.Millisecond

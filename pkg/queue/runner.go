@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/service"
 
 	"github.com/cenkalti/backoff/v4"
 	"github.com/nats-io/nats.go"
@@ -86,41 +87,35 @@ func IsPermanent(err error) bool {
 	return errors.As(err, &pe) || errors.As(err, &ve)
 }
 
-// RunnerConfig tunes a runner. Zero values take the defaults noted per field.
+// RunnerConfig tunes a runner. BatchSize and Concurrency have no default of
+// their own: each worker's description (worker.Def) sets them, and a config
+// built in code must set them too (Validate says so).
 type RunnerConfig struct {
-	// BatchSize is how many messages a handler call gets at most (default 1).
+	// BatchSize is how many messages a handler call gets at most.
 	BatchSize int `env:"BATCH_SIZE"`
-	// BatchWait is how long to wait to fill a batch once it has one message (default 5ms).
-	BatchWait time.Duration `env:"BATCH_WAIT"`
-	// Concurrency is how many handler calls run at once (default 1).
+	// BatchWait is how long to wait to fill a batch once it has one message.
+	BatchWait time.Duration `env:"BATCH_WAIT" envDefault:"5ms"`
+	// Concurrency is how many handler calls run at once.
 	Concurrency int `env:"CONCURRENCY"`
-	// DrainTimeout bounds how long in-flight handlers may run after shutdown starts (default 20s).
-	DrainTimeout time.Duration `env:"DRAIN_TIMEOUT"`
-	// RetryInitial and RetryMax shape the redelivery delay (defaults 1s and 2m).
-	RetryInitial time.Duration `env:"RETRY_INITIAL"`
-	RetryMax     time.Duration `env:"RETRY_MAX"`
+	// DrainTimeout bounds how long in-flight handlers may run after shutdown starts.
+	DrainTimeout time.Duration `env:"DRAIN_TIMEOUT" envDefault:"20s"`
+	// RetryInitial and RetryMax shape the redelivery delay.
+	RetryInitial time.Duration `env:"RETRY_INITIAL" envDefault:"1s"`
+	RetryMax     time.Duration `env:"RETRY_MAX" envDefault:"2m"`
 }
 
-func (c RunnerConfig) withDefaults() RunnerConfig {
-	if c.BatchSize <= 0 {
-		c.BatchSize = 1
+// Validate reports the first setting a runner cannot work with.
+func (c RunnerConfig) Validate() error {
+	switch {
+	case c.BatchSize < 1:
+		return fmt.Errorf("runner: batch size %d: want at least 1", c.BatchSize)
+	case c.Concurrency < 1:
+		return fmt.Errorf("runner: concurrency %d: want at least 1", c.Concurrency)
+	case c.BatchWait <= 0, c.DrainTimeout <= 0, c.RetryInitial <= 0, c.RetryMax < c.RetryInitial:
+		return fmt.Errorf("runner: batch wait %s, drain timeout %s and retry delays %s..%s must be positive and in order",
+			c.BatchWait, c.DrainTimeout, c.RetryInitial, c.RetryMax)
 	}
-	if c.BatchWait <= 0 {
-		c.BatchWait = 5 * time.Millisecond
-	}
-	if c.Concurrency <= 0 {
-		c.Concurrency = 1
-	}
-	if c.DrainTimeout <= 0 {
-		c.DrainTimeout = 20 * time.Second
-	}
-	if c.RetryInitial <= 0 {
-		c.RetryInitial = time.Second
-	}
-	if c.RetryMax <= 0 {
-		c.RetryMax = 2 * time.Minute
-	}
-	return c
+	return nil
 }
 
 // RetryDelay is the redelivery delay after the given number of deliveries:
@@ -160,6 +155,9 @@ type Runner struct {
 // NewRunner creates (or updates) the durable consumer on stream and returns a runner
 // for it. metrics may be nil.
 func NewRunner(ctx context.Context, js jetstream.JetStream, stream string, cc jetstream.ConsumerConfig, h BatchHandler, cfg RunnerConfig, log *slog.Logger, metrics *RunnerMetrics) (*Runner, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("consumer %s: %w", cc.Durable, err)
+	}
 	cons, err := js.CreateOrUpdateConsumer(ctx, stream, cc)
 	if err != nil {
 		return nil, fmt.Errorf("consumer %s on %s: %w", cc.Durable, stream, err)
@@ -168,8 +166,11 @@ func NewRunner(ctx context.Context, js jetstream.JetStream, stream string, cc je
 }
 
 // NewRunnerFor runs h on an existing consumer (ephemeral consumers for replay).
-func NewRunnerFor(js jetstream.JetStream, cons jetstream.Consumer, h BatchHandler, cfg RunnerConfig, log *slog.Logger, metrics *RunnerMetrics) *Runner {
-	return newRunner(js, cons, h, cfg, log, metrics)
+func NewRunnerFor(js jetstream.JetStream, cons jetstream.Consumer, h BatchHandler, cfg RunnerConfig, log *slog.Logger, metrics *RunnerMetrics) (*Runner, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return newRunner(js, cons, h, cfg, log, metrics), nil
 }
 
 func newRunner(js jetstream.JetStream, cons jetstream.Consumer, h BatchHandler, cfg RunnerConfig, log *slog.Logger, metrics *RunnerMetrics) *Runner {
@@ -186,7 +187,7 @@ func newRunner(js jetstream.JetStream, cons jetstream.Consumer, h BatchHandler, 
 		ackWait = 30 * time.Second
 	}
 	return &Runner{
-		js: js, consumer: cons, name: name, handler: h, cfg: cfg.withDefaults(),
+		js: js, consumer: cons, name: name, handler: h, cfg: cfg,
 		log: log.With("consumer", name), metrics: metrics,
 		maxDeliver: info.Config.MaxDeliver, ackWait: ackWait,
 	}
@@ -469,4 +470,12 @@ func clip(s string, n int) string {
 		return s
 	}
 	return strings.ToValidUTF8(s[:n], "") + "…"
+}
+
+// RunnerDefaults is a RunnerConfig with its env tags' defaults and the given
+// batch size and concurrency, for a runner built in code.
+func RunnerDefaults(batchSize, concurrency int) RunnerConfig {
+	c := service.Defaults[RunnerConfig]()
+	c.BatchSize, c.Concurrency = batchSize, concurrency
+	return c
 }

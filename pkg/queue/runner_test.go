@@ -69,7 +69,9 @@ func (b *runnerBundle) publish(t *testing.T, n int) {
 }
 
 func fastRetry() queue.RunnerConfig {
-	return queue.RunnerConfig{RetryInitial: 10 * time.Millisecond, RetryMax: 50 * time.Millisecond}
+	c := queue.RunnerDefaults(1, 1)
+	c.RetryInitial, c.RetryMax = 10*time.Millisecond, 50*time.Millisecond
+	return c
 }
 
 func TestRunnerAcksAndRetries(t *testing.T) {
@@ -215,7 +217,11 @@ func TestRunnerBatchesAndDrains(t *testing.T) {
 		total.Add(int32(len(msgs)))
 		return nil
 	}
-	stop := b.start(t, h, queue.DefaultConsumerConfig, queue.RunnerConfig{BatchSize: 50, BatchWait: 50 * time.Millisecond})
+	stop := b.start(t, h, queue.DefaultConsumerConfig, func() queue.RunnerConfig {
+		c := queue.RunnerDefaults(50, 1)
+		c.BatchWait = 50 * time.Millisecond
+		return c
+	}())
 	b.publish(t, 200)
 	<-started
 	// Shut down while a batch is in flight: the batch must complete and be acked.
@@ -228,7 +234,7 @@ func TestRunnerBatchesAndDrains(t *testing.T) {
 	require.Greater(t, maxBatch.Load(), int32(1), "messages were batched")
 
 	// A new runner on the same durable consumer gets exactly the rest.
-	b.start(t, h, queue.DefaultConsumerConfig, queue.RunnerConfig{BatchSize: 50})
+	b.start(t, h, queue.DefaultConsumerConfig, queue.RunnerDefaults(50, 1))
 	require.Eventually(t, func() bool { return total.Load() == 200 }, 10*time.Second, 10*time.Millisecond)
 	cons, err := b.nats.JS.Consumer(context.Background(), queue.TurnsStream, "test")
 	require.NoError(t, err)

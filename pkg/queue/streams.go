@@ -132,15 +132,3 @@ func (b Binding) Consumer(c ConsumerConfig) jetstream.ConsumerConfig {
 func (b Binding) NewRunner(ctx context.Context, js jetstream.JetStream, c ConsumerConfig, h BatchHandler, rc RunnerConfig, log *slog.Logger, m *RunnerMetrics) (*Runner, error) {
 	return NewRunner(ctx, js, b.Stream, b.Consumer(c), h, rc, log, m)
 }
-
-// Or fills the zero batch size and concurrency of c from d: a worker's own
-// defaults under the runner's generic ones.
-func (c RunnerConfig) Or(d RunnerConfig) RunnerConfig {
-	if c.BatchSize == 0 {
-		c.BatchSize = d.BatchSize
-	}
-	if c.Concurrency == 0 {
-		c.Concurrency = d.Concurrency
-	}
-	return c
-}

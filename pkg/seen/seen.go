@@ -18,30 +18,31 @@ import (
 	"log/slog"
 
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/worker"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
 )
 
-// ConsumerName is the worker's durable consumer.
-const ConsumerName = "seen"
-
-// Binding is where the worker reads: every turn (it records those with items).
-var Binding = queue.Binding{Durable: ConsumerName, Stream: queue.TurnsStream, Filters: []string{events.TurnsSubjects}}
-
-// DefaultRunnerConfig batches like ingest: most turns are acknowledged without
-// work, and a batch's lists are recorded in one round trip.
-var DefaultRunnerConfig = queue.RunnerConfig{BatchSize: 500, Concurrency: 2}
+// Def is the seen-item worker as the registry lists it.
+var Def = worker.Def[Config, *Worker]{
+	Name:    "seen",
+	Doc:     "records the items each turn presented in its user's seen registry",
+	Binding: queue.Binding{Durable: "seen", Stream: queue.TurnsStream, Filters: []string{events.TurnsSubjects}},
+	// Batches like ingest: most turns are acknowledged without work, and a
+	// batch's lists are recorded in one round trip.
+	BatchSize: 500, Concurrency: 2,
+	Queue: func(c *Config) *worker.Queue { return &c.Queue },
+	New:   func(_ context.Context, cfg Config, d *worker.Deps) (*Worker, error) { return New(cfg, d), nil },
+}
 
 // Config is the worker's part of the config.
 type Config struct {
-	Consumer queue.ConsumerConfig `envPrefix:"SEEN_"`
-	Runner   queue.RunnerConfig   `envPrefix:"SEEN_"`
+	Queue worker.Queue `envPrefix:"SEEN_"`
 	// Cap bounds each user's registry; beyond it the items first seen longest
-	// ago are deleted (0: store.DefaultSeenCap).
+	// ago are deleted.
 	Cap int `env:"ITEMS_SEEN_CAP" envDefault:"100"`
 }
 
@@ -59,8 +60,8 @@ type metrics struct {
 	items prometheus.Counter
 }
 
-// New returns a Worker. reg may be nil.
-func New(cfg Config, st *store.Store, limits events.Limits, log *slog.Logger, reg prometheus.Registerer) *Worker {
+// New returns the worker; its metrics go to d.Registry (nil: none).
+func New(cfg Config, d *worker.Deps) *Worker {
 	m := &metrics{
 		turns: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "recall", Subsystem: "seen", Name: "turns_total",
@@ -71,67 +72,42 @@ func New(cfg Config, st *store.Store, limits events.Limits, log *slog.Logger, re
 			Help: "Presented items handed to the registry (before deduplication of redelivered turns).",
 		}),
 	}
-	if reg != nil {
-		reg.MustRegister(m.turns, m.items)
+	if d.Registry != nil {
+		d.Registry.MustRegister(m.turns, m.items)
 	}
-	return &Worker{store: st, limits: limits, cap: cfg.Cap, log: log, metrics: m}
+	return &Worker{store: d.Store, limits: d.Limits, cap: cfg.Cap, log: d.Log, metrics: m}
 }
 
 // Handle is the batch handler. A turn that cannot hold items is acknowledged
 // without decoding; invalid turns fail permanently (the runner dead-letters
 // them, as ingest does); the lists of the batch are recorded in one
-// transaction, and if that fails each turn is retried alone, so that one bad
-// turn cannot hold back the others.
+// transaction (queue.Batch: one bad turn cannot hold back the others).
 func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
-	errs := make([]error, len(msgs))
-	var turns []events.Turn
-	var idx []int
-	items := 0
-	for i, m := range msgs {
-		if !mayHaveItems(m.Data) {
-			w.metrics.turns.WithLabelValues("no_list").Inc()
-			continue
-		}
-		t, err := events.DecodeTurn(m.Data, events.ValidateOptions{Limits: w.limits})
-		if err == nil {
-			err = events.CheckSubject(m.Subject, &t)
-		}
-		if err != nil {
-			errs[i] = queue.Permanent(err)
-			continue
-		}
-		if len(t.Items) == 0 {
-			w.metrics.turns.WithLabelValues("no_list").Inc()
-			continue
-		}
-		turns = append(turns, t)
-		idx = append(idx, i)
-		items += len(t.Items)
-	}
-	if len(turns) == 0 {
-		return errs
-	}
-	err := w.store.RecordSeen(ctx, turns, w.cap)
-	if err == nil || len(turns) == 1 {
-		for _, i := range idx {
-			errs[i] = err
-		}
-		if err == nil {
+	return queue.Batch[events.Turn]{
+		Prepare: func(_ context.Context, m queue.Message) (events.Turn, bool, error) {
+			if !mayHaveItems(m.Data) {
+				w.metrics.turns.WithLabelValues("no_list").Inc()
+				return events.Turn{}, false, nil
+			}
+			t, err := queue.TurnEnvelope.Read(m, w.limits)
+			if err == nil && len(t.Items) == 0 {
+				w.metrics.turns.WithLabelValues("no_list").Inc()
+				return t, false, nil
+			}
+			return t, err == nil, err
+		},
+		Store: func(ctx context.Context, turns []events.Turn) error {
+			if err := w.store.RecordSeen(ctx, turns, w.cap); err != nil {
+				return err
+			}
 			w.metrics.turns.WithLabelValues("recorded").Add(float64(len(turns)))
-			w.metrics.items.Add(float64(items))
-		}
-		return errs
-	}
-	w.log.Warn("recording a batch's lists failed; retrying each turn alone", "turns", len(turns), "error", err.Error())
-	for k := range turns {
-		err := w.store.RecordSeen(ctx, turns[k:k+1], w.cap)
-		errs[idx[k]] = err
-		if err == nil {
-			w.metrics.turns.WithLabelValues("recorded").Inc()
-			w.metrics.items.Add(float64(len(turns[k].Items)))
-		}
-	}
-	return errs
+			for _, t := range turns {
+				w.metrics.items.Add(float64(len(t.Items)))
+			}
+			return nil
+		},
+		Log: w.log,
+	}.Handle(ctx, msgs)
 }
 
 // mayHaveItems reports whether an encoded turn can have an "items" member: the
@@ -140,10 +116,4 @@ func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 // nothing to do with it.
 func mayHaveItems(data []byte) bool {
 	return bytes.Contains(data, []byte(`"items"`)) || bytes.Contains(data, []byte(`\u`))
-}
-
-// NewRunner declares the worker's consumer on the turn stream and returns the
-// runner that feeds Handle.
-func NewRunner(ctx context.Context, js jetstream.JetStream, w *Worker, cfg Config, log *slog.Logger, metrics *queue.RunnerMetrics) (*queue.Runner, error) {
-	return Binding.NewRunner(ctx, js, cfg.Consumer, w.Handle, cfg.Runner.Or(DefaultRunnerConfig), log, metrics)
 }

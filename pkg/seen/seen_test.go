@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -35,38 +34,26 @@ func setup(t *testing.T) *bundle {
 	return &bundle{db: testenv.NewDB(t), nats: testenv.NewNATS(t), reg: prometheus.NewRegistry()}
 }
 
-// start runs the worker with cfg; the returned function stops it (graceful drain).
-// Only the first worker of a test registers its metrics.
+// start runs the worker with cfg's Cap; the returned function stops it
+// (graceful drain). Only the first worker of a test registers its metrics.
 func (b *bundle) start(t *testing.T, cfg seen.Config) func() {
 	t.Helper()
-	reg := b.reg
-	b.reg = nil
-	cfg.Consumer = queue.DefaultConsumerConfig
-	cfg.Runner = queue.RunnerConfig{BatchSize: 100, RetryInitial: 10 * time.Millisecond, RetryMax: 100 * time.Millisecond}
-	ctx, cancel := context.WithCancel(context.Background())
-	var r0 prometheus.Registerer
-	if reg != nil {
-		r0 = reg
+	var opts []testenv.StartOption
+	if b.reg != nil {
+		opts = append(opts, testenv.WithRegistry(b.reg))
+		b.reg = nil
 	}
-	w := seen.New(cfg, b.db.Store, events.DefaultLimits, testenv.Logger(t), r0)
-	r, err := seen.NewRunner(ctx, b.nats.JS, w, cfg, testenv.Logger(t), queue.NewRunnerMetrics(nil))
-	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	var once sync.Once
-	stop := func() {
-		once.Do(func() {
-			cancel()
-			require.NoError(t, <-done)
-		})
-	}
-	t.Cleanup(stop)
+	_, stop := testenv.StartWorker(t, b.nats, b.db, seen.Def, func(c *seen.Config) {
+		c.Cap = cfg.Cap
+		c.Queue.Runner.BatchSize = 100
+		c.Queue.Runner.RetryInitial, c.Queue.Runner.RetryMax = 10*time.Millisecond, 100*time.Millisecond
+	}, opts...)
 	return stop
 }
 
 func (b *bundle) settle(t *testing.T) {
 	t.Helper()
-	b.nats.WaitSettled(t, queue.TurnsStream, seen.ConsumerName)
+	b.nats.WaitSettled(t, queue.TurnsStream, seen.Def.Binding.Durable)
 }
 
 func (b *bundle) publish(t *testing.T, turns ...events.Turn) {
@@ -177,7 +164,7 @@ func TestInvalidAndEscapedTurns(t *testing.T) {
 	dl := b.nats.DeadLetters(t)
 	require.Len(t, dl, 2, "the invalid turn and the one whose body claims another user than its subject")
 	for _, m := range dl {
-		require.Equal(t, seen.ConsumerName, m.Header.Get("Recall-Dlq-Consumer"))
+		require.Equal(t, seen.Def.Binding.Durable, m.Header.Get("Recall-Dlq-Consumer"))
 		require.NotEmpty(t, m.Header.Get("Recall-Dlq-Reason"))
 	}
 }

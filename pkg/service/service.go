@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -36,11 +37,25 @@ type Base struct {
 
 // LoadConfig parses env into a config struct, applying the defaults in its tags.
 func LoadConfig[T any]() (T, error) {
-	cfg, err := env.ParseAs[T]()
-	if err != nil {
-		return cfg, fmt.Errorf("config: %w", nameVariables[T](err))
+	var cfg T
+	err := LoadInto(&cfg, nil)
+	return cfg, err
+}
+
+// LoadInto parses variables into cfg: environ, or the process's environment
+// when environ is nil. A field whose variable is unset takes its tag's
+// default; a field with neither keeps the value cfg already holds, which is
+// how a struct shared by several owners (a worker's runner settings) gets
+// each owner's defaults. Errors name the variables, not the Go fields.
+func LoadInto[T any](cfg *T, environ map[string]string) error {
+	opts := env.Options{}
+	if environ != nil {
+		opts.Environment = environ
 	}
-	return cfg, nil
+	if err := env.ParseWithOptions(cfg, opts); err != nil {
+		return fmt.Errorf("config: %w", nameVariables[T](err))
+	}
+	return nil
 }
 
 // Defaults returns T as its env tags define it with no variable set: the one
@@ -48,8 +63,8 @@ func LoadConfig[T any]() (T, error) {
 // environment (tests, tools). A tag default that does not parse is a bug in
 // the program, so it panics.
 func Defaults[T any]() T {
-	cfg, err := env.ParseAsWithOptions[T](env.Options{Environment: map[string]string{}})
-	if err != nil {
+	var cfg T
+	if err := LoadInto(&cfg, map[string]string{}); err != nil {
 		panic(fmt.Sprintf("config defaults of %T: %v", cfg, err))
 	}
 	return cfg
@@ -101,10 +116,16 @@ func NewLogger(service string, level slog.Level) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level})).With("service", service)
 }
 
-// LogConfig logs a config at start with secrets masked: any field whose name says
-// key, secret, password or token, and passwords inside URLs.
-func LogConfig(log *slog.Logger, cfg any) {
-	log.Info("config", "config", Masked(cfg))
+// LogConfig logs the effective config at start, one line for all the structs
+// given (a process running several workers logs each one's part), with
+// secrets masked: any field whose name says key, secret, password or token,
+// and passwords inside URLs.
+func LogConfig(log *slog.Logger, cfgs ...any) {
+	all := map[string]any{}
+	for _, c := range cfgs {
+		maps.Copy(all, Masked(c))
+	}
+	log.Info("config", "config", all)
 }
 
 // Masked returns a flat map of the config for logging, secrets replaced.
@@ -278,20 +299,18 @@ func RunAll(ctx context.Context, tasks ...Task) error {
 	return first
 }
 
-// Main is every binary's main: it builds the JSON logger (level from LOG_LEVEL),
-// runs run with a context cancelled on SIGINT/SIGTERM, and is the only place that
-// exits, non-zero when run fails.
+// Main is every binary's main: it builds the JSON logger (its level from the
+// typed Base config, LOG_LEVEL), runs run with a context cancelled on
+// SIGINT/SIGTERM, and is the only place that exits, non-zero when run fails.
 func Main(name string, run func(ctx context.Context, log *slog.Logger) error) {
-	level := slog.LevelInfo
-	if v := os.Getenv("LOG_LEVEL"); v != "" {
-		if err := level.UnmarshalText([]byte(v)); err != nil {
-			fmt.Fprintf(os.Stderr, "%s: LOG_LEVEL: %v\n", name, err)
-			os.Exit(2)
-		}
+	base, err := LoadConfig[Base]()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		os.Exit(2)
 	}
-	log := NewLogger(name, level)
+	log := NewLogger(name, base.LogLevel)
 	ctx, stop := SignalContext()
-	err := run(ctx, log)
+	err = run(ctx, log)
 	stop()
 	if err != nil {
 		log.Error("exit", "error", err.Error())

@@ -25,8 +25,9 @@ import (
 	"time"
 
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/service"
+	"github.com/recallhq/recall/pkg/worker"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/time/rate"
 
@@ -36,16 +37,21 @@ import (
 	"github.com/recallhq/recall/pkg/summarize"
 )
 
-// ConsumerName is the summarizer's durable consumer.
-const ConsumerName = "summarizer"
-
-// Binding is where the summarizer reads: summarize requests.
-var Binding = queue.Binding{Durable: ConsumerName, Stream: queue.TasksStream, Filters: []string{events.SummarizeTaskSubjects}}
+// Def is the summarizer as the registry lists it.
+var Def = worker.Def[Config, *Worker]{
+	Name:    "summarizer",
+	Doc:     "writes session summaries on request, and sweeps for sessions gone idle",
+	Binding: queue.Binding{Durable: "summarizer", Stream: queue.TasksStream, Filters: []string{events.SummarizeTaskSubjects}},
+	// One summary is a few database round trips and, with a model, a slow
+	// request; several run at once.
+	BatchSize: 16, Concurrency: 4,
+	Queue: func(c *Config) *worker.Queue { return &c.Queue },
+	New:   New,
+}
 
 // Config is the summarizer's part of the config.
 type Config struct {
-	Consumer queue.ConsumerConfig `envPrefix:"SUMMARIZER_"`
-	Runner   queue.RunnerConfig   `envPrefix:"SUMMARIZER_"`
+	Queue worker.Queue `envPrefix:"SUMMARIZER_"`
 	// Summary bounds what is written: SUMMARY_MAX_CHARS, SUMMARY_MAX_TOPICS.
 	Summary summarize.Options
 	// MaxMessages is how many of the messages since the last summary are read
@@ -82,28 +88,8 @@ type Config struct {
 	Refresh queue.RefreshConfig
 }
 
-// DefaultRunnerConfig: one summary is a few database round trips and,
-// with a model, a slow request; several run at once.
-var DefaultRunnerConfig = queue.RunnerConfig{BatchSize: 16, Concurrency: 4}
-
-func (c Config) withDefaults() Config {
-	if c.MaxMessages <= 0 {
-		c.MaxMessages = 20
-	}
-	if c.IdleAfter <= 0 {
-		c.IdleAfter = 30 * time.Minute
-	}
-	if c.SweepMax <= 0 {
-		c.SweepMax = 10000
-	}
-	if c.LLMTenantWait <= 0 {
-		c.LLMTenantWait = 10 * time.Second
-	}
-	return c
-}
-
 // ttlFor is the lifetime of a fact of the given type, by the shared policy.
-func (c Config) ttlFor(typ string) time.Duration { return c.Decay.WithDefaults().TTLFor(typ) }
+func (c Config) ttlFor(typ string) time.Duration { return c.Decay.TTLFor(typ) }
 
 // Outcomes of a request.
 const (
@@ -129,10 +115,8 @@ type Worker struct {
 	metrics    *metrics
 	limiter    *tenantLimiter
 	pub        *queue.Publisher
+	refresher  *queue.Refresher
 	now        func() time.Time
-	// Refresher, when set, asks for the profile of a user whose key topics
-	// were recorded, after the summary is committed.
-	Refresher *queue.Refresher
 }
 
 type metrics struct {
@@ -142,11 +126,15 @@ type metrics struct {
 	swept     prometheus.Counter
 }
 
-// New returns a Worker. rules are the extractor's (key topics and the offline
-// summaries come from them); llm, when not nil, writes the summaries. js
-// publishes the sweep's requests (nil: the sweep cannot run). reg may be nil.
-func New(cfg Config, st *store.Store, rules *extract.Rules, llm *extract.LLM, js jetstream.JetStream, limits events.Limits, log *slog.Logger, reg prometheus.Registerer) *Worker {
-	cfg = cfg.withDefaults()
+// New builds the rules (key topics and the offline summaries come from them)
+// and, when LLM_MODEL is set, the model client that writes the summaries,
+// and returns the worker. The sweep's requests and the profile refreshes are
+// published on d.JS.
+func New(_ context.Context, cfg Config, d *worker.Deps) (*Worker, error) {
+	rules, err := extract.NewRules(extract.RulesOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("rules: %w", err)
+	}
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "recall", Subsystem: "summarizer", Name: "requests_total",
@@ -165,36 +153,28 @@ func New(cfg Config, st *store.Store, rules *extract.Rules, llm *extract.LLM, js
 			Help: "Final summaries asked for by the idle sweep.",
 		}),
 	}
-	if reg != nil {
-		reg.MustRegister(m.requests, m.summaries, m.fallbacks, m.swept)
+	if d.Registry != nil {
+		d.Registry.MustRegister(m.requests, m.summaries, m.fallbacks, m.swept)
 	}
-	w := &Worker{cfg: cfg, store: st, extractive: summarize.NewExtractive(rules, cfg.Summary), limits: limits, log: log,
+	w := &Worker{cfg: cfg, store: d.Store, extractive: summarize.NewExtractive(rules, cfg.Summary), limits: d.Limits, log: d.Log,
 		metrics: m, limiter: newTenantLimiter(cfg.LLMTenantRate), now: time.Now}
-	if llm != nil {
+	if cfg.LLM.Enabled() {
+		llm, err := extract.NewLLMFor("summarize", cfg.LLM, d.Registry, d.Log)
+		if err != nil {
+			return nil, err
+		}
 		w.client = llm
 		w.llm = summarize.NewLLM(llm, rules, cfg.Summary)
 	}
-	if js != nil {
-		w.pub = queue.NewPublisher(js)
+	if d.JS != nil {
+		w.pub = queue.NewPublisher(d.JS)
+		w.refresher = queue.NewRefresher(d.JS, cfg.Refresh.Bucket)
 	}
-	return w
+	return w, nil
 }
 
-// NewFromConfig builds the rules, and the model client when LLM_MODEL is set,
-// and returns the Worker.
-func NewFromConfig(cfg Config, st *store.Store, js jetstream.JetStream, limits events.Limits, log *slog.Logger, reg prometheus.Registerer) (*Worker, error) {
-	rules, err := extract.NewRules(extract.RulesOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("rules: %w", err)
-	}
-	var llm *extract.LLM
-	if cfg.LLM.Enabled() {
-		if llm, err = extract.NewLLMFor("summarize", cfg.LLM, reg, log); err != nil {
-			return nil, err
-		}
-	}
-	return New(cfg, st, rules, llm, js, limits, log, reg), nil
-}
+// Periodic is the idle sweep, beside the runner.
+func (w *Worker) Periodic() []service.Task { return []service.Task{w.RunSweeper} }
 
 // SetClock replaces the sweep's clock, for tests.
 func (w *Worker) SetClock(now func() time.Time) { w.now = now }
@@ -216,12 +196,9 @@ func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 	var order []*request
 	bySession := map[[2]string]*request{}
 	for i, m := range msgs {
-		r, err := events.DecodeSummarizeRequest(m.Data, events.ValidateOptions{Limits: w.limits})
-		if err == nil {
-			err = events.CheckSummarizeSubject(m.Subject, &r)
-		}
+		r, err := queue.SummarizeEnvelope.Read(m, w.limits)
 		if err != nil {
-			errs[i] = queue.Permanent(err)
+			errs[i] = err
 			continue
 		}
 		k := [2]string{r.TenantID, r.SessionID}
@@ -234,7 +211,7 @@ func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 		if r.ThroughCount > g.through {
 			g.through, g.reason = r.ThroughCount, r.Reason
 		}
-		g.last = g.last || w.cfg.Consumer.MaxDeliver > 0 && m.Deliveries >= uint64(w.cfg.Consumer.MaxDeliver)
+		g.last = g.last || w.cfg.Queue.Consumer.MaxDeliver > 0 && m.Deliveries >= uint64(w.cfg.Queue.Consumer.MaxDeliver)
 		g.idx = append(g.idx, i)
 	}
 	for _, g := range order {
@@ -324,9 +301,9 @@ func (w *Worker) Summarize(ctx context.Context, tenantID, sessionID string, thro
 	w.metrics.summaries.WithLabelValues(writer, reason).Inc()
 	w.log.Debug("summary written", "tenant_id", tenantID, "session_id", sessionID, "version", version,
 		"from", row.FromCount, "through", row.ThroughCount, "model", row.Model, "topics", len(row.KeyTopics))
-	if len(mentions) > 0 && w.Refresher != nil {
+	if len(mentions) > 0 && w.refresher != nil {
 		task := events.ProfileTask{TenantID: tenantID, UserID: st.UserID, RequestedAt: newest.OccurredAt}
-		if _, err := w.Refresher.Publish(ctx, []events.ProfileTask{task}); err != nil {
+		if _, err := w.refresher.Publish(ctx, []events.ProfileTask{task}); err != nil {
 			// The summary is committed; the profile catches up with the
 			// user's next change.
 			w.log.Warn("publish profile refresh", "tenant_id", tenantID, "user_id", st.UserID, "error", err.Error())
@@ -474,11 +451,3 @@ func (w *Worker) RunSweeper(ctx context.Context) error {
 		}
 	}
 }
-
-// NewRunner declares the summarizer's consumer and returns the runner for w.
-func NewRunner(ctx context.Context, js jetstream.JetStream, w *Worker, log *slog.Logger, m *queue.RunnerMetrics) (*queue.Runner, error) {
-	return Binding.NewRunner(ctx, js, w.cfg.Consumer, w.Handle, w.RunnerConfig(), log, m)
-}
-
-// RunnerConfig is the configured runner settings over the worker\'s defaults.
-func (w *Worker) RunnerConfig() queue.RunnerConfig { return w.cfg.Runner.Or(DefaultRunnerConfig) }

@@ -20,24 +20,11 @@ import (
 	"github.com/recallhq/recall/pkg/extract"
 	"github.com/recallhq/recall/pkg/extract/openaitest"
 	"github.com/recallhq/recall/pkg/ingest"
-	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
 	"github.com/recallhq/recall/pkg/summarizer"
 )
 
 var t0 = time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC)
-
-var (
-	rulesOnce sync.Once
-	rules     *extract.Rules
-	rulesErr  error
-)
-
-func sharedRules(t *testing.T) *extract.Rules {
-	rulesOnce.Do(func() { rules, rulesErr = extract.NewRules(extract.RulesOptions{}) })
-	require.NoError(t, rulesErr)
-	return rules
-}
 
 type bundle struct {
 	db      *testenv.DB
@@ -52,18 +39,12 @@ type bundle struct {
 // trigger at its defaults: 10 messages, 5 minutes).
 func setup(t *testing.T) *bundle {
 	t.Helper()
-	cfg, err := service.LoadConfig[summarizer.Config]()
-	require.NoError(t, err)
-	cfg.Runner = queue.RunnerConfig{BatchSize: 8, RetryInitial: 10 * time.Millisecond, RetryMax: 50 * time.Millisecond}
+	cfg := summarizer.Def.Defaults()
+	cfg.Queue.Runner.BatchSize = 8
+	cfg.Queue.Runner.RetryInitial, cfg.Queue.Runner.RetryMax = 10*time.Millisecond, 50*time.Millisecond
 	cfg.SweepInterval = 0
 	b := &bundle{db: testenv.NewDB(t), nats: testenv.NewNATS(t), cfg: cfg, metrics: queue.NewRunnerMetrics(nil)}
-	ctx, cancel := context.WithCancel(context.Background())
-	r, err := ingest.NewRunner(ctx, b.nats.JS, b.db.Store, ingest.Config{Consumer: queue.DefaultConsumerConfig,
-		Runner: queue.RunnerConfig{RetryInitial: 10 * time.Millisecond}}, events.DefaultLimits, testenv.Logger(t), nil)
-	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
+	testenv.StartWorker(t, b.nats, b.db, ingest.Def, func(c *ingest.Config) { c.Queue.Runner.RetryInitial = 10 * time.Millisecond })
 	return b
 }
 
@@ -78,13 +59,8 @@ func (b *bundle) withLLM(t *testing.T) *openaitest.Server {
 // worker builds a summarizer worker on the bundle's config.
 func (b *bundle) worker(t *testing.T) *summarizer.Worker {
 	t.Helper()
-	var llm *extract.LLM
-	if b.cfg.LLM.Enabled() {
-		var err error
-		llm, err = extract.NewLLMFor("summarize", b.cfg.LLM, nil, nil)
-		require.NoError(t, err)
-	}
-	w := summarizer.New(b.cfg, b.db.Store, sharedRules(t), llm, b.nats.JS, events.DefaultLimits, testenv.Logger(t), nil)
+	w, _, err := summarizer.Def.Build(context.Background(), b.cfg, testenv.Deps(t, b.nats, b.db))
+	require.NoError(t, err)
 	b.workers = append(b.workers, w)
 	return w
 }
@@ -92,13 +68,8 @@ func (b *bundle) worker(t *testing.T) *summarizer.Worker {
 // start runs a summarizer worker on its durable consumer until the test ends.
 func (b *bundle) start(t *testing.T) *summarizer.Worker {
 	t.Helper()
-	w := b.worker(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	r, err := summarizer.NewRunner(ctx, b.nats.JS, w, testenv.Logger(t), b.metrics)
-	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
+	w, _ := testenv.StartWorker(t, b.nats, b.db, summarizer.Def, func(c *summarizer.Config) { *c = b.cfg }, testenv.WithRunnerMetrics(b.metrics))
+	b.workers = append(b.workers, w)
 	return w
 }
 
@@ -132,49 +103,17 @@ func conversation(tenant, user, session string, from, n int, start time.Time) []
 }
 
 // waitIngested waits until ingest has acked (so committed) every turn in
-// the stream.
+// waitIngested waits for ingest to settle every turn.
 func (b *bundle) waitIngested(t *testing.T) {
 	t.Helper()
-	ctx := context.Background()
-	require.Eventually(t, func() bool {
-		s, err := b.nats.JS.Stream(ctx, queue.TurnsStream)
-		if err != nil {
-			return false
-		}
-		si, err := s.Info(ctx)
-		if err != nil {
-			return false
-		}
-		c, err := s.Consumer(ctx, ingest.ConsumerName)
-		if err != nil {
-			return false
-		}
-		info, err := c.Info(ctx)
-		return err == nil && info.AckFloor.Stream >= si.State.LastSeq && info.NumAckPending == 0
-	}, 20*time.Second, 5*time.Millisecond, "ingest did not catch up")
+	b.nats.WaitSettled(t, queue.TurnsStream, ingest.Def.Binding.Durable)
 }
 
 // waitSettled waits for ingest and the summarizer to settle everything.
 func (b *bundle) waitSettled(t *testing.T) {
 	t.Helper()
 	b.waitIngested(t)
-	ctx := context.Background()
-	require.Eventually(t, func() bool {
-		s, err := b.nats.JS.Stream(ctx, queue.TasksStream)
-		if err != nil {
-			return false
-		}
-		si, err := s.Info(ctx)
-		if err != nil {
-			return false
-		}
-		c, err := s.Consumer(ctx, summarizer.ConsumerName)
-		if err != nil {
-			return false
-		}
-		info, err := c.Info(ctx)
-		return err == nil && info.AckFloor.Stream >= si.State.LastSeq && info.NumPending == 0 && info.NumAckPending == 0 && info.NumRedelivered == 0
-	}, 20*time.Second, 5*time.Millisecond, "the summarizer did not settle")
+	b.nats.WaitSettled(t, queue.TasksStream, summarizer.Def.Binding.Durable)
 }
 
 func (b *bundle) versions(t *testing.T, tenant, session string) []store.Summary {
@@ -256,7 +195,7 @@ func TestThresholdTriggerEndToEnd(t *testing.T) {
 func TestRequestsAreIdempotent(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.cfg.Consumer.MaxDeliver = 5
+	b.cfg.Queue.Consumer.MaxDeliver = 5
 	ctx := context.Background()
 	b.publish(t, conversation("t", "u", "s", 0, 6, t0)...) // under the threshold
 	b.waitIngested(t)
@@ -435,7 +374,7 @@ func TestLLMHeartbeats(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	srv := b.withLLM(t)
-	b.cfg.Consumer.AckWait = 300 * time.Millisecond
+	b.cfg.Queue.Consumer.AckWait = 300 * time.Millisecond
 	srv.Enqueue(openaitest.Reply{Delay: time.Second, Content: `{"summary": "slow but fine", "key_topics": []}`})
 	b.start(t)
 	b.publish(t, conversation("t", "u", "s", 0, 10, t0)...)
@@ -443,14 +382,14 @@ func TestLLMHeartbeats(t *testing.T) {
 	require.Equal(t, "slow but fine", sum.Text)
 	b.waitSettled(t)
 	require.Len(t, srv.ChatRequests(), 1, "no redelivery while the model works")
-	require.Positive(t, testutil.ToFloat64(b.metrics.Heartbeats.WithLabelValues(summarizer.ConsumerName)))
+	require.Positive(t, testutil.ToFloat64(b.metrics.Heartbeats.WithLabelValues(summarizer.Def.Binding.Durable)))
 }
 
 func TestLLMFallbackOnLastDelivery(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	srv := b.withLLM(t)
-	b.cfg.Consumer.MaxDeliver = 2
+	b.cfg.Queue.Consumer.MaxDeliver = 2
 	srv.SetDefault(openaitest.Reply{Status: 500})
 	b.start(t)
 	b.publish(t, conversation("t", "u", "s", 0, 10, t0)...)

@@ -1,0 +1,81 @@
+package registry_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/recallhq/recall/internal/deps"
+	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/registry"
+	"github.com/recallhq/recall/pkg/service"
+	"github.com/recallhq/recall/pkg/worker"
+)
+
+// Every binary's effective defaults, as an empty environment gives them and
+// as the start-up log shows them: the shared part, then each worker's queue
+// settings (its own batch size and concurrency under the runner's and
+// consumer's generic defaults).
+func TestEffectiveDefaults(t *testing.T) {
+	t.Parallel()
+	base := service.Defaults[deps.Config]()
+	require.Equal(t, "postgres://postgres@127.0.0.1:5432/recall?sslmode=disable", base.DB.URL)
+	require.Equal(t, "nats://127.0.0.1:4222", base.NATS.URL)
+	require.Equal(t, ":9090", base.OpsAddr)
+	require.Equal(t, 25*time.Second, base.ShutdownTimeout)
+	require.Equal(t, "INFO", base.LogLevel.String())
+
+	consumer := queue.ConsumerConfig{AckWait: 30 * time.Second, MaxDeliver: 5, MaxAckPending: 20000}
+	runner := func(batch, concurrency int) queue.RunnerConfig {
+		return queue.RunnerConfig{BatchSize: batch, BatchWait: 5 * time.Millisecond, Concurrency: concurrency,
+			DrainTimeout: 20 * time.Second, RetryInitial: time.Second, RetryMax: 2 * time.Minute}
+	}
+	want := map[string]worker.Queue{
+		"ingest":     {Consumer: consumer, Runner: runner(500, 2)},
+		"extractor":  {Consumer: consumer, Runner: runner(200, 2)},
+		"seen":       {Consumer: consumer, Runner: runner(500, 2)},
+		"catalog":    {Consumer: consumer, Runner: runner(200, 2)},
+		"profiler":   {Consumer: consumer, Runner: runner(200, 4)},
+		"summarizer": {Consumer: consumer, Runner: runner(16, 4)},
+		"decayer":    {},
+	}
+	require.ElementsMatch(t, registry.Names(), func() []string {
+		var names []string
+		for n := range want {
+			names = append(names, n)
+		}
+		return names
+	}())
+	for _, w := range registry.All {
+		name := w.About().Name
+		t.Run(name, func(t *testing.T) {
+			c, err := w.Load(map[string]string{})
+			require.NoError(t, err)
+			require.Equal(t, want[name], c.Queue())
+			require.NoError(t, err)
+			if w.About().Binding.Stream != "" {
+				require.NoError(t, c.Queue().Runner.Validate())
+				require.Equal(t, name, w.About().Binding.Durable, "a worker's durable consumer bears its name")
+			}
+		})
+	}
+}
+
+// A variable set overrides the worker's default, and a bad one is an error
+// naming it.
+func TestWorkerConfigFromEnv(t *testing.T) {
+	t.Parallel()
+	w, err := registry.Get("ingest")
+	require.NoError(t, err)
+	c, err := w.Load(map[string]string{"INGEST_BATCH_SIZE": "64", "INGEST_CONSUMER_MAX_DELIVER": "9"})
+	require.NoError(t, err)
+	require.Equal(t, 64, c.Queue().Runner.BatchSize)
+	require.Equal(t, 2, c.Queue().Runner.Concurrency)
+	require.Equal(t, 9, c.Queue().Consumer.MaxDeliver)
+	_, err = w.Load(map[string]string{"INGEST_BATCH_WAIT": "soon"})
+	require.ErrorContains(t, err, "INGEST_BATCH_WAIT")
+	_, err = registry.Get("summarise")
+	require.ErrorContains(t, err, `unknown worker "summarise"`)
+	require.NotContains(t, registry.Replayable(), "decayer")
+}
