@@ -56,7 +56,10 @@ func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 		logged = append(logged, c.Value())
 	}
 	service.LogConfig(log, logged...)
-	cfg.API.ApplyGC()
+	// The API's GC target (API_GC_PERCENT) is not applied here: this process
+	// also holds the segmenter's dictionary, and a fivefold target over that
+	// would let the heap grow to a gigabyte; the runtime's default keeps it
+	// near what is live.
 
 	d, closeDeps, err := deps.Open(ctx, cfg.Config, "run", log)
 	if err != nil {

@@ -7,6 +7,8 @@ package segment
 
 import (
 	"fmt"
+	"runtime"
+	"runtime/debug"
 	"sync"
 
 	"github.com/go-ego/gse"
@@ -33,6 +35,11 @@ func Shared() (*Segmenter, error) {
 			return
 		}
 		shared = &Segmenter{seg: seg}
+		// Loading leaves about as much garbage as the dictionary keeps;
+		// collect it and hand the pages back now, so a process's resident
+		// size starts near what it holds instead of near its peak.
+		runtime.GC()
+		debug.FreeOSMemory()
 	})
 	return shared, err
 }
