@@ -5,7 +5,7 @@ GO ?= go
 DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/recall?sslmode=disable
 export DATABASE_URL
 
-.PHONY: all build run migrate test bench deps eval-extract clean
+.PHONY: all build run migrate test bench deps eval-extract eval-context clean
 
 all: build
 
@@ -38,6 +38,12 @@ bench: deps
 ## eval-extract: recall and precision of the rules extractor on ../shared/data/kdconv
 eval-extract:
 	$(GO) run ./internal/evalextract -data ../shared/data
+
+## eval-context: how much of each LoCoMo question's evidence the context holds, through
+## the whole pipeline (its own database and `recall run`), next to BM25, recency and
+## full-history baselines on the same turns
+eval-context: deps
+	$(GO) run ./internal/evalcontext -data ../shared/data
 
 clean:
 	rm -rf bin .data

@@ -1,0 +1,95 @@
+// Command evalcontext measures how much of a question's evidence the context
+// Recall assembles for it holds. It posts the LoCoMo conversations (long,
+// dated, multi-session chats between two people, with questions whose
+// evidence turns are annotated) through the real pipeline, asks
+// GET/POST /v1/context for every question of categories 1–4 in a fresh
+// session with the question as the current message, and scores the prompt
+// next to three baselines computed on the same turns: BM25 over the user's
+// turns, the newest turns, and the full history (the upper bound).
+//
+// Usage, from the repository root:
+//
+//	go run ./internal/evalcontext [-data ../shared/data] [-json]
+//	    [-limit-conversations N] [-limit-questions N] [-keep]
+//	    [-recall-bin PATH | -api URL [-nats URL]]
+//
+// Without -api it starts the system itself: a fresh database on the local
+// PostgreSQL (dropped at the end unless -keep), migrated by `recall migrate`,
+// and `recall run` as a child process with embedded JetStream on free
+// ports, stopped by SIGTERM when the run ends, fails or is interrupted.
+//
+// The table goes to stdout, progress to stderr. It exits with status 2 when
+// the run fails.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+func main() {
+	o := options{}
+	data := flag.String("data", defaultDataRelToRoot, "data directory holding locomo/; relative paths are taken from the repository root")
+	flag.IntVar(&o.Budget, "budget", 8000, "context budget in characters, for Recall and the budgeted baselines")
+	flag.StringVar(&o.Tenant, "tenant", "eval", "tenant the turns are posted under (X-Tenant-ID)")
+	flag.IntVar(&o.LimitConversations, "limit-conversations", 0, "evaluate only the first N conversations (0: all)")
+	flag.IntVar(&o.LimitQuestions, "limit-questions", 0, "ask only the first N questions of each conversation (0: all)")
+	flag.IntVar(&o.Concurrency, "concurrency", 4, "context requests in flight")
+	flag.StringVar(&o.APIURL, "api", "", "use this running Recall (e.g. http://127.0.0.1:8080) instead of starting one")
+	flag.StringVar(&o.NATSURL, "nats", "", "with -api: its NATS server, to wait for every worker's consumer (without it only message counts are awaited)")
+	flag.StringVar(&o.APIKey, "api-key", os.Getenv("RECALL_API_KEY"), "with -api: bearer key of the tenant, when the server has API_KEYS")
+	flag.StringVar(&o.System.RecallBin, "recall-bin", "", "prebuilt recall binary (default: go build ./cmd/recall into a temp dir)")
+	flag.StringVar(&o.System.AdminURL, "admin-url", defaultAdminURL, "PostgreSQL server the evaluation database is created on")
+	flag.BoolVar(&o.System.Keep, "keep", false, "keep the evaluation database afterwards")
+	flag.DurationVar(&o.System.StopTimeout, "stop-timeout", 30*time.Second, "how long recall run may take to drain after SIGTERM before it is killed")
+	flag.DurationVar(&o.Settle.Timeout, "wait-timeout", 10*time.Minute, "how long the pipeline may take to catch up")
+	flag.DurationVar(&o.Settle.Quiet, "settle", 5*time.Second, "how long every consumer must stay caught up before questions are asked")
+	asJSON := flag.Bool("json", false, "print the report as JSON instead of the table")
+	verbose := flag.Bool("v", false, "also copy recall run's log to stderr")
+	flag.Parse()
+
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	if err := realMain(o, *data, *asJSON, *verbose, log); err != nil {
+		fmt.Fprintln(os.Stderr, "evalcontext:", err)
+		os.Exit(2)
+	}
+}
+
+// realMain runs the evaluation until it ends or a signal arrives; returning
+// (never exiting) is what lets the deferred clean-up stop the child and drop
+// the database on every path.
+func realMain(o options, data string, asJSON, verbose bool, log *slog.Logger) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	dir, err := findDataDir(data)
+	if err != nil {
+		return err
+	}
+	o.DataDir = dir
+	if o.System.Root, err = repoRoot(); err != nil {
+		return err
+	}
+	o.Settle.Poll = 250 * time.Millisecond
+	if verbose {
+		o.System.ChildLog = os.Stderr
+	}
+	rep, err := run(ctx, o, log)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted (%w)", err)
+		}
+		return err
+	}
+	if asJSON {
+		return printJSON(os.Stdout, rep)
+	}
+	printTable(os.Stdout, rep)
+	return nil
+}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"strings"
+	"unicode"
+)
+
+// evidenceKeyRunes is how much of an evidence turn must appear in a prompt
+// for the turn to count as recalled: its first 60 characters, enough to be
+// unique in a conversation, short enough that a context which shortens long
+// turns into snippets still gets credit for quoting the turn's start.
+const evidenceKeyRunes = 60
+
+// normalize lowercases s and collapses every run of white space into one
+// space, so that line breaks and indentation of a rendered prompt do not
+// decide whether a turn is found in it.
+func normalize(s string) string {
+	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
+}
+
+// evidenceKey is the part of a turn's content that must appear in a
+// normalized prompt: the first evidenceKeyRunes characters of the normalized
+// content, or all of it when it is shorter.
+func evidenceKey(content string) string {
+	n := normalize(content)
+	r := []rune(n)
+	if len(r) > evidenceKeyRunes {
+		return string(r[:evidenceKeyRunes])
+	}
+	return n
+}
+
+// evidenceRecall is the share of evidence turns (their contents) whose key
+// appears in the prompt. ok is false when there is no evidence to find.
+func evidenceRecall(prompt string, evidence []string) (share float64, ok bool) {
+	if len(evidence) == 0 {
+		return 0, false
+	}
+	p := normalize(prompt)
+	found := 0
+	for _, e := range evidence {
+		if strings.Contains(p, evidenceKey(e)) {
+			found++
+		}
+	}
+	return float64(found) / float64(len(evidence)), true
+}
+
+// tokens splits s into lowercased runs of letters and digits; everything
+// else (punctuation, apostrophes, white space) separates tokens.
+func tokens(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+}
+
+// contentWords are the tokens of s that are not stopwords, in order, repeats kept.
+func contentWords(s string) []string {
+	var out []string
+	for _, t := range tokens(s) {
+		if !stopwords[t] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// answerTokenRecall is the share of the answer's distinct content words
+// found among the prompt's tokens. ok is false when the answer has none.
+func answerTokenRecall(prompt, answer string) (share float64, ok bool) {
+	want := map[string]bool{}
+	for _, t := range contentWords(answer) {
+		want[t] = true
+	}
+	if len(want) == 0 {
+		return 0, false
+	}
+	have := map[string]bool{}
+	for _, t := range tokens(prompt) {
+		have[t] = true
+	}
+	found := 0
+	for t := range want {
+		if have[t] {
+			found++
+		}
+	}
+	return float64(found) / float64(len(want)), true
+}
+
+// stopwords is a general English stopword list (the common NLTK list):
+// function words that say nothing about what a question or answer is about.
+var stopwords = func() map[string]bool {
+	words := strings.Fields(`
+		i me my myself we our ours ourselves you your yours yourself yourselves
+		he him his himself she her hers herself it its itself they them their
+		theirs themselves what which who whom this that these those am is are
+		was were be been being have has had having do does did doing a an the
+		and but if or because as until while of at by for with about against
+		between into through during before after above below to from up down in
+		out on off over under again further then once here there when where why
+		how all any both each few more most other some such no nor not only own
+		same so than too very s t can will just don should now d ll m o re ve y
+		ain aren couldn didn doesn hadn hasn haven isn ma mightn mustn needn shan
+		shouldn wasn weren won wouldn`)
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}()

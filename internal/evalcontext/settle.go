@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// consumerLag is one durable consumer's backlog.
+type consumerLag struct {
+	Stream, Name        string
+	Pending, AckPending uint64
+}
+
+func (l consumerLag) idle() bool { return l.Pending == 0 && l.AckPending == 0 }
+
+// consumerLags lists every durable consumer of every stream with its
+// backlog. Nothing is named here: a worker added later (its own durable
+// consumer) is waited for without a change.
+func consumerLags(ctx context.Context, js jetstream.JetStream) ([]consumerLag, error) {
+	var out []consumerLag
+	streams := js.ListStreams(ctx)
+	var names []string
+	for si := range streams.Info() {
+		names = append(names, si.Config.Name)
+	}
+	if err := streams.Err(); err != nil {
+		return nil, fmt.Errorf("list streams: %w", err)
+	}
+	for _, name := range names {
+		st, err := js.Stream(ctx, name)
+		if err != nil {
+			return nil, fmt.Errorf("stream %s: %w", name, err)
+		}
+		cons := st.ListConsumers(ctx)
+		for ci := range cons.Info() {
+			if ci.Config.Durable == "" {
+				continue // ephemeral: a replay or a one-off reader, not a worker
+			}
+			out = append(out, consumerLag{Stream: name, Name: ci.Name, Pending: ci.NumPending, AckPending: uint64(ci.NumAckPending)})
+		}
+		if err := cons.Err(); err != nil {
+			return nil, fmt.Errorf("list consumers of %s: %w", name, err)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Stream != out[j].Stream {
+			return out[i].Stream < out[j].Stream
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out, nil
+}
+
+func lagSummary(lags []consumerLag) string {
+	parts := make([]string, len(lags))
+	for i, l := range lags {
+		parts[i] = fmt.Sprintf("%s/%s=%d+%d", l.Stream, l.Name, l.Pending, l.AckPending)
+	}
+	return strings.Join(parts, " ")
+}
+
+// settleOptions bound the wait for the pipeline.
+type settleOptions struct {
+	NATSURL string        // empty: only the sessions' message counts are checked
+	Quiet   time.Duration // how long everything must stay caught up
+	Timeout time.Duration
+	Poll    time.Duration
+}
+
+// settleResult is what the wait found.
+type settleResult struct {
+	Stored    int64         // messages the sessions hold
+	Consumers []string      // durable consumers waited for
+	Took      time.Duration // until the pipeline was seen caught up for good
+}
+
+// waitForPipeline waits until every session holds all its turns and every
+// durable consumer of every stream has nothing pending or unacknowledged,
+// and both have stayed so for Quiet: a worker that finishes publishes work
+// for the next one (ingest asks for summaries, the extractor for profile
+// refreshes, the idle sweep for final summaries), so one idle moment is not
+// the end.
+func waitForPipeline(ctx context.Context, c *client, convs []conversation, o settleOptions, log *slog.Logger) (settleResult, error) {
+	start := time.Now()
+	var res settleResult
+	var js jetstream.JetStream
+	if o.NATSURL != "" {
+		nc, err := nats.Connect(o.NATSURL, nats.Name("recall-evalcontext"))
+		if err != nil {
+			return res, fmt.Errorf("connect to NATS %s: %w", o.NATSURL, err)
+		}
+		defer nc.Close()
+		if js, err = jetstream.New(nc); err != nil {
+			return res, fmt.Errorf("jetstream: %w", err)
+		}
+	} else {
+		log.Warn("no NATS URL: waiting for the sessions' message counts only, not for the workers")
+	}
+
+	want := map[string]int64{}
+	var total int64
+	for _, cv := range convs {
+		for _, s := range cv.Sessions {
+			want[s.ID] = int64(s.Turns)
+			total += int64(s.Turns)
+		}
+	}
+	have := map[string]int64{}
+	var quietSince time.Time
+	lastReport := time.Time{}
+	for {
+		// Sessions: poll only those not complete yet.
+		var stored int64
+		for id, n := range want {
+			if have[id] < n {
+				got, err := c.sessionCount(ctx, id)
+				if err != nil {
+					return res, fmt.Errorf("session %s: %w", id, err)
+				}
+				if got > n {
+					return res, fmt.Errorf("session %s holds %d messages, %d were posted", id, got, n)
+				}
+				have[id] = got
+			}
+			stored += have[id]
+		}
+		res.Stored = stored
+		caughtUp := stored == total
+
+		var lags []consumerLag
+		if js != nil {
+			var err error
+			if lags, err = consumerLags(ctx, js); err != nil {
+				return res, err
+			}
+			if len(lags) == 0 {
+				return res, fmt.Errorf("no durable consumer on %s: is it the NATS of this Recall?", o.NATSURL)
+			}
+			res.Consumers = res.Consumers[:0]
+			for _, l := range lags {
+				res.Consumers = append(res.Consumers, l.Stream+"/"+l.Name)
+				caughtUp = caughtUp && l.idle()
+			}
+		}
+
+		now := time.Now()
+		switch {
+		case !caughtUp:
+			quietSince = time.Time{}
+		case quietSince.IsZero():
+			quietSince = now
+		case now.Sub(quietSince) >= o.Quiet:
+			res.Took = quietSince.Sub(start)
+			log.Info("pipeline caught up", "stored", stored, "consumers", len(lags), "took", res.Took.Round(time.Millisecond))
+			return res, nil
+		}
+		if now.Sub(lastReport) >= 5*time.Second {
+			lastReport = now
+			log.Info("waiting for the pipeline", "stored", fmt.Sprintf("%d/%d", stored, total), "pending+unacked", lagSummary(lags))
+		}
+		if now.Sub(start) > o.Timeout {
+			return res, fmt.Errorf("pipeline not caught up after %s: %d of %d messages stored; consumers %s", o.Timeout, stored, total, lagSummary(lags))
+		}
+		if !sleep(ctx, o.Poll) {
+			return res, ctx.Err()
+		}
+	}
+}
