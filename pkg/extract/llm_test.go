@@ -14,7 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/pkg/extract/openaitest"
+	"github.com/recallhq/recall/internal/openaitest"
 )
 
 // llmBundle is what an LLM test needs: the extractor, the fake server it

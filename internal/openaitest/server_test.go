@@ -13,7 +13,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/pkg/extract/openaitest"
+	"github.com/recallhq/recall/internal/openaitest"
 )
 
 // client returns a go-openai client for s, the way production code builds one.
