@@ -22,6 +22,7 @@ import (
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/extract"
 	"github.com/recallhq/recall/pkg/ingest"
+	"github.com/recallhq/recall/pkg/llm"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/summarize"
 	"github.com/recallhq/recall/pkg/summarizer"
@@ -135,7 +136,7 @@ func summaryDelay(b *testing.B, n int) (ingestDelays, summaryDelays []time.Durat
 	require.NoError(b, err)
 	scfg, err := service.LoadConfig[summarizer.Config]()
 	require.NoError(b, err)
-	scfg.LLM = extract.LLMConfig{} // offline, whatever the environment says
+	scfg.LLM = llm.Config{} // offline, whatever the environment says
 	w, err := summarizer.NewFromConfig(scfg, db.Store, nt.JS, events.DefaultLimits, log, nil)
 	require.NoError(b, err)
 	sr, err := summarizer.NewRunner(ctx, nt.JS, w, log, nil)

@@ -30,6 +30,7 @@ import (
 
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/extract"
+	"github.com/recallhq/recall/pkg/llm"
 	"github.com/recallhq/recall/pkg/store"
 	"github.com/recallhq/recall/pkg/summarize"
 )
@@ -61,7 +62,7 @@ type Config struct {
 	SweepMax int `env:"SUMMARY_SWEEP_MAX" envDefault:"10000"`
 	// LLM, when LLM_MODEL is set, writes the summaries; otherwise they are
 	// extractive.
-	LLM extract.LLMConfig
+	LLM llm.Config
 	// LLMTenantRate caps each tenant's summary requests to the model, per
 	// minute (0: no cap); LLMTenantWait is how long a summary may wait for
 	// its tenant's turn before it is written offline instead.
@@ -121,7 +122,7 @@ type Worker struct {
 	store      *store.Store
 	extractive *summarize.Extractive
 	llm        *summarize.LLM
-	client     *extract.LLM
+	client     *llm.Client
 	limits     events.Limits
 	log        *slog.Logger
 	metrics    *metrics
@@ -141,9 +142,9 @@ type metrics struct {
 }
 
 // New returns a Worker. rules are the extractor's (key topics and the offline
-// summaries come from them); llm, when not nil, writes the summaries. js
+// summaries come from them); client, when not nil, writes the summaries. js
 // publishes the sweep's requests (nil: the sweep cannot run). reg may be nil.
-func New(cfg Config, st *store.Store, rules *extract.Rules, llm *extract.LLM, js jetstream.JetStream, limits events.Limits, log *slog.Logger, reg prometheus.Registerer) *Worker {
+func New(cfg Config, st *store.Store, rules *extract.Rules, client *llm.Client, js jetstream.JetStream, limits events.Limits, log *slog.Logger, reg prometheus.Registerer) *Worker {
 	cfg = cfg.withDefaults()
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -168,9 +169,9 @@ func New(cfg Config, st *store.Store, rules *extract.Rules, llm *extract.LLM, js
 	}
 	w := &Worker{cfg: cfg, store: st, extractive: summarize.NewExtractive(rules, cfg.Summary), limits: limits, log: log,
 		metrics: m, limiter: newTenantLimiter(cfg.LLMTenantRate), now: time.Now}
-	if llm != nil {
-		w.client = llm
-		w.llm = summarize.NewLLM(llm, rules, cfg.Summary)
+	if client != nil {
+		w.client = client
+		w.llm = summarize.NewLLM(client, rules, cfg.Summary)
 	}
 	if js != nil {
 		w.pub = events.NewPublisher(js)
@@ -185,13 +186,13 @@ func NewFromConfig(cfg Config, st *store.Store, js jetstream.JetStream, limits e
 	if err != nil {
 		return nil, fmt.Errorf("rules: %w", err)
 	}
-	var llm *extract.LLM
+	var client *llm.Client
 	if cfg.LLM.Enabled() {
-		if llm, err = extract.NewLLMFor("summarize", cfg.LLM, reg, log); err != nil {
+		if client, err = llm.New("summarize", cfg.LLM, reg, log); err != nil {
 			return nil, err
 		}
 	}
-	return New(cfg, st, rules, llm, js, limits, log, reg), nil
+	return New(cfg, st, rules, client, js, limits, log, reg), nil
 }
 
 // SetClock replaces the sweep's clock, for tests.
@@ -362,14 +363,14 @@ func (w *Worker) write(ctx context.Context, tenantID string, in summarize.Input,
 	if ctx.Err() != nil {
 		return summarize.Summary{}, "", err
 	}
-	reason := extract.FallbackReason(err)
-	if w.cfg.LLMFallback && (last || reason == extract.ReasonRejected) {
+	reason := llm.Reason(err)
+	if w.cfg.LLMFallback && (last || reason == llm.ReasonRejected) {
 		w.client.NoteFallback(reason, err)
 		w.metrics.fallbacks.WithLabelValues("llm_failed").Inc()
 		s, err := w.extractive.Summarize(ctx, in)
 		return s, "extractive", err
 	}
-	if reason == extract.ReasonRejected {
+	if reason == llm.ReasonRejected {
 		return summarize.Summary{}, "", events.Permanent(fmt.Errorf("llm summary: %w", err))
 	}
 	return summarize.Summary{}, "", fmt.Errorf("llm summary (retried on redelivery): %w", err)

@@ -18,6 +18,7 @@ import (
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/extract"
 	"github.com/recallhq/recall/pkg/ingest"
+	"github.com/recallhq/recall/pkg/llm"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
 	"github.com/recallhq/recall/pkg/summarizer"
@@ -68,21 +69,23 @@ func setup(t *testing.T) *bundle {
 // withLLM points the summarizer at a fake OpenAI server.
 func (b *bundle) withLLM(t *testing.T) *openaitest.Server {
 	b.llm = openaitest.New(t)
-	b.cfg.LLM = extract.LLMConfig{BaseURL: b.llm.URL() + "/v1", Model: "fake-summarizer", Timeout: 2 * time.Second, MaxRetries: 0,
-		MaxConcurrency: 4, MaxTokens: 200, RetryInitial: time.Millisecond, RetryMax: 10 * time.Millisecond}
+	b.cfg.LLM = service.Defaults[llm.Config]()
+	b.cfg.LLM.BaseURL, b.cfg.LLM.Model = b.llm.URL()+"/v1", "fake-summarizer"
+	b.cfg.LLM.Timeout, b.cfg.LLM.MaxRetries, b.cfg.LLM.MaxConcurrency, b.cfg.LLM.MaxTokens = 2*time.Second, 0, 4, 200
+	b.cfg.LLM.RetryInitial, b.cfg.LLM.RetryMax = time.Millisecond, 10*time.Millisecond
 	return b.llm
 }
 
 // worker builds a summarizer worker on the bundle's config.
 func (b *bundle) worker(t *testing.T) *summarizer.Worker {
 	t.Helper()
-	var llm *extract.LLM
+	var client *llm.Client
 	if b.cfg.LLM.Enabled() {
 		var err error
-		llm, err = extract.NewLLMFor("summarize", b.cfg.LLM, nil, nil)
+		client, err = llm.New("summarize", b.cfg.LLM, nil, nil)
 		require.NoError(t, err)
 	}
-	w := summarizer.New(b.cfg, b.db.Store, sharedRules(t), llm, b.nats.JS, events.DefaultLimits, testenv.Logger(t), nil)
+	w := summarizer.New(b.cfg, b.db.Store, sharedRules(t), client, b.nats.JS, events.DefaultLimits, testenv.Logger(t), nil)
 	b.workers = append(b.workers, w)
 	return w
 }
