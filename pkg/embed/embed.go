@@ -14,9 +14,10 @@ package embed
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
+
+	"github.com/recallhq/recall/pkg/llm"
 )
 
 // Embedder maps texts to vectors.
@@ -39,15 +40,19 @@ type Embedder interface {
 
 // ErrDimensionMismatch is returned when vectors that must share a dimension do
 // not: a response with mixed lengths, or a contribution to an interest vector
-// made by a different embedder.
-var ErrDimensionMismatch = errors.New("vector dimension mismatch")
+// made by a different embedder. It is the llm client's own, so that errors.Is
+// sees it in what the client returns.
+var ErrDimensionMismatch = llm.ErrDimensionMismatch
 
 // ErrBadResponse is returned when an embeddings endpoint answers successfully
 // but with something unusable (wrong count, bad indices, empty or non-finite
-// vectors). Retrying will not help, so callers can treat it as permanent.
-var ErrBadResponse = errors.New("bad embeddings response")
+// vectors). Retrying will not help, so callers can treat it as permanent. It
+// is the llm client's llm.ErrBadEmbeddings.
+var ErrBadResponse = llm.ErrBadEmbeddings
 
-// Config selects and configures the embedder, from env.
+// Config selects and configures the embedder, from env. Its env tags are the
+// one place its defaults live: code that builds a Config without the
+// environment (tests, tools) starts from service.Defaults[embed.Config]().
 //
 // Only EMBED_MODEL decides whether a remote endpoint is used: with it unset the
 // local Hashing embedder is used even if a base URL or key is set, so that a
@@ -73,10 +78,16 @@ type Config struct {
 	// MaxRetries is how many times a request is retried after a 408, 409,
 	// 429, 5xx, timeout or connection error; 0 disables retries.
 	MaxRetries int `env:"EMBED_MAX_RETRIES" envDefault:"3"`
+	// RetryInitial is the first backoff between attempts; later ones double,
+	// with jitter.
+	RetryInitial time.Duration `env:"EMBED_RETRY_INITIAL" envDefault:"500ms"`
+	// RetryMax caps every wait between attempts, including one the server
+	// asks for in Retry-After: a longer wish is cut to RetryMax and the
+	// request sent again, as for the chat model (see pkg/llm). Beyond the
+	// retries the call fails and the worker's message is redelivered later,
+	// instead of a handler holding its ack deadline for minutes.
+	RetryMax time.Duration `env:"EMBED_RETRY_MAX" envDefault:"10s"`
 }
-
-// DefaultConfig is Config with its env defaults, for tests and tools.
-var DefaultConfig = Config{Timeout: 20 * time.Second, Batch: 64, MaxRetries: 3}
 
 // LogValue masks the API key, so that the config can be logged at start as a
 // whole without leaking the secret.
@@ -93,6 +104,8 @@ func (c Config) LogValue() slog.Value {
 		slog.Duration("timeout", c.Timeout),
 		slog.Int("batch", c.Batch),
 		slog.Int("max_retries", c.MaxRetries),
+		slog.Duration("retry_initial", c.RetryInitial),
+		slog.Duration("retry_max", c.RetryMax),
 	)
 }
 

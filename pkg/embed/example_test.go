@@ -5,11 +5,12 @@ import (
 	"fmt"
 
 	"github.com/recallhq/recall/pkg/embed"
+	"github.com/recallhq/recall/pkg/service"
 )
 
 func ExampleNew() {
 	// With EMBED_MODEL unset, the pipeline embeds offline.
-	e, err := embed.New(embed.DefaultConfig, 0)
+	e, err := embed.New(service.Defaults[embed.Config](), 0)
 	if err != nil {
 		panic(err)
 	}

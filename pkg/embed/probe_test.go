@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/recallhq/recall/internal/openaitest"
 )
 
 func TestProbeDimension(t *testing.T) {
@@ -16,7 +18,7 @@ func TestProbeDimension(t *testing.T) {
 	require.Equal(t, 32, d)
 
 	// A remote model without EMBED_DIMENSIONS: one request tells.
-	o, f, _ := setup(t, Config{})
+	o, f := setup(t, nil)
 	require.Zero(t, o.Dimension())
 	d, err = ProbeDimension(ctx, o)
 	require.NoError(t, err)
@@ -28,13 +30,13 @@ func TestProbeDimension(t *testing.T) {
 	require.Len(t, f.Requests(), 1, "known from then on")
 
 	// With the dimension configured, no request at all.
-	o, f, _ = setup(t, Config{Dimensions: 4})
+	o, f = setup(t, func(c *Config) { c.Dimensions = 4 })
 	d, err = ProbeDimension(ctx, o)
 	require.NoError(t, err)
 	require.Equal(t, 4, d)
 	require.Empty(t, f.Requests())
 
-	o, _, _ = setup(t, Config{MaxRetries: 0}, fail(http.StatusUnauthorized))
+	o, _ = setup(t, func(c *Config) { c.MaxRetries = 0 }, openaitest.Reply{Status: http.StatusUnauthorized})
 	_, err = ProbeDimension(ctx, o)
 	require.ErrorContains(t, err, "probe embedding dimension of test-embed")
 }

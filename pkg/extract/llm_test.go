@@ -3,18 +3,18 @@ package extract
 import (
 	"context"
 	"errors"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/caarlos0/env/v11"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/pkg/extract/openaitest"
+	"github.com/recallhq/recall/internal/openaitest"
+	"github.com/recallhq/recall/pkg/llm"
+	"github.com/recallhq/recall/pkg/service"
 )
 
 // llmBundle is what an LLM test needs: the extractor, the fake server it
@@ -27,20 +27,19 @@ type llmBundle struct {
 
 // setupLLM starts a fake server and an LLM pointed at it, with delays small
 // enough to keep the suite fast. tweak adjusts the config before use.
-func setupLLM(t *testing.T, tweak func(*LLMConfig)) llmBundle {
+func setupLLM(t *testing.T, tweak func(*llm.Config)) llmBundle {
 	t.Helper()
 	srv := openaitest.New(t)
-	cfg := LLMConfig{
-		BaseURL:        srv.URL() + "/v1",
-		APIKey:         "test-key",
-		Model:          "test-model",
-		Timeout:        2 * time.Second,
-		MaxRetries:     2,
-		MaxConcurrency: 4,
-		MaxTokens:      123,
-		RetryInitial:   time.Millisecond,
-		RetryMax:       20 * time.Millisecond,
-	}
+	cfg := service.Defaults[llm.Config]()
+	cfg.BaseURL = srv.URL() + "/v1"
+	cfg.APIKey = "test-key"
+	cfg.Model = "test-model"
+	cfg.Timeout = 2 * time.Second
+	cfg.MaxRetries = 2
+	cfg.MaxConcurrency = 4
+	cfg.MaxTokens = 123
+	cfg.RetryInitial = time.Millisecond
+	cfg.RetryMax = 20 * time.Millisecond
 	if tweak != nil {
 		tweak(&cfg)
 	}
@@ -50,14 +49,44 @@ func setupLLM(t *testing.T, tweak func(*LLMConfig)) llmBundle {
 	return llmBundle{llm: l, srv: srv, reg: reg}
 }
 
+// Outcomes of one request, the label of recall_extract_llm_requests_total.
+const (
+	outcomeOK        = "ok"
+	outcomeRetry     = "retry"
+	outcomeMalformed = "malformed"
+	outcomeError     = "error"
+)
+
 // requests returns the value of the requests metric for outcome.
 func (b llmBundle) requests(outcome string) int {
-	return int(testutil.ToFloat64(b.llm.metrics.requests.WithLabelValues(outcome)))
+	return b.counter("recall_extract_llm_requests_total", "outcome", outcome)
 }
 
 // fallbacks returns the value of the fallbacks metric for reason.
 func (b llmBundle) fallbacks(reason string) int {
-	return int(testutil.ToFloat64(b.llm.metrics.fallbacks.WithLabelValues(reason)))
+	return b.counter("recall_extract_llm_fallbacks_total", "reason", reason)
+}
+
+// counter reads the counter name{label=value} from the bundle's registry;
+// -1 when it is not there, which no assertion expects.
+func (b llmBundle) counter(name, label, value string) int {
+	families, err := b.reg.Gather()
+	if err != nil {
+		return -1
+	}
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == label && l.GetValue() == value {
+					return int(m.GetCounter().GetValue())
+				}
+			}
+		}
+	}
+	return -1
 }
 
 // staticExtractor answers with fixed facts and counts its calls, standing in
@@ -234,28 +263,28 @@ func TestLLMExtract(t *testing.T) {
 		{
 			name:         "always malformed",
 			replies:      []R{malformed, malformed, malformed},
-			wantReason:   ReasonMalformed,
+			wantReason:   llm.ReasonMalformed,
 			wantRequests: 3,
 			wantOutcomes: map[string]int{outcomeMalformed: 3},
 		},
 		{
 			name:         "always 502",
 			replies:      []R{{Status: 502}, {Status: 502}, {Status: 502}},
-			wantReason:   ReasonServerError,
+			wantReason:   llm.ReasonServerError,
 			wantRequests: 3,
 			wantOutcomes: map[string]int{outcomeRetry: 3},
 		},
 		{
 			name:         "always 429",
 			replies:      []R{{Status: 429}, {Status: 429}, {Status: 429}},
-			wantReason:   ReasonRateLimited,
+			wantReason:   llm.ReasonRateLimited,
 			wantRequests: 3,
 			wantOutcomes: map[string]int{outcomeRetry: 3},
 		},
-		{name: "400 not retried", replies: []R{{Status: 400}}, wantReason: ReasonRejected, wantRequests: 1, wantOutcomes: map[string]int{outcomeError: 1}},
-		{name: "401 not retried", replies: []R{{Status: 401, Message: "invalid api key"}}, wantReason: ReasonRejected, wantRequests: 1, wantOutcomes: map[string]int{outcomeError: 1}},
-		{name: "403 not retried", replies: []R{{Status: 403}}, wantReason: ReasonRejected, wantRequests: 1, wantOutcomes: map[string]int{outcomeError: 1}},
-		{name: "404 not retried", replies: []R{{Status: 404, Message: "model not found"}}, wantReason: ReasonRejected, wantRequests: 1, wantOutcomes: map[string]int{outcomeError: 1}},
+		{name: "400 not retried", replies: []R{{Status: 400}}, wantReason: llm.ReasonRejected, wantRequests: 1, wantOutcomes: map[string]int{outcomeError: 1}},
+		{name: "401 not retried", replies: []R{{Status: 401, Message: "invalid api key"}}, wantReason: llm.ReasonRejected, wantRequests: 1, wantOutcomes: map[string]int{outcomeError: 1}},
+		{name: "403 not retried", replies: []R{{Status: 403}}, wantReason: llm.ReasonRejected, wantRequests: 1, wantOutcomes: map[string]int{outcomeError: 1}},
+		{name: "404 not retried", replies: []R{{Status: 404, Message: "model not found"}}, wantReason: llm.ReasonRejected, wantRequests: 1, wantOutcomes: map[string]int{outcomeError: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -269,11 +298,11 @@ func TestLLMExtract(t *testing.T) {
 				require.NoError(t, err)
 				require.Equal(t, tt.want, got)
 			} else {
-				var le *LLMError
+				var le *llm.Error
 				require.ErrorAs(t, err, &le)
 				require.Equal(t, tt.wantReason, le.Reason)
 				require.Equal(t, tt.wantRequests, le.Attempts)
-				require.Equal(t, tt.wantReason, FallbackReason(err))
+				require.Equal(t, tt.wantReason, llm.Reason(err))
 			}
 			require.Len(t, b.srv.ChatRequests(), tt.wantRequests)
 			for _, o := range []string{outcomeOK, outcomeRetry, outcomeMalformed, outcomeError} {
@@ -296,7 +325,7 @@ func TestLLMRequest(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string
-		tweak   func(*LLMConfig)
+		tweak   func(*llm.Config)
 		replies []openaitest.Reply
 		check   func(t *testing.T, reqs []openaitest.Request)
 	}{
@@ -323,22 +352,23 @@ func TestLLMRequest(t *testing.T) {
 		},
 		{
 			name: "configured temperature and base URL without /v1",
-			tweak: func(c *LLMConfig) {
+			tweak: func(c *llm.Config) {
 				c.BaseURL = strings.TrimSuffix(c.BaseURL, "/v1")
 				c.Temperature = 0.5
-				c.MaxTokens = 0 // default
+				c.MaxTokens = 0 // the server's limit; the default lives in LLM_MAX_TOKENS's tag
 			},
 			check: func(t *testing.T, reqs []openaitest.Request) {
 				require.Len(t, reqs, 1)
 				require.Equal(t, "/chat/completions", reqs[0].Path)
-				require.Equal(t, defaultLLMMaxTokens, reqs[0].MaxTokens)
+				require.Zero(t, reqs[0].MaxTokens)
+				require.NotContains(t, string(reqs[0].Body), "max_tokens")
 				require.NotNil(t, reqs[0].Temperature)
 				require.InDelta(t, 0.5, *reqs[0].Temperature, 1e-6)
 			},
 		},
 		{
 			name:  "reasoning model gets max_completion_tokens",
-			tweak: func(c *LLMConfig) { c.Model = "o3-mini" },
+			tweak: func(c *llm.Config) { c.Model = "o3-mini" },
 			check: func(t *testing.T, reqs []openaitest.Request) {
 				require.Len(t, reqs, 1)
 				require.Equal(t, "o3-mini", reqs[0].Model)
@@ -394,7 +424,7 @@ func TestLLMRetryAfter(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			b := setupLLM(t, func(c *LLMConfig) { c.RetryMax = tt.retryMax })
+			b := setupLLM(t, func(c *llm.Config) { c.RetryMax = tt.retryMax })
 			b.srv.Enqueue(openaitest.Reply{Status: 429, RetryAfter: tt.retryAfter}, openaitest.Reply{Content: goodAnswer})
 
 			start := time.Now()
@@ -409,39 +439,9 @@ func TestLLMRetryAfter(t *testing.T) {
 	}
 }
 
-func TestParseRetryAfter(t *testing.T) {
-	t.Parallel()
-	now := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
-	tests := []struct {
-		name   string
-		header map[string]string
-		want   time.Duration
-	}{
-		{"absent", nil, 0},
-		{"seconds", map[string]string{"Retry-After": "3"}, 3 * time.Second},
-		{"fractional seconds", map[string]string{"Retry-After": "0.5"}, 500 * time.Millisecond},
-		{"zero", map[string]string{"Retry-After": "0"}, 0},
-		{"negative", map[string]string{"Retry-After": "-4"}, 0},
-		{"http date", map[string]string{"Retry-After": now.Add(7 * time.Second).Format(http.TimeFormat)}, 7 * time.Second},
-		{"date in the past", map[string]string{"Retry-After": now.Add(-time.Hour).Format(http.TimeFormat)}, 0},
-		{"garbage", map[string]string{"Retry-After": "soon"}, 0},
-		{"milliseconds win", map[string]string{"Retry-After-Ms": "250", "Retry-After": "3"}, 250 * time.Millisecond},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			h := http.Header{}
-			for k, v := range tt.header {
-				h.Set(k, v)
-			}
-			require.Equal(t, tt.want, parseRetryAfter(h, now))
-		})
-	}
-}
-
 func TestLLMAttemptTimeout(t *testing.T) {
 	t.Parallel()
-	b := setupLLM(t, func(c *LLMConfig) { c.Timeout = 50 * time.Millisecond })
+	b := setupLLM(t, func(c *llm.Config) { c.Timeout = 50 * time.Millisecond })
 	b.srv.SetDefault(openaitest.Reply{Delay: 10 * time.Second, Content: goodAnswer})
 	rules := &staticExtractor{facts: []Fact{{Kind: KindTopic, Value: "rules", Display: "rules"}}}
 
@@ -452,7 +452,7 @@ func TestLLMAttemptTimeout(t *testing.T) {
 	require.Equal(t, rules.facts, got)
 	require.Len(t, b.srv.ChatRequests(), 3)
 	require.Equal(t, 3, b.requests(outcomeRetry))
-	require.Equal(t, 1, b.fallbacks(ReasonTimeout))
+	require.Equal(t, 1, b.fallbacks(llm.ReasonTimeout))
 	// The server sees each abandoned request end.
 	require.Eventually(t, func() bool { return b.srv.InFlight() == 0 }, 2*time.Second, 5*time.Millisecond)
 }
@@ -476,9 +476,9 @@ func TestLLMFallbackToRules(t *testing.T) {
 		wantReason   string
 		wantRequests int
 	}{
-		{"always malformed", []openaitest.Reply{malformed, malformed, malformed}, ReasonMalformed, 3},
-		{"401", []openaitest.Reply{{Status: 401}}, ReasonRejected, 1},
-		{"always 500", []openaitest.Reply{{Status: 500}, {Status: 500}, {Status: 500}}, ReasonServerError, 3},
+		{"always malformed", []openaitest.Reply{malformed, malformed, malformed}, llm.ReasonMalformed, 3},
+		{"401", []openaitest.Reply{{Status: 401}}, llm.ReasonRejected, 1},
+		{"always 500", []openaitest.Reply{{Status: 500}, {Status: 500}, {Status: 500}}, llm.ReasonServerError, 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -500,7 +500,7 @@ func TestLLMFallbackToRules(t *testing.T) {
 func TestLLMConcurrencyCap(t *testing.T) {
 	t.Parallel()
 	const limit, calls = 3, 10
-	b := setupLLM(t, func(c *LLMConfig) { c.MaxConcurrency = limit })
+	b := setupLLM(t, func(c *llm.Config) { c.MaxConcurrency = limit })
 	gate := make(chan struct{})
 	b.srv.SetDefault(openaitest.Reply{Wait: gate, Content: goodAnswer})
 
@@ -577,7 +577,7 @@ func TestLLMContextCancelled(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			b := setupLLM(t, func(c *LLMConfig) {
+			b := setupLLM(t, func(c *llm.Config) {
 				c.MaxConcurrency = 1
 				c.RetryMax = time.Minute
 			})
@@ -633,15 +633,15 @@ func TestWithFallback(t *testing.T) {
 		wantReason string // "" means onFallback is not called
 	}{
 		{name: "primary answers", primary: &staticExtractor{facts: primaryFacts}, fallback: &staticExtractor{facts: fallbackFacts}, want: primaryFacts},
-		{name: "primary fails", primary: &staticExtractor{err: boom}, fallback: &staticExtractor{facts: fallbackFacts}, want: fallbackFacts, wantReason: ReasonError},
+		{name: "primary fails", primary: &staticExtractor{err: boom}, fallback: &staticExtractor{facts: fallbackFacts}, want: fallbackFacts, wantReason: llm.ReasonError},
 		{
 			name:       "llm error keeps its reason",
-			primary:    &staticExtractor{err: &LLMError{Reason: ReasonRateLimited, Attempts: 4, Err: boom}},
+			primary:    &staticExtractor{err: &llm.Error{Reason: llm.ReasonRateLimited, Attempts: 4, Err: boom}},
 			fallback:   &staticExtractor{facts: fallbackFacts},
 			want:       fallbackFacts,
-			wantReason: ReasonRateLimited,
+			wantReason: llm.ReasonRateLimited,
 		},
-		{name: "both fail", primary: &staticExtractor{err: boom}, fallback: &staticExtractor{err: rulesBroke}, wantErr: rulesBroke, wantReason: ReasonError},
+		{name: "both fail", primary: &staticExtractor{err: boom}, fallback: &staticExtractor{err: rulesBroke}, wantErr: rulesBroke, wantReason: llm.ReasonError},
 		{name: "caller gone", primary: &staticExtractor{err: context.Canceled}, fallback: &staticExtractor{facts: fallbackFacts}, cancelled: true, wantErr: context.Canceled},
 	}
 	for _, tt := range tests {
@@ -679,64 +679,20 @@ func TestWithFallback(t *testing.T) {
 	})
 }
 
-func TestLLMConfig(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name    string
-		env     map[string]string
-		want    LLMConfig
-		enabled bool
-	}{
-		{
-			name: "defaults",
-			env:  map[string]string{},
-			want: LLMConfig{
-				Timeout: 20 * time.Second, MaxRetries: 3, MaxConcurrency: 4, MaxTokens: 300,
-				RetryInitial: 500 * time.Millisecond, RetryMax: 10 * time.Second,
-			},
-		},
-		{
-			name: "everything set",
-			env: map[string]string{
-				"LLM_BASE_URL": "http://localhost:11434/v1", "LLM_API_KEY": "k", "LLM_MODEL": "qwen2.5:7b",
-				"LLM_TIMEOUT": "5s", "LLM_MAX_RETRIES": "0", "LLM_MAX_CONCURRENCY": "8", "LLM_MAX_TOKENS": "500",
-				"LLM_TEMPERATURE": "0.2", "LLM_RETRY_INITIAL": "1s", "LLM_RETRY_MAX": "30s",
-			},
-			want: LLMConfig{
-				BaseURL: "http://localhost:11434/v1", APIKey: "k", Model: "qwen2.5:7b",
-				Timeout: 5 * time.Second, MaxRetries: 0, MaxConcurrency: 8, MaxTokens: 500, Temperature: 0.2,
-				RetryInitial: time.Second, RetryMax: 30 * time.Second,
-			},
-			enabled: true,
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := env.ParseAsWithOptions[LLMConfig](env.Options{Environment: tt.env})
-			require.NoError(t, err)
-			require.Equal(t, tt.want, got)
-			require.Equal(t, tt.enabled, got.Enabled())
-			// The env defaults and the in-code defaults agree.
-			require.Equal(t, got, got.withDefaults())
-		})
-	}
-}
-
 func TestNewLLM(t *testing.T) {
 	t.Parallel()
-	_, err := NewLLM(LLMConfig{}, nil, nil)
+	_, err := NewLLM(llm.Config{}, nil, nil)
 	require.ErrorContains(t, err, "LLM_MODEL")
 
+	cfg := service.Defaults[llm.Config]()
+	cfg.Model = "m"
 	reg := prometheus.NewRegistry()
-	first, err := NewLLM(LLMConfig{Model: "m"}, reg, nil)
+	first, err := NewLLM(cfg, reg, nil)
 	require.NoError(t, err)
-	second, err := NewLLM(LLMConfig{Model: "m"}, reg, nil)
+	_, err = NewLLM(cfg, reg, nil)
 	require.NoError(t, err, "a second LLM on the same registry shares the metrics")
-	require.Same(t, first.metrics.requests, second.metrics.requests)
+	count, err := testutil.GatherAndCount(reg, "recall_extract_llm_requests_total")
+	require.NoError(t, err)
+	require.Equal(t, 4, count, "one series per outcome, registered once")
 	require.Same(t, first, first.WithFallback(nil))
-	require.Equal(t, LLMConfig{
-		Model: "m", Timeout: defaultLLMTimeout, MaxConcurrency: defaultLLMMaxConcurrency, MaxTokens: defaultLLMMaxTokens,
-		RetryInitial: defaultLLMRetryInitial, RetryMax: defaultLLMRetryMax,
-	}, first.cfg)
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/extract"
+	"github.com/recallhq/recall/pkg/llm"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -49,7 +50,7 @@ type Config struct {
 	Decay store.DecayConfig
 	// LLM, when LLM_MODEL is set, extracts with a language model; the rules still
 	// answer whenever it fails for good, so extraction never blocks the stream.
-	LLM extract.LLMConfig
+	LLM llm.Config
 	// Refresh debounces the profile-refresh tasks published for users whose
 	// facts were mentioned.
 	Refresh queue.RefreshConfig

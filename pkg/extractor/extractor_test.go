@@ -12,11 +12,11 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
+	"github.com/recallhq/recall/internal/openaitest"
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/events"
-	"github.com/recallhq/recall/pkg/extract"
-	"github.com/recallhq/recall/pkg/extract/openaitest"
 	"github.com/recallhq/recall/pkg/extractor"
+	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -174,7 +174,9 @@ func TestExtractorWithLLMAndFallback(t *testing.T) {
 	llm.Enqueue(openaitest.Reply{Content: `{"books":["白夜行"],"authors":["东野圭吾"],"topics":["日本推理"]}`})
 	// Then the model fails for good: the rules answer instead.
 	llm.SetDefault(openaitest.Reply{Status: 500})
-	b.cfg.LLM = extract.LLMConfig{BaseURL: llm.URL() + "/v1", APIKey: "k", Model: "test-model", Timeout: time.Second, MaxRetries: 1, RetryInitial: time.Millisecond, RetryMax: 5 * time.Millisecond}
+	b.cfg.LLM = service.Defaults[extractor.Config]().LLM
+	b.cfg.LLM.BaseURL, b.cfg.LLM.APIKey, b.cfg.LLM.Model = llm.URL()+"/v1", "k", "test-model"
+	b.cfg.LLM.Timeout, b.cfg.LLM.MaxRetries, b.cfg.LLM.RetryInitial, b.cfg.LLM.RetryMax = time.Second, 1, time.Millisecond, 5*time.Millisecond
 	_, source, err := extractor.NewExtractor(b.cfg, nil, testenv.Logger(t))
 	require.NoError(t, err)
 	require.Equal(t, "llm", source)

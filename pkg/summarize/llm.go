@@ -9,19 +9,19 @@ import (
 	"unicode/utf8"
 
 	"github.com/recallhq/recall/pkg/extract"
+	"github.com/recallhq/recall/pkg/llm"
 )
 
-// LLM summarizes with a language model through the extractor's client
-// (extract.LLM: any OpenAI-compatible endpoint, with its concurrency cap,
-// per-attempt timeout, output limit and retries), asking for the JSON object
+// LLM summarizes with a language model through an llm.Client (any
+// OpenAI-compatible endpoint, with its concurrency cap, per-attempt timeout,
+// output limit and retries), asking for the JSON object
 // {"summary": "...", "key_topics": [...]} and parsing it strictly: an answer
 // that is not that object is retried like a failed request. Its errors are
-// the client's: *extract.LLMError when the model failed for good, or the
-// context's.
+// the client's: *llm.Error when the model failed for good, or the context's.
 type LLM struct {
-	llm   *extract.LLM
-	rules *extract.Rules
-	opts  Options
+	client *llm.Client
+	rules  *extract.Rules
+	opts   Options
 	// MaxInputRunes bounds the conversation sent, newest turns kept (default
 	// 12000 characters), and MaxTurnRunes each turn (default 1500): the
 	// input side of the token cap, next to LLM_MAX_TOKENS for the answer.
@@ -29,14 +29,15 @@ type LLM struct {
 	MaxTurnRunes  int
 }
 
-// NewLLM returns a summarizer asking llm. rules (may be nil) type the topics
-// the model names (a title the rules know as a book is recorded as one).
-func NewLLM(llm *extract.LLM, rules *extract.Rules, opts Options) *LLM {
-	return &LLM{llm: llm, rules: rules, opts: opts.withDefaults(), MaxInputRunes: 12000, MaxTurnRunes: 1500}
+// NewLLM returns a summarizer asking client. rules (may be nil) type the
+// topics the model names (a title the rules know as a book is recorded as
+// one).
+func NewLLM(client *llm.Client, rules *extract.Rules, opts Options) *LLM {
+	return &LLM{client: client, rules: rules, opts: opts.withDefaults(), MaxInputRunes: 12000, MaxTurnRunes: 1500}
 }
 
 // Model is the model's name, recorded with what it writes.
-func (l *LLM) Model() string { return l.llm.Model() }
+func (l *LLM) Model() string { return l.client.Model() }
 
 // Summarize implements Summarizer. A blank input (no usable turns) is an error:
 // the worker never asks for one.
@@ -46,7 +47,7 @@ func (l *LLM) Summarize(ctx context.Context, in Input) (Summary, error) {
 		return Summary{}, errors.New("summarize: nothing to summarize")
 	}
 	var ans answer
-	err := l.llm.Complete(ctx, l.systemPrompt(), l.userPrompt(in.Previous, turns), func(content string) error {
+	err := l.client.Complete(ctx, l.systemPrompt(), l.userPrompt(in.Previous, turns), func(content string) error {
 		var err error
 		ans, err = parseAnswer(content)
 		return err
@@ -56,7 +57,7 @@ func (l *LLM) Summarize(ctx context.Context, in Input) (Summary, error) {
 	}
 	norm := normalizedTurns(turns)
 	kinds := l.kinds(ctx, turns)
-	out := Summary{Text: clip(ans.summary, l.opts.MaxRunes), Model: l.llm.Model()}
+	out := Summary{Text: clip(ans.summary, l.opts.MaxRunes), Model: l.client.Model()}
 	seen := map[string]bool{}
 	for _, name := range ans.topics {
 		value := extract.Normalize(name)
@@ -161,7 +162,7 @@ const maxTopicRunes = 100
 // and a Markdown fence around the object are allowed.
 func parseAnswer(content string) (answer, error) {
 	var obj map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(extract.AnswerBody(content)), &obj); err != nil {
+	if err := json.Unmarshal([]byte(llm.AnswerBody(content)), &obj); err != nil {
 		return answer{}, fmt.Errorf("answer is not a JSON object: %w", err)
 	}
 	if obj == nil {

@@ -10,8 +10,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/recallhq/recall/internal/openaitest"
 	"github.com/recallhq/recall/pkg/extract"
-	"github.com/recallhq/recall/pkg/extract/openaitest"
+	"github.com/recallhq/recall/pkg/llm"
+	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/summarize"
 )
 
@@ -94,15 +96,17 @@ func TestExtractiveBounds(t *testing.T) {
 }
 
 // llmSetup points a summarizer at a fake OpenAI server.
-func llmSetup(t *testing.T, tweak func(*extract.LLMConfig)) (*summarize.LLM, *openaitest.Server) {
+func llmSetup(t *testing.T, tweak func(*llm.Config)) (*summarize.LLM, *openaitest.Server) {
 	t.Helper()
 	srv := openaitest.New(t)
-	cfg := extract.LLMConfig{BaseURL: srv.URL() + "/v1", Model: "summary-model", Timeout: 2 * time.Second, MaxRetries: 2,
-		MaxConcurrency: 2, MaxTokens: 200, RetryInitial: time.Millisecond, RetryMax: 10 * time.Millisecond}
+	cfg := service.Defaults[llm.Config]()
+	cfg.BaseURL, cfg.Model = srv.URL()+"/v1", "summary-model"
+	cfg.Timeout, cfg.MaxRetries, cfg.MaxConcurrency, cfg.MaxTokens = 2*time.Second, 2, 2, 200
+	cfg.RetryInitial, cfg.RetryMax = time.Millisecond, 10*time.Millisecond
 	if tweak != nil {
 		tweak(&cfg)
 	}
-	c, err := extract.NewLLMFor("summarize", cfg, nil, nil)
+	c, err := llm.New("summarize", cfg, nil, nil)
 	require.NoError(t, err)
 	return summarize.NewLLM(c, sharedRules(t), summarize.Options{MaxRunes: 120, MaxTopics: 3}), srv
 }
@@ -173,18 +177,18 @@ func TestLLMRequest(t *testing.T) {
 
 func TestLLMFailures(t *testing.T) {
 	t.Parallel()
-	l, srv := llmSetup(t, func(c *extract.LLMConfig) { c.MaxRetries = 1; c.Timeout = 50 * time.Millisecond })
+	l, srv := llmSetup(t, func(c *llm.Config) { c.MaxRetries = 1; c.Timeout = 50 * time.Millisecond })
 	srv.SetDefault(openaitest.Reply{Content: `{"summary": ""}`})
 	_, err := l.Summarize(context.Background(), summarize.Input{Turns: zhTurns})
-	var le *extract.LLMError
+	var le *llm.Error
 	require.True(t, errors.As(err, &le), "%v", err)
-	require.Equal(t, extract.ReasonMalformed, le.Reason)
+	require.Equal(t, llm.ReasonMalformed, le.Reason)
 	require.Equal(t, 2, le.Attempts)
 
 	srv.SetDefault(openaitest.Reply{Content: goodSummary, Delay: time.Second})
 	_, err = l.Summarize(context.Background(), summarize.Input{Turns: zhTurns})
 	require.True(t, errors.As(err, &le), "%v", err)
-	require.Equal(t, extract.ReasonTimeout, le.Reason)
+	require.Equal(t, llm.ReasonTimeout, le.Reason)
 
 	_, err = l.Summarize(context.Background(), summarize.Input{Turns: []summarize.Turn{{Role: "system", Text: "x"}, {Role: "user", Text: " "}}})
 	require.Error(t, err, "nothing to summarize is refused without a request")

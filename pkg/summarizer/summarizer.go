@@ -33,6 +33,7 @@ import (
 
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/extract"
+	"github.com/recallhq/recall/pkg/llm"
 	"github.com/recallhq/recall/pkg/store"
 	"github.com/recallhq/recall/pkg/summarize"
 )
@@ -69,7 +70,7 @@ type Config struct {
 	SweepMax int `env:"SUMMARY_SWEEP_MAX" envDefault:"10000"`
 	// LLM, when LLM_MODEL is set, writes the summaries; otherwise they are
 	// extractive.
-	LLM extract.LLMConfig
+	LLM llm.Config
 	// LLMTenantRate caps each tenant's summary requests to the model, per
 	// minute (0: no cap); LLMTenantWait is how long a summary may wait for
 	// its tenant's turn before it is written offline instead.
@@ -109,7 +110,7 @@ type Worker struct {
 	store      *store.Store
 	extractive *summarize.Extractive
 	llm        *summarize.LLM
-	client     *extract.LLM
+	client     *llm.Client
 	limits     events.Limits
 	log        *slog.Logger
 	metrics    *metrics
@@ -159,12 +160,12 @@ func New(_ context.Context, cfg Config, d *worker.Deps) (*Worker, error) {
 	w := &Worker{cfg: cfg, store: d.Store, extractive: summarize.NewExtractive(rules, cfg.Summary), limits: d.Limits, log: d.Log,
 		metrics: m, limiter: newTenantLimiter(cfg.LLMTenantRate), now: time.Now}
 	if cfg.LLM.Enabled() {
-		llm, err := extract.NewLLMFor("summarize", cfg.LLM, d.Registry, d.Log)
+		client, err := llm.New("summarize", cfg.LLM, d.Registry, d.Log)
 		if err != nil {
 			return nil, err
 		}
-		w.client = llm
-		w.llm = summarize.NewLLM(llm, rules, cfg.Summary)
+		w.client = client
+		w.llm = summarize.NewLLM(client, rules, cfg.Summary)
 	}
 	if d.JS != nil {
 		w.pub = queue.NewPublisher(d.JS)
@@ -341,14 +342,14 @@ func (w *Worker) write(ctx context.Context, tenantID string, in summarize.Input,
 	if ctx.Err() != nil {
 		return summarize.Summary{}, "", err
 	}
-	reason := extract.FallbackReason(err)
-	if w.cfg.LLMFallback && (last || reason == extract.ReasonRejected) {
+	reason := llm.Reason(err)
+	if w.cfg.LLMFallback && (last || reason == llm.ReasonRejected) {
 		w.client.NoteFallback(reason, err)
 		w.metrics.fallbacks.WithLabelValues("llm_failed").Inc()
 		s, err := w.extractive.Summarize(ctx, in)
 		return s, "extractive", err
 	}
-	if reason == extract.ReasonRejected {
+	if reason == llm.ReasonRejected {
 		return summarize.Summary{}, "", queue.Permanent(fmt.Errorf("llm summary: %w", err))
 	}
 	return summarize.Summary{}, "", fmt.Errorf("llm summary (retried on redelivery): %w", err)

@@ -15,11 +15,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 
+	"github.com/recallhq/recall/internal/openaitest"
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/events"
-	"github.com/recallhq/recall/pkg/extract"
-	"github.com/recallhq/recall/pkg/extract/openaitest"
 	"github.com/recallhq/recall/pkg/ingest"
+	"github.com/recallhq/recall/pkg/llm"
+	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
 	"github.com/recallhq/recall/pkg/summarizer"
 )
@@ -51,8 +52,10 @@ func setup(t *testing.T) *bundle {
 // withLLM points the summarizer at a fake OpenAI server.
 func (b *bundle) withLLM(t *testing.T) *openaitest.Server {
 	b.llm = openaitest.New(t)
-	b.cfg.LLM = extract.LLMConfig{BaseURL: b.llm.URL() + "/v1", Model: "fake-summarizer", Timeout: 2 * time.Second, MaxRetries: 0,
-		MaxConcurrency: 4, MaxTokens: 200, RetryInitial: time.Millisecond, RetryMax: 10 * time.Millisecond}
+	b.cfg.LLM = service.Defaults[llm.Config]()
+	b.cfg.LLM.BaseURL, b.cfg.LLM.Model = b.llm.URL()+"/v1", "fake-summarizer"
+	b.cfg.LLM.Timeout, b.cfg.LLM.MaxRetries, b.cfg.LLM.MaxConcurrency, b.cfg.LLM.MaxTokens = 2*time.Second, 0, 4, 200
+	b.cfg.LLM.RetryInitial, b.cfg.LLM.RetryMax = time.Millisecond, 10*time.Millisecond
 	return b.llm
 }
 

@@ -56,6 +56,14 @@ type Reply struct {
 	// RetryAfter is sent as the Retry-After header when not empty, as
 	// rate-limited and overloaded servers do.
 	RetryAfter string
+	// Header holds more response headers, such as retry-after-ms, which
+	// Azure and OpenAI send next to Retry-After.
+	Header http.Header
+	// Data, when not nil, is the data of a successful embeddings answer in
+	// place of the deterministic vectors, for answers that break the
+	// protocol's promises: a wrong count, missing or repeated indices, mixed
+	// lengths, vectors that are not of unit length.
+	Data []Embedding
 	// Delay holds the answer back, to trigger client timeouts. The wait ends
 	// early when the client goes away or the server is closed, so a slow
 	// reply never keeps a test running.
@@ -64,6 +72,13 @@ type Reply struct {
 	// client goes away), so a test can keep requests in flight for as long
 	// as it needs without guessing durations.
 	Wait <-chan struct{}
+}
+
+// Embedding is one item of an embeddings answer's data. A nil Index leaves
+// the field out, as some compatible servers do.
+type Embedding struct {
+	Index     *int
+	Embedding []float32
 }
 
 // Message is one chat message as the client sent it.
@@ -99,6 +114,9 @@ type Request struct {
 	Input []string
 	// Dimensions is the dimensions field of an embeddings request.
 	Dimensions int
+	// EncodingFormat is the encoding_format of an embeddings request, such
+	// as float, or empty.
+	EncodingFormat string
 }
 
 // Option configures a Server.
@@ -117,13 +135,14 @@ type Server struct {
 	done chan struct{}
 	dims int
 
-	mu          sync.Mutex
-	chat        []Reply
-	embed       []Reply
-	respond     func(Request) Reply
-	requests    []Request
-	inFlight    int
-	maxInFlight int
+	mu           sync.Mutex
+	chat         []Reply
+	embed        []Reply
+	respond      func(Request) Reply
+	respondEmbed func(Request) Reply
+	requests     []Request
+	inFlight     int
+	maxInFlight  int
 }
 
 // New starts a server that is closed when the test ends. Until a test says
@@ -174,8 +193,8 @@ func (s *Server) Enqueue(replies ...Reply) {
 }
 
 // EnqueueEmbeddings appends embeddings replies. Only the status, message,
-// body, headers and delays of these replies are used: a 200 still answers
-// with the deterministic vectors, unless Body replaces it.
+// body, data, headers and delays of these replies are used: a 200 answers
+// with the deterministic vectors, unless Data or Body replaces them.
 func (s *Server) EnqueueEmbeddings(replies ...Reply) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -193,6 +212,15 @@ func (s *Server) Respond(fn func(Request) Reply) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.respond = fn
+}
+
+// RespondEmbeddings sets a function that computes the embeddings reply when
+// the queue is empty, for tests whose answers depend on what was asked (data
+// in another order, vectors of another length).
+func (s *Server) RespondEmbeddings(fn func(Request) Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.respondEmbed = fn
 }
 
 // Requests returns a copy of every request received so far, in arrival order.
@@ -326,9 +354,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	if !s.hold(r, reply) {
 		return
 	}
-	if reply.RetryAfter != "" {
-		w.Header().Set("Retry-After", reply.RetryAfter)
-	}
+	writeHeaders(w, reply)
 	if reply.Body != "" {
 		writeRaw(w, reply.Status, reply.Body)
 		return
@@ -368,7 +394,7 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 	var body embeddingsBody
 	decodeErr := json.Unmarshal(raw, &body)
 	if decodeErr == nil {
-		req.Model, req.Dimensions = body.Model, body.Dimensions
+		req.Model, req.Dimensions, req.EncodingFormat = body.Model, body.Dimensions, body.EncodingFormat
 		req.Input, decodeErr = inputTexts(body.Input)
 	}
 	defer s.begin(req)()
@@ -377,13 +403,17 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	reply := s.next(&s.embed, req, func(Request) Reply { return Reply{} })
+	s.mu.Lock()
+	respond := s.respondEmbed
+	s.mu.Unlock()
+	if respond == nil {
+		respond = func(Request) Reply { return Reply{} }
+	}
+	reply := s.next(&s.embed, req, respond)
 	if !s.hold(r, reply) {
 		return
 	}
-	if reply.RetryAfter != "" {
-		w.Header().Set("Retry-After", reply.RetryAfter)
-	}
+	writeHeaders(w, reply)
 	if reply.Body != "" {
 		writeRaw(w, reply.Status, reply.Body)
 		return
@@ -396,13 +426,23 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 	if body.Dimensions > 0 {
 		dims = body.Dimensions
 	}
-	data := make([]map[string]any, len(req.Input))
-	for i, text := range req.Input {
-		var emb any = Vector(text, dims)
-		if body.EncodingFormat == "base64" {
-			emb = encodeBase64(Vector(text, dims))
+	items := reply.Data
+	if items == nil {
+		items = make([]Embedding, len(req.Input))
+		for i, text := range req.Input {
+			items[i] = Embedding{Index: &i, Embedding: Vector(text, dims)}
 		}
-		data[i] = map[string]any{"object": "embedding", "index": i, "embedding": emb}
+	}
+	data := make([]map[string]any, len(items))
+	for i, it := range items {
+		var emb any = it.Embedding
+		if body.EncodingFormat == "base64" {
+			emb = encodeBase64(it.Embedding)
+		}
+		data[i] = map[string]any{"object": "embedding", "embedding": emb}
+		if it.Index != nil {
+			data[i]["index"] = *it.Index
+		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"object": "list",
@@ -460,6 +500,18 @@ func encodeBase64(v []float32) string {
 		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
 	}
 	return base64.StdEncoding.EncodeToString(b)
+}
+
+// writeHeaders sets a reply's Retry-After and other headers.
+func writeHeaders(w http.ResponseWriter, r Reply) {
+	if r.RetryAfter != "" {
+		w.Header().Set("Retry-After", r.RetryAfter)
+	}
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
 }
 
 // writeError writes the OpenAI error envelope.

@@ -13,7 +13,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/pkg/extract/openaitest"
+	"github.com/recallhq/recall/internal/openaitest"
 )
 
 // client returns a go-openai client for s, the way production code builds one.
@@ -245,4 +245,53 @@ func TestEmbeddingsErrors(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, openaitest.Vector("x", openaitest.DefaultDimensions), resp.Data[0].Embedding)
 	require.Empty(t, s.ChatRequests())
+}
+
+func TestHeaders(t *testing.T) {
+	t.Parallel()
+	s := openaitest.New(t)
+	h := http.Header{}
+	h.Set("Retry-After-Ms", "1500")
+	s.Enqueue(openaitest.Reply{Status: 429, RetryAfter: "2", Header: h})
+	s.EnqueueEmbeddings(openaitest.Reply{Status: 503, Header: h})
+	for _, path := range []string{"/v1/chat/completions", "/v1/embeddings"} {
+		resp, err := http.Post(s.URL()+path, "application/json", strings.NewReader(`{"model":"m","input":"x"}`))
+		require.NoError(t, err)
+		require.NoError(t, resp.Body.Close())
+		require.Equal(t, "1500", resp.Header.Get("Retry-After-Ms"), path)
+	}
+}
+
+func TestEmbeddingsData(t *testing.T) {
+	t.Parallel()
+	idx := func(i int) *int { return &i }
+	s := openaitest.New(t)
+	// Scripted data first, then data computed from the request.
+	s.EnqueueEmbeddings(
+		openaitest.Reply{Data: []openaitest.Embedding{{Index: idx(1), Embedding: []float32{3, 4}}, {Index: idx(0), Embedding: []float32{1, 2}}}},
+		openaitest.Reply{Data: []openaitest.Embedding{{Embedding: []float32{1}}}},
+	)
+	s.RespondEmbeddings(func(r openaitest.Request) openaitest.Reply {
+		return openaitest.Reply{Data: []openaitest.Embedding{{Index: idx(0), Embedding: []float32{float32(len(r.Input))}}}}
+	})
+	req := openai.EmbeddingRequestStrings{Input: []string{"a", "b"}, Model: "e", EncodingFormat: openai.EmbeddingEncodingFormatFloat}
+
+	resp, err := client(s).CreateEmbeddings(t.Context(), req)
+	require.NoError(t, err)
+	require.Len(t, resp.Data, 2)
+	require.Equal(t, 1, resp.Data[0].Index)
+	require.Equal(t, []float32{3, 4}, resp.Data[0].Embedding)
+	require.Equal(t, "float", s.Requests()[0].EncodingFormat)
+
+	raw, err := http.Post(s.URL()+"/v1/embeddings", "application/json", strings.NewReader(`{"model":"m","input":"x"}`))
+	require.NoError(t, err)
+	body, err := io.ReadAll(raw.Body)
+	require.NoError(t, err)
+	require.NoError(t, raw.Body.Close())
+	require.NotContains(t, string(body), `"index"`, "a nil index is left out")
+
+	resp, err = client(s).CreateEmbeddings(t.Context(), req)
+	require.NoError(t, err)
+	require.Len(t, resp.Data, 1)
+	require.Equal(t, []float32{2}, resp.Data[0].Embedding)
 }
