@@ -72,27 +72,28 @@ type Config struct {
 // ContextMaxChars and ContextTTL keep zero: it means "no limit" to
 // assemble.TrimWindow.
 func (c Config) withDefaults() Config {
+	d := service.Defaults[Config]()
 	if c.MaxBodyBytes <= 0 {
-		c.MaxBodyBytes = 8 << 20
+		c.MaxBodyBytes = d.MaxBodyBytes
 	}
 	if c.MaxBatch <= 0 {
-		c.MaxBatch = 500
+		c.MaxBatch = d.MaxBatch
 	}
 	if c.ContextMaxMessages <= 0 {
-		c.ContextMaxMessages = assemble.DefaultWindow.Messages
+		c.ContextMaxMessages = d.ContextMaxMessages
 	}
 	if c.ContextLang == "" {
-		c.ContextLang = assemble.LangAuto
+		c.ContextLang = d.ContextLang
 	}
 	if c.ContextMaxFacts == 0 {
-		c.ContextMaxFacts = 10
+		c.ContextMaxFacts = d.ContextMaxFacts
 	}
 	c.Decay = c.Decay.WithDefaults()
 	if c.ContextBudget == 0 {
-		c.ContextBudget = 8000
+		c.ContextBudget = d.ContextBudget
 	}
 	if c.ContextMaxSummaries == 0 {
-		c.ContextMaxSummaries = 3
+		c.ContextMaxSummaries = d.ContextMaxSummaries
 	}
 	return c
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/service"
 
 	"github.com/recallhq/recall/pkg/store"
 )
@@ -40,15 +41,19 @@ type Config struct {
 	Refresh queue.RefreshConfig
 }
 
+// withDefaults fills the fields where zero cannot work with the env tags'
+// defaults, so that a Config built in code (tests) behaves like one read from
+// an empty environment.
 func (c Config) withDefaults() Config {
+	d := service.Defaults[Config]()
 	if c.Interval <= 0 {
-		c.Interval = 24 * time.Hour
+		c.Interval = d.Interval
 	}
 	if c.RetryAfter <= 0 {
-		c.RetryAfter = 5 * time.Minute
+		c.RetryAfter = d.RetryAfter
 	}
 	if c.BatchSize <= 0 {
-		c.BatchSize = 10000
+		c.BatchSize = d.BatchSize
 	}
 	c.Decay = c.Decay.WithDefaults()
 	return c

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/service"
 
 	"github.com/stretchr/testify/require"
 
@@ -145,4 +146,12 @@ func FuzzParseTurn(f *testing.F) {
 			require.Equal(t, std.Content, got.Content)
 		}
 	})
+}
+
+// The limits a binary reads from an empty environment are DefaultLimits: the
+// contract package keeps a literal (producers need no config library), and
+// this keeps it equal to the env tags, the one place defaults are set.
+func TestDefaultLimitsAreTheEnvDefaults(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, events.DefaultLimits, service.Defaults[events.LimitsConfig]().Limits())
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/service"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -34,7 +35,7 @@ type StreamConfig struct {
 }
 
 // DefaultStreamConfig is StreamConfig with its env defaults, for tests and tools.
-var DefaultStreamConfig = StreamConfig{Replicas: 1, DuplicateWindow: 2 * time.Minute, TasksMaxAge: 7 * 24 * time.Hour, DLQMaxAge: 30 * 24 * time.Hour}
+var DefaultStreamConfig = service.Defaults[StreamConfig]()
 
 // TurnsStreamConfig declares the turn stream: file storage (turns are the source of
 // truth for replay), limits retention (several consumers read it independently).
@@ -90,7 +91,7 @@ type ConsumerConfig struct {
 }
 
 // DefaultConsumerConfig is ConsumerConfig with its env defaults.
-var DefaultConsumerConfig = ConsumerConfig{AckWait: 30 * time.Second, MaxDeliver: 5, MaxAckPending: 20000}
+var DefaultConsumerConfig = service.Defaults[ConsumerConfig]()
 
 // DurableConsumer declares a worker's durable pull consumer on a stream. Several
 // replicas of the worker share it; the server spreads messages between them.

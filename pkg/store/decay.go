@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/recallhq/recall/pkg/service"
 )
 
 // DecayConfig is the lifecycle of interest facts, read from env by every binary
@@ -29,7 +31,7 @@ type DecayConfig struct {
 
 // DefaultDecayConfig is the config an empty environment gives: ×0.9 per full
 // 30 days, archived below 0.1, expired 90 days after the last mention.
-var DefaultDecayConfig = DecayConfig{Period: 30 * 24 * time.Hour, Factor: 0.9, Floor: 0.1, TTL: 90 * 24 * time.Hour}
+var DefaultDecayConfig = service.Defaults[DecayConfig]()
 
 // MaxDecaySteps bounds how many periods a fact may take to fall below its
 // floor (0.9 and 0.1 take 22). It keeps the multiplier tables the SQL side is

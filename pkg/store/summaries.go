@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/recallhq/recall/pkg/service"
 )
 
 // SummaryPolicy says when a session's summary is due after ingest: at least
@@ -24,7 +25,7 @@ type SummaryPolicy struct {
 }
 
 // DefaultSummaryPolicy is SummaryPolicy with its env defaults.
-var DefaultSummaryPolicy = SummaryPolicy{EveryMessages: 10, MinInterval: 5 * time.Minute}
+var DefaultSummaryPolicy = service.Defaults[SummaryPolicy]()
 
 // WithDefaults maps the zero values of a policy built in code to the env
 // defaults, like a policy read from an empty environment.

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/recallhq/recall/pkg/extract"
+	"github.com/recallhq/recall/pkg/service"
 )
 
 // Turn is one message of the stretch to summarize, oldest first.
@@ -80,7 +81,7 @@ type Options struct {
 }
 
 // DefaultOptions are Options with their env defaults.
-var DefaultOptions = Options{MaxRunes: 300, MaxTopics: 5}
+var DefaultOptions = service.Defaults[Options]()
 
 func (o Options) withDefaults() Options {
 	if o.MaxRunes <= 0 {
