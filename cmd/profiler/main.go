@@ -4,8 +4,8 @@
 package main
 
 import (
-	"github.com/recallhq/recall/pkg/profile"
+	"github.com/recallhq/recall/pkg/profiler"
 	"github.com/recallhq/recall/pkg/worker"
 )
 
-func main() { worker.Main(profile.Def) }
+func main() { worker.Main(profiler.Def) }

@@ -4,11 +4,11 @@ import (
 	"testing"
 
 	"github.com/recallhq/recall/internal/deploycheck"
-	"github.com/recallhq/recall/pkg/profile"
+	"github.com/recallhq/recall/pkg/profiler"
 	"github.com/recallhq/recall/pkg/worker"
 )
 
 func TestDeployEnvMatchesConfig(t *testing.T) {
 	t.Parallel()
-	deploycheck.CheckDeployEnv(t, "profiler", worker.EnvVars(profile.Def))
+	deploycheck.CheckDeployEnv(t, "profiler", worker.EnvVars(profiler.Def))
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/recallhq/recall/internal/deps"
 	"github.com/recallhq/recall/pkg/api"
-	"github.com/recallhq/recall/pkg/natsembed"
+	"github.com/recallhq/recall/pkg/natsserver"
 	"github.com/recallhq/recall/pkg/registry"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/worker"
@@ -42,7 +42,7 @@ func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	}
 	if os.Getenv("NATS_URL") == "" {
 		dir := filepath.Join(cfg.DataDir, "nats")
-		srv, err := natsembed.Start(natsembed.Options{Host: cfg.EmbeddedNATSHost, Port: cfg.EmbeddedNATSPort, StoreDir: dir})
+		srv, err := natsserver.Start(natsserver.Options{Host: cfg.EmbeddedNATSHost, Port: cfg.EmbeddedNATSPort, StoreDir: dir})
 		if err != nil {
 			return fmt.Errorf("embedded NATS (set NATS_URL to use an external server, or EMBEDDED_NATS_PORT to move it): %w", err)
 		}

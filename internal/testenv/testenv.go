@@ -22,7 +22,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/pkg/natsembed"
+	"github.com/recallhq/recall/pkg/natsserver"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -184,7 +184,7 @@ type NATS struct {
 // declares the streams.
 func NewNATS(t testing.TB) *NATS {
 	t.Helper()
-	srv, err := natsembed.Start(natsembed.Options{Port: -1, StoreDir: t.TempDir()})
+	srv, err := natsserver.Start(natsserver.Options{Port: -1, StoreDir: t.TempDir()})
 	require.NoError(t, err)
 	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
 	nc, err := nats.Connect(srv.ClientURL())

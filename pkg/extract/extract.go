@@ -1,5 +1,6 @@
 // Package extract turns chat text into typed interest facts (books, authors,
-// films, music, people, genres and topics) without calling any service.
+// films, music, people, genres and topics) without calling any service. It is
+// the logic; package extractor is the worker that runs it over the turn stream.
 //
 // Recall stores what a user is interested in so that a chat assistant can
 // remember it later. The extractors here run on the hot path of a queue

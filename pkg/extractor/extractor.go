@@ -1,7 +1,8 @@
 // Package extractor is the worker that turns chat turns into interest facts: it
 // consumes the turn stream on its own durable consumer, runs an extractor (rules by
 // default, an LLM with the rules as fallback when configured) over the turns it is
-// configured to read, and records the mentions idempotently.
+// configured to read, and records the mentions idempotently. The extraction
+// itself (rules, gazetteer, the model's prompt) is package extract.
 package extractor
 
 import (

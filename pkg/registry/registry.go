@@ -13,7 +13,7 @@ import (
 	"github.com/recallhq/recall/pkg/decayer"
 	"github.com/recallhq/recall/pkg/extractor"
 	"github.com/recallhq/recall/pkg/ingest"
-	"github.com/recallhq/recall/pkg/profile"
+	"github.com/recallhq/recall/pkg/profiler"
 	"github.com/recallhq/recall/pkg/seen"
 	"github.com/recallhq/recall/pkg/summarizer"
 	"github.com/recallhq/recall/pkg/worker"
@@ -25,7 +25,7 @@ var All = []worker.Worker{
 	extractor.Def,
 	seen.Def,
 	catalog.Def,
-	profile.Def,
+	profiler.Def,
 	summarizer.Def,
 	decayer.Def,
 }

@@ -1,6 +1,6 @@
 // Package summarizer is the worker that keeps session summaries: it consumes
 // summarize requests (recall.tasks.summarize.<tenant>.<user>.<session> on
-// RECALL_SIGNALS) on its own durable consumer, reads what is new in the session
+// RECALL_TASKS) on its own durable consumer, reads what is new in the session
 // since its current summary (at most the newest SUMMARY_MAX_MESSAGES messages)
 // together with that summary, writes the next version with a language model
 // or offline, and records the key topics as the user's interest facts. It also
@@ -13,6 +13,9 @@
 // for, a request whose range a summary already covers is acked without work,
 // and versions are keyed by the point they start from, so two summarizers
 // racing on a session cannot both write.
+//
+// The writers themselves (extractive, or a language model) are package
+// summarize; this package decides when they run and stores what they write.
 package summarizer
 
 import (

@@ -1,4 +1,4 @@
-package profile_test
+package profiler_test
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 	"github.com/recallhq/recall/pkg/catalog"
 	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/events"
-	"github.com/recallhq/recall/pkg/profile"
+	"github.com/recallhq/recall/pkg/profiler"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -30,7 +30,7 @@ type bundle struct {
 	emb  *embed.Hashing
 	pub  *queue.Publisher
 	reg  *prometheus.Registry
-	w    *profile.Worker
+	w    *profiler.Worker
 	o    options
 }
 
@@ -55,7 +55,7 @@ func setup(t *testing.T, o options) *bundle {
 	t.Helper()
 	b := &bundle{db: testenv.NewDB(t), nats: testenv.NewNATS(t), emb: embed.NewHashing(0), reg: prometheus.NewRegistry(), o: o}
 	b.pub = queue.NewPublisher(b.nats.JS)
-	w, _, err := profile.Def.Build(context.Background(), b.profilerConfig(), testenv.Deps(t, b.nats, b.db))
+	w, _, err := profiler.Def.Build(context.Background(), b.profilerConfig(), testenv.Deps(t, b.nats, b.db))
 	require.NoError(t, err)
 	b.w = w
 	if o.catalog {
@@ -67,8 +67,8 @@ func setup(t *testing.T, o options) *bundle {
 	return b
 }
 
-func (b *bundle) profilerConfig() profile.Config {
-	c := profile.Def.Defaults()
+func (b *bundle) profilerConfig() profiler.Config {
+	c := profiler.Def.Defaults()
 	fast(&c.Queue)
 	if b.o.runner.BatchSize > 0 {
 		c.Queue.Runner.BatchSize, c.Queue.Runner.Concurrency = b.o.runner.BatchSize, b.o.runner.Concurrency
@@ -80,7 +80,7 @@ func (b *bundle) profilerConfig() profile.Config {
 // startProfiler runs a profiler until the test ends, its metrics on b.reg.
 func (b *bundle) startProfiler(t *testing.T) {
 	t.Helper()
-	testenv.StartWorker(t, b.nats, b.db, profile.Def, func(c *profile.Config) { *c = b.profilerConfig() }, testenv.WithRegistry(b.reg))
+	testenv.StartWorker(t, b.nats, b.db, profiler.Def, func(c *profiler.Config) { *c = b.profilerConfig() }, testenv.WithRegistry(b.reg))
 }
 
 func book(id, ref, title, author string, genres ...string) events.CatalogItem {
@@ -270,24 +270,24 @@ func TestRefreshSkipsWhatIsCovered(t *testing.T) {
 	before := time.Now().Truncate(time.Microsecond)
 	out, err := b.w.Refresh(ctx, "t", "u", t0, before)
 	require.NoError(t, err)
-	require.Equal(t, profile.Computed, out)
+	require.Equal(t, profiler.Computed, out)
 
 	out, err = b.w.Refresh(ctx, "t", "u", t0, before)
 	require.NoError(t, err)
-	require.Equal(t, profile.Skipped, out, "covered: same time, changes read")
+	require.Equal(t, profiler.Skipped, out, "covered: same time, changes read")
 	out, err = b.w.Refresh(ctx, "t", "u", t0.Add(-time.Hour), before.Add(-time.Hour))
 	require.NoError(t, err)
-	require.Equal(t, profile.Skipped, out, "older in both respects")
+	require.Equal(t, profiler.Skipped, out, "older in both respects")
 
 	out, err = b.w.Refresh(ctx, "t", "u", t0, time.Now())
 	require.NoError(t, err)
-	require.Equal(t, profile.Computed, out, "changes after the last read")
+	require.Equal(t, profiler.Computed, out, "changes after the last read")
 	out, err = b.w.Refresh(ctx, "t", "u", t0.Add(time.Hour), before)
 	require.NoError(t, err)
-	require.Equal(t, profile.Computed, out, "a later event time: facts decay further")
+	require.Equal(t, profiler.Computed, out, "a later event time: facts decay further")
 	out, err = b.w.Refresh(ctx, "t", "u", t0, time.Now())
 	require.NoError(t, err)
-	require.Equal(t, profile.Computed, out)
+	require.Equal(t, profiler.Computed, out)
 	p, err := b.db.Store.Tenant("t").Profile(ctx, "u")
 	require.NoError(t, err)
 	require.Equal(t, t0.Add(time.Hour), p.ComputedFrom, "never back in event time")
@@ -333,14 +333,14 @@ func TestManyTasksOneRecompute(t *testing.T) {
 	// One task at a time, so that the skip rule (not batching) does the work
 	// (concurrent handlers could each recompute before either has stored).
 	b.startProfiler(t)
-	b.nats.WaitSettled(t, queue.TasksStream, profile.Def.Binding.Durable)
+	b.nats.WaitSettled(t, queue.TasksStream, profiler.Def.Binding.Durable)
 	p, err := b.db.Store.Tenant("t").Profile(ctx, "u")
 	require.NoError(t, err)
 	require.EqualValues(t, 1, p.Revision, "one recompute for %d tasks", stored)
-	require.Equal(t, 1.0, counter(t, b.reg, profile.Computed))
+	require.Equal(t, 1.0, counter(t, b.reg, profiler.Computed))
 	// The task stream kept only the newest task of the user, so the others
 	// never reached the profiler.
-	require.Zero(t, counter(t, b.reg, profile.Skipped))
+	require.Zero(t, counter(t, b.reg, profiler.Skipped))
 
 	weights := map[string]float64{}
 	for _, s := range shelf {
@@ -399,7 +399,7 @@ func TestDebouncedChangeIsNotLost(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, publish(t0.Add(time.Minute)).Duplicate, "folded into the first task")
 
-	b.nats.WaitSettled(t, queue.TasksStream, profile.Def.Binding.Durable)
+	b.nats.WaitSettled(t, queue.TasksStream, profiler.Def.Binding.Durable)
 	p, err := b.db.Store.Tenant("t").Profile(ctx, "u")
 	require.NoError(t, err)
 	require.Equal(t, 2, p.Sources["shelf"], "the folded change is in the vector")
@@ -417,7 +417,7 @@ func TestInvalidTasksDeadLettered(t *testing.T) {
 	// Another user's subject: the task stream keeps one task per subject.
 	_, err = b.nats.JS.Publish(ctx, events.ProfileTaskSubject("t", "u2"), []byte(`{"tenant_id":"t","user_id":"someone-else","requested_at":"2026-05-01T12:00:00Z"}`))
 	require.NoError(t, err)
-	b.nats.WaitSettled(t, queue.TasksStream, profile.Def.Binding.Durable)
+	b.nats.WaitSettled(t, queue.TasksStream, profiler.Def.Binding.Durable)
 	dl := b.nats.DeadLetters(t)
 	require.Len(t, dl, 2)
 	reasons := dl[0].Header.Get(queue.HeaderReason) + "\n" + dl[1].Header.Get(queue.HeaderReason)

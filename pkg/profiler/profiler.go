@@ -1,4 +1,5 @@
-// Package profile is the worker that keeps each user's interest vector: on a
+// Package profiler is the worker that keeps each user's interest vector (the
+// vector arithmetic is package embed's): on a
 // refresh task it reads the user's shelf (with the catalog's embeddings) and
 // active interest facts, and stores the normalised weighted sum with what went
 // into it.
@@ -9,7 +10,7 @@
 // changes behind the folded tasks are committed before it reads. Then a task
 // whose changes and event time the stored profile already covers is acked
 // without work, so that a backlog of tasks for one user costs one recompute.
-package profile
+package profiler
 
 import (
 	"context"

@@ -1,7 +1,8 @@
-// Package natsembed runs a NATS server with JetStream inside the process: for
+// Package natsserver runs a NATS server with JetStream inside the process (not
+// to be confused with package embed, which turns text into vectors): for
 // `recall run` when no NATS_URL is configured, and for tests. Production uses a
 // NATS cluster.
-package natsembed
+package natsserver
 
 import (
 	"errors"
@@ -26,7 +27,7 @@ type Options struct {
 // Shutdown (followed by WaitForShutdown).
 func Start(o Options) (*server.Server, error) {
 	if o.StoreDir == "" {
-		return nil, errors.New("natsembed: StoreDir is required")
+		return nil, errors.New("natsserver: StoreDir is required")
 	}
 	host := o.Host
 	if host == "" {
@@ -47,12 +48,12 @@ func Start(o Options) (*server.Server, error) {
 	}
 	s, err := server.NewServer(opts)
 	if err != nil {
-		return nil, fmt.Errorf("natsembed: %w", err)
+		return nil, fmt.Errorf("natsserver: %w", err)
 	}
 	go s.Start()
 	if !s.ReadyForConnections(10 * time.Second) {
 		s.Shutdown()
-		return nil, fmt.Errorf("natsembed: server on %s:%d not ready after 10s", host, o.Port)
+		return nil, fmt.Errorf("natsserver: server on %s:%d not ready after 10s", host, o.Port)
 	}
 	return s, nil
 }
