@@ -47,5 +47,5 @@ func (n *NATS) WaitSettled(t testing.TB, stream, consumer string) {
 			}
 		}
 		return true
-	}, 20*time.Second, 10*time.Millisecond, "consumer %s on %s did not settle", consumer, stream)
+	}, time.Minute, 10*time.Millisecond, "consumer %s on %s did not settle", consumer, stream)
 }

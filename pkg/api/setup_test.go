@@ -368,25 +368,7 @@ func (b *bundle) subjectMsgs(t *testing.T, tenant, user, session string) uint64 
 func (b *bundle) waitIngested(t *testing.T) {
 	t.Helper()
 	ctx := t.Context()
-	require.Eventually(t, func() bool {
-		s, err := b.js.Stream(ctx, queue.TurnsStream)
-		if err != nil {
-			return false
-		}
-		si, err := s.Info(ctx)
-		if err != nil {
-			return false
-		}
-		ci, err := s.Consumer(ctx, ingest.Def.Binding.Durable)
-		if err != nil {
-			return false
-		}
-		info, err := ci.Info(ctx)
-		if err != nil {
-			return false
-		}
-		return info.AckFloor.Stream >= si.State.LastSeq && info.NumAckPending == 0 && info.NumPending == 0
-	}, 15*time.Second, 10*time.Millisecond, "ingest did not catch up with the turn stream")
+	b.nats.WaitSettled(t, queue.TurnsStream, ingest.Def.Binding.Durable)
 	dlq, err := b.js.Stream(ctx, queue.DLQStream)
 	require.NoError(t, err)
 	info, err := dlq.Info(ctx)

@@ -111,20 +111,8 @@ func TestIngestExactlyOnce(t *testing.T) {
 		b.publishRaw(t, m.Subject, m.Data, "")
 	}
 	b.start(t)
-	require.Eventually(t, func() bool {
-		cons, err := b.nats.JS.Consumer(ctx, queue.TurnsStream, ingest.Def.Binding.Durable)
-		if err != nil {
-			return false
-		}
-		info, err := cons.Info(ctx)
-		s, serr := b.nats.JS.Stream(ctx, queue.TurnsStream)
-		if err != nil || serr != nil {
-			return false
-		}
-		si, err := s.Info(ctx)
-		// Every message acked, retries included.
-		return err == nil && info.NumPending == 0 && info.NumAckPending == 0 && info.AckFloor.Stream >= si.State.LastSeq
-	}, 60*time.Second, 10*time.Millisecond)
+	// Every message acked, retries included.
+	b.nats.WaitSettled(t, queue.TurnsStream, ingest.Def.Binding.Durable)
 
 	require.Equal(t, 10000, b.count(t, `SELECT count(*) FROM messages`))
 	require.Equal(t, 10000, b.count(t, `SELECT count(DISTINCT event_id) FROM messages`))
