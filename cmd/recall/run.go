@@ -75,6 +75,9 @@ func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	if err != nil {
 		return err
 	}
+	if limit := service.LimitMemory(cfg.MemoryHeadroom); limit > 0 {
+		log.Info("memory limit set", "bytes", limit, "headroom", cfg.MemoryHeadroom)
+	}
 	httpSrv := service.Server{Name: "api", Addr: cfg.API.Addr, Handler: srv.Handler(d.Registry)}
 	tasks = append(tasks, d.Ops(cfg.Config, log), func(ctx context.Context) error {
 		return httpSrv.Serve(ctx, log, cfg.ShutdownTimeout, func(addr string) {

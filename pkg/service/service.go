@@ -14,6 +14,8 @@ import (
 	"os"
 	"os/signal"
 	"reflect"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -33,6 +35,28 @@ type Base struct {
 	// ShutdownTimeout bounds the whole drain after SIGTERM; keep Kubernetes'
 	// terminationGracePeriodSeconds above it.
 	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" envDefault:"25s"`
+	// MemoryHeadroom is how far the Go heap may grow above what the process
+	// holds once it has started (LimitMemory); 0 leaves the runtime alone.
+	// GOMEMLIMIT, when set, wins.
+	MemoryHeadroom int64 `env:"MEMORY_HEADROOM" envDefault:"134217728"`
+}
+
+// LimitMemory sets the runtime's soft memory limit to what the process holds
+// now plus headroom, unless GOMEMLIMIT is set or headroom is 0. Call it once
+// start-up has loaded what the process keeps (the segmenter's dictionary is a
+// few hundred megabytes): the default GC target grows the heap in proportion
+// to what is live, so a process holding a large dictionary would otherwise
+// double it before collecting. It returns the limit set (0: none).
+func LimitMemory(headroom int64) int64 {
+	if headroom <= 0 || os.Getenv("GOMEMLIMIT") != "" {
+		return 0
+	}
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	limit := int64(ms.Sys-ms.HeapReleased) + headroom
+	debug.SetMemoryLimit(limit)
+	return limit
 }
 
 // LoadConfig parses env into a config struct, applying the defaults in its tags.

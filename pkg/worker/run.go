@@ -70,6 +70,9 @@ func Run(ctx context.Context, log *slog.Logger, name string, workers []Worker, o
 	if err != nil {
 		return err
 	}
+	if limit := service.LimitMemory(base.MemoryHeadroom); limit > 0 {
+		log.Info("memory limit set", "bytes", limit, "headroom", base.MemoryHeadroom)
+	}
 	return service.RunAll(ctx, append(tasks, d.Ops(base, log))...)
 }
 

@@ -1,0 +1,254 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/require"
+
+	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/registry"
+)
+
+// BenchmarkMemory reports the resident memory of the real binaries: `recall
+// run` (embedded JetStream, every worker and the API in one process) at start,
+// after 100k turns went through every worker, and after a context load; and
+// each single-worker binary (and the API) at start. Targets: `recall run` at
+// most 500 MB at its peak, a worker that does not segment Chinese at most
+// 60 MB. BENCH_MEMORY_TURNS overrides the number of turns.
+func BenchmarkMemory(b *testing.B) {
+	n := 100_000
+	if v, err := strconv.Atoi(os.Getenv("BENCH_MEMORY_TURNS")); err == nil && v > 0 {
+		n = v
+	}
+	bin := b.TempDir()
+	build := exec.Command("go", "build", "-o", bin+string(filepath.Separator), "../cmd/...")
+	out, err := build.CombinedOutput()
+	require.NoError(b, err, string(out))
+	for range b.N {
+		settle(b)
+		memoryOfRun(b, bin, n)
+		settle(b)
+		memoryOfWorkers(b, bin)
+	}
+}
+
+func memoryOfRun(b *testing.B, bin string, n int) {
+	db := testenv.NewDB(b)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(bin, "recall"), "run")
+	cmd.Env = append(os.Environ(), "DATABASE_URL="+db.URL, "NATS_URL=", "EMBEDDED_NATS_PORT=-1", "DATA_DIR="+b.TempDir(),
+		"API_ADDR=127.0.0.1:0", "OPS_ADDR=127.0.0.1:0", "LOG_LEVEL=warn")
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(b, err)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(b, cmd.Start())
+	defer stop(cmd)
+	apiURL, natsURL := "", ""
+	lines := bufio.NewScanner(stdout)
+	for apiURL == "" && lines.Scan() {
+		if u, ok := strings.CutPrefix(lines.Text(), "NATS (embedded JetStream): "); ok {
+			natsURL = u
+		}
+		if m := regexp.MustCompile(`^API: (http://\S+)`).FindStringSubmatch(lines.Text()); m != nil {
+			apiURL = m[1]
+		}
+	}
+	go func() { _, _ = io.Copy(io.Discard, stdout) }()
+	require.NotEmpty(b, apiURL, stderr.String())
+	waitReady(b, apiURL+"/readyz")
+	time.Sleep(2 * time.Second)
+	start := rss(b, cmd.Process.Pid)
+
+	turns := memoryTurns(n)
+	for i := 0; i < len(turns); i += 500 {
+		body, err := json.Marshal(turns[i:min(i+500, len(turns))])
+		require.NoError(b, err)
+		req, _ := http.NewRequest(http.MethodPost, apiURL+"/v1/turns", bytes.NewReader(body))
+		req.Header.Set("X-Tenant-ID", "bench")
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(b, err)
+		_ = resp.Body.Close()
+		require.Equal(b, http.StatusAccepted, resp.StatusCode)
+	}
+	waitAllSettled(b, natsURL)
+	var stored int
+	require.NoError(b, db.Store.Pool().QueryRow(ctx, `SELECT count(*) FROM messages`).Scan(&stored))
+	require.Equal(b, n, stored)
+	ingested := rss(b, cmd.Process.Pid)
+
+	// The context of every session, from 32 clients at once.
+	var wg sync.WaitGroup
+	users := memoryUsers(n)
+	for c := range 32 {
+		wg.Go(func() {
+			for u := c; u < users; u += 32 {
+				resp, err := http.Get(fmt.Sprintf("%s/v1/context?user_id=u%04d&session_id=s%04d-0", apiURL, u, u))
+				if err == nil {
+					_, _ = io.Copy(io.Discard, resp.Body)
+					_ = resp.Body.Close()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	loaded := rss(b, cmd.Process.Pid)
+	b.ReportMetric(float64(loaded.peak)/(1<<20), "run_peak_MB")
+	fmt.Printf("memory: recall run (embedded JetStream, API and %d workers), %d turns through every worker\n", len(registry.All), n)
+	fmt.Printf("  at start %d MB; after the turns %d MB; after the context load %d MB; peak %d MB (target peak <= 500 MB)\n",
+		start.now>>20, ingested.now>>20, loaded.now>>20, loaded.peak>>20)
+}
+
+// memoryOfWorkers starts each single-worker binary, and the API, against one
+// JetStream server and database, and reads its memory once it is ready.
+func memoryOfWorkers(b *testing.B, bin string) {
+	db := testenv.NewDB(b)
+	nt := testenv.NewNATS(b)
+	names := append(registry.Names(), "api")
+	var parts []string
+	for _, name := range names {
+		addr := freeAddr(b)
+		cmd := exec.Command(filepath.Join(bin, name))
+		cmd.Env = append(os.Environ(), "DATABASE_URL="+db.URL, "NATS_URL="+nt.URL, "OPS_ADDR="+addr, "API_ADDR="+freeAddr(b), "LOG_LEVEL=warn")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		require.NoError(b, cmd.Start(), name)
+		waitReady(b, "http://"+addr+"/readyz")
+		time.Sleep(2 * time.Second)
+		m := rss(b, cmd.Process.Pid)
+		stop(cmd)
+		parts = append(parts, fmt.Sprintf("%s %d MB", name, m.now>>20))
+		b.ReportMetric(float64(m.now)/(1<<20), name+"_MB")
+	}
+	fmt.Printf("  single binaries at start: %s (target <= 60 MB without the segmenter: all but extractor and summarizer)\n", strings.Join(parts, ", "))
+}
+
+type memory struct{ now, peak int64 }
+
+// rss reads a process's resident set and its peak from /proc.
+func rss(b *testing.B, pid int) memory {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	require.NoError(b, err)
+	var m memory
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		kb, _ := strconv.ParseInt(f[1], 10, 64)
+		switch f[0] {
+		case "VmRSS:":
+			m.now = kb << 10
+		case "VmHWM:":
+			m.peak = kb << 10
+		}
+	}
+	return m
+}
+
+func stop(cmd *exec.Cmd) {
+	if cmd.ProcessState != nil {
+		return
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
+}
+
+func waitReady(b *testing.B, url string) {
+	require.Eventually(b, func() bool {
+		resp, err := http.Get(url)
+		if err != nil {
+			return false
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	}, time.Minute, 50*time.Millisecond, url)
+}
+
+func freeAddr(b *testing.B) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(b, err)
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// waitAllSettled waits until every durable consumer of every stream has
+// nothing pending and nothing awaiting an ack, twice in a row.
+func waitAllSettled(b *testing.B, url string) {
+	nc, err := nats.Connect(url)
+	require.NoError(b, err)
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	require.NoError(b, err)
+	ctx := context.Background()
+	quiet := 0
+	require.Eventually(b, func() bool {
+		settled := true
+		for name := range js.StreamNames(ctx).Name() {
+			s, err := js.Stream(ctx, name)
+			if err != nil {
+				return false
+			}
+			for info := range s.ListConsumers(ctx).Info() {
+				if info.NumPending > 0 || info.NumAckPending > 0 {
+					settled = false
+				}
+			}
+		}
+		if settled {
+			quiet++
+		} else {
+			quiet = 0
+		}
+		return quiet >= 3
+	}, 15*time.Minute, 500*time.Millisecond, "the workers did not settle")
+}
+
+// memoryUsers is how many users memoryTurns spreads n turns over.
+func memoryUsers(n int) int { return max(n/100, 1) }
+
+// memoryTurns are n turns of 100 per user in sessions of 20, English and
+// Chinese, with a presented list every tenth assistant turn, so every worker
+// has work: the extractor and summarizer segment and extract, seen records.
+func memoryTurns(n int) []events.Turn {
+	zh := []string{"我最近在看《三体》，刘慈欣写得真好", "推荐几部科幻电影吧，我喜欢《星际穿越》", "周杰伦的《晴天》百听不厌"}
+	out := makeTurns(n)
+	for i := range out {
+		u := i % memoryUsers(n)
+		k := i / memoryUsers(n)
+		out[i].UserID = fmt.Sprintf("u%04d", u)
+		out[i].SessionID = fmt.Sprintf("s%04d-%d", u, k/20)
+		if i%3 == 0 && out[i].Role == events.RoleUser {
+			out[i].Content = fmt.Sprintf("%s（第%d次）", zh[i%len(zh)], i)
+		}
+	}
+	return out
+}
