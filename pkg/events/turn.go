@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"sort"
 	"time"
 
 	fastjson "github.com/goccy/go-json"
@@ -78,6 +79,44 @@ type ToolCall struct {
 	Result     json.RawMessage `json:"result,omitempty"`
 	Status     string          `json:"status,omitempty"`
 	DurationMS int64           `json:"duration_ms,omitempty"`
+}
+
+// ResultStrings are the string values of the call's result, in document
+// order with object keys sorted (the same result gives the same strings every
+// time): what a tool returned for a reader of text (titles, names,
+// snippets), for the workers that read tool results as text when configured
+// to. A result that is not JSON has none.
+func (c ToolCall) ResultStrings() []string {
+	if len(c.Result) == 0 {
+		return nil
+	}
+	var v any
+	if json.Unmarshal(c.Result, &v) != nil {
+		return nil
+	}
+	var out []string
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			out = append(out, x)
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				walk(x[k])
+			}
+		}
+	}
+	walk(v)
+	return out
 }
 
 // ToolCallsJSON is the turn's tool_calls array as JSON: the bytes received when

@@ -7,11 +7,9 @@ package extractor
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -204,7 +202,7 @@ func (w *Worker) mentions(ctx context.Context, t *events.Turn) ([]store.Mention,
 	text := t.Content
 	if w.cfg.ToolResults {
 		for _, tc := range t.ToolCalls {
-			text += "\n" + strings.Join(jsonStrings(tc.Result), "\n")
+			text += "\n" + strings.Join(tc.ResultStrings(), "\n")
 		}
 	}
 	if strings.TrimSpace(text) == "" {
@@ -243,39 +241,4 @@ func (w *Worker) mentions(ctx context.Context, t *events.Turn) ([]store.Mention,
 		})
 	}
 	return out, nil
-}
-
-// jsonStrings collects the string values of a JSON document (tool results are
-// stored verbatim; their titles and names are strings).
-func jsonStrings(raw json.RawMessage) []string {
-	if len(raw) == 0 {
-		return nil
-	}
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return nil
-	}
-	var out []string
-	var walk func(any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case string:
-			out = append(out, x)
-		case []any:
-			for _, e := range x {
-				walk(e)
-			}
-		case map[string]any:
-			keys := make([]string, 0, len(x))
-			for k := range x {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys) // the same result gives the same text, every time
-			for _, k := range keys {
-				walk(x[k])
-			}
-		}
-	}
-	walk(v)
-	return out
 }
