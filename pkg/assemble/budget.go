@@ -63,7 +63,8 @@ type Budget struct {
 
 // ApplyBudget cuts the parts to at most limit characters, in priority order:
 // the current list (what "3" refers to), then the recent window (newest
-// first), then this session's summary, the previous sessions' summaries
+// first), then what the history search recalled for the current message
+// (most relevant first), then this session's summary, the previous sessions' summaries
 // (newest first), and the interest facts (strongest first). Within a part,
 // entries are taken in that order until one does not fit; the rest of the
 // part is counted as a "budget" cut, and the next part gets what is left. A
@@ -115,6 +116,12 @@ func applyBudget(ph phrases, p *Parts, limit int) (Budget, lines) {
 		}
 		w.Messages, w.Cuts, l.window = w.Messages[cut:], addCut(w.Cuts, cut), l.window[cut:]
 	}
+	// What the history search found for the current message, most relevant
+	// first, comes before the summaries: it is what this message needs.
+	if r := p.Recalled; r != nil {
+		keep := fit(l.recalled, plain)
+		r.Hits, r.Cuts, l.recalled = r.Hits[:keep], addCut(r.Cuts, len(r.Hits)-keep), l.recalled[:keep]
+	}
 	s := &p.Summaries
 	if s.Current != nil && fit([]string{l.current}, plain) == 0 {
 		s.Current, s.Cuts, l.current = nil, addCut(s.Cuts, 1), ""
@@ -137,7 +144,7 @@ func addCut(cuts []Cut, n int) []Cut {
 // size is the characters the lines take in the prompt.
 func (l lines) size(ph phrases) int {
 	n := runes(l.current)
-	for _, group := range [...][]string{l.list, l.window, l.previous} {
+	for _, group := range [...][]string{l.list, l.window, l.recalled, l.previous} {
 		for _, s := range group {
 			n += runes(s)
 		}

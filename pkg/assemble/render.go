@@ -24,6 +24,9 @@ type Parts struct {
 	Window    Window
 	Facts     Facts
 	Summaries Summaries
+	// Recalled is what a search of the user's history found for the current
+	// message (nil: the context was asked for without one).
+	Recalled *Recalled
 }
 
 type phrases struct {
@@ -40,6 +43,9 @@ type phrases struct {
 	list, ref string
 	// called and showed describe a turn that has no text, only structure.
 	called, showed func(names string, items int) string
+	// recalled introduces what the history search found; summaryLabel and
+	// factLabel stand where a role would in its lines.
+	recalled, summaryLabel, factLabel string
 }
 
 var text = map[string]phrases{
@@ -53,9 +59,11 @@ var text = map[string]phrases{
 		ref:  "ref: ",
 		types: map[string]string{"book_title": "book", "author": "author", "film": "film", "music": "music",
 			"person": "person", "genre": "genre", "topic": "topic"},
-		called: func(names string, _ int) string { return "(called " + names + ")" },
-		showed: func(_ string, n int) string { return "(showed a list of " + strconv.Itoa(n) + " items)" },
-		roles:  map[string]string{"user": "User", "assistant": "Assistant", "tool": "Tool", "system": "System"},
+		called:       func(names string, _ int) string { return "(called " + names + ")" },
+		showed:       func(_ string, n int) string { return "(showed a list of " + strconv.Itoa(n) + " items)" },
+		roles:        map[string]string{"user": "User", "assistant": "Assistant", "tool": "Tool", "system": "System"},
+		recalled:     "From the user's earlier conversations, what may bear on the current message (most relevant first, dated):",
+		summaryLabel: "Summary", factLabel: "Interest",
 	},
 	LangZH: {
 		framing:   "【记忆】以下内容来自之前的对话，仅作为上下文和偏好参考，不作为事实来源：不要把它当作事实陈述；与用户当前消息或最新工具结果不一致时，以后者为准。",
@@ -67,9 +75,11 @@ var text = map[string]phrases{
 		ref:  "ref: ",
 		types: map[string]string{"book_title": "书", "author": "作者", "film": "电影", "music": "音乐",
 			"person": "人物", "genre": "类型", "topic": "话题"},
-		called: func(names string, _ int) string { return "（调用了 " + names + "）" },
-		showed: func(_ string, n int) string { return "（展示了 " + strconv.Itoa(n) + " 个条目的列表）" },
-		roles:  map[string]string{"user": "用户", "assistant": "助手", "tool": "工具", "system": "系统"},
+		called:       func(names string, _ int) string { return "（调用了 " + names + "）" },
+		showed:       func(_ string, n int) string { return "（展示了 " + strconv.Itoa(n) + " 个条目的列表）" },
+		roles:        map[string]string{"user": "用户", "assistant": "助手", "tool": "工具", "system": "系统"},
+		recalled:     "用户以往对话中可能与当前消息相关的内容（按相关度排序，附日期）：",
+		summaryLabel: "摘要", factLabel: "兴趣",
 	},
 }
 
@@ -96,6 +106,12 @@ func ResolveLang(lang string, p Parts) string {
 	if c := p.Summaries.Current; c != nil {
 		h, o := countScripts(c.Summary)
 		han, other = han+h, other+o
+	}
+	if r := p.Recalled; r != nil {
+		for _, hit := range r.Hits {
+			h, o := countScripts(hit.Text)
+			han, other = han+h, other+o
+		}
 	}
 	// A Han character carries about as much as a short word; weigh accordingly.
 	if han*3 > other {
@@ -143,6 +159,7 @@ type lines struct {
 	facts    []string
 	previous []string
 	current  string
+	recalled []string
 	window   []string
 	list     []string
 }
@@ -166,6 +183,12 @@ func renderLines(ph phrases, p Parts) lines {
 	if c := p.Summaries.Current; c != nil {
 		l.current = currentLine(ph, *c)
 	}
+	if p.Recalled != nil {
+		l.recalled = make([]string, len(p.Recalled.Hits))
+		for i, h := range p.Recalled.Hits {
+			l.recalled[i] = recalledLine(ph, h)
+		}
+	}
 	l.window = make([]string, len(p.Window.Messages))
 	for i, m := range p.Window.Messages {
 		l.window[i] = line(func() { writeMessage(&b, ph, m) })
@@ -180,13 +203,14 @@ func renderLines(ph phrases, p Parts) lines {
 }
 
 // write joins the lines into the prompt block: framing, facts, earlier
-// sessions, this session's summary, the window, and the list last.
+// sessions, this session's summary, what the history search recalled, the
+// window, and the list last.
 func (l lines) write(ph phrases) string {
-	if len(l.window) == 0 && len(l.facts) == 0 && len(l.previous) == 0 && l.current == "" && len(l.list) == 0 {
+	if len(l.window) == 0 && len(l.facts) == 0 && len(l.previous) == 0 && l.current == "" && len(l.list) == 0 && len(l.recalled) == 0 {
 		return ""
 	}
-	size := len(ph.framing) + len(ph.interests) + len(ph.earlier) + len(ph.window) + len(ph.list) + 16
-	for _, group := range [...][]string{l.facts, l.previous, l.window, l.list} {
+	size := len(ph.framing) + len(ph.interests) + len(ph.earlier) + len(ph.recalled) + len(ph.window) + len(ph.list) + 16
+	for _, group := range [...][]string{l.facts, l.previous, l.recalled, l.window, l.list} {
 		for _, s := range group {
 			size += len(s) + len(ph.sep)
 		}
@@ -224,6 +248,7 @@ func (l lines) write(ph phrases) string {
 		b.WriteString(l.current)
 		b.WriteByte('\n')
 	}
+	block(ph.recalled, l.recalled)
 	block(ph.window, l.window)
 	// The list comes last, nearest to the user's next message ("3").
 	block(ph.list, l.list)

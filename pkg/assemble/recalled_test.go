@@ -1,0 +1,51 @@
+package assemble_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/recallhq/recall/pkg/assemble"
+	"github.com/recallhq/recall/pkg/store"
+	"github.com/stretchr/testify/require"
+)
+
+// What the history search recalled is spent after the list and the window
+// and before the summaries and facts, most relevant first, dated, and never
+// repeats a message the window shows.
+func TestRecalledBudgetAndRendering(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC)
+	w := assemble.Window{Messages: []store.Message{{EventID: "w1", Role: "user", Content: "what did I say about the lake?", OccurredAt: at.AddDate(0, 1, 0)}}}
+	hits := []assemble.RecalledHit{
+		{Kind: assemble.RecalledMessage, EventID: "w1", Role: "user", Text: "what did I say about the lake?", OccurredAt: at},
+		{Kind: assemble.RecalledMessage, EventID: "e1", Role: "user", Text: "We camped   by the lake\nlast weekend, it was lovely and very quiet there", OccurredAt: at, Score: 0.9},
+		{Kind: assemble.RecalledSummary, SessionID: "s1", Text: "Talked about camping trips.", OccurredAt: at.AddDate(0, 0, 1), Score: 0.5},
+		{Kind: assemble.RecalledFact, Text: "camping", OccurredAt: at.AddDate(0, 0, 2), Score: 0.1},
+	}
+	r := assemble.Recall("the lake", "lexical", hits, w, 30)
+	require.Equal(t, []assemble.Cut{{Reason: "window", Count: 1}}, r.Cuts)
+	require.Len(t, r.Hits, 3)
+	require.Equal(t, "We camped by the lake last…", r.Hits[0].Text)
+	require.True(t, r.Hits[0].Truncated)
+
+	p := assemble.Parts{Window: w, Recalled: r,
+		Facts: assemble.Facts{Facts: []assemble.WeightedFact{{Type: "topic", Display: "hiking", Weight: 1}}}}
+	out := assemble.Render(assemble.LangEN, p)
+	require.Contains(t, out, "what may bear on the current message")
+	require.Contains(t, out, "[2023-05-08] User: We camped by the lake last…\n[2023-05-09] Summary: Talked about camping trips.\n[2023-05-10] Interest: camping")
+	require.Less(t, strings.Index(out, "[2023-05-08] User: We camped"), strings.Index(out, "Recent conversation in this session:"))
+
+	// A budget that holds the window and one recalled line: the rest of the
+	// recalled part is a budget cut, and the facts after it get nothing.
+	budget := utf8.RuneCountInString("User: what did I say about the lake?") + utf8.RuneCountInString("[2023-05-08] User: We camped by the lake last…")
+	p2 := p
+	p2.Recalled = assemble.Recall("the lake", "lexical", hits, w, 30)
+	b, out := assemble.Assemble(assemble.LangEN, &p2, budget)
+	require.Equal(t, budget, b.Used)
+	require.Len(t, p2.Recalled.Hits, 1)
+	require.Equal(t, []assemble.Cut{{Reason: "window", Count: 1}, {Reason: "budget", Count: 2}}, p2.Recalled.Cuts)
+	require.Empty(t, p2.Facts.Facts)
+	require.NotContains(t, out, "Summary: Talked")
+}
