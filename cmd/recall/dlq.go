@@ -21,10 +21,11 @@ import (
 	"github.com/recallhq/recall/pkg/service"
 )
 
+// natsToolConfig is what the tools that only talk to NATS read (the log
+// level is read by service.Main).
 type natsToolConfig struct {
-	LogLevel slog.Level `env:"LOG_LEVEL" envDefault:"info"`
-	NATS     queue.NATSConfig
-	Streams  queue.StreamConfig
+	NATS    queue.NATSConfig
+	Streams queue.StreamConfig
 }
 
 const dlqUsage = `usage: recall dlq <list|show|redrive|delete> [flags] [seq...]

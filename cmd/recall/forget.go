@@ -15,9 +15,12 @@ import (
 	"github.com/recallhq/recall/pkg/store"
 )
 
+// forgetConfig names its parts as fields: the env library skips an embedded
+// unexported struct, which once left NATS_URL and STREAM_* unread here.
 type forgetConfig struct {
-	natsToolConfig
-	DB store.Config
+	NATS    queue.NATSConfig
+	Streams queue.StreamConfig
+	DB      store.Config
 }
 
 // forgetCmd removes a user completely, as DELETE /v1/users/{user_id} does.

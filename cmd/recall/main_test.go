@@ -5,6 +5,7 @@ import (
 
 	"github.com/recallhq/recall/internal/deploycheck"
 	"github.com/recallhq/recall/pkg/service"
+	"github.com/stretchr/testify/require"
 )
 
 func TestComposeMigrateEnvMatchesConfig(t *testing.T) {
@@ -26,4 +27,26 @@ func TestRunConfigDefaults(t *testing.T) {
 func TestK8sMigrateJobEnvMatchesConfig(t *testing.T) {
 	t.Parallel()
 	deploycheck.CheckK8sEnv(t, deploycheck.LoadK8s(t), "recall-migrate", service.EnvVars[migrateConfig](), []string{"DATABASE_URL"})
+}
+
+// The tools read NATS_URL, NATS_CREDS_FILE and STREAM_* like every binary:
+// forget once embedded an unexported struct the env library skips, and
+// purged nothing on the server it was pointed at.
+func TestToolConfigsReadNATS(t *testing.T) {
+	t.Parallel()
+	environ := map[string]string{"NATS_URL": "nats://elsewhere:4333", "NATS_CREDS_FILE": "/creds", "STREAM_REPLICAS": "3",
+		"DATABASE_URL": "postgres://db/recall"}
+	var f forgetConfig
+	require.NoError(t, service.LoadInto(&f, environ))
+	require.Equal(t, "nats://elsewhere:4333", f.NATS.URL)
+	require.Equal(t, "/creds", f.NATS.CredsFile)
+	require.Equal(t, 3, f.Streams.Replicas)
+	require.Equal(t, "postgres://db/recall", f.DB.URL)
+	var d natsToolConfig
+	require.NoError(t, service.LoadInto(&d, environ))
+	require.Equal(t, "nats://elsewhere:4333", d.NATS.URL)
+	require.Equal(t, 3, d.Streams.Replicas)
+	for _, v := range []string{"NATS_URL", "NATS_CREDS_FILE", "STREAM_REPLICAS", "DATABASE_URL"} {
+		require.Contains(t, service.EnvVars[forgetConfig](), v)
+	}
 }
