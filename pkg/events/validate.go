@@ -294,6 +294,87 @@ func checkRaw(fe *fieldErrors, field string, raw json.RawMessage, object bool) {
 	if loneSurrogate(raw) {
 		fe.add(field, "contains a \\u escape of half a UTF-16 surrogate pair, which is not a character and cannot be stored")
 	}
+	if n, ok := unstorableNumber(raw); ok {
+		fe.add(field, "holds the number %s, which PostgreSQL cannot store (at most %d digits before the decimal point and %d after)",
+			truncate(n, 40), pgNumericMaxWeight, pgNumericMaxScale)
+	}
+}
+
+// PostgreSQL's jsonb keeps numbers as numeric, which holds at most this many
+// digits before the decimal point and after it (the literal's own, exponent
+// applied: 1e131072 and 1e-16384 are too long).
+const (
+	pgNumericMaxWeight = 131072
+	pgNumericMaxScale  = 16383
+)
+
+// unstorableNumber returns the first number in raw JSON that PostgreSQL's
+// numeric cannot hold. Only numbers outside strings are read; the scan costs
+// one pass over the bytes.
+func unstorableNumber(raw []byte) (string, bool) {
+	inString := false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		if c == '"' {
+			inString = true
+			continue
+		}
+		if c != '-' && (c < '0' || c > '9') {
+			continue
+		}
+		j := i
+		for j < len(raw) && strings.IndexByte("+-0123456789.eE", raw[j]) >= 0 {
+			j++
+		}
+		if !numericFits(raw[i:j]) {
+			return string(raw[i:j]), true
+		}
+		i = j - 1
+	}
+	return "", false
+}
+
+// numericFits reports whether a JSON number literal fits PostgreSQL's numeric:
+// its digits before the decimal point (leading zeros aside, exponent applied)
+// and its scale (fraction digits less the exponent) within the limits.
+func numericFits(lit []byte) bool {
+	s := strings.TrimPrefix(string(lit), "-")
+	mant, exp, hasExp := strings.Cut(strings.ToLower(s), "e")
+	e := 0
+	if hasExp {
+		exp = strings.TrimPrefix(exp, "+")
+		neg := strings.HasPrefix(exp, "-")
+		exp = strings.TrimLeft(strings.TrimPrefix(exp, "-"), "0")
+		if len(exp) > 7 { // beyond any limit either way, and beyond int on the way
+			return false
+		}
+		for _, d := range exp {
+			e = e*10 + int(d-'0')
+		}
+		if neg {
+			e = -e
+		}
+	}
+	intPart, frac, _ := strings.Cut(mant, ".")
+	digits := strings.TrimLeft(intPart+frac, "0")
+	if digits != "" {
+		// The position of the first significant digit, as a count of digits
+		// before the decimal point.
+		weight := len(intPart) - (len(intPart+frac) - len(digits)) + e
+		if weight > pgNumericMaxWeight {
+			return false
+		}
+	}
+	return max(len(frac)-e, 0) <= pgNumericMaxScale
 }
 
 // loneSurrogate reports whether raw JSON holds a \uD800–\uDFFF escape that is

@@ -155,3 +155,33 @@ func TestDefaultLimitsAreTheEnvDefaults(t *testing.T) {
 	t.Parallel()
 	require.Equal(t, events.DefaultLimits, service.Defaults[events.LimitsConfig]().Limits())
 }
+
+// Numbers PostgreSQL's numeric cannot hold are a validation error naming the
+// field, at the edge, not a dead letter after the producer was told 202.
+func TestUnstorableNumbersRejected(t *testing.T) {
+	t.Parallel()
+	base := `{"id":"e1","tenant_id":"t","user_id":"u","session_id":"s","occurred_at":"2026-01-01T00:00:00Z","role":"assistant","content":"x"`
+	cases := []struct {
+		extra string
+		field string
+	}{
+		{`,"metadata":{"n":1e1000000}`, "metadata"},
+		{`,"metadata":{"n":1e131072}`, "metadata"},
+		{`,"metadata":{"n":-1e-16384}`, "metadata"},
+		{`,"metadata":{"n":123456789012345678901234567890e-16400}`, "metadata"},
+		{`,"tool_calls":[{"name":"f","arguments":{"x":[1,2,1E+999999]}}]`, "tool_calls[0].arguments"},
+		{`,"tool_calls":[{"name":"f","result":1e9999999999999999999}]`, "tool_calls[0].result"},
+		{`,"items":[{"ref":"/a","attrs":{"rating":1e200000}}]`, "items[0].attrs"},
+	}
+	for _, tc := range cases {
+		_, err := events.DecodeTurn([]byte(base+tc.extra+"}"), events.ValidateOptions{Limits: events.DefaultLimits})
+		require.Error(t, err, tc.extra)
+		require.Contains(t, fields(err), tc.field, tc.extra)
+		require.Contains(t, err.Error(), "PostgreSQL cannot store", tc.extra)
+	}
+	// What numeric holds passes, strings that look like numbers too.
+	for _, ok := range []string{`,"metadata":{"n":1e131071,"m":1e-16383,"k":0.000000001,"s":"1e1000000","big":12345678901234567890123,"neg":-0.5e-3}`} {
+		_, err := events.DecodeTurn([]byte(base+ok+"}"), events.ValidateOptions{Limits: events.DefaultLimits})
+		require.NoError(t, err)
+	}
+}
