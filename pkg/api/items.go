@@ -152,6 +152,26 @@ func (s *Server) decodeUnseen(body []byte) (unseenRequest, []events.FieldError) 
 		return req, []events.FieldError{{Field: "(body)", Message: "want one JSON object"}}
 	}
 	var fe []events.FieldError
+	if events.HasLoneSurrogate(body) {
+		// Decoded, half a surrogate pair is U+FFFD: two different refs would
+		// read as one. Name the strings that hold one.
+		var raw struct {
+			Refs           []json.RawMessage `json:"refs"`
+			NotificationID json.RawMessage   `json:"notification_id"`
+		}
+		_ = json.Unmarshal(body, &raw)
+		for i, r := range raw.Refs {
+			if events.HasLoneSurrogate(r) {
+				fe = append(fe, events.FieldError{Field: fmt.Sprintf("refs[%d]", i), Message: "contains a \\u escape of half a UTF-16 surrogate pair, which is not a character"})
+			}
+		}
+		if events.HasLoneSurrogate(raw.NotificationID) {
+			fe = append(fe, events.FieldError{Field: "notification_id", Message: "contains a \\u escape of half a UTF-16 surrogate pair, which is not a character"})
+		}
+		if len(fe) > 0 {
+			return req, fe
+		}
+	}
 	switch {
 	case len(req.Refs) == 0:
 		fe = append(fe, events.FieldError{Field: "refs", Message: "required: a non-empty array of item refs"})

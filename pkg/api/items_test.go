@@ -308,6 +308,7 @@ func TestUnseenRequests(t *testing.T) {
 		{"empty ref", `{"refs":["/a",""]}`, []string{"refs[1]"}},
 		{"long ref", `{"refs":["/` + strings.Repeat("x", events.MaxRefBytes) + `"]}`, []string{"refs[0]"}},
 		{"nul in ref", `{"refs":["a\u0000b"]}`, []string{"refs[0]"}},
+		{"half a surrogate pair", `{"refs":["/a","/b\ud83d","/b\ud83e"],"notification_id":"n\udc00"}`, []string{"refs[1]", "refs[2]", "notification_id"}},
 		{"ref not a string", `{"refs":["/a",5]}`, []string{"refs"}},
 		{"refs not an array", `{"refs":"/a"}`, []string{"refs"}},
 		{"mark not a bool", `{"refs":["/a"],"mark_notified":"yes"}`, []string{"mark_notified"}},

@@ -258,6 +258,9 @@ func decodeEnvelope(raw []byte, lim Limits, v any) error {
 	if !utf8.Valid(raw) {
 		return &ValidationError{Fields: []FieldError{{Field: "(event)", Message: "not valid UTF-8"}}}
 	}
+	if fe := surrogateFields(raw); len(fe) > 0 {
+		return &ValidationError{Fields: fe}
+	}
 	if err := json.Unmarshal(raw, v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {

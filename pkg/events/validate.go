@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -134,6 +136,12 @@ func ParseTurn(raw []byte, lim Limits) (Turn, error) {
 	}
 	if !utf8.Valid(raw) {
 		return t, &ValidationError{Fields: []FieldError{{Field: "(event)", Message: "not valid UTF-8"}}}
+	}
+	// A decoder turns half a surrogate pair into U+FFFD, so two different ids
+	// would become one: the string fields are checked before decoding (the
+	// JSON values stored as sent are checked with the rest of the turn).
+	if fe := surrogateFields(raw); len(fe) > 0 {
+		return t, &ValidationError{Fields: fe}
 	}
 	// goccy/go-json decodes turns several times faster than encoding/json; this
 	// is the hot path of every worker.
@@ -412,6 +420,35 @@ func loneSurrogate(raw []byte) bool {
 		}
 	}
 	return false
+}
+
+// HasLoneSurrogate reports whether raw JSON holds a \u escape of half a
+// UTF-16 surrogate pair, which decoders replace with U+FFFD: callers that
+// decode strings from JSON reject such input instead of storing something else.
+func HasLoneSurrogate(raw []byte) bool { return loneSurrogate(raw) }
+
+// surrogateFields names the top-level string fields of an event that hold
+// half a surrogate pair. tool_calls, items and metadata are stored as sent and
+// checked by checkRaw with their inner field names.
+func surrogateFields(raw []byte) []FieldError {
+	if !loneSurrogate(raw) {
+		return nil
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(raw, &top) != nil {
+		return nil // malformed: the decoder will say so
+	}
+	var fe []FieldError
+	for _, k := range slices.Sorted(maps.Keys(top)) {
+		switch k {
+		case "tool_calls", "items", "metadata", "attrs", "embedding":
+			continue
+		}
+		if loneSurrogate(top[k]) {
+			fe = append(fe, FieldError{Field: k, Message: "contains a \\u escape of half a UTF-16 surrogate pair, which is not a character"})
+		}
+	}
+	return fe
 }
 
 func hex4(b []byte) (rune, bool) {

@@ -185,3 +185,34 @@ func TestUnstorableNumbersRejected(t *testing.T) {
 		require.NoError(t, err)
 	}
 }
+
+// Half a surrogate pair in a string field is rejected naming the field: a
+// decoder would make it U+FFFD, so "...\ud83d" and "...\ud83e" would become
+// the same id and the second turn would be dropped as a duplicate.
+func TestLoneSurrogatesInStringFieldsRejected(t *testing.T) {
+	t.Parallel()
+	body := func(id, content string) []byte {
+		return []byte(`{"id":"` + id + `","tenant_id":"t","user_id":"u","session_id":"s","occurred_at":"2026-01-01T00:00:00Z","role":"user","content":"` + content + `"}`)
+	}
+	for _, tc := range []struct {
+		raw   []byte
+		field string
+	}{
+		{body(`e-\ud83d`, "hi"), "id"},
+		{body(`e-\ud83e`, "hi"), "id"},
+		{body("e1", `broken \udc00 half`), "content"},
+		{[]byte(`{"id":"e1","tenant_id":"t","user_id":"u\ud800","session_id":"s","occurred_at":"2026-01-01T00:00:00Z","role":"user","content":"x"}`), "user_id"},
+	} {
+		_, err := events.DecodeTurn(tc.raw, events.ValidateOptions{Limits: events.DefaultLimits})
+		require.Error(t, err, string(tc.raw))
+		require.Equal(t, []string{tc.field}, fields(err), string(tc.raw))
+	}
+	// A whole pair is a character (😀) and passes.
+	turn, err := events.DecodeTurn(body(`e-\ud83d\ude00`, `smile \ud83d\ude00`), events.ValidateOptions{Limits: events.DefaultLimits})
+	require.NoError(t, err)
+	require.Equal(t, "e-😀", turn.ID)
+	// Catalog and shelf envelopes too.
+	_, err = events.DecodeShelfEntry([]byte(`{"id":"x","tenant_id":"t","user_id":"u","occurred_at":"2026-01-01T00:00:00Z","ref":"/b/\udbff","status":"read"}`), events.ValidateOptions{Limits: events.DefaultLimits})
+	require.Error(t, err)
+	require.Equal(t, []string{"ref"}, fields(err))
+}
