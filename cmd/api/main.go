@@ -36,6 +36,6 @@ func run(ctx context.Context, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	httpSrv := service.Server{Name: "api", Addr: cfg.API.Addr, Handler: srv.Handler(d.Registry)}
+	httpSrv := srv.HTTP(d.Registry)
 	return service.RunAll(ctx, httpSrv.Task(log, cfg.ShutdownTimeout), d.Ops(cfg.Config, log))
 }

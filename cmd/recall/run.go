@@ -78,7 +78,7 @@ func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	if limit := service.LimitMemory(cfg.MemoryHeadroom); limit > 0 {
 		log.Info("memory limit set", "bytes", limit, "headroom", cfg.MemoryHeadroom)
 	}
-	httpSrv := service.Server{Name: "api", Addr: cfg.API.Addr, Handler: srv.Handler(d.Registry)}
+	httpSrv := srv.HTTP(d.Registry)
 	tasks = append(tasks, d.Ops(cfg.Config, log), func(ctx context.Context) error {
 		return httpSrv.Serve(ctx, log, cfg.ShutdownTimeout, func(addr string) {
 			fmt.Fprintf(os.Stdout, "API: http://%s  (try: curl -H 'X-Tenant-ID: demo' 'http://%s/v1/context?user_id=u1&session_id=s1')\n", addr, addr)

@@ -18,6 +18,7 @@ import (
 	"github.com/recallhq/recall/pkg/queue"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
@@ -178,6 +179,8 @@ type NATS struct {
 	URL  string
 	Conn *nats.Conn
 	JS   jetstream.JetStream
+	// Server is the server itself, for tests that take it away.
+	Server *server.Server
 }
 
 // NewNATS starts a server with its store in the test's temp dir, connects, and
@@ -193,7 +196,7 @@ func NewNATS(t testing.TB) *NATS {
 	js, err := jetstream.New(nc)
 	require.NoError(t, err)
 	require.NoError(t, queue.EnsureStreams(context.Background(), js, queue.DefaultStreamConfig))
-	return &NATS{URL: srv.ClientURL(), Conn: nc, JS: js}
+	return &NATS{URL: srv.ClientURL(), Conn: nc, JS: js, Server: srv}
 }
 
 // Logger is a logger for tests: discarded unless RECALL_TEST_LOG is set.

@@ -64,6 +64,15 @@ type Config struct {
 	// API keeps little live memory and allocates per request, so the default 100
 	// collects very often; 400 costs a few MB and a large share of CPU per request.
 	GCPercent int `env:"API_GC_PERCENT" envDefault:"400"`
+
+	// PublishTimeout bounds waiting for JetStream to store a POST's turns:
+	// while NATS is away the answer is 503 with what was and was not stored,
+	// not a request that hangs.
+	PublishTimeout time.Duration `env:"API_PUBLISH_TIMEOUT" envDefault:"5s"`
+	// ReadTimeout bounds reading a request, body included (a client that
+	// stalls mid-body is cut off); WriteTimeout writing the answer.
+	ReadTimeout  time.Duration `env:"API_READ_TIMEOUT" envDefault:"30s"`
+	WriteTimeout time.Duration `env:"API_WRITE_TIMEOUT" envDefault:"60s"`
 }
 
 // withDefaults fills the fields where zero cannot work (it would reject every
@@ -95,7 +104,16 @@ func (c Config) withDefaults() Config {
 	if c.ContextMaxSummaries == 0 {
 		c.ContextMaxSummaries = d.ContextMaxSummaries
 	}
+	if c.PublishTimeout <= 0 {
+		c.PublishTimeout = d.PublishTimeout
+	}
 	return c
+}
+
+// HTTP is the API's server on its address with its timeouts, for a binary
+// to run.
+func (s *Server) HTTP(reg *prometheus.Registry) service.Server {
+	return service.Server{Name: "api", Addr: s.cfg.Addr, Handler: s.Handler(reg), ReadTimeout: s.cfg.ReadTimeout, WriteTimeout: s.cfg.WriteTimeout}
 }
 
 // ApplyGC sets the process's GC target from GCPercent, unless GOGC is set in the

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -90,7 +91,9 @@ func (s *Server) postTurns(w http.ResponseWriter, r *http.Request, t *store.Tena
 		return
 	}
 
-	results, err := s.pub.PublishTurns(r.Context(), turns)
+	pctx, cancel := context.WithTimeout(r.Context(), s.cfg.PublishTimeout)
+	defer cancel()
+	results, err := s.pub.PublishTurns(pctx, turns)
 	accepted := make([]acceptedTurn, 0, len(results))
 	var failed []string
 	for _, res := range results {

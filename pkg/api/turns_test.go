@@ -234,3 +234,21 @@ func TestPostTurnsTooLarge(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, res.Status, string(res.Body))
 	require.Equal(t, uint64(4), b.streamMsgs(t))
 }
+
+// With NATS away, POST /v1/turns answers 503 with the ids that were not
+// stored within API_PUBLISH_TIMEOUT, instead of hanging.
+func TestPostTurnsAnswers503WhileNATSIsDown(t *testing.T) {
+	t.Parallel()
+	b := setup(t, withConfig(func(c *api.Config) { c.PublishTimeout = 500 * time.Millisecond }))
+	b.nats.Server.Shutdown()
+	b.nats.Server.WaitForShutdown()
+	start := time.Now()
+	res := b.post(t, "t", newTurn("1", "u", "s", "hello", testNow.Add(-time.Minute)))
+	require.Less(t, time.Since(start), 5*time.Second, "answered within the publish timeout")
+	require.Equal(t, http.StatusServiceUnavailable, res.Status, string(res.Body))
+	var body struct {
+		Failed []string `json:"failed"`
+	}
+	require.NoError(t, json.Unmarshal(res.Body, &body))
+	require.Equal(t, []string{"1"}, body.Failed)
+}

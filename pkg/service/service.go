@@ -4,6 +4,7 @@
 package service
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -261,6 +262,11 @@ type Server struct {
 	Name    string
 	Addr    string
 	Handler http.Handler
+	// ReadTimeout bounds reading a whole request, body included, so a client
+	// that sends headers and then stalls cannot hold a connection forever
+	// (default 30s); WriteTimeout bounds writing the answer (default 60s,
+	// above the longest wait a route offers).
+	ReadTimeout, WriteTimeout time.Duration
 }
 
 // Serve listens and serves until ctx ends, then shuts down gracefully within
@@ -270,7 +276,8 @@ func (s Server) Serve(ctx context.Context, log *slog.Logger, timeout time.Durati
 	if err != nil {
 		return fmt.Errorf("%s listen %s: %w", s.Name, s.Addr, err)
 	}
-	srv := &http.Server{Handler: s.Handler, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: s.Handler, ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout: cmp.Or(s.ReadTimeout, 30*time.Second), WriteTimeout: cmp.Or(s.WriteTimeout, 60*time.Second)}
 	log.Info("listening", "server", s.Name, "addr", ln.Addr().String())
 	if ready != nil {
 		ready(ln.Addr().String())

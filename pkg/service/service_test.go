@@ -3,6 +3,8 @@ package service_test
 import (
 	"context"
 	"errors"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -104,4 +106,34 @@ func TestPrefixedVariables(t *testing.T) {
 	c, err := service.LoadConfig[prefixed]()
 	require.NoError(t, err)
 	require.Equal(t, "7", service.Masked(c)["INGEST_BATCH_SIZE"])
+}
+
+// A client that sends its headers and part of a body, then stalls, is cut
+// off after the read timeout instead of holding the connection forever.
+func TestServerCutsOffAStalledBody(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	addr := make(chan string, 1)
+	done := make(chan error, 1)
+	srv := service.Server{Name: "t", Addr: "127.0.0.1:0", ReadTimeout: 200 * time.Millisecond,
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if _, err := io.ReadAll(r.Body); err != nil {
+				http.Error(w, err.Error(), http.StatusRequestTimeout)
+				return
+			}
+			_, _ = w.Write([]byte("read"))
+		})}
+	go func() { done <- srv.Serve(ctx, slogDiscard(), 5*time.Second, func(a string) { addr <- a }) }()
+	conn, err := net.Dial("tcp", <-addr)
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = conn.Write([]byte("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nonly part of it"))
+	require.NoError(t, err)
+	require.NoError(t, conn.SetReadDeadline(time.Now().Add(5*time.Second)))
+	start := time.Now()
+	_, err = io.ReadAll(conn) // the server answers (or not) and closes
+	require.NoError(t, err, "the server closed the connection before the client's own deadline")
+	require.Less(t, time.Since(start), 3*time.Second)
+	cancel()
+	require.NoError(t, <-done)
 }
