@@ -9,8 +9,12 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"mime"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"runtime/debug"
@@ -21,6 +25,7 @@ import (
 	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/recallhq/recall/pkg/queue"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -228,21 +233,31 @@ func (s *Server) Handler(reg *prometheus.Registry, ready ...service.Check) http.
 	}
 	ready = append(append([]service.Check(nil), s.ready...), ready...)
 	mux := http.NewServeMux()
-	s.route(mux, "POST /v1/turns", s.postTurns)
-	s.route(mux, "GET /v1/sessions/{session_id}", s.getSession)
-	s.route(mux, "GET /v1/sessions/{session_id}/messages", s.getMessages)
-	s.route(mux, "DELETE /v1/sessions/{session_id}", s.deleteSession)
-	s.route(mux, "POST /v1/sessions/{session_id}/summarize", s.postSummarize)
-	s.route(mux, "GET /v1/context", s.getContext)
-	s.route(mux, "DELETE /v1/users/{user_id}", s.deleteUser)
-	s.route(mux, "GET /v1/users/{user_id}/profile", s.getProfile)
-	s.route(mux, "POST /v1/users/{user_id}/profile/refresh", s.postProfileRefresh)
-	s.route(mux, "GET /v1/users/{user_id}/recommendations", s.getRecommendations)
-	s.route(mux, "GET /v1/sessions/{session_id}/selection/{n}", s.getSelection)
-	s.route(mux, "POST /v1/users/{user_id}/items/unseen", s.postUnseen)
-	s.route(mux, "GET /v1/users/{user_id}/items/seen", s.getSeen)
+	// probe knows every route's pattern and nothing else, so that a path
+	// served for other methods answers 405 with Allow instead of 404.
+	rs := routes{mux: mux, probe: http.NewServeMux()}
+	s.route(rs, "POST /v1/turns", s.postTurns)
+	s.route(rs, "GET /v1/sessions/{session_id}", s.getSession)
+	s.route(rs, "GET /v1/sessions/{session_id}/messages", s.getMessages)
+	s.route(rs, "DELETE /v1/sessions/{session_id}", s.deleteSession)
+	s.route(rs, "POST /v1/sessions/{session_id}/summarize", s.postSummarize)
+	s.route(rs, "GET /v1/context", s.getContext)
+	s.route(rs, "DELETE /v1/users/{user_id}", s.deleteUser)
+	s.route(rs, "GET /v1/users/{user_id}/profile", s.getProfile)
+	s.route(rs, "POST /v1/users/{user_id}/profile/refresh", s.postProfileRefresh)
+	s.route(rs, "GET /v1/users/{user_id}/recommendations", s.getRecommendations)
+	s.route(rs, "GET /v1/sessions/{session_id}/selection/{n}", s.getSelection)
+	s.route(rs, "POST /v1/users/{user_id}/items/unseen", s.postUnseen)
+	s.route(rs, "GET /v1/users/{user_id}/items/seen", s.getSeen)
 	service.RegisterOps(mux, reg, ready...)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		probe := httptest.NewRecorder()
+		rs.probe.ServeHTTP(probe, r)
+		if probe.Code == http.StatusMethodNotAllowed {
+			w.Header().Set("Allow", probe.Header().Get("Allow"))
+			writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", r.Method+" is not served for "+r.URL.Path+"; allowed: "+probe.Header().Get("Allow"), nil)
+			return
+		}
 		writeError(w, http.StatusNotFound, "not_found", "no route for "+r.Method+" "+r.URL.Path, nil)
 	})
 	return mux
@@ -251,8 +266,12 @@ func (s *Server) Handler(reg *prometheus.Registry, ready ...service.Check) http.
 // tenantHandler is a route that runs for one authenticated tenant.
 type tenantHandler func(w http.ResponseWriter, r *http.Request, t *store.Tenant)
 
-func (s *Server) route(mux *http.ServeMux, pattern string, h tenantHandler) {
-	mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+// routes are the API's mux and a probe mux with the same patterns only.
+type routes struct{ mux, probe *http.ServeMux }
+
+func (s *Server) route(rs routes, pattern string, h tenantHandler) {
+	rs.probe.HandleFunc(pattern, func(http.ResponseWriter, *http.Request) {})
+	rs.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		defer func() {
@@ -262,8 +281,24 @@ func (s *Server) route(mux *http.ServeMux, pattern string, h tenantHandler) {
 		if !ok {
 			return
 		}
+		if r.Method == http.MethodPost && !jsonBody(r) {
+			writeError(rw, http.StatusUnsupportedMediaType, "unsupported_media_type", "the body must be JSON",
+				[]events.FieldError{{Field: "Content-Type", Message: fmt.Sprintf("%q: want application/json", r.Header.Get("Content-Type"))}})
+			return
+		}
 		h(rw, r, s.store.Tenant(tenant))
 	})
+}
+
+// jsonBody reports whether a request's body may be read as JSON: its
+// Content-Type says JSON (application/json or a +json type) or is absent.
+func jsonBody(r *http.Request) bool {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
 }
 
 // authenticate reads the tenant from X-Tenant-ID and, when keys are configured,
@@ -379,7 +414,31 @@ func (s *Server) readError(w http.ResponseWriter, r *http.Request, err error) {
 // internalError logs err once, with the request, and answers 500 without details.
 func (s *Server) internalError(w http.ResponseWriter, r *http.Request, err error) {
 	s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "error", err.Error())
+	if unavailable(err) {
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, "unavailable", "a dependency is unavailable; retry", nil)
+		return
+	}
 	writeError(w, http.StatusInternalServerError, "internal", "internal error", nil)
+}
+
+// unavailable reports whether err says a dependency could not be reached or
+// went away (the database down or restarting, a timeout), which a client
+// should retry, rather than a fault of the request or the server.
+func unavailable(err error) bool {
+	var ce *pgconn.ConnectError
+	var ne net.Error
+	var pe *pgconn.PgError
+	switch {
+	case errors.As(err, &ce), errors.As(err, &ne), pgconn.Timeout(err),
+		errors.Is(err, context.DeadlineExceeded), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return true
+	case errors.As(err, &pe):
+		// Class 08: connection exception; 57P0x: the server is shutting down,
+		// crashed or starting up.
+		return strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "57P0")
+	}
+	return false
 }
 
 // queryInt reads an optional positive integer parameter within [1, maxV].
