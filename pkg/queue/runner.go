@@ -102,6 +102,9 @@ type RunnerConfig struct {
 	// RetryInitial and RetryMax shape the redelivery delay.
 	RetryInitial time.Duration `env:"RETRY_INITIAL" envDefault:"1s"`
 	RetryMax     time.Duration `env:"RETRY_MAX" envDefault:"2m"`
+	// LagEvery is how often the consumer's lag is read from the server for
+	// recall_consumer_pending_messages, busy or idle.
+	LagEvery time.Duration `env:"LAG_INTERVAL" envDefault:"5s"`
 }
 
 // Validate reports the first setting a runner cannot work with.
@@ -111,7 +114,7 @@ func (c RunnerConfig) Validate() error {
 		return fmt.Errorf("runner: batch size %d: want at least 1", c.BatchSize)
 	case c.Concurrency < 1:
 		return fmt.Errorf("runner: concurrency %d: want at least 1", c.Concurrency)
-	case c.BatchWait <= 0, c.DrainTimeout <= 0, c.RetryInitial <= 0, c.RetryMax < c.RetryInitial:
+	case c.BatchWait <= 0, c.DrainTimeout <= 0, c.RetryInitial <= 0, c.RetryMax < c.RetryInitial, c.LagEvery <= 0:
 		return fmt.Errorf("runner: batch wait %s, drain timeout %s and retry delays %s..%s must be positive and in order",
 			c.BatchWait, c.DrainTimeout, c.RetryInitial, c.RetryMax)
 	}
@@ -224,6 +227,11 @@ func (r *Runner) Run(ctx context.Context) error {
 	defer hcancel()
 
 	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		r.watchLag(ctx)
+	}()
 	for range r.cfg.Concurrency {
 		wg.Add(1)
 		go func() {
@@ -299,6 +307,25 @@ func (r *Runner) loop(ctx, hctx context.Context, buf <-chan jetstream.Msg) {
 	}
 }
 
+// watchLag sets the pending gauge from the server's view of the consumer
+// every LagEvery until ctx ends. The server's count is the truth whatever the
+// runner is doing: a batch's metadata says what was pending when it was
+// delivered, and nothing would lower the gauge once the consumer is idle.
+func (r *Runner) watchLag(ctx context.Context) {
+	t := time.NewTicker(r.cfg.LagEvery)
+	defer t.Stop()
+	for {
+		if info, err := r.consumer.Info(ctx); err == nil {
+			r.metrics.Pending.WithLabelValues(r.name).Set(float64(info.NumPending))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
 // process runs the handler on one batch and settles every message.
 func (r *Runner) process(ctx context.Context, batch []jetstream.Msg) {
 	msgs := make([]Message, len(batch))
@@ -308,9 +335,6 @@ func (r *Runner) process(ctx context.Context, batch []jetstream.Msg) {
 			msgs[i].Seq = md.Sequence.Stream
 			msgs[i].Deliveries = md.NumDelivered
 			msgs[i].Published = md.Timestamp
-			if i == len(batch)-1 {
-				r.metrics.Pending.WithLabelValues(r.name).Set(float64(md.NumPending))
-			}
 		}
 	}
 

@@ -263,3 +263,26 @@ func TestRetryDelayGrowsAndCaps(t *testing.T) {
 	}
 	require.LessOrEqual(t, queue.RetryDelay(30, 100_000_000, 1_000_000_000).Seconds(), 1.2)
 }
+
+// The lag gauge follows the server's view of the consumer, and falls to zero
+// once the consumer is idle (it used to keep the count seen by the last batch).
+func TestRunnerLagGaugeFallsToZeroWhenIdle(t *testing.T) {
+	t.Parallel()
+	b := setupRunner(t)
+	release := make(chan struct{})
+	h := queue.PerMessage(func(ctx context.Context, _ queue.Message) error {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return nil
+	})
+	b.publish(t, 50)
+	rc := queue.RunnerDefaults(1, 1)
+	rc.LagEvery = 20 * time.Millisecond
+	b.start(t, h, queue.DefaultConsumerConfig, rc)
+	gauge := func() float64 { return testutil.ToFloat64(b.metrics.Pending.WithLabelValues("test")) }
+	require.Eventually(t, func() bool { return gauge() > 0 }, 5*time.Second, 10*time.Millisecond, "lag seen while busy")
+	close(release)
+	require.Eventually(t, func() bool { return gauge() == 0 }, 10*time.Second, 10*time.Millisecond, "lag back to zero when idle")
+}
