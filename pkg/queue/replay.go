@@ -105,7 +105,7 @@ func (b Binding) Replay(ctx context.Context, js jetstream.JetStream, o ReplayOpt
 	if o.ProgressEvery <= 0 {
 		o.ProgressEvery = time.Second
 	}
-	cc := b.Consumer(o.Consumer)
+	cc := Unlimited(b.Consumer(o.Consumer))
 	cc.Durable = ""
 	cc.Name = fmt.Sprintf("replay-%s-%d", b.Durable, time.Now().UnixNano())
 	cc.Description = "Recall replay of " + b.Durable
@@ -142,7 +142,7 @@ func (b Binding) Replay(ctx context.Context, js jetstream.JetStream, o ReplayOpt
 
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()
-	runner, err := NewRunnerFor(js, cons, h, o.Runner, log, m)
+	runner, err := NewRunnerFor(js, cons, o.Consumer.MaxDeliver, h, o.Runner, log, m)
 	if err != nil {
 		return ReplayProgress{}, fmt.Errorf("replay %s: %w", b.Durable, err)
 	}

@@ -157,26 +157,45 @@ type Runner struct {
 
 // NewRunner creates (or updates) the durable consumer on stream and returns a runner
 // for it. metrics may be nil.
+//
+// The runner, not the server, enforces cc.MaxDeliver: the consumer is declared
+// with unlimited deliveries (Unlimited), and a message delivered more often
+// than the limit is dead-lettered before its handler runs. A server that
+// stops delivering after MaxDeliver moves past a message whose every delivery
+// ended without an answer (the worker killed, a timeout) and tells no one
+// but an advisory; this way such a message still ends in the dead-letter
+// stream, with its reason.
 func NewRunner(ctx context.Context, js jetstream.JetStream, stream string, cc jetstream.ConsumerConfig, h BatchHandler, cfg RunnerConfig, log *slog.Logger, metrics *RunnerMetrics) (*Runner, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("consumer %s: %w", cc.Durable, err)
 	}
+	limit := cc.MaxDeliver
+	cc = Unlimited(cc)
 	cons, err := js.CreateOrUpdateConsumer(ctx, stream, cc)
 	if err != nil {
 		return nil, fmt.Errorf("consumer %s on %s: %w", cc.Durable, stream, err)
 	}
-	return newRunner(js, cons, h, cfg, log, metrics), nil
+	return newRunner(js, cons, h, cfg, limit, log, metrics), nil
 }
 
-// NewRunnerFor runs h on an existing consumer (ephemeral consumers for replay).
-func NewRunnerFor(js jetstream.JetStream, cons jetstream.Consumer, h BatchHandler, cfg RunnerConfig, log *slog.Logger, metrics *RunnerMetrics) (*Runner, error) {
+// Unlimited is cc with unlimited deliveries on the server: the runner counts
+// them (see NewRunner).
+func Unlimited(cc jetstream.ConsumerConfig) jetstream.ConsumerConfig {
+	cc.MaxDeliver = -1
+	return cc
+}
+
+// NewRunnerFor runs h on an existing consumer (ephemeral consumers for
+// replay), declared Unlimited, dead-lettering a message delivered more than
+// maxDeliver times (0: no limit).
+func NewRunnerFor(js jetstream.JetStream, cons jetstream.Consumer, maxDeliver int, h BatchHandler, cfg RunnerConfig, log *slog.Logger, metrics *RunnerMetrics) (*Runner, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return newRunner(js, cons, h, cfg, log, metrics), nil
+	return newRunner(js, cons, h, cfg, maxDeliver, log, metrics), nil
 }
 
-func newRunner(js jetstream.JetStream, cons jetstream.Consumer, h BatchHandler, cfg RunnerConfig, log *slog.Logger, metrics *RunnerMetrics) *Runner {
+func newRunner(js jetstream.JetStream, cons jetstream.Consumer, h BatchHandler, cfg RunnerConfig, maxDeliver int, log *slog.Logger, metrics *RunnerMetrics) *Runner {
 	info := cons.CachedInfo()
 	name := info.Config.Durable
 	if name == "" {
@@ -192,7 +211,7 @@ func newRunner(js jetstream.JetStream, cons jetstream.Consumer, h BatchHandler, 
 	return &Runner{
 		js: js, consumer: cons, name: name, handler: h, cfg: cfg,
 		log: log.With("consumer", name), metrics: metrics,
-		maxDeliver: info.Config.MaxDeliver, ackWait: ackWait,
+		maxDeliver: maxDeliver, ackWait: ackWait,
 	}
 }
 
@@ -338,19 +357,38 @@ func (r *Runner) process(ctx context.Context, batch []jetstream.Msg) {
 		}
 	}
 
-	stopBeat := r.heartbeat(batch)
+	// A message delivered more often than the limit never got an answer:
+	// every delivery ended with the worker gone or out of time. It is
+	// dead-lettered without running the handler once more.
+	handle, handleMsgs := batch, msgs
+	if r.maxDeliver > 0 {
+		handle, handleMsgs = batch[:0:0], msgs[:0:0]
+		for i, m := range batch {
+			if msgs[i].Deliveries > uint64(r.maxDeliver) {
+				r.metrics.Failed.WithLabelValues(r.name, "exhausted").Inc()
+				r.deadLetter(ctx, m, msgs[i], fmt.Sprintf("gave up after %d deliveries without an answer: each ended without an ack (the worker stopped, crashed or ran out of time)", msgs[i].Deliveries-1))
+				continue
+			}
+			handle, handleMsgs = append(handle, m), append(handleMsgs, msgs[i])
+		}
+		if len(handle) == 0 {
+			return
+		}
+	}
+
+	stopBeat := r.heartbeat(handle)
 	start := time.Now()
-	errs := r.call(ctx, msgs)
+	errs := r.call(ctx, handleMsgs)
 	stopBeat()
 	r.metrics.HandlerSeconds.WithLabelValues(r.name).Observe(time.Since(start).Seconds())
-	r.metrics.BatchSize.WithLabelValues(r.name).Observe(float64(len(batch)))
+	r.metrics.BatchSize.WithLabelValues(r.name).Observe(float64(len(handle)))
 
-	for i, m := range batch {
+	for i, m := range handle {
 		var err error
 		if errs != nil {
 			err = errs[i]
 		}
-		r.settle(ctx, m, msgs[i], err)
+		r.settle(ctx, m, handleMsgs[i], err)
 	}
 }
 
@@ -423,23 +461,28 @@ func (r *Runner) settle(ctx context.Context, m jetstream.Msg, msg Message, err e
 		if !IsPermanent(err) {
 			reason = fmt.Sprintf("gave up after %d deliveries: %s", msg.Deliveries, reason)
 		}
-		if dlqErr := DeadLetter(ctx, r.js, r.name, m, msg, reason); dlqErr != nil {
-			// Never lose a message: if it cannot be dead-lettered, it stays in the
-			// stream and comes back.
-			r.log.Error("dead-letter failed; will retry", "subject", msg.Subject, "seq", msg.Seq, "event_id", msg.EventID(), "error", dlqErr.Error())
-			_ = m.NakWithDelay(RetryDelay(1, r.cfg.RetryInitial, r.cfg.RetryMax))
-			r.metrics.Retried.WithLabelValues(r.name).Inc()
-			return
-		}
-		_ = m.TermWithReason(clip(reason, 200))
-		r.metrics.DeadLettered.WithLabelValues(r.name).Inc()
-		r.log.Warn("dead-lettered", "subject", msg.Subject, "seq", msg.Seq, "deliveries", msg.Deliveries, "event_id", msg.EventID(), "reason", reason)
+		r.deadLetter(ctx, m, msg, reason)
 		return
 	}
 	delay := RetryDelay(msg.Deliveries, r.cfg.RetryInitial, r.cfg.RetryMax)
 	_ = m.NakWithDelay(delay)
 	r.metrics.Retried.WithLabelValues(r.name).Inc()
 	r.log.Warn("handler failed; will retry", "subject", msg.Subject, "seq", msg.Seq, "deliveries", msg.Deliveries, "event_id", msg.EventID(), "retry_in", delay.String(), "error", err.Error())
+}
+
+// deadLetter moves a message to the dead-letter stream with its reason and
+// terminates it here; if the dead letter cannot be stored, the message is
+// handed back to come again, so it is never lost.
+func (r *Runner) deadLetter(ctx context.Context, m jetstream.Msg, msg Message, reason string) {
+	if dlqErr := DeadLetter(ctx, r.js, r.name, m, msg, reason); dlqErr != nil {
+		r.log.Error("dead-letter failed; will retry", "subject", msg.Subject, "seq", msg.Seq, "event_id", msg.EventID(), "error", dlqErr.Error())
+		_ = m.NakWithDelay(RetryDelay(1, r.cfg.RetryInitial, r.cfg.RetryMax))
+		r.metrics.Retried.WithLabelValues(r.name).Inc()
+		return
+	}
+	_ = m.TermWithReason(clip(reason, 200))
+	r.metrics.DeadLettered.WithLabelValues(r.name).Inc()
+	r.log.Warn("dead-lettered", "subject", msg.Subject, "seq", msg.Seq, "deliveries", msg.Deliveries, "event_id", msg.EventID(), "reason", reason)
 }
 
 // Dead-letter headers. The original headers are kept as they were, except the

@@ -286,3 +286,37 @@ func TestRunnerLagGaugeFallsToZeroWhenIdle(t *testing.T) {
 	close(release)
 	require.Eventually(t, func() bool { return gauge() == 0 }, 10*time.Second, 10*time.Millisecond, "lag back to zero when idle")
 }
+
+// A message whose every delivery ends without an answer (the worker killed
+// each time) is dead-lettered with its reason once its deliveries run out,
+// instead of being passed over silently by the server.
+func TestRunnerDeadLettersMessageWhoseWorkerDiedOnEveryDelivery(t *testing.T) {
+	t.Parallel()
+	b := setupRunner(t)
+	ctx := context.Background()
+	cc := queue.ConsumerConfig{AckWait: 200 * time.Millisecond, MaxDeliver: 3, MaxAckPending: 100}
+	cons, err := b.nats.JS.CreateOrUpdateConsumer(ctx, queue.TurnsStream, queue.Unlimited(queue.DurableConsumer("test", events.TurnsSubjects, cc)))
+	require.NoError(t, err)
+	b.publish(t, 1)
+	// Three workers each take the message and die before answering.
+	for i := 1; i <= 3; i++ {
+		batch, err := cons.Fetch(1, jetstream.FetchMaxWait(5*time.Second))
+		require.NoError(t, err)
+		var got int
+		for m := range batch.Messages() {
+			md, err := m.Metadata()
+			require.NoError(t, err)
+			require.Equal(t, uint64(i), md.NumDelivered)
+			got++
+		}
+		require.Equal(t, 1, got, "delivery %d", i)
+	}
+	var handled atomic.Int32
+	b.start(t, queue.PerMessage(func(context.Context, queue.Message) error { handled.Add(1); return nil }), cc, fastRetry())
+	require.Eventually(t, func() bool { return len(b.nats.DeadLetters(t)) == 1 }, 10*time.Second, 10*time.Millisecond)
+	dl := b.nats.DeadLetters(t)[0]
+	require.Contains(t, dl.Header.Get(queue.HeaderReason), "gave up after 3 deliveries without an answer")
+	require.Equal(t, "4", dl.Header.Get(queue.HeaderDeliveries))
+	require.Zero(t, handled.Load(), "the handler is not run past the limit")
+	b.nats.WaitSettled(t, queue.TurnsStream, "test")
+}
