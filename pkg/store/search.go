@@ -277,6 +277,10 @@ type SearchParams struct {
 	Now             time.Time
 	RecencyHalfLife time.Duration
 	RecencyWeight   float64
+	// VectorWeight weighs the vector list against the lexical one in the
+	// fusion: 0 means 1 (equal), negative means the vector list does not
+	// count (its similarities are still reported).
+	VectorWeight float64
 }
 
 // MaxSearchK bounds SearchParams.K.
@@ -311,6 +315,10 @@ func (p SearchParams) WithDefaults() SearchParams {
 		p.RecencyWeight = DefaultRecencyWeight
 	}
 	p.RecencyWeight = max(p.RecencyWeight, 0)
+	if p.VectorWeight == 0 {
+		p.VectorWeight = 1
+	}
+	p.VectorWeight = max(p.VectorWeight, 0)
 	return p
 }
 
@@ -411,7 +419,7 @@ func (t *Tenant) Search(ctx context.Context, p SearchParams) ([]SearchHit, error
 	}
 	rows, err := t.s.pool.Query(ctx, q("SearchHybrid"), t.id, p.UserID, terms, query, vec, p.Model,
 		p.SessionID, p.AgentID, roles, kinds, nullTime(p.Since), nullTime(p.Until), p.K, p.MaxPerSession,
-		p.Now, p.RecencyHalfLife.Seconds(), p.RecencyWeight, p.Neighbors, p.depth())
+		p.Now, p.RecencyHalfLife.Seconds(), p.RecencyWeight, p.Neighbors, p.depth(), p.VectorWeight)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
