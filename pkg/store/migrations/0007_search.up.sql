@@ -32,15 +32,18 @@ CREATE TABLE search_entries (
     embedding       vector,
     embedding_model text,
     indexed_at      timestamptz NOT NULL DEFAULT now(),
-    -- a user's entries are one range of the key: searches read them all
-    PRIMARY KEY (tenant_id, user_id, kind, source_id),
+    -- A user's entries are one range of the key. The term count rides
+    -- along so that the collection statistics of BM25 (entries and average
+    -- length) are an index-only scan of that range, not thousands of heap
+    -- reads: 0.9 ms instead of 6 to 34 ms for a user of 5k entries.
+    PRIMARY KEY (tenant_id, user_id, kind, source_id) INCLUDE (term_count),
     CHECK ((embedding IS NULL) = (embedding_model IS NULL))
 );
 
 -- Deleting a session deletes its entries.
 CREATE INDEX search_entries_session_idx ON search_entries (tenant_id, session_id);
 
--- The terms of every entry, for finding the entries that hold a term without
--- reading a user's whole history; whether a search uses it is the planner's
--- choice (see store.SearchParams).
+-- The terms of every entry, for finding the entries that hold a rare term
+-- without reading a user's whole history (ANDed with the user's key range);
+-- for a common term the planner reads the range instead. See Tenant.Search.
 CREATE INDEX search_entries_terms_idx ON search_entries USING gin (terms);
