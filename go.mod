@@ -9,6 +9,7 @@ require (
 	github.com/go-ego/gse v0.80.3
 	github.com/goccy/go-json v0.12.0
 	github.com/jackc/pgx/v5 v5.12.0
+	github.com/kljensen/snowball v0.10.0
 	github.com/nats-io/nats-server/v2 v2.15.2
 	github.com/nats-io/nats.go v1.55.0
 	github.com/pgvector/pgvector-go v0.3.0

@@ -177,8 +177,9 @@ type RetentionBatch struct {
 
 // DeleteOldMessages deletes, in one transaction, at most maxMessages messages
 // older than cutoff (event time) from the tenant's next sessions after the
-// cursor (at most maxSessions of them), takes them out of the sessions'
-// aggregates, and deletes the sessions left without messages. Call it again
+// cursor (at most maxSessions of them) with their search entries, takes them
+// out of the sessions' aggregates, and deletes the sessions left without
+// messages (and their summaries' search entries). Call it again
 // with Next until Done. Sessions are locked first, in key order, as ingest
 // locks them, so a turn stored meanwhile is either counted in a session that
 // survives or recreates its session.
@@ -218,11 +219,9 @@ func (t *Tenant) DeleteOldMessages(ctx context.Context, after string, cutoff tim
 				return err
 			}
 		}
-		tag, err := tx.Exec(ctx, q("SessionDeleteEmpty"), t.id, ids)
-		if err != nil {
+		if err := tx.QueryRow(ctx, q("SessionDeleteEmpty"), t.id, ids).Scan(&b.Sessions); err != nil {
 			return err
 		}
-		b.Sessions = tag.RowsAffected()
 		// A full batch may have left old messages in these sessions: look at
 		// them again (those done no longer qualify). Otherwise move on.
 		b.Next = after

@@ -179,14 +179,18 @@ func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, f
 	return d, nil
 }
 
-// DeleteSession removes a session, all its messages and its summaries in one transaction. It
-// returns the session's user (for purging the stream) or ErrNotFound.
+// DeleteSession removes a session, all its messages, its summaries and their
+// search entries in one transaction. It returns the session's user (for
+// purging the stream) or ErrNotFound.
 func (t *Tenant) DeleteSession(ctx context.Context, sessionID string) (userID string, err error) {
 	err = pgx.BeginFunc(ctx, t.s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, q("MessageDeleteBySession"), t.id, sessionID); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, q("SummaryDeleteBySession"), t.id, sessionID); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, q("SearchDeleteBySession"), t.id, sessionID); err != nil {
 			return err
 		}
 		return tx.QueryRow(ctx, q("SessionDelete"), t.id, sessionID).Scan(&userID)

@@ -249,6 +249,10 @@ type SummaryWrite struct {
 	// Mentions are recorded with the summary, in its transaction, under the
 	// summary's event id (SummaryEventID), so a repeat changes nothing.
 	Mentions []Mention
+	// Search, when set, is the summary's search entry (search.SummaryEntry),
+	// stored in the same transaction: the session's entry then always holds
+	// its current version.
+	Search *SearchEntry
 }
 
 // SummaryEventID is the event id a summary's key topics are recorded under as
@@ -264,8 +268,8 @@ func SummaryEventID(sessionID string, fromCount, throughCount int64) string {
 var ErrSummaryConflict = errors.New("session summary changed meanwhile")
 
 // WriteSummary stores a new current version of a session's summary, moves the
-// session's summarized range to it, and records its mentions, in one
-// transaction. The version must start where the session's range stands
+// session's summarized range to it, and records its mentions and its search
+// entry, in one transaction. The version must start where the session's range stands
 // (Summary.FromCount); otherwise nothing is written and ErrSummaryConflict is
 // returned. It returns the users whose facts changed.
 func (s *Store) WriteSummary(ctx context.Context, w SummaryWrite) ([]UserRef, error) {
@@ -300,6 +304,11 @@ func (s *Store) WriteSummary(ctx context.Context, w SummaryWrite) ([]UserRef, er
 		}
 		if _, err := tx.Exec(ctx, q("SummaryStateAdvance"), w.TenantID, sum.SessionID, sum.FromCount, sum.ThroughCount, sum.LastAt); err != nil {
 			return err
+		}
+		if w.Search != nil {
+			if _, err := upsertSearchEntries(ctx, tx, []SearchEntry{*w.Search}); err != nil {
+				return fmt.Errorf("search entry: %w", err)
+			}
 		}
 		users, err = recordMentions(ctx, tx, w.Mentions)
 		return err

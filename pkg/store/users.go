@@ -23,6 +23,7 @@ var userTables = []struct{ table, query string }{
 	{"seen_items", "UserDeleteSeenItems"},
 	{"seen_lists", "UserDeleteSeenLists"},
 	{"item_notifications", "UserDeleteNotifications"},
+	{"search_entries", "UserDeleteSearchEntries"},
 }
 
 // ForgetUser deletes everything stored about a user in one transaction and

@@ -109,7 +109,8 @@ FOR UPDATE;
 
 -- name: MessageDeleteOld
 -- Deletes at most $4 messages of the given sessions that are older than $3,
--- and returns how many per session (and how many of them system turns).
+-- with their search entries, and returns how many per session (and how many
+-- of them system turns).
 WITH del AS (
     DELETE FROM messages m
     WHERE m.tenant_id = $1
@@ -117,7 +118,11 @@ WITH del AS (
           SELECT ctid FROM messages
           WHERE tenant_id = $1 AND session_id = ANY ($2::text[]) AND occurred_at < $3
           LIMIT $4))
-    RETURNING m.session_id, m.role
+    RETURNING m.session_id, m.role, m.user_id, m.event_id
+), entries AS (
+    DELETE FROM search_entries e
+    USING del d
+    WHERE e.tenant_id = $1 AND e.user_id = d.user_id AND e.kind = 'message' AND e.source_id = d.event_id
 )
 SELECT session_id, count(*), count(*) FILTER (WHERE role = 'system')
 FROM del
@@ -136,16 +141,26 @@ FROM unnest($2::text[], $3::bigint[], $4::bigint[]) AS d(session_id, n, sys)
 WHERE s.tenant_id = $1 AND s.session_id = d.session_id;
 
 -- name: SessionDeleteEmpty
--- Deletes those of the given sessions that have no message left.
-DELETE FROM sessions s
-WHERE s.tenant_id = $1 AND s.session_id = ANY ($2::text[])
-  AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.tenant_id = $1 AND m.session_id = s.session_id);
+-- Deletes those of the given sessions that have no message left, with the
+-- search entries of their summaries (made from the messages retention just
+-- deleted), and returns how many sessions it deleted.
+WITH del AS (
+    DELETE FROM sessions s
+    WHERE s.tenant_id = $1 AND s.session_id = ANY ($2::text[])
+      AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.tenant_id = $1 AND m.session_id = s.session_id)
+    RETURNING s.user_id, s.session_id
+), entries AS (
+    DELETE FROM search_entries e
+    USING del d
+    WHERE e.tenant_id = $1 AND e.user_id = d.user_id AND e.kind = 'summary' AND e.source_id = d.session_id
+)
+SELECT count(*) FROM del;
 
 -- name: FactPurgeRange
--- Deletes the facts stored in heap pages [$1, $2) that expired before $3, and
--- their mentions (all at or before the fact's last mention, so the user's
--- mention index bounds the search). A fact mentioned again meanwhile is active
--- again and no longer matches.
+-- Deletes the facts stored in heap pages [$1, $2) that expired before $3, their
+-- mentions (all at or before the fact's last mention, so the user's mention
+-- index bounds the search) and their search entries. A fact mentioned again
+-- meanwhile is active again and no longer matches.
 WITH doomed AS (
     DELETE FROM facts
     WHERE ctid >= $1 AND ctid < $2 AND status = 'expired' AND expires_at < $3
@@ -157,5 +172,10 @@ WITH doomed AS (
       AND m.occurred_at <= d.last_mentioned_at
       AND m.type = d.type AND m.value = d.value
     RETURNING 1
+), entries AS (
+    DELETE FROM search_entries e
+    USING doomed d
+    WHERE e.tenant_id = d.tenant_id AND e.user_id = d.user_id
+      AND e.kind = 'fact' AND e.source_id = d.type || E'\x1f' || d.value
 )
 SELECT (SELECT count(*) FROM doomed), (SELECT count(*) FROM mentions);

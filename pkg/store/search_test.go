@@ -1,0 +1,492 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/store"
+)
+
+// The store's search tests give entries their terms directly (the words of
+// their text): the analyzer has tests of its own in package search.
+
+type searchSetup struct {
+	ctx context.Context
+	db  *testenv.DB
+	st  *store.Store
+}
+
+func setupSearch(t *testing.T) searchSetup {
+	t.Helper()
+	db := testenv.NewDB(t)
+	return searchSetup{ctx: context.Background(), db: db, st: db.Store}
+}
+
+// msgEntry is a turn's entry whose terms are the words of its text.
+func msgEntry(tenant, user, session, id, role string, at time.Time, text string) store.SearchEntry {
+	return store.SearchEntry{TenantID: tenant, UserID: user, Kind: store.SearchMessage, SourceID: id,
+		SessionID: session, Role: role, OccurredAt: at, Text: text, Terms: strings.Fields(text)}
+}
+
+func (s searchSetup) upsert(t *testing.T, entries ...store.SearchEntry) int64 {
+	t.Helper()
+	n, err := s.st.UpsertSearchEntries(s.ctx, entries)
+	require.NoError(t, err)
+	return n
+}
+
+func (s searchSetup) search(t *testing.T, tenant string, p store.SearchParams) []store.SearchHit {
+	t.Helper()
+	if p.Now.IsZero() {
+		p.Now = t0
+	}
+	hits, err := s.st.Tenant(tenant).Search(s.ctx, p)
+	require.NoError(t, err)
+	return hits
+}
+
+func sources(hits []store.SearchHit) []string {
+	out := make([]string, len(hits))
+	for i, h := range hits {
+		out[i] = h.SourceID
+	}
+	return out
+}
+
+// entryRow is what a stored entry holds, with its row version (xmin), which
+// changes on any write.
+type entryRow struct {
+	Revision  int64
+	Body      string
+	Terms     string
+	Model     *string
+	Embedding *string
+	XMin      uint32
+}
+
+func (s searchSetup) rows(t *testing.T, tenant string) map[string]entryRow {
+	t.Helper()
+	rows, err := s.st.Pool().Query(s.ctx, `
+		SELECT user_id || '/' || kind || '/' || source_id, revision, body, terms::text, embedding_model,
+		       embedding::text, xmin::text::bigint
+		FROM search_entries WHERE tenant_id = $1`, tenant)
+	require.NoError(t, err)
+	out := map[string]entryRow{}
+	var key string
+	var r entryRow
+	var xmin int64
+	_, err = pgx.ForEachRow(rows, []any{&key, &r.Revision, &r.Body, &r.Terms, &r.Model, &r.Embedding, &xmin}, func() error {
+		r.XMin = uint32(xmin)
+		out[key] = r
+		return nil
+	})
+	require.NoError(t, err)
+	return out
+}
+
+func TestSearchUpsertIdempotent(t *testing.T) {
+	t.Parallel()
+	s := setupSearch(t)
+	batch := []store.SearchEntry{
+		msgEntry("acme", "u1", "s1", "e1", "user", t0, "dune is a novel by frank herbert"),
+		msgEntry("acme", "u1", "s1", "e2", "assistant", t0.Add(time.Minute), "dune dune dune"),
+		{TenantID: "acme", UserID: "u1", Kind: store.SearchSummary, SourceID: "s1", Revision: 1, SessionID: "s1",
+			OccurredAt: t0, Text: "talked about dune", Terms: []string{"talk", "dune"}, Embedding: []float32{1, 0}, Model: "m1"},
+	}
+	require.EqualValues(t, 3, s.upsert(t, batch...))
+	before := s.rows(t, "acme")
+	require.Len(t, before, 3)
+
+	require.Zero(t, s.upsert(t, batch...), "the same batch again writes nothing")
+	require.Zero(t, s.upsert(t, batch[0], batch[0], batch[1]), "duplicates in one batch are one entry")
+	noVector := batch[2]
+	noVector.Embedding, noVector.Model = nil, ""
+	require.Zero(t, s.upsert(t, noVector), "without a vector, the same text keeps the stored one")
+	require.Equal(t, before, s.rows(t, "acme"))
+
+	older := batch[2]
+	older.Revision, older.Text, older.Terms = 0, "an older version", []string{"older"}
+	require.Zero(t, s.upsert(t, older), "an older revision replaces nothing")
+	newer := batch[2]
+	newer.Revision, newer.Text, newer.Terms, newer.Embedding, newer.Model = 2, "talked about dune and arrakis", []string{"dune", "arrakis"}, nil, ""
+	require.EqualValues(t, 1, s.upsert(t, newer, older))
+	after := s.rows(t, "acme")["u1/summary/s1"]
+	require.Equal(t, int64(2), after.Revision)
+	require.Equal(t, "'arrakis':2 'dune':1", after.Terms)
+	require.Nil(t, after.Embedding, "the vector of the old text is gone with it")
+	require.Nil(t, after.Model)
+}
+
+func TestSearchEmbeddingModelChange(t *testing.T) {
+	t.Parallel()
+	s := setupSearch(t)
+	e := msgEntry("acme", "u1", "s1", "e1", "user", t0, "dune")
+	e.Embedding, e.Model = []float32{1, 0, 0}, "small"
+	s.upsert(t, e)
+	require.Zero(t, s.upsert(t, e))
+
+	e.Embedding, e.Model = []float32{0, 1, 0, 0}, "large"
+	require.EqualValues(t, 1, s.upsert(t, e), "a replay with another model replaces the vector")
+	r := s.rows(t, "acme")["u1/message/e1"]
+	require.Equal(t, "large", *r.Model)
+	require.Equal(t, "[0,1,0,0]", *r.Embedding)
+
+	// Only vectors of the query's model are compared: the old model finds
+	// nothing by vector, the new one does.
+	hits := s.search(t, "acme", store.SearchParams{UserID: "u1", Vector: []float32{1, 0, 0}, Model: "small"})
+	require.Empty(t, hits)
+	hits = s.search(t, "acme", store.SearchParams{UserID: "u1", Vector: []float32{0, 1, 0, 0}, Model: "large"})
+	require.Len(t, hits, 1)
+	require.Equal(t, 1, hits[0].VectorRank)
+	require.InDelta(t, 1.0, hits[0].Similarity, 1e-6)
+	require.Zero(t, hits[0].LexicalRank)
+}
+
+func TestSearchTSVectorKeepsTerms(t *testing.T) {
+	t.Parallel()
+	s := setupSearch(t)
+	terms := []string{"b-1234", "x.com/book/823d", "o'neil", `back\slash`, "三体", "b-1234", "run"}
+	var got []string
+	var positions string
+	require.NoError(t, s.st.Pool().QueryRow(s.ctx, `
+		SELECT tsvector_to_array($1::tsvector), $1::tsvector::text`, store.TSVector(terms)).Scan(&got, &positions))
+	require.ElementsMatch(t, []string{"b-1234", "x.com/book/823d", "o'neil", `back\slash`, "三体", "run"}, got,
+		"terms are stored as they are, not parsed again")
+	require.Contains(t, positions, "'b-1234':1,6")
+	var match bool
+	require.NoError(t, s.st.Pool().QueryRow(s.ctx, `SELECT $1::tsvector @@ $2::tsquery`,
+		store.TSVector(terms), store.TSQuery([]string{"nothing", "o'neil"})).Scan(&match))
+	require.True(t, match)
+}
+
+func TestSearchTenantAndUserIsolation(t *testing.T) {
+	t.Parallel()
+	s := setupSearch(t)
+	s.upsert(t,
+		msgEntry("acme", "u1", "s1", "e1", "user", t0, "dune arrakis"),
+		msgEntry("acme", "u2", "s2", "e2", "user", t0, "dune arrakis"),
+		// the same user id in another tenant is someone else, and may reuse
+		// event and session ids
+		msgEntry("beta", "u1", "s1", "e1", "user", t0, "dune arrakis spice"),
+	)
+	vec := store.SearchEntry{TenantID: "beta", UserID: "u1", Kind: store.SearchMessage, SourceID: "v1", SessionID: "s1",
+		OccurredAt: t0, Text: "vector only", Embedding: []float32{1, 0}, Model: "m"}
+	s.upsert(t, vec)
+
+	hits := s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"dune", "spice"},
+		Vector: []float32{1, 0}, Model: "m"})
+	require.Equal(t, []string{"e1"}, sources(hits))
+	require.Equal(t, "dune arrakis", hits[0].Text, "acme's entry, not beta's")
+	hits = s.search(t, "beta", store.SearchParams{UserID: "u1", Terms: []string{"dune"}, Vector: []float32{1, 0}, Model: "m"})
+	require.ElementsMatch(t, []string{"e1", "v1"}, sources(hits))
+	require.Empty(t, s.search(t, "beta", store.SearchParams{UserID: "u2", Terms: []string{"dune"}}))
+}
+
+func TestSearchLexicalRanking(t *testing.T) {
+	t.Parallel()
+	s := setupSearch(t)
+	// "book" is in every entry, "dune" in two: the rare term decides. Between
+	// the two dune entries, the shorter one ranks first (length
+	// normalization), and more occurrences rank higher than one.
+	var batch []store.SearchEntry
+	for i := range 20 {
+		batch = append(batch, msgEntry("acme", "u1", fmt.Sprintf("s%d", i), fmt.Sprintf("filler%d", i), "user",
+			t0, "book about something else entirely "+strings.Repeat("book ", i%3)))
+	}
+	batch = append(batch,
+		msgEntry("acme", "u1", "a", "long", "user", t0, "book dune with many other words around it here"),
+		msgEntry("acme", "u1", "b", "short", "user", t0, "book dune"),
+		msgEntry("acme", "u1", "c", "twice", "user", t0, "dune book dune with many other words around it"),
+	)
+	s.upsert(t, batch...)
+	hits := s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"book", "dune"}, K: 4})
+	require.Equal(t, []string{"short", "twice", "long"}, sources(hits)[:3])
+	for i, h := range hits {
+		require.Equal(t, i+1, h.LexicalRank)
+		require.Positive(t, h.LexicalScore)
+		require.Zero(t, h.VectorRank)
+	}
+	require.Greater(t, hits[2].LexicalScore, hits[3].LexicalScore)
+
+	_, err := s.st.Tenant("acme").Search(s.ctx, store.SearchParams{UserID: "u1"})
+	require.ErrorIs(t, err, store.ErrEmptyQuery)
+}
+
+func TestSearchFusionAndRecency(t *testing.T) {
+	t.Parallel()
+	s := setupSearch(t)
+	e := func(id string, at time.Time, text string, vec []float32) store.SearchEntry {
+		x := msgEntry("acme", "u1", "s-"+id, id, "user", at, text)
+		x.Embedding, x.Model = vec, "m"
+		return x
+	}
+	s.upsert(t,
+		e("both", t0.AddDate(0, -6, 0), "dune review", []float32{1, 0.1}),
+		e("lexical", t0.AddDate(0, -6, 0), "dune", []float32{-1, 0.5}),
+		e("vector", t0.AddDate(0, -6, 0), "unrelated", []float32{1, 0}),
+		// the same text twice, one old, one fresh: the prior orders them
+		e("old", t0.AddDate(-1, 0, 0), "spice melange", []float32{0, 1}),
+		e("fresh", t0.Add(-time.Hour), "spice melange", []float32{0, 1}),
+	)
+	hits := s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"dune"}, Vector: []float32{1, 0}, Model: "m", K: 3})
+	// every entry of the model is in the vector list: "lexical" is first
+	// there and last here, "both" second in each
+	require.Equal(t, "both", hits[0].SourceID, "found well by both sides, first")
+	require.NotZero(t, hits[0].LexicalRank)
+	require.NotZero(t, hits[0].VectorRank)
+
+	hits = s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"spice"}})
+	require.Equal(t, []string{"fresh", "old"}, sources(hits))
+	require.InDelta(t, hits[0].LexicalScore, hits[1].LexicalScore, 1e-9)
+	require.Less(t, hits[0].Score/hits[1].Score, 1.11, "a mild prior: at most +10%")
+	hits = s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"spice"}, RecencyWeight: -1})
+	require.InDelta(t, hits[0].Score, hits[1].Score, 1e-12, "no prior: equal scores")
+}
+
+func TestSearchFilters(t *testing.T) {
+	t.Parallel()
+	s := setupSearch(t)
+	a := msgEntry("acme", "u1", "s1", "a", "user", t0, "dune")
+	a.AgentID = "librarian"
+	s.upsert(t, a,
+		msgEntry("acme", "u1", "s1", "b", "assistant", t0.Add(time.Hour), "dune"),
+		msgEntry("acme", "u1", "s2", "c", "user", t0.Add(2*time.Hour), "dune"),
+		store.SearchEntry{TenantID: "acme", UserID: "u1", Kind: store.SearchSummary, SourceID: "s2", Revision: 1,
+			SessionID: "s2", OccurredAt: t0.Add(2 * time.Hour), Text: "dune", Terms: []string{"dune"}},
+	)
+	q := func(p store.SearchParams) []string {
+		p.UserID, p.Terms = "u1", []string{"dune"}
+		return sources(s.search(t, "acme", p))
+	}
+	require.ElementsMatch(t, []string{"a", "b", "c", "s2"}, q(store.SearchParams{MaxPerSession: -1}))
+	require.ElementsMatch(t, []string{"a", "b"}, q(store.SearchParams{SessionID: "s1"}))
+	require.ElementsMatch(t, []string{"a"}, q(store.SearchParams{AgentID: "librarian"}))
+	require.ElementsMatch(t, []string{"a", "c"}, q(store.SearchParams{Roles: []string{"user"}}))
+	require.ElementsMatch(t, []string{"s2"}, q(store.SearchParams{Kinds: []string{store.SearchSummary}}))
+	require.ElementsMatch(t, []string{"b", "c", "s2"}, q(store.SearchParams{Since: t0.Add(time.Hour)}))
+	require.ElementsMatch(t, []string{"a", "b"}, q(store.SearchParams{Until: t0.Add(2 * time.Hour)}))
+	require.ElementsMatch(t, []string{"b"}, q(store.SearchParams{Since: t0.Add(time.Minute), Until: t0.Add(2 * time.Hour)}))
+}
+
+func TestSearchSessionCap(t *testing.T) {
+	t.Parallel()
+	s := setupSearch(t)
+	// One long session says "dune" forty times, three others once each.
+	var batch []store.SearchEntry
+	for i := range 40 {
+		batch = append(batch, msgEntry("acme", "u1", "long", fmt.Sprintf("long%02d", i), "user", t0, "dune dune dune"))
+	}
+	for i := range 3 {
+		batch = append(batch, msgEntry("acme", "u1", fmt.Sprintf("other%d", i), fmt.Sprintf("other%d", i), "user", t0, "dune and more words"))
+	}
+	s.upsert(t, batch...)
+	perSession := func(hits []store.SearchHit) map[string]int {
+		out := map[string]int{}
+		for _, h := range hits {
+			out[h.SessionID]++
+		}
+		return out
+	}
+	hits := s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"dune"}, K: 6})
+	require.Len(t, hits, 6)
+	require.Equal(t, map[string]int{"long": 3, "other0": 1, "other1": 1, "other2": 1}, perSession(hits))
+	hits = s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"dune"}, K: 6, MaxPerSession: 1})
+	require.Len(t, hits, 4)
+	hits = s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"dune"}, K: 6, MaxPerSession: -1})
+	require.Equal(t, map[string]int{"long": 6}, perSession(hits))
+}
+
+func TestSearchNeighbors(t *testing.T) {
+	t.Parallel()
+	s := setupSearch(t)
+	var turns []store.StoredTurn
+	contents := []string{"hello", "which book should I read next", "try dune by frank herbert", "thanks"}
+	for i, c := range contents {
+		role := events.RoleUser
+		if i%2 == 1 {
+			role = events.RoleAssistant
+		}
+		turns = append(turns, store.StoredTurn{Turn: events.Turn{ID: fmt.Sprintf("t%d", i), TenantID: "acme", UserID: "u1",
+			SessionID: "s1", OccurredAt: t0.Add(time.Duration(i) * time.Minute), Role: role, Content: c}})
+	}
+	turns = append(turns, store.StoredTurn{Turn: events.Turn{ID: "sys", TenantID: "acme", UserID: "u1", SessionID: "s1",
+		OccurredAt: t0.Add(90 * time.Second), Role: events.RoleSystem, Content: "system prompt"}})
+	_, err := s.st.InsertTurns(s.ctx, turns)
+	require.NoError(t, err)
+	var batch []store.SearchEntry
+	for _, tu := range turns {
+		batch = append(batch, msgEntry("acme", "u1", "s1", tu.Turn.ID, tu.Turn.Role, tu.Turn.OccurredAt, tu.Turn.Content))
+	}
+	s.upsert(t, batch...)
+
+	hits := s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"dune"}, Neighbors: true})
+	require.Len(t, hits, 1)
+	require.Equal(t, "t2", hits[0].SourceID)
+	require.Equal(t, &store.Neighbor{EventID: "t1", Role: "assistant", OccurredAt: t0.Add(time.Minute), Content: contents[1]}, hits[0].Previous,
+		"the system turn between them is skipped")
+	require.Equal(t, &store.Neighbor{EventID: "t3", Role: "assistant", OccurredAt: t0.Add(3 * time.Minute), Content: contents[3]}, hits[0].Next)
+
+	hits = s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"hello", "thanks"}, Neighbors: true})
+	require.Len(t, hits, 2)
+	for _, h := range hits {
+		require.True(t, (h.Previous == nil) != (h.Next == nil), "the first turn has no previous, the last no next")
+	}
+	hits = s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"dune"}})
+	require.Nil(t, hits[0].Previous, "neighbours only when asked for")
+	require.Nil(t, hits[0].Next)
+}
+
+// sessionWithEntries stores a session's turns and their entries, and a
+// summary version with its entry, and a fact first mentioned in it.
+func (s searchSetup) sessionWithEntries(t *testing.T, tenant, user, session string, at time.Time, n int) {
+	t.Helper()
+	var turns []store.StoredTurn
+	var entries []store.SearchEntry
+	for i := range n {
+		id := fmt.Sprintf("%s-%d", session, i)
+		when := at.Add(time.Duration(i) * time.Minute)
+		turns = append(turns, store.StoredTurn{Turn: events.Turn{ID: id, TenantID: tenant, UserID: user, SessionID: session,
+			OccurredAt: when, Role: events.RoleUser, Content: "dune " + id}})
+		entries = append(entries, msgEntry(tenant, user, session, id, "user", when, "dune "+id))
+	}
+	_, err := s.st.InsertTurns(s.ctx, turns)
+	require.NoError(t, err)
+	s.upsert(t, entries...)
+	sum := store.Summary{SessionID: session, UserID: user, Version: 1, FromCount: 0, ThroughCount: int64(n),
+		FirstEventID: turns[0].Turn.ID, FirstAt: turns[0].Turn.OccurredAt, LastEventID: turns[n-1].Turn.ID,
+		LastAt: turns[n-1].Turn.OccurredAt, MessagesRead: n, Text: "dune summary", Model: "extractive", Reason: "request"}
+	_, err = s.st.WriteSummary(s.ctx, store.SummaryWrite{TenantID: tenant, Summary: sum, Search: &store.SearchEntry{
+		TenantID: tenant, UserID: user, Kind: store.SearchSummary, SourceID: session, Revision: 1, SessionID: session,
+		OccurredAt: sum.LastAt, Text: sum.Text, Terms: []string{"dune", "summari"}}})
+	require.NoError(t, err)
+	m := store.Mention{TenantID: tenant, EventID: turns[0].Turn.ID, UserID: user, SessionID: session, Type: "book_title",
+		Value: "dune " + session, Display: "Dune " + session, OccurredAt: at, ExpiresAt: at.AddDate(0, 3, 0), Source: "rules"}
+	_, err = s.st.RecordMentions(s.ctx, []store.Mention{m})
+	require.NoError(t, err)
+	s.upsert(t, store.SearchEntry{TenantID: tenant, UserID: user, Kind: store.SearchFact, SourceID: store.FactSourceID(m.Type, m.Value),
+		Revision: at.UnixMicro(), SessionID: session, OccurredAt: at, Text: m.Display, Terms: []string{"dune"}})
+}
+
+func (s searchSetup) kinds(t *testing.T, tenant, user string) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for key := range s.rows(t, tenant) {
+		parts := strings.SplitN(key, "/", 3)
+		if parts[0] == user {
+			out[parts[1]]++
+		}
+	}
+	return out
+}
+
+func TestSearchDeleteSession(t *testing.T) {
+	t.Parallel()
+	s := setupSearch(t)
+	s.sessionWithEntries(t, "acme", "u1", "s1", t0, 3)
+	s.sessionWithEntries(t, "acme", "u1", "s2", t0, 2)
+	require.Equal(t, map[string]int{"message": 5, "summary": 2, "fact": 2}, s.kinds(t, "acme", "u1"))
+
+	_, err := s.st.Tenant("acme").DeleteSession(s.ctx, "s1")
+	require.NoError(t, err)
+	require.Equal(t, map[string]int{"message": 2, "summary": 1, "fact": 2}, s.kinds(t, "acme", "u1"),
+		"the session's turns and summary go; the user's facts stay")
+	for _, h := range s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"dune"}, MaxPerSession: -1, K: 20}) {
+		require.True(t, h.Kind == store.SearchFact || h.SessionID == "s2", h.SourceID)
+	}
+}
+
+func TestSearchRetention(t *testing.T) {
+	t.Parallel()
+	s := setupSearch(t)
+	// s1 is entirely old, s2 has old and new turns.
+	s.sessionWithEntries(t, "acme", "u1", "s1", t0.AddDate(0, -3, 0), 3)
+	s.sessionWithEntries(t, "acme", "u1", "s2", t0.AddDate(0, -1, 0).Add(-2*time.Minute), 4)
+	cutoff := t0.AddDate(0, -1, 0)
+	var total store.RetentionBatch
+	for after := ""; ; {
+		b, err := s.st.Tenant("acme").DeleteOldMessages(s.ctx, after, cutoff, 10, 100)
+		require.NoError(t, err)
+		total.Messages += b.Messages
+		total.Sessions += b.Sessions
+		if b.Done {
+			break
+		}
+		after = b.Next
+	}
+	require.EqualValues(t, 5, total.Messages)
+	require.EqualValues(t, 1, total.Sessions)
+	require.Equal(t, map[string]int{"message": 2, "summary": 1, "fact": 2}, s.kinds(t, "acme", "u1"),
+		"entries of deleted turns go, and the summary of the deleted session")
+	hits := s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"dune"}, Kinds: []string{store.SearchMessage}, MaxPerSession: -1})
+	require.ElementsMatch(t, []string{"s2-2", "s2-3"}, sources(hits))
+}
+
+func TestSearchFactsWhileActive(t *testing.T) {
+	t.Parallel()
+	s := setupSearch(t)
+	s.sessionWithEntries(t, "acme", "u1", "s1", t0, 1)
+	facts := func() []string {
+		return sources(s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"dune"}, Kinds: []string{store.SearchFact}}))
+	}
+	id := store.FactSourceID("book_title", "dune s1")
+	require.Equal(t, []string{id}, facts())
+	typ, value, ok := store.SplitFactSourceID(id)
+	require.True(t, ok)
+	require.Equal(t, "book_title", typ)
+	require.Equal(t, "dune s1", value)
+
+	_, err := s.st.Pool().Exec(s.ctx, `UPDATE facts SET status = 'archived'`)
+	require.NoError(t, err)
+	require.Empty(t, facts(), "an archived fact is not found")
+	_, err = s.st.Pool().Exec(s.ctx, `UPDATE facts SET status = 'expired', expires_at = $1`, t0)
+	require.NoError(t, err)
+	n, _, err := s.st.PurgeExpiredFacts(s.ctx, 0, 1<<20, t0.Add(time.Hour))
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	require.Zero(t, s.kinds(t, "acme", "u1")["fact"], "a purged fact's entry goes with it")
+}
+
+func TestSearchSummaryVersions(t *testing.T) {
+	t.Parallel()
+	s := setupSearch(t)
+	s.sessionWithEntries(t, "acme", "u1", "s1", t0, 2)
+	st, err := s.st.Tenant("acme").SummaryState(s.ctx, "s1")
+	require.NoError(t, err)
+	sum, err := s.st.Tenant("acme").CurrentSummary(s.ctx, "s1")
+	require.NoError(t, err)
+	_, err = s.st.InsertTurns(s.ctx, []store.StoredTurn{{Turn: events.Turn{ID: "s1-new", TenantID: "acme", UserID: "u1", SessionID: "s1",
+		OccurredAt: t0.Add(time.Hour), Role: events.RoleUser, Content: "arrakis"}}})
+	require.NoError(t, err)
+	next := sum
+	next.Version, next.FromCount, next.ThroughCount = 2, st.Summarized, st.Summarized+1
+	next.FirstEventID, next.LastEventID, next.FirstAt, next.LastAt, next.Text = "s1-new", "s1-new", t0.Add(time.Hour), t0.Add(time.Hour), "arrakis summary"
+	_, err = s.st.WriteSummary(s.ctx, store.SummaryWrite{TenantID: "acme", Summary: next, Search: &store.SearchEntry{
+		TenantID: "acme", UserID: "u1", Kind: store.SearchSummary, SourceID: "s1", Revision: 2, SessionID: "s1",
+		OccurredAt: next.LastAt, Text: next.Text, Terms: []string{"arraki", "summari"}}})
+	require.NoError(t, err)
+
+	hits := s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"summari"}, Kinds: []string{store.SearchSummary}})
+	require.Len(t, hits, 1, "one entry per session: the current version")
+	require.Equal(t, "arrakis summary", hits[0].Text)
+	require.Equal(t, t0.Add(time.Hour), hits[0].OccurredAt)
+}
+
+func TestSearchForgetUser(t *testing.T) {
+	t.Parallel()
+	s := setupSearch(t)
+	s.sessionWithEntries(t, "acme", "u1", "s1", t0, 2)
+	s.sessionWithEntries(t, "acme", "u2", "s2", t0, 2)
+	counts, err := s.st.Tenant("acme").ForgetUser(s.ctx, "u1")
+	require.NoError(t, err)
+	require.EqualValues(t, 4, counts["search_entries"])
+	require.Empty(t, s.kinds(t, "acme", "u1"))
+	require.Equal(t, map[string]int{"message": 2, "summary": 1, "fact": 1}, s.kinds(t, "acme", "u2"))
+}
