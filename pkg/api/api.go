@@ -26,7 +26,9 @@ import (
 
 	json "github.com/goccy/go-json"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/search"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
@@ -78,6 +80,19 @@ type Config struct {
 	// stalls mid-body is cut off); WriteTimeout writing the answer.
 	ReadTimeout  time.Duration `env:"API_READ_TIMEOUT" envDefault:"30s"`
 	WriteTimeout time.Duration `env:"API_WRITE_TIMEOUT" envDefault:"60s"`
+
+	// ContextMaxRecalled is how many hits of the history search the context
+	// may carry for its query (the budget decides how many fit); -1 none.
+	ContextMaxRecalled int `env:"CONTEXT_MAX_RECALLED" envDefault:"40"`
+	// ContextRecallSnippet bounds one recalled snippet, in characters, so a
+	// long turn cannot take the room of several short ones; 0 whole.
+	ContextRecallSnippet int `env:"CONTEXT_RECALL_SNIPPET_CHARS" envDefault:"600"`
+	// SearchEmbedTimeout bounds embedding a query: past it the search goes
+	// on by terms only, and the context says so.
+	SearchEmbedTimeout time.Duration `env:"SEARCH_EMBED_TIMEOUT" envDefault:"500ms"`
+	// Embed is the embedder queries are embedded with (EMBED_*): the
+	// indexer's, since their vectors are compared.
+	Embed embed.Config
 }
 
 // withDefaults fills the fields where zero cannot work (it would reject every
@@ -111,6 +126,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.PublishTimeout <= 0 {
 		c.PublishTimeout = d.PublishTimeout
+	}
+	if c.ContextMaxRecalled == 0 {
+		c.ContextMaxRecalled = d.ContextMaxRecalled
+	}
+	if c.SearchEmbedTimeout <= 0 {
+		c.SearchEmbedTimeout = d.SearchEmbedTimeout
 	}
 	return c
 }
@@ -146,6 +167,7 @@ type Server struct {
 	metrics *metrics
 	reg     *prometheus.Registry
 	ready   []service.Check
+	search  *search.Searcher
 }
 
 // Options are the API's dependencies.
@@ -198,10 +220,20 @@ func New(o Options) (*Server, error) {
 	if o.Registry != nil {
 		reg = o.Registry
 	}
+	// Queries are analyzed as the indexer analyzes turns (the process's one
+	// segmenter) and embedded by the same model.
+	an, err := search.SharedAnalyzer()
+	if err != nil {
+		return nil, err
+	}
+	emb, err := embed.New(cfg.Embed, cfg.Embed.Dimensions)
+	if err != nil {
+		return nil, err
+	}
 	return &Server{
 		cfg: cfg, limits: limits, store: o.Store, pub: queue.NewPublisher(o.JS), js: o.JS,
 		log: log, keys: keys, policy: policy, now: now, metrics: newMetrics(reg),
-		reg: o.Registry, ready: o.Ready,
+		reg: o.Registry, ready: o.Ready, search: search.NewSearcher(o.Store, an, emb, cfg.SearchEmbedTimeout, log),
 	}, nil
 }
 
@@ -242,6 +274,9 @@ func (s *Server) Handler(reg *prometheus.Registry, ready ...service.Check) http.
 	s.route(rs, "DELETE /v1/sessions/{session_id}", s.deleteSession)
 	s.route(rs, "POST /v1/sessions/{session_id}/summarize", s.postSummarize)
 	s.route(rs, "GET /v1/context", s.getContext)
+	s.route(rs, "POST /v1/context", s.postContext)
+	s.route(rs, "GET /v1/users/{user_id}/search", s.getSearch)
+	s.route(rs, "POST /v1/users/{user_id}/search", s.postSearch)
 	s.route(rs, "DELETE /v1/users/{user_id}", s.deleteUser)
 	s.route(rs, "GET /v1/users/{user_id}/profile", s.getProfile)
 	s.route(rs, "POST /v1/users/{user_id}/profile/refresh", s.postProfileRefresh)

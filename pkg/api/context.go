@@ -1,12 +1,16 @@
 package api
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/search"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -21,13 +25,42 @@ type contextResponse struct {
 	Window    assemble.Window       `json:"window"`
 	Facts     assemble.Facts        `json:"facts"`
 	Summaries assemble.Summaries    `json:"summaries"`
-	Prompt    string                `json:"prompt"`
+	// Recalled is what a search of the user's whole history found for the
+	// query (the current message); absent without one.
+	Recalled *assemble.Recalled `json:"recalled,omitempty"`
+	Prompt   string             `json:"prompt"`
 }
 
-// getContext assembles what the backend puts into its next prompt. The session,
-// if it exists, must belong to user_id; another user's session reads as not found.
+// MaxQueryBytes bounds the query of a context or a search: a chat message,
+// not a document (the same bound as a turn's content).
+const MaxQueryBytes = 64 << 10
+
+// getContext assembles what the backend puts into its next prompt (the
+// parameters in the URL).
 func (s *Server) getContext(w http.ResponseWriter, r *http.Request, t *store.Tenant) {
-	qv := r.URL.Query()
+	s.context(w, r, t, r.URL.Query())
+}
+
+// contextFields are the parameters a context takes, as the fields of
+// POST /v1/context's body (numbers for counts, strings for the rest).
+var contextFields = []string{"user_id", "session_id", "query", "max_messages", "max_chars", "ttl", "max_facts",
+	"max_summaries", "max_recalled", "budget", "lang"}
+
+// postContext is getContext with the parameters in a JSON body, for a query
+// too long for a URL.
+func (s *Server) postContext(w http.ResponseWriter, r *http.Request, t *store.Tenant) {
+	qv, ok := s.bodyParams(w, r, contextFields)
+	if !ok {
+		return
+	}
+	s.context(w, r, t, qv)
+}
+
+// context assembles what the backend puts into its next prompt. The session,
+// if it exists, must belong to user_id; another user's session reads as not
+// found. With a query, the user's whole history is searched for it and what
+// is found becomes the recalled part.
+func (s *Server) context(w http.ResponseWriter, r *http.Request, t *store.Tenant, qv url.Values) {
 	var fe []events.FieldError
 	userID, sessionID := qv.Get("user_id"), qv.Get("session_id")
 	for _, p := range [...]struct{ name, v string }{{"user_id", userID}, {"session_id", sessionID}} {
@@ -50,6 +83,9 @@ func (s *Server) getContext(w http.ResponseWriter, r *http.Request, t *store.Ten
 	}
 	maxFacts := queryIntIn(qv, "max_facts", max(s.cfg.ContextMaxFacts, 0), 0, 100, &fe)
 	maxSummaries := queryIntIn(qv, "max_summaries", max(s.cfg.ContextMaxSummaries, 0), 0, 20, &fe)
+	maxRecalled := queryIntIn(qv, "max_recalled", max(s.cfg.ContextMaxRecalled, 0), 0, store.MaxSearchK, &fe)
+	query := qv.Get("query")
+	s.checkQuery(query, "query", false, &fe)
 	budget := queryIntIn(qv, "budget", max(s.cfg.ContextBudget, 0), 0, 1000000, &fe)
 	lang := s.cfg.ContextLang
 	if v := qv.Get("lang"); v != "" {
@@ -67,9 +103,26 @@ func (s *Server) getContext(w http.ResponseWriter, r *http.Request, t *store.Ten
 
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
+	// The history search runs beside the context's own reads.
+	var found chan searchOutcome
+	if query != "" && maxRecalled > 0 {
+		found = make(chan searchOutcome, 1)
+		go func() {
+			res, err := s.search.Search(ctx, search.Query{TenantID: t.ID(), Text: query,
+				SearchParams: store.SearchParams{UserID: userID, K: maxRecalled, Now: s.now()}})
+			found <- searchOutcome{res, err}
+		}()
+	}
 	// Facts are read newest-mention first; several times the number shown is
 	// enough to rank by current weight, which only falls with age.
 	data, err := t.Context(ctx, sessionID, userID, lim.Messages, maxFacts*4, maxSummaries)
+	var sr searchOutcome
+	if found != nil {
+		sr = <-found
+		if err == nil {
+			err = sr.err
+		}
+	}
 	switch {
 	case err != nil:
 		s.internalError(w, r, err)
@@ -91,10 +144,48 @@ func (s *Server) getContext(w http.ResponseWriter, r *http.Request, t *store.Ten
 	parts.Window.Messages = nonNil(parts.Window.Messages)
 	parts.Summaries = assemble.PickSummaries(data.Summaries, data.Summary, parts.Window, counts)
 	parts.List = assemble.CurrentList(data.List)
+	if query != "" {
+		parts.Recalled = recalled(query, sr.res, parts.Window, s.cfg.ContextRecallSnippet)
+	}
 	resolved := assemble.ResolveLang(lang, parts)
 	spent, prompt := assemble.Assemble(resolved, &parts, budget)
 	writeJSON(w, http.StatusOK, contextResponse{
 		UserID: userID, SessionID: sessionID, Lang: resolved, Limits: lim, TTL: lim.TTL.String(),
-		Budget: spent, List: parts.List, Window: parts.Window, Facts: parts.Facts, Summaries: parts.Summaries, Prompt: prompt,
+		Budget: spent, List: parts.List, Window: parts.Window, Facts: parts.Facts, Summaries: parts.Summaries,
+		Recalled: parts.Recalled, Prompt: prompt,
 	})
+}
+
+type searchOutcome struct {
+	res search.Result
+	err error
+}
+
+// recalled turns what the history search found into the context's recalled
+// part, saying how it searched and why it fell back to terms only.
+func recalled(query string, res search.Result, w assemble.Window, snippet int) *assemble.Recalled {
+	hits := make([]assemble.RecalledHit, len(res.Hits))
+	for i, h := range res.Hits {
+		hits[i] = assemble.RecalledHit{Kind: h.Kind, SessionID: h.SessionID, Role: h.Role, OccurredAt: h.OccurredAt, Text: h.Text, Score: h.Score}
+		if h.Kind == store.SearchMessage {
+			hits[i].EventID = h.SourceID
+		}
+	}
+	how := "lexical"
+	if res.Vector {
+		how = "hybrid"
+	}
+	out := assemble.Recall(query, how, hits, w, snippet)
+	if res.EmbedErr != nil {
+		out.Notes = append(out.Notes, assemble.RecalledNote{Reason: "embedder", Detail: embedFailure(res.EmbedErr)})
+	}
+	return out
+}
+
+// embedFailure says in a word why the query was not embedded.
+func embedFailure(err error) string {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "timeout"
+	}
+	return "error"
 }

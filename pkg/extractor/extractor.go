@@ -7,13 +7,16 @@ package extractor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/search"
 	"github.com/recallhq/recall/pkg/worker"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -55,6 +58,9 @@ type Config struct {
 	Refresh queue.RefreshConfig
 	// Catalog matches the tenant's catalog titles and people in the text.
 	Catalog CatalogConfig
+	// Embed is the embedder facts are indexed for search with (EMBED_*):
+	// the indexer's.
+	Embed embed.Config
 }
 
 // NewExtractor builds the configured extractor: the rules, or the LLM with the
@@ -94,6 +100,7 @@ type Worker struct {
 	metrics   *metrics
 	catalog   *catalogs
 	refresher *queue.Refresher
+	index     *search.Indexer
 }
 
 type metrics struct {
@@ -101,13 +108,24 @@ type metrics struct {
 	facts *prometheus.CounterVec
 }
 
-// New builds the configured extractor (NewExtractor) and returns the worker.
+// New builds the configured extractor (NewExtractor) and returns the worker,
+// which also makes the facts it records searchable.
 func New(_ context.Context, cfg Config, d *worker.Deps) (*Worker, error) {
 	ex, source, err := NewExtractor(cfg, d.Registry, d.Log)
 	if err != nil {
 		return nil, err
 	}
-	return NewWith(cfg, d, ex, source), nil
+	w := NewWith(cfg, d, ex, source)
+	an, err := search.SharedAnalyzer()
+	if err != nil {
+		return nil, err
+	}
+	emb, err := d.Embedder(cfg.Embed)
+	if err != nil {
+		return nil, err
+	}
+	w.index = search.NewIndexer(d.Store, an, emb)
+	return w, nil
 }
 
 // NewWith returns a Worker using ex, whose facts are recorded with the given
@@ -157,10 +175,30 @@ func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 			if _, err := w.store.RecordMentions(ctx, batch); err != nil {
 				return err
 			}
+			if err := w.indexFacts(ctx, batch); err != nil {
+				return err
+			}
 			return w.refresh(ctx, batch)
 		},
 		Log: w.log,
 	}.Handle(ctx, msgs)
+}
+
+// indexFacts makes the mentioned facts searchable, each by its newest
+// mention (an older one replayed late changes nothing). An embedder that
+// fails leaves them findable by their terms.
+func (w *Worker) indexFacts(ctx context.Context, ms []store.Mention) error {
+	if w.index == nil {
+		return nil
+	}
+	entries := make([]store.SearchEntry, len(ms))
+	for i, m := range ms {
+		entries[i] = search.MentionEntry(m)
+	}
+	if _, err := w.index.Index(ctx, entries); err != nil && !errors.Is(err, search.ErrEmbed) {
+		return fmt.Errorf("index facts: %w", err)
+	}
+	return nil
 }
 
 // refresh asks for the profiles of the mentioned users to be recomputed. It is

@@ -12,6 +12,7 @@ import (
 	"github.com/recallhq/recall/pkg/catalog"
 	"github.com/recallhq/recall/pkg/decayer"
 	"github.com/recallhq/recall/pkg/extractor"
+	"github.com/recallhq/recall/pkg/indexer"
 	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/profiler"
 	"github.com/recallhq/recall/pkg/seen"
@@ -24,6 +25,7 @@ var All = []worker.Worker{
 	ingest.Def,
 	extractor.Def,
 	seen.Def,
+	indexer.Def,
 	catalog.Def,
 	profiler.Def,
 	summarizer.Def,

@@ -35,6 +35,7 @@ func TestEffectiveDefaults(t *testing.T) {
 		"ingest":     {Consumer: consumer, Runner: runner(500, 2)},
 		"extractor":  {Consumer: consumer, Runner: runner(200, 2)},
 		"seen":       {Consumer: consumer, Runner: runner(500, 2)},
+		"indexer":    {Consumer: consumer, Runner: runner(200, 2)},
 		"catalog":    {Consumer: consumer, Runner: runner(200, 2)},
 		"profiler":   {Consumer: consumer, Runner: runner(200, 4)},
 		"summarizer": {Consumer: consumer, Runner: runner(16, 4)},

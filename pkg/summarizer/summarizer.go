@@ -27,7 +27,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/search"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/worker"
 
@@ -90,6 +92,9 @@ type Config struct {
 	// Refresh debounces the profile refreshes asked for the users whose key
 	// topics were recorded.
 	Refresh queue.RefreshConfig
+	// Embed is the embedder summaries are indexed for search with (EMBED_*):
+	// the indexer's.
+	Embed embed.Config
 }
 
 // ttlFor is the lifetime of a fact of the given type, by the shared policy.
@@ -120,6 +125,7 @@ type Worker struct {
 	limiter    *tenantLimiter
 	pub        *queue.Publisher
 	refresher  *queue.Refresher
+	index      *search.Indexer
 	now        func() time.Time
 }
 
@@ -174,6 +180,15 @@ func New(_ context.Context, cfg Config, d *worker.Deps) (*Worker, error) {
 		w.pub = queue.NewPublisher(d.JS)
 		w.refresher = queue.NewRefresher(d.JS, cfg.Refresh.Bucket)
 	}
+	an, err := search.SharedAnalyzer()
+	if err != nil {
+		return nil, err
+	}
+	emb, err := d.Embedder(cfg.Embed)
+	if err != nil {
+		return nil, err
+	}
+	w.index = search.NewIndexer(d.Store, an, emb)
 	return w, nil
 }
 
@@ -287,7 +302,13 @@ func (w *Worker) Summarize(ctx context.Context, tenantID, sessionID string, thro
 			Source: "summary",
 		})
 	}
-	_, err = w.store.WriteSummary(ctx, store.SummaryWrite{TenantID: tenantID, Summary: row, Mentions: mentions})
+	// The summary becomes searchable in the same transaction; an embedder
+	// that fails leaves it findable by its terms.
+	entry := []store.SearchEntry{search.SummaryEntry(tenantID, "", row)}
+	if err := w.index.Prepare(ctx, entry); err != nil && !errors.Is(err, search.ErrEmbed) {
+		return "", err
+	}
+	_, err = w.store.WriteSummary(ctx, store.SummaryWrite{TenantID: tenantID, Summary: row, Mentions: mentions, Search: &entry[0]})
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return w.outcome(OutcomeMissing), nil

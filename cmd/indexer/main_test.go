@@ -1,0 +1,14 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/recallhq/recall/internal/deploycheck"
+	"github.com/recallhq/recall/pkg/indexer"
+	"github.com/recallhq/recall/pkg/worker"
+)
+
+func TestDeployEnvMatchesConfig(t *testing.T) {
+	t.Parallel()
+	deploycheck.CheckDeployEnv(t, "indexer", worker.EnvVars(indexer.Def))
+}
