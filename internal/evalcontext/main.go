@@ -29,6 +29,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -50,6 +51,13 @@ func main() {
 	flag.DurationVar(&o.System.StopTimeout, "stop-timeout", 30*time.Second, "how long recall run may take to drain after SIGTERM before it is killed")
 	flag.DurationVar(&o.Settle.Timeout, "wait-timeout", 10*time.Minute, "how long the pipeline may take to catch up")
 	flag.DurationVar(&o.Settle.Quiet, "settle", 5*time.Second, "how long every consumer must stay caught up before questions are asked")
+	flag.Func("env", "a KEY=VALUE setting for recall run (repeatable), e.g. -env CONTEXT_RECALL_NEIGHBORS=true", func(v string) error {
+		if !strings.Contains(v, "=") {
+			return fmt.Errorf("want KEY=VALUE, got %q", v)
+		}
+		o.System.Env = append(o.System.Env, v)
+		return nil
+	})
 	asJSON := flag.Bool("json", false, "print the report as JSON instead of the table")
 	verbose := flag.Bool("v", false, "also copy recall run's log to stderr")
 	flag.Parse()

@@ -47,6 +47,7 @@ type systemOptions struct {
 	RecallBin   string        // prebuilt binary; empty builds ./cmd/recall
 	Root        string        // repository root, for the build
 	Keep        bool          // keep the database afterwards
+	Env         []string      // KEY=VALUE settings for recall run, over the evaluation's own
 	StopTimeout time.Duration // SIGTERM, then SIGKILL after this long
 	ChildLog    io.Writer     // where the child's stderr goes besides the tail; nil for none
 }
@@ -133,6 +134,7 @@ func startSystem(ctx context.Context, o systemOptions, log *slog.Logger) (*syste
 		// them land while the evaluation waits for the pipeline to catch up.
 		"SUMMARY_SWEEP_INTERVAL": "1s",
 	})
+	env = append(env, o.Env...)
 
 	migrate := exec.CommandContext(ctx, bin, "migrate")
 	migrate.Env = env

@@ -87,6 +87,12 @@ type Config struct {
 	// ContextRecallSnippet bounds one recalled snippet, in characters, so a
 	// long turn cannot take the room of several short ones; 0 whole.
 	ContextRecallSnippet int `env:"CONTEXT_RECALL_SNIPPET_CHARS" envDefault:"600"`
+	// ContextRecallPerSession caps the recalled hits of one earlier session,
+	// so one long session cannot fill the part.
+	ContextRecallPerSession int `env:"CONTEXT_RECALL_PER_SESSION" envDefault:"3"`
+	// ContextRecallNeighbors adds the turns just before and after each turn
+	// recalled: an answer is often the turn after the question found.
+	ContextRecallNeighbors bool `env:"CONTEXT_RECALL_NEIGHBORS" envDefault:"false"`
 	// SearchEmbedTimeout bounds embedding a query: past it the search goes
 	// on by terms only, and the context says so.
 	SearchEmbedTimeout time.Duration `env:"SEARCH_EMBED_TIMEOUT" envDefault:"500ms"`

@@ -109,7 +109,8 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, t *store.Tenant
 		found = make(chan searchOutcome, 1)
 		go func() {
 			res, err := s.search.Search(ctx, search.Query{TenantID: t.ID(), Text: query,
-				SearchParams: store.SearchParams{UserID: userID, K: maxRecalled, Now: s.now()}})
+				SearchParams: store.SearchParams{UserID: userID, K: maxRecalled, Now: s.now(),
+					MaxPerSession: s.cfg.ContextRecallPerSession, Neighbors: s.cfg.ContextRecallNeighbors}})
 			found <- searchOutcome{res, err}
 		}()
 	}
@@ -164,12 +165,27 @@ type searchOutcome struct {
 // recalled turns what the history search found into the context's recalled
 // part, saying how it searched and why it fell back to terms only.
 func recalled(query string, res search.Result, w assemble.Window, snippet int) *assemble.Recalled {
-	hits := make([]assemble.RecalledHit, len(res.Hits))
-	for i, h := range res.Hits {
-		hits[i] = assemble.RecalledHit{Kind: h.Kind, SessionID: h.SessionID, Role: h.Role, OccurredAt: h.OccurredAt, Text: h.Text, Score: h.Score}
-		if h.Kind == store.SearchMessage {
-			hits[i].EventID = h.SourceID
+	hits := make([]assemble.RecalledHit, 0, len(res.Hits))
+	seen := map[string]bool{}
+	neighbor := func(n *store.Neighbor, h store.SearchHit) {
+		if n != nil && !seen[n.EventID] {
+			seen[n.EventID] = true
+			hits = append(hits, assemble.RecalledHit{Kind: store.SearchMessage, EventID: n.EventID, SessionID: h.SessionID,
+				Role: n.Role, OccurredAt: n.OccurredAt, Text: n.Content, Score: h.Score})
 		}
+	}
+	for _, h := range res.Hits {
+		if h.Kind == store.SearchMessage && seen[h.SourceID] {
+			continue
+		}
+		neighbor(h.Previous, h)
+		hit := assemble.RecalledHit{Kind: h.Kind, SessionID: h.SessionID, Role: h.Role, OccurredAt: h.OccurredAt, Text: h.Text, Score: h.Score}
+		if h.Kind == store.SearchMessage {
+			hit.EventID = h.SourceID
+			seen[h.SourceID] = true
+		}
+		hits = append(hits, hit)
+		neighbor(h.Next, h)
 	}
 	how := "lexical"
 	if res.Vector {
