@@ -263,7 +263,7 @@ func loadContextParts(b *testing.B, db *testenv.DB, sessions int, now time.Time)
 	i = 0
 	_, err = conn.CopyFrom(ctx, pgx.Identifier{"session_summaries"},
 		[]string{"tenant_id", "session_id", "user_id", "version", "from_count", "through_count", "first_event_id", "first_at",
-			"last_event_id", "last_at", "messages_read", "summary", "key_topics", "model", "reason", "created_at"},
+			"last_event_id", "last_at", "covers_from", "covers_to", "messages_read", "summary", "key_topics", "model", "reason", "created_at"},
 		pgx.CopyFromFunc(func() ([]any, error) {
 			if i >= sessions*(previous+1) {
 				return nil, nil
@@ -279,7 +279,7 @@ func loadContextParts(b *testing.B, db *testenv.DB, sessions int, now time.Time)
 			text := fmt.Sprintf("The reader asked for novels for a long flight in session %s and liked the science fiction picks; "+
 				"they had finished The Three-Body Problem and wanted something with the same scale, but shorter.", session)
 			return []any{"bench", session, fmt.Sprintf("u%d", s), int32(1), int64(0), int64(10), session + "-first", last.Add(-10 * time.Minute),
-				session + "-last", last, int32(10), text, []string{"science fiction", "long flight"}, "extractive", "threshold", last}, nil
+				session + "-last", last, last.Add(-10 * time.Minute), last, int32(10), text, []string{"science fiction", "long flight"}, "extractive", "threshold", last}, nil
 		}))
 	require.NoError(b, err)
 

@@ -23,6 +23,8 @@ type (
 		ThroughCount int64     `json:"through_count"`
 		LastEventID  string    `json:"last_event_id"`
 		LastAt       time.Time `json:"last_at"`
+		CoversFrom   time.Time `json:"covers_from"`
+		CoversTo     time.Time `json:"covers_to"`
 		Summary      string    `json:"summary"`
 		KeyTopics    []string  `json:"key_topics"`
 		Model        string    `json:"model"`
@@ -39,10 +41,12 @@ type (
 		} `json:"request"`
 	}
 	contextSummary struct {
-		SessionID    string   `json:"session_id"`
-		Summary      string   `json:"summary"`
-		KeyTopics    []string `json:"key_topics"`
-		MessageCount int64    `json:"message_count"`
+		SessionID    string    `json:"session_id"`
+		Summary      string    `json:"summary"`
+		KeyTopics    []string  `json:"key_topics"`
+		MessageCount int64     `json:"message_count"`
+		CoversFrom   time.Time `json:"covers_from"`
+		CoversTo     time.Time `json:"covers_to"`
 	}
 	contextSummariesBody struct {
 		Summaries struct {
@@ -67,9 +71,14 @@ func (b *bundle) storedSummary(t *testing.T, tenant, session, text string, topic
 	if in.Previous != nil {
 		version = in.Previous.Version + 1
 	}
-	_, err = b.db.Store.WriteSummary(t.Context(), store.SummaryWrite{TenantID: tenant, Summary: store.Summary{
-		SessionID: session, UserID: in.State.UserID, Version: version, FromCount: in.State.Summarized, ThroughCount: in.State.Counted,
+	coversFrom := first.OccurredAt
+	if in.Previous != nil && in.Previous.CoversFrom.Before(coversFrom) {
+		coversFrom = in.Previous.CoversFrom
+	}
+	_, err = b.db.Store.WriteSummary(t.Context(), store.SummaryWrite{TenantID: tenant, Read: in.EventIDs(), Summary: store.Summary{
+		SessionID: session, UserID: in.State.UserID, Version: version, FromCount: in.State.Summarized, ThroughCount: in.State.Summarized + int64(len(in.Messages)),
 		FirstEventID: first.EventID, FirstAt: first.OccurredAt, LastEventID: last.EventID, LastAt: last.OccurredAt,
+		CoversFrom: coversFrom, CoversTo: last.OccurredAt,
 		MessagesRead: len(in.Messages), Text: text, KeyTopics: topics, Model: "extractive", Reason: "threshold",
 	}})
 	require.NoError(t, err)
@@ -138,11 +147,14 @@ func TestPostSummarizeWaits(t *testing.T) {
 	require.Contains(t, body.Summary.Summary, "三体")
 	require.Contains(t, body.Summary.KeyTopics, "三体")
 
-	// The session and its messages carry the summary.
+	// The session and its messages carry the summary, with the range of
+	// event time it covers.
 	sess := decode[struct {
 		Summary *summaryBody `json:"summary"`
 	}](t, b.get(t, "t", sessionPath("s")))
 	require.Equal(t, body.Summary.Summary, sess.Summary.Summary)
+	require.Equal(t, testNow.Add(-time.Minute), sess.Summary.CoversFrom)
+	require.Equal(t, testNow.Add(-time.Minute), sess.Summary.CoversTo)
 	msgs := decode[struct {
 		Messages []messageBody `json:"messages"`
 		Summary  *summaryBody  `json:"summary"`
@@ -183,8 +195,10 @@ func TestContextSummaries(t *testing.T) {
 	require.Len(t, prev, 3, "the latest three by default")
 	require.Equal(t, []string{"old4", "old3", "old2"}, []string{prev[0].SessionID, prev[1].SessionID, prev[2].SessionID})
 	require.Equal(t, []string{"三体", "话题4"}, prev[0].KeyTopics)
+	require.Equal(t, testNow.Add(-7*time.Hour), prev[0].CoversFrom)
+	require.Equal(t, testNow.Add(-7*time.Hour+time.Second), prev[0].CoversTo)
 	require.Nil(t, body.Summaries.Current, "the window holds the session's start")
-	require.Contains(t, body.Prompt, "之前的对话摘要：\n- 用户在第4次对话里聊了科幻小说。 用户曾提及：三体、话题4\n")
+	require.Contains(t, body.Prompt, "之前的对话摘要：\n- [2026-11-22] 用户在第4次对话里聊了科幻小说。 用户曾提及：三体、话题4\n")
 	require.NotContains(t, body.Prompt, "NOT-THIS")
 	require.NotContains(t, body.Prompt, "本次会话较早的内容")
 
@@ -194,7 +208,7 @@ func TestContextSummaries(t *testing.T) {
 	require.NotNil(t, body.Summaries.Current)
 	require.Equal(t, "now", body.Summaries.Current.SessionID)
 	require.EqualValues(t, 6, body.Summaries.Current.MessageCount)
-	require.Contains(t, body.Prompt, "Earlier conversations:\n- 用户在第4次对话里聊了科幻小说。 The user mentioned: 三体, 话题4\n")
+	require.Contains(t, body.Prompt, "Earlier conversations:\n- [2026-11-22] 用户在第4次对话里聊了科幻小说。 The user mentioned: 三体, 话题4\n")
 	require.Contains(t, body.Prompt, "Earlier in this session: The user opened this session with six messages.\n")
 	require.Less(t, strings.Index(body.Prompt, "Earlier in this session"), strings.Index(body.Prompt, "Recent conversation in this session"))
 
@@ -206,7 +220,7 @@ func TestContextSummaries(t *testing.T) {
 	body = decode[contextSummariesBody](t, b.get(t, "t", contextPath("u", "brand-new")))
 	require.Len(t, body.Summaries.Previous, 3)
 	require.Equal(t, "now", body.Summaries.Previous[0].SessionID, "the latest session first")
-	require.Contains(t, body.Prompt, "之前的对话摘要：\n- The user opened this session with six messages.\n")
+	require.Contains(t, body.Prompt, "之前的对话摘要：\n- [2026-11-22] The user opened this session with six messages.\n")
 	// Another tenant's user of the same id sees only its own.
 	body = decode[contextSummariesBody](t, b.get(t, "other", contextPath("u", "brand-new")))
 	require.Len(t, body.Summaries.Previous, 1)

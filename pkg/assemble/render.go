@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -264,6 +265,11 @@ func writeFact(b *strings.Builder, ph phrases, f WeightedFact) {
 
 func writeSummary(b *strings.Builder, ph phrases, s SessionSummary) {
 	b.WriteString("- ")
+	if r := dateRange(s.CoversFrom, s.CoversTo); r != "" {
+		b.WriteString("[")
+		b.WriteString(r)
+		b.WriteString("] ")
+	}
 	writeCollapsed(b, s.Summary)
 	if len(s.KeyTopics) > 0 {
 		b.WriteString(" ")
@@ -276,6 +282,20 @@ func writeSummary(b *strings.Builder, ph phrases, s SessionSummary) {
 		}
 	}
 	b.WriteByte('\n')
+}
+
+// dateRange writes the days (UTC, like every event time) a summary covers:
+// "2026-05-08 – 2026-05-25", one date when they are the same day, nothing
+// when the range is unknown.
+func dateRange(from, to time.Time) string {
+	if from.IsZero() || to.IsZero() {
+		return ""
+	}
+	f, t := from.UTC().Format(time.DateOnly), to.UTC().Format(time.DateOnly)
+	if f == t {
+		return f
+	}
+	return f + " – " + t
 }
 
 func writeMessage(b *strings.Builder, ph phrases, m store.Message) {

@@ -13,8 +13,13 @@ type SessionSummary struct {
 	KeyTopics []string `json:"key_topics"`
 	Version   int      `json:"version"`
 	// MessageCount is how many of the session's non-system messages the
-	// summary accounts for; LastMessageAt the event time of the newest.
-	MessageCount  int64     `json:"message_count"`
+	// summary accounts for.
+	MessageCount int64 `json:"message_count"`
+	// CoversFrom and CoversTo are the event-time range the summary covers:
+	// its oldest and newest message. LastMessageAt is CoversTo, under the
+	// name it had before the range was given.
+	CoversFrom    time.Time `json:"covers_from"`
+	CoversTo      time.Time `json:"covers_to"`
 	LastMessageAt time.Time `json:"last_message_at"`
 	Model         string    `json:"model"`
 }
@@ -52,5 +57,5 @@ func sessionSummary(s store.Summary) SessionSummary {
 		topics = []string{}
 	}
 	return SessionSummary{SessionID: s.SessionID, Summary: s.Text, KeyTopics: topics, Version: s.Version,
-		MessageCount: s.ThroughCount, LastMessageAt: s.LastAt, Model: s.Model}
+		MessageCount: s.ThroughCount, CoversFrom: s.CoversFrom, CoversTo: s.CoversTo, LastMessageAt: s.CoversTo, Model: s.Model}
 }

@@ -65,7 +65,7 @@ func turnEntry(tenantID, userID, eventID, sessionID, agentID, role, content stri
 // SummaryEntry is the search entry of a session's summary version: one entry
 // per session, which a newer version replaces (its revision is the
 // version). Its text is the summary with its key topics on a line of their
-// own; its time is the event time of the newest message it covers. agentID
+// own; its time is the event time of the newest message it covers (CoversTo). agentID
 // is the session's agent, if it has one.
 func SummaryEntry(tenantID, agentID string, s store.Summary) store.SearchEntry {
 	text := strings.TrimSpace(s.Text)
@@ -74,7 +74,7 @@ func SummaryEntry(tenantID, agentID string, s store.Summary) store.SearchEntry {
 	}
 	return store.SearchEntry{
 		TenantID: tenantID, UserID: s.UserID, Kind: store.SearchSummary, SourceID: s.SessionID,
-		Revision: int64(s.Version), SessionID: s.SessionID, AgentID: agentID, OccurredAt: s.LastAt.UTC(), Text: text,
+		Revision: int64(s.Version), SessionID: s.SessionID, AgentID: agentID, OccurredAt: s.CoversTo.UTC(), Text: text,
 	}
 }
 

@@ -148,8 +148,7 @@ func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, f
 		for rows.Next() {
 			var s Summary
 			var own bool
-			if err := rows.Scan(&s.SessionID, &s.UserID, &s.Version, &s.FromCount, &s.ThroughCount, &s.FirstEventID, &s.FirstAt,
-				&s.LastEventID, &s.LastAt, &s.MessagesRead, &s.Text, &s.KeyTopics, &s.Model, &s.Reason, &s.CreatedAt, &own); err != nil {
+			if err := rows.Scan(append(summaryDest(&s), &own)...); err != nil {
 				return err
 			}
 			s = normalizeSummary(s)

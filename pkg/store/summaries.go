@@ -77,16 +77,24 @@ type Summary struct {
 	SessionID string `json:"session_id"`
 	UserID    string `json:"user_id"`
 	Version   int    `json:"version"`
-	// FromCount and ThroughCount delimit the non-system messages of the
-	// session this version accounts for: after the first FromCount, through
-	// the first ThroughCount.
+	// FromCount and ThroughCount count the session's non-system messages
+	// read into a summary before and with this version: it read
+	// ThroughCount-FromCount messages, the oldest (by event time) that no
+	// earlier version had read.
 	FromCount    int64 `json:"from_count"`
 	ThroughCount int64 `json:"through_count"`
-	// The messages read for it: the oldest and newest, and how many had text.
+	// The messages read for it: the oldest and newest by event time, and how
+	// many had text.
 	FirstEventID string    `json:"first_event_id"`
 	FirstAt      time.Time `json:"first_at"`
 	LastEventID  string    `json:"last_event_id"`
 	LastAt       time.Time `json:"last_at"`
+	// CoversFrom and CoversTo are the event-time range the summary covers,
+	// with the versions it rolls forward: the oldest and newest message any
+	// of them read. A version that read a late message covers from before
+	// its predecessor's start.
+	CoversFrom   time.Time `json:"covers_from"`
+	CoversTo     time.Time `json:"covers_to"`
 	MessagesRead int       `json:"messages_read"`
 	Text         string    `json:"summary"`
 	KeyTopics    []string  `json:"key_topics"`
@@ -99,14 +107,20 @@ type Summary struct {
 
 func scanSummary(row pgx.CollectableRow) (Summary, error) {
 	var s Summary
-	err := row.Scan(&s.SessionID, &s.UserID, &s.Version, &s.FromCount, &s.ThroughCount, &s.FirstEventID, &s.FirstAt,
-		&s.LastEventID, &s.LastAt, &s.MessagesRead, &s.Text, &s.KeyTopics, &s.Model, &s.Reason, &s.CreatedAt)
+	err := row.Scan(summaryDest(&s)...)
 	return normalizeSummary(s), err
+}
+
+// summaryDest is the scan destination of the summary queries' column list.
+func summaryDest(s *Summary) []any {
+	return []any{&s.SessionID, &s.UserID, &s.Version, &s.FromCount, &s.ThroughCount, &s.FirstEventID, &s.FirstAt,
+		&s.LastEventID, &s.LastAt, &s.CoversFrom, &s.CoversTo, &s.MessagesRead, &s.Text, &s.KeyTopics, &s.Model, &s.Reason, &s.CreatedAt}
 }
 
 // normalizeSummary puts times in UTC and never leaves the topics nil.
 func normalizeSummary(s Summary) Summary {
 	s.FirstAt, s.LastAt, s.CreatedAt = s.FirstAt.UTC(), s.LastAt.UTC(), s.CreatedAt.UTC()
+	s.CoversFrom, s.CoversTo = s.CoversFrom.UTC(), s.CoversTo.UTC()
 	if s.KeyTopics == nil {
 		s.KeyTopics = []string{}
 	}
@@ -194,7 +208,8 @@ func summaryState(ctx context.Context, db interface {
 
 // SummaryInput is what the next version of a session's summary is made from,
 // read in one snapshot: the counters, the current version (nil before the
-// first) and the newest non-system messages after it, oldest first.
+// first) and the oldest non-system messages no version has read, oldest
+// first (event time).
 type SummaryInput struct {
 	State    SummaryState
 	Previous *Summary
@@ -202,8 +217,11 @@ type SummaryInput struct {
 }
 
 // SummaryInput reads, in one repeatable-read snapshot, what the next summary
-// of a session is made from, with at most maxMessages messages (the newest
-// ones since the current summary). ErrNotFound when the session does not exist.
+// of a session is made from, with at most maxMessages messages: the oldest
+// unread ones, whenever they were committed. A backlog larger than
+// maxMessages is read by several versions in turn, and a message that came
+// late (its event time before the current summary's end) by the next one.
+// ErrNotFound when the session does not exist.
 func (t *Tenant) SummaryInput(ctx context.Context, sessionID string, maxMessages int) (SummaryInput, error) {
 	var in SummaryInput
 	err := pgx.BeginTxFunc(ctx, t.s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
@@ -218,11 +236,7 @@ func (t *Tenant) SummaryInput(ctx context.Context, sessionID string, maxMessages
 		if in.Previous, err = collectOne(rows); err != nil {
 			return err
 		}
-		after, afterID := time.Unix(0, 0).UTC(), ""
-		if in.Previous != nil {
-			after, afterID = in.Previous.LastAt, in.Previous.LastEventID
-		}
-		rows, err = tx.Query(ctx, q("SummaryMessagesAfter"), t.id, sessionID, after, afterID, maxMessages)
+		rows, err = tx.Query(ctx, q("SummaryMessagesUnread"), t.id, sessionID, maxMessages)
 		if err != nil {
 			return err
 		}
@@ -235,10 +249,16 @@ func (t *Tenant) SummaryInput(ctx context.Context, sessionID string, maxMessages
 	if err != nil {
 		return in, fmt.Errorf("summary input: %w", err)
 	}
-	for i, j := 0, len(in.Messages)-1; i < j; i, j = i+1, j-1 {
-		in.Messages[i], in.Messages[j] = in.Messages[j], in.Messages[i]
-	}
 	return in, nil
+}
+
+// EventIDs are the messages' event ids, in order.
+func (in SummaryInput) EventIDs() []string {
+	ids := make([]string, len(in.Messages))
+	for i, m := range in.Messages {
+		ids[i] = m.EventID
+	}
+	return ids
 }
 
 // SummaryWrite is a new version of a session's summary with the interest
@@ -246,6 +266,11 @@ func (t *Tenant) SummaryInput(ctx context.Context, sessionID string, maxMessages
 type SummaryWrite struct {
 	TenantID string
 	Summary  Summary
+	// Read are the event ids of the messages the version read (all of
+	// SummaryInput.Messages, with text or not): they are marked read in its
+	// transaction. Summary.ThroughCount must be Summary.FromCount plus their
+	// number.
+	Read []string
 	// Mentions are recorded with the summary, in its transaction, under the
 	// summary's event id (SummaryEventID), so a repeat changes nothing.
 	Mentions []Mention
@@ -264,28 +289,24 @@ func SummaryEventID(sessionID string, fromCount, throughCount int64) string {
 
 // ErrSummaryConflict is returned by WriteSummary when the session's summarized
 // range moved since the input was read: another summarizer wrote a version
-// (or marked the range) first.
+// (or marked the range) first, or some of the messages read are gone.
 var ErrSummaryConflict = errors.New("session summary changed meanwhile")
 
-// WriteSummary stores a new current version of a session's summary, moves the
-// session's summarized range to it, and records its mentions and its search
-// entry, in one transaction. The version must start where the session's range stands
-// (Summary.FromCount); otherwise nothing is written and ErrSummaryConflict is
-// returned. It returns the users whose facts changed.
+// WriteSummary stores a new current version of a session's summary, marks
+// the messages it read, moves the session's summarized range to it, and
+// records its mentions and its search entry, in one transaction. The version
+// must start where the session's range stands (Summary.FromCount) and its
+// messages must still be unread; otherwise nothing is written and
+// ErrSummaryConflict is returned. It returns the users whose facts changed.
 func (s *Store) WriteSummary(ctx context.Context, w SummaryWrite) ([]UserRef, error) {
 	sum := w.Summary
+	if sum.ThroughCount != sum.FromCount+int64(len(w.Read)) {
+		return nil, fmt.Errorf("write summary: through_count %d is not from_count %d plus the %d messages read", sum.ThroughCount, sum.FromCount, len(w.Read))
+	}
 	var users []UserRef
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var summarized int64
-		err := tx.QueryRow(ctx, q("SummaryStateLock"), w.TenantID, sum.SessionID).Scan(&summarized)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return ErrNotFound
-		}
-		if err != nil {
+		if err := markRead(ctx, tx, w.TenantID, sum.SessionID, sum.FromCount, w.Read); err != nil {
 			return err
-		}
-		if summarized != sum.FromCount {
-			return ErrSummaryConflict
 		}
 		if _, err := tx.Exec(ctx, q("SummaryRetire"), w.TenantID, sum.SessionID); err != nil {
 			return err
@@ -295,7 +316,8 @@ func (s *Store) WriteSummary(ctx context.Context, w SummaryWrite) ([]UserRef, er
 			topics = []string{}
 		}
 		tag, err := tx.Exec(ctx, q("SummaryInsert"), w.TenantID, sum.SessionID, sum.UserID, sum.Version, sum.FromCount, sum.ThroughCount,
-			sum.FirstEventID, sum.FirstAt, sum.LastEventID, sum.LastAt, sum.MessagesRead, sum.Text, topics, sum.Model, sum.Reason)
+			sum.FirstEventID, sum.FirstAt, sum.LastEventID, sum.LastAt, sum.CoversFrom, sum.CoversTo,
+			sum.MessagesRead, sum.Text, topics, sum.Model, sum.Reason)
 		if err != nil {
 			return err
 		}
@@ -322,15 +344,52 @@ func (s *Store) WriteSummary(ctx context.Context, w SummaryWrite) ([]UserRef, er
 	return users, nil
 }
 
-// AdvanceSummarized moves a session's summarized range from one count to
-// another without a new version: for a range whose messages have no text to
-// summarize. It reports whether it moved (false: the range had moved already).
-func (t *Tenant) AdvanceSummarized(ctx context.Context, sessionID string, from, through int64) (bool, error) {
-	tag, err := t.s.pool.Exec(ctx, q("SummaryStateAdvance"), t.id, sessionID, from, through, nil)
-	if err != nil {
+// AdvanceSummarized marks messages read and moves a session's summarized
+// range past them without a new version: for messages with no text to
+// summarize. It reports whether it moved (false: the range had moved
+// already, or the messages were read or deleted meanwhile).
+func (t *Tenant) AdvanceSummarized(ctx context.Context, sessionID string, from int64, read []string) (bool, error) {
+	err := pgx.BeginFunc(ctx, t.s.pool, func(tx pgx.Tx) error {
+		if err := markRead(ctx, tx, t.id, sessionID, from, read); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, q("SummaryStateAdvance"), t.id, sessionID, from, from+int64(len(read)), nil)
+		return err
+	})
+	switch {
+	case errors.Is(err, ErrSummaryConflict), errors.Is(err, ErrNotFound):
+		return false, nil
+	case err != nil:
 		return false, fmt.Errorf("advance summarized range: %w", err)
 	}
-	return tag.RowsAffected() == 1, nil
+	return true, nil
+}
+
+// markRead locks the session, checks that its summarized range stands at
+// from, and marks the messages read, all of them still unread: otherwise
+// ErrSummaryConflict (another writer got there first, or messages were
+// deleted), or ErrNotFound for a session that is gone. The session's row lock
+// orders it with ingest, which takes the same lock to add messages.
+func markRead(ctx context.Context, tx pgx.Tx, tenantID, sessionID string, from int64, read []string) error {
+	var summarized int64
+	err := tx.QueryRow(ctx, q("SummaryStateLock"), tenantID, sessionID).Scan(&summarized)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return err
+	}
+	if summarized != from {
+		return ErrSummaryConflict
+	}
+	tag, err := tx.Exec(ctx, q("SummaryMessagesMark"), tenantID, sessionID, read)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() != int64(len(read)) {
+		return ErrSummaryConflict
+	}
+	return nil
 }
 
 // ResetSummaryRequests forgets the threshold requests of the given sessions,

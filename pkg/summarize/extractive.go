@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/recallhq/recall/pkg/extract"
@@ -15,7 +16,10 @@ import (
 // Extractive summarizes without any service: it picks the most salient
 // sentences of the conversation (at most two, within the length bound) and
 // takes the key topics from the facts the extractor's rules and lexicon find.
-// The same input always gives the same summary. It is safe for concurrent use.
+// Small talk (greetings, thanks, acknowledgements: sentences with little
+// content for their length, by the conversation's own measure) is picked
+// only when there is nothing else. The same input always gives the same
+// summary. It is safe for concurrent use.
 type Extractive struct {
 	rules *extract.Rules
 	opts  Options
@@ -50,7 +54,16 @@ type sentence struct {
 	role     string // "" for the previous summary's sentences
 	order    int    // position in the conversation, for output order and ties
 	keywords []string
-	score    float64
+	// size is the sentence's length in words (a Han character counts as
+	// half a word), for its content density.
+	size float64
+	// facts are the values of the rules' facts the sentence holds; they
+	// count among its keywords.
+	facts []string
+	// content scales the score by the content the sentence carries for its
+	// length (contentFactor); below 1 it is small talk, more or less.
+	content float64
+	score   float64
 }
 
 // candTopic is a key topic candidate.
@@ -78,7 +91,7 @@ func (e *Extractive) Summarize(ctx context.Context, in Input) (Summary, error) {
 	order := 0
 	if in.Previous != nil {
 		for _, s := range splitSentences(in.Previous.Text) {
-			sents = append(sents, sentence{text: s, order: order, keywords: e.rules.Keywords(s)})
+			sents = append(sents, sentence{text: s, order: order, keywords: e.rules.Keywords(unlabelled(s))})
 			order++
 		}
 		for i, name := range in.Previous.KeyTopics {
@@ -117,15 +130,25 @@ func (e *Extractive) Summarize(ctx context.Context, in Input) (Summary, error) {
 			ct.score += w
 		}
 		for _, s := range splitSentences(t.Text) {
-			kw := e.rules.Keywords(s)
+			var fv []string
 			for _, f := range facts {
 				if strings.Contains(extract.Normalize(s), f.Value) {
-					kw = append(kw, f.Value)
+					fv = append(fv, f.Value)
 				}
 			}
-			sents = append(sents, sentence{text: s, role: t.Role, order: order, keywords: kw})
+			sents = append(sents, sentence{text: s, role: t.Role, order: order, keywords: e.rules.Keywords(s), facts: fv, size: wordCount(s)})
 			order++
 		}
+	}
+	// The people addressed by name are the conversation's participants, not
+	// its subject: their names leave the keywords (not the facts).
+	names := addressees(sents)
+	for i := range sents {
+		s := &sents[i]
+		if len(names) > 0 {
+			s.keywords = slices.DeleteFunc(s.keywords, func(k string) bool { return names[k] })
+		}
+		s.keywords = append(s.keywords, s.facts...)
 	}
 	for _, s := range sents {
 		for _, k := range s.keywords {
@@ -143,9 +166,11 @@ func (e *Extractive) Summarize(ctx context.Context, in Input) (Summary, error) {
 // text scores the sentences, picks the best non-redundant ones and writes
 // them in conversation order, each after its speaker's label.
 func (e *Extractive) text(sents []sentence, weights map[string]float64, zh bool) string {
+	typical := typicalDensity(sents)
 	for i := range sents {
 		s := &sents[i]
-		s.score = salience(s, weights, zh)
+		s.content = contentFactor(s, typical)
+		s.score = salience(s, weights, zh) * s.content
 	}
 	ranked := make([]int, len(sents))
 	for i := range ranked {
@@ -165,9 +190,10 @@ func (e *Extractive) text(sents []sentence, weights map[string]float64, zh bool)
 	for _, s := range sents {
 		hasPrevious = hasPrevious || s.role == ""
 	}
-	// The best new sentence first; then, in a rolling summary, the best
-	// sentence of the previous one, so the session's thread is kept; then
-	// the next best of any.
+	// The best new sentence that carries content first (new turns of small
+	// talk do not displace what the previous summary says); then, in a
+	// rolling summary, the best sentence of the previous one, so the
+	// session's thread is kept; then the next best of any.
 	for pass := 0; pass < 3 && len(picked) < maxSentences; pass++ {
 		for _, i := range ranked {
 			s := sents[i]
@@ -175,6 +201,11 @@ func (e *Extractive) text(sents []sentence, weights map[string]float64, zh bool)
 				break
 			}
 			if pass == 0 && s.role == "" || pass == 1 && (s.role != "" || !hasPrevious) || slices.Contains(picked, i) {
+				continue
+			}
+			if (pass == 0 || len(picked) > 0) && s.smallTalk(zh) {
+				// Small talk only ever stands alone, when nothing else
+				// scored.
 				continue
 			}
 			if redundant(s.keywords, covered) {
@@ -272,6 +303,17 @@ func redundant(kw []string, covered map[string]bool) bool {
 		}
 	}
 	return float64(n) >= 0.6*float64(len(kw))
+}
+
+// unlabelled is a sentence of a previous summary without its speaker's
+// label, whose words say nothing about the conversation.
+func unlabelled(s string) string {
+	for _, l := range []string{"用户：", "User: ", "助手：", "Assistant: "} {
+		if rest, ok := strings.CutPrefix(s, l); ok {
+			return rest
+		}
+	}
+	return s
 }
 
 // labelled writes a sentence after its speaker's label; the previous
@@ -373,4 +415,144 @@ func isCloser(r rune) bool {
 		return true
 	}
 	return false
+}
+
+// wordCount is a sentence's length in words: the runs of letters or digits,
+// with a Han character counted as half a word (Chinese words are one to
+// three characters).
+func wordCount(s string) float64 {
+	var n float64
+	inWord := false
+	for _, r := range s {
+		switch {
+		case unicode.Is(unicode.Han, r):
+			n += 0.5
+			inWord = false
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’' || r == '-':
+			if !inWord && r != '\'' && r != '’' && r != '-' {
+				n++
+				inWord = true
+			}
+		default:
+			inWord = false
+		}
+	}
+	return n
+}
+
+// density is the share of a sentence's words that are distinct content
+// words (keywords, the rules' facts).
+func density(s *sentence) float64 {
+	if s.size <= 0 {
+		return 0
+	}
+	seen := map[string]bool{}
+	for _, k := range s.keywords {
+		seen[k] = true
+	}
+	return min(1, float64(len(seen))/s.size)
+}
+
+// typicalDensity is the content density of a sentence that says something
+// in this conversation: the upper quartile of its sentences' densities (the
+// new turns' and the previous summary's). The conversation's own statistics
+// make it hold whatever the language and style; not the median, because
+// chat is often half small talk.
+func typicalDensity(sents []sentence) float64 {
+	if len(sents) == 0 {
+		return 0
+	}
+	ds := make([]float64, len(sents))
+	for i := range sents {
+		ds[i] = density(&sents[i])
+	}
+	slices.Sort(ds)
+	return ds[len(ds)*3/4]
+}
+
+// smallTalkContent is the content factor at or below which a sentence is small
+// talk: half the typical density, or a single content word.
+const smallTalkContent = 0.5
+
+// smallTalk reports a sentence of small talk: a fragment, or little content
+// for its length (contentFactor at most smallTalkContent). The previous
+// summary's sentences are not.
+func (s *sentence) smallTalk(zh bool) bool {
+	return s.role != "" && (s.content <= smallTalkContent || short(s.text, zh))
+}
+
+// contentFactor scales a sentence's salience by how much content it carries
+// for its length, against the conversation's typical sentence: greetings,
+// thanks and acknowledgements are mostly words that carry no topic ("Thanks
+// so much, that means a lot!"), so they score below the sentences that say
+// what the conversation is about. A sentence with a fact, or as dense as
+// the typical one, keeps its score; one with a single content word keeps at
+// most half of it.
+func contentFactor(s *sentence, typical float64) float64 {
+	if s.role == "" || len(s.facts) > 0 {
+		return 1
+	}
+	f := 1.0
+	if typical > 0 {
+		f = min(1, density(s)/typical)
+	}
+	distinct := map[string]bool{}
+	for _, k := range s.keywords {
+		distinct[k] = true
+	}
+	if len(distinct) < 2 {
+		f = min(f, smallTalkContent)
+	}
+	return f
+}
+
+// addressees are the names the speakers address each other by: a
+// capitalised word set off by a comma at the start of a sentence ("Maria,
+// ..."), after a first word that carries no content ("Hey Jon, ..."), or at
+// its end (", Gina!"), lower-cased as keywords are. A word the conversation
+// also writes in lower case is no name ("Hiking, swimming and ...").
+func addressees(sents []sentence) map[string]bool {
+	var names map[string]bool
+	add := func(w string) {
+		w = strings.TrimRight(w, ",.!?;:")
+		r, _ := utf8.DecodeRuneInString(w)
+		if !unicode.IsUpper(r) || strings.ContainsFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }) {
+			return
+		}
+		if names == nil {
+			names = map[string]bool{}
+		}
+		names[strings.ToLower(w)] = true
+	}
+	for _, s := range sents {
+		if s.role == "" {
+			continue
+		}
+		f := strings.Fields(s.text)
+		switch {
+		case len(f) >= 2 && strings.HasSuffix(f[0], ","):
+			add(f[0])
+		case len(f) >= 3 && strings.HasSuffix(f[1], ",") && !strings.ContainsAny(f[0], ",.!?") && !slices.Contains(s.keywords, strings.ToLower(f[0])):
+			add(f[1])
+		}
+		if n := len(f); n >= 2 && strings.HasSuffix(f[n-2], ",") {
+			if last := strings.TrimRight(f[n-1], ".!?"); last != f[n-1] {
+				add(last)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	for _, s := range sents {
+		if s.role == "" {
+			continue
+		}
+		for _, w := range strings.FieldsFunc(s.text, func(r rune) bool { return !unicode.IsLetter(r) }) {
+			if names[w] {
+				delete(names, w)
+			}
+		}
+	}
+	return names
 }

@@ -136,8 +136,11 @@ func TestExtractiveOnLoCoMo(t *testing.T) {
 	sessions := locomoSessions(t)
 	require.Greater(t, len(sessions), 50)
 	judged, hits := 0, 0
+	sentences, smallTalk := 0, 0
 	for _, s := range sessions {
 		sum := rolling(t, e, s.Turns)
+		n, small := smallTalkSentences(r, s, sum.Text)
+		sentences, smallTalk = sentences+n, smallTalk+small
 		require.NotEmpty(t, strings.TrimSpace(sum.Text), s.Name)
 		require.LessOrEqual(t, utf8.RuneCountInString(sum.Text), summarize.DefaultOptions.MaxRunes, s.Name)
 		require.LessOrEqual(t, len(sum.Topics), summarize.DefaultOptions.MaxTopics, s.Name)
@@ -164,8 +167,36 @@ func TestExtractiveOnLoCoMo(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d LoCoMo sessions: summary mentions a main topic of the reference summary", hits, judged)
+	t.Logf("%d of %d summary sentences are small talk (under two content words besides the speakers' names)", smallTalk, sentences)
 	require.Greater(t, judged, 50)
 	require.GreaterOrEqual(t, float64(hits)/float64(judged), 0.9)
+	require.LessOrEqual(t, float64(smallTalk)/float64(sentences), 0.02)
+}
+
+// smallTalkSentences counts a summary's sentences and those of them with
+// fewer than two content words other than the speakers' names ("Thanks,
+// Nate!", "Your words mean a lot.").
+func smallTalkSentences(r *extract.Rules, s locomoSession, text string) (n, small int) {
+	names := map[string]bool{}
+	for _, sp := range s.Speakers {
+		names[strings.ToLower(sp)] = true
+	}
+	for _, sent := range regexp.MustCompile(`(?:User|Assistant): `).Split(text, -1) {
+		if strings.TrimSpace(sent) == "" {
+			continue
+		}
+		n++
+		content := 0
+		for _, w := range r.Keywords(sent) {
+			if !names[w] {
+				content++
+			}
+		}
+		if content < 2 {
+			small++
+		}
+	}
+	return n, small
 }
 
 func keys(m map[string]bool) []string {

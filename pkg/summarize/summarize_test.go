@@ -193,3 +193,80 @@ func TestLLMFailures(t *testing.T) {
 	_, err = l.Summarize(context.Background(), summarize.Input{Turns: []summarize.Turn{{Role: "system", Text: "x"}, {Role: "user", Text: " "}}})
 	require.Error(t, err, "nothing to summarize is refused without a request")
 }
+
+// TestExtractiveSkipsSmallTalk: greetings, thanks and acknowledgements say
+// nothing about the user, however often the conversation repeats them.
+func TestExtractiveSkipsSmallTalk(t *testing.T) {
+	t.Parallel()
+	e := summarize.NewExtractive(sharedRules(t), summarize.Options{})
+	ctx := context.Background()
+	cases := []struct {
+		name     string
+		previous *summarize.Previous
+		turns    []summarize.Turn
+		want     []string
+		never    []string
+	}{
+		{
+			// The speakers address each other by name in every other
+			// sentence; the names are no subject.
+			name: "english",
+			turns: []summarize.Turn{
+				{Role: "user", Text: "Hey Sam! So good to hear from you, Sam!"},
+				{Role: "assistant", Text: "Hey Priya! Great to hear from you too!"},
+				{Role: "user", Text: "Sam, I've started restoring an old wooden sailboat with my father on weekends."},
+				{Role: "assistant", Text: "Wow Priya, that sounds like a wonderful project!"},
+				{Role: "user", Text: "Thanks so much, Sam! Your support really means a lot."},
+				{Role: "assistant", Text: "Anytime, Priya! Your dedication is inspiring."},
+				{Role: "user", Text: "Thanks, Sam! Talk soon!"},
+			},
+			want: []string{"sailboat"},
+			// (A reaction that has content words of its own, "that sounds
+			// like a wonderful project", may stay.)
+			never: []string{"Thanks", "Hey", "hear from you", "means a lot", "inspiring", "Talk soon"},
+		},
+		{
+			name: "chinese",
+			turns: []summarize.Turn{
+				{Role: "user", Text: "你好！早上好！"},
+				{Role: "assistant", Text: "你好，很高兴见到你！"},
+				{Role: "user", Text: "我下个月要去云南旅行，想在大理和丽江拍古城的照片。"},
+				{Role: "assistant", Text: "大理古城清晨人少，适合拍照。"},
+				{Role: "user", Text: "太感谢你了！你的建议对我帮助很大！"},
+				{Role: "assistant", Text: "不客气，祝你旅途愉快！"},
+			},
+			want:  []string{"云南"},
+			never: []string{"感谢", "建议", "不客气", "你好"},
+		},
+		{
+			// A stretch of goodbyes after a summary with content: the
+			// rolling summary keeps what the session was about.
+			name: "goodbyes after content",
+			previous: &summarize.Previous{
+				Text:      "User: I'm training for the Berlin marathon in September and want a plan for long runs.",
+				KeyTopics: []string{"Berlin marathon"},
+			},
+			turns: []summarize.Turn{
+				{Role: "user", Text: "Thanks a lot for all the tips, Alex!"},
+				{Role: "assistant", Text: "Anytime, Jordan! Your determination is inspiring."},
+				{Role: "user", Text: "Your support really means a lot, Alex."},
+				{Role: "assistant", Text: "Take care, Jordan!"},
+			},
+			want:  []string{"Berlin marathon"},
+			never: []string{"thanks", "Anytime", "inspiring", "support", "Take care"},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			s, err := e.Summarize(ctx, summarize.Input{Previous: c.previous, Turns: c.turns})
+			require.NoError(t, err)
+			for _, w := range c.want {
+				require.Contains(t, s.Text, w)
+			}
+			for _, w := range c.never {
+				require.NotContains(t, strings.ToLower(s.Text), strings.ToLower(w))
+			}
+		})
+	}
+}

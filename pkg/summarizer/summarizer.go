@@ -1,18 +1,24 @@
 // Package summarizer is the worker that keeps session summaries: it consumes
 // summarize requests (recall.tasks.summarize.<tenant>.<user>.<session> on
-// RECALL_TASKS) on its own durable consumer, reads what is new in the session
-// since its current summary (at most the newest SUMMARY_MAX_MESSAGES messages)
-// together with that summary, writes the next version with a language model
-// or offline, and records the key topics as the user's interest facts. It also
-// runs the idle sweep that asks for a final summary of sessions that went quiet.
+// RECALL_TASKS) on its own durable consumer, reads the session's oldest
+// messages that no summary has read (at most SUMMARY_MAX_MESSAGES) together
+// with its current summary, writes the next version with a language model or
+// offline, and records the key topics as the user's interest facts. Every
+// message is read by some version, whatever order it arrived in: a backlog
+// is summarized in several versions, oldest first, each asking for the next
+// with a request of its own, and a message that arrives late is read by the
+// next version. It also runs the idle sweep that asks for a final summary of
+// sessions that went quiet.
 //
 // Requests are published by three triggers: the ingest worker, when a batch
 // takes a session past the threshold (store.SummaryPolicy); the API, on
-// POST /v1/sessions/{id}/summarize; and the sweep. They are idempotent at
-// every step: a request's dedupe id names the session and the range it asks
-// for, a request whose range a summary already covers is acked without work,
-// and versions are keyed by the point they start from, so two summarizers
-// racing on a session cannot both write.
+// POST /v1/sessions/{id}/summarize; and the sweep; and the summarizer itself
+// asks for the rest of a backlog. They are idempotent at every step: a
+// request's dedupe id names the session and the range it asks for, a
+// request whose range a summary already covers is acked without work, and
+// versions are keyed by the point they start from and written only over
+// messages still unread, so two summarizers racing on a session cannot both
+// write.
 //
 // The writers themselves (extractive, or a language model) are package
 // summarize; this package decides when they run and stores what they write.
@@ -60,9 +66,10 @@ type Config struct {
 	Queue worker.Queue `envPrefix:"SUMMARIZER_"`
 	// Summary bounds what is written: SUMMARY_MAX_CHARS, SUMMARY_MAX_TOPICS.
 	Summary summarize.Options
-	// MaxMessages is how many of the messages since the last summary are read
-	// for the next one, the newest; the older ones are left to the previous
-	// summary.
+	// MaxMessages is how many unread messages one version reads at most, the
+	// oldest first. A longer backlog is summarized by several versions, one
+	// request each, so one handler call stays one summary's work (one model
+	// request).
 	MaxMessages int `env:"SUMMARY_MAX_MESSAGES" envDefault:"20"`
 	// IdleAfter is how long a session must have had no message (event time
 	// of its newest message against the sweeper's clock) before the sweep asks
@@ -141,6 +148,9 @@ type metrics struct {
 // and returns the worker. The sweep's requests and the profile refreshes are
 // published on d.JS.
 func New(_ context.Context, cfg Config, d *worker.Deps) (*Worker, error) {
+	if cfg.MaxMessages < 1 {
+		return nil, fmt.Errorf("SUMMARY_MAX_MESSAGES is %d: a version must read at least one message", cfg.MaxMessages)
+	}
 	rules, err := extract.NewRules(extract.RulesOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("rules: %w", err)
@@ -243,10 +253,13 @@ func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 }
 
 // Summarize brings a session's summary up to at least through non-system
-// messages: it writes the next version from what is new since the current
-// one, or does nothing when the current one reaches through already. last
-// says that a failing model will not get another chance at this request
-// (see Config.LLMFallback). It returns the outcome.
+// messages: it writes the next version from the oldest messages no version
+// has read (at most MaxMessages), or does nothing when the summary reaches
+// through already. When that version leaves messages unread (a backlog), it
+// publishes the request for the rest, up to what the session held when it
+// was read: its dedupe id names the range left, so a redelivery asks once.
+// last says that a failing model will not get another chance at this
+// request (see Config.LLMFallback). It returns the outcome.
 func (w *Worker) Summarize(ctx context.Context, tenantID, sessionID string, through int64, reason string, last bool) (string, error) {
 	t := w.store.Tenant(tenantID)
 	in, err := t.SummaryInput(ctx, sessionID, w.cfg.MaxMessages)
@@ -255,38 +268,88 @@ func (w *Worker) Summarize(ctx context.Context, tenantID, sessionID string, thro
 		return w.outcome(OutcomeMissing), nil
 	case err != nil:
 		return "", err
-	case in.State.Summarized >= through || in.State.Pending() <= 0:
+	case in.State.Summarized >= through || len(in.Messages) == 0:
 		return w.outcome(OutcomeCovered), nil
 	}
+	out, err := w.summarizeNext(ctx, tenantID, sessionID, in, through, reason, last)
+	if err != nil || out != OutcomeSummarized && out != OutcomeEmpty {
+		return out, err
+	}
+	// A backlog (the version read as many as it may, and the session held
+	// more): what is left goes on to the end of what the session held when
+	// this version was read, so nothing is left behind below the threshold
+	// (the request's own range may end sooner: an ingest batch asks for what
+	// it has seen committed).
 	st := in.State
+	read, rest := st.Summarized+int64(len(in.Messages)), max(through, st.Counted)
+	if len(in.Messages) == w.cfg.MaxMessages && read < rest {
+		req := events.SummarizeRequest{TenantID: tenantID, UserID: st.UserID, SessionID: sessionID, Reason: reason,
+			FromCount: read, ThroughCount: rest, RequestedAt: st.LastMessageAt}
+		if err := w.askNext(ctx, req); err != nil {
+			// The version is committed; a redelivery writes the next one and
+			// asks again.
+			return "", fmt.Errorf("ask for the rest of %s: %w", sessionID, err)
+		}
+	}
+	return out, nil
+}
+
+// askNext publishes the request for the rest of a backlog, or serves it at
+// once without JetStream (tools).
+func (w *Worker) askNext(ctx context.Context, req events.SummarizeRequest) error {
+	if w.pub == nil {
+		_, err := w.Summarize(ctx, req.TenantID, req.SessionID, req.ThroughCount, req.Reason, false)
+		return err
+	}
+	_, err := w.pub.PublishSummarizeRequests(ctx, []events.SummarizeRequest{req})
+	return err
+}
+
+// summarizeNext writes the version that reads in's messages (or, when none
+// has text, marks them read without one) and returns the outcome; through
+// is the request's, for when another summarizer got there first.
+func (w *Worker) summarizeNext(ctx context.Context, tenantID, sessionID string, in store.SummaryInput, through int64, reason string, last bool) (string, error) {
+	st := in.State
+	read := in.EventIDs()
 	turns := make([]summarize.Turn, len(in.Messages))
 	for i, m := range in.Messages {
 		turns[i] = summarize.Turn{Role: m.Role, Text: m.Content}
 	}
 	turns = summarize.Usable(turns)
 	if len(turns) == 0 {
-		// Nothing to say (no text, or only messages that arrived late with an
-		// event time before the current summary's end): account for the range
-		// without a new version, so the triggers stop asking.
-		if _, err := t.AdvanceSummarized(ctx, sessionID, st.Summarized, st.Counted); err != nil {
+		// Nothing to say (no text: blanks, tool results): account for the
+		// messages without a new version, so the triggers stop asking.
+		moved, err := w.store.Tenant(tenantID).AdvanceSummarized(ctx, sessionID, st.Summarized, read)
+		if err != nil {
 			return "", err
+		}
+		if !moved {
+			return w.conflict(ctx, tenantID, sessionID, through)
 		}
 		return w.outcome(OutcomeEmpty), nil
 	}
 	sin := summarize.Input{Turns: turns}
 	version := 1
+	first, newest := in.Messages[0], in.Messages[len(in.Messages)-1]
+	coversFrom, coversTo := first.OccurredAt, newest.OccurredAt
 	if p := in.Previous; p != nil {
 		sin.Previous = &summarize.Previous{Text: p.Text, KeyTopics: p.KeyTopics}
 		version = p.Version + 1
+		if p.CoversFrom.Before(coversFrom) {
+			coversFrom = p.CoversFrom
+		}
+		if p.CoversTo.After(coversTo) {
+			coversTo = p.CoversTo
+		}
 	}
 	sum, writer, err := w.write(ctx, tenantID, sin, last)
 	if err != nil {
 		return "", err
 	}
-	first, newest := in.Messages[0], in.Messages[len(in.Messages)-1]
 	row := store.Summary{
-		SessionID: sessionID, UserID: st.UserID, Version: version, FromCount: st.Summarized, ThroughCount: st.Counted,
+		SessionID: sessionID, UserID: st.UserID, Version: version, FromCount: st.Summarized, ThroughCount: st.Summarized + int64(len(read)),
 		FirstEventID: first.EventID, FirstAt: first.OccurredAt, LastEventID: newest.EventID, LastAt: newest.OccurredAt,
+		CoversFrom: coversFrom, CoversTo: coversTo,
 		MessagesRead: len(turns), Text: sum.Text, KeyTopics: sum.TopicNames(), Model: sum.Model, Reason: reason,
 	}
 	eventID := store.SummaryEventID(sessionID, row.FromCount, row.ThroughCount)
@@ -308,18 +371,12 @@ func (w *Worker) Summarize(ctx context.Context, tenantID, sessionID string, thro
 	if err := w.index.Prepare(ctx, entry); err != nil && !errors.Is(err, search.ErrEmbed) {
 		return "", err
 	}
-	_, err = w.store.WriteSummary(ctx, store.SummaryWrite{TenantID: tenantID, Summary: row, Mentions: mentions, Search: &entry[0]})
+	_, err = w.store.WriteSummary(ctx, store.SummaryWrite{TenantID: tenantID, Summary: row, Mentions: mentions, Search: &entry[0], Read: read})
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return w.outcome(OutcomeMissing), nil
 	case errors.Is(err, store.ErrSummaryConflict):
-		// Another summarizer moved the range first; whatever it covered is
-		// checked again on redelivery.
-		now, serr := t.SummaryState(ctx, sessionID)
-		if serr == nil && now.Summarized >= through {
-			return w.outcome(OutcomeCovered), nil
-		}
-		return "", fmt.Errorf("summarize %s: %w", sessionID, err)
+		return w.conflict(ctx, tenantID, sessionID, through)
 	case err != nil:
 		return "", err
 	}
@@ -335,6 +392,17 @@ func (w *Worker) Summarize(ctx context.Context, tenantID, sessionID string, thro
 		}
 	}
 	return w.outcome(OutcomeSummarized), nil
+}
+
+// conflict is the outcome when another summarizer moved the session's range
+// first: covered when it reached through, otherwise an error, so whatever is
+// left is checked again on redelivery.
+func (w *Worker) conflict(ctx context.Context, tenantID, sessionID string, through int64) (string, error) {
+	now, err := w.store.Tenant(tenantID).SummaryState(ctx, sessionID)
+	if err == nil && now.Summarized >= through {
+		return w.outcome(OutcomeCovered), nil
+	}
+	return "", fmt.Errorf("summarize %s: %w", sessionID, store.ErrSummaryConflict)
 }
 
 func (w *Worker) outcome(o string) string {

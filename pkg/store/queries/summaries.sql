@@ -1,13 +1,15 @@
 -- name: SummaryGetCurrent
 SELECT session_id, user_id, version, from_count, through_count, first_event_id, first_at,
-       last_event_id, last_at, messages_read, summary, key_topics, model, reason, created_at
+       last_event_id, last_at, covers_from, covers_to, messages_read, summary, key_topics, model,
+       reason, created_at
 FROM session_summaries
 WHERE tenant_id = $1 AND session_id = $2 AND current;
 
 -- name: SummaryListBySession
 -- Every version of a session's summary, newest first.
 SELECT session_id, user_id, version, from_count, through_count, first_event_id, first_at,
-       last_event_id, last_at, messages_read, summary, key_topics, model, reason, created_at
+       last_event_id, last_at, covers_from, covers_to, messages_read, summary, key_topics, model,
+       reason, created_at
 FROM session_summaries
 WHERE tenant_id = $1 AND session_id = $2
 ORDER BY version DESC
@@ -26,15 +28,22 @@ FROM sessions
 WHERE tenant_id = $1 AND session_id = $2
 FOR UPDATE;
 
--- name: SummaryMessagesAfter
--- The newest non-system messages after the current summary's last message
--- ($3, $4; the epoch and '' before the first summary), newest first.
+-- name: SummaryMessagesUnread
+-- The oldest non-system messages no summary has read, by event time, at most
+-- $3: what the next version reads (on the partial index of unread messages).
 SELECT event_id, session_id, user_id, site_id, agent_id, role, content,
        tool_calls, items, metadata, occurred_at, stored_at
 FROM messages
-WHERE tenant_id = $1 AND session_id = $2 AND role <> 'system' AND (occurred_at, event_id) > ($3, $4)
-ORDER BY occurred_at DESC, event_id DESC
-LIMIT $5;
+WHERE tenant_id = $1 AND session_id = $2 AND NOT summarized AND role <> 'system'
+ORDER BY occurred_at, event_id
+LIMIT $3;
+
+-- name: SummaryMessagesMark
+-- Marks the messages a version read ($3, event ids), in its transaction;
+-- only those still unread, so the count tells whether another writer (or a
+-- deletion) got to them first.
+UPDATE messages SET summarized = true
+WHERE tenant_id = $1 AND session_id = $2 AND event_id = ANY ($3::text[]) AND NOT summarized;
 
 -- name: SummaryRetire
 UPDATE session_summaries SET current = false
@@ -42,9 +51,9 @@ WHERE tenant_id = $1 AND session_id = $2 AND current;
 
 -- name: SummaryInsert
 INSERT INTO session_summaries (tenant_id, session_id, user_id, version, from_count, through_count,
-                               first_event_id, first_at, last_event_id, last_at, messages_read,
-                               summary, key_topics, model, reason)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+                               first_event_id, first_at, last_event_id, last_at, covers_from, covers_to,
+                               messages_read, summary, key_topics, model, reason)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
 ON CONFLICT DO NOTHING;
 
 -- name: SummaryStateAdvance
@@ -80,16 +89,19 @@ DELETE FROM session_summaries WHERE tenant_id = $1 AND session_id = $2;
 
 -- name: SummaryListForContext
 -- The context's summaries in one statement: the current summaries of the
--- user's other sessions, latest first (at most $4), then the session's own
--- current summary, flagged by the last column.
+-- user's other sessions, latest first by the newest message they cover (at
+-- most $4), then the session's own current summary, flagged by the last
+-- column.
 (SELECT session_id, user_id, version, from_count, through_count, first_event_id, first_at,
-        last_event_id, last_at, messages_read, summary, key_topics, model, reason, created_at, false
+        last_event_id, last_at, covers_from, covers_to, messages_read, summary, key_topics, model,
+        reason, created_at, false
  FROM session_summaries
  WHERE tenant_id = $1 AND user_id = $2 AND current AND session_id <> $3
- ORDER BY last_at DESC, session_id
+ ORDER BY covers_to DESC, session_id
  LIMIT $4)
 UNION ALL
 (SELECT session_id, user_id, version, from_count, through_count, first_event_id, first_at,
-        last_event_id, last_at, messages_read, summary, key_topics, model, reason, created_at, true
+        last_event_id, last_at, covers_from, covers_to, messages_read, summary, key_topics, model,
+        reason, created_at, true
  FROM session_summaries
  WHERE tenant_id = $1 AND session_id = $3 AND current);
