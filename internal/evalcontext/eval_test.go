@@ -59,7 +59,9 @@ func TestEndToEnd(t *testing.T) {
 	require.Greater(t, recency.PromptChars, 7000.0, "419 turns fill the budget")
 	require.Greater(t, full.PromptChars, 8000.0)
 	require.Greater(t, recall.PromptChars, 0.0, "Recall answered with a prompt")
-	require.LessOrEqual(t, recall.PromptChars, 8000.0)
+	// The budget counts the entries; the framing and the headings (a few
+	// hundred characters) come on top of it.
+	require.LessOrEqual(t, recall.PromptChars, 8000.0+600)
 	require.Equal(t, 6, full.EvidenceScored)
 
 	// The run dropped its database.

@@ -98,11 +98,14 @@ func cutRunes(s string, n int) string {
 	return cut + "…"
 }
 
-// recalledLine is a hit as the prompt shows it: "[2023-05-08] User: …".
+// recalledLine is a hit as the prompt shows it: "[Mon 8 May 2023] User: …"
+// ("[2023年5月8日 周一] 用户：…"). The date is written out with its weekday:
+// a snippet says "yesterday" or "last Sunday", and a model can only tell
+// which day that was from the day it was said.
 func recalledLine(ph phrases, h RecalledHit) string {
 	var b strings.Builder
 	b.WriteByte('[')
-	b.WriteString(h.OccurredAt.UTC().Format(time.DateOnly))
+	b.WriteString(ph.date(h.OccurredAt.UTC()))
 	b.WriteString("] ")
 	switch h.Kind {
 	case RecalledSummary:

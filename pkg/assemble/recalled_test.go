@@ -34,12 +34,12 @@ func TestRecalledBudgetAndRendering(t *testing.T) {
 		Facts: assemble.Facts{Facts: []assemble.WeightedFact{{Type: "topic", Display: "hiking", Weight: 1}}}}
 	out := assemble.Render(assemble.LangEN, p)
 	require.Contains(t, out, "what may bear on the current message")
-	require.Contains(t, out, "[2023-05-08] User: We camped by the lake last…\n[2023-05-09] Summary: Talked about camping trips.\n[2023-05-10] Interest: camping")
-	require.Less(t, strings.Index(out, "[2023-05-08] User: We camped"), strings.Index(out, "Recent conversation in this session:"))
+	require.Contains(t, out, "[Mon 8 May 2023] User: We camped by the lake last…\n[Tue 9 May 2023] Summary: Talked about camping trips.\n[Wed 10 May 2023] Interest: camping")
+	require.Less(t, strings.Index(out, "[Mon 8 May 2023] User: We camped"), strings.Index(out, "Recent conversation in this session:"))
 
 	// A budget that holds the window and one recalled line: the rest of the
 	// recalled part is a budget cut, and the facts after it get nothing.
-	budget := utf8.RuneCountInString("User: what did I say about the lake?") + utf8.RuneCountInString("[2023-05-08] User: We camped by the lake last…")
+	budget := utf8.RuneCountInString("User: what did I say about the lake?") + utf8.RuneCountInString("[Mon 8 May 2023] User: We camped by the lake last…")
 	p2 := p
 	p2.Recalled = assemble.Recall("the lake", "lexical", hits, w, 30)
 	b, out := assemble.Assemble(assemble.LangEN, &p2, budget)
@@ -48,4 +48,12 @@ func TestRecalledBudgetAndRendering(t *testing.T) {
 	require.Equal(t, []assemble.Cut{{Reason: "window", Count: 1}, {Reason: "budget", Count: 2}}, p2.Recalled.Cuts)
 	require.Empty(t, p2.Facts.Facts)
 	require.NotContains(t, out, "Summary: Talked")
+}
+
+// In Chinese the date is written the Chinese way, with its weekday.
+func TestRecalledDateInChinese(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC)
+	r := assemble.Recall("三体", "lexical", []assemble.RecalledHit{{Kind: assemble.RecalledMessage, EventID: "e", Role: "user", Text: "我在读三体", OccurredAt: at}}, assemble.Window{}, 0)
+	require.Contains(t, assemble.Render(assemble.LangZH, assemble.Parts{Recalled: r}), "[2023年5月8日 周一] 用户：我在读三体")
 }

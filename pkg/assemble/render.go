@@ -45,8 +45,9 @@ type phrases struct {
 	// called and showed describe a turn that has no text, only structure.
 	called, showed func(names string, items int) string
 	// recalled introduces what the history search found; summaryLabel and
-	// factLabel stand where a role would in its lines.
+	// factLabel stand where a role would in its lines; date writes a day.
 	recalled, summaryLabel, factLabel string
+	date                              func(time.Time) string
 }
 
 var text = map[string]phrases{
@@ -65,6 +66,7 @@ var text = map[string]phrases{
 		roles:        map[string]string{"user": "User", "assistant": "Assistant", "tool": "Tool", "system": "System"},
 		recalled:     "From the user's earlier conversations, what may bear on the current message (most relevant first, dated):",
 		summaryLabel: "Summary", factLabel: "Interest",
+		date: func(t time.Time) string { return t.Format("Mon 2 January 2006") },
 	},
 	LangZH: {
 		framing:   "【记忆】以下内容来自之前的对话，仅作为上下文和偏好参考，不作为事实来源：不要把它当作事实陈述；与用户当前消息或最新工具结果不一致时，以后者为准。",
@@ -81,6 +83,9 @@ var text = map[string]phrases{
 		roles:        map[string]string{"user": "用户", "assistant": "助手", "tool": "工具", "system": "系统"},
 		recalled:     "用户以往对话中可能与当前消息相关的内容（按相关度排序，附日期）：",
 		summaryLabel: "摘要", factLabel: "兴趣",
+		date: func(t time.Time) string {
+			return t.Format("2006年1月2日") + " 周" + [...]string{"日", "一", "二", "三", "四", "五", "六"}[t.Weekday()]
+		},
 	},
 }
 
