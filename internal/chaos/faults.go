@@ -223,15 +223,20 @@ func (in *injector) stallKill(ctx context.Context, dbURL string, js jetstream.Je
 	in.record(at, "stall ingest", "LOCK TABLE messages IN SHARE MODE held by the harness: inserts wait")
 	p := in.procs["ingest"]
 	for i := 1; i <= maxDeliver; i++ {
-		// Wait until the running ingest has been handed messages (a delivery
-		// after its start), so the kill lands on turns it holds.
-		up := time.Now()
-		if err := waitDelivered(ctx, js, "RECALL_TURNS", "ingest", up, ackWait+10*time.Second); err != nil {
-			in.record(time.Now(), "stall-kill ingest", "gave up: "+err.Error())
-			break
-		}
-		if !sleepCtx(ctx, 500*time.Millisecond) {
+		// Let the running ingest be handed the turns: the first one new
+		// turns, each later one the turns its predecessor died holding,
+		// redelivered after AckWait.
+		if !sleepCtx(ctx, ackWait+time.Second) {
 			return ctx.Err()
+		}
+		held, err := ackPending(ctx, js, "RECALL_TURNS", "ingest")
+		if err != nil || held.NumAckPending == 0 || i > 1 && held.NumRedelivered == 0 {
+			detail := "nothing held"
+			if err != nil {
+				detail = err.Error()
+			}
+			in.record(time.Now(), fmt.Sprintf("stall-kill ingest %d/%d", i, maxDeliver), "gave up: "+detail)
+			break
 		}
 		kat := time.Now()
 		pid, started, err := p.Kill9()
@@ -245,7 +250,8 @@ func (in *injector) stallKill(ctx context.Context, dbURL string, js jetstream.Je
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		in.record(kat, fmt.Sprintf("stall-kill ingest %d/%d", i, maxDeliver), fmt.Sprintf("pid %d, holding delivered turns; restarted as pid %d", pid, p.Pid()))
+		in.record(kat, fmt.Sprintf("stall-kill ingest %d/%d", i, maxDeliver),
+			fmt.Sprintf("pid %d held %d unacknowledged turns (%d of them redelivered); restarted as pid %d", pid, held.NumAckPending, held.NumRedelivered, p.Pid()))
 	}
 	// Past the last kill's AckWait, the server has given up on those turns.
 	if !sleepCtx(ctx, ackWait+time.Second) {
@@ -258,25 +264,13 @@ func (in *injector) stallKill(ctx context.Context, dbURL string, js jetstream.Je
 	return nil
 }
 
-// waitDelivered waits until the consumer has delivered a message after t.
-func waitDelivered(ctx context.Context, js jetstream.JetStream, stream, consumer string, t time.Time, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for {
-		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		c, err := js.Consumer(cctx, stream, consumer)
-		var info *jetstream.ConsumerInfo
-		if err == nil {
-			info, err = c.Info(cctx)
-		}
-		cancel()
-		if err == nil && info.Delivered.Last != nil && info.Delivered.Last.After(t) && info.NumAckPending > 0 {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("no delivery to %s within %s", consumer, timeout)
-		}
-		if !sleepCtx(ctx, 100*time.Millisecond) {
-			return ctx.Err()
-		}
+// ackPending is the consumer's state.
+func ackPending(ctx context.Context, js jetstream.JetStream, stream, consumer string) (*jetstream.ConsumerInfo, error) {
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	c, err := js.Consumer(cctx, stream, consumer)
+	if err != nil {
+		return nil, err
 	}
+	return c.Info(cctx)
 }
