@@ -21,8 +21,9 @@
 // temporary directory (as the postgres OS user when run as root; pgvector
 // must be installed for that server: make deps). Every process is stopped
 // by its pid at the end, also on failure and on Ctrl-C. The directory with
-// every process's log is removed after a clean run and kept when a check
-// fails (or with -keep).
+// every process's log is removed after a clean run; when a check fails or
+// the run does not finish, its logs and data are kept (everything with
+// -keep).
 //
 // The short mode (about a minute) is TestChaosShort in `go test`; the full
 // mode is `make chaos`.

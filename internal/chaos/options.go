@@ -53,8 +53,9 @@ type Options struct {
 	// run's directory). Root is the repository, for the build.
 	BinDir string
 	Root   string
-	// Keep leaves the run's directory (logs, data) behind; it is also kept
-	// when a check fails.
+	// Keep leaves the run's whole directory (binaries, logs, data) behind;
+	// its logs and data are also kept when a check fails or the run does not
+	// finish.
 	Keep bool
 }
 

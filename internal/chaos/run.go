@@ -82,10 +82,17 @@ func Run(ctx context.Context, o Options, log *slog.Logger) (*Report, error) {
 	tstart := time.Now()
 	r.teardown()
 	r.rep.phase("teardown", tstart)
-	if err == nil && !r.rep.Failed() && !o.Keep {
+	switch {
+	case o.Keep:
+	case err == nil && !r.rep.Failed():
 		if rmErr := os.RemoveAll(dir); rmErr == nil {
 			r.rep.Dir = dir + " (removed)"
 		}
+	default:
+		// Kept for the logs and the data; the binaries (300 MB) are built
+		// again by the next run.
+		_ = os.RemoveAll(filepath.Join(dir, "bin"))
+		r.rep.Dir = dir + " (kept: logs, nats/, pg/)"
 	}
 	return r.rep, err
 }
