@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"os/exec"
 	"regexp"
@@ -26,7 +25,6 @@ type natsServer struct {
 	port    int
 	dir     string
 	logPath string
-	log     *slog.Logger
 
 	cmd  *exec.Cmd
 	done chan struct{}
@@ -75,7 +73,7 @@ func parseServerVersion(out string) (serverVersion, error) {
 	return v, nil
 }
 
-func newNATSServer(ctx context.Context, bin, dir, logPath string, port int, log *slog.Logger) (*natsServer, error) {
+func newNATSServer(ctx context.Context, bin, dir, logPath string, port int) (*natsServer, error) {
 	out, err := exec.CommandContext(ctx, bin, "--version").CombinedOutput()
 	if err != nil {
 		return nil, fmt.Errorf("%s --version: %w: %s", bin, err, out)
@@ -84,7 +82,7 @@ func newNATSServer(ctx context.Context, bin, dir, logPath string, port int, log 
 	if err != nil {
 		return nil, fmt.Errorf("%s --version: %w", bin, err)
 	}
-	return &natsServer{bin: bin, version: v, port: port, dir: dir, logPath: logPath, log: log}, nil
+	return &natsServer{bin: bin, version: v, port: port, dir: dir, logPath: logPath}, nil
 }
 
 // URL is the client URL.

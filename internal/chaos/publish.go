@@ -96,7 +96,6 @@ type publisher struct {
 	apiURL string
 	http   *http.Client
 	ledger *ledger
-	log    *slog.Logger
 }
 
 const retryPause = 200 * time.Millisecond

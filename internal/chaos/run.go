@@ -112,7 +112,7 @@ func (r *run) do(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if r.nats, err = newNATSServer(ctx, natsBin, filepath.Join(r.dir, "nats"), filepath.Join(r.dir, "nats-server.log"), ports[0], r.log); err != nil {
+	if r.nats, err = newNATSServer(ctx, natsBin, filepath.Join(r.dir, "nats"), filepath.Join(r.dir, "nats-server.log"), ports[0]); err != nil {
 		return err
 	}
 	r.rep.NATSServer = r.nats.version.String() + " (" + natsBin + ")"
@@ -167,7 +167,7 @@ func (r *run) do(ctx context.Context) error {
 	w := newWorkload(o.Turns, o.ChunkSize, 0.3, o.Seed, time.Now())
 	r.rep.Workload = summarize(w)
 	led := newLedger()
-	pub := &publisher{js: r.js, apiURL: "http://" + r.env["API_ADDR"], http: &http.Client{Timeout: 10 * time.Second}, ledger: led, log: r.log}
+	pub := &publisher{js: r.js, apiURL: "http://" + r.env["API_ADDR"], http: &http.Client{Timeout: 10 * time.Second}, ledger: led}
 	in := &injector{procs: r.procs, nats: r.nats, pg: r.pg, log: r.log, start: time.Now(), natsDown: time.Second}
 	r.rep.PublishStart = in.start
 	var extra []string
