@@ -74,7 +74,7 @@ func realMain(o Options, log *slog.Logger) int {
 	}
 	o.Root = root
 	rep, err := Run(ctx, o, log)
-	if rep != nil {
+	if rep != nil && (len(rep.Checks) > 0 || len(rep.Faults) > 0) {
 		rep.Render(os.Stdout)
 	}
 	if err != nil {

@@ -110,7 +110,7 @@ func (c *pgCluster) command(ctx context.Context, tool string, args ...string) er
 	path := filepath.Join(c.bin, tool)
 	var cmd *exec.Cmd
 	if c.runAs != "" {
-		cmd = exec.CommandContext(ctx, "runuser", append([]string{"-u", c.runAs, "--", path}, args...)...)
+		cmd = exec.CommandContext(ctx, runuser(), append([]string{"-u", c.runAs, "--", path}, args...)...)
 	} else {
 		cmd = exec.CommandContext(ctx, path, args...)
 	}
@@ -120,6 +120,20 @@ func (c *pgCluster) command(ctx context.Context, tool string, args ...string) er
 		return fmt.Errorf("%s %s: %w (log: %s)", tool, strings.Join(args, " "), err, c.logPath)
 	}
 	return nil
+}
+
+// runuser is util-linux's runuser, which is in sbin, often not on a
+// user's PATH.
+func runuser() string {
+	if p, err := exec.LookPath("runuser"); err == nil {
+		return p
+	}
+	for _, p := range []string{"/usr/sbin/runuser", "/sbin/runuser"} {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return "runuser"
 }
 
 // Init creates the cluster, starts it and creates database db.

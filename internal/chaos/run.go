@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -66,7 +67,16 @@ type run struct {
 func Run(ctx context.Context, o Options, log *slog.Logger) (*Report, error) {
 	r := &run{o: o, log: log, procs: map[string]*proc{}, start: time.Now(),
 		rep: &Report{Mode: o.Mode, Seed: o.Seed, Exits: map[string][]procExit{}}}
-	dir, err := os.MkdirTemp("", "recall-chaos-")
+	reapStale(log)
+	natsBin, err := findNATSServer(o.NATSServer)
+	if err != nil {
+		return nil, err
+	}
+	pgBin, err := findPGBin(o.PGBin)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", runDirPrefix)
 	if err != nil {
 		return nil, err
 	}
@@ -76,9 +86,12 @@ func Run(ctx context.Context, o Options, log *slog.Logger) (*Report, error) {
 		return nil, err
 	}
 	r.dir, r.rep.Dir = dir, dir
+	if err := os.WriteFile(filepath.Join(dir, harnessPidFile), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		return nil, err
+	}
 	log.Info("chaos run", "mode", o.Mode, "turns", o.Turns, "dir", dir)
 
-	err = r.do(ctx)
+	err = r.do(ctx, natsBin, pgBin)
 	tstart := time.Now()
 	r.teardown()
 	r.rep.phase("teardown", tstart)
@@ -97,17 +110,9 @@ func Run(ctx context.Context, o Options, log *slog.Logger) (*Report, error) {
 	return r.rep, err
 }
 
-func (r *run) do(ctx context.Context) error {
+func (r *run) do(ctx context.Context, natsBin, pgBin string) error {
 	o := r.o
 	setup := time.Now()
-	natsBin, err := findNATSServer(o.NATSServer)
-	if err != nil {
-		return err
-	}
-	pgBin, err := findPGBin(o.PGBin)
-	if err != nil {
-		return err
-	}
 	ports, err := freePorts(2 + 1 + len(processNames))
 	if err != nil {
 		return err
@@ -745,6 +750,42 @@ func (r *run) teardown() {
 		r.pg.Stop()
 	}
 	r.log.Info("stopped everything")
+}
+
+// runDirPrefix names the runs' directories under the temp dir, and
+// harnessPidFile in each holds the pid of the harness that made it.
+const (
+	runDirPrefix   = "recall-chaos-"
+	harnessPidFile = "harness.pid"
+)
+
+// reapStale stops the PostgreSQL clusters that earlier runs left running
+// because their harness died without stopping them (killed, or a test
+// binary's -timeout): the NATS server and the Recall processes die with the
+// harness (Pdeathsig), but pg_ctl's server is a daemon. Only directories
+// this harness made are looked at, only when their harness's pid is gone;
+// the cluster is stopped by its postmaster's pid file, and the binaries are
+// removed (logs and data stay).
+func reapStale(log *slog.Logger) {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), runDirPrefix+"*"))
+	for _, dir := range dirs {
+		b, err := os.ReadFile(filepath.Join(dir, harnessPidFile))
+		if err != nil {
+			continue
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || pid <= 0 || syscall.Kill(pid, 0) == nil {
+			continue // unreadable, or its harness is still running
+		}
+		c := &pgCluster{dir: filepath.Join(dir, "pg"), logPath: filepath.Join(dir, "pg", "postgres.log")}
+		if pm := c.Pid(); pm > 0 && syscall.Kill(pm, 0) == nil {
+			log.Warn("stopping a cluster an earlier run left running", "dir", dir, "postmaster", pm)
+			// SIGQUIT is PostgreSQL's immediate shutdown.
+			_ = syscall.Kill(pm, syscall.SIGQUIT)
+		}
+		_ = os.RemoveAll(filepath.Join(dir, "bin"))
+		_ = os.Remove(filepath.Join(dir, harnessPidFile))
+	}
 }
 
 // freePorts asks the kernel for n distinct free ports on 127.0.0.1. They
