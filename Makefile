@@ -5,7 +5,7 @@ GO ?= go
 DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/recall?sslmode=disable
 export DATABASE_URL
 
-.PHONY: all build run migrate test bench deps eval-extract eval-context clean
+.PHONY: all build run migrate test bench deps eval-extract eval-context chaos chaos-short clean
 
 all: build
 
@@ -44,6 +44,16 @@ eval-extract:
 ## full-history baselines on the same turns
 eval-context: deps
 	$(GO) run ./internal/evalcontext -data ../shared/data
+
+## chaos: every worker its own process against its own nats-server and PostgreSQL
+## cluster, under kill -9 of workers and NATS and a PostgreSQL crash restart, then
+## exact checks of what was stored (internal/chaos; the short mode also runs in make test)
+chaos: deps
+	$(GO) run ./internal/chaos -mode full
+
+## chaos-short: the same in about a minute (TestChaosShort)
+chaos-short: deps
+	$(GO) run ./internal/chaos -mode short
 
 clean:
 	rm -rf bin .data
