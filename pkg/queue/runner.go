@@ -480,7 +480,9 @@ func (r *Runner) deadLetter(ctx context.Context, m jetstream.Msg, msg Message, r
 		r.metrics.Retried.WithLabelValues(r.name).Inc()
 		return
 	}
-	_ = m.TermWithReason(clip(reason, 200))
+	// Term, not TermWithReason: servers before 2.10.4 ignore the latter and
+	// would deliver the message again; the reason is in the dead letter.
+	_ = m.Term()
 	r.metrics.DeadLettered.WithLabelValues(r.name).Inc()
 	r.log.Warn("dead-lettered", "subject", msg.Subject, "seq", msg.Seq, "deliveries", msg.Deliveries, "event_id", msg.EventID(), "reason", reason)
 }
