@@ -9,9 +9,11 @@ export DATABASE_URL
 
 all: build
 
-## deps: make sure PostgreSQL is up and has pgvector (installs it when missing)
+## deps: make sure PostgreSQL is up and has pgvector, and that the nats-server binary
+## the chaos runs start is there (installs what is missing)
 deps:
 	@bash scripts/ensure-pgvector.sh
+	@command -v nats-server >/dev/null || test -x /usr/sbin/nats-server || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server; }
 
 ## build: every binary into ./bin
 build:

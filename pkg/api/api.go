@@ -98,6 +98,9 @@ type Config struct {
 	// recalled: an answer is often the reply to the turn found, or the
 	// question before it (on LoCoMo evidence recall 0.752 -> 0.794).
 	ContextRecallNeighbors bool `env:"CONTEXT_RECALL_NEIGHBORS" envDefault:"true"`
+	// ContextRecallKinds are the kinds of entries the context recalls:
+	// message, summary, fact.
+	ContextRecallKinds []string `env:"CONTEXT_RECALL_KINDS" envDefault:"message,summary,fact" envSeparator:","`
 	// SearchEmbedTimeout bounds embedding a query: past it the search goes
 	// on by terms only, and the context says so.
 	SearchEmbedTimeout time.Duration `env:"SEARCH_EMBED_TIMEOUT" envDefault:"500ms"`

@@ -110,7 +110,7 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, t *store.Tenant
 		go func() {
 			res, err := s.search.Search(ctx, search.Query{TenantID: t.ID(), Text: query,
 				SearchParams: store.SearchParams{UserID: userID, K: maxRecalled, Now: s.now(),
-					MaxPerSession: s.cfg.ContextRecallPerSession, Neighbors: s.cfg.ContextRecallNeighbors}})
+					MaxPerSession: s.cfg.ContextRecallPerSession, Neighbors: s.cfg.ContextRecallNeighbors, Kinds: s.cfg.ContextRecallKinds}})
 			found <- searchOutcome{res, err}
 		}()
 	}

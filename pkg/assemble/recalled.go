@@ -102,11 +102,21 @@ func cutRunes(s string, n int) string {
 // ("[2023年5月8日 周一] 用户：…"). The date is written out with its weekday:
 // a snippet says "yesterday" or "last Sunday", and a model can only tell
 // which day that was from the day it was said.
-func recalledLine(ph phrases, h RecalledHit) string {
+//
+// A turn of the same session and day as the line before it (a neighbour of
+// a hit, the hit after its neighbour) continues that line's date instead of
+// repeating it: "  Assistant: …".
+func recalledLine(ph phrases, h RecalledHit, prev *RecalledHit) string {
 	var b strings.Builder
-	b.WriteByte('[')
-	b.WriteString(ph.date(h.OccurredAt.UTC()))
-	b.WriteString("] ")
+	day := ph.date(h.OccurredAt.UTC())
+	if prev != nil && prev.Kind == RecalledMessage && h.Kind == RecalledMessage && prev.SessionID == h.SessionID &&
+		ph.date(prev.OccurredAt.UTC()) == day {
+		b.WriteString("  ")
+	} else {
+		b.WriteByte('[')
+		b.WriteString(day)
+		b.WriteString("] ")
+	}
 	switch h.Kind {
 	case RecalledSummary:
 		b.WriteString(ph.summaryLabel)

@@ -57,3 +57,17 @@ func TestRecalledDateInChinese(t *testing.T) {
 	r := assemble.Recall("三体", "lexical", []assemble.RecalledHit{{Kind: assemble.RecalledMessage, EventID: "e", Role: "user", Text: "我在读三体", OccurredAt: at}}, assemble.Window{}, 0)
 	require.Contains(t, assemble.Render(assemble.LangZH, assemble.Parts{Recalled: r}), "[2023年5月8日 周一] 用户：我在读三体")
 }
+
+// A turn of the same session and day as the line before it continues that
+// line's date instead of repeating it.
+func TestRecalledLinesShareTheirDay(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC)
+	hits := []assemble.RecalledHit{
+		{Kind: assemble.RecalledMessage, EventID: "a", SessionID: "s1", Role: "user", Text: "Where should we camp?", OccurredAt: at},
+		{Kind: assemble.RecalledMessage, EventID: "b", SessionID: "s1", Role: "assistant", Text: "By the lake.", OccurredAt: at.Add(time.Minute)},
+		{Kind: assemble.RecalledMessage, EventID: "c", SessionID: "s2", Role: "user", Text: "Another session.", OccurredAt: at.Add(2 * time.Minute)},
+	}
+	out := assemble.Render(assemble.LangEN, assemble.Parts{Recalled: assemble.Recall("camp", "lexical", hits, assemble.Window{}, 0)})
+	require.Contains(t, out, "[Mon 8 May 2023] User: Where should we camp?\n  Assistant: By the lake.\n[Mon 8 May 2023] User: Another session.")
+}

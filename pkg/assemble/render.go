@@ -192,7 +192,11 @@ func renderLines(ph phrases, p Parts) lines {
 	if p.Recalled != nil {
 		l.recalled = make([]string, len(p.Recalled.Hits))
 		for i, h := range p.Recalled.Hits {
-			l.recalled[i] = recalledLine(ph, h)
+			var prev *RecalledHit
+			if i > 0 {
+				prev = &p.Recalled.Hits[i-1]
+			}
+			l.recalled[i] = recalledLine(ph, h, prev)
 		}
 	}
 	l.window = make([]string, len(p.Window.Messages))
