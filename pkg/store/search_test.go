@@ -362,8 +362,13 @@ func (s searchSetup) sessionWithEntries(t *testing.T, tenant, user, session stri
 	s.upsert(t, entries...)
 	sum := store.Summary{SessionID: session, UserID: user, Version: 1, FromCount: 0, ThroughCount: int64(n),
 		FirstEventID: turns[0].Turn.ID, FirstAt: turns[0].Turn.OccurredAt, LastEventID: turns[n-1].Turn.ID,
-		LastAt: turns[n-1].Turn.OccurredAt, MessagesRead: n, Text: "dune summary", Model: "extractive", Reason: "request"}
-	_, err = s.st.WriteSummary(s.ctx, store.SummaryWrite{TenantID: tenant, Summary: sum, Search: &store.SearchEntry{
+		LastAt: turns[n-1].Turn.OccurredAt, CoversFrom: turns[0].Turn.OccurredAt, CoversTo: turns[n-1].Turn.OccurredAt,
+		MessagesRead: n, Text: "dune summary", Model: "extractive", Reason: "request"}
+	read := make([]string, n)
+	for i := range turns {
+		read[i] = turns[i].Turn.ID
+	}
+	_, err = s.st.WriteSummary(s.ctx, store.SummaryWrite{TenantID: tenant, Summary: sum, Read: read, Search: &store.SearchEntry{
 		TenantID: tenant, UserID: user, Kind: store.SearchSummary, SourceID: session, Revision: 1, SessionID: session,
 		OccurredAt: sum.LastAt, Text: sum.Text, Terms: []string{"dune", "summari"}}})
 	require.NoError(t, err)
@@ -468,7 +473,8 @@ func TestSearchSummaryVersions(t *testing.T) {
 	next := sum
 	next.Version, next.FromCount, next.ThroughCount = 2, st.Summarized, st.Summarized+1
 	next.FirstEventID, next.LastEventID, next.FirstAt, next.LastAt, next.Text = "s1-new", "s1-new", t0.Add(time.Hour), t0.Add(time.Hour), "arrakis summary"
-	_, err = s.st.WriteSummary(s.ctx, store.SummaryWrite{TenantID: "acme", Summary: next, Search: &store.SearchEntry{
+	next.CoversTo, next.MessagesRead = t0.Add(time.Hour), 1
+	_, err = s.st.WriteSummary(s.ctx, store.SummaryWrite{TenantID: "acme", Summary: next, Read: []string{"s1-new"}, Search: &store.SearchEntry{
 		TenantID: "acme", UserID: "u1", Kind: store.SearchSummary, SourceID: "s1", Revision: 2, SessionID: "s1",
 		OccurredAt: next.LastAt, Text: next.Text, Terms: []string{"arraki", "summari"}}})
 	require.NoError(t, err)
