@@ -26,6 +26,7 @@ import (
 
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/registry"
 )
 
@@ -211,17 +212,10 @@ func waitAllSettled(b *testing.B, url string) {
 	ctx := context.Background()
 	quiet := 0
 	require.Eventually(b, func() bool {
-		settled := true
-		for name := range js.StreamNames(ctx).Name() {
-			s, err := js.Stream(ctx, name)
-			if err != nil {
-				return false
-			}
-			for info := range s.ListConsumers(ctx).Info() {
-				if info.NumPending > 0 || info.NumAckPending > 0 {
-					settled = false
-				}
-			}
+		lags, err := queue.ConsumerLags(ctx, js)
+		settled := err == nil
+		for _, l := range lags {
+			settled = settled && l.Idle()
 		}
 		if settled {
 			quiet++

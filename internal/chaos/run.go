@@ -264,7 +264,7 @@ func settleRow(name string, res settleResult) checkRow {
 		row.Got = fmt.Sprintf("not after %s", fmtDur(res.Took))
 		var busy []string
 		for _, l := range res.Consumers {
-			if !l.idle() {
+			if !l.Idle() {
 				busy = append(busy, fmt.Sprintf("%s/%s %d pending %d unacked", l.Stream, l.Name, l.Pending, l.AckPending))
 			}
 		}

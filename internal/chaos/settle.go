@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,48 +18,7 @@ import (
 	"github.com/recallhq/recall/pkg/queue"
 )
 
-// consumerLag is one consumer's backlog.
-type consumerLag struct {
-	Stream, Name        string
-	Pending, AckPending uint64
-}
-
-func (l consumerLag) idle() bool { return l.Pending == 0 && l.AckPending == 0 }
-
-// consumerLags lists every consumer of every stream with its backlog.
-func consumerLags(ctx context.Context, js jetstream.JetStream) ([]consumerLag, error) {
-	var out []consumerLag
-	streams := js.ListStreams(ctx)
-	var names []string
-	for si := range streams.Info() {
-		names = append(names, si.Config.Name)
-	}
-	if err := streams.Err(); err != nil {
-		return nil, fmt.Errorf("list streams: %w", err)
-	}
-	for _, name := range names {
-		st, err := js.Stream(ctx, name)
-		if err != nil {
-			return nil, fmt.Errorf("stream %s: %w", name, err)
-		}
-		cons := st.ListConsumers(ctx)
-		for ci := range cons.Info() {
-			out = append(out, consumerLag{Stream: name, Name: ci.Name, Pending: ci.NumPending, AckPending: uint64(ci.NumAckPending)})
-		}
-		if err := cons.Err(); err != nil {
-			return nil, fmt.Errorf("list consumers of %s: %w", name, err)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Stream != out[j].Stream {
-			return out[i].Stream < out[j].Stream
-		}
-		return out[i].Name < out[j].Name
-	})
-	return out, nil
-}
-
-func lagSummary(lags []consumerLag) string {
+func lagSummary(lags []queue.ConsumerLag) string {
 	parts := make([]string, len(lags))
 	for i, l := range lags {
 		parts[i] = fmt.Sprintf("%s/%s=%d+%d", l.Stream, l.Name, l.Pending, l.AckPending)
@@ -72,7 +30,7 @@ func lagSummary(lags []consumerLag) string {
 type settleResult struct {
 	Settled   bool
 	Took      time.Duration
-	Consumers []consumerLag
+	Consumers []queue.ConsumerLag
 	Behind    int64 // sessions with messages no summary accounts for
 	Err       error
 }
@@ -89,13 +47,13 @@ func waitSettled(ctx context.Context, js jetstream.JetStream, db *pgxpool.Pool, 
 	var quietSince, lastReport time.Time
 	for {
 		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		lags, err := consumerLags(lctx, js)
+		lags, err := queue.ConsumerLags(lctx, js)
 		cancel()
 		done := err == nil && len(lags) > 0
 		if err == nil {
 			res.Consumers = lags
 			for _, l := range lags {
-				done = done && l.idle()
+				done = done && l.Idle()
 			}
 		}
 		var behind int64

@@ -4,61 +4,16 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sort"
 	"strings"
 	"time"
+
+	"github.com/recallhq/recall/pkg/queue"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// consumerLag is one durable consumer's backlog.
-type consumerLag struct {
-	Stream, Name        string
-	Pending, AckPending uint64
-}
-
-func (l consumerLag) idle() bool { return l.Pending == 0 && l.AckPending == 0 }
-
-// consumerLags lists every durable consumer of every stream with its
-// backlog. Nothing is named here: a worker added later (its own durable
-// consumer) is waited for without a change.
-func consumerLags(ctx context.Context, js jetstream.JetStream) ([]consumerLag, error) {
-	var out []consumerLag
-	streams := js.ListStreams(ctx)
-	var names []string
-	for si := range streams.Info() {
-		names = append(names, si.Config.Name)
-	}
-	if err := streams.Err(); err != nil {
-		return nil, fmt.Errorf("list streams: %w", err)
-	}
-	for _, name := range names {
-		st, err := js.Stream(ctx, name)
-		if err != nil {
-			return nil, fmt.Errorf("stream %s: %w", name, err)
-		}
-		cons := st.ListConsumers(ctx)
-		for ci := range cons.Info() {
-			if ci.Config.Durable == "" {
-				continue // ephemeral: a replay or a one-off reader, not a worker
-			}
-			out = append(out, consumerLag{Stream: name, Name: ci.Name, Pending: ci.NumPending, AckPending: uint64(ci.NumAckPending)})
-		}
-		if err := cons.Err(); err != nil {
-			return nil, fmt.Errorf("list consumers of %s: %w", name, err)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Stream != out[j].Stream {
-			return out[i].Stream < out[j].Stream
-		}
-		return out[i].Name < out[j].Name
-	})
-	return out, nil
-}
-
-func lagSummary(lags []consumerLag) string {
+func lagSummary(lags []queue.ConsumerLag) string {
 	parts := make([]string, len(lags))
 	for i, l := range lags {
 		parts[i] = fmt.Sprintf("%s/%s=%d+%d", l.Stream, l.Name, l.Pending, l.AckPending)
@@ -134,10 +89,10 @@ func waitForPipeline(ctx context.Context, c *client, convs []conversation, o set
 		res.Stored = stored
 		caughtUp := stored == total
 
-		var lags []consumerLag
+		var lags []queue.ConsumerLag
 		if js != nil {
 			var err error
-			if lags, err = consumerLags(ctx, js); err != nil {
+			if lags, err = queue.ConsumerLags(ctx, js); err != nil {
 				return res, err
 			}
 			if len(lags) == 0 {
@@ -146,7 +101,7 @@ func waitForPipeline(ctx context.Context, c *client, convs []conversation, o set
 			res.Consumers = res.Consumers[:0]
 			for _, l := range lags {
 				res.Consumers = append(res.Consumers, l.Stream+"/"+l.Name)
-				caughtUp = caughtUp && l.idle()
+				caughtUp = caughtUp && l.Idle()
 			}
 		}
 
