@@ -119,7 +119,9 @@ func TestIndexerEmbedderDown(t *testing.T) {
 	t.Parallel()
 	db, n := testenv.NewDB(t), testenv.NewNATS(t)
 	fake := openaitest.New(t)
-	fake.RespondEmbeddings(func(openaitest.Request) openaitest.Reply { return openaitest.Reply{Status: http.StatusServiceUnavailable} })
+	fake.RespondEmbeddings(func(openaitest.Request) openaitest.Reply {
+		return openaitest.Reply{Status: http.StatusServiceUnavailable}
+	})
 	testenv.StartWorker(t, n, db, indexer.Def, func(c *indexer.Config) {
 		c.Embed.BaseURL, c.Embed.Model, c.Embed.Dimensions, c.Embed.MaxRetries = fake.URL()+"/v1", "text-embedding-3-small", 8, 0
 		c.Embed.RetryInitial, c.Embed.RetryMax = time.Millisecond, time.Millisecond
