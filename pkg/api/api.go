@@ -181,7 +181,10 @@ type Server struct {
 	metrics *metrics
 	reg     *prometheus.Registry
 	ready   []service.Check
-	search  *search.Searcher
+	// searcher is built on the first search: the analyzer holds the
+	// segmenter's dictionary (about 200 MB, which every GC cycle marks), and
+	// an API whose contexts carry no query never needs it.
+	searcher func() (*search.Searcher, error)
 }
 
 // Options are the API's dependencies.
@@ -236,10 +239,6 @@ func New(o Options) (*Server, error) {
 	}
 	// Queries are analyzed as the indexer analyzes turns (the process's one
 	// segmenter) and embedded by the same model.
-	an, err := search.SharedAnalyzer()
-	if err != nil {
-		return nil, err
-	}
 	emb, err := embed.New(cfg.Embed, cfg.Embed.Dimensions)
 	if err != nil {
 		return nil, err
@@ -247,7 +246,14 @@ func New(o Options) (*Server, error) {
 	return &Server{
 		cfg: cfg, limits: limits, store: o.Store, pub: queue.NewPublisher(o.JS), js: o.JS,
 		log: log, keys: keys, policy: policy, now: now, metrics: newMetrics(reg),
-		reg: o.Registry, ready: o.Ready, search: search.NewSearcher(o.Store, an, emb, cfg.SearchEmbedTimeout, log),
+		reg: o.Registry, ready: o.Ready,
+		searcher: sync.OnceValues(func() (*search.Searcher, error) {
+			an, err := search.SharedAnalyzer()
+			if err != nil {
+				return nil, err
+			}
+			return search.NewSearcher(o.Store, an, emb, cfg.SearchEmbedTimeout, log), nil
+		}),
 	}, nil
 }
 

@@ -108,7 +108,12 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, t *store.Tenant
 	if query != "" && maxRecalled > 0 {
 		found = make(chan searchOutcome, 1)
 		go func() {
-			res, err := s.search.Search(ctx, search.Query{TenantID: t.ID(), Text: query,
+			sr, err := s.searcher()
+			if err != nil {
+				found <- searchOutcome{err: err}
+				return
+			}
+			res, err := sr.Search(ctx, search.Query{TenantID: t.ID(), Text: query,
 				SearchParams: store.SearchParams{UserID: userID, K: maxRecalled, Now: s.now(),
 					MaxPerSession: s.cfg.ContextRecallPerSession, Neighbors: s.cfg.ContextRecallNeighbors, Kinds: s.cfg.ContextRecallKinds}})
 			found <- searchOutcome{res, err}

@@ -172,10 +172,11 @@ func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 		},
 		Store: func(ctx context.Context, all [][]store.Mention) error {
 			batch := slices.Concat(all...)
-			if _, err := w.store.RecordMentions(ctx, batch); err != nil {
+			entries, err := w.factEntries(ctx, batch)
+			if err != nil {
 				return err
 			}
-			if err := w.indexFacts(ctx, batch); err != nil {
+			if _, err := w.store.RecordMentionsIndexed(ctx, batch, entries); err != nil {
 				return err
 			}
 			return w.refresh(ctx, batch)
@@ -184,21 +185,32 @@ func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 	}.Handle(ctx, msgs)
 }
 
-// indexFacts makes the mentioned facts searchable, each by its newest
-// mention (an older one replayed late changes nothing). An embedder that
-// fails leaves them findable by their terms.
-func (w *Worker) indexFacts(ctx context.Context, ms []store.Mention) error {
+// factEntries are the search entries of the mentioned facts, one per fact
+// of the batch by its newest mention (stored with the mentions, so an older
+// one replayed late changes nothing). An embedder that fails leaves them
+// findable by their terms.
+func (w *Worker) factEntries(ctx context.Context, ms []store.Mention) ([]store.SearchEntry, error) {
 	if w.index == nil {
-		return nil
+		return nil, nil
 	}
-	entries := make([]store.SearchEntry, len(ms))
-	for i, m := range ms {
-		entries[i] = search.MentionEntry(m)
+	newest := map[[4]string]int{}
+	var entries []store.SearchEntry
+	for _, m := range ms {
+		e := search.MentionEntry(m)
+		k := [4]string{e.TenantID, e.UserID, e.Kind, e.SourceID}
+		if i, ok := newest[k]; ok {
+			if e.Revision > entries[i].Revision {
+				entries[i] = e
+			}
+			continue
+		}
+		newest[k] = len(entries)
+		entries = append(entries, e)
 	}
-	if _, err := w.index.Index(ctx, entries); err != nil && !errors.Is(err, search.ErrEmbed) {
-		return fmt.Errorf("index facts: %w", err)
+	if err := w.index.Prepare(ctx, entries); err != nil && !errors.Is(err, search.ErrEmbed) {
+		return nil, fmt.Errorf("index facts: %w", err)
 	}
-	return nil
+	return entries, nil
 }
 
 // refresh asks for the profiles of the mentioned users to be recomputed. It is

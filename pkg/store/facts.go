@@ -43,13 +43,25 @@ type UserRef struct {
 // value) changes nothing, so redelivery and replay are harmless. It returns the
 // users whose facts changed, each once.
 func (s *Store) RecordMentions(ctx context.Context, ms []Mention) ([]UserRef, error) {
+	return s.RecordMentionsIndexed(ctx, ms, nil)
+}
+
+// RecordMentionsIndexed is RecordMentions that also stores the facts' search
+// entries in the same transaction (one commit for both, on the extractor's
+// path).
+func (s *Store) RecordMentionsIndexed(ctx context.Context, ms []Mention, entries []SearchEntry) ([]UserRef, error) {
 	if len(ms) == 0 {
 		return nil, nil
 	}
 	var users []UserRef
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error
-		users, err = recordMentions(ctx, tx, ms)
+		if users, err = recordMentions(ctx, tx, ms); err != nil {
+			return err
+		}
+		if len(entries) > 0 {
+			_, err = upsertSearchEntries(ctx, tx, entries)
+		}
 		return err
 	})
 	if err != nil {
