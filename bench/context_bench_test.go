@@ -178,8 +178,14 @@ type wrkResult struct{ p50, p90, p99, rate float64 }
 // runWrk loads GET /v1/context for random sessions (context.lua), and fails on
 // any non-2xx answer or connection error.
 func runWrk(b *testing.B, wrk, url string, sessions, seconds, clients int) wrkResult {
-	cmd := exec.Command(wrk, "-t2", fmt.Sprintf("-c%d", clients), fmt.Sprintf("-d%ds", seconds), "--timeout", "5s", "-s", "context.lua", url)
-	cmd.Env = append(os.Environ(), fmt.Sprintf("BENCH_SESSIONS=%d", sessions))
+	return runWrkScript(b, wrk, url, "context.lua", seconds, clients, fmt.Sprintf("BENCH_SESSIONS=%d", sessions))
+}
+
+// runWrkScript runs wrk with a script of this folder and the given
+// environment, and fails on any non-2xx answer or connection error.
+func runWrkScript(b *testing.B, wrk, url, script string, seconds, clients int, env ...string) wrkResult {
+	cmd := exec.Command(wrk, "-t2", fmt.Sprintf("-c%d", clients), fmt.Sprintf("-d%ds", seconds), "--timeout", "5s", "-s", script, url)
+	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	require.NoError(b, err, string(out))
 	i := strings.Index(string(out), "RESULT")

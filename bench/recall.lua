@@ -1,0 +1,30 @@
+-- wrk script for BenchmarkRecall: GET /v1/context with a query, for a random
+-- user of the loaded ones, in a session of its own, with a random question
+-- of the file BENCH_QUERIES (one URL-encoded question a line).
+local users = tonumber(os.getenv("BENCH_USERS") or "10000")
+local queries = {}
+for line in io.lines(os.getenv("BENCH_QUERIES")) do
+  queries[#queries + 1] = line
+end
+local thread_seed = 1
+
+function setup(thread)
+  thread:set("seed", thread_seed)
+  thread_seed = thread_seed + 1
+end
+
+function init(args)
+  math.randomseed(seed)
+end
+
+function request()
+  local u = math.random(0, users - 1)
+  local q = queries[math.random(1, #queries)]
+  return wrk.format("GET", "/v1/context?user_id=u" .. u .. "&session_id=ask" .. u .. "&query=" .. q, { ["X-Tenant-ID"] = "bench" })
+end
+
+function done(summary, latency, requests)
+  io.write(string.format("RESULT p50_us=%d p90_us=%d p99_us=%d max_us=%d requests=%d non2xx=%d errors=%d\n",
+    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max,
+    summary.requests, summary.errors.status, summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout))
+end

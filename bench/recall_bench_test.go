@@ -1,0 +1,245 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/recallhq/recall/internal/deploycheck"
+	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/api"
+	"github.com/recallhq/recall/pkg/embed"
+	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/search"
+	"github.com/recallhq/recall/pkg/service"
+	"github.com/recallhq/recall/pkg/store"
+)
+
+// locomoText is the turns and questions of the LoCoMo conversations in
+// ../shared/data: real sentences, so that terms and their frequencies are
+// those of conversation.
+func locomoText(b *testing.B) (turns, questions []string) {
+	raw, err := os.ReadFile(filepath.Join(deploycheck.RepoRoot(), "..", "shared", "data", "locomo", "locomo_conv1-5.json"))
+	require.NoError(b, err)
+	var samples []struct {
+		Conversation map[string]json.RawMessage `json:"conversation"`
+		QA           []struct {
+			Question string `json:"question"`
+		} `json:"qa"`
+	}
+	require.NoError(b, json.Unmarshal(raw, &samples))
+	for _, s := range samples {
+		for k, v := range s.Conversation {
+			if !strings.HasPrefix(k, "session_") || strings.HasSuffix(k, "date_time") {
+				continue
+			}
+			var session []struct{ Speaker, Text string }
+			if json.Unmarshal(v, &session) == nil {
+				for _, t := range session {
+					turns = append(turns, t.Speaker+": "+t.Text)
+				}
+			}
+		}
+		for _, q := range s.QA {
+			if q.Question != "" {
+				questions = append(questions, q.Question)
+			}
+		}
+	}
+	require.NotEmpty(b, turns)
+	return turns, questions
+}
+
+// BenchmarkRecall measures GET /v1/context with a query (the history search
+// and the recalled part) under 32 clients, over BENCH_RECALL_USERS (10000)
+// users of 100 turns each (1M messages and their search entries, the offline
+// embedder's vectors), next to the store's search statement timed alone from
+// as many goroutines (target p99 <= 20 ms).
+func BenchmarkRecall(b *testing.B) {
+	users := envInt("BENCH_RECALL_USERS", 10_000)
+	const perUser = 100
+	seconds := envInt("BENCH_CONTEXT_SECONDS", 15)
+	const clients = 32
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	wrk, err := exec.LookPath("wrk")
+	require.NoError(b, err, "wrk is needed for the load (make bench installs it)")
+	texts, questions := locomoText(b)
+	an, err := search.SharedAnalyzer()
+	require.NoError(b, err)
+	emb := embed.NewHashing(0) // the API's embedder with EMBED_* unset
+
+	db := testenv.NewDB(b)
+	loadStart := time.Now()
+	loadHistories(b, db, users, perUser, texts, an, emb, now)
+	var size int64
+	require.NoError(b, db.Store.Pool().QueryRow(context.Background(), `SELECT pg_total_relation_size('search_entries')`).Scan(&size))
+	fmt.Printf("recall: loaded %d users x %d turns (%d messages, %d search entries, %.0f MB of index) in %s\n",
+		users, perUser, users*perUser, users*perUser, float64(size)/(1<<20), time.Since(loadStart).Round(time.Millisecond))
+
+	nt := testenv.NewNATS(b)
+	reg := service.NewRegistry()
+	cfg, err := service.LoadConfig[api.Config]()
+	require.NoError(b, err)
+	if cfg.ApplyGC() {
+		defer debug.SetGCPercent(100)
+	}
+	dbCfg, err := service.LoadConfig[store.Config]()
+	require.NoError(b, err)
+	st, err := store.Open(context.Background(), store.Config{URL: db.URL, MaxConns: dbCfg.MaxConns})
+	require.NoError(b, err)
+	defer st.Close()
+	srv, err := api.New(api.Options{Config: cfg, Limits: events.DefaultLimits, Store: st, JS: nt.JS, Log: testenv.Logger(b), Registry: reg, Now: func() time.Time { return now }})
+	require.NoError(b, err)
+	ts := httptest.NewServer(srv.Handler(reg))
+	defer ts.Close()
+
+	// The questions, URL-encoded, for wrk; and as the store's search takes them.
+	qfile := filepath.Join(b.TempDir(), "queries.txt")
+	var lines []string
+	type prepared struct {
+		terms []string
+		vec   []float32
+	}
+	prep := make([]prepared, len(questions))
+	for i, q := range questions {
+		lines = append(lines, url.QueryEscape(q))
+		v, err := emb.Embed(context.Background(), []string{q})
+		require.NoError(b, err)
+		prep[i] = prepared{terms: an.QueryTerms(q), vec: v[0]}
+	}
+	require.NoError(b, os.WriteFile(qfile, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+
+	// One answer, checked: hits recalled from this user's history.
+	resp, err := ts.Client().Do(func() *http.Request {
+		req, _ := http.NewRequest(http.MethodGet, ts.URL+"/v1/context?user_id=u7&session_id=ask7&query="+url.QueryEscape(questions[0]), nil)
+		req.Header.Set("X-Tenant-ID", "bench")
+		return req
+	}())
+	require.NoError(b, err)
+	var answer struct {
+		Recalled struct {
+			Search string `json:"search"`
+			Hits   []struct {
+				SessionID string `json:"session_id"`
+			} `json:"hits"`
+		} `json:"recalled"`
+	}
+	require.NoError(b, json.NewDecoder(resp.Body).Decode(&answer))
+	resp.Body.Close()
+	require.NotEmpty(b, answer.Recalled.Hits)
+	require.True(b, strings.HasPrefix(answer.Recalled.Hits[0].SessionID, "s7-"), "the user's own history")
+	require.Equal(b, "hybrid", answer.Recalled.Search)
+	tenant := st.Tenant("bench")
+	raw := rawContextReads(b, users, 8000, clients, func(ctx context.Context, u int) error {
+		p := prep[rand.IntN(len(prep))]
+		_, err := tenant.Search(ctx, store.SearchParams{UserID: fmt.Sprintf("u%d", u), Terms: p.terms, Vector: p.vec, Model: emb.Model(),
+			K: cfg.ContextMaxRecalled, MaxPerSession: cfg.ContextRecallPerSession, Neighbors: cfg.ContextRecallNeighbors,
+			Kinds: cfg.ContextRecallKinds, Now: now, VectorWeight: search.HashingVectorWeight})
+		return err
+	})
+
+	settle(b)
+	b.ResetTimer()
+	for range b.N {
+		r := runWrkScript(b, wrk, ts.URL, "recall.lua", seconds, clients, fmt.Sprintf("BENCH_USERS=%d", users), "BENCH_QUERIES="+qfile)
+		b.ReportMetric(r.p50, "p50_ms")
+		b.ReportMetric(r.p99, "p99_ms")
+		b.ReportMetric(r.rate, "req/s")
+		b.ReportMetric(float64(size)/float64(users*perUser)*1e6/(1<<30), "index_GB/1M_messages")
+		fmt.Printf("  GET /v1/context with query, %d clients (wrk), %ds: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, %.0f req/s (target p99 <= 20 ms)\n",
+			clients, seconds, r.p50, r.p90, r.p99, r.rate)
+		fmt.Printf("    raw search statement alone (terms, offline vector, %d hits, neighbours), %d goroutines: p50 %.2f ms, p99 %.2f ms\n",
+			cfg.ContextMaxRecalled, clients, ms(raw[0]), ms(raw[1]))
+		fmt.Printf("  index: %.2f GB per million messages (terms, GIN, %d-dimension offline vectors)\n", float64(size)/float64(users*perUser)*1e6/(1<<30), emb.Dimension())
+	}
+}
+
+// loadHistories writes users × perUser turns (LoCoMo's sentences, each user
+// a different slice of them, in sessions of 10) as messages, sessions and
+// search entries, the entries through the store's own write path.
+func loadHistories(b *testing.B, db *testenv.DB, users, perUser int, texts []string, an *search.Analyzer, emb embed.Embedder, last time.Time) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, db.URL)
+	require.NoError(b, err)
+	defer conn.Close(ctx)
+	turn := func(i int) (user, session, role, content string, at time.Time) {
+		u, k := i/perUser, i%perUser
+		role = events.RoleUser
+		if k%2 == 1 {
+			role = events.RoleAssistant
+		}
+		return fmt.Sprintf("u%d", u), fmt.Sprintf("s%d-%d", u, k/10), role, texts[(u*37+k)%len(texts)],
+			last.Add(-time.Duration(perUser-k) * 24 * time.Hour)
+	}
+	total := users * perUser
+	i := 0
+	_, err = conn.CopyFrom(ctx, pgx.Identifier{"messages"}, []string{"tenant_id", "event_id", "session_id", "user_id", "role", "content", "occurred_at"},
+		pgx.CopyFromFunc(func() ([]any, error) {
+			if i >= total {
+				return nil, nil
+			}
+			user, session, role, content, at := turn(i)
+			i++
+			return []any{"bench", fmt.Sprintf("e%d", i-1), session, user, role, content, at}, nil
+		}))
+	require.NoError(b, err)
+	_, err = conn.Exec(ctx, `
+		INSERT INTO sessions (tenant_id, session_id, user_id, message_count, first_message_at, last_message_at)
+		SELECT tenant_id, session_id, min(user_id), count(*), min(occurred_at), max(occurred_at)
+		FROM messages GROUP BY tenant_id, session_id`)
+	require.NoError(b, err)
+	const batch = 1000
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range 2 {
+		wg.Go(func() {
+			for start := range next {
+				entries := make([]store.SearchEntry, 0, batch)
+				texts := make([]string, 0, batch)
+				for j := start; j < min(start+batch, total); j++ {
+					user, session, role, content, at := turn(j)
+					entries = append(entries, store.SearchEntry{TenantID: "bench", UserID: user, Kind: store.SearchMessage,
+						SourceID: fmt.Sprintf("e%d", j), SessionID: session, Role: role, OccurredAt: at, Text: content,
+						Terms: an.Terms(content, nil)})
+					texts = append(texts, content)
+				}
+				vecs, err := emb.Embed(ctx, texts)
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				for k := range entries {
+					entries[k].Embedding, entries[k].Model = vecs[k], emb.Model()
+				}
+				if _, err := db.Store.UpsertSearchEntries(ctx, entries); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	for start := 0; start < total; start += batch {
+		next <- start
+	}
+	close(next)
+	wg.Wait()
+	for _, sql := range []string{"VACUUM (ANALYZE) messages", "VACUUM (ANALYZE) sessions", "VACUUM (ANALYZE) search_entries", "CHECKPOINT"} {
+		_, err = conn.Exec(ctx, sql)
+		require.NoError(b, err, sql)
+	}
+}
