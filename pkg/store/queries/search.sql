@@ -109,7 +109,7 @@ WITH matched AS (
             AND ($11::timestamptz IS NULL OR e.occurred_at >= $11::timestamptz)
             AND ($12::timestamptz IS NULL OR e.occurred_at < $12::timestamptz)) AS wanted
     FROM search_entries e
-    WHERE e.tenant_id = $1 AND e.user_id = $2 AND e.terms @@ $4::tsquery
+    WHERE e.tenant_id = $1 AND e.user_id = $2 AND ts_match_vq(e.terms, $4::tsquery)
 ), tf AS (
     SELECT m.kind, m.source_id, m.term_count, m.wanted, t.lexeme, cardinality(t.positions) AS tf
     FROM matched m
