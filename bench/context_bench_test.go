@@ -100,24 +100,7 @@ func BenchmarkContext(b *testing.B) {
 	loadSessions(b, db, sessions, perSession, now)
 	fmt.Printf("context: loaded %d sessions / %d messages in %s\n", sessions, sessions*perSession, time.Since(loadStart).Round(time.Millisecond))
 
-	nt := testenv.NewNATS(b)
-	reg := service.NewRegistry()
-	cfg, err := service.LoadConfig[api.Config]()
-	require.NoError(b, err)
-	// The server runs as the API binary does: its GC target, and its pool as
-	// deployed (DATABASE_MAX_CONNS), not the tests' small one.
-	if cfg.ApplyGC() {
-		defer debug.SetGCPercent(100)
-	}
-	dbCfg, err := service.LoadConfig[store.Config]()
-	require.NoError(b, err)
-	st, err := store.Open(context.Background(), store.Config{URL: db.URL, MaxConns: dbCfg.MaxConns})
-	require.NoError(b, err)
-	defer st.Close()
-	srv, err := api.New(api.Options{Config: cfg, Limits: events.DefaultLimits, Store: st, JS: nt.JS, Log: testenv.Logger(b), Registry: reg, Now: func() time.Time { return now }})
-	require.NoError(b, err)
-	ts := httptest.NewServer(srv.Handler(reg))
-	defer ts.Close()
+	ts, st, cfg := benchAPI(b, db, now)
 
 	// Phase 1. One request to check the answer is a real, full window.
 	c := getContextJSON(b, ts.URL, 7)
@@ -171,6 +154,30 @@ func BenchmarkContext(b *testing.B) {
 			clients, seconds, full.p50, full.p90, full.p99, full.rate)
 		fmt.Printf("    raw PostgreSQL, the context's batch in one round trip, %d goroutines: p50 %.2f ms, p99 %.2f ms\n", clients, ms(rawFull[0]), ms(rawFull[1]))
 	}
+}
+
+// benchAPI serves the API over db as the API binary runs it: its config from
+// the environment, its GC target, and its pool as deployed
+// (DATABASE_MAX_CONNS), not the tests' small one; the clock fixed at now.
+// Everything stops when the benchmark ends.
+func benchAPI(b *testing.B, db *testenv.DB, now time.Time) (*httptest.Server, *store.Store, api.Config) {
+	nt := testenv.NewNATS(b)
+	reg := service.NewRegistry()
+	cfg, err := service.LoadConfig[api.Config]()
+	require.NoError(b, err)
+	if cfg.ApplyGC() {
+		b.Cleanup(func() { debug.SetGCPercent(100) })
+	}
+	dbCfg, err := service.LoadConfig[store.Config]()
+	require.NoError(b, err)
+	st, err := store.Open(context.Background(), store.Config{URL: db.URL, MaxConns: dbCfg.MaxConns})
+	require.NoError(b, err)
+	b.Cleanup(st.Close)
+	srv, err := api.New(api.Options{Config: cfg, Limits: events.DefaultLimits, Store: st, JS: nt.JS, Log: testenv.Logger(b), Registry: reg, Now: func() time.Time { return now }})
+	require.NoError(b, err)
+	ts := httptest.NewServer(srv.Handler(reg))
+	b.Cleanup(ts.Close)
+	return ts, st, cfg
 }
 
 type wrkResult struct{ p50, p90, p99, rate float64 }

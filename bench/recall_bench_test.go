@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -22,11 +20,9 @@ import (
 
 	"github.com/recallhq/recall/internal/deploycheck"
 	"github.com/recallhq/recall/internal/testenv"
-	"github.com/recallhq/recall/pkg/api"
 	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/search"
-	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -91,22 +87,7 @@ func BenchmarkRecall(b *testing.B) {
 	fmt.Printf("recall: loaded %d users x %d turns (%d messages, %d search entries, %.0f MB of index) in %s\n",
 		users, perUser, users*perUser, users*perUser, float64(size)/(1<<20), time.Since(loadStart).Round(time.Millisecond))
 
-	nt := testenv.NewNATS(b)
-	reg := service.NewRegistry()
-	cfg, err := service.LoadConfig[api.Config]()
-	require.NoError(b, err)
-	if cfg.ApplyGC() {
-		defer debug.SetGCPercent(100)
-	}
-	dbCfg, err := service.LoadConfig[store.Config]()
-	require.NoError(b, err)
-	st, err := store.Open(context.Background(), store.Config{URL: db.URL, MaxConns: dbCfg.MaxConns})
-	require.NoError(b, err)
-	defer st.Close()
-	srv, err := api.New(api.Options{Config: cfg, Limits: events.DefaultLimits, Store: st, JS: nt.JS, Log: testenv.Logger(b), Registry: reg, Now: func() time.Time { return now }})
-	require.NoError(b, err)
-	ts := httptest.NewServer(srv.Handler(reg))
-	defer ts.Close()
+	ts, st, cfg := benchAPI(b, db, now)
 
 	// The questions, URL-encoded, for wrk; and as the store's search takes them.
 	qfile := filepath.Join(b.TempDir(), "queries.txt")
