@@ -50,7 +50,7 @@ func NewRunnerMetrics(reg prometheus.Registerer) *RunnerMetrics {
 		}, []string{"consumer"}),
 		Pending: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Namespace: "recall", Subsystem: "consumer", Name: "pending_messages",
-			Help: "Messages in the stream not yet delivered to this consumer (lag), as last seen.",
+			Help: "Messages this consumer has not handled yet (lag): waiting to be delivered, or delivered and not yet acknowledged; read from the server every LAG_INTERVAL.",
 		}, []string{"consumer"}),
 	}
 	if reg != nil {

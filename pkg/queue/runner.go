@@ -327,15 +327,18 @@ func (r *Runner) loop(ctx, hctx context.Context, buf <-chan jetstream.Msg) {
 }
 
 // watchLag sets the pending gauge from the server's view of the consumer
-// every LagEvery until ctx ends. The server's count is the truth whatever the
-// runner is doing: a batch's metadata says what was pending when it was
-// delivered, and nothing would lower the gauge once the consumer is idle.
+// every LagEvery until ctx ends: the messages not yet handled, those waiting
+// to be delivered and those delivered but not acknowledged (a worker pulls
+// ahead, so a busy consumer can have nothing left to deliver). The server's
+// count is the truth whatever the runner is doing: a batch's metadata says
+// what was pending when it was delivered, and nothing would lower the gauge
+// once the consumer is idle.
 func (r *Runner) watchLag(ctx context.Context) {
 	t := time.NewTicker(r.cfg.LagEvery)
 	defer t.Stop()
 	for {
 		if info, err := r.consumer.Info(ctx); err == nil {
-			r.metrics.Pending.WithLabelValues(r.name).Set(float64(info.NumPending))
+			r.metrics.Pending.WithLabelValues(r.name).Set(float64(info.NumPending) + float64(info.NumAckPending))
 		}
 		select {
 		case <-ctx.Done():
