@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -17,14 +16,6 @@ import (
 
 	"github.com/recallhq/recall/pkg/queue"
 )
-
-func lagSummary(lags []queue.ConsumerLag) string {
-	parts := make([]string, len(lags))
-	for i, l := range lags {
-		parts[i] = fmt.Sprintf("%s/%s=%d+%d", l.Stream, l.Name, l.Pending, l.AckPending)
-	}
-	return strings.Join(parts, " ")
-}
 
 // settleResult is what the wait saw last.
 type settleResult struct {
@@ -74,7 +65,7 @@ func waitSettled(ctx context.Context, js jetstream.JetStream, db *pgxpool.Pool, 
 		}
 		if now.Sub(lastReport) >= 5*time.Second {
 			lastReport = now
-			log.Info("waiting to settle", "consumers (pending+unacked)", lagSummary(lags), "sessions_behind", behind)
+			log.Info("waiting to settle", "consumers (pending+unacked)", queue.FormatLags(lags), "sessions_behind", behind)
 		}
 		if now.Sub(start) > timeout || !sleepCtx(ctx, 250*time.Millisecond) {
 			res.Took = time.Since(start)

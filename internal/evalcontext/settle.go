@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/recallhq/recall/pkg/queue"
@@ -12,14 +11,6 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
-
-func lagSummary(lags []queue.ConsumerLag) string {
-	parts := make([]string, len(lags))
-	for i, l := range lags {
-		parts[i] = fmt.Sprintf("%s/%s=%d+%d", l.Stream, l.Name, l.Pending, l.AckPending)
-	}
-	return strings.Join(parts, " ")
-}
 
 // settleOptions bound the wait for the pipeline.
 type settleOptions struct {
@@ -118,10 +109,10 @@ func waitForPipeline(ctx context.Context, c *client, convs []conversation, o set
 		}
 		if now.Sub(lastReport) >= 5*time.Second {
 			lastReport = now
-			log.Info("waiting for the pipeline", "stored", fmt.Sprintf("%d/%d", stored, total), "pending+unacked", lagSummary(lags))
+			log.Info("waiting for the pipeline", "stored", fmt.Sprintf("%d/%d", stored, total), "pending+unacked", queue.FormatLags(lags))
 		}
 		if now.Sub(start) > o.Timeout {
-			return res, fmt.Errorf("pipeline not caught up after %s: %d of %d messages stored; consumers %s", o.Timeout, stored, total, lagSummary(lags))
+			return res, fmt.Errorf("pipeline not caught up after %s: %d of %d messages stored; consumers %s", o.Timeout, stored, total, queue.FormatLags(lags))
 		}
 		if !sleep(ctx, o.Poll) {
 			return res, ctx.Err()

@@ -351,16 +351,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	respond := s.respond
 	s.mu.Unlock()
 	reply := s.next(&s.chat, req, respond)
-	if !s.hold(r, reply) {
-		return
-	}
-	writeHeaders(w, reply)
-	if reply.Body != "" {
-		writeRaw(w, reply.Status, reply.Body)
-		return
-	}
-	if reply.Status != 0 && reply.Status != http.StatusOK {
-		writeError(w, reply)
+	if s.answered(w, r, reply) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
@@ -410,16 +401,7 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 		respond = func(Request) Reply { return Reply{} }
 	}
 	reply := s.next(&s.embed, req, respond)
-	if !s.hold(r, reply) {
-		return
-	}
-	writeHeaders(w, reply)
-	if reply.Body != "" {
-		writeRaw(w, reply.Status, reply.Body)
-		return
-	}
-	if reply.Status != 0 && reply.Status != http.StatusOK {
-		writeError(w, reply)
+	if s.answered(w, r, reply) {
 		return
 	}
 	dims := s.dims
@@ -453,6 +435,25 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 }
 
 // hold waits out a reply's Delay and Wait. It reports false when the client
+// answered holds the request as reply scripts and writes its headers, then
+// writes a reply that is not a success (a raw body, an error status); it
+// reports whether nothing more is to be written.
+func (s *Server) answered(w http.ResponseWriter, r *http.Request, reply Reply) bool {
+	if !s.hold(r, reply) {
+		return true
+	}
+	writeHeaders(w, reply)
+	if reply.Body != "" {
+		writeRaw(w, reply.Status, reply.Body)
+		return true
+	}
+	if reply.Status != 0 && reply.Status != http.StatusOK {
+		writeError(w, reply)
+		return true
+	}
+	return false
+}
+
 // went away or the server closed first, in which case nothing is written.
 func (s *Server) hold(r *http.Request, reply Reply) bool {
 	if reply.Delay > 0 {

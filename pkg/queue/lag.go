@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -56,4 +57,14 @@ func ConsumerLags(ctx context.Context, js jetstream.JetStream) ([]ConsumerLag, e
 		return out[i].Name < out[j].Name
 	})
 	return out, nil
+}
+
+// FormatLags writes lags on one line for logs and reports:
+// "RECALL_TURNS/ingest=0+3 ..." (pending + awaiting an ack).
+func FormatLags(lags []ConsumerLag) string {
+	parts := make([]string, len(lags))
+	for i, l := range lags {
+		parts[i] = fmt.Sprintf("%s/%s=%d+%d", l.Stream, l.Name, l.Pending, l.AckPending)
+	}
+	return strings.Join(parts, " ")
 }
