@@ -434,7 +434,6 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// hold waits out a reply's Delay and Wait. It reports false when the client
 // answered holds the request as reply scripts and writes its headers, then
 // writes a reply that is not a success (a raw body, an error status); it
 // reports whether nothing more is to be written.
@@ -454,6 +453,7 @@ func (s *Server) answered(w http.ResponseWriter, r *http.Request, reply Reply) b
 	return false
 }
 
+// hold waits out a reply's Delay and Wait. It reports false when the client
 // went away or the server closed first, in which case nothing is written.
 func (s *Server) hold(r *http.Request, reply Reply) bool {
 	if reply.Delay > 0 {
