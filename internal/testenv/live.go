@@ -1,0 +1,150 @@
+package testenv
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Live is a whole Recall, `recall run` as its own process (the API and every
+// worker, embedded JetStream), on its own database and free ports: what the
+// clients, the agent example and the browser tests talk to.
+type Live struct {
+	// URL is the API's base URL (http://127.0.0.1:port).
+	URL string
+	// NATSURL is the embedded JetStream server's URL, for publishers.
+	NATSURL string
+	// DB is the database it runs on.
+	DB *DB
+	// Bin is the recall binary it runs, for tests that run its other commands.
+	Bin string
+	// Env is the environment it runs with.
+	Env []string
+	// Output holds what the process wrote to standard error (its JSON logs).
+	Output *syncBuffer
+}
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// RecallBin builds ./cmd/recall once per test binary and returns its path.
+func RecallBin(t testing.TB) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "recall-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "recall")
+		out, err := exec.Command("go", "build", "-o", binPath, "github.com/recallhq/recall/cmd/recall").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("go build ./cmd/recall: %v\n%s", err, out)
+		}
+	})
+	require.NoError(t, binErr)
+	return binPath
+}
+
+// StartRecall runs `recall run` on a fresh database with env (KEY=VALUE) on top
+// of the defaults, waits until /readyz answers 200, and stops the process
+// (SIGTERM, then kill) when the test ends.
+func StartRecall(t testing.TB, env ...string) *Live {
+	t.Helper()
+	db := NewDB(t)
+	bin := RecallBin(t)
+	full := append(os.Environ(),
+		"DATABASE_URL="+db.URL, "NATS_URL=", "EMBEDDED_NATS_PORT=-1", "DATA_DIR="+t.TempDir(),
+		"API_ADDR=127.0.0.1:0", "OPS_ADDR=127.0.0.1:0", "LOG_LEVEL=info")
+	full = append(full, env...)
+
+	cmd := exec.Command(bin, "run")
+	cmd.Env = full
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	logs := &syncBuffer{}
+	cmd.Stderr = logs
+	require.NoError(t, cmd.Start())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+
+	// The binary prints where the API and NATS listen, then keeps writing
+	// nothing to stdout that matters here.
+	apiRe := regexp.MustCompile(`^API: (http://\S+)`)
+	lines := bufio.NewScanner(stdout)
+	l := &Live{DB: db, Bin: bin, Env: full, Output: logs}
+	for l.URL == "" && lines.Scan() {
+		line := lines.Text()
+		if u, ok := strings.CutPrefix(line, "NATS (embedded JetStream): "); ok {
+			l.NATSURL = u
+		}
+		if m := apiRe.FindStringSubmatch(line); m != nil {
+			l.URL = m[1]
+		}
+	}
+	go func() { _, _ = io.Copy(io.Discard, stdout) }()
+	require.NotEmpty(t, l.URL, "recall run printed no API address:\n%s", logs.String())
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, l.URL+"/readyz", nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return l
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("recall run not ready after a minute:\n%s", logs.String())
+		case err := <-done:
+			t.Fatalf("recall run exited: %v\n%s", err, logs.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// syncBuffer is an io.Writer safe for a process's output and a test's reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
