@@ -141,7 +141,7 @@ func collectRefresh(ctx context.Context, tx pgx.Tx, sql string, note func(string
 func catalogArgs(items []CatalogUpsert) []any {
 	n := len(items)
 	tenant, ref, typ, title, model, event := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]*string, n), make([]string, n)
-	attrs, emb, dims := make([]*string, n), make([]*pgvector.Vector, n), make([]*int32, n)
+	attrs, emb, dims := make([]*string, n), make([]any, n), make([]*int32, n)
 	deleted, force, at := make([]bool, n), make([]bool, n), make([]time.Time, n)
 	for i, it := range items {
 		tenant[i], ref[i], typ[i], title[i], event[i] = it.TenantID, it.Ref, it.Type, it.Title, it.EventID
@@ -149,8 +149,7 @@ func catalogArgs(items []CatalogUpsert) []any {
 			attrs[i] = ptr(string(it.Attrs))
 		}
 		if len(it.Embedding) > 0 {
-			v := pgvector.NewVector(it.Embedding)
-			emb[i], model[i], dims[i] = &v, ptr(it.EmbeddingModel), ptr(int32(len(it.Embedding)))
+			emb[i], model[i], dims[i] = vectorArg(it.Embedding), ptr(it.EmbeddingModel), ptr(int32(len(it.Embedding)))
 		}
 		deleted[i], force[i], at[i] = it.Deleted, it.Force, it.OccurredAt
 	}

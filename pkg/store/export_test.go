@@ -18,3 +18,6 @@ func UserTableNames() []string {
 
 // MigrationsIn reads migrations from another file system.
 var MigrationsIn = migrationsIn
+
+// LexemeFrequencies is lexemeFrequencies, for the tests of the search.
+var LexemeFrequencies = lexemeFrequencies

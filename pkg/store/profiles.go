@@ -73,11 +73,7 @@ func (t *Tenant) SaveProfile(ctx context.Context, p Profile) (bool, error) {
 	if p.Sources == nil {
 		sources = []byte("{}")
 	}
-	var vec *pgvector.Vector
-	if p.Vector != nil {
-		v := pgvector.NewVector(p.Vector)
-		vec = &v
-	}
+	vec := vectorArg(p.Vector)
 	var rev int64
 	err = t.s.pool.QueryRow(ctx, q("ProfileUpsert"), t.id, p.UserID, vec, p.Model, p.Dims, sources,
 		p.ComputedFrom, p.SnapshotAt).Scan(&rev)

@@ -161,6 +161,14 @@ func TestSearchTSVectorKeepsTerms(t *testing.T) {
 	require.ElementsMatch(t, []string{"b-1234", "x.com/book/823d", "o'neil", `back\slash`, "三体", "run"}, got,
 		"terms are stored as they are, not parsed again")
 	require.Contains(t, positions, "'b-1234':1,6")
+	// The search reads each query term's frequency back from that text.
+	index := map[string]int{"b-1234": 0, "o'neil": 1, `back\slash`: 2, "三体": 3, "absent": 4}
+	tf := make([]int, len(index))
+	store.LexemeFrequencies(positions, index, tf)
+	require.Equal(t, []int{2, 1, 1, 1, 0}, tf)
+	tf = make([]int, 1)
+	store.LexemeFrequencies("'a':1A,2B,3 'b':4", map[string]int{"a": 0}, tf)
+	require.Equal(t, []int{3}, tf, "weights after positions")
 	var match bool
 	require.NoError(t, s.st.Pool().QueryRow(s.ctx, `SELECT $1::tsvector @@ $2::tsquery`,
 		store.TSVector(terms), store.TSQuery([]string{"nothing", "o'neil"})).Scan(&match))
