@@ -51,7 +51,7 @@ func main() {
 	flag.DurationVar(&o.System.StopTimeout, "stop-timeout", 30*time.Second, "how long recall run may take to drain after SIGTERM before it is killed")
 	flag.DurationVar(&o.Settle.Timeout, "wait-timeout", 10*time.Minute, "how long the pipeline may take to catch up")
 	flag.DurationVar(&o.Settle.Quiet, "settle", 5*time.Second, "how long every consumer must stay caught up before questions are asked")
-	flag.Func("env", "a KEY=VALUE setting for recall run (repeatable), e.g. -env CONTEXT_RECALL_NEIGHBORS=true", func(v string) error {
+	flag.Func("env", "a KEY=VALUE setting for recall run (repeatable), e.g. -env CONTEXT_RECALL_NEIGHBORS=0", func(v string) error {
 		if !strings.Contains(v, "=") {
 			return fmt.Errorf("want KEY=VALUE, got %q", v)
 		}

@@ -115,7 +115,7 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, t *store.Tenant
 			}
 			res, err := sr.Search(ctx, search.Query{TenantID: t.ID(), Text: query,
 				SearchParams: store.SearchParams{UserID: userID, K: maxRecalled, Now: s.now(),
-					MaxPerSession: s.cfg.ContextRecallPerSession, Neighbors: s.cfg.ContextRecallNeighbors, Kinds: s.cfg.ContextRecallKinds}})
+					MaxPerSession: s.cfg.ContextRecallPerSession, Neighbors: s.cfg.ContextRecallNeighbors > 0, Kinds: s.cfg.ContextRecallKinds}})
 			found <- searchOutcome{res, err}
 		}()
 	}
@@ -151,7 +151,7 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, t *store.Tenant
 	parts.Summaries = assemble.PickSummaries(data.Summaries, data.Summary, parts.Window, counts)
 	parts.List = assemble.CurrentList(data.List)
 	if query != "" {
-		parts.Recalled = recalled(query, sr.res, parts.Window, s.cfg.ContextRecallSnippet)
+		parts.Recalled = recalled(query, sr.res, parts.Window, s.cfg.ContextRecallSnippet, s.cfg.ContextRecallNeighbors)
 	}
 	resolved := assemble.ResolveLang(lang, parts)
 	spent, prompt := assemble.Assemble(resolved, &parts, budget)
@@ -168,8 +168,10 @@ type searchOutcome struct {
 }
 
 // recalled turns what the history search found into the context's recalled
-// part, saying how it searched and why it fell back to terms only.
-func recalled(query string, res search.Result, w assemble.Window, snippet int) *assemble.Recalled {
+// part, saying how it searched and why it fell back to terms only: the hits
+// in order, each of the first neighbors hits (not already shown) between
+// the turns just before and after it.
+func recalled(query string, res search.Result, w assemble.Window, snippet, neighbors int) *assemble.Recalled {
 	hits := make([]assemble.RecalledHit, 0, len(res.Hits))
 	seen := map[string]bool{}
 	neighbor := func(n *store.Neighbor, h store.SearchHit) {
@@ -183,6 +185,10 @@ func recalled(query string, res search.Result, w assemble.Window, snippet int) *
 		if h.Kind == store.SearchMessage && seen[h.SourceID] {
 			continue
 		}
+		if neighbors <= 0 {
+			h.Previous, h.Next = nil, nil
+		}
+		neighbors--
 		neighbor(h.Previous, h)
 		hit := assemble.RecalledHit{Kind: h.Kind, SessionID: h.SessionID, Role: h.Role, OccurredAt: h.OccurredAt, Text: h.Text, Score: h.Score}
 		if h.Kind == store.SearchMessage {

@@ -276,6 +276,10 @@ type SearchParams struct {
 	Now             time.Time
 	RecencyHalfLife time.Duration
 	RecencyWeight   float64
+	// DialogueWeight is how much of a query term's score in a neighbouring
+	// turn a turn without the term borrows (see withDialogue): 0 means 0.5,
+	// negative none.
+	DialogueWeight float64
 	// VectorWeight weighs the vector list against the lexical one in the
 	// fusion: 0 means 1 (equal), negative means the vector list does not
 	// count (its similarities are still reported).
@@ -291,6 +295,7 @@ const (
 	DefaultMaxPerSession   = 3
 	DefaultRecencyHalfLife = 30 * 24 * time.Hour
 	DefaultRecencyWeight   = 0.1
+	DefaultDialogueWeight  = 0.5
 	minSearchDepth         = 100
 	maxSearchDepth         = 1000
 	searchDepthPerHit      = 10
@@ -314,6 +319,10 @@ func (p SearchParams) WithDefaults() SearchParams {
 		p.RecencyWeight = DefaultRecencyWeight
 	}
 	p.RecencyWeight = max(p.RecencyWeight, 0)
+	if p.DialogueWeight == 0 {
+		p.DialogueWeight = DefaultDialogueWeight
+	}
+	p.DialogueWeight = max(p.DialogueWeight, 0)
 	if p.VectorWeight == 0 {
 		p.VectorWeight = 1
 	}
@@ -396,7 +405,9 @@ var ErrEmptyQuery = errors.New("search: the query has no terms and no vector")
 // whole history (every kind, whatever the filters), so that a filter
 // narrows the results without changing the weights. A term's frequency is
 // its number of positions in the entry's tsvector; the length is the
-// entry's term count.
+// entry's term count. A turn then borrows DialogueWeight of the score of
+// each query term it lacks from the neighbouring turn that holds it best
+// (withDialogue).
 //
 // Fusion: score = (1/(10 + lexical rank) + VectorWeight × 1/(10 + vector
 // rank)) × (1 + RecencyWeight × 2^(-age / half-life)), a missing rank adding

@@ -335,21 +335,48 @@ func TestSearchNeighbors(t *testing.T) {
 	}
 	s.upsert(t, batch...)
 
-	hits := s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"dune"}, Neighbors: true})
+	hits := s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"dune"}, Neighbors: true, DialogueWeight: -1})
 	require.Len(t, hits, 1)
 	require.Equal(t, "t2", hits[0].SourceID)
 	require.Equal(t, &store.Neighbor{EventID: "t1", Role: "assistant", OccurredAt: t0.Add(time.Minute), Content: contents[1]}, hits[0].Previous,
 		"the system turn between them is skipped")
 	require.Equal(t, &store.Neighbor{EventID: "t3", Role: "assistant", OccurredAt: t0.Add(3 * time.Minute), Content: contents[3]}, hits[0].Next)
 
-	hits = s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"hello", "thanks"}, Neighbors: true})
+	hits = s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"hello", "thanks"}, Neighbors: true, DialogueWeight: -1})
 	require.Len(t, hits, 2)
 	for _, h := range hits {
 		require.True(t, (h.Previous == nil) != (h.Next == nil), "the first turn has no previous, the last no next")
 	}
-	hits = s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"dune"}})
+	hits = s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"dune"}, DialogueWeight: -1})
 	require.Nil(t, hits[0].Previous, "neighbours only when asked for")
 	require.Nil(t, hits[0].Next)
+}
+
+// TestSearchDialogue: a turn is scored with its neighbours. The same answer
+// ("dune") in two sessions scores the same alone, and the newer one comes
+// first; read with the question before it, the answer to "what should I read
+// on the flight" comes first for a query about both.
+func TestSearchDialogue(t *testing.T) {
+	t.Parallel()
+	s := setupSearch(t)
+	s.upsert(t,
+		msgEntry("acme", "u1", "a", "question", "user", t0, "what should I read on the flight"),
+		msgEntry("acme", "u1", "a", "answer", "assistant", t0.Add(time.Minute), "dune"),
+		msgEntry("acme", "u1", "b", "hello", "user", t0.Add(time.Hour), "hello there"),
+		msgEntry("acme", "u1", "b", "alone", "assistant", t0.Add(time.Hour+time.Minute), "dune"),
+	)
+	q := store.SearchParams{UserID: "u1", Terms: []string{"flight", "dune"}, Kinds: []string{store.SearchMessage}, Roles: []string{"assistant"}}
+	q.DialogueWeight = -1
+	hits := s.search(t, "acme", q)
+	require.Equal(t, []string{"alone", "answer"}, sources(hits), "alone, equal scores: the newer first")
+	require.InDelta(t, hits[0].LexicalScore, hits[1].LexicalScore, 1e-12)
+	q.DialogueWeight = 0
+	hits = s.search(t, "acme", q)
+	require.Equal(t, []string{"answer", "alone"}, sources(hits), "with its question, the answer first")
+	require.Greater(t, hits[0].LexicalScore, hits[1].LexicalScore)
+	q.DialogueWeight = 1
+	again := s.search(t, "acme", q)
+	require.Greater(t, again[0].LexicalScore, hits[0].LexicalScore, "the weight scales the neighbours' share")
 }
 
 // sessionWithEntries stores a session's turns and their entries, and a

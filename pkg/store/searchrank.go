@@ -25,6 +25,23 @@ type searchRow struct {
 	distance *float64
 }
 
+// compareKey orders rows by kind, then source: the last tie-break of every
+// list.
+func (e *searchRow) compareKey(o *searchRow) int {
+	if c := strings.Compare(e.kind, o.kind); c != 0 {
+		return c
+	}
+	return strings.Compare(e.sourceID, o.sourceID)
+}
+
+// compareTime orders turns by event time, then id: a session's order.
+func (e *searchRow) compareTime(o *searchRow) int {
+	if c := e.at.Compare(o.at); c != 0 {
+		return c
+	}
+	return strings.Compare(e.sourceID, o.sourceID)
+}
+
 func scanSearchRow(r pgx.CollectableRow) (searchRow, error) {
 	var e searchRow
 	err := r.Scan(&e.kind, &e.sourceID, &e.sessionID, &e.role, &e.at, &e.termCount,
@@ -58,7 +75,10 @@ const (
 // per session and the top k, each hit with its neighbours when asked for.
 func rankSearch(rows []searchRow, p SearchParams) []rankedHit {
 	depth := p.depth()
-	lex := bm25Scores(rows, p.Terms)
+	lex, parts := bm25Scores(rows, p.Terms)
+	if p.DialogueWeight > 0 {
+		lex = withDialogue(rows, lex, parts, p.DialogueWeight)
+	}
 
 	byScore := make([]int, 0, len(lex))
 	for i, s := range lex {
@@ -67,7 +87,10 @@ func rankSearch(rows []searchRow, p SearchParams) []rankedHit {
 		}
 	}
 	slices.SortFunc(byScore, func(a, b int) int {
-		return cmp.Or(cmp.Compare(lex[b], lex[a]), cmp.Compare(rows[a].kind, rows[b].kind), cmp.Compare(rows[a].sourceID, rows[b].sourceID))
+		if c := cmp.Compare(lex[b], lex[a]); c != 0 {
+			return c
+		}
+		return rows[a].compareKey(&rows[b])
 	})
 	byDistance := make([]int, 0, len(rows))
 	for i := range rows {
@@ -76,17 +99,22 @@ func rankSearch(rows []searchRow, p SearchParams) []rankedHit {
 		}
 	}
 	slices.SortFunc(byDistance, func(a, b int) int {
-		return cmp.Or(cmp.Compare(*rows[a].distance, *rows[b].distance), cmp.Compare(rows[a].kind, rows[b].kind), cmp.Compare(rows[a].sourceID, rows[b].sourceID))
+		if c := cmp.Compare(*rows[a].distance, *rows[b].distance); c != 0 {
+			return c
+		}
+		return rows[a].compareKey(&rows[b])
 	})
 
-	found := map[int]*rankedHit{}
+	// found[slot[i]-1] is row i's hit once one of the lists holds it; its
+	// capacity is the most the two lists can hold, so it never moves.
+	found := make([]rankedHit, 0, min(2*depth, len(rows)))
+	slot := make([]int32, len(rows))
 	get := func(i int) *rankedHit {
-		h, ok := found[i]
-		if !ok {
-			h = &rankedHit{entry: i, prev: -1, next: -1}
-			found[i] = h
+		if slot[i] == 0 {
+			found = append(found, rankedHit{entry: i, prev: -1, next: -1})
+			slot[i] = int32(len(found))
 		}
-		return h
+		return &found[slot[i]-1]
 	}
 	// Equal scores share a rank: a place is the first place of its score.
 	for place, i := range byScore[:min(depth, len(byScore))] {
@@ -107,7 +135,9 @@ func rankSearch(rows []searchRow, p SearchParams) []rankedHit {
 	}
 
 	scored := make([]*rankedHit, 0, len(found))
-	for i, h := range found {
+	for k := range found {
+		h := &found[k]
+		i := h.entry
 		if !rows[i].live {
 			continue
 		}
@@ -125,8 +155,14 @@ func rankSearch(rows []searchRow, p SearchParams) []rankedHit {
 		scored = append(scored, h)
 	}
 	slices.SortFunc(scored, func(a, b *rankedHit) int {
+		if c := cmp.Compare(b.hit.Score, a.hit.Score); c != 0 {
+			return c
+		}
 		ra, rb := &rows[a.entry], &rows[b.entry]
-		return cmp.Or(cmp.Compare(b.hit.Score, a.hit.Score), rb.at.Compare(ra.at), cmp.Compare(ra.kind, rb.kind), cmp.Compare(ra.sourceID, rb.sourceID))
+		if c := rb.at.Compare(ra.at); c != 0 {
+			return c
+		}
+		return ra.compareKey(rb)
 	})
 
 	// The cap: a session's turns and summary together, each fact alone.
@@ -154,8 +190,9 @@ func rankSearch(rows []searchRow, p SearchParams) []rankedHit {
 }
 
 // bm25Scores returns each row's BM25 score for the query's terms (0 for a
-// row that holds none), with the collection statistics of all the rows.
-func bm25Scores(rows []searchRow, terms []string) []float64 {
+// row that holds none), with the collection statistics of all the rows, and
+// for each row holding a query term (by row) each term's part of its score.
+func bm25Scores(rows []searchRow, terms []string) ([]float64, map[int][]float64) {
 	scores := make([]float64, len(rows))
 	index := make(map[string]int, len(terms))
 	for _, t := range terms {
@@ -164,7 +201,7 @@ func bm25Scores(rows []searchRow, terms []string) []float64 {
 		}
 	}
 	if len(index) == 0 || len(rows) == 0 {
-		return scores
+		return scores, nil
 	}
 	// The frequency of each query term in each matching row, and the
 	// number of rows holding each.
@@ -187,17 +224,21 @@ func bm25Scores(rows []searchRow, terms []string) []float64 {
 	}
 	n := float64(len(rows))
 	avgdl := max(total/n, 1)
+	parts := make(map[int][]float64, len(tf))
 	for i, f := range tf {
 		norm := bm25K1 * (1 - bm25B + bm25B*float64(rows[i].termCount)/avgdl)
+		part := make([]float64, len(f))
 		for j, c := range f {
 			if c == 0 {
 				continue
 			}
 			idf := math.Log(1 + (n-df[j]+0.5)/(df[j]+0.5))
-			scores[i] += idf * float64(c) * (bm25K1 + 1) / (float64(c) + norm)
+			part[j] = idf * float64(c) * (bm25K1 + 1) / (float64(c) + norm)
+			scores[i] += part[j]
 		}
+		parts[i] = part
 	}
-	return scores
+	return scores, parts
 }
 
 // lexemeFrequencies reads the text form of a tsvector ('a':1,3 'b':2, as
@@ -266,9 +307,7 @@ func setNeighbors(rows []searchRow, hits []rankedHit) {
 		}
 	}
 	for s, turns := range sessions {
-		slices.SortFunc(turns, func(a, b int) int {
-			return cmp.Or(rows[a].at.Compare(rows[b].at), cmp.Compare(rows[a].sourceID, rows[b].sourceID))
-		})
+		slices.SortFunc(turns, func(a, b int) int { return rows[a].compareTime(&rows[b]) })
 		sessions[s] = turns
 	}
 	for k := range hits {
@@ -288,4 +327,66 @@ func setNeighbors(rows []searchRow, hits []rankedHit) {
 			hits[k].next = turns[at+1]
 		}
 	}
+}
+
+// withDialogue returns the lexical scores with each turn read with its
+// neighbours in its session (the turns just before and after it in event
+// time): a query term the turn lacks counts at weight × its part in the
+// neighbour that holds it best. A turn is read with the turn it answers and
+// the one that answers it: "I ran a charity race last Saturday" holds
+// "charity" and "race", the reply "that charity race sounds great, Mel" the
+// name the question asks about, and each is found better with the other. A
+// term the turn holds itself counts as its own, however often the
+// neighbours repeat it, so that a run of turns repeating a name does not
+// outrank the turn that answers all of the question.
+//
+// Measured by make eval-context (LoCoMo, 8000 characters, evidence recall)
+// and by the KdConv topic questions of TestSearchKdConvTopics (MRR): 0.795
+// and 0.947 without; with the neighbours' whole scores added at 0.5 (their
+// sum), 0.814 but 0.880: the turns around a name said again and again
+// outranked the conversation about it. With the missing terms only, as
+// here: 0.25 0.947 on KdConv; 0.5 0.812 and 0.941; 0.75 0.809 and 0.936;
+// 1.0 0.820 on LoCoMo. Summaries and facts keep their own scores.
+func withDialogue(rows []searchRow, lex []float64, parts map[int][]float64, weight float64) []float64 {
+	turns := make([]int, 0, len(rows))
+	for i := range rows {
+		if rows[i].kind == SearchMessage && rows[i].role != events.RoleSystem {
+			turns = append(turns, i)
+		}
+	}
+	slices.SortFunc(turns, func(a, b int) int {
+		if c := strings.Compare(rows[a].sessionID, rows[b].sessionID); c != 0 {
+			return c
+		}
+		return rows[a].compareTime(&rows[b])
+	})
+	out := slices.Clone(lex)
+	for k, i := range turns {
+		var prev, next []float64
+		if k > 0 && rows[turns[k-1]].sessionID == rows[i].sessionID {
+			prev = parts[turns[k-1]]
+		}
+		if k+1 < len(turns) && rows[turns[k+1]].sessionID == rows[i].sessionID {
+			next = parts[turns[k+1]]
+		}
+		if prev == nil && next == nil {
+			continue
+		}
+		own := parts[i]
+		n := max(len(prev), len(next))
+		for j := range n {
+			if own != nil && own[j] > 0 {
+				continue
+			}
+			var borrowed float64
+			if prev != nil {
+				borrowed = prev[j]
+			}
+			if next != nil {
+				borrowed = max(borrowed, next[j])
+			}
+			out[i] += weight * borrowed
+		}
+	}
+	return out
 }
