@@ -216,14 +216,10 @@ class Budget(TypedDict):
     used: int
 
 
-class _ListEntryBase(TypedDict):
+class ListEntry(Item):
+    """An item of the current list with the number it was shown under."""
+
     n: int
-    ref: str
-
-
-class ListEntry(_ListEntryBase, total=False):
-    title: str
-    attrs: Dict[str, Any]
 
 
 class _PresentedListBase(TypedDict):
@@ -408,18 +404,14 @@ class Unseen(TypedDict):
     marked: int
 
 
-class _SeenItemBase(TypedDict):
-    ref: str
+class SeenItem(Item):
+    """An item the user was shown: title and attrs of its newest showing."""
+
     times_shown: int
     first_seen_at: str
     last_seen_at: str
     last_event_id: str
     last_session_id: str
-
-
-class SeenItem(_SeenItemBase, total=False):
-    title: str
-    attrs: Dict[str, Any]
 
 
 class Seen(TypedDict):
