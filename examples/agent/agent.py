@@ -227,11 +227,17 @@ class Agent:
         return record, items
 
 
-def chat(agent: Agent, stdin: TextIO, stdout: TextIO) -> int:
-    """The loop: a line in, an answer out, until end of input. The exit status
-    is 1 when any turn failed."""
+def chat(agent: Agent, stdin: TextIO, stdout: TextIO, prompt: str = "") -> int:
+    """The loop: a line in, an answer out, until end of input (``prompt`` is
+    written to stderr before each line). The exit status is 1 when any turn
+    failed."""
     failed = False
-    for line in stdin:
+    while True:
+        if prompt:
+            print(prompt, end="", file=sys.stderr, flush=True)
+        line = stdin.readline()
+        if not line:
+            return 1 if failed else 0
         text = line.strip()
         if not text:
             continue
@@ -241,7 +247,6 @@ def chat(agent: Agent, stdin: TextIO, stdout: TextIO) -> int:
             failed = True
             print(f"error: {e}", file=sys.stderr)
         stdout.flush()
-    return 1 if failed else 0
 
 
 def main() -> int:
@@ -250,7 +255,7 @@ def main() -> int:
     model = Model(cfg.openai_base_url, cfg.openai_api_key, cfg.model)
     catalog = json.loads(CATALOG_PATH.read_text(encoding="utf-8"))
     print(f"session {cfg.session_id} of {cfg.user_id}; one message a line, Ctrl-D to end", file=sys.stderr)
-    return chat(Agent(cfg, recall, model, catalog), sys.stdin, sys.stdout)
+    return chat(Agent(cfg, recall, model, catalog), sys.stdin, sys.stdout, "you> " if sys.stdin.isatty() else "")
 
 
 if __name__ == "__main__":
