@@ -61,9 +61,13 @@ def _rfc3339(d: datetime) -> str:
 
 
 def _seg(v: str) -> str:
-    """One path segment: any id (slashes, spaces, non-ASCII) escaped."""
+    """One path segment: any id (slashes, spaces, non-ASCII) escaped. The ids
+    "." and ".." are escaped too: as they are, the server would clean them out
+    of the path."""
     if not isinstance(v, str) or v == "":
         raise ValueError("ids in a path must be non-empty strings")
+    if v in (".", ".."):
+        return v.replace(".", "%2E")
     return urllib.parse.quote(v, safe="")
 
 

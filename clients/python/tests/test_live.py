@@ -140,6 +140,15 @@ class LiveTest(unittest.TestCase):
             with self.assertRaises(AuthenticationError):
                 Recall(self.recall.url, self.recall.tenant, "not-a-key-of-this-server").session(self.session)
 
+    def test_dot_ids(self) -> None:
+        # "." and ".." are ids like any other, in a path too.
+        for session in (".", ".."):
+            user = unique("dots")
+            acc = self.recall.add_turn({"user_id": user, "session_id": session, "role": "user", "content": "dots"})
+            eventually(lambda: self.recall.messages(session)["messages"], what=f"session {session!r} stored")
+            self.assertEqual([m["id"] for m in self.recall.messages(session)["messages"]], [acc["id"]])
+            self.recall.delete_session(session)
+
     def test_long_query_context_and_search(self) -> None:
         self.recall.add_turns([
             self.turn("user", "My grandmother grew quinces in Andalusia"),

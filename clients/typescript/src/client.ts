@@ -52,9 +52,14 @@ function rfc3339(d: Date): string {
   return d.toISOString();
 }
 
-/** One path segment: any id (slashes, spaces, non-ASCII) escaped. */
+/**
+ * One path segment: any id (slashes, spaces, non-ASCII) escaped. The ids "."
+ * and ".." cannot be sent: a URL parser removes them from the path however
+ * they are escaped.
+ */
 function seg(v: string): string {
   if (typeof v !== "string" || v === "") throw new TypeError("ids in a path must be non-empty strings");
+  if (v === "." || v === "..") throw new TypeError(`the id ${JSON.stringify(v)} cannot be put in a URL path`);
   return encodeURIComponent(v);
 }
 

@@ -124,6 +124,14 @@ describe("retries", () => {
     assert.equal(ids[0], ids[1]);
   });
 
+  it("refuses the ids a URL path cannot hold, before sending", async () => {
+    const { requests, client } = await fake();
+    await assert.rejects(client.session(".."), TypeError);
+    await assert.rejects(client.profile("."), TypeError);
+    await assert.rejects(client.messages(""), TypeError);
+    assert.equal(requests.length, 0);
+  });
+
   it("takes a 404 on a retried delete as done", async () => {
     const { requests, client } = await fake("drop", [404, { error: { code: "not_found", message: "no such session" } }]);
     await client.deleteSession("s");
