@@ -39,7 +39,18 @@ class Item(_ItemBase, total=False):
     attrs: Dict[str, Any]
 
 
-class _TurnBase(TypedDict):
+class _TurnExtras(TypedDict, total=False):
+    v: int
+    site_id: str
+    agent_id: str
+    tool_calls: List[ToolCall]
+    items: List[Item]
+    metadata: Dict[str, Any]
+
+
+class Turn(_TurnExtras):
+    """A chat turn as the API stores it (events.Turn)."""
+
     id: str
     tenant_id: str
     user_id: str
@@ -49,18 +60,7 @@ class _TurnBase(TypedDict):
     content: str
 
 
-class Turn(_TurnBase, total=False):
-    """A chat turn as the API stores it (events.Turn)."""
-
-    v: int
-    site_id: str
-    agent_id: str
-    tool_calls: List[ToolCall]
-    items: List[Item]
-    metadata: Dict[str, Any]
-
-
-class _TurnInputBase(TypedDict):
+class _TurnInputBase(_TurnExtras):
     user_id: str
     session_id: str
     role: str
@@ -76,12 +76,6 @@ class TurnInput(_TurnInputBase, total=False):
     tenant_id: str
     occurred_at: Union[str, datetime]
     content: str
-    v: int
-    site_id: str
-    agent_id: str
-    tool_calls: List[ToolCall]
-    items: List[Item]
-    metadata: Dict[str, Any]
 
 
 class _AcceptedTurnBase(TypedDict):
