@@ -9,10 +9,12 @@ export DATABASE_URL
 
 all: build
 
-## deps: make sure PostgreSQL is up and has pgvector, and that the nats-server binary
-## the chaos runs start is there (installs what is missing)
+## deps: make sure PostgreSQL is up and has pgvector, that the nats-server binary
+## the chaos runs start is there, and that the TypeScript client's npm packages are
+## installed (installs what is missing)
 deps:
 	@bash scripts/ensure-pgvector.sh
+	@bash scripts/ensure-node-deps.sh
 	@command -v nats-server >/dev/null || test -x /usr/sbin/nats-server || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server; }
 
 ## build: every binary into ./bin

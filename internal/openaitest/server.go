@@ -44,8 +44,13 @@ type Reply struct {
 	// Content is the assistant message of a successful chat completion. It
 	// is sent verbatim, so a test can send fenced, truncated or plain text.
 	Content string
-	// FinishReason is the choice's finish_reason; empty means "stop". Set
-	// it to "length" to act out an answer cut off by max_tokens.
+	// ToolCalls, when not empty, makes the answer an assistant message that
+	// calls these tools (content null unless Content is set), as a model
+	// answers a request that offered tools.
+	ToolCalls []ToolCall
+	// FinishReason is the choice's finish_reason; empty means "stop", or
+	// "tool_calls" when the reply has ToolCalls. Set it to "length" to act
+	// out an answer cut off by max_tokens.
 	FinishReason string
 	// Message is the error message of a failed request, sent in the
 	// OpenAI error envelope; empty means the status text.
@@ -81,10 +86,45 @@ type Embedding struct {
 	Embedding []float32
 }
 
-// Message is one chat message as the client sent it.
+// Message is one chat message as the client sent it. A null content (an
+// assistant message that only calls tools) reads as "".
 type Message struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
+	// ToolCalls are the calls of an assistant message the client sends back
+	// in the conversation; ToolCallID is the call a tool message answers.
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
+}
+
+// ToolCall is a function call of an assistant message, in the protocol's
+// shape: {"id", "type": "function", "function": {"name", "arguments"}}. A
+// scripted call with an empty Type is sent as "function".
+type ToolCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"`
+	Function FunctionCall `json:"function"`
+}
+
+// FunctionCall names the tool called; Arguments are a JSON text, as the
+// protocol carries them.
+type FunctionCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// Tool is a tool a chat request offers the model.
+type Tool struct {
+	Type     string       `json:"type"`
+	Function ToolFunction `json:"function"`
+}
+
+// ToolFunction is the function a Tool offers: its name, what it does and
+// the JSON Schema of its arguments.
+type ToolFunction struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
 }
 
 // Request is what the server received, kept for assertions.
@@ -100,6 +140,8 @@ type Request struct {
 	Model string
 	// Messages are the chat messages, in order.
 	Messages []Message
+	// Tools are the tools a chat request offers.
+	Tools []Tool
 	// MaxTokens and MaxCompletionTokens are the two spellings of the
 	// output limit; clients send one of them.
 	MaxTokens           int
@@ -315,6 +357,7 @@ func (s *Server) next(queue *[]Reply, req Request, fallback func(Request) Reply)
 type chatBody struct {
 	Model               string    `json:"model"`
 	Messages            []Message `json:"messages"`
+	Tools               []Tool    `json:"tools"`
 	MaxTokens           int       `json:"max_tokens"`
 	MaxCompletionTokens int       `json:"max_completion_tokens"`
 	Temperature         *float64  `json:"temperature"`
@@ -334,6 +377,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	if decodeErr == nil {
 		req.Model = body.Model
 		req.Messages = body.Messages
+		req.Tools = body.Tools
 		req.MaxTokens = body.MaxTokens
 		req.MaxCompletionTokens = body.MaxCompletionTokens
 		req.Temperature = body.Temperature
@@ -354,6 +398,20 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	if s.answered(w, r, reply) {
 		return
 	}
+	msg := map[string]any{"role": "assistant", "content": reply.Content}
+	finish := cmp.Or(reply.FinishReason, "stop")
+	if len(reply.ToolCalls) > 0 {
+		calls := make([]ToolCall, len(reply.ToolCalls))
+		for i, c := range reply.ToolCalls {
+			c.Type = cmp.Or(c.Type, "function")
+			calls[i] = c
+		}
+		msg["tool_calls"] = calls
+		if reply.Content == "" {
+			msg["content"] = nil
+		}
+		finish = cmp.Or(reply.FinishReason, "tool_calls")
+	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"id":      "chatcmpl-fake",
 		"object":  "chat.completion",
@@ -361,8 +419,8 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		"model":   req.Model,
 		"choices": []map[string]any{{
 			"index":         0,
-			"message":       map[string]any{"role": "assistant", "content": reply.Content},
-			"finish_reason": cmp.Or(reply.FinishReason, "stop"),
+			"message":       msg,
+			"finish_reason": finish,
 		}},
 		"usage": map[string]int{"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
 	})

@@ -2,6 +2,7 @@ package openaitest_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"math"
@@ -294,4 +295,47 @@ func TestEmbeddingsData(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, resp.Data, 1)
 	require.Equal(t, []float32{2}, resp.Data[0].Embedding)
+}
+
+// TestToolCalls: a scripted reply calls a tool, the client sends the call and
+// its result back, and the server records both and the tools offered.
+func TestToolCalls(t *testing.T) {
+	t.Parallel()
+	s := openaitest.New(t)
+	s.Enqueue(
+		openaitest.Reply{ToolCalls: []openaitest.ToolCall{{ID: "call_1", Function: openaitest.FunctionCall{Name: "search_films", Arguments: `{"query":"sci-fi"}`}}}},
+		openaitest.Reply{Content: "Here they are."},
+	)
+	c := client(s)
+	tools := []openai.Tool{{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+		Name: "search_films", Description: "find films", Parameters: json.RawMessage(`{"type":"object"}`),
+	}}}
+	msgs := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: "films?"}}
+	resp, err := c.CreateChatCompletion(t.Context(), openai.ChatCompletionRequest{Model: "m", Messages: msgs, Tools: tools})
+	require.NoError(t, err)
+	choice := resp.Choices[0]
+	require.Equal(t, openai.FinishReasonToolCalls, choice.FinishReason)
+	require.Empty(t, choice.Message.Content)
+	require.Len(t, choice.Message.ToolCalls, 1)
+	call := choice.Message.ToolCalls[0]
+	require.Equal(t, "call_1", call.ID)
+	require.Equal(t, openai.ToolTypeFunction, call.Type)
+	require.Equal(t, "search_films", call.Function.Name)
+	require.Equal(t, `{"query":"sci-fi"}`, call.Function.Arguments)
+
+	msgs = append(msgs, choice.Message, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: "call_1", Content: `[{"ref":"/f/1"}]`})
+	resp, err = c.CreateChatCompletion(t.Context(), openai.ChatCompletionRequest{Model: "m", Messages: msgs, Tools: tools})
+	require.NoError(t, err)
+	require.Equal(t, "Here they are.", resp.Choices[0].Message.Content)
+	require.Equal(t, openai.FinishReasonStop, resp.Choices[0].FinishReason)
+
+	reqs := s.ChatRequests()
+	require.Len(t, reqs, 2)
+	require.Equal(t, "search_films", reqs[0].Tools[0].Function.Name)
+	require.JSONEq(t, `{"type":"object"}`, string(reqs[0].Tools[0].Function.Parameters))
+	sent := reqs[1].Messages
+	require.Len(t, sent, 3)
+	require.Equal(t, "assistant", sent[1].Role)
+	require.Equal(t, []openaitest.ToolCall{{ID: "call_1", Type: "function", Function: openaitest.FunctionCall{Name: "search_films", Arguments: `{"query":"sci-fi"}`}}}, sent[1].ToolCalls)
+	require.Equal(t, openaitest.Message{Role: "tool", Content: `[{"ref":"/f/1"}]`, ToolCallID: "call_1"}, sent[2])
 }

@@ -1,0 +1,405 @@
+"""The Recall client: one method per route of the HTTP API."""
+
+import http.client
+import json
+import random
+import socket
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Sequence, Tuple, Union, cast
+
+from . import types as t
+from .errors import ConnectionFailedError, UnavailableError, error_from
+
+__all__ = ["Recall", "Retry", "new_id"]
+
+# A query longer than this goes in a POST body instead of the URL (URLs over a
+# few KiB are refused by some proxies); the API takes up to 64 KiB either way.
+MAX_GET_QUERY_BYTES = 1024
+
+_VERSION = "0.1.0"
+
+
+@dataclass(frozen=True)
+class Retry:
+    """How a request is retried when Recall answers 503 or cannot be reached.
+
+    Every request the client sends is safe to repeat: turns keep their ids
+    (Recall drops repeats), an unseen request that marks keeps its
+    notification id, the rest read or are idempotent. The wait before
+    attempt n+1 is ``initial * 2**(n-1)`` with jitter, at least what the
+    server's Retry-After asks, and never more than ``max_delay``.
+    """
+
+    attempts: int = 4
+    initial: float = 0.2
+    max_delay: float = 2.0
+
+    def delay(self, attempt: int, retry_after: Optional[float]) -> float:
+        """Seconds to wait after failed attempt ``attempt`` (1-based)."""
+        d = self.initial * (2 ** (attempt - 1))
+        d = d * (0.5 + random.random() / 2)
+        if retry_after is not None:
+            d = max(d, retry_after)
+        return min(d, self.max_delay)
+
+
+def new_id() -> str:
+    """A fresh event id (a random UUID)."""
+    return str(uuid.uuid4())
+
+
+def _rfc3339(d: datetime) -> str:
+    if d.tzinfo is None:
+        raise ValueError("occurred_at: a datetime without a time zone is ambiguous; give it tzinfo")
+    return d.astimezone(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def _seg(v: str) -> str:
+    """One path segment: any id (slashes, spaces, non-ASCII) escaped. The ids
+    "." and ".." are escaped too: as they are, the server would clean them out
+    of the path."""
+    if not isinstance(v, str) or v == "":
+        raise ValueError("ids in a path must be non-empty strings")
+    if v in (".", ".."):
+        return v.replace(".", "%2E")
+    return urllib.parse.quote(v, safe="")
+
+
+def _params(**kw: Any) -> Dict[str, Any]:
+    """The parameters that were given (not None)."""
+    return {k: v for k, v in kw.items() if v is not None}
+
+
+def _param(v: Any) -> Any:
+    """A parameter as the API reads it: lists comma-separated, times in RFC 3339,
+    the rest as they are (a POST body keeps numbers and booleans JSON)."""
+    if isinstance(v, (list, tuple)):
+        return ",".join(str(x) for x in cast(Sequence[Any], v))
+    if isinstance(v, datetime):
+        return _rfc3339(v)
+    return v
+
+
+def _query_string(params: Mapping[str, Any]) -> str:
+    def text(v: Any) -> str:
+        v = _param(v)
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        return str(v)
+
+    return urllib.parse.urlencode({k: text(v) for k, v in params.items()})
+
+
+class Recall:
+    """A client for one tenant of a Recall API.
+
+    >>> recall = Recall("http://127.0.0.1:8080", tenant="acme", api_key="...")
+    >>> recall.add_turn({"user_id": "u-42", "session_id": "s-1", "role": "user", "content": "hi"})
+
+    Methods return the API's JSON answers (typed by :mod:`recall_client.types`)
+    and raise :mod:`recall_client.errors` for error answers. Instances are
+    safe to share between threads: each request opens its own connection.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        tenant: str,
+        api_key: Optional[str] = None,
+        *,
+        timeout: float = 10.0,
+        retry: Retry = Retry(),
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        if not tenant:
+            raise ValueError("tenant: required (sent as X-Tenant-ID)")
+        if retry.attempts < 1:
+            raise ValueError("retry.attempts: at least 1")
+        self.url = url.rstrip("/")
+        self.tenant = tenant
+        self.api_key = api_key
+        self.timeout = timeout
+        self.retry = retry
+        self._sleep = sleep
+
+    # --- turns ---
+
+    def add_turn(self, turn: t.TurnInput) -> t.AcceptedTurn:
+        """Store one turn (POST /v1/turns with one object).
+
+        ``id`` (a new UUID) and ``occurred_at`` (now) are filled in when
+        missing, once, so every retry sends the same turn.
+        """
+        body = self._complete(turn, datetime.now(timezone.utc))
+        res = cast(t.TurnsAccepted, self._request("POST", "/v1/turns", body=body))
+        return res["accepted"][0]
+
+    def add_turns(self, turns: Sequence[t.TurnInput]) -> t.TurnsAccepted:
+        """Store a batch of turns in one request (at most the server's
+        API_MAX_BATCH, 500). Invalid turns reject the whole batch with every
+        field error (``[i].field``); ``accepted`` lists the ids in order.
+        Turns without ``occurred_at`` get now plus their index in microseconds,
+        so that they keep the batch's order in the session."""
+        if not turns:
+            raise ValueError("turns: at least one")
+        now = datetime.now(timezone.utc)
+        body = [self._complete(x, now + timedelta(microseconds=i)) for i, x in enumerate(turns)]
+        return cast(t.TurnsAccepted, self._request("POST", "/v1/turns", body=body))
+
+    @staticmethod
+    def _complete(turn: t.TurnInput, now: datetime) -> Dict[str, Any]:
+        """The turn to send: a copy with its id and time filled in."""
+        out: Dict[str, Any] = dict(turn)
+        if not out.get("id"):
+            out["id"] = new_id()
+        at = out.get("occurred_at")
+        if at is None or at == "":
+            out["occurred_at"] = _rfc3339(now)
+        elif isinstance(at, datetime):
+            out["occurred_at"] = _rfc3339(at)
+        out.setdefault("content", "")
+        return out
+
+    # --- context and search ---
+
+    def context(
+        self,
+        user_id: str,
+        session_id: str,
+        *,
+        query: Optional[str] = None,
+        max_messages: Optional[int] = None,
+        max_chars: Optional[int] = None,
+        ttl: Optional[str] = None,
+        max_facts: Optional[int] = None,
+        max_summaries: Optional[int] = None,
+        max_recalled: Optional[int] = None,
+        budget: Optional[int] = None,
+        lang: Optional[str] = None,
+    ) -> t.Context:
+        """The assembled context for the next prompt; put ``["prompt"]`` in the
+        system prompt. ``query`` is the user's current message: the user's
+        history is searched for it. ``ttl`` is a Go duration ("30m", "24h").
+        A long query is sent in a POST body."""
+        p = _params(
+            user_id=user_id, session_id=session_id, query=query, max_messages=max_messages, max_chars=max_chars,
+            ttl=ttl, max_facts=max_facts, max_summaries=max_summaries, max_recalled=max_recalled,
+            budget=budget, lang=lang,
+        )
+        return cast(t.Context, self._get_or_post("/v1/context", p, query or ""))
+
+    def search(
+        self,
+        user_id: str,
+        q: str,
+        *,
+        k: Optional[int] = None,
+        session_id: Optional[str] = None,
+        agent_id: Optional[str] = None,
+        role: Optional[Union[str, Sequence[str]]] = None,
+        kind: Optional[Union[str, Sequence[str]]] = None,
+        since: Optional[Union[str, datetime]] = None,
+        until: Optional[Union[str, datetime]] = None,
+        neighbors: Optional[bool] = None,
+        max_per_session: Optional[int] = None,
+    ) -> t.SearchResult:
+        """The raw hits of a search of one user's history (``role``: user,
+        assistant; ``kind``: message, summary, fact; lists or comma-separated)."""
+        p = _params(
+            q=q, k=k, session_id=session_id, agent_id=agent_id, role=role, kind=kind, since=since, until=until,
+            neighbors=neighbors, max_per_session=max_per_session,
+        )
+        return cast(t.SearchResult, self._get_or_post("/v1/users/" + _seg(user_id) + "/search", p, q))
+
+    def _get_or_post(self, path: str, params: Dict[str, Any], text: str) -> Any:
+        if len(text.encode("utf-8")) > MAX_GET_QUERY_BYTES:
+            return self._request("POST", path, body={k: _param(v) for k, v in params.items()})
+        return self._request("GET", path, query=params)
+
+    # --- sessions ---
+
+    def session(self, session_id: str, *, recent: Optional[int] = None) -> t.Session:
+        """A session's aggregates, its newest ``recent`` messages (1-200, default 10) and summary."""
+        return cast(t.Session, self._request("GET", "/v1/sessions/" + _seg(session_id), query=_params(recent=recent)))
+
+    def messages(self, session_id: str, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> t.MessagesPage:
+        """One page of a session's messages in event-time order (``limit`` 1-500,
+        default 50); pass the page's ``next_cursor`` for the next one."""
+        q = _params(limit=limit, cursor=cursor)
+        return cast(t.MessagesPage, self._request("GET", "/v1/sessions/" + _seg(session_id) + "/messages", query=q))
+
+    def iter_messages(self, session_id: str, *, page_size: int = 100) -> Iterator[t.Message]:
+        """Every message of a session, oldest first, a page at a time."""
+        cursor: Optional[str] = None
+        while True:
+            page = self.messages(session_id, limit=page_size, cursor=cursor)
+            yield from page["messages"]
+            cursor = page.get("next_cursor")
+            if not cursor:
+                return
+
+    def selection(self, session_id: str, n: int) -> t.Selection:
+        """Item ``n`` (1-based, as shown) of the session's current list, exactly
+        as it was sent: what the user means by answering "3". Raises
+        NotFoundError with code ``no_list`` or ``out_of_range`` (field ``n``)."""
+        if isinstance(n, bool) or not isinstance(n, int):
+            raise TypeError("n: want an int")
+        return cast(t.Selection, self._request("GET", f"/v1/sessions/{_seg(session_id)}/selection/{n}"))
+
+    def summarize(self, session_id: str, *, wait: Optional[str] = None) -> t.SummarizeResult:
+        """Ask for the session's summary now; ``wait`` ("10s", up to 30s) waits for it."""
+        timeout = self.timeout
+        if wait:
+            timeout += _seconds(wait)
+        q = _params(wait=wait)
+        return cast(
+            t.SummarizeResult,
+            self._request("POST", "/v1/sessions/" + _seg(session_id) + "/summarize", query=q, body={}, timeout=timeout),
+        )
+
+    def delete_session(self, session_id: str) -> None:
+        """Remove a session, its messages and its turns in the stream. A retry
+        that finds it gone (the first attempt's answer was lost) succeeds."""
+        self._request("DELETE", "/v1/sessions/" + _seg(session_id), on_retry_404_ok=True)
+
+    # --- users ---
+
+    def forget_user(self, user_id: str) -> t.ForgetReport:
+        """Delete everything stored about a user, in every table and stream. Idempotent."""
+        return cast(t.ForgetReport, self._request("DELETE", "/v1/users/" + _seg(user_id)))
+
+    def unseen(
+        self, user_id: str, refs: Sequence[str], *, mark_notified: bool = False, notification_id: Optional[str] = None
+    ) -> t.Unseen:
+        """Which of ``refs`` the user was never shown nor notified of, in the
+        order given. With ``mark_notified`` they are recorded as notified,
+        under ``notification_id`` (generated when missing, and kept across
+        retries, so a retry gets the same answer)."""
+        body: Dict[str, Any] = {"refs": list(refs), "mark_notified": mark_notified}
+        if mark_notified and not notification_id:
+            notification_id = new_id()
+        if notification_id:
+            body["notification_id"] = notification_id
+        return cast(t.Unseen, self._request("POST", "/v1/users/" + _seg(user_id) + "/items/unseen", body=body))
+
+    def seen(self, user_id: str, *, limit: Optional[int] = None) -> t.Seen:
+        """The items the user has been shown, most recently shown first (``limit`` 1-1000)."""
+        return cast(t.Seen, self._request("GET", "/v1/users/" + _seg(user_id) + "/items/seen", query=_params(limit=limit)))
+
+    def profile(self, user_id: str, *, limit: Optional[int] = None, vector: Optional[bool] = None) -> t.Profile:
+        """The user's interest facts by current weight and the interest vector's
+        metadata (its components with ``vector=True``). NotFoundError when
+        Recall holds neither."""
+        q = _params(limit=limit, vector=vector)
+        return cast(t.Profile, self._request("GET", "/v1/users/" + _seg(user_id) + "/profile", query=q))
+
+    def refresh_profile(self, user_id: str) -> t.ProfileRefresh:
+        """Queue a recompute of the user's interest vector as of now (debounced per user)."""
+        return cast(t.ProfileRefresh, self._request("POST", "/v1/users/" + _seg(user_id) + "/profile/refresh", body={}))
+
+    def recommendations(self, user_id: str, *, k: Optional[int] = None) -> t.Recommendations:
+        """Catalog items nearest the user's interests (``k`` 1-100). ConflictError
+        (code ``no_profile``) while the user has no interest vector."""
+        path = "/v1/users/" + _seg(user_id) + "/recommendations"
+        return cast(t.Recommendations, self._request("GET", path, query=_params(k=k)))
+
+    # --- transport ---
+
+    def _request(
+        self,
+        method: str,
+        path: str,
+        *,
+        query: Optional[Mapping[str, Any]] = None,
+        body: Any = None,
+        timeout: Optional[float] = None,
+        on_retry_404_ok: bool = False,
+    ) -> Any:
+        url = self.url + path
+        if query:
+            url += "?" + _query_string(query)
+        data = None
+        headers = {"X-Tenant-ID": self.tenant, "Accept": "application/json", "User-Agent": "recall-client-python/" + _VERSION}
+        if self.api_key:
+            headers["Authorization"] = "Bearer " + self.api_key
+        if body is not None:
+            # Encoded once: every attempt sends the same bytes, ids included.
+            data = json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
+            headers["Content-Type"] = "application/json"
+        attempts = self.retry.attempts
+        for attempt in range(1, attempts + 1):
+            req = urllib.request.Request(url, data=data, headers=headers, method=method)
+            try:
+                status, raw, retry_after = _send(req, timeout or self.timeout)
+            except _Unreachable as e:
+                if attempt == attempts:
+                    raise ConnectionFailedError(f"{method} {path}: {e} (after {attempts} attempts)", attempts) from e.cause
+                self._sleep(self.retry.delay(attempt, None))
+                continue
+            if 200 <= status < 300:
+                return _decode(raw) if raw else None
+            if status == 404 and attempt > 1 and on_retry_404_ok:
+                return None
+            err = error_from(status, _decode(raw))
+            if isinstance(err, UnavailableError) and attempt < attempts:
+                self._sleep(self.retry.delay(attempt, retry_after))
+                continue
+            raise err
+        raise AssertionError("unreachable")  # pragma: no cover
+
+
+class _Unreachable(Exception):
+    """A network failure of one attempt: nothing was answered."""
+
+    def __init__(self, reason: str, cause: BaseException) -> None:
+        super().__init__(reason)
+        self.cause = cause
+
+
+def _send(req: urllib.request.Request, timeout: float) -> Tuple[int, bytes, Optional[float]]:
+    """One attempt: the status, the body and the Retry-After seconds, error
+    statuses included; network failures raise _Unreachable."""
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            return resp.status, resp.read(), None
+    except urllib.error.HTTPError as e:
+        with e:
+            raw = e.read()
+        return e.code, raw, _retry_after(e.headers.get("Retry-After") if e.headers else None)
+    except urllib.error.URLError as e:
+        raise _Unreachable(str(e.reason), e) from e
+    except (ConnectionError, TimeoutError, socket.timeout, http.client.HTTPException) as e:
+        raise _Unreachable(type(e).__name__ + ": " + str(e), e) from e
+
+
+def _retry_after(v: Optional[str]) -> Optional[float]:
+    """Retry-After in seconds (the API sends whole seconds), None when absent or a date."""
+    try:
+        return max(0.0, float(v)) if v else None
+    except ValueError:
+        return None
+
+
+def _decode(raw: bytes) -> Any:
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except ValueError:
+        return None
+
+
+def _seconds(d: str) -> float:
+    """Seconds of a Go duration of one unit ("500ms", "10s", "1m"); the API
+    bounds a wait at 30s, which is what an unreadable one counts as."""
+    for unit, mult in (("ms", 0.001), ("s", 1.0), ("m", 60.0)):
+        if d.endswith(unit):
+            try:
+                return float(d[: -len(unit)]) * mult
+            except ValueError:
+                break
+    return 30.0

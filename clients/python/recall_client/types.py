@@ -1,0 +1,508 @@
+"""The shapes of Recall's requests and answers, as JSON objects.
+
+Each TypedDict mirrors the Go struct the API encodes (pkg/api, pkg/events,
+pkg/store, pkg/assemble): a field the Go side writes with ``omitempty`` is an
+optional key here, every other key is always present. Times are RFC 3339
+strings as the API sends them; ``attrs``, ``arguments``, ``result`` and
+``metadata`` are any JSON, kept as sent. Answers are returned as the decoded
+JSON objects, so keys a newer server adds are kept too.
+"""
+
+from datetime import datetime
+from typing import Any, Dict, List, Optional, TypedDict, Union
+
+# --- turns (pkg/events) ---
+
+
+class _ToolCallBase(TypedDict):
+    name: str
+
+
+class ToolCall(_ToolCallBase, total=False):
+    """A tool call made while producing a turn, with its result kept as JSON."""
+
+    id: str
+    arguments: Any
+    result: Any
+    status: str
+    duration_ms: int
+
+
+class _ItemBase(TypedDict):
+    ref: str
+
+
+class Item(_ItemBase, total=False):
+    """One entry of the list shown to the user; ``ref`` is what the assistant quotes."""
+
+    title: str
+    attrs: Dict[str, Any]
+
+
+class _TurnExtras(TypedDict, total=False):
+    v: int
+    site_id: str
+    agent_id: str
+    tool_calls: List[ToolCall]
+    items: List[Item]
+    metadata: Dict[str, Any]
+
+
+class Turn(_TurnExtras):
+    """A chat turn as the API stores it (events.Turn)."""
+
+    id: str
+    tenant_id: str
+    user_id: str
+    session_id: str
+    occurred_at: str
+    role: str
+    content: str
+
+
+class _TurnInputBase(_TurnExtras):
+    user_id: str
+    session_id: str
+    role: str
+
+
+class TurnInput(_TurnInputBase, total=False):
+    """A turn as the client takes it: ``id`` and ``occurred_at`` are filled in
+    when missing (and kept across retries), ``tenant_id`` comes from the
+    client's tenant, ``content`` defaults to "" (allowed with tool calls or
+    items)."""
+
+    id: str
+    tenant_id: str
+    occurred_at: Union[str, datetime]
+    content: str
+
+
+class _AcceptedTurnBase(TypedDict):
+    id: str
+    sequence: int
+
+
+class AcceptedTurn(_AcceptedTurnBase, total=False):
+    """A turn JetStream stored; ``duplicate`` (absent when false) says it had it already."""
+
+    duplicate: bool
+
+
+class TurnsAccepted(TypedDict):
+    """The answer of POST /v1/turns (202)."""
+
+    accepted: List[AcceptedTurn]
+
+
+# --- errors ---
+
+
+class FieldError(TypedDict):
+    """One thing wrong with a request, naming the field ("[1].role", "n", "X-Tenant-ID")."""
+
+    field: str
+    message: str
+
+
+class _ErrorDetailBase(TypedDict):
+    code: str
+    message: str
+
+
+class ErrorDetail(_ErrorDetailBase, total=False):
+    fields: List[FieldError]
+
+
+# --- sessions and messages (pkg/store) ---
+
+
+class _MessageBase(TypedDict):
+    id: str
+    session_id: str
+    user_id: str
+    role: str
+    content: str
+    occurred_at: str
+    stored_at: str
+
+
+class Message(_MessageBase, total=False):
+    """A stored turn (store.Message), with its tool calls, items and metadata as sent."""
+
+    site_id: str
+    agent_id: str
+    tool_calls: List[ToolCall]
+    items: List[Item]
+    metadata: Dict[str, Any]
+
+
+class Summary(TypedDict):
+    """One version of a session's summary (store.Summary)."""
+
+    session_id: str
+    user_id: str
+    version: int
+    from_count: int
+    through_count: int
+    first_event_id: str
+    first_at: str
+    last_event_id: str
+    last_at: str
+    covers_from: str
+    covers_to: str
+    messages_read: int
+    summary: str
+    key_topics: List[str]
+    model: str
+    reason: str
+    created_at: str
+
+
+class _SessionBase(TypedDict):
+    session_id: str
+    user_id: str
+    message_count: int
+    system_count: int
+    first_message_at: str
+    last_message_at: str
+    created_at: str
+    updated_at: str
+    recent_messages: List[Message]
+    summary: Optional[Summary]
+
+
+class Session(_SessionBase, total=False):
+    """GET /v1/sessions/{id}: the aggregates, the newest messages (oldest first), the summary."""
+
+    site_id: str
+    agent_id: str
+
+
+class _MessagesPageBase(TypedDict):
+    messages: List[Message]
+    summary: Optional[Summary]
+
+
+class MessagesPage(_MessagesPageBase, total=False):
+    """One page of GET /v1/sessions/{id}/messages; ``next_cursor`` is absent on the last."""
+
+    next_cursor: str
+
+
+# --- context (pkg/assemble) ---
+
+
+class Cut(TypedDict):
+    """How many entries of a part were left out, and why."""
+
+    reason: str
+    count: int
+
+
+class WindowLimits(TypedDict):
+    max_messages: int
+    max_chars: int
+
+
+class Budget(TypedDict):
+    limit: int
+    used: int
+
+
+class ListEntry(Item):
+    """An item of the current list with the number it was shown under."""
+
+    n: int
+
+
+class _PresentedListBase(TypedDict):
+    event_id: str
+    occurred_at: str
+    count: int
+    items: List[ListEntry]
+
+
+class PresentedList(_PresentedListBase, total=False):
+    """The session's current list: the items of its newest turn that presented one."""
+
+    cuts: List[Cut]
+
+
+class _WindowBase(TypedDict):
+    messages: List[Message]
+    chars: int
+
+
+class Window(_WindowBase, total=False):
+    truncated: bool
+    cuts: List[Cut]
+
+
+class WeightedFact(TypedDict):
+    type: str
+    value: str
+    display: str
+    weight: float
+    mention_count: int
+    last_mentioned_at: str
+
+
+class _FactsBase(TypedDict):
+    facts: List[WeightedFact]
+
+
+class Facts(_FactsBase, total=False):
+    cuts: List[Cut]
+
+
+class SessionSummary(TypedDict):
+    session_id: str
+    summary: str
+    key_topics: List[str]
+    version: int
+    message_count: int
+    covers_from: str
+    covers_to: str
+    last_message_at: str
+    model: str
+
+
+class _SummariesBase(TypedDict):
+    previous: List[SessionSummary]
+
+
+class Summaries(_SummariesBase, total=False):
+    current: SessionSummary
+    cuts: List[Cut]
+
+
+class _NoteBase(TypedDict):
+    reason: str
+
+
+class Note(_NoteBase, total=False):
+    """Why a search ran short without failing: {"reason": "embedder", "detail": "timeout"}."""
+
+    detail: str
+
+
+class _RecalledHitBase(TypedDict):
+    kind: str
+    occurred_at: str
+    text: str
+    score: float
+
+
+class RecalledHit(_RecalledHitBase, total=False):
+    event_id: str
+    session_id: str
+    role: str
+    truncated: bool
+
+
+class _RecalledBase(TypedDict):
+    query: str
+    search: str
+    hits: List[RecalledHit]
+
+
+class Recalled(_RecalledBase, total=False):
+    cuts: List[Cut]
+    notes: List[Note]
+
+
+class _ContextBase(TypedDict):
+    user_id: str
+    session_id: str
+    lang: str
+    limits: WindowLimits
+    ttl: str
+    budget: Budget
+    list: Optional[PresentedList]
+    window: Window
+    facts: Facts
+    summaries: Summaries
+    prompt: str
+
+
+class Context(_ContextBase, total=False):
+    """GET/POST /v1/context: the parts and ``prompt``, the block to put in the system prompt."""
+
+    recalled: Recalled
+
+
+# --- search ---
+
+
+class Neighbor(TypedDict):
+    id: str
+    role: str
+    occurred_at: str
+    content: str
+
+
+class _SearchHitBase(TypedDict):
+    kind: str
+    source_id: str
+    occurred_at: str
+    text: str
+    score: float
+
+
+class SearchHit(_SearchHitBase, total=False):
+    session_id: str
+    agent_id: str
+    role: str
+    lexical_rank: int
+    lexical_score: float
+    vector_rank: int
+    similarity: float
+    previous: Neighbor
+    next: Neighbor
+
+
+class _SearchResultBase(TypedDict):
+    user_id: str
+    query: str
+    terms: List[str]
+    search: str
+    hits: List[SearchHit]
+
+
+class SearchResult(_SearchResultBase, total=False):
+    notes: List[Note]
+
+
+# --- presented lists and seen items ---
+
+
+class ListInfo(TypedDict):
+    event_id: str
+    occurred_at: str
+    count: int
+
+
+class Selection(TypedDict):
+    """Item ``n`` of the session's current list, exactly as it was sent."""
+
+    session_id: str
+    n: int
+    item: Item
+    list: ListInfo
+
+
+class Unseen(TypedDict):
+    user_id: str
+    unseen: List[str]
+    marked: int
+
+
+class SeenItem(Item):
+    """An item the user was shown: title and attrs of its newest showing."""
+
+    times_shown: int
+    first_seen_at: str
+    last_seen_at: str
+    last_event_id: str
+    last_session_id: str
+
+
+class Seen(TypedDict):
+    user_id: str
+    items: List[SeenItem]
+
+
+# --- profiles ---
+
+
+class ProfileFact(TypedDict):
+    type: str
+    value: str
+    display: str
+    base_weight: float
+    weight: float
+    mention_count: int
+    last_mentioned_at: str
+    expires_at: str
+    status: str
+
+
+class _ProfileVectorBase(TypedDict):
+    present: bool
+
+
+class ProfileVector(_ProfileVectorBase, total=False):
+    dims: int
+    model: str
+    sources: Dict[str, int]
+    computed_from: str
+    updated_at: str
+    revision: int
+    values: List[float]
+
+
+class _ProfileBase(TypedDict):
+    user_id: str
+    at: str
+    facts: List[ProfileFact]
+    vector: ProfileVector
+
+
+class Profile(_ProfileBase, total=False):
+    cuts: List[Cut]
+
+
+class ProfileRefresh(TypedDict):
+    user_id: str
+    requested_at: str
+    duplicate: bool
+
+
+class _RecommendationBase(TypedDict):
+    ref: str
+    type: str
+    title: str
+    distance: float
+    score: float
+
+
+class Recommendation(_RecommendationBase, total=False):
+    attrs: Dict[str, Any]
+
+
+class Recommendations(TypedDict):
+    user_id: str
+    k: int
+    model: str
+    items: List[Recommendation]
+
+
+# --- summaries, deletion ---
+
+
+class SummarizeRequest(TypedDict):
+    from_count: int
+    through_count: int
+    duplicate: bool
+
+
+class _SummarizeResultBase(TypedDict):
+    session_id: str
+    status: str
+    summary: Optional[Summary]
+
+
+class SummarizeResult(_SummarizeResultBase, total=False):
+    """``status`` is current (nothing new), queued or summarized (within ``wait``)."""
+
+    request: SummarizeRequest
+
+
+class ForgetReport(TypedDict):
+    """What forgetting a user removed: rows per table, stream messages per stream."""
+
+    tenant_id: str
+    user_id: str
+    rows: Dict[str, int]
+    stream_messages: Dict[str, int]

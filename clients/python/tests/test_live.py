@@ -1,0 +1,201 @@
+"""The client against a live Recall: every operation, with what the workers made of the turns."""
+
+import os
+import unittest
+from datetime import datetime, timedelta, timezone
+
+from recall_client import (
+    AuthenticationError,
+    ConflictError,
+    InvalidRequestError,
+    NotFoundError,
+    Recall,
+)
+
+from .support import eventually, live, unique
+
+FILMS = [
+    {"ref": "/film/sol-7Q2X", "title": "Solaris", "attrs": {"year": 1972}},
+    {"ref": "/film/stk-4M8B", "title": "Stalker", "attrs": {"year": 1979}},
+    {"ref": "/film/arr-9K1C", "title": "Arrival", "attrs": {"year": 2016}},
+]
+
+
+class LiveTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.recall = live()
+        self.user = unique("user")
+        # An id with a slash, a space and Han characters: every path escapes it.
+        self.session = unique("sess/映画 night")
+
+    def turn(self, role: str, content: str, **kw):
+        return dict(user_id=self.user, session_id=self.session, role=role, content=content, **kw)
+
+    def stored(self, n: int) -> None:
+        eventually(lambda: self.recall.session(self.session)["message_count"] >= n, what=f"{n} messages stored")
+
+    def test_turn_shows_in_context_and_messages(self) -> None:
+        acc = self.recall.add_turn(self.turn("user", "Which films did Tarkovsky make in the seventies?"))
+        self.assertTrue(acc["id"], "the client gave the turn an id")
+        self.assertGreater(acc["sequence"], 0)
+        self.stored(1)
+
+        page = self.recall.messages(self.session)
+        self.assertEqual([m["id"] for m in page["messages"]], [acc["id"]])
+        self.assertEqual(page["messages"][0]["content"], "Which films did Tarkovsky make in the seventies?")
+        self.assertEqual(page["messages"][0]["session_id"], self.session)
+
+        ctx = self.recall.context(self.user, self.session)
+        self.assertEqual([m["id"] for m in ctx["window"]["messages"]], [acc["id"]])
+        self.assertIn("User: Which films did Tarkovsky make in the seventies?", ctx["prompt"])
+
+        sess = self.recall.session(self.session, recent=5)
+        self.assertEqual(sess["message_count"], 1)
+        self.assertEqual(sess["user_id"], self.user)
+        self.assertIsNone(sess["summary"])
+
+    def test_batch_and_pagination(self) -> None:
+        start = datetime.now(timezone.utc) - timedelta(minutes=10)
+        turns = [self.turn("user" if i % 2 == 0 else "assistant", f"message {i}", occurred_at=start + timedelta(seconds=i)) for i in range(5)]
+        res = self.recall.add_turns(turns)
+        ids = [a["id"] for a in res["accepted"]]
+        self.assertEqual(len(set(ids)), 5)
+        self.stored(5)
+
+        first = self.recall.messages(self.session, limit=2)
+        self.assertEqual(len(first["messages"]), 2)
+        self.assertIn("next_cursor", first)
+        second = self.recall.messages(self.session, limit=2, cursor=first["next_cursor"])
+        self.assertEqual([m["content"] for m in second["messages"]], ["message 2", "message 3"])
+        everything = list(self.recall.iter_messages(self.session, page_size=2))
+        self.assertEqual([m["id"] for m in everything], ids, "event-time order, every page")
+        self.assertEqual([m["content"] for m in everything], [f"message {i}" for i in range(5)])
+
+        # Resending the same turns (same ids) stores nothing twice.
+        again = self.recall.add_turns([dict(x, id=i) for x, i in zip(turns, ids)])
+        self.assertTrue(all(a.get("duplicate") for a in again["accepted"]))
+        self.assertEqual(self.recall.session(self.session)["message_count"], 5)
+
+    def test_selection_returns_the_presented_ref(self) -> None:
+        self.recall.add_turns([
+            self.turn("user", "Recommend slow science fiction"),
+            self.turn("assistant", "Three to start with:",
+                      tool_calls=[{"id": "call_1", "name": "search_films", "arguments": {"q": "slow sci-fi"}, "result": {"total": 3}, "status": "ok", "duration_ms": 12}],
+                      items=FILMS),
+        ])
+        self.stored(2)
+        sel = self.recall.selection(self.session, 3)
+        self.assertEqual(sel["item"], FILMS[2], "the item exactly as sent")
+        self.assertEqual(sel["n"], 3)
+        self.assertEqual(sel["list"]["count"], 3)
+
+        ctx = self.recall.context(self.user, self.session)
+        self.assertEqual([(e["n"], e["ref"]) for e in ctx["list"]["items"]], [(1, "/film/sol-7Q2X"), (2, "/film/stk-4M8B"), (3, "/film/arr-9K1C")])
+        self.assertIn("3. Arrival — ref: /film/arr-9K1C", ctx["prompt"])
+
+        msgs = self.recall.messages(self.session)["messages"]
+        self.assertEqual(msgs[1]["tool_calls"][0]["arguments"], {"q": "slow sci-fi"})
+        self.assertEqual(msgs[1]["items"], FILMS)
+
+        with self.assertRaises(NotFoundError) as cm:
+            self.recall.selection(self.session, 4)
+        self.assertEqual(cm.exception.code, "out_of_range")
+        self.assertEqual(cm.exception.field("n"), "want 1 to 3")
+
+        # The seen worker records what was shown: unseen answers the rest.
+        un = eventually(lambda: (lambda u: u if u["unseen"] == ["/film/new-1"] else None)(
+            self.recall.unseen(self.user, ["/film/arr-9K1C", "/film/new-1", "/film/sol-7Q2X"])), what="items recorded as seen")
+        self.assertEqual(un["marked"], 0)
+        seen = self.recall.seen(self.user)
+        self.assertEqual(sorted(i["ref"] for i in seen["items"]), sorted(f["ref"] for f in FILMS))
+        marked = self.recall.unseen(self.user, ["/film/new-1"], mark_notified=True)
+        self.assertEqual((marked["unseen"], marked["marked"]), (["/film/new-1"], 1))
+        self.assertEqual(self.recall.unseen(self.user, ["/film/new-1", "/film/new-2"])["unseen"], ["/film/new-2"])
+
+    def test_bad_requests_name_the_field(self) -> None:
+        with self.assertRaises(InvalidRequestError) as cm:
+            self.recall.add_turn(self.turn("bot", "hello"))
+        err = cm.exception
+        self.assertEqual((err.status, err.code), (400, "invalid_request"))
+        self.assertIsNotNone(err.field("role"), err.fields)
+
+        with self.assertRaises(InvalidRequestError) as cm:
+            self.recall.add_turns([self.turn("user", "fine"), self.turn("bot", "not fine")])
+        self.assertIsNotNone(cm.exception.field("[1].role"), cm.exception.fields)
+        self.assertIsNone(cm.exception.field("[0].role"))
+
+        with self.assertRaises(InvalidRequestError) as cm:
+            self.recall.context(self.user, self.session, lang="fr")
+        self.assertEqual(cm.exception.field("lang"), "one of en, zh, auto")
+
+        with self.assertRaises(InvalidRequestError) as cm:
+            self.recall.selection(self.session, 0)
+        self.assertIsNotNone(cm.exception.field("n"))
+
+        with self.assertRaises(NotFoundError) as cm:
+            self.recall.session(unique("never"))
+        self.assertEqual(cm.exception.code, "not_found")
+
+        if os.environ.get("RECALL_API_KEY"):
+            with self.assertRaises(AuthenticationError):
+                Recall(self.recall.url, self.recall.tenant, "not-a-key-of-this-server").session(self.session)
+
+    def test_dot_ids(self) -> None:
+        # "." and ".." are ids like any other, in a path too.
+        for session in (".", ".."):
+            user = unique("dots")
+            acc = self.recall.add_turn({"user_id": user, "session_id": session, "role": "user", "content": "dots"})
+            eventually(lambda: self.recall.messages(session)["messages"], what=f"session {session!r} stored")
+            self.assertEqual([m["id"] for m in self.recall.messages(session)["messages"]], [acc["id"]])
+            self.recall.delete_session(session)
+
+    def test_long_query_context_and_search(self) -> None:
+        self.recall.add_turns([
+            self.turn("user", "My grandmother grew quinces in Andalusia"),
+            self.turn("assistant", "Quinces make a fine membrillo."),
+        ])
+        self.stored(2)
+        found = eventually(lambda: self.recall.search(self.user, "quinces")["hits"], what="turns indexed")
+        self.assertIn("quinces", found[0]["text"].lower())
+        res = self.recall.search(self.user, "quinces", k=1, role=["user"], kind="message")
+        self.assertEqual(len(res["hits"]), 1)
+        self.assertEqual(res["hits"][0]["role"], "user")
+
+        # A query too long for a URL goes in a POST body and is still searched.
+        long_query = "quinces " + "and more words " * 200
+        ctx = self.recall.context(self.user, unique("other-session"), query=long_query, max_recalled=5)
+        self.assertEqual(ctx["recalled"]["query"], long_query)
+        self.assertTrue(any("quince" in h["text"].lower() for h in ctx["recalled"]["hits"]), ctx["recalled"])
+        self.assertTrue(self.recall.search(self.user, long_query)["hits"])
+
+    def test_summary_profile_and_forgetting(self) -> None:
+        self.recall.add_turns([
+            self.turn("user", "I am reading 《三体》 again and love hard science fiction"),
+            self.turn("assistant", "Then try Greg Egan next."),
+        ])
+        self.stored(2)
+        res = self.recall.summarize(self.session, wait="20s")
+        self.assertEqual(res["status"], "summarized", res)
+        self.assertTrue(res["summary"]["summary"])
+        self.assertEqual(self.recall.summarize(self.session)["status"], "current")
+
+        prof = eventually(lambda: self.recall.profile(self.user)["facts"], what="a fact extracted")
+        self.assertIn("三体", [f["value"] for f in prof])
+        refresh = self.recall.refresh_profile(self.user)
+        self.assertEqual(refresh["user_id"], self.user)
+        with self.assertRaises(ConflictError) as cm:
+            self.recall.recommendations(unique("no-profile-user"))
+        self.assertEqual(cm.exception.code, "no_profile")
+
+        self.recall.delete_session(self.session)
+        with self.assertRaises(NotFoundError):
+            self.recall.session(self.session)
+        report = self.recall.forget_user(self.user)
+        self.assertEqual(report["user_id"], self.user)
+        self.assertIn("facts", report["rows"])
+        with self.assertRaises(NotFoundError):
+            self.recall.profile(self.user)
+
+
+if __name__ == "__main__":
+    unittest.main()

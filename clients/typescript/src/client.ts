@@ -1,0 +1,363 @@
+// The Recall client: one method per route of the HTTP API, on the global
+// fetch (Node >= 18), with no dependencies.
+
+import { randomUUID } from "node:crypto";
+
+import { ConnectionFailedError, errorFrom, UnavailableError } from "./errors.js";
+import type * as T from "./types.js";
+
+/** A query longer than this (UTF-8 bytes) goes in a POST body instead of the URL. */
+export const MAX_GET_QUERY_BYTES = 1024;
+
+const VERSION = "0.1.0";
+
+/**
+ * How a request is retried when Recall answers 503 or cannot be reached.
+ * Every request the client sends is safe to repeat: turns keep their ids
+ * (Recall drops repeats), an unseen request that marks keeps its
+ * notification id, the rest read or are idempotent. The wait before attempt
+ * n+1 is `initialMs * 2**(n-1)` with jitter, at least what the server's
+ * Retry-After asks, and never more than `maxDelayMs`.
+ */
+export interface RetryOptions {
+  attempts: number;
+  initialMs: number;
+  maxDelayMs: number;
+}
+
+export const defaultRetry: RetryOptions = { attempts: 4, initialMs: 200, maxDelayMs: 2000 };
+
+export interface RecallOptions {
+  /** The API's base URL, such as http://127.0.0.1:8080. */
+  url: string;
+  /** The tenant, sent as X-Tenant-ID. */
+  tenant: string;
+  /** The tenant's key (API_KEYS), sent as a bearer token. */
+  apiKey?: string;
+  /** Per attempt, in milliseconds (default 10000). */
+  timeoutMs?: number;
+  retry?: Partial<RetryOptions>;
+  /** Waits between attempts; for tests. */
+  sleep?: (ms: number) => Promise<void>;
+  /** The fetch to use (default: the global one). */
+  fetch?: typeof fetch;
+}
+
+/** A fresh event id (a random UUID). */
+export function newId(): string {
+  return randomUUID();
+}
+
+function rfc3339(d: Date): string {
+  return d.toISOString();
+}
+
+/**
+ * One path segment: any id (slashes, spaces, non-ASCII) escaped. The ids "."
+ * and ".." cannot be sent: a URL parser removes them from the path however
+ * they are escaped.
+ */
+function seg(v: string): string {
+  if (typeof v !== "string" || v === "") throw new TypeError("ids in a path must be non-empty strings");
+  if (v === "." || v === "..") throw new TypeError(`the id ${JSON.stringify(v)} cannot be put in a URL path`);
+  return encodeURIComponent(v);
+}
+
+type Param = string | number | boolean | Date | string[] | undefined;
+
+/** A parameter as the API reads it: lists comma-separated, times in RFC 3339. */
+function param(v: Exclude<Param, undefined>): string | number | boolean {
+  if (Array.isArray(v)) return v.join(",");
+  if (v instanceof Date) return rfc3339(v);
+  return v;
+}
+
+function defined(params: Record<string, Param>): Record<string, string | number | boolean> {
+  const out: Record<string, string | number | boolean> = {};
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) out[k] = param(v);
+  return out;
+}
+
+function queryString(params: Record<string, string | number | boolean>): string {
+  const qs = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) qs.set(k, String(v));
+  const s = qs.toString();
+  return s ? "?" + s : "";
+}
+
+function sleepMs(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+interface RequestOptions {
+  query?: Record<string, string | number | boolean>;
+  body?: unknown;
+  timeoutMs?: number;
+  /** A 404 on a retry means the first attempt did it (its answer was lost). */
+  retry404Ok?: boolean;
+}
+
+/**
+ * A client for one tenant of a Recall API. Methods return the API's JSON
+ * answers (typed in types.ts) and throw the errors of errors.ts.
+ *
+ * ```ts
+ * const recall = new Recall({ url: "http://127.0.0.1:8080", tenant: "acme", apiKey });
+ * await recall.addTurn({ user_id: "u-42", session_id: "s-1", role: "user", content: "hi" });
+ * ```
+ */
+export class Recall {
+  readonly url: string;
+  readonly tenant: string;
+  readonly apiKey: string | undefined;
+  readonly timeoutMs: number;
+  readonly retry: RetryOptions;
+  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #fetch: typeof fetch;
+
+  constructor(opts: RecallOptions) {
+    if (!opts.tenant) throw new TypeError("tenant: required (sent as X-Tenant-ID)");
+    this.url = opts.url.replace(/\/+$/, "");
+    this.tenant = opts.tenant;
+    this.apiKey = opts.apiKey;
+    this.timeoutMs = opts.timeoutMs ?? 10_000;
+    this.retry = { ...defaultRetry, ...opts.retry };
+    if (this.retry.attempts < 1) throw new TypeError("retry.attempts: at least 1");
+    this.#sleep = opts.sleep ?? sleepMs;
+    this.#fetch = opts.fetch ?? globalThis.fetch;
+  }
+
+  // --- turns ---
+
+  /**
+   * Stores one turn (POST /v1/turns with one object). `id` (a new UUID) and
+   * `occurred_at` (now) are filled in when missing, once, so every retry
+   * sends the same turn.
+   */
+  async addTurn(turn: T.TurnInput): Promise<T.AcceptedTurn> {
+    const res = await this.#request<T.TurnsAccepted>("POST", "/v1/turns", { body: complete(turn, Date.now()) });
+    return res.accepted[0]!;
+  }
+
+  /**
+   * Stores a batch of turns in one request (at most the server's
+   * API_MAX_BATCH, 500). Invalid turns reject the whole batch with every
+   * field error (`[i].field`); `accepted` lists the ids in order. Turns
+   * without `occurred_at` get now plus their index in milliseconds, so that
+   * they keep the batch's order in the session.
+   */
+  async addTurns(turns: T.TurnInput[]): Promise<T.TurnsAccepted> {
+    if (turns.length === 0) throw new TypeError("turns: at least one");
+    const now = Date.now();
+    return this.#request<T.TurnsAccepted>("POST", "/v1/turns", { body: turns.map((t, i) => complete(t, now + i)) });
+  }
+
+  // --- context and search ---
+
+  /**
+   * The assembled context for the next prompt; put `prompt` in the system
+   * prompt. `query` is the user's current message: the user's history is
+   * searched for it. A long query is sent in a POST body.
+   */
+  async context(params: T.ContextParams): Promise<T.Context> {
+    return this.#getOrPost<T.Context>("/v1/context", defined({ ...params }), params.query ?? "");
+  }
+
+  /** The raw hits of a search of one user's history. */
+  async search(userId: string, q: string, params: T.SearchParams = {}): Promise<T.SearchResult> {
+    return this.#getOrPost<T.SearchResult>(`/v1/users/${seg(userId)}/search`, defined({ q, ...params }), q);
+  }
+
+  #getOrPost<R>(path: string, params: Record<string, string | number | boolean>, text: string): Promise<R> {
+    if (new TextEncoder().encode(text).length > MAX_GET_QUERY_BYTES) {
+      return this.#request<R>("POST", path, { body: params });
+    }
+    return this.#request<R>("GET", path, { query: params });
+  }
+
+  // --- sessions ---
+
+  /** A session's aggregates, its newest `recent` messages (1-200, default 10) and summary. */
+  async session(sessionId: string, opts: { recent?: number } = {}): Promise<T.Session> {
+    return this.#request<T.Session>("GET", `/v1/sessions/${seg(sessionId)}`, { query: defined(opts) });
+  }
+
+  /**
+   * One page of a session's messages in event-time order (`limit` 1-500,
+   * default 50); pass the page's `next_cursor` for the next one.
+   */
+  async messages(sessionId: string, opts: { limit?: number; cursor?: string } = {}): Promise<T.MessagesPage> {
+    return this.#request<T.MessagesPage>("GET", `/v1/sessions/${seg(sessionId)}/messages`, { query: defined(opts) });
+  }
+
+  /** Every message of a session, oldest first, a page at a time. */
+  async *iterMessages(sessionId: string, opts: { pageSize?: number } = {}): AsyncGenerator<T.Message> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.messages(sessionId, { limit: opts.pageSize ?? 100, cursor });
+      yield* page.messages;
+      cursor = page.next_cursor;
+    } while (cursor);
+  }
+
+  /**
+   * Item `n` (1-based, as shown) of the session's current list, exactly as
+   * it was sent: what the user means by answering "3". Throws NotFoundError
+   * with code `no_list` or `out_of_range` (field `n`).
+   */
+  async selection(sessionId: string, n: number): Promise<T.Selection> {
+    if (!Number.isInteger(n)) throw new TypeError("n: want a whole number");
+    return this.#request<T.Selection>("GET", `/v1/sessions/${seg(sessionId)}/selection/${n}`);
+  }
+
+  /** Asks for the session's summary now; `wait` ("10s", up to 30s) waits for it. */
+  async summarize(sessionId: string, opts: { wait?: string } = {}): Promise<T.SummarizeResult> {
+    const timeoutMs = this.timeoutMs + (opts.wait ? durationMs(opts.wait) : 0);
+    return this.#request<T.SummarizeResult>("POST", `/v1/sessions/${seg(sessionId)}/summarize`, {
+      query: defined(opts),
+      body: {},
+      timeoutMs,
+    });
+  }
+
+  /**
+   * Removes a session, its messages and its turns in the stream. A retry
+   * that finds it gone (the first attempt's answer was lost) succeeds.
+   */
+  async deleteSession(sessionId: string): Promise<void> {
+    await this.#request<null>("DELETE", `/v1/sessions/${seg(sessionId)}`, { retry404Ok: true });
+  }
+
+  // --- users ---
+
+  /** Deletes everything stored about a user, in every table and stream. Idempotent. */
+  async forgetUser(userId: string): Promise<T.ForgetReport> {
+    return this.#request<T.ForgetReport>("DELETE", `/v1/users/${seg(userId)}`);
+  }
+
+  /**
+   * Which of `refs` the user was never shown nor notified of, in the order
+   * given. With `markNotified` they are recorded as notified, under
+   * `notificationId` (generated when missing, and kept across retries, so a
+   * retry gets the same answer).
+   */
+  async unseen(userId: string, refs: string[], opts: { markNotified?: boolean; notificationId?: string } = {}): Promise<T.Unseen> {
+    const body: Partial<T.UnseenRequest> = { refs, mark_notified: opts.markNotified ?? false };
+    const id = opts.notificationId || (opts.markNotified ? newId() : undefined);
+    if (id) body.notification_id = id;
+    return this.#request<T.Unseen>("POST", `/v1/users/${seg(userId)}/items/unseen`, { body });
+  }
+
+  /** The items the user has been shown, most recently shown first (`limit` 1-1000). */
+  async seen(userId: string, opts: { limit?: number } = {}): Promise<T.Seen> {
+    return this.#request<T.Seen>("GET", `/v1/users/${seg(userId)}/items/seen`, { query: defined(opts) });
+  }
+
+  /**
+   * The user's interest facts by current weight and the interest vector's
+   * metadata (its components with `vector: true`). NotFoundError when Recall
+   * holds neither.
+   */
+  async profile(userId: string, opts: { limit?: number; vector?: boolean } = {}): Promise<T.Profile> {
+    return this.#request<T.Profile>("GET", `/v1/users/${seg(userId)}/profile`, { query: defined(opts) });
+  }
+
+  /** Queues a recompute of the user's interest vector as of now (debounced per user). */
+  async refreshProfile(userId: string): Promise<T.ProfileRefresh> {
+    return this.#request<T.ProfileRefresh>("POST", `/v1/users/${seg(userId)}/profile/refresh`, { body: {} });
+  }
+
+  /**
+   * Catalog items nearest the user's interests (`k` 1-100). ConflictError
+   * (code `no_profile`) while the user has no interest vector.
+   */
+  async recommendations(userId: string, opts: { k?: number } = {}): Promise<T.Recommendations> {
+    return this.#request<T.Recommendations>("GET", `/v1/users/${seg(userId)}/recommendations`, { query: defined(opts) });
+  }
+
+  // --- transport ---
+
+  async #request<R>(method: string, path: string, opts: RequestOptions = {}): Promise<R> {
+    const url = this.url + path + queryString(opts.query ?? {});
+    const headers: Record<string, string> = {
+      "X-Tenant-ID": this.tenant,
+      Accept: "application/json",
+      "User-Agent": `recall-client-typescript/${VERSION}`,
+    };
+    if (this.apiKey) headers.Authorization = `Bearer ${this.apiKey}`;
+    let body: string | undefined;
+    if (opts.body !== undefined) {
+      // Encoded once: every attempt sends the same bytes, ids included.
+      body = JSON.stringify(opts.body);
+      headers["Content-Type"] = "application/json";
+    }
+    const { attempts } = this.retry;
+    for (let attempt = 1; ; attempt++) {
+      let resp: Response;
+      let raw: string;
+      try {
+        resp = await this.#fetch(url, { method, headers, body, signal: AbortSignal.timeout(opts.timeoutMs ?? this.timeoutMs) });
+        raw = await resp.text();
+      } catch (err) {
+        if (attempt >= attempts) {
+          throw new ConnectionFailedError(`${method} ${path}: ${describe(err)} (after ${attempts} attempts)`, attempts, { cause: err });
+        }
+        await this.#sleep(this.#delay(attempt, undefined));
+        continue;
+      }
+      if (resp.ok) return (raw ? JSON.parse(raw) : null) as R;
+      if (resp.status === 404 && attempt > 1 && opts.retry404Ok) return null as R;
+      const err = errorFrom(resp.status, decode(raw));
+      if (err instanceof UnavailableError && attempt < attempts) {
+        await this.#sleep(this.#delay(attempt, retryAfterMs(resp.headers.get("Retry-After"))));
+        continue;
+      }
+      throw err;
+    }
+  }
+
+  #delay(attempt: number, retryAfter: number | undefined): number {
+    let d = this.retry.initialMs * 2 ** (attempt - 1) * (0.5 + Math.random() / 2);
+    if (retryAfter !== undefined) d = Math.max(d, retryAfter);
+    return Math.min(d, this.retry.maxDelayMs);
+  }
+}
+
+/** The turn to send: a copy with its id and time filled in. */
+function complete(turn: T.TurnInput, nowMs: number): T.TurnInput {
+  const out: T.TurnInput = { ...turn, content: turn.content ?? "" };
+  if (!out.id) out.id = newId();
+  if (!out.occurred_at) out.occurred_at = rfc3339(new Date(nowMs));
+  else if (out.occurred_at instanceof Date) out.occurred_at = rfc3339(out.occurred_at);
+  return out;
+}
+
+function decode(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Retry-After in milliseconds (the API sends whole seconds); undefined when absent or a date. */
+function retryAfterMs(v: string | null): number | undefined {
+  if (!v) return undefined;
+  const s = Number(v);
+  return Number.isFinite(s) && s >= 0 ? s * 1000 : undefined;
+}
+
+/** Milliseconds of a Go duration of one unit ("500ms", "10s", "1m"); 30s (the API's bound) when unreadable. */
+function durationMs(d: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(d);
+  if (!m) return 30_000;
+  return Number(m[1]) * ({ ms: 1, s: 1000, m: 60_000 } as const)[m[2] as "ms" | "s" | "m"];
+}
+
+function describe(err: unknown): string {
+  if (err instanceof Error) {
+    const cause = (err as { cause?: unknown }).cause;
+    return cause instanceof Error ? `${err.message}: ${cause.message}` : err.message;
+  }
+  return String(err);
+}

@@ -1,0 +1,466 @@
+// The shapes of Recall's requests and answers.
+//
+// Each type mirrors the Go struct the API encodes (pkg/api, pkg/events,
+// pkg/store, pkg/assemble), field for field by its json tag: a field the Go
+// side writes with `omitempty` is optional here, every other field is always
+// present (nullable where Go writes a nil pointer as null). Times are RFC 3339
+// strings as the API sends them; `attrs`, `arguments`, `result` and
+// `metadata` are any JSON, kept as sent.
+
+/** Any JSON value. */
+export type JSONValue = string | number | boolean | null | JSONValue[] | { [key: string]: JSONValue };
+
+/** A JSON object. */
+export type JSONObject = { [key: string]: JSONValue };
+
+// --- turns (pkg/events) ---
+
+/** Roles a turn may carry. */
+export type Role = "user" | "assistant" | "system" | "tool";
+
+/** A tool call made while producing a turn, its result kept as JSON (events.ToolCall). */
+export interface ToolCall {
+  id?: string;
+  name: string;
+  arguments?: JSONValue;
+  result?: JSONValue;
+  status?: string;
+  duration_ms?: number;
+}
+
+/** One entry of the list shown to the user; `ref` is what the assistant quotes (events.Item). */
+export interface Item {
+  ref: string;
+  title?: string;
+  attrs?: JSONObject;
+  /** Fields Recall does not know (an item's url) are stored and returned as sent. */
+  [key: string]: JSONValue | undefined;
+}
+
+/** A chat turn as the API stores it (events.Turn). */
+export interface Turn {
+  v?: number;
+  id: string;
+  tenant_id: string;
+  site_id?: string;
+  user_id: string;
+  session_id: string;
+  agent_id?: string;
+  occurred_at: string;
+  role: Role;
+  content: string;
+  tool_calls?: ToolCall[];
+  items?: Item[];
+  metadata?: JSONObject;
+}
+
+/**
+ * A turn as the client takes it: `id` and `occurred_at` are filled in when
+ * missing (and kept across retries), `tenant_id` comes from the client's
+ * tenant, `content` defaults to "" (allowed with tool calls or items).
+ */
+export type TurnInput = Omit<Turn, "id" | "tenant_id" | "occurred_at" | "content"> & {
+  id?: string;
+  tenant_id?: string;
+  occurred_at?: string | Date;
+  content?: string;
+};
+
+/** A turn JetStream stored; `duplicate` (absent when false) says it had it already. */
+export interface AcceptedTurn {
+  id: string;
+  sequence: number;
+  duplicate?: boolean;
+}
+
+/** The answer of POST /v1/turns (202). */
+export interface TurnsAccepted {
+  accepted: AcceptedTurn[];
+}
+
+// --- errors ---
+
+/** One thing wrong with a request, naming the field ("[1].role", "n", "X-Tenant-ID"). */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** The API's error body: `{"error": ErrorDetail}`. */
+export interface ErrorDetail {
+  code: string;
+  message: string;
+  fields?: FieldError[];
+}
+
+/** The body of an error answer. POST /v1/turns's 503 adds what was and was not stored. */
+export interface ErrorBody {
+  error: ErrorDetail;
+  accepted?: AcceptedTurn[];
+  failed?: string[] | null;
+}
+
+// --- sessions and messages (pkg/store) ---
+
+/** A stored turn (store.Message), with its tool calls, items and metadata as sent. */
+export interface Message {
+  id: string;
+  session_id: string;
+  user_id: string;
+  site_id?: string;
+  agent_id?: string;
+  role: Role;
+  content: string;
+  tool_calls?: ToolCall[];
+  items?: Item[];
+  metadata?: JSONObject;
+  occurred_at: string;
+  stored_at: string;
+}
+
+/** One version of a session's summary (store.Summary). */
+export interface Summary {
+  session_id: string;
+  user_id: string;
+  version: number;
+  from_count: number;
+  through_count: number;
+  first_event_id: string;
+  first_at: string;
+  last_event_id: string;
+  last_at: string;
+  covers_from: string;
+  covers_to: string;
+  messages_read: number;
+  summary: string;
+  key_topics: string[];
+  model: string;
+  reason: string;
+  created_at: string;
+}
+
+/** GET /v1/sessions/{id}: the aggregates (store.Session), the newest messages (oldest first), the summary. */
+export interface Session {
+  session_id: string;
+  user_id: string;
+  site_id?: string;
+  agent_id?: string;
+  message_count: number;
+  system_count: number;
+  first_message_at: string;
+  last_message_at: string;
+  created_at: string;
+  updated_at: string;
+  recent_messages: Message[];
+  summary: Summary | null;
+}
+
+/** One page of GET /v1/sessions/{id}/messages; `next_cursor` is absent on the last. */
+export interface MessagesPage {
+  messages: Message[];
+  next_cursor?: string;
+  summary: Summary | null;
+}
+
+// --- context (pkg/assemble) ---
+
+/** How many entries of a part were left out, and why. */
+export interface Cut {
+  reason: string;
+  count: number;
+}
+
+export interface WindowLimits {
+  max_messages: number;
+  max_chars: number;
+}
+
+export interface Budget {
+  limit: number;
+  used: number;
+}
+
+/** An item of the current list with the number it was shown under. */
+export interface ListEntry {
+  n: number;
+  ref: string;
+  title?: string;
+  attrs?: JSONObject;
+}
+
+/** The session's current list: the items of its newest turn that presented one. */
+export interface PresentedList {
+  event_id: string;
+  occurred_at: string;
+  count: number;
+  items: ListEntry[];
+  cuts?: Cut[];
+}
+
+export interface Window {
+  messages: Message[];
+  chars: number;
+  truncated?: boolean;
+  cuts?: Cut[];
+}
+
+export interface WeightedFact {
+  type: string;
+  value: string;
+  display: string;
+  weight: number;
+  mention_count: number;
+  last_mentioned_at: string;
+}
+
+export interface Facts {
+  facts: WeightedFact[];
+  cuts?: Cut[];
+}
+
+export interface SessionSummary {
+  session_id: string;
+  summary: string;
+  key_topics: string[];
+  version: number;
+  message_count: number;
+  covers_from: string;
+  covers_to: string;
+  last_message_at: string;
+  model: string;
+}
+
+export interface Summaries {
+  previous: SessionSummary[];
+  current?: SessionSummary;
+  cuts?: Cut[];
+}
+
+/** Why a search ran short without failing: `{"reason": "embedder", "detail": "timeout"}`. */
+export interface Note {
+  reason: string;
+  detail?: string;
+}
+
+export interface RecalledHit {
+  kind: "message" | "summary" | "fact";
+  event_id?: string;
+  session_id?: string;
+  role?: Role;
+  occurred_at: string;
+  text: string;
+  truncated?: boolean;
+  score: number;
+}
+
+export interface Recalled {
+  query: string;
+  search: "hybrid" | "lexical";
+  hits: RecalledHit[];
+  cuts?: Cut[];
+  notes?: Note[];
+}
+
+/** GET/POST /v1/context: the parts and `prompt`, the block to put in the system prompt. */
+export interface Context {
+  user_id: string;
+  session_id: string;
+  lang: string;
+  limits: WindowLimits;
+  ttl: string;
+  budget: Budget;
+  list: PresentedList | null;
+  window: Window;
+  facts: Facts;
+  summaries: Summaries;
+  recalled?: Recalled;
+  prompt: string;
+}
+
+/** The parameters of a context (all but the ids optional). */
+export interface ContextParams {
+  user_id: string;
+  session_id: string;
+  /** The user's current message: the user's history is searched for it. */
+  query?: string;
+  max_messages?: number;
+  max_chars?: number;
+  /** A Go duration: "30m", "24h". */
+  ttl?: string;
+  max_facts?: number;
+  max_summaries?: number;
+  max_recalled?: number;
+  budget?: number;
+  lang?: "en" | "zh" | "auto";
+}
+
+// --- search ---
+
+export interface Neighbor {
+  id: string;
+  role: Role;
+  occurred_at: string;
+  content: string;
+}
+
+export interface SearchHit {
+  kind: "message" | "summary" | "fact";
+  source_id: string;
+  session_id?: string;
+  agent_id?: string;
+  role?: Role;
+  occurred_at: string;
+  text: string;
+  score: number;
+  lexical_rank?: number;
+  lexical_score?: number;
+  vector_rank?: number;
+  similarity?: number;
+  previous?: Neighbor;
+  next?: Neighbor;
+}
+
+export interface SearchResult {
+  user_id: string;
+  query: string;
+  terms: string[];
+  search: "hybrid" | "lexical";
+  notes?: Note[];
+  hits: SearchHit[];
+}
+
+/** The parameters of a search besides the user and `q`. */
+export interface SearchParams {
+  k?: number;
+  session_id?: string;
+  agent_id?: string;
+  role?: string | string[];
+  kind?: string | string[];
+  since?: string | Date;
+  until?: string | Date;
+  neighbors?: boolean;
+  max_per_session?: number;
+}
+
+// --- presented lists and seen items ---
+
+export interface ListInfo {
+  event_id: string;
+  occurred_at: string;
+  count: number;
+}
+
+/** Item `n` of the session's current list, exactly as it was sent. */
+export interface Selection {
+  session_id: string;
+  n: number;
+  item: Item;
+  list: ListInfo;
+}
+
+export interface UnseenRequest {
+  refs: string[];
+  mark_notified: boolean;
+  notification_id: string;
+}
+
+export interface Unseen {
+  user_id: string;
+  unseen: string[];
+  marked: number;
+}
+
+export interface SeenItem {
+  ref: string;
+  title?: string;
+  attrs?: JSONObject;
+  times_shown: number;
+  first_seen_at: string;
+  last_seen_at: string;
+  last_event_id: string;
+  last_session_id: string;
+}
+
+export interface Seen {
+  user_id: string;
+  items: SeenItem[];
+}
+
+// --- profiles ---
+
+export interface ProfileFact {
+  type: string;
+  value: string;
+  display: string;
+  base_weight: number;
+  weight: number;
+  mention_count: number;
+  last_mentioned_at: string;
+  expires_at: string;
+  status: string;
+}
+
+export interface ProfileVector {
+  present: boolean;
+  dims?: number;
+  model?: string;
+  sources?: Record<string, number>;
+  computed_from?: string;
+  updated_at?: string;
+  revision?: number;
+  values?: number[];
+}
+
+export interface Profile {
+  user_id: string;
+  at: string;
+  facts: ProfileFact[];
+  cuts?: Cut[];
+  vector: ProfileVector;
+}
+
+export interface ProfileRefresh {
+  user_id: string;
+  requested_at: string;
+  duplicate: boolean;
+}
+
+export interface Recommendation {
+  ref: string;
+  type: string;
+  title: string;
+  attrs?: JSONObject;
+  distance: number;
+  score: number;
+}
+
+export interface Recommendations {
+  user_id: string;
+  k: number;
+  model: string;
+  items: Recommendation[];
+}
+
+// --- summaries, deletion ---
+
+export interface SummarizeRequest {
+  from_count: number;
+  through_count: number;
+  duplicate: boolean;
+}
+
+/** `status`: current (nothing new), queued, or summarized (within `wait`). */
+export interface SummarizeResult {
+  session_id: string;
+  status: "current" | "queued" | "summarized";
+  summary: Summary | null;
+  request?: SummarizeRequest;
+}
+
+/** What forgetting a user removed: rows per table, stream messages per stream. */
+export interface ForgetReport {
+  tenant_id: string;
+  user_id: string;
+  rows: Record<string, number>;
+  stream_messages: Record<string, number>;
+}
