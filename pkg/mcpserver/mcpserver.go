@@ -285,7 +285,7 @@ var toolRemember = &mcp.Tool{
 	Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: ptr(false)},
 }
 
-func (t *tools) remember(ctx context.Context, _ *mcp.CallToolRequest, a rememberArgs) (*mcp.CallToolResult, any, error) {
+func (t *tools) remember(ctx context.Context, req *mcp.CallToolRequest, a rememberArgs) (*mcp.CallToolResult, any, error) {
 	user, err := t.user(a.UserID)
 	if err != nil {
 		return nil, nil, err
@@ -294,16 +294,30 @@ func (t *tools) remember(ctx context.Context, _ *mcp.CallToolRequest, a remember
 	if err != nil {
 		return nil, nil, err
 	}
-	turn := &events.Turn{ID: a.ID, UserID: user, SessionID: session, AgentID: a.AgentID, Role: a.Role, Content: a.Content,
-		ToolCalls: a.ToolCalls, Items: a.Items, Metadata: a.Metadata}
 	if a.OccurredAt != "" {
-		at, err := time.Parse(time.RFC3339Nano, a.OccurredAt)
-		if err != nil {
+		if _, err := time.Parse(time.RFC3339Nano, a.OccurredAt); err != nil {
 			return nil, nil, argError("occurred_at", "want an RFC 3339 time such as 2026-11-22T08:15:00Z")
 		}
-		turn.OccurredAt = at
 	}
-	acc, err := t.c.AddTurns(ctx, turn)
+	// The arguments are a turn as a producer sends it, less the tenant: it
+	// is parsed from them as the API parses a POST, so that tool calls and
+	// items keep every field as sent (an item's url, a call's trace).
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(req.Params.Arguments, &fields); err != nil {
+		return nil, nil, err
+	}
+	fields["user_id"], _ = json.Marshal(user)
+	fields["session_id"], _ = json.Marshal(session)
+	raw, err := json.Marshal(fields)
+	if err != nil {
+		return nil, nil, err
+	}
+	turn, err := events.ParseTurn(raw, events.Limits{})
+	var ve *events.ValidationError
+	if errors.As(err, &ve) {
+		return nil, nil, apiError(&client.Error{Code: "invalid_request", Fields: ve.Fields}, nil)
+	}
+	acc, err := t.c.AddTurns(ctx, &turn)
 	if err != nil {
 		return nil, nil, apiError(err, nil)
 	}
