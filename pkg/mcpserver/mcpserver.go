@@ -89,11 +89,24 @@ func New(c *client.Client, b Binding, cache *mcp.SchemaCache) *mcp.Server {
 	mcp.AddTool(s, toolSearch, t.search)
 	mcp.AddTool(s, toolRemember, t.remember)
 	mcp.AddTool(s, toolSelect, t.selectItem)
-	mcp.AddTool(s, toolUnseen, t.unseen)
-	mcp.AddTool(s, toolProfile, t.profile)
-	mcp.AddTool(s, toolRecommend, t.recommend)
+	mcp.AddTool(s, toolUnseen, userTool(t, func(ctx context.Context, user string, a unseenArgs) (any, error) {
+		return c.Unseen(ctx, user, client.UnseenRequest{Refs: a.Refs, MarkNotified: a.MarkNotified, NotificationID: a.NotificationID})
+	}))
+	mcp.AddTool(s, toolProfile, userTool(t, func(ctx context.Context, user string, a profileArgs) (any, error) {
+		p, err := c.Profile(ctx, user, a.Limit, false)
+		if client.IsNotFound(err) {
+			// Nothing gathered yet is an answer, not a failure.
+			return client.Profile{UserID: user, Facts: []client.ProfileFact{}}, nil
+		}
+		return p, err
+	}))
+	mcp.AddTool(s, toolRecommend, userTool(t, func(ctx context.Context, user string, a recommendArgs) (any, error) {
+		return c.Recommendations(ctx, user, a.K)
+	}))
 	if b.AllowForget {
-		mcp.AddTool(s, toolForget, t.forget)
+		mcp.AddTool(s, toolForget, userTool(t, func(ctx context.Context, user string, _ forgetArgs) (any, error) {
+			return c.ForgetUser(ctx, user)
+		}))
 	}
 	return s
 }
@@ -167,8 +180,31 @@ func schemaFor[T any](adjust func(props map[string]*jsonschema.Schema)) *jsonsch
 	return s
 }
 
+// forUser is the user_id argument every tool takes.
+type forUser struct {
+	UserID string `json:"user_id,omitempty" jsonschema:"The user whose memory this is. Leave it out when the server is bound to a user."`
+}
+
+func (f forUser) userArg() string { return f.UserID }
+
+// userTool is a tool that acts for one user and answers what do returns,
+// as its structured content.
+func userTool[A interface{ userArg() string }](t *tools, do func(ctx context.Context, user string, a A) (any, error)) mcp.ToolHandlerFor[A, any] {
+	return func(ctx context.Context, _ *mcp.CallToolRequest, a A) (*mcp.CallToolResult, any, error) {
+		user, err := t.user(a.userArg())
+		if err != nil {
+			return nil, nil, err
+		}
+		out, err := do(ctx, user, a)
+		if err != nil {
+			return nil, nil, apiError(err, nil)
+		}
+		return nil, out, nil
+	}
+}
+
 type contextArgs struct {
-	UserID    string `json:"user_id,omitempty" jsonschema:"The user whose memory this is. Leave it out when the server is bound to a user."`
+	forUser
 	SessionID string `json:"session_id,omitempty" jsonschema:"The conversation (session) id. May be left out when the server has a default session."`
 	Message   string `json:"message,omitempty" jsonschema:"The user's current message, as they wrote it: the user's whole history is searched for what bears on it."`
 	Budget    *int   `json:"budget,omitempty" jsonschema:"Total characters of the context (default 8000)."`
@@ -206,7 +242,7 @@ func (t *tools) getContext(ctx context.Context, _ *mcp.CallToolRequest, a contex
 }
 
 type searchArgs struct {
-	UserID    string `json:"user_id,omitempty" jsonschema:"The user whose memory this is. Leave it out when the server is bound to a user."`
+	forUser
 	Query     string `json:"query" jsonschema:"What to look for in the user's earlier conversations, in the user's words."`
 	K         int    `json:"k,omitempty" jsonschema:"How many hits (1 to 100, default 10)."`
 	SessionID string `json:"session_id,omitempty" jsonschema:"Only this conversation."`
@@ -251,7 +287,7 @@ func (t *tools) search(ctx context.Context, _ *mcp.CallToolRequest, a searchArgs
 }
 
 type rememberArgs struct {
-	UserID    string            `json:"user_id,omitempty" jsonschema:"The user whose memory this is. Leave it out when the server is bound to a user."`
+	forUser
 	SessionID string            `json:"session_id,omitempty" jsonschema:"The conversation (session) id. May be left out when the server has a default session."`
 	ID        string            `json:"id,omitempty" jsonschema:"A unique id for this turn; sending the same id again stores it once. Assigned when left out."`
 	Role      string            `json:"role" jsonschema:"Who spoke: user or assistant (system and tool turns are stored but never shown back)."`
@@ -330,7 +366,7 @@ func (t *tools) remember(ctx context.Context, req *mcp.CallToolRequest, a rememb
 }
 
 type selectArgs struct {
-	UserID    string `json:"user_id,omitempty" jsonschema:"The user whose memory this is. Leave it out when the server is bound to a user."`
+	forUser
 	SessionID string `json:"session_id,omitempty" jsonschema:"The conversation (session) id. May be left out when the server has a default session."`
 	N         int    `json:"n" jsonschema:"The position the user named in the list last shown to them, as shown (1 for the first item)."`
 }
@@ -378,7 +414,7 @@ func (t *tools) selectItem(ctx context.Context, _ *mcp.CallToolRequest, a select
 }
 
 type unseenArgs struct {
-	UserID         string   `json:"user_id,omitempty" jsonschema:"The user whose memory this is. Leave it out when the server is bound to a user."`
+	forUser
 	Refs           []string `json:"refs" jsonschema:"Candidate item refs, e.g. new releases."`
 	MarkNotified   bool     `json:"mark_notified,omitempty" jsonschema:"Record the unseen ones as notified, so the next call leaves them out. Set it when you are about to tell the user about them."`
 	NotificationID string   `json:"notification_id,omitempty" jsonschema:"An id for this notification: a retry with the same id gets the same answer."`
@@ -396,21 +432,9 @@ var toolUnseen = &mcp.Tool{
 	Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: ptr(false)},
 }
 
-func (t *tools) unseen(ctx context.Context, _ *mcp.CallToolRequest, a unseenArgs) (*mcp.CallToolResult, any, error) {
-	user, err := t.user(a.UserID)
-	if err != nil {
-		return nil, nil, err
-	}
-	res, err := t.c.Unseen(ctx, user, client.UnseenRequest{Refs: a.Refs, MarkNotified: a.MarkNotified, NotificationID: a.NotificationID})
-	if err != nil {
-		return nil, nil, apiError(err, nil)
-	}
-	return nil, res, nil
-}
-
 type profileArgs struct {
-	UserID string `json:"user_id,omitempty" jsonschema:"The user whose memory this is. Leave it out when the server is bound to a user."`
-	Limit  int    `json:"limit,omitempty" jsonschema:"How many interests (1 to 500, default 50)."`
+	forUser
+	Limit int `json:"limit,omitempty" jsonschema:"How many interests (1 to 500, default 50)."`
 }
 
 var toolProfile = &mcp.Tool{
@@ -424,24 +448,9 @@ var toolProfile = &mcp.Tool{
 	Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 }
 
-func (t *tools) profile(ctx context.Context, _ *mcp.CallToolRequest, a profileArgs) (*mcp.CallToolResult, any, error) {
-	user, err := t.user(a.UserID)
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err := t.c.Profile(ctx, user, a.Limit, false)
-	if client.IsNotFound(err) {
-		return text("Nothing is known about this user's interests yet."), map[string]any{"user_id": user, "facts": []any{}}, nil
-	}
-	if err != nil {
-		return nil, nil, apiError(err, nil)
-	}
-	return nil, p, nil
-}
-
 type recommendArgs struct {
-	UserID string `json:"user_id,omitempty" jsonschema:"The user whose memory this is. Leave it out when the server is bound to a user."`
-	K      int    `json:"k,omitempty" jsonschema:"How many items (1 to 100, default 10)."`
+	forUser
+	K int `json:"k,omitempty" jsonschema:"How many items (1 to 100, default 10)."`
 }
 
 var toolRecommend = &mcp.Tool{
@@ -455,21 +464,7 @@ var toolRecommend = &mcp.Tool{
 	Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 }
 
-func (t *tools) recommend(ctx context.Context, _ *mcp.CallToolRequest, a recommendArgs) (*mcp.CallToolResult, any, error) {
-	user, err := t.user(a.UserID)
-	if err != nil {
-		return nil, nil, err
-	}
-	r, err := t.c.Recommendations(ctx, user, a.K)
-	if err != nil {
-		return nil, nil, apiError(err, nil)
-	}
-	return nil, r, nil
-}
-
-type forgetArgs struct {
-	UserID string `json:"user_id,omitempty" jsonschema:"The user to forget. Leave it out when the server is bound to a user."`
-}
+type forgetArgs struct{ forUser }
 
 var toolForget = &mcp.Tool{
 	Name:  "forget_user",
@@ -478,18 +473,6 @@ var toolForget = &mcp.Tool{
 		"presented item. Only when the user asks to be forgotten.",
 	InputSchema: schemaFor[forgetArgs](nil),
 	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true},
-}
-
-func (t *tools) forget(ctx context.Context, _ *mcp.CallToolRequest, a forgetArgs) (*mcp.CallToolResult, any, error) {
-	user, err := t.user(a.UserID)
-	if err != nil {
-		return nil, nil, err
-	}
-	rep, err := t.c.ForgetUser(ctx, user)
-	if err != nil {
-		return nil, nil, apiError(err, nil)
-	}
-	return nil, rep, nil
 }
 
 // apiError is an API error as a tool error: the fields it names, under the
