@@ -46,7 +46,9 @@ func TestMCP(t *testing.T) {
 
 	t.Run("http", func(t *testing.T) {
 		t.Parallel()
-		cs := connect(t, &mcp.StreamableClientTransport{Endpoint: l.URL + "/mcp", DisableStandaloneSSE: true,
+		// As a host connects by default: it also asks for the standalone
+		// event stream (GET), which a stateless server declines with 405.
+		cs := connect(t, &mcp.StreamableClientTransport{Endpoint: l.URL + "/mcp",
 			HTTPClient: &http.Client{Transport: headers{"X-Tenant-ID": tenant, "Authorization": "Bearer " + key}}})
 		s := agent{t: t, cs: cs, api: api, user: "u-http", session: "s-http"}
 		s.exercise()
