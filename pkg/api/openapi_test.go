@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -13,14 +14,15 @@ import (
 	"github.com/recallhq/recall/pkg/api"
 )
 
-// openAPIDoc is the API's OpenAPI document, loaded and validated (a fresh
-// copy: a test's validator may adjust it).
+// openAPIDoc is the API's OpenAPI document, loaded and validated once.
 func openAPIDoc(t *testing.T) *openapi3.T {
 	t.Helper()
-	doc, err := openapitest.Load(api.OpenAPI())
+	doc, err := loadOpenAPI()
 	require.NoError(t, err, "the OpenAPI document is not valid")
 	return doc
 }
+
+var loadOpenAPI = sync.OnceValues(func() (*openapi3.T, error) { return openapitest.Load(api.OpenAPI()) })
 
 // TestOpenAPIRoutes: the document describes exactly the routes the server
 // registers, no more and no fewer.
