@@ -7,6 +7,7 @@
 //	recall forget -tenant T -user U         remove a user completely
 //	recall dlq list|show|redrive|delete     inspect and re-drive dead letters
 //	recall probe URL                        health check for images without curl
+//	recall mcp                              the MCP tools over stdio, for agent hosts (RECALL_URL, RECALL_TENANT, ...)
 //
 // `recall run` starts an embedded JetStream server when NATS_URL is unset.
 package main
@@ -33,6 +34,7 @@ commands:
   forget    remove a user completely: rows and stream messages (-tenant T -user U)
   dlq       list, show, re-drive and delete dead letters
   probe     GET a URL, exit non-zero unless 2xx (container health checks)
+  mcp       serve the MCP tools over stdio for an agent host (RECALL_URL, RECALL_TENANT, RECALL_API_KEY, RECALL_USER_ID)
 `
 
 func main() {
@@ -55,6 +57,8 @@ func main() {
 		run = forgetCmd
 	case "dlq":
 		run = dlqCmd
+	case "mcp":
+		run = mcpCmd
 	case "probe":
 		run = func(_ context.Context, _ *slog.Logger, args []string) error { return probeCmd(args) }
 	case "-h", "--help", "help":

@@ -34,6 +34,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/recallhq/recall/pkg/assemble"
+	"github.com/recallhq/recall/pkg/client"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
@@ -111,6 +112,9 @@ type Config struct {
 	// SearchEmbedTimeout bounds embedding a query: past it the search goes
 	// on by terms only, and the context says so.
 	SearchEmbedTimeout time.Duration `env:"SEARCH_EMBED_TIMEOUT" envDefault:"500ms"`
+	// MCPAllowForget offers the forget_user tool on /mcp, which erases a
+	// user for good; off, an agent can read and add memory but not erase it.
+	MCPAllowForget bool `env:"MCP_ALLOW_FORGET" envDefault:"false"`
 	// Embed is the embedder queries are embedded with (EMBED_*): the
 	// indexer's, since their vectors are compared.
 	Embed embed.Config
@@ -295,22 +299,19 @@ func (s *Server) Handler(reg *prometheus.Registry, ready ...service.Check) http.
 	// probe knows every route's pattern and nothing else, so that a path
 	// served for other methods answers 405 with Allow instead of 404.
 	rs := routes{mux: mux, probe: http.NewServeMux()}
-	s.route(rs, "POST /v1/turns", s.postTurns)
-	s.route(rs, "GET /v1/sessions/{session_id}", s.getSession)
-	s.route(rs, "GET /v1/sessions/{session_id}/messages", s.getMessages)
-	s.route(rs, "DELETE /v1/sessions/{session_id}", s.deleteSession)
-	s.route(rs, "POST /v1/sessions/{session_id}/summarize", s.postSummarize)
-	s.route(rs, "GET /v1/context", s.getContext)
-	s.route(rs, "POST /v1/context", s.postContext)
-	s.route(rs, "GET /v1/users/{user_id}/search", s.getSearch)
-	s.route(rs, "POST /v1/users/{user_id}/search", s.postSearch)
-	s.route(rs, "DELETE /v1/users/{user_id}", s.deleteUser)
-	s.route(rs, "GET /v1/users/{user_id}/profile", s.getProfile)
-	s.route(rs, "POST /v1/users/{user_id}/profile/refresh", s.postProfileRefresh)
-	s.route(rs, "GET /v1/users/{user_id}/recommendations", s.getRecommendations)
-	s.route(rs, "GET /v1/sessions/{session_id}/selection/{n}", s.getSelection)
-	s.route(rs, "POST /v1/users/{user_id}/items/unseen", s.postUnseen)
-	s.route(rs, "GET /v1/users/{user_id}/items/seen", s.getSeen)
+	// /mcp's tools call these very routes, in-process.
+	mcpTools := s.mcpHandler(mux)
+	for _, e := range endpoints {
+		switch {
+		case e.pattern == mcpRoute:
+			s.route(rs, e.pattern, func(w http.ResponseWriter, r *http.Request, _ *store.Tenant) { mcpTools.ServeHTTP(w, r) })
+		case e.tenant != nil:
+			s.route(rs, e.pattern, func(w http.ResponseWriter, r *http.Request, t *store.Tenant) { e.tenant(s, w, r, t) })
+		default:
+			rs.probe.HandleFunc(e.pattern, func(http.ResponseWriter, *http.Request) {})
+			mux.HandleFunc(e.pattern, func(w http.ResponseWriter, r *http.Request) { e.open(s, w, r) })
+		}
+	}
 	service.RegisterOps(mux, reg, ready...)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		probe := httptest.NewRecorder()
@@ -323,6 +324,48 @@ func (s *Server) Handler(reg *prometheus.Registry, ready ...service.Check) http.
 		writeError(w, http.StatusNotFound, "not_found", "no route for "+r.Method+" "+r.URL.Path, nil)
 	})
 	return mux
+}
+
+// endpoint is a route of the API: the pattern it is registered under and
+// its handler, which runs for the request's authenticated tenant or, for
+// open, for anyone. mcpRoute's handler is built by Handler (mcpHandler).
+type endpoint struct {
+	pattern string
+	tenant  func(*Server, http.ResponseWriter, *http.Request, *store.Tenant)
+	open    func(*Server, http.ResponseWriter, *http.Request)
+}
+
+// endpoints are every route Handler serves besides /healthz, /readyz and
+// /metrics. The OpenAPI document describes exactly these (TestOpenAPIRoutes).
+var endpoints = []endpoint{
+	{pattern: "GET /openapi.json", open: (*Server).getOpenAPI},
+	{pattern: mcpRoute},
+	{pattern: "POST /v1/turns", tenant: (*Server).postTurns},
+	{pattern: "GET /v1/sessions/{session_id}", tenant: (*Server).getSession},
+	{pattern: "GET /v1/sessions/{session_id}/messages", tenant: (*Server).getMessages},
+	{pattern: "DELETE /v1/sessions/{session_id}", tenant: (*Server).deleteSession},
+	{pattern: "POST /v1/sessions/{session_id}/summarize", tenant: (*Server).postSummarize},
+	{pattern: "GET /v1/context", tenant: (*Server).getContext},
+	{pattern: "POST /v1/context", tenant: (*Server).postContext},
+	{pattern: "GET /v1/users/{user_id}/search", tenant: (*Server).getSearch},
+	{pattern: "POST /v1/users/{user_id}/search", tenant: (*Server).postSearch},
+	{pattern: "DELETE /v1/users/{user_id}", tenant: (*Server).deleteUser},
+	{pattern: "GET /v1/users/{user_id}/profile", tenant: (*Server).getProfile},
+	{pattern: "POST /v1/users/{user_id}/profile/refresh", tenant: (*Server).postProfileRefresh},
+	{pattern: "GET /v1/users/{user_id}/recommendations", tenant: (*Server).getRecommendations},
+	{pattern: "GET /v1/sessions/{session_id}/selection/{n}", tenant: (*Server).getSelection},
+	{pattern: "POST /v1/users/{user_id}/items/unseen", tenant: (*Server).postUnseen},
+	{pattern: "GET /v1/users/{user_id}/items/seen", tenant: (*Server).getSeen},
+}
+
+// Routes are the patterns ("METHOD /path/{param}") of every route the API
+// serves besides /healthz, /readyz and /metrics, in the order registered.
+func Routes() []string {
+	out := make([]string, len(endpoints))
+	for i, e := range endpoints {
+		out[i] = e.pattern
+	}
+	return out
 }
 
 // tenantHandler is a route that runs for one authenticated tenant.
@@ -423,18 +466,8 @@ func (w *statusWriter) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
-type errorBody struct {
-	Error errorDetail `json:"error"`
-}
-
-type errorDetail struct {
-	Code    string              `json:"code"`
-	Message string              `json:"message"`
-	Fields  []events.FieldError `json:"fields,omitempty"`
-}
-
 func writeError(w http.ResponseWriter, status int, code, msg string, fields []events.FieldError) {
-	writeJSON(w, status, errorBody{Error: errorDetail{Code: code, Message: msg, Fields: fields}})
+	writeJSON(w, status, client.ErrorBody{Error: &client.Error{Code: code, Message: msg, Fields: fields}})
 }
 
 // bodies are reused response buffers.

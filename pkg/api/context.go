@@ -9,27 +9,11 @@ import (
 	"time"
 
 	"github.com/recallhq/recall/pkg/assemble"
+	"github.com/recallhq/recall/pkg/client"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/search"
 	"github.com/recallhq/recall/pkg/store"
 )
-
-type contextResponse struct {
-	UserID    string                `json:"user_id"`
-	SessionID string                `json:"session_id"`
-	Lang      string                `json:"lang"`
-	Limits    assemble.WindowLimits `json:"limits"`
-	TTL       string                `json:"ttl"`
-	Budget    assemble.Budget       `json:"budget"`
-	List      *assemble.List        `json:"list"`
-	Window    assemble.Window       `json:"window"`
-	Facts     assemble.Facts        `json:"facts"`
-	Summaries assemble.Summaries    `json:"summaries"`
-	// Recalled is what a search of the user's whole history found for the
-	// query (the current message); absent without one.
-	Recalled *assemble.Recalled `json:"recalled,omitempty"`
-	Prompt   string             `json:"prompt"`
-}
 
 // MaxQueryBytes bounds the query of a context or a search: a chat message,
 // not a document (the same bound as a turn's content).
@@ -155,7 +139,7 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, t *store.Tenant
 	}
 	resolved := assemble.ResolveLang(lang, parts)
 	spent, prompt := assemble.Assemble(resolved, &parts, budget)
-	writeJSON(w, http.StatusOK, contextResponse{
+	writeJSON(w, http.StatusOK, client.Context{
 		UserID: userID, SessionID: sessionID, Lang: resolved, Limits: lim, TTL: lim.TTL.String(),
 		Budget: spent, List: parts.List, Window: parts.Window, Facts: parts.Facts, Summaries: parts.Summaries,
 		Recalled: parts.Recalled, Prompt: prompt,

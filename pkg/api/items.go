@@ -8,8 +8,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"time"
 
+	"github.com/recallhq/recall/pkg/client"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
 )
@@ -20,20 +20,6 @@ const MaxUnseenRefs = 1000
 // maxSelectionDigits bounds n in a selection path: far beyond any list
 // (EVENT_MAX_ITEMS), short of overflowing an int.
 const maxSelectionDigits = 9
-
-type listInfo struct {
-	EventID    string    `json:"event_id"`
-	OccurredAt time.Time `json:"occurred_at"`
-	Count      int       `json:"count"`
-}
-
-type selectionResponse struct {
-	SessionID string `json:"session_id"`
-	N         int    `json:"n"`
-	// Item is the item as it was sent (ref, title, attrs, and any other field).
-	Item json.RawMessage `json:"item"`
-	List listInfo        `json:"list"`
-}
 
 // getSelection resolves "the user answered 3": item n (1-based) of the list the
 // session presented last, as it was sent, so that the assistant quotes its real
@@ -69,9 +55,9 @@ func (s *Server) getSelection(w http.ResponseWriter, r *http.Request, t *store.T
 		writeError(w, http.StatusNotFound, "out_of_range", msg, []events.FieldError{{Field: "n", Message: want}})
 		return
 	}
-	writeJSON(w, http.StatusOK, selectionResponse{
+	writeJSON(w, http.StatusOK, client.Selection{
 		SessionID: id, N: n, Item: li.Item,
-		List: listInfo{EventID: li.EventID, OccurredAt: li.OccurredAt, Count: li.Count},
+		List: client.ListInfo{EventID: li.EventID, OccurredAt: li.OccurredAt, Count: li.Count},
 	})
 }
 
@@ -89,19 +75,6 @@ func selectionIndex(v string) (int, bool) {
 		n = n*10 + int(c-'0')
 	}
 	return n, n >= 1
-}
-
-type unseenRequest struct {
-	Refs           []string `json:"refs"`
-	MarkNotified   bool     `json:"mark_notified"`
-	NotificationID string   `json:"notification_id"`
-}
-
-type unseenResponse struct {
-	UserID string   `json:"user_id"`
-	Unseen []string `json:"unseen"`
-	// Marked is how many of them this request recorded as notified.
-	Marked int `json:"marked"`
 }
 
 // postUnseen answers which of the candidate refs the user has never been shown
@@ -136,13 +109,13 @@ func (s *Server) postUnseen(w http.ResponseWriter, r *http.Request, t *store.Ten
 		s.internalError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, unseenResponse{UserID: userID, Unseen: unseen, Marked: marked})
+	writeJSON(w, http.StatusOK, client.Unseen{UserID: userID, Unseen: unseen, Marked: marked})
 }
 
 // decodeUnseen reads and checks an unseen request, reporting every problem with
 // its field. Refs that repeat are answered once, at their first position.
-func (s *Server) decodeUnseen(body []byte) (unseenRequest, []events.FieldError) {
-	var req unseenRequest
+func (s *Server) decodeUnseen(body []byte) (client.UnseenRequest, []events.FieldError) {
+	var req client.UnseenRequest
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
@@ -234,11 +207,6 @@ func jsonType(kind string) string {
 	return kind
 }
 
-type seenResponse struct {
-	UserID string           `json:"user_id"`
-	Items  []store.SeenItem `json:"items"`
-}
-
 // getSeen lists the items a user has been shown, most recently shown first.
 func (s *Server) getSeen(w http.ResponseWriter, r *http.Request, t *store.Tenant) {
 	userID, ok := s.userID(w, r)
@@ -258,5 +226,5 @@ func (s *Server) getSeen(w http.ResponseWriter, r *http.Request, t *store.Tenant
 		s.internalError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, seenResponse{UserID: userID, Items: nonNil(items)})
+	writeJSON(w, http.StatusOK, client.Seen{UserID: userID, Items: nonNil(items)})
 }

@@ -4,50 +4,14 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/recallhq/recall/pkg/queue"
 
 	"github.com/recallhq/recall/pkg/assemble"
+	"github.com/recallhq/recall/pkg/client"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
 )
-
-// profileFact is an interest fact as the profile shows it: its stored base
-// weight and its weight now, by which the list is ordered.
-type profileFact struct {
-	Type            string    `json:"type"`
-	Value           string    `json:"value"`
-	Display         string    `json:"display"`
-	BaseWeight      float64   `json:"base_weight"`
-	Weight          float64   `json:"weight"`
-	MentionCount    int64     `json:"mention_count"`
-	LastMentionedAt time.Time `json:"last_mentioned_at"`
-	ExpiresAt       time.Time `json:"expires_at"`
-	Status          string    `json:"status"`
-}
-
-// profileVector describes the interest vector without its components, which
-// are only useful to a caller doing its own vector search (?vector=true).
-type profileVector struct {
-	Present      bool           `json:"present"`
-	Dims         int            `json:"dims,omitempty"`
-	Model        string         `json:"model,omitempty"`
-	Sources      map[string]int `json:"sources,omitempty"`
-	ComputedFrom *time.Time     `json:"computed_from,omitempty"`
-	UpdatedAt    *time.Time     `json:"updated_at,omitempty"`
-	Revision     int64          `json:"revision,omitempty"`
-	Values       []float32      `json:"values,omitempty"`
-}
-
-type profileResponse struct {
-	UserID string `json:"user_id"`
-	// At is the time the facts' weights are computed for: the request's.
-	At     time.Time      `json:"at"`
-	Facts  []profileFact  `json:"facts"`
-	Cuts   []assemble.Cut `json:"cuts,omitempty"`
-	Vector profileVector  `json:"vector"`
-}
 
 // getProfile shows what Recall holds about a user's interests: the facts that
 // count now, strongest first, and the interest vector's metadata. A user with
@@ -97,16 +61,16 @@ func (s *Server) getProfile(w http.ResponseWriter, r *http.Request, t *store.Ten
 	for _, f := range facts {
 		stored[[2]string{f.Type, f.Value}] = f
 	}
-	out := profileResponse{UserID: userID, At: now.UTC(), Facts: make([]profileFact, len(top.Facts)), Cuts: top.Cuts}
+	out := client.Profile{UserID: userID, At: now.UTC(), Facts: make([]client.ProfileFact, len(top.Facts)), Cuts: top.Cuts}
 	for i, wf := range top.Facts {
 		f := stored[[2]string{wf.Type, wf.Value}]
-		out.Facts[i] = profileFact{
+		out.Facts[i] = client.ProfileFact{
 			Type: f.Type, Value: f.Value, Display: f.Display, BaseWeight: f.Weight, Weight: wf.Weight,
 			MentionCount: f.MentionCount, LastMentionedAt: f.LastMentionedAt, ExpiresAt: f.ExpiresAt, Status: f.Status,
 		}
 	}
 	if found {
-		out.Vector = profileVector{
+		out.Vector = client.ProfileVector{
 			Present: prof.Vector != nil, Dims: prof.Dims, Model: prof.Model, Sources: prof.Sources,
 			ComputedFrom: &prof.ComputedFrom, UpdatedAt: &prof.UpdatedAt, Revision: prof.Revision,
 		}
@@ -132,14 +96,7 @@ func (s *Server) postProfileRefresh(w http.ResponseWriter, r *http.Request, t *s
 		writeError(w, http.StatusServiceUnavailable, "unavailable", "the refresh could not be queued; retry", nil)
 		return
 	}
-	writeJSON(w, http.StatusAccepted, map[string]any{"user_id": userID, "requested_at": at, "duplicate": res[0].Duplicate})
-}
-
-type recommendationsResponse struct {
-	UserID string                 `json:"user_id"`
-	K      int                    `json:"k"`
-	Model  string                 `json:"model"`
-	Items  []store.Recommendation `json:"items"`
+	writeJSON(w, http.StatusAccepted, client.ProfileRefresh{UserID: userID, RequestedAt: at, Duplicate: res[0].Duplicate})
 }
 
 // getRecommendations returns the tenant's catalog items nearest to the user's
@@ -176,7 +133,7 @@ func (s *Server) getRecommendations(w http.ResponseWriter, r *http.Request, t *s
 		s.internalError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, recommendationsResponse{UserID: userID, K: k, Model: prof.Model, Items: nonNil(items)})
+	writeJSON(w, http.StatusOK, client.Recommendations{UserID: userID, K: k, Model: prof.Model, Items: nonNil(items)})
 }
 
 // userID reads and checks the path's user id.

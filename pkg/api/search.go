@@ -14,26 +14,11 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/recallhq/recall/pkg/client"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/search"
 	"github.com/recallhq/recall/pkg/store"
 )
-
-type searchResponse struct {
-	UserID string `json:"user_id"`
-	Query  string `json:"query"`
-	// Terms are the query's terms as the analyzer made them.
-	Terms []string `json:"terms"`
-	// Search is "hybrid" (terms and vectors) or "lexical" (terms only).
-	Search string            `json:"search"`
-	Notes  []searchNote      `json:"notes,omitempty"`
-	Hits   []store.SearchHit `json:"hits"`
-}
-
-type searchNote struct {
-	Reason string `json:"reason"`
-	Detail string `json:"detail,omitempty"`
-}
 
 // searchFields are the parameters of a search, as the fields of
 // POST /v1/users/{user_id}/search's body.
@@ -122,7 +107,7 @@ func (s *Server) searchUser(w http.ResponseWriter, r *http.Request, t *store.Ten
 		s.internalError(w, r, err)
 		return
 	}
-	out := searchResponse{UserID: userID, Query: q, Terms: res.Terms, Search: "lexical", Hits: res.Hits}
+	out := client.SearchResult{UserID: userID, Query: q, Terms: res.Terms, Search: "lexical", Hits: res.Hits}
 	if res.Vector {
 		out.Search = "hybrid"
 	}
@@ -133,7 +118,7 @@ func (s *Server) searchUser(w http.ResponseWriter, r *http.Request, t *store.Ten
 		out.Hits = []store.SearchHit{}
 	}
 	if res.EmbedErr != nil {
-		out.Notes = append(out.Notes, searchNote{Reason: "embedder", Detail: embedFailure(res.EmbedErr)})
+		out.Notes = append(out.Notes, client.Note{Reason: "embedder", Detail: embedFailure(res.EmbedErr)})
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -10,16 +10,10 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/recallhq/recall/pkg/client"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
 )
-
-type sessionResponse struct {
-	store.Session
-	Recent []store.Message `json:"recent_messages"`
-	// Summary is the session's current summary, null until it has one.
-	Summary *store.Summary `json:"summary"`
-}
 
 // getSession returns a session's aggregates and its newest messages (oldest first).
 func (s *Server) getSession(w http.ResponseWriter, r *http.Request, t *store.Tenant) {
@@ -41,7 +35,7 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request, t *store.Ten
 		return
 	}
 	reverse(msgs)
-	writeJSON(w, http.StatusOK, sessionResponse{Session: sess, Recent: nonNil(msgs), Summary: sum})
+	writeJSON(w, http.StatusOK, client.Session{Session: sess, Recent: nonNil(msgs), Summary: sum})
 }
 
 func reverse[T any](s []T) {
@@ -55,13 +49,6 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
-}
-
-type messagesResponse struct {
-	Messages   []store.Message `json:"messages"`
-	NextCursor string          `json:"next_cursor,omitempty"`
-	// Summary is the session's current summary, null until it has one.
-	Summary *store.Summary `json:"summary"`
 }
 
 // getMessages pages through a session in event-time order. The cursor is opaque
@@ -97,7 +84,7 @@ func (s *Server) getMessages(w http.ResponseWriter, r *http.Request, t *store.Te
 			return
 		}
 	}
-	resp := messagesResponse{Messages: nonNil(msgs)}
+	resp := client.MessagePage{Messages: nonNil(msgs)}
 	if sum, err := t.CurrentSummary(ctx, id); err == nil {
 		resp.Summary = &sum
 	} else if !errors.Is(err, store.ErrNotFound) {

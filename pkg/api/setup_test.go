@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
+	"github.com/recallhq/recall/internal/openapitest"
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/api"
 	"github.com/recallhq/recall/pkg/events"
@@ -82,7 +83,7 @@ func setup(t *testing.T, opts ...option) *bundle {
 		Registry: reg, Now: func() time.Time { return testNow }, Ready: o.ready,
 	})
 	require.NoError(t, err)
-	hs := httptest.NewServer(srv.Handler(reg))
+	hs := httptest.NewServer(openapitest.Handler(t, openAPIDoc(t), srv.Handler(reg)))
 	t.Cleanup(hs.Close)
 	if o.ingest {
 		startIngest(t, db, nt, o.limits)

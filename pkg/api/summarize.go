@@ -6,40 +6,13 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/recallhq/recall/pkg/client"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
 )
 
-// Statuses of POST /v1/sessions/{id}/summarize.
-const (
-	// summaryCurrent: no message since the current summary; nothing was asked.
-	summaryCurrent = "current"
-	// summarySummarized: asked, and the summary reached the session's newest
-	// message within ?wait.
-	summarySummarized = "summarized"
-	// summaryQueued: asked; the summarizer has not written it yet.
-	summaryQueued = "queued"
-)
-
 // maxSummarizeWait bounds ?wait.
 const maxSummarizeWait = 30 * time.Second
-
-type summarizeResponse struct {
-	SessionID string `json:"session_id"`
-	Status    string `json:"status"`
-	// Summary is the session's current summary (the new one when status is
-	// summarized), null while it has none.
-	Summary *store.Summary    `json:"summary"`
-	Request *summarizeRequest `json:"request,omitempty"`
-}
-
-type summarizeRequest struct {
-	FromCount    int64 `json:"from_count"`
-	ThroughCount int64 `json:"through_count"`
-	// Duplicate: the same request (same session and range) was already
-	// queued, by this route or by a trigger.
-	Duplicate bool `json:"duplicate"`
-}
 
 // postSummarize asks for a summary of the session now. It is idempotent: with
 // no message since the current summary it answers that summary (200, status
@@ -76,7 +49,7 @@ func (s *Server) postSummarize(w http.ResponseWriter, r *http.Request, t *store.
 			s.internalError(w, r, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, summarizeResponse{SessionID: id, Status: summaryCurrent, Summary: sum})
+		writeJSON(w, http.StatusOK, client.SummarizeResult{SessionID: id, Status: client.SummaryCurrent, Summary: sum})
 		return
 	}
 	req := events.SummarizeRequest{TenantID: t.ID(), UserID: st.UserID, SessionID: id, Reason: events.SummarizeRequested,
@@ -87,10 +60,10 @@ func (s *Server) postSummarize(w http.ResponseWriter, r *http.Request, t *store.
 		writeError(w, http.StatusServiceUnavailable, "unavailable", "the summary could not be queued; retry", nil)
 		return
 	}
-	out := summarizeResponse{SessionID: id, Status: summaryQueued,
-		Request: &summarizeRequest{FromCount: req.FromCount, ThroughCount: req.ThroughCount, Duplicate: res[0].Duplicate}}
+	out := client.SummarizeResult{SessionID: id, Status: client.SummaryQueued,
+		Request: &client.SummarizeRequest{FromCount: req.FromCount, ThroughCount: req.ThroughCount, Duplicate: res[0].Duplicate}}
 	if wait > 0 && s.waitSummarized(r.Context(), t, id, req.ThroughCount, wait) {
-		out.Status = summarySummarized
+		out.Status = client.SummarySummarized
 	}
 	rctx, rcancel := ctxTimeout(r) // the wait may have used up ctx
 	defer rcancel()
@@ -99,7 +72,7 @@ func (s *Server) postSummarize(w http.ResponseWriter, r *http.Request, t *store.
 		return
 	}
 	status := http.StatusAccepted
-	if out.Status == summarySummarized {
+	if out.Status == client.SummarySummarized {
 		status = http.StatusOK
 	}
 	writeJSON(w, status, out)

@@ -10,15 +10,10 @@ import (
 	"net/http"
 	"unicode/utf8"
 
+	"github.com/recallhq/recall/pkg/client"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
 )
-
-type acceptedTurn struct {
-	ID        string `json:"id"`
-	Sequence  uint64 `json:"sequence"`
-	Duplicate bool   `json:"duplicate,omitempty"`
-}
 
 // postTurns accepts one turn or an array. The whole request is validated first and
 // rejected as a whole with every field error; nothing is published from a request
@@ -56,7 +51,6 @@ func (s *Server) postTurns(w http.ResponseWriter, r *http.Request, t *store.Tena
 
 	turns := make([]events.Turn, len(raws))
 	var fields []events.FieldError
-	seen := make(map[string]int, len(raws))
 	for i, raw := range raws {
 		prefix := ""
 		if isArray {
@@ -76,15 +70,9 @@ func (s *Server) postTurns(w http.ResponseWriter, r *http.Request, t *store.Tena
 		if errors.As(err, &ve) {
 			fields = append(fields, ve.Prefixed(prefix).Fields...)
 		}
-		if tn.ID != "" {
-			if j, dup := seen[tn.ID]; dup {
-				fields = append(fields, events.FieldError{Field: prefix + "id", Message: fmt.Sprintf("same id as [%d]", j)})
-			} else {
-				seen[tn.ID] = i
-			}
-		}
 		turns[i] = tn
 	}
+	fields = append(fields, events.RepeatedIDs(turns)...)
 	if len(fields) > 0 {
 		s.metrics.turns.WithLabelValues("rejected").Add(float64(len(turns)))
 		writeError(w, http.StatusBadRequest, "invalid_request", "invalid turn(s); nothing was accepted", fields)
@@ -94,14 +82,14 @@ func (s *Server) postTurns(w http.ResponseWriter, r *http.Request, t *store.Tena
 	pctx, cancel := context.WithTimeout(r.Context(), s.cfg.PublishTimeout)
 	defer cancel()
 	results, err := s.pub.PublishTurns(pctx, turns)
-	accepted := make([]acceptedTurn, 0, len(results))
+	accepted := make([]client.Accepted, 0, len(results))
 	var failed []string
 	for _, res := range results {
 		if res.Err != nil {
 			failed = append(failed, res.ID)
 			continue
 		}
-		accepted = append(accepted, acceptedTurn{ID: res.ID, Sequence: res.Sequence, Duplicate: res.Duplicate})
+		accepted = append(accepted, res)
 		if res.Duplicate {
 			s.metrics.turns.WithLabelValues("duplicate").Inc()
 		} else {
@@ -111,14 +99,14 @@ func (s *Server) postTurns(w http.ResponseWriter, r *http.Request, t *store.Tena
 	if err != nil {
 		s.metrics.turns.WithLabelValues("failed").Add(float64(len(failed)))
 		s.log.Error("publish turns", "tenant_id", t.ID(), "failed", len(failed), "error", err.Error())
-		writeJSON(w, http.StatusServiceUnavailable, map[string]any{
-			"error":    errorDetail{Code: "unavailable", Message: "some turns were not stored; resend them (ids are deduplicated)"},
-			"accepted": accepted,
-			"failed":   failed,
+		w.Header().Set("Retry-After", "1")
+		writeJSON(w, http.StatusServiceUnavailable, client.TurnsResult{
+			Error:    &client.Error{Code: "unavailable", Message: "some turns were not stored; resend them (ids are deduplicated)"},
+			Accepted: accepted, Failed: failed,
 		})
 		return
 	}
-	writeJSON(w, http.StatusAccepted, map[string]any{"accepted": accepted})
+	writeJSON(w, http.StatusAccepted, client.TurnsResult{Accepted: accepted})
 }
 
 // splitBody returns the raw turns of a body that is one object or an array.

@@ -93,6 +93,25 @@ func (e *ValidationError) Prefixed(prefix string) *ValidationError {
 	return out
 }
 
+// RepeatedIDs reports the turns of a batch that repeat an earlier turn's id, as
+// "[i].id" errors: one request must not carry two turns of one id, since the
+// second would be dropped as a duplicate of the first.
+func RepeatedIDs(turns []Turn) []FieldError {
+	var out []FieldError
+	first := make(map[string]int, len(turns))
+	for i, t := range turns {
+		if t.ID == "" {
+			continue
+		}
+		if j, dup := first[t.ID]; dup {
+			out = append(out, FieldError{Field: fmt.Sprintf("[%d].id", i), Message: fmt.Sprintf("same id as [%d]", j)})
+			continue
+		}
+		first[t.ID] = i
+	}
+	return out
+}
+
 type fieldErrors []FieldError
 
 func (fe *fieldErrors) add(field, format string, args ...any) {

@@ -1,0 +1,488 @@
+// Package client is Recall's Go client, what a Go chat backend imports: it
+// adds turns (over HTTP, or straight to JetStream), reads the context for the
+// next prompt, searches a user's history, resolves "the user answered 3" to
+// the real item, and reads and manages sessions, profiles and presented items.
+//
+// Every call is retried with exponential backoff when the API answers 503 or
+// cannot be reached, with the same ids, so a retry never stores a turn twice.
+// Errors the API answers are *Error, carrying the fields it names.
+package client
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/forget"
+	"github.com/recallhq/recall/pkg/queue"
+)
+
+// Client talks to one Recall API as one tenant. It is safe for concurrent use.
+type Client struct {
+	base   *url.URL
+	tenant string
+	key    string
+	hc     *http.Client
+	js     jetstream.JetStream
+	retry  Retry
+	limits events.Limits
+	now    func() time.Time
+}
+
+// Retry is how a call is retried when the API answers 503 or cannot be
+// reached: exponential backoff from Initial up to Max between attempts, for
+// at most Elapsed in all (0 tries once).
+type Retry struct {
+	Initial, Max, Elapsed time.Duration
+}
+
+// DefaultRetry rides out a restart of the API or of a dependency (the
+// API's own publish timeout is 5 s) without holding a chat turn for long.
+var DefaultRetry = Retry{Initial: 100 * time.Millisecond, Max: 2 * time.Second, Elapsed: 15 * time.Second}
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithTenant sets the tenant every request is made as (X-Tenant-ID).
+func WithTenant(tenant string) Option { return func(c *Client) { c.tenant = tenant } }
+
+// WithKey sets the bearer key, needed when the API has API_KEYS set.
+func WithKey(key string) Option { return func(c *Client) { c.key = key } }
+
+// WithHTTPClient sets the HTTP client (timeouts, transport); the default is
+// http.DefaultClient.
+func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.hc = hc } }
+
+// WithJetStream makes AddTurns publish straight to JetStream instead of
+// POSTing to the API: one hop less, for a backend that already holds a NATS
+// connection. Everything else still goes over HTTP.
+func WithJetStream(js jetstream.JetStream) Option { return func(c *Client) { c.js = js } }
+
+// WithRetry sets the retry policy; Retry{} tries every call once.
+func WithRetry(r Retry) Option { return func(c *Client) { c.retry = r } }
+
+// WithLimits sets the limits turns are validated against before a publish
+// to JetStream (the API and the workers' EVENT_* limits); the default is
+// events.DefaultLimits.
+func WithLimits(l events.Limits) Option { return func(c *Client) { c.limits = l } }
+
+// New returns a client of the API at baseURL (http://host:port).
+func New(baseURL string, opts ...Option) (*Client, error) {
+	u, err := url.Parse(baseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("recall client: base URL %q: want http(s)://host[:port]", baseURL)
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/")
+	c := &Client{base: u, hc: http.DefaultClient, retry: DefaultRetry, limits: events.DefaultLimits, now: time.Now}
+	for _, o := range opts {
+		o(c)
+	}
+	if c.tenant == "" {
+		return nil, errors.New("recall client: no tenant (WithTenant)")
+	}
+	return c, nil
+}
+
+// Tenant is the tenant the client works as.
+func (c *Client) Tenant() string { return c.tenant }
+
+// NewID returns a new event id: 26 random characters, unique without
+// coordination.
+func NewID() string { return rand.Text() }
+
+// AddTurns stores turns: over JetStream when the client has one
+// (WithJetStream), otherwise by POST /v1/turns. It fills what a producer may
+// leave out (ID, TenantID, OccurredAt: now), writing them into turns so the
+// caller knows the ids, and validates every turn first: an invalid turn
+// fails the whole call with an *Error naming each field ("[i].role" in a
+// batch) and nothing is stored. The answer has one entry per turn, in order;
+// a retry (after a 503, a lost connection or a missing publish ack) sends
+// the same ids, which Recall stores once.
+func (c *Client) AddTurns(ctx context.Context, turns ...*events.Turn) ([]Accepted, error) {
+	if len(turns) == 0 {
+		return nil, &Error{Status: http.StatusBadRequest, Code: "invalid_request", Message: "no turns"}
+	}
+	for _, t := range turns {
+		if t.ID == "" {
+			t.ID = NewID()
+		}
+		if t.TenantID == "" {
+			t.TenantID = c.tenant
+		}
+		if t.OccurredAt.IsZero() {
+			t.OccurredAt = c.now().UTC()
+		}
+	}
+	if c.js != nil {
+		return c.publish(ctx, turns)
+	}
+	var body any = turns
+	if len(turns) == 1 {
+		body = turns[0]
+	}
+	var res TurnsResult
+	if err := c.call(ctx, http.MethodPost, "/v1/turns", nil, body, &res); err != nil {
+		return res.Accepted, err
+	}
+	return res.Accepted, nil
+}
+
+// publish validates turns as the API does and publishes them to JetStream,
+// retrying those not acknowledged.
+func (c *Client) publish(ctx context.Context, turns []*events.Turn) ([]Accepted, error) {
+	batch := make([]events.Turn, len(turns))
+	var fields []FieldError
+	for i, t := range turns {
+		if t.TenantID != c.tenant {
+			fields = append(fields, FieldError{Field: prefix(i, len(turns)) + "tenant_id", Message: "does not match the client's tenant"})
+		}
+		err := events.ValidateTurn(t, events.ValidateOptions{Limits: c.limits, Now: c.now})
+		var ve *events.ValidationError
+		if errors.As(err, &ve) {
+			fields = append(fields, ve.Prefixed(prefix(i, len(turns))).Fields...)
+		}
+		batch[i] = *t
+	}
+	fields = append(fields, events.RepeatedIDs(batch)...)
+	if len(fields) > 0 {
+		return nil, &Error{Status: http.StatusBadRequest, Code: "invalid_request", Message: "invalid turn(s); nothing was published", Fields: fields}
+	}
+	out := make([]Accepted, len(batch))
+	pending := make([]int, len(batch))
+	for i := range pending {
+		pending[i] = i
+	}
+	pub := queue.NewPublisher(c.js)
+	err := c.withRetry(ctx, func() error {
+		send := make([]events.Turn, len(pending))
+		for j, i := range pending {
+			send[j] = batch[i]
+		}
+		res, err := pub.PublishTurns(ctx, send)
+		var left []int
+		for j, r := range res {
+			if r.Err != nil {
+				left = append(left, pending[j])
+				continue
+			}
+			out[pending[j]] = r
+		}
+		pending = left
+		if err != nil {
+			return &Error{Status: http.StatusServiceUnavailable, Code: "unavailable", Message: err.Error()}
+		}
+		return nil
+	})
+	return out, err
+}
+
+func prefix(i, n int) string {
+	if n == 1 {
+		return ""
+	}
+	return fmt.Sprintf("[%d].", i)
+}
+
+// Context returns the assembled context for the next prompt. With a Query
+// (the user's current message) it is asked for by POST, which keeps the
+// message out of URLs and access logs and has no length limit short of 64
+// KiB; without one by GET.
+func (c *Client) Context(ctx context.Context, p ContextParams) (*Context, error) {
+	body := p.body()
+	var out Context
+	if p.Query != "" {
+		return &out, c.call(ctx, http.MethodPost, "/v1/context", nil, body, &out)
+	}
+	q := url.Values{}
+	for k, v := range body {
+		q.Set(k, fmt.Sprint(v))
+	}
+	return &out, c.call(ctx, http.MethodGet, "/v1/context", q, nil, &out)
+}
+
+// body is the parameters as POST /v1/context's body.
+func (p ContextParams) body() map[string]any {
+	b, _ := json.Marshal(p)
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // 1000000 stays 1000000 in a URL, not 1e+06
+	_ = dec.Decode(&m)
+	if p.TTL > 0 {
+		m["ttl"] = p.TTL.String()
+	}
+	return m
+}
+
+// Search searches one user's history (POST, the text in the body).
+func (c *Client) Search(ctx context.Context, userID string, p SearchParams) (*SearchResult, error) {
+	var out SearchResult
+	return &out, c.call(ctx, http.MethodPost, userPath(userID, "search"), nil, p, &out)
+}
+
+// Session returns a session's counts, its recent newest messages (0: the
+// API's default, 10) and its summary.
+func (c *Client) Session(ctx context.Context, sessionID string, recent int) (*Session, error) {
+	var out Session
+	return &out, c.call(ctx, http.MethodGet, sessionPath(sessionID), intParam("recent", recent), nil, &out)
+}
+
+// Messages returns one page of a session's messages in event-time order:
+// limit per page (0: the API's default, 50), after the cursor of the page
+// before ("" for the first).
+func (c *Client) Messages(ctx context.Context, sessionID string, limit int, cursor string) (*MessagePage, error) {
+	q := intParam("limit", limit)
+	if cursor != "" {
+		q.Set("cursor", cursor)
+	}
+	var out MessagePage
+	return &out, c.call(ctx, http.MethodGet, sessionPath(sessionID, "messages"), q, nil, &out)
+}
+
+// AllMessages iterates over every message of a session, a page of limit at
+// a time; it stops at the first error, which it yields.
+func (c *Client) AllMessages(ctx context.Context, sessionID string, limit int) iter.Seq2[Message, error] {
+	return func(yield func(Message, error) bool) {
+		cursor := ""
+		for {
+			page, err := c.Messages(ctx, sessionID, limit, cursor)
+			if err != nil {
+				yield(Message{}, err)
+				return
+			}
+			for _, m := range page.Messages {
+				if !yield(m, nil) {
+					return
+				}
+			}
+			if page.NextCursor == "" {
+				return
+			}
+			cursor = page.NextCursor
+		}
+	}
+}
+
+// Selection returns item n (1-based, as shown to the user) of the session's
+// current list, exactly as it was sent. A session that presented no list, a
+// position beyond the list and an unknown session are 404 *Errors (codes
+// no_list, out_of_range, not_found).
+func (c *Client) Selection(ctx context.Context, sessionID string, n int) (*Selection, error) {
+	var out Selection
+	return &out, c.call(ctx, http.MethodGet, sessionPath(sessionID, "selection", strconv.Itoa(n)), nil, nil, &out)
+}
+
+// Unseen answers which of the refs the user was never shown nor notified
+// of. With MarkNotified and no NotificationID, one is assigned before the
+// first attempt, so that a retry gets the same answer.
+func (c *Client) Unseen(ctx context.Context, userID string, req UnseenRequest) (*Unseen, error) {
+	if req.MarkNotified && req.NotificationID == "" {
+		req.NotificationID = NewID()
+	}
+	var out Unseen
+	return &out, c.call(ctx, http.MethodPost, userPath(userID, "items", "unseen"), nil, req, &out)
+}
+
+// Seen returns the user's seen items, most recently shown first (limit 0:
+// the API's default, 100).
+func (c *Client) Seen(ctx context.Context, userID string, limit int) (*Seen, error) {
+	var out Seen
+	return &out, c.call(ctx, http.MethodGet, userPath(userID, "items", "seen"), intParam("limit", limit), nil, &out)
+}
+
+// Profile returns the user's interest facts by weight now (limit 0: the
+// API's default, 50) and the interest vector's metadata, with its values
+// when vector is true.
+func (c *Client) Profile(ctx context.Context, userID string, limit int, vector bool) (*Profile, error) {
+	q := intParam("limit", limit)
+	if vector {
+		q.Set("vector", "true")
+	}
+	var out Profile
+	return &out, c.call(ctx, http.MethodGet, userPath(userID, "profile"), q, nil, &out)
+}
+
+// RefreshProfile queues a recompute of the user's interest vector.
+func (c *Client) RefreshProfile(ctx context.Context, userID string) (*ProfileRefresh, error) {
+	var out ProfileRefresh
+	return &out, c.call(ctx, http.MethodPost, userPath(userID, "profile", "refresh"), nil, nil, &out)
+}
+
+// Recommendations returns the k catalog items (0: the API's default, 10)
+// nearest to the user's interest vector; a 409 *Error with code no_profile
+// while the user has none.
+func (c *Client) Recommendations(ctx context.Context, userID string, k int) (*Recommendations, error) {
+	var out Recommendations
+	return &out, c.call(ctx, http.MethodGet, userPath(userID, "recommendations"), intParam("k", k), nil, &out)
+}
+
+// Summarize asks for the session's summary now, waiting up to wait (at most
+// 30 s) for it to be written.
+func (c *Client) Summarize(ctx context.Context, sessionID string, wait time.Duration) (*SummarizeResult, error) {
+	q := url.Values{}
+	if wait > 0 {
+		q.Set("wait", wait.String())
+	}
+	var out SummarizeResult
+	return &out, c.call(ctx, http.MethodPost, sessionPath(sessionID, "summarize"), q, nil, &out)
+}
+
+// DeleteSession removes a session, its messages and its turns in the stream.
+func (c *Client) DeleteSession(ctx context.Context, sessionID string) error {
+	return c.call(ctx, http.MethodDelete, sessionPath(sessionID), nil, nil, nil)
+}
+
+// ForgetUser removes a user completely: every row and stream message of
+// theirs. It is idempotent.
+func (c *Client) ForgetUser(ctx context.Context, userID string) (*forget.Report, error) {
+	var out forget.Report
+	return &out, c.call(ctx, http.MethodDelete, userPath(userID), nil, nil, &out)
+}
+
+func sessionPath(id string, rest ...string) string {
+	return "/v1/sessions/" + url.PathEscape(id) + joinRest(rest)
+}
+
+func userPath(id string, rest ...string) string {
+	return "/v1/users/" + url.PathEscape(id) + joinRest(rest)
+}
+
+func joinRest(rest []string) string {
+	if len(rest) == 0 {
+		return ""
+	}
+	return "/" + strings.Join(rest, "/")
+}
+
+func intParam(name string, v int) url.Values {
+	q := url.Values{}
+	if v != 0 {
+		q.Set(name, strconv.Itoa(v))
+	}
+	return q
+}
+
+// call sends one request (retrying as the policy says) and decodes a 2xx
+// answer into out; any other answer is an *Error.
+func (c *Client) call(ctx context.Context, method, path string, q url.Values, body, out any) error {
+	var data []byte
+	if body != nil {
+		var err error
+		if data, err = json.Marshal(body); err != nil {
+			return fmt.Errorf("recall client: encode request: %w", err)
+		}
+	}
+	u := c.base.String() + path
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	return c.withRetry(ctx, func() error {
+		return c.once(ctx, method, u, data, out)
+	})
+}
+
+func (c *Client) once(ctx context.Context, method, u string, data []byte, out any) error {
+	var rd io.Reader
+	if data != nil {
+		rd = bytes.NewReader(data)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, rd)
+	if err != nil {
+		return backoff.Permanent(err)
+	}
+	req.Header.Set("X-Tenant-ID", c.tenant)
+	req.Header.Set("Accept", "application/json")
+	if data != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.key)
+	}
+	res, err := c.hc.Do(req)
+	if err != nil {
+		return fmt.Errorf("recall client: %s %s: %w", method, req.URL.Path, err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		return fmt.Errorf("recall client: %s %s: reading the answer: %w", method, req.URL.Path, err)
+	}
+	if res.StatusCode >= 200 && res.StatusCode < 300 {
+		if out == nil || len(raw) == 0 {
+			return nil
+		}
+		if err := json.Unmarshal(raw, out); err != nil {
+			return backoff.Permanent(fmt.Errorf("recall client: %s %s: decode the answer: %w", method, req.URL.Path, err))
+		}
+		return nil
+	}
+	e := &Error{Status: res.StatusCode}
+	var eb ErrorBody
+	if json.Unmarshal(raw, &eb) == nil && eb.Error != nil {
+		*e = *eb.Error
+		e.Status = res.StatusCode
+	} else {
+		e.Code, e.Message = http.StatusText(res.StatusCode), strings.TrimSpace(string(raw))
+	}
+	if res.StatusCode == http.StatusServiceUnavailable {
+		// A 503 of POST /v1/turns lists what was stored; keep it for the
+		// caller should the retries run out.
+		if out != nil {
+			_ = json.Unmarshal(raw, out)
+		}
+		return e
+	}
+	return backoff.Permanent(e)
+}
+
+// withRetry runs op until it succeeds, fails for good (a permanent error: any
+// answer but 503) or the policy's time runs out.
+func (c *Client) withRetry(ctx context.Context, op func() error) error {
+	if c.retry.Elapsed <= 0 {
+		err := op()
+		var pe *backoff.PermanentError
+		if errors.As(err, &pe) {
+			return pe.Err
+		}
+		return err
+	}
+	b := backoff.NewExponentialBackOff()
+	b.InitialInterval, b.MaxInterval, b.MaxElapsedTime = c.retry.Initial, c.retry.Max, c.retry.Elapsed
+	return backoff.Retry(func() error {
+		err := op()
+		if err != nil && !retryable(err) {
+			return backoff.Permanent(err)
+		}
+		return err
+	}, backoff.WithContext(b, ctx))
+}
+
+// retryable reports whether a request that failed with err may succeed if
+// sent again: a 503, or no answer at all (refused, reset, timed out).
+func retryable(err error) bool {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Temporary()
+	}
+	var pe *backoff.PermanentError
+	if errors.As(err, &pe) || errors.Is(err, context.Canceled) {
+		return false
+	}
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, context.DeadlineExceeded)
+}

@@ -1,0 +1,379 @@
+package client_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/require"
+
+	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/client"
+	"github.com/recallhq/recall/pkg/events"
+)
+
+const (
+	tenant = "acme"
+	key    = "acme-key-0123456789"
+)
+
+// startLive runs a Recall (recall run) with keys on.
+func startLive(t *testing.T) *testenv.Live {
+	t.Helper()
+	return testenv.StartRecall(t, "API_KEYS="+tenant+":"+key+",other:other-key-0123456789")
+}
+
+func newClient(t *testing.T, l *testenv.Live, opts ...client.Option) *client.Client {
+	t.Helper()
+	c, err := client.New(l.URL, append([]client.Option{client.WithTenant(tenant), client.WithKey(key)}, opts...)...)
+	require.NoError(t, err)
+	return c
+}
+
+// presented is an assistant turn that shows a three-item list, after a tool call.
+func presented(user, session string, at time.Time) *events.Turn {
+	return &events.Turn{
+		UserID: user, SessionID: session, OccurredAt: at, Role: events.RoleAssistant,
+		Content: "Here are three science-fiction novels:",
+		ToolCalls: []events.ToolCall{{Name: "search_books", Arguments: json.RawMessage(`{"q":"science fiction"}`),
+			Result: json.RawMessage(`{"total":3}`), Status: "ok", DurationMS: 12}},
+		Items: []events.Item{
+			{Ref: "/book/823D", Title: "The Three-Body Problem", Attrs: json.RawMessage(`{"author":"Liu Cixin"}`)},
+			{Ref: "/book/77A1", Title: "Ball Lightning", Attrs: json.RawMessage(`{"author":"Liu Cixin"}`)},
+			{Ref: "/book/19F0", Title: "Dune", Attrs: json.RawMessage(`{"author":"Frank Herbert"}`)},
+		},
+	}
+}
+
+// TestClient drives every call of the client against a live Recall: over
+// HTTP, straight to JetStream, and through failures.
+func TestClient(t *testing.T) {
+	t.Parallel()
+	l := startLive(t)
+	t.Run("http", func(t *testing.T) { clientHTTP(t, l) })
+	t.Run("jetstream", func(t *testing.T) { clientJetStream(t, l) })
+	t.Run("retries", func(t *testing.T) { clientRetries(t, l) })
+}
+
+// clientHTTP: every call over HTTP.
+func clientHTTP(t *testing.T, l *testenv.Live) {
+	c := newClient(t, l)
+	ctx := t.Context()
+	const user, session = "u-42", "s-1"
+	at := time.Now().UTC().Add(-time.Minute).Truncate(time.Millisecond)
+
+	ask := &events.Turn{UserID: user, SessionID: session, OccurredAt: at, Role: events.RoleUser,
+		Content: "Recommend some science fiction like 《三体》 please"}
+	show := presented(user, session, at.Add(time.Second))
+	acc, err := c.AddTurns(ctx, ask, show)
+	require.NoError(t, err)
+	require.Len(t, acc, 2)
+	require.NotEmpty(t, ask.ID, "the client assigns ids")
+	require.Equal(t, ask.ID, acc[0].ID)
+	require.Equal(t, show.ID, acc[1].ID)
+	require.NotZero(t, acc[1].Sequence)
+	require.Equal(t, tenant, ask.TenantID)
+
+	// Sending the same turns again stores nothing new.
+	again, err := c.AddTurns(ctx, ask, show)
+	require.NoError(t, err)
+	require.True(t, again[0].Duplicate && again[1].Duplicate)
+
+	require.Eventually(t, func() bool {
+		s, err := c.Session(ctx, session, 0)
+		return err == nil && s.MessageCount == 2
+	}, 20*time.Second, 50*time.Millisecond)
+
+	t.Run("session and messages", func(t *testing.T) {
+		s, err := c.Session(ctx, session, 1)
+		require.NoError(t, err)
+		require.Equal(t, user, s.UserID)
+		require.Len(t, s.Recent, 1)
+		require.Equal(t, show.ID, s.Recent[0].EventID)
+
+		page, err := c.Messages(ctx, session, 1, "")
+		require.NoError(t, err)
+		require.Len(t, page.Messages, 1)
+		require.NotEmpty(t, page.NextCursor)
+		var ids []string
+		for m, err := range c.AllMessages(ctx, session, 1) {
+			require.NoError(t, err)
+			ids = append(ids, m.EventID)
+		}
+		require.Equal(t, []string{ask.ID, show.ID}, ids)
+		last, err := c.Messages(ctx, session, 1, page.NextCursor)
+		require.NoError(t, err)
+		require.Empty(t, last.NextCursor)
+		require.JSONEq(t, `[{"ref":"/book/823D","title":"The Three-Body Problem","attrs":{"author":"Liu Cixin"}},{"ref":"/book/77A1","title":"Ball Lightning","attrs":{"author":"Liu Cixin"}},{"ref":"/book/19F0","title":"Dune","attrs":{"author":"Frank Herbert"}}]`,
+			string(last.Messages[0].Items), "the list as sent")
+		require.JSONEq(t, `[{"name":"search_books","arguments":{"q":"science fiction"},"result":{"total":3},"status":"ok","duration_ms":12}]`,
+			string(last.Messages[0].ToolCalls))
+	})
+
+	t.Run("context", func(t *testing.T) {
+		got, err := c.Context(ctx, client.ContextParams{UserID: user, SessionID: session})
+		require.NoError(t, err)
+		require.Len(t, got.Window.Messages, 2)
+		require.NotNil(t, got.List)
+		require.Equal(t, "/book/77A1", got.List.Items[1].Ref)
+		require.Contains(t, got.Prompt, "ref: /book/77A1")
+		require.Nil(t, got.Recalled)
+
+		// With the current message, by POST: the history is searched for it.
+		zero := 0
+		got, err = c.Context(ctx, client.ContextParams{UserID: user, SessionID: "s-2", Query: "which science fiction books?",
+			MaxFacts: &zero, TTL: time.Hour, Lang: "en"})
+		require.NoError(t, err)
+		require.NotNil(t, got.Recalled)
+		require.Equal(t, "1h0m0s", got.TTL)
+		require.Empty(t, got.Facts.Facts)
+	})
+
+	t.Run("search", func(t *testing.T) {
+		require.Eventually(t, func() bool {
+			res, err := c.Search(ctx, user, client.SearchParams{Q: "science fiction", K: 5})
+			return err == nil && len(res.Hits) > 0
+		}, 20*time.Second, 50*time.Millisecond, "the indexer makes the turns searchable")
+		res, err := c.Search(ctx, user, client.SearchParams{Q: "science fiction", Role: "assistant"})
+		require.NoError(t, err)
+		require.Equal(t, show.ID, res.Hits[0].SourceID)
+	})
+
+	t.Run("selection", func(t *testing.T) {
+		sel, err := c.Selection(ctx, session, 2)
+		require.NoError(t, err)
+		require.Equal(t, "/book/77A1", sel.Ref())
+		require.Equal(t, show.ID, sel.List.EventID)
+		require.Equal(t, 3, sel.List.Count)
+
+		_, err = c.Selection(ctx, session, 4)
+		var e *client.Error
+		require.ErrorAs(t, err, &e)
+		require.Equal(t, http.StatusNotFound, e.Status)
+		require.Equal(t, "out_of_range", e.Code)
+		msg, ok := e.Field("n")
+		require.True(t, ok)
+		require.Equal(t, "want 1 to 3", msg)
+		require.True(t, client.IsNotFound(err))
+	})
+
+	t.Run("seen and unseen", func(t *testing.T) {
+		require.Eventually(t, func() bool {
+			s, err := c.Seen(ctx, user, 10)
+			return err == nil && len(s.Items) == 3
+		}, 20*time.Second, 50*time.Millisecond, "the seen worker records the list")
+		u, err := c.Unseen(ctx, user, client.UnseenRequest{Refs: []string{"/book/19F0", "/book/NEW1", "/book/NEW2"}, MarkNotified: true})
+		require.NoError(t, err)
+		require.Equal(t, []string{"/book/NEW1", "/book/NEW2"}, u.Unseen)
+		require.Equal(t, 2, u.Marked)
+		u, err = c.Unseen(ctx, user, client.UnseenRequest{Refs: []string{"/book/NEW1", "/book/NEW3"}})
+		require.NoError(t, err)
+		require.Equal(t, []string{"/book/NEW3"}, u.Unseen, "notified refs are left out")
+	})
+
+	t.Run("profile and recommendations", func(t *testing.T) {
+		var p *client.Profile
+		require.Eventually(t, func() bool {
+			var err error
+			p, err = c.Profile(ctx, user, 0, false)
+			return err == nil && len(p.Facts) > 0
+		}, 20*time.Second, 50*time.Millisecond, "the extractor records the user's interests")
+		require.Equal(t, user, p.UserID)
+		ref, err := c.RefreshProfile(ctx, user)
+		require.NoError(t, err)
+		require.Equal(t, user, ref.UserID)
+		require.Eventually(t, func() bool {
+			p, err := c.Profile(ctx, user, 0, true)
+			return err == nil && p.Vector.Present && len(p.Vector.Values) == p.Vector.Dims
+		}, 20*time.Second, 50*time.Millisecond, "the profiler computes the interest vector")
+		rec, err := c.Recommendations(ctx, user, 3)
+		require.NoError(t, err)
+		require.Equal(t, 3, rec.K)
+		require.Empty(t, rec.Items, "the tenant has no catalog")
+
+		_, err = c.Recommendations(ctx, "nobody", 3)
+		var e *client.Error
+		require.ErrorAs(t, err, &e)
+		require.Equal(t, http.StatusConflict, e.Status)
+		require.Equal(t, "no_profile", e.Code)
+	})
+
+	t.Run("summarize", func(t *testing.T) {
+		res, err := c.Summarize(ctx, session, 20*time.Second)
+		require.NoError(t, err)
+		require.Equal(t, client.SummarySummarized, res.Status)
+		require.NotNil(t, res.Summary)
+		res, err = c.Summarize(ctx, session, 0)
+		require.NoError(t, err)
+		require.Equal(t, client.SummaryCurrent, res.Status)
+	})
+
+	t.Run("errors name their fields", func(t *testing.T) {
+		_, err := c.Context(ctx, client.ContextParams{UserID: user, Lang: "fr"})
+		var e *client.Error
+		require.ErrorAs(t, err, &e)
+		require.Equal(t, http.StatusBadRequest, e.Status)
+		require.Equal(t, "invalid_request", e.Code)
+		require.Equal(t, []string{"session_id", "lang"}, fieldNames(e))
+
+		_, err = c.AddTurns(ctx, &events.Turn{UserID: user, SessionID: session, Role: "bot", Content: "x"},
+			&events.Turn{UserID: user, SessionID: session, Role: events.RoleUser})
+		require.ErrorAs(t, err, &e)
+		require.Equal(t, []string{"[0].role", "[1].content"}, fieldNames(e))
+		require.Contains(t, e.Error(), "[0].role: ")
+	})
+
+	t.Run("keys", func(t *testing.T) {
+		_, err := newClient(t, l, client.WithKey("wrong-key-0123456789")).Session(ctx, session, 0)
+		var e *client.Error
+		require.ErrorAs(t, err, &e)
+		require.Equal(t, http.StatusUnauthorized, e.Status)
+		other, err := client.New(l.URL, client.WithTenant("other"), client.WithKey("other-key-0123456789"))
+		require.NoError(t, err)
+		_, err = other.Session(ctx, session, 0)
+		require.True(t, client.IsNotFound(err), "another tenant does not see the session: %v", err)
+	})
+
+	t.Run("delete and forget", func(t *testing.T) {
+		require.NoError(t, c.DeleteSession(ctx, session))
+		_, err := c.Session(ctx, session, 0)
+		require.True(t, client.IsNotFound(err))
+		rep, err := c.ForgetUser(ctx, user)
+		require.NoError(t, err)
+		require.Equal(t, user, rep.UserID)
+		require.NotZero(t, rep.Rows["facts"])
+		_, err = c.Profile(ctx, user, 0, false)
+		require.True(t, client.IsNotFound(err))
+	})
+}
+
+// clientJetStream: turns published straight to JetStream, validated as the
+// API validates them, deduplicated by id, stored by the workers.
+func clientJetStream(t *testing.T, l *testenv.Live) {
+	nc, err := nats.Connect(l.NATSURL)
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	c := newClient(t, l, client.WithJetStream(js))
+	ctx := t.Context()
+
+	show := presented("u-js", "s-js", time.Now().UTC().Add(-time.Minute))
+	acc, err := c.AddTurns(ctx, show)
+	require.NoError(t, err)
+	require.Len(t, acc, 1)
+	require.Equal(t, show.ID, acc[0].ID)
+	require.False(t, acc[0].Duplicate)
+	again, err := c.AddTurns(ctx, show)
+	require.NoError(t, err)
+	require.True(t, again[0].Duplicate, "JetStream drops the repeat by Nats-Msg-Id")
+
+	require.Eventually(t, func() bool {
+		sel, err := c.Selection(ctx, "s-js", 3)
+		return err == nil && sel.Ref() == "/book/19F0"
+	}, 20*time.Second, 50*time.Millisecond)
+
+	// Invalid turns publish nothing and name every field, as the API would.
+	bad := []*events.Turn{
+		{ID: "dup", UserID: "u-js", SessionID: "s-js", Role: events.RoleUser, Content: "a"},
+		{ID: "dup", UserID: "u-js", SessionID: "s-js", Role: events.RoleUser, Content: "b", Items: []events.Item{{Title: "no ref"}}},
+		{ID: "t3", TenantID: "other", UserID: "u-js", SessionID: "s-js", Role: events.RoleUser, Content: "c"},
+	}
+	_, err = c.AddTurns(ctx, bad...)
+	var e *client.Error
+	require.ErrorAs(t, err, &e)
+	require.Equal(t, http.StatusBadRequest, e.Status)
+	require.Equal(t, []string{"[1].items[0].ref", "[2].tenant_id", "[1].id"}, fieldNames(e))
+	s, err := c.Session(ctx, "s-js", 0)
+	require.NoError(t, err)
+	require.Equal(t, int64(1), s.MessageCount)
+}
+
+// clientRetries: answers of 503 and refused connections are retried with the
+// same request, so the turn is stored once; other errors are not retried.
+func clientRetries(t *testing.T, l *testenv.Live) {
+	target, err := url.Parse(l.URL)
+	require.NoError(t, err)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	var mu sync.Mutex
+	var bodies []string
+	fail := 2
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies = append(bodies, string(body))
+		failing := fail > 0
+		fail--
+		mu.Unlock()
+		if failing {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = io.WriteString(w, `{"error":{"code":"unavailable","message":"a dependency is unavailable; retry"}}`)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	c, err := client.New(front.URL, client.WithTenant(tenant), client.WithKey(key),
+		client.WithRetry(client.Retry{Initial: 10 * time.Millisecond, Max: 50 * time.Millisecond, Elapsed: 5 * time.Second}))
+	require.NoError(t, err)
+	ctx := t.Context()
+
+	turn := &events.Turn{UserID: "u-r", SessionID: "s-r", Role: events.RoleUser, Content: "hello"}
+	acc, err := c.AddTurns(ctx, turn)
+	require.NoError(t, err)
+	require.False(t, acc[0].Duplicate)
+	require.Len(t, bodies, 3, "two 503s, then through")
+	require.Equal(t, bodies[0], bodies[2], "the same turn, the same id, every time")
+
+	// A 400 is an answer, not retried.
+	bodies = nil
+	_, err = c.Context(ctx, client.ContextParams{UserID: "u-r"})
+	require.Error(t, err)
+	require.Len(t, bodies, 1)
+
+	// 503s beyond the policy's time end the call with the API's error.
+	mu.Lock()
+	fail = 1000
+	mu.Unlock()
+	short, err := client.New(front.URL, client.WithTenant(tenant), client.WithKey(key),
+		client.WithRetry(client.Retry{Initial: 10 * time.Millisecond, Max: 20 * time.Millisecond, Elapsed: 200 * time.Millisecond}))
+	require.NoError(t, err)
+	_, err = short.Session(ctx, "s-r", 0)
+	var e *client.Error
+	require.ErrorAs(t, err, &e)
+	require.Equal(t, http.StatusServiceUnavailable, e.Status)
+	require.True(t, e.Temporary())
+
+	// A refused connection is retried until the API is there.
+	ln := httptest.NewUnstartedServer(http.NotFoundHandler())
+	addr := ln.Listener.Addr().String()
+	ln.Close()
+	down, err := client.New("http://"+addr, client.WithTenant(tenant),
+		client.WithRetry(client.Retry{Initial: 10 * time.Millisecond, Max: 20 * time.Millisecond, Elapsed: 200 * time.Millisecond}))
+	require.NoError(t, err)
+	start := time.Now()
+	_, err = down.Session(ctx, "s-r", 0)
+	require.Error(t, err)
+	require.False(t, errors.As(err, &e), "no answer, no *Error: %v", err)
+	require.GreaterOrEqual(t, time.Since(start), 150*time.Millisecond, "retried for the policy's time")
+}
+
+func fieldNames(e *client.Error) []string {
+	out := make([]string, len(e.Fields))
+	for i, f := range e.Fields {
+		out[i] = f.Field
+	}
+	return out
+}

@@ -1,0 +1,318 @@
+package mcpserver_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/client"
+)
+
+const (
+	tenant = "acme"
+	key    = "acme-key-0123456789"
+)
+
+// TestMCP drives the tools with the SDK's own client over both transports,
+// against one live Recall with keys on: stdio (the built `recall mcp`,
+// bound to a user, forget_user allowed) and streamable HTTP (the API's /mcp,
+// not bound).
+func TestMCP(t *testing.T) {
+	t.Parallel()
+	l := testenv.StartRecall(t, "API_KEYS="+tenant+":"+key+",other:other-key-0123456789")
+	api, err := client.New(l.URL, client.WithTenant(tenant), client.WithKey(key))
+	require.NoError(t, err)
+
+	t.Run("stdio", func(t *testing.T) {
+		t.Parallel()
+		cmd := exec.Command(l.Bin, "mcp")
+		cmd.Env = append(l.Env, "RECALL_URL="+l.URL, "RECALL_TENANT="+tenant, "RECALL_API_KEY="+key,
+			"RECALL_USER_ID=u-stdio", "MCP_ALLOW_FORGET=true")
+		cs := connect(t, &mcp.CommandTransport{Command: cmd})
+		s := agent{t: t, cs: cs, api: api, user: "u-stdio", session: "s-stdio", bound: true, log: &strings.Builder{}}
+		s.exercise()
+		s.forget()
+		t.Logf("MCP session over stdio (recall mcp, bound to u-stdio), the calls made once (polls left out):\n%s", s.log)
+	})
+
+	t.Run("http", func(t *testing.T) {
+		t.Parallel()
+		// As a host connects by default: it also asks for the standalone
+		// event stream (GET), which a stateless server declines with 405.
+		cs := connect(t, &mcp.StreamableClientTransport{Endpoint: l.URL + "/mcp",
+			HTTPClient: &http.Client{Transport: headers{"X-Tenant-ID": tenant, "Authorization": "Bearer " + key}}})
+		s := agent{t: t, cs: cs, api: api, user: "u-http", session: "s-http"}
+		s.exercise()
+		require.NotContains(t, s.toolNames(), "forget_user", "not offered unless MCP_ALLOW_FORGET")
+	})
+
+	t.Run("http bound by X-User-ID", func(t *testing.T) {
+		t.Parallel()
+		cs := connect(t, &mcp.StreamableClientTransport{Endpoint: l.URL + "/mcp", DisableStandaloneSSE: true,
+			HTTPClient: &http.Client{Transport: headers{"X-Tenant-ID": tenant, "Authorization": "Bearer " + key, "X-User-ID": "u-bound"}}})
+		s := agent{t: t, cs: cs, api: api, user: "u-bound", session: "s-bound", bound: true}
+		res := s.call("get_context", map[string]any{"user_id": "u-http", "session_id": "s-http"})
+		s.requireToolError(res, "user_id")
+	})
+
+	t.Run("http keys", func(t *testing.T) {
+		t.Parallel()
+		init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+		for _, c := range []struct {
+			name   string
+			hdr    map[string]string
+			status int
+		}{
+			{"no key", map[string]string{"X-Tenant-ID": tenant}, http.StatusUnauthorized},
+			{"another tenant's key", map[string]string{"X-Tenant-ID": tenant, "Authorization": "Bearer other-key-0123456789"}, http.StatusForbidden},
+			{"no tenant", map[string]string{"Authorization": "Bearer " + key}, http.StatusBadRequest},
+			{"the tenant's key", map[string]string{"X-Tenant-ID": tenant, "Authorization": "Bearer " + key}, http.StatusOK},
+		} {
+			req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, l.URL+"/mcp", strings.NewReader(init))
+			require.NoError(t, err)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			for k, v := range c.hdr {
+				req.Header.Set(k, v)
+			}
+			res, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			res.Body.Close()
+			require.Equal(t, c.status, res.StatusCode, c.name)
+		}
+	})
+}
+
+func connect(t *testing.T, tr mcp.Transport) *mcp.ClientSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "recall-test", Version: "1"}, nil)
+	cs, err := c.Connect(t.Context(), tr, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+// agent is an MCP client session acting for one user in one session, as an
+// agent would.
+type agent struct {
+	t             *testing.T
+	cs            *mcp.ClientSession
+	api           *client.Client
+	user, session string
+	bound         bool
+	// log, when set, keeps a transcript of the tools listed and the calls
+	// made (not the polls).
+	log *strings.Builder
+}
+
+// args adds user_id to a call's arguments unless the server is bound.
+func (a agent) args(kv map[string]any) map[string]any {
+	if !a.bound {
+		kv["user_id"] = a.user
+	}
+	return kv
+}
+
+func (a agent) call(name string, args map[string]any) *mcp.CallToolResult {
+	a.t.Helper()
+	res, err := a.cs.CallTool(a.t.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
+	require.NoError(a.t, err, name)
+	if a.log != nil {
+		in, _ := json.Marshal(args)
+		fmt.Fprintf(a.log, "-> tools/call %s %s\n<- isError=%v %s\n", name, in, res.IsError, text(res))
+	}
+	return res
+}
+
+// ok calls a tool that must succeed, and decodes its structured content.
+func (a agent) ok(name string, args map[string]any, out any) string {
+	a.t.Helper()
+	res := a.call(name, args)
+	require.False(a.t, res.IsError, "%s: %s", name, text(res))
+	if out != nil {
+		b, err := json.Marshal(res.StructuredContent)
+		require.NoError(a.t, err)
+		require.NoError(a.t, json.Unmarshal(b, out))
+	}
+	return text(res)
+}
+
+// eventually calls a tool until it succeeds and check holds (the workers
+// are behind the API by a few milliseconds).
+func (a agent) eventually(name string, args map[string]any, check func(text string, structured []byte) bool) {
+	a.t.Helper()
+	require.Eventually(a.t, func() bool {
+		res, err := a.cs.CallTool(a.t.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil || res.IsError {
+			return false
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		return check(text(res), b)
+	}, 20*time.Second, 50*time.Millisecond, name)
+}
+
+func (a agent) requireToolError(res *mcp.CallToolResult, arg string) {
+	a.t.Helper()
+	require.True(a.t, res.IsError, "want a tool error, got %s", text(res))
+	require.Contains(a.t, text(res), arg, "the error names the argument")
+}
+
+func (a agent) toolNames() []string {
+	a.t.Helper()
+	var names []string
+	for tool, err := range a.cs.Tools(a.t.Context(), nil) {
+		require.NoError(a.t, err)
+		names = append(names, tool.Name)
+	}
+	slices.Sort(names)
+	if a.log != nil {
+		fmt.Fprintf(a.log, "-> tools/list\n<- %s\n", strings.Join(names, ", "))
+	}
+	return names
+}
+
+// stored is how many messages the session holds, read over the API.
+func (a agent) stored() int64 {
+	s, err := a.api.Session(a.t.Context(), a.session, 0)
+	if client.IsNotFound(err) {
+		return 0
+	}
+	require.NoError(a.t, err)
+	return s.MessageCount
+}
+
+// exercise lists the tools and calls each, with good and bad arguments.
+func (a agent) exercise() {
+	t := a.t
+	want := []string{"get_context", "get_profile", "recommend", "remember", "search_memory", "select_item", "unseen_items"}
+	if a.bound {
+		want = append(want, "forget_user")
+		slices.Sort(want)
+	}
+	got := a.toolNames()
+	require.Subset(t, got, want)
+	for tool, err := range a.cs.Tools(t.Context(), nil) {
+		require.NoError(t, err)
+		require.NotEmpty(t, tool.Description, tool.Name)
+		schema, err := json.Marshal(tool.InputSchema)
+		require.NoError(t, err)
+		require.Contains(t, string(schema), `"type":"object"`, tool.Name)
+		if tool.Name != "forget_user" {
+			require.Contains(t, string(schema), `"user_id"`, tool.Name)
+		}
+	}
+
+	a.ok("remember", a.args(map[string]any{"session_id": a.session, "role": "user",
+		"content": "Recommend some science fiction like 《三体》"}), nil)
+	a.ok("remember", a.args(map[string]any{"session_id": a.session, "role": "assistant", "content": "Here are three:",
+		"tool_calls": []any{map[string]any{"name": "search_books", "arguments": map[string]any{"q": "science fiction"}, "result": map[string]any{"total": 3}}},
+		"items": []any{
+			map[string]any{"ref": "/book/823D", "title": "The Three-Body Problem", "attrs": map[string]any{"author": "Liu Cixin"}},
+			map[string]any{"ref": "/book/77A1", "title": "Ball Lightning", "url": "https://example.com/77A1"},
+			map[string]any{"ref": "/book/19F0", "title": "Dune"},
+		}}), nil)
+	a.eventually("get_context", a.args(map[string]any{"session_id": a.session, "message": "tell me about the second one"}),
+		func(text string, _ []byte) bool { return strings.Contains(text, "ref: /book/77A1") })
+
+	var sel client.Selection
+	out := a.ok("select_item", a.args(map[string]any{"session_id": a.session, "n": 2}), &sel)
+	require.Equal(t, "/book/77A1", sel.Ref())
+	require.Contains(t, out, "ref: /book/77A1")
+	require.JSONEq(t, `{"ref":"/book/77A1","title":"Ball Lightning","url":"https://example.com/77A1"}`, string(sel.Item), "the item as it was sent")
+
+	a.eventually("search_memory", a.args(map[string]any{"query": "science fiction"}), func(text string, _ []byte) bool {
+		return strings.Contains(text, "Here are three")
+	})
+	a.eventually("unseen_items", a.args(map[string]any{"refs": []string{"/book/19F0", "/book/NEW"}}), func(_ string, b []byte) bool {
+		var u client.Unseen
+		return json.Unmarshal(b, &u) == nil && slices.Equal(u.Unseen, []string{"/book/NEW"})
+	})
+	var u client.Unseen
+	a.ok("unseen_items", a.args(map[string]any{"refs": []string{"/book/NEW"}, "mark_notified": true}), &u)
+	require.Equal(t, 1, u.Marked)
+	a.eventually("get_profile", a.args(map[string]any{}), func(_ string, b []byte) bool {
+		var p client.Profile
+		return json.Unmarshal(b, &p) == nil && len(p.Facts) > 0
+	})
+	a.eventually("recommend", a.args(map[string]any{"k": 3}), func(_ string, b []byte) bool {
+		var r client.Recommendations
+		return json.Unmarshal(b, &r) == nil && r.K == 3
+	})
+
+	// Bad arguments: a tool error naming the argument, and nothing stored.
+	before := a.stored()
+	require.Equal(t, int64(2), before)
+	for _, c := range []struct {
+		tool, arg string
+		args      map[string]any
+	}{
+		{"remember", "role", a.args(map[string]any{"session_id": a.session, "role": "bot", "content": "x"})},
+		{"remember", "content", a.args(map[string]any{"session_id": a.session, "role": "user"})},
+		{"remember", "ref", a.args(map[string]any{"session_id": a.session, "role": "assistant", "items": []any{map[string]any{"title": "no ref"}}})},
+		{"remember", "occurred_at", a.args(map[string]any{"session_id": a.session, "role": "user", "content": "x", "occurred_at": "yesterday"})},
+		{"remember", "colour", a.args(map[string]any{"session_id": a.session, "role": "user", "content": "x", "colour": "red"})},
+		{"remember", "session_id", a.args(map[string]any{"role": "user", "content": "x"})},
+		{"select_item", "n", a.args(map[string]any{"session_id": a.session, "n": 0})},
+		{"select_item", "n", a.args(map[string]any{"session_id": a.session, "n": 4})},
+		{"select_item", "session_id", a.args(map[string]any{"session_id": "nobody's", "n": 1})},
+		{"search_memory", "query", a.args(map[string]any{})},
+		{"get_context", "lang", a.args(map[string]any{"session_id": a.session, "lang": "fr"})},
+		{"unseen_items", "refs", a.args(map[string]any{"refs": []string{}})},
+	} {
+		res := a.call(c.tool, c.args)
+		a.requireToolError(res, c.arg)
+	}
+	if a.bound {
+		res := a.call("remember", map[string]any{"user_id": "someone-else", "session_id": a.session, "role": "user", "content": "x"})
+		a.requireToolError(res, "user_id")
+		res = a.call("select_item", map[string]any{"user_id": "someone-else", "session_id": a.session, "n": 1})
+		a.requireToolError(res, "user_id")
+	} else {
+		res := a.call("get_profile", map[string]any{})
+		a.requireToolError(res, "user_id")
+		// Another user's session is not this user's list.
+		res = a.call("select_item", map[string]any{"user_id": "someone-else", "session_id": a.session, "n": 1})
+		a.requireToolError(res, "session_id")
+	}
+	// Give the workers time to store anything that was (wrongly) accepted.
+	a.ok("remember", a.args(map[string]any{"session_id": a.session, "role": "user", "content": "last"}), nil)
+	require.Eventually(t, func() bool { return a.stored() == before+1 }, 20*time.Second, 50*time.Millisecond)
+}
+
+// forget calls forget_user and checks the user is gone.
+func (a agent) forget() {
+	out := a.ok("forget_user", map[string]any{}, nil)
+	require.Contains(a.t, out, `"user_id":"`+a.user+`"`)
+	require.Equal(a.t, int64(0), a.stored())
+}
+
+func text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// headers is a transport that sets headers on every request, as an agent
+// host configured with them does.
+type headers map[string]string
+
+func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range h {
+		r.Header.Set(k, v)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
