@@ -37,6 +37,7 @@ import (
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/ui"
 )
 
 // Config is the API's part of the config.
@@ -305,6 +306,24 @@ func (s *Server) Handler(reg *prometheus.Registry, ready ...service.Check) http.
 	s.route(rs, "GET /v1/sessions/{session_id}/selection/{n}", s.getSelection)
 	s.route(rs, "POST /v1/users/{user_id}/items/unseen", s.postUnseen)
 	s.route(rs, "GET /v1/users/{user_id}/items/seen", s.getSeen)
+	// What the inspector (/ui/) reads.
+	s.route(rs, "GET /v1/users", s.getUsers)
+	s.route(rs, "GET /v1/users/{user_id}", s.getUser)
+	s.route(rs, "GET /v1/users/{user_id}/facts", s.getUserFacts)
+	s.route(rs, "GET /v1/users/{user_id}/sessions", s.getUserSessions)
+	s.route(rs, "GET /v1/users/{user_id}/shelf", s.getShelf)
+	s.route(rs, "GET /v1/sessions/{session_id}/summaries", s.getSummaries)
+	s.route(rs, "GET /v1/ops/consumers", s.getConsumers)
+	s.route(rs, "GET /v1/ops/dead-letters", s.getDeadLetters)
+	s.route(rs, "POST /v1/ops/dead-letters/{seq}/redrive", s.postRedrive)
+	s.route(rs, "GET /v1/ops/decayer", s.getDecayer)
+	// The inspector's pages: static files, no data; every call they make is
+	// a /v1 request with the tenant and key the user gives them.
+	for _, p := range []string{"GET /ui/", "GET /ui"} {
+		rs.probe.HandleFunc(p, func(http.ResponseWriter, *http.Request) {})
+	}
+	mux.Handle("GET /ui/", ui.Handler())
+	mux.Handle("GET /ui", http.RedirectHandler("/ui/", http.StatusMovedPermanently))
 	service.RegisterOps(mux, reg, ready...)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		probe := httptest.NewRecorder()
