@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -135,16 +136,43 @@ func TestInspectorInBrowser(t *testing.T) {
 		require.Equal(t, http.StatusOK, status, string(body))
 	}
 
+	// A catalog and a shelf, published to JetStream as a catalog service
+	// would: the profiler ranks the catalog by the user's interests.
+	nc, err := nats.Connect(l.NATSURL)
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	pub := queue.NewPublisher(js)
+	var items []events.CatalogItem
+	for i, it := range [][3]string{
+		{"/book/823D", "三体", `{"author":"刘慈欣","genre":"科幻"}`},
+		{"/book/77A1", "球状闪电", `{"author":"刘慈欣","genre":"科幻"}`},
+		{"/book/19F0", "Dune", `{"author":"Frank Herbert","genre":"science fiction"}`},
+		{"/book/5E21", "流浪地球", `{"author":"刘慈欣","genre":"科幻"}`},
+		{"/book/A0B3", "Foundation", `{"author":"Isaac Asimov","genre":"science fiction"}`},
+		{"/book/C9D8", "红楼梦", `{"author":"曹雪芹","genre":"古典"}`},
+	} {
+		items = append(items, events.CatalogItem{V: events.Version, ID: fmt.Sprintf("cat-%d", i), TenantID: tenantA,
+			OccurredAt: now.Add(-80 * day), Ref: it[0], Type: "book", Title: it[1], Attrs: json.RawMessage(it[2])})
+	}
+	_, err = pub.PublishCatalogItems(t.Context(), items)
+	require.NoError(t, err)
+	_, err = pub.PublishShelfEntries(t.Context(), []events.ShelfEntry{
+		{V: events.Version, ID: "shelf-1", TenantID: tenantA, UserID: userA, OccurredAt: now.Add(-70 * day), Ref: "/book/823D", Status: events.ShelfRead},
+		{V: events.Version, ID: "shelf-2", TenantID: tenantA, UserID: userA, OccurredAt: now.Add(-2 * day), Ref: "/book/19F0", Status: events.ShelfReading},
+	})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		status, body := a.do(http.MethodGet, "/v1/users/"+url.PathEscape(userA)+"/recommendations", nil)
+		return status == http.StatusOK && strings.Contains(string(body), "Foundation")
+	}, 30*time.Second, 100*time.Millisecond, "the profiler ranks the catalog for the user")
+
 	// A turn a worker gave up on (written by the runner's own dead-letter
 	// writer): the database refused it five times. Re-driven, it is stored.
 	late := events.Turn{V: events.Version, ID: "late-1", TenantID: tenantA, UserID: userA, SessionID: "s-now",
 		OccurredAt: now.Add(-50 * time.Minute), Role: events.RoleUser, Content: "这条消息曾被退回 — this turn came back from the dead letters."}
 	msg, err := events.TurnMsg(&late)
-	require.NoError(t, err)
-	nc, err := nats.Connect(l.NATSURL)
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
 	require.NoError(t, err)
 	require.NoError(t, queue.DeadLetter(t.Context(), js, "ingest", queue.TurnsStream,
 		queue.Message{Subject: msg.Subject, Data: msg.Data, Header: msg.Header, Seq: 9999, Deliveries: 5},

@@ -4,9 +4,9 @@
 // happens here: the points come from GET /v1/users/{id}/facts.
 import { h, svg, time, weight } from './core.js';
 
-const W = 320;
-const H = 120;
-const PAD = { left: 26, right: 8, top: 8, bottom: 18 };
+const W = 360;
+const H = 140;
+const PAD = { left: 26, right: 10, top: 14, bottom: 18 };
 
 /** weightChart draws fact.curve; at is the server's now, rule the fact type's policy. */
 export function weightChart(fact, at, rule) {
@@ -54,13 +54,14 @@ export function weightChart(fact, at, rule) {
   yTicks.map((v) => svg('text', { x: 2, y: y(v) + 3 }, String(v))),
   rule ? [
     svg('line', { class: 'floor', x1: PAD.left, y1: y(rule.floor), x2: W - PAD.right, y2: y(rule.floor) }),
-    svg('text', { x: W - PAD.right - 2, y: y(rule.floor) - 2, 'text-anchor': 'end' }, `archive floor ${rule.floor}`),
+    svg('text', { x: PAD.left + 4, y: y(rule.floor) - 3 }, `archive floor ${rule.floor}`),
   ] : null,
   now >= t0 && now <= t1 ? [
     svg('line', { class: 'now', x1: x(now), y1: PAD.top, x2: x(now), y2: y(0) }),
-    svg('text', { x: x(now), y: H - 4, 'text-anchor': 'middle' }, 'now'),
+    svg('text', { x: x(now) + 3, y: PAD.top - 4 }, 'now'),
   ] : null,
-  svg('text', { x: PAD.left, y: H - 4 }, time(new Date(t0).toISOString()).slice(0, 10)),
+  svg('text', { x: x(times[0]), y: H - 4 }, time(pts[0].at).slice(0, 10)),
+  svg('text', { x: x(times[times.length - 1]), y: H - 4, 'text-anchor': 'end' }, time(last.at).slice(0, 10)),
   svg('path', { class: 'curve', d }),
   pts.map((p, i) => svg('circle', { class: p.kind, cx: f(x(times[i])), cy: f(y(p.weight)), r: p.kind === 'decay' ? 2.5 : 3.5 },
     svg('title', null, `${p.kind} ${time(p.at)}: ${weight(p.weight)}`))));

@@ -81,9 +81,10 @@ function decayer() {
   const box = h('div', { id: 'decayer' }, h('p', { class: 'muted' }, 'Loading…'));
   api('/v1/ops/decayer').then((r) => {
     if (!r.last_run) { box.replaceChildren(h('p', { class: 'empty' }, 'The decayer has not run yet.')); return; }
-    box.replaceChildren(h('h3', null, 'Last run'), run(r.last_run),
-      r.last_success && r.last_success !== r.last_run && r.last_success.finished_at !== r.last_run.finished_at
-        ? [h('h3', null, 'Last success'), run(r.last_success)] : null);
+    box.replaceChildren(h('h3', null, 'Last run'), run(r.last_run));
+    if (r.last_success && r.last_success.finished_at !== r.last_run.finished_at) {
+      box.append(h('h3', null, 'Last success'), run(r.last_success));
+    }
   }).catch((err) => box.replaceChildren(errorBox(err)));
   return card('Decayer', h('p', { class: 'muted small' }, 'Fact decay, archive and expiry, purge, retention; counts over every tenant.'), box);
 }

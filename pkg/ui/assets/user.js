@@ -73,11 +73,18 @@ function overview(userID, rep, page) {
       stat(r.search_entries, 'search entries')));
 }
 
+/** meter is a bar as long as the weight; its width is set through the CSSOM (the page's policy allows no inline style attributes). */
+function meter(w) {
+  const fill = h('span');
+  fill.style.width = `${Math.max(0, Math.min(1, w)) * 100}%`;
+  return h('div', { class: 'meter', title: `weight ${weight(w)}` }, fill);
+}
+
 function factCard(f, at, rule) {
   const status = f.status_now !== f.status ? [chip(f.status_now, f.status_now), chip(`stored: ${f.status}`, 'small')] : chip(f.status_now, f.status_now);
   return h('article', { class: 'fact' },
     h('div', { class: 'row spread' }, h('span', { class: 'name' }, f.display || f.value), h('span', null, chip(f.type), ' ', status)),
-    h('div', { class: 'meter', title: `weight ${weight(f.weight)}` }, h('span', { class: 'w', 'data-weight': f.weight })),
+    meter(f.weight),
     h('dl', null,
       h('dt', null, 'weight now'), h('dd', { class: 'weight' }, `${weight(f.weight)} (base ${weight(f.base_weight)})`),
       h('dt', null, 'last mention'), h('dd', null, `${time(f.last_mentioned_at)} · ${ago(f.last_mentioned_at, new Date(at).getTime())}`),
@@ -98,14 +105,8 @@ function factsSection(userID) {
     chartLegend(),
     pager(grid, async (cursor) => {
       const r = await api(`/v1/users/${enc(userID)}/facts${q({ limit: 20, cursor })}`);
-      // The meter's width is set through the CSSOM (the page's policy
-      // allows no inline style attributes).
       return { items: r.facts.map((f) => ({ f, at: r.at, rule: r.policy[f.type] })), next: r.next_cursor };
-    }, ({ f, at, rule }) => {
-      const el = factCard(f, at, rule);
-      el.querySelector('.meter span').style.width = `${Math.max(0, Math.min(1, f.weight)) * 100}%`;
-      return el;
-    }, { more: 'More facts', empty: 'No interest facts.' }));
+    }, ({ f, at, rule }) => factCard(f, at, rule), { more: 'More facts', empty: 'No interest facts.' }));
 }
 
 function shelfSection(userID) {
@@ -120,7 +121,8 @@ function shelfSection(userID) {
     recs.replaceChildren(r.items.length === 0 ? h('p', { class: 'empty' }, 'No catalog items to recommend.')
       : h('ol', { class: 'items' }, r.items.map((it) => h('li', null, it.title || it.ref, ' ', h('code', null, it.ref),
         h('span', { class: 'muted small' }, ` score ${weight(it.score)}`)))));
-  }).catch((err) => recs.replaceChildren(err.status === 409 ? h('p', { class: 'empty' }, err.message.replace(/^409 no_profile: /, '')) : errorBox(err)));
+  }).catch((err) => recs.replaceChildren(err.status === 409
+    ? h('p', { class: 'empty' }, 'No interest vector yet, so nothing to rank the catalog by.') : errorBox(err)));
   return card('Shelf and recommendations', h('h3', null, 'Shelf'), body, h('h3', null, 'Recommended (nearest to the interest vector)'), recs);
 }
 

@@ -111,7 +111,10 @@ try {
   check(await page.locator('#facts .fact', { hasText: 'Dune' }).count() >= 1, 'an English fact is listed');
   check(await page.locator('#sessions li').count() === 3, 'the three sessions are on the timeline');
   check(await page.locator('#user-page').innerText().then((t) => t.includes('covers')), 'summaries show the range they cover');
-  await page.locator('#recommendations p, #recommendations ol').first().waitFor({ timeout });
+  await page.locator('#shelf li', { hasText: '三体' }).waitFor({ timeout });
+  check(await page.locator('#shelf').innerText().then((t) => t.includes('Dune') && t.includes('reading')), 'the shelf lists its items with their status');
+  await page.locator('#recommendations li', { hasText: 'Foundation' }).waitFor({ timeout });
+  check(await page.locator('#recommendations').innerText().then((t) => !t.includes('/book/823D')), 'recommendations leave out what is on the shelf');
   await shot(page, 'user-desktop', 'user page, desktop: counts, interest facts with weight curves, shelf and recommendations, sessions with summaries');
 
   ms = await sessionPage(page);
