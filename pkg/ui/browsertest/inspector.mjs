@@ -115,6 +115,8 @@ try {
   check(await page.locator('#shelf').innerText().then((t) => t.includes('Dune') && t.includes('reading')), 'the shelf lists its items with their status');
   await page.locator('#recommendations li', { hasText: 'Foundation' }).waitFor({ timeout });
   check(await page.locator('#recommendations').innerText().then((t) => !t.includes('/book/823D')), 'recommendations leave out what is on the shelf');
+  await page.screenshot({ path: join(SHOTS, 'readme.png'), clip: { x: 0, y: 0, width: 1280, height: 760 } });
+  shots.push(`${join(SHOTS, 'readme.png')}\tuser page, desktop, its first screen (docs/inspector.png)`);
   await shot(page, 'user-desktop', 'user page, desktop: counts, interest facts with weight curves, shelf and recommendations, sessions with summaries');
 
   ms = await sessionPage(page);
