@@ -147,7 +147,9 @@ func TestCurve(t *testing.T) {
 	p, err := store.DecayConfig{Period: 30 * day, Factor: 0.5, Floor: 0.2, TTL: 100 * day}.Policy()
 	require.NoError(t, err)
 	m0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	pt := func(at time.Time, w float64, kind string) store.CurvePoint { return store.CurvePoint{At: at, Weight: w, Kind: kind} }
+	pt := func(at time.Time, w float64, kind string) store.CurvePoint {
+		return store.CurvePoint{At: at, Weight: w, Kind: kind}
+	}
 	cases := []struct {
 		name     string
 		mentions []time.Time

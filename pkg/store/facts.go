@@ -182,9 +182,7 @@ func (t *Tenant) FactPage(ctx context.Context, userID string, statuses []string,
 	if err != nil {
 		return nil, nil, fmt.Errorf("list facts: %w", err)
 	}
-	if len(facts) < limit {
-		return facts, nil, nil
-	}
-	last := facts[len(facts)-1]
-	return facts, &FactCursor{LastMentionedAt: last.LastMentionedAt, Type: last.Type, Value: last.Value}, nil
+	return facts, pageCursor(facts, limit, func(f FactHistory) FactCursor {
+		return FactCursor{LastMentionedAt: f.LastMentionedAt, Type: f.Type, Value: f.Value}
+	}), nil
 }

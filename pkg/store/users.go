@@ -102,11 +102,17 @@ func (t *Tenant) Users(ctx context.Context, prefix string, after ActivityCursor,
 	if err != nil {
 		return nil, nil, fmt.Errorf("list users: %w", err)
 	}
-	if len(users) < limit {
-		return users, nil, nil
+	return users, pageCursor(users, limit, func(u UserActivity) ActivityCursor { return ActivityCursor{At: u.LastMessageAt, ID: u.UserID} }), nil
+}
+
+// pageCursor is the cursor after the last of rows when the page is full
+// (there may be more), nil otherwise.
+func pageCursor[T, C any](rows []T, limit int, after func(T) C) *C {
+	if len(rows) == 0 || len(rows) < limit {
+		return nil
 	}
-	last := users[len(users)-1]
-	return users, &ActivityCursor{At: last.LastMessageAt, ID: last.UserID}, nil
+	c := after(rows[len(rows)-1])
+	return &c
 }
 
 // UserSession is a session of a user's with its current summary (nil before
@@ -150,9 +156,5 @@ func (t *Tenant) UserSessions(ctx context.Context, userID string, after Activity
 	for _, s := range sums {
 		sessions[at[s.SessionID]].Summary = &s
 	}
-	if len(sessions) < limit {
-		return sessions, nil, nil
-	}
-	last := sessions[len(sessions)-1]
-	return sessions, &ActivityCursor{At: last.LastMessageAt, ID: last.SessionID}, nil
+	return sessions, pageCursor(sessions, limit, func(s UserSession) ActivityCursor { return ActivityCursor{At: s.LastMessageAt, ID: s.SessionID} }), nil
 }
