@@ -29,6 +29,9 @@ const (
 	keyA    = "key-of-tenant-A-0123456789"
 	tenantB = "tenantB"
 	keyB    = "key-of-tenant-B-9876543210"
+	// heavyMessages are the messages of a user with a long history, in
+	// sessions of 1000.
+	heavyMessages = 3000
 	// userA needs encoding in paths, subjects and the page's address.
 	userA = "林伟"
 )
@@ -123,6 +126,19 @@ func TestInspectorInBrowser(t *testing.T) {
 		turn{"id": "now-3", "user_id": userA, "session_id": "s-now", "occurred_at": at(time.Hour - 2*time.Minute), "role": "user",
 			"content": "第三个怎么样？Tell me more about the third one."},
 	)
+	// A user with thousands of messages: the pages read them a page at a time.
+	heavy := make([]turn, 0, heavyMessages)
+	for i := range heavyMessages {
+		role, content := "user", fmt.Sprintf("第%d条：我又在读《三体》了，第%d章。", i, i%40+1)
+		if i%2 == 1 {
+			role, content = "assistant", fmt.Sprintf("Message %d: noted, chapter %d of the book.", i, i%40+1)
+		}
+		heavy = append(heavy, turn{"id": fmt.Sprintf("h-%d", i), "user_id": "heavy", "session_id": fmt.Sprintf("h-s%d", i/1000),
+			"occurred_at": at(30*day - time.Duration(i)*time.Minute), "role": role, "content": content})
+	}
+	for i := 0; i < len(heavy); i += 500 {
+		post(a, heavy[i:min(i+500, len(heavy))]...)
+	}
 	post(b, turn{"id": "b-1", "user_id": "bob", "session_id": "b-s1", "occurred_at": at(time.Hour), "role": "user", "content": "I like 《Neuromancer》."})
 
 	// Stored, and the extractor has found the facts.
@@ -131,6 +147,10 @@ func TestInspectorInBrowser(t *testing.T) {
 		return status == http.StatusOK && strings.Contains(string(body), "三体") &&
 			strings.Contains(string(body), "流浪地球")
 	}, 30*time.Second, 100*time.Millisecond, "the extractor records the facts")
+	require.Eventually(t, func() bool {
+		_, body := a.do(http.MethodGet, "/v1/users/heavy/sessions", nil)
+		return strings.Count(string(body), `"message_count":1000`) == heavyMessages/1000
+	}, 60*time.Second, 100*time.Millisecond, "ingest stores the heavy user's messages")
 	for _, s := range []string{"s-old", "s-now"} {
 		status, body := a.do(http.MethodPost, "/v1/sessions/"+s+"/summarize?wait=20s", nil)
 		require.Equal(t, http.StatusOK, status, string(body))
@@ -189,7 +209,7 @@ func TestInspectorInBrowser(t *testing.T) {
 	cmd.Dir = filepath.Dir(script)
 	cmd.Env = append(os.Environ(),
 		"INSPECTOR_URL="+l.InspectorURL, "TENANT_A="+tenantA, "KEY_A="+keyA, "TENANT_B="+tenantB, "KEY_B="+keyB,
-		"USER_A="+userA, "SESSION_A=s-now", "LATE_ID="+late.ID, "SCREENSHOTS="+shots)
+		"USER_A="+userA, "SESSION_A=s-now", "HEAVY_USER=heavy", "HEAVY_SESSION=h-s0", "LATE_ID="+late.ID, "SCREENSHOTS="+shots)
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "the browser script failed:\n%s", out)

@@ -20,6 +20,8 @@ const USER = env('USER_A');
 const SESSION = env('SESSION_A');
 const LATE = env('LATE_ID');
 const SHOTS = env('SCREENSHOTS');
+const HEAVY = env('HEAVY_USER');
+const HEAVY_SESSION = env('HEAVY_SESSION');
 
 const sizes = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } };
 const shots = [];
@@ -53,20 +55,21 @@ async function usersPage(page) {
   return Date.now() - start;
 }
 
-async function userPage(page) {
+async function userPage(page, url = userURL, summaries = true) {
   const start = Date.now();
-  await page.goto(userURL);
+  await page.goto(url);
   await page.locator('#facts .fact', { hasText: '三体' }).waitFor({ timeout });
-  await page.locator('#sessions .summary').first().waitFor({ timeout });
+  await page.locator(summaries ? '#sessions .summary' : '#sessions li').first().waitFor({ timeout });
+  await page.locator('#user-page .stats').waitFor({ timeout });
   return Date.now() - start;
 }
 
-async function sessionPage(page) {
+async function sessionPage(page, url = sessionURL) {
   const start = Date.now();
-  await page.goto(sessionURL);
+  await page.goto(url);
   await page.locator('#messages .msg').first().waitFor({ timeout });
   await page.locator('#budget').waitFor({ timeout });
-  await page.locator('#list table').waitFor({ timeout });
+  await page.locator('#list table, #list p.empty').first().waitFor({ timeout });
   return Date.now() - start;
 }
 
@@ -159,6 +162,18 @@ try {
     if (!stored) await page.waitForTimeout(200);
   }
   check(stored, 'the re-driven turn is stored and shown in its session');
+
+  // A user with thousands of messages: each page reads one page of them.
+  await page.goto(`${URL}#/`);
+  ms = await userPage(page, `${URL}#/user/${encodeURIComponent(HEAVY)}`, false);
+  check(ms < 1000, `the user page of a user with thousands of messages loads in under a second (${ms} ms)`);
+  await page.goto(`${URL}#/`);
+  ms = await sessionPage(page, `${URL}#/session/${encodeURIComponent(HEAVY_SESSION)}`);
+  check(ms < 1000, `a session of 1000 messages loads in under a second (${ms} ms)`);
+  check(await page.locator('#messages .msg').count() === 50, 'its messages come 50 at a time');
+  await page.click('#messages + button');
+  await page.locator('#messages .msg').nth(99).waitFor({ timeout });
+  check(await page.locator('#messages .msg').nth(50).innerText().then((t) => t.includes('第50条') || t.includes('Message 50')), 'the next 50 follow in order');
 
   // Phone width: every page still reads.
   const phone = await browser.newContext({ viewport: sizes.phone, locale: 'zh-CN', isMobile: true, hasTouch: true });
