@@ -2,10 +2,32 @@
 // re-drive), and the decayer's last run.
 import { h, api, q, time, num, chip, card, errorBox, json } from './core.js';
 
+/** token reads an id back from a subject token (plain, or "~" and base64url). */
+function token(tok) {
+  if (!tok || !tok.startsWith('~')) return tok;
+  const b64 = tok.slice(1).replace(/-/g, '+').replace(/_/g, '/');
+  try {
+    const bin = atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4));
+    return new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
+  } catch {
+    return tok;
+  }
+}
+
+/** whose names the user and session a dead letter's original subject carries, linked. */
+function whose(subject) {
+  const parts = (subject || '').split('.');
+  const ids = parts[1] === 'tasks' ? parts.slice(3) : parts.slice(2);
+  const [, user, session] = ids.map(token);
+  return h('div', { class: 'small' },
+    user ? ['user ', h('a', { href: `#/user/${encodeURIComponent(user)}` }, user)] : null,
+    session ? [' · session ', h('a', { href: `#/session/${encodeURIComponent(session)}` }, session)] : null);
+}
+
 function consumers() {
   const box = h('div', { id: 'consumers' }, h('p', { class: 'muted' }, 'Loading…'));
   api('/v1/ops/consumers').then((r) => {
-    box.replaceChildren(h('table', { class: 'stack' },
+    box.replaceChildren(h('table', null,
       h('thead', null, h('tr', null, h('th', null, 'stream'), h('th', null, 'consumer'), h('th', { class: 'num' }, 'pending'), h('th', { class: 'num' }, 'in flight'))),
       h('tbody', null, r.consumers.map((c) => h('tr', null,
         h('td', { 'data-label': 'stream' }, c.stream), h('td', { 'data-label': 'consumer' }, h('b', null, c.name)),
@@ -51,7 +73,7 @@ function deadLetters() {
       h('td', { class: 'num', 'data-label': 'seq' }, d.seq),
       h('td', { 'data-label': 'failed' }, time(d.failed_at)),
       h('td', { 'data-label': 'consumer' }, h('b', null, d.consumer), h('div', { class: 'muted small' }, `${d.deliveries} deliveries`)),
-      h('td', { 'data-label': 'message' }, h('code', null, d.event_id || '(no id)'), h('div', { class: 'muted small' }, d.subject),
+      h('td', { 'data-label': 'message' }, h('code', null, d.event_id || '(no id)'), whose(d.subject), h('div', { class: 'muted small' }, d.subject),
         h('details', null, h('summary', null, 'payload'), h('pre', null, typeof d.data === 'string' ? d.data : json(d.data)))),
       h('td', { 'data-label': 'reason', class: 'reason' }, d.reason),
       h('td', { 'data-label': '' }, redrive));
@@ -69,7 +91,7 @@ function run(r) {
   return h('div', null,
     h('p', null, chip(r.result, r.result), ` ${time(r.finished_at)} · judged as of ${time(r.at)} · ${num(new Date(r.finished_at) - new Date(r.started_at))} ms`),
     r.error ? errorBox(r.error) : null,
-    h('table', { class: 'stack' }, h('thead', null, h('tr', null, h('th', null, 'step'), h('th', { class: 'num' }, 'batches'), h('th', { class: 'num' }, 'ms'), h('th', null, 'counts'))),
+    h('table', null, h('thead', null, h('tr', null, h('th', null, 'step'), h('th', { class: 'num' }, 'batches'), h('th', { class: 'num' }, 'ms'), h('th', null, 'counts'))),
       h('tbody', null, r.steps.map((s) => h('tr', null,
         h('td', { 'data-label': 'step' }, s.name, s.error ? errorBox(s.error) : null),
         h('td', { class: 'num', 'data-label': 'batches' }, num(s.batches)),

@@ -32,6 +32,12 @@ function check(cond, what) {
   console.log(`ok   ${what}`);
 }
 
+// fits checks that a page at phone width needs no sideways scrolling.
+async function fits(page, what) {
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  check(overflow <= 1, `${what} fits a phone's width (overflow ${overflow}px)`);
+}
+
 async function shot(page, name, what) {
   const path = join(SHOTS, `${name}.png`);
   await page.screenshot({ path, fullPage: true });
@@ -149,6 +155,21 @@ try {
   await dl.waitFor({ timeout });
   check(await dl.innerText().then((t) => t.includes('database refused')), 'the dead letter shows its reason');
   await shot(page, 'ops-desktop', 'operations page, desktop: a dead letter with its reason, consumers, the decayer\'s last run');
+  check(await dl.innerText().then((t) => t.includes(`user ${USER}`)), 'the dead letter names its user');
+
+  // Phone width: every page still reads (the operations page while it has
+  // its dead letter).
+  const phone = await browser.newContext({ viewport: sizes.phone, locale: 'zh-CN', isMobile: true, hasTouch: true });
+  const pp = await phone.newPage();
+  await signIn(pp, A);
+  await usersPage(pp);
+  await fits(pp, 'the users page');
+  await shot(pp, 'users-phone', 'users page, phone width');
+  await opsPage(pp);
+  await pp.locator('#dead-letters tr', { hasText: LATE }).waitFor({ timeout });
+  await fits(pp, 'the operations page');
+  await shot(pp, 'ops-phone', 'operations page, phone width');
+
   await dl.locator('button.redrive').click();
   await page.locator('#redriven').waitFor({ timeout });
   await page.locator('#no-dead-letters').waitFor({ timeout });
@@ -175,20 +196,12 @@ try {
   await page.locator('#messages .msg').nth(99).waitFor({ timeout });
   check(await page.locator('#messages .msg').nth(50).innerText().then((t) => t.includes('第50条') || t.includes('Message 50')), 'the next 50 follow in order');
 
-  // Phone width: every page still reads.
-  const phone = await browser.newContext({ viewport: sizes.phone, locale: 'zh-CN', isMobile: true, hasTouch: true });
-  const pp = await phone.newPage();
-  await signIn(pp, A);
-  await usersPage(pp);
-  await shot(pp, 'users-phone', 'users page, phone width');
   await userPage(pp);
-  const overflow = await pp.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  check(overflow <= 1, `the user page fits a phone's width (overflow ${overflow}px)`);
+  await fits(pp, 'the user page');
   await shot(pp, 'user-phone', 'user page, phone width');
   await sessionPage(pp);
+  await fits(pp, 'the session page');
   await shot(pp, 'session-phone', 'session page, phone width');
-  await opsPage(pp);
-  await shot(pp, 'ops-phone', 'operations page, phone width');
   await pp.goto(URL);
   await pp.locator('#users').waitFor({ timeout });
 
