@@ -10,11 +10,13 @@ export DATABASE_URL
 all: build
 
 ## deps: make sure PostgreSQL is up and has pgvector, that the nats-server binary
-## the chaos runs start is there, and that the TypeScript client's npm packages are
-## installed (installs what is missing)
+## the chaos runs start is there, that the TypeScript client's npm packages are
+## installed, and that the inspector's browser test has Chromium, a Chinese font and
+## playwright-core (installs what is missing)
 deps:
 	@bash scripts/ensure-pgvector.sh
 	@bash scripts/ensure-node-deps.sh
+	@bash scripts/ensure-browser.sh
 	@command -v nats-server >/dev/null || test -x /usr/sbin/nats-server || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server; }
 
 ## build: every binary into ./bin

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode/utf8"
 
 	"github.com/recallhq/recall/pkg/queue"
 
@@ -80,7 +79,7 @@ func runDLQ(ctx context.Context, js jetstream.JetStream, args []string, out io.W
 		}
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(showable(e))
+		return enc.Encode(e.Showable())
 	case "redrive":
 		if *all == (len(seqs) > 0) {
 			return errors.New("dlq redrive: give sequences or -all (not both)")
@@ -134,7 +133,7 @@ func dlqList(ctx context.Context, js jetstream.JetStream, consumer string, asJSO
 	if asJSON {
 		enc := json.NewEncoder(out)
 		return queue.ListDeadLetters(ctx, js, consumer, func(e queue.DeadLetterEntry) error {
-			return enc.Encode(showable(e))
+			return enc.Encode(e.Showable())
 		})
 	}
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
@@ -157,19 +156,6 @@ func dlqList(ctx context.Context, js jetstream.JetStream, consumer string, asJSO
 	}
 	fmt.Fprintf(out, "%d dead letter(s)\n", n)
 	return nil
-}
-
-// showable renders the payload as text when it is UTF-8 (it nearly always is:
-// JSON), as base64 otherwise.
-func showable(e queue.DeadLetterEntry) any {
-	type entry queue.DeadLetterEntry
-	if utf8.Valid(e.Data) {
-		return struct {
-			entry
-			Data string `json:"data"`
-		}{entry(e), string(e.Data)}
-	}
-	return e
 }
 
 func parseSeqs(args []string) ([]uint64, error) {

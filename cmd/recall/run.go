@@ -82,6 +82,7 @@ func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	tasks = append(tasks, d.Ops(cfg.Config, log), func(ctx context.Context) error {
 		return httpSrv.Serve(ctx, log, cfg.ShutdownTimeout, func(addr string) {
 			fmt.Fprintf(os.Stdout, "API: http://%s  (try: curl -H 'X-Tenant-ID: demo' 'http://%s/v1/context?user_id=u1&session_id=s1')\n", addr, addr)
+			fmt.Fprintf(os.Stdout, "Inspector: http://%s/ui/  (what Recall remembers about a user, and why; sign in with a tenant and its key)\n", addr)
 		})
 	})
 	return service.RunAll(ctx, tasks...)

@@ -25,6 +25,8 @@ import (
 type Live struct {
 	// URL is the API's base URL (http://127.0.0.1:port).
 	URL string
+	// InspectorURL is the inspector's, as the process prints it.
+	InspectorURL string
 	// NATSURL is the embedded JetStream server's URL, for publishers.
 	NATSURL string
 	// DB is the database it runs on.
@@ -98,7 +100,8 @@ func StartRecall(t testing.TB, env ...string) *Live {
 	apiRe := regexp.MustCompile(`^API: (http://\S+)`)
 	lines := bufio.NewScanner(stdout)
 	l := &Live{DB: db, Bin: bin, Env: full, Output: logs}
-	for l.URL == "" && lines.Scan() {
+	inspectorRe := regexp.MustCompile(`^Inspector: (http://\S+)`)
+	for (l.URL == "" || l.InspectorURL == "") && lines.Scan() {
 		line := lines.Text()
 		if u, ok := strings.CutPrefix(line, "NATS (embedded JetStream): "); ok {
 			l.NATSURL = u
@@ -106,9 +109,13 @@ func StartRecall(t testing.TB, env ...string) *Live {
 		if m := apiRe.FindStringSubmatch(line); m != nil {
 			l.URL = m[1]
 		}
+		if m := inspectorRe.FindStringSubmatch(line); m != nil {
+			l.InspectorURL = m[1]
+		}
 	}
 	go func() { _, _ = io.Copy(io.Discard, stdout) }()
 	require.NotEmpty(t, l.URL, "recall run printed no API address:\n%s", logs.String())
+	require.Equal(t, l.URL+"/ui/", l.InspectorURL, "recall run prints the inspector's URL next to the API's")
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

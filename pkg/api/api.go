@@ -38,6 +38,7 @@ import (
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/ui"
 )
 
 // Config is the API's part of the config.
@@ -312,6 +313,13 @@ func (s *Server) Handler(reg *prometheus.Registry, ready ...service.Check) http.
 			mux.HandleFunc(e.pattern, func(w http.ResponseWriter, r *http.Request) { e.open(s, w, r) })
 		}
 	}
+	// The inspector's pages: static files, no data; every call they make is
+	// a /v1 request with the tenant and key the user gives them.
+	for _, p := range []string{"GET /ui/", "GET /ui"} {
+		rs.probe.HandleFunc(p, func(http.ResponseWriter, *http.Request) {})
+	}
+	mux.Handle("GET /ui/", ui.Handler())
+	mux.Handle("GET /ui", http.RedirectHandler("/ui/", http.StatusMovedPermanently))
 	service.RegisterOps(mux, reg, ready...)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		probe := httptest.NewRecorder()
@@ -356,6 +364,17 @@ var endpoints = []endpoint{
 	{pattern: "GET /v1/sessions/{session_id}/selection/{n}", tenant: (*Server).getSelection},
 	{pattern: "POST /v1/users/{user_id}/items/unseen", tenant: (*Server).postUnseen},
 	{pattern: "GET /v1/users/{user_id}/items/seen", tenant: (*Server).getSeen},
+	// What the inspector (/ui/) reads.
+	{pattern: "GET /v1/users", tenant: (*Server).getUsers},
+	{pattern: "GET /v1/users/{user_id}", tenant: (*Server).getUser},
+	{pattern: "GET /v1/users/{user_id}/facts", tenant: (*Server).getUserFacts},
+	{pattern: "GET /v1/users/{user_id}/sessions", tenant: (*Server).getUserSessions},
+	{pattern: "GET /v1/users/{user_id}/shelf", tenant: (*Server).getShelf},
+	{pattern: "GET /v1/sessions/{session_id}/summaries", tenant: (*Server).getSummaries},
+	{pattern: "GET /v1/ops/consumers", tenant: (*Server).getConsumers},
+	{pattern: "GET /v1/ops/dead-letters", tenant: (*Server).getDeadLetters},
+	{pattern: "POST /v1/ops/dead-letters/{seq}/redrive", tenant: (*Server).postRedrive},
+	{pattern: "GET /v1/ops/decayer", tenant: (*Server).getDecayer},
 }
 
 // Routes are the patterns ("METHOD /path/{param}") of every route the API

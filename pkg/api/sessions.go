@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/url"
 
 	"github.com/recallhq/recall/pkg/queue"
 
@@ -61,12 +62,7 @@ func (s *Server) getMessages(w http.ResponseWriter, r *http.Request, t *store.Te
 	var fe []events.FieldError
 	qv := r.URL.Query()
 	limit := queryInt(qv, "limit", 50, 500, &fe)
-	var after store.Cursor
-	if c := qv.Get("cursor"); c != "" {
-		if err := decodeCursor(c, &after); err != nil {
-			fe = append(fe, events.FieldError{Field: "cursor", Message: "not a cursor returned by this API"})
-		}
-	}
+	after := queryCursor(qv, func(c store.Cursor) bool { return c.EventID != "" && !c.OccurredAt.IsZero() }, &fe)
 	if len(fe) > 0 {
 		writeError(w, http.StatusBadRequest, "invalid_request", "invalid parameter", fe)
 		return
@@ -97,23 +93,31 @@ func (s *Server) getMessages(w http.ResponseWriter, r *http.Request, t *store.Te
 	writeJSON(w, http.StatusOK, resp)
 }
 
-func encodeCursor(c store.Cursor) string {
+// encodeCursor makes a page's position (a store cursor) opaque to clients.
+func encodeCursor(c any) string {
 	b, _ := json.Marshal(c)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-func decodeCursor(s string, c *store.Cursor) error {
+// queryCursor reads the optional "cursor" parameter: a position this API
+// returned (encodeCursor), which complete accepts. Absent: the zero value,
+// the first page.
+func queryCursor[T any](qv url.Values, complete func(T) bool, fe *[]events.FieldError) T {
+	var c T
+	s := qv.Get("cursor")
+	if s == "" {
+		return c
+	}
 	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return err
+	if err == nil {
+		err = json.Unmarshal(b, &c)
 	}
-	if err := json.Unmarshal(b, c); err != nil {
-		return err
+	if err != nil || !complete(c) {
+		*fe = append(*fe, events.FieldError{Field: "cursor", Message: "not a cursor returned by this API"})
+		var zero T
+		return zero
 	}
-	if c.EventID == "" || c.OccurredAt.IsZero() {
-		return errors.New("incomplete cursor")
-	}
-	return nil
+	return c
 }
 
 // deleteSession removes the session's rows and purges its turns from the stream,

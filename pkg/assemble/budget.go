@@ -59,7 +59,22 @@ func CurrentList(l *store.PresentedList) *List {
 type Budget struct {
 	Limit int `json:"limit"`
 	Used  int `json:"used"`
+	// Parts is what each part spent of Used.
+	Parts PartSpend `json:"parts"`
 }
+
+// PartSpend is the characters each part of the context takes in the prompt
+// (summaries: this session's and the previous ones').
+type PartSpend struct {
+	List      int `json:"list"`
+	Window    int `json:"window"`
+	Recalled  int `json:"recalled"`
+	Summaries int `json:"summaries"`
+	Facts     int `json:"facts"`
+}
+
+// total is what the parts spent together.
+func (s PartSpend) total() int { return s.List + s.Window + s.Recalled + s.Summaries + s.Facts }
 
 // ApplyBudget cuts the parts to at most limit characters, in priority order:
 // the current list (what "3" refers to), then the recent window (newest
@@ -85,7 +100,8 @@ func Assemble(lang string, p *Parts, limit int) (Budget, string) {
 func applyBudget(ph phrases, p *Parts, limit int) (Budget, lines) {
 	l := renderLines(ph, *p)
 	if limit <= 0 {
-		return Budget{Used: l.size(ph)}, l
+		sp := l.spent(ph)
+		return Budget{Used: sp.total(), Parts: sp}, l
 	}
 	left := limit
 	// fit counts how many of the entries fit, in order, each sized by size.
@@ -131,7 +147,8 @@ func applyBudget(ph phrases, p *Parts, limit int) (Budget, lines) {
 	f := &p.Facts
 	keep = fit(l.facts, func(i int, s string) int { return factSize(ph, i, s) })
 	f.Facts, f.Cuts, l.facts = f.Facts[:keep], addCut(f.Cuts, len(f.Facts)-keep), l.facts[:keep]
-	return Budget{Limit: limit, Used: limit - left}, l
+	sp := l.spent(ph)
+	return Budget{Limit: limit, Used: sp.total(), Parts: sp}, l
 }
 
 func addCut(cuts []Cut, n int) []Cut {
@@ -141,18 +158,20 @@ func addCut(cuts []Cut, n int) []Cut {
 	return append(cuts, Cut{Reason: "budget", Count: int64(n)})
 }
 
-// size is the characters the lines take in the prompt.
-func (l lines) size(ph phrases) int {
-	n := runes(l.current)
-	for _, group := range [...][]string{l.list, l.window, l.recalled, l.previous} {
+// spent is the characters the lines take in the prompt, part by part.
+func (l lines) spent(ph phrases) PartSpend {
+	sum := func(group []string) int {
+		n := 0
 		for _, s := range group {
 			n += runes(s)
 		}
+		return n
 	}
+	sp := PartSpend{List: sum(l.list), Window: sum(l.window), Recalled: sum(l.recalled), Summaries: runes(l.current) + sum(l.previous)}
 	for i, s := range l.facts {
-		n += factSize(ph, i, s)
+		sp.Facts += factSize(ph, i, s)
 	}
-	return n
+	return sp
 }
 
 func runes(s string) int { return utf8.RuneCountInString(s) }

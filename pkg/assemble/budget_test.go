@@ -79,7 +79,12 @@ func TestApplyBudgetPriority(t *testing.T) {
 		p := budgetParts()
 		b := ApplyBudget(LangZH, &p, c.limit)
 		require.LessOrEqual(t, b.Used, c.limit, c.name)
-		require.Equal(t, b.Used, renderLines(ph, p).size(ph), c.name)
+		require.Equal(t, b.Parts, renderLines(ph, p).spent(ph), c.name)
+		require.Equal(t, b.Used, b.Parts.List+b.Parts.Window+b.Parts.Recalled+b.Parts.Summaries+b.Parts.Facts, "%s: the parts add up", c.name)
+		if c.items > 0 {
+			require.Positive(t, b.Parts.List, c.name)
+		}
+		require.Equal(t, c.facts > 0, b.Parts.Facts > 0, c.name)
 
 		// Assemble spends the budget the same way and renders what is kept.
 		q := budgetParts()

@@ -209,7 +209,9 @@ func (d *Decayer) RunOnce(ctx context.Context) (Report, error) {
 			attrs = append(attrs, k, s.Counts[k])
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
+	err = errors.Join(errs...)
+	d.record(rep, start, err)
+	if err != nil {
 		d.metrics.runs.WithLabelValues("failed").Inc()
 		d.log.Error("decay run failed", append(attrs, "error", err.Error())...)
 		return rep, err
@@ -218,6 +220,29 @@ func (d *Decayer) RunOnce(ctx context.Context) (Report, error) {
 	d.metrics.lastSuccess.Set(float64(time.Now().Unix()))
 	d.log.Info("decay run done", attrs...)
 	return rep, nil
+}
+
+// record keeps what the run did for operators (store.DecayerRun), who read
+// it through the API. Failing to keep it is logged: the run itself is done.
+func (d *Decayer) record(rep Report, start time.Time, err error) {
+	run := store.DecayerRun{Result: store.DecayerRunOK, At: rep.At, StartedAt: start.UTC(), FinishedAt: start.Add(rep.Duration).UTC()}
+	if err != nil {
+		run.Result, run.Error = store.DecayerRunFailed, err.Error()
+	}
+	for _, s := range rep.Steps {
+		st := store.DecayerStep{Name: s.Name, Batches: s.Batches, DurationMS: s.Duration.Milliseconds(), Counts: s.Counts}
+		if s.Err != nil {
+			st.Error = s.Err.Error()
+		}
+		run.Steps = append(run.Steps, st)
+	}
+	// The run's context may have ended (a shutdown mid-run): the record is
+	// still written, briefly.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if serr := d.store.SaveDecayerRun(ctx, run); serr != nil {
+		d.log.Warn("decay run not recorded", "error", serr.Error())
+	}
 }
 
 // Loop runs at once and then every Interval (after a failure, RetryAfter if

@@ -458,6 +458,30 @@ func TestRefreshSurvivesAFailedPublish(t *testing.T) {
 	tasks := profileTasks(t, b.nats)
 	require.Len(t, tasks, 1)
 	require.Equal(t, t0.Add(30*day), tasks[0].RequestedAt, "as of the run that changed the facts")
+
+	// Both runs are kept for operators: the last one, and the failure before.
+	runs, err := b.db.Store.DecayerRuns(context.Background())
+	require.NoError(t, err)
+	require.Len(t, runs, 2)
+	require.Equal(t, store.DecayerRunOK, runs[0].Result)
+	require.Equal(t, t0.Add(31*day), runs[0].At)
+	require.Equal(t, int64(1), stepCounts(runs[0], decayer.StepRefresh)[decayer.OutcomeUsersRefreshed])
+	require.Equal(t, store.DecayerRunFailed, runs[1].Result)
+	require.Contains(t, runs[1].Error, "step refresh")
+	require.Equal(t, int64(1), stepCounts(runs[1], decayer.StepFacts)[decayer.OutcomeDecayed])
+	for _, st := range runs[1].Steps {
+		require.Equal(t, st.Name == decayer.StepRefresh, st.Error != "", "only the refresh step failed: %+v", st)
+	}
+}
+
+// stepCounts are the counts a kept run has for one step.
+func stepCounts(r store.DecayerRun, step string) map[string]int64 {
+	for _, s := range r.Steps {
+		if s.Name == step {
+			return s.Counts
+		}
+	}
+	return nil
 }
 
 // profileTasks reads every profile task on the signal stream.

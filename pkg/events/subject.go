@@ -122,3 +122,13 @@ func CheckSubject(subject string, t *Turn) error {
 	}
 	return fe.err()
 }
+
+// SubjectTenant is the tenant an event subject belongs to: a turn's, a
+// catalog item's, a shelf entry's or a task's.
+func SubjectTenant(subject string) (string, error) {
+	if ids, err := ParseSubject(subject); err == nil && ids.Kind == "turns" {
+		return ids.TenantID, nil
+	}
+	ids, err := ParseSignalSubject(subject)
+	return ids.TenantID, err
+}

@@ -37,3 +37,15 @@ func User(ctx context.Context, st *store.Store, js jetstream.JetStream, tenantID
 	r.Rows, err = st.Tenant(tenantID).ForgetUser(ctx, userID)
 	return r, err
 }
+
+// Count is what User would remove now, counted without removing anything:
+// for a confirmation that names it before a user is forgotten.
+func Count(ctx context.Context, st *store.Store, js jetstream.JetStream, tenantID, userID string) (Report, error) {
+	r := Report{TenantID: tenantID, UserID: userID}
+	var err error
+	if r.StreamMessages, err = queue.CountUser(ctx, js, tenantID, userID); err != nil {
+		return r, err
+	}
+	r.Rows, err = st.Tenant(tenantID).CountUser(ctx, userID)
+	return r, err
+}

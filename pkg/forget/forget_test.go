@@ -117,8 +117,16 @@ func TestForgetUser(t *testing.T) {
 	require.Equal(t, uint64(13), streamCount(t, n.JS, queue.TurnsStream, "recall.turns.acme.u1.>"), "12 turns and the broken one")
 	require.Len(t, n.DeadLetters(t), 2, "ingest and extractor each dead-letter it")
 
+	// Counting first removes nothing and names exactly what User removes.
+	count, err := forget.Count(ctx, db.Store, n.JS, "acme", "u1")
+	require.NoError(t, err)
+	require.Equal(t, before1, userRows(t, db, "acme", "u1"), "counting removes nothing")
+	require.ElementsMatch(t, mapKeys(before1), mapKeys(count.Rows), "every user table is counted")
+
 	rep, err := forget.User(ctx, db.Store, n.JS, "acme", "u1")
 	require.NoError(t, err)
+	require.Equal(t, count, rep, "the count names what was removed")
+	require.Equal(t, before1, rep.Rows)
 	require.Equal(t, before1["messages"], rep.Rows["messages"])
 	require.Equal(t, uint64(12+1), rep.StreamMessages[queue.TurnsStream], "12 turns and the broken one")
 	require.Equal(t, uint64(1), rep.StreamMessages[queue.SignalsStream], "the shelf entry")
@@ -145,4 +153,12 @@ func TestForgetUser(t *testing.T) {
 		require.Zero(t, c, table)
 	}
 	require.Empty(t, again.StreamMessages)
+}
+
+func mapKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/recallhq/recall/pkg/events"
 
@@ -42,28 +44,141 @@ func DLQFilter(consumer string) string {
 	return events.SubjectRoot + ".dlq." + consumer + ".>"
 }
 
+// dlqScope is the dead-letter subjects of the original subjects under filter
+// (a scoped filter such as "recall.turns.acme.>"), of one consumer ("" for
+// any): recall.dlq.<consumer>.<filter without "recall.">.
+func dlqScope(consumer, filter string) string {
+	tok := "*"
+	if consumer != "" {
+		tok = events.EncodeToken(consumer)
+	}
+	return events.SubjectRoot + ".dlq." + tok + "." + strings.TrimPrefix(filter, events.SubjectRoot+".")
+}
+
+// TenantDLQFilters are the subject filters of one tenant's dead letters (of
+// consumer, "" for all): one per subject family that carries a tenant.
+// Subjects of no known family carry no tenant and match none.
+func TenantDLQFilters(tenant, consumer string) ([]string, error) {
+	kinds := make([]string, 0, len(idTokens))
+	for k := range idTokens {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	out := make([]string, 0, len(kinds))
+	for _, k := range kinds {
+		scoped, _, err := ScopeFilter(events.SubjectRoot+"."+k+".>", tenant, "")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, dlqScope(consumer, scoped))
+	}
+	return out, nil
+}
+
 // ListDeadLetters calls fn for every dead letter of consumer ("" for all),
 // oldest first. It reads the stream directly and leaves no consumer behind.
 func ListDeadLetters(ctx context.Context, js jetstream.JetStream, consumer string, fn func(DeadLetterEntry) error) error {
+	return walkDeadLetters(ctx, js, []string{DLQFilter(consumer)}, 1, fn)
+}
+
+// errPageFull stops a walk once a page has one entry more than it shows.
+var errPageFull = errors.New("page full")
+
+// TenantDeadLetters returns up to limit dead letters of one tenant (of
+// consumer, "" for all) with a sequence above after, oldest first, and
+// whether there are more. Only the tenant's subjects are read.
+func TenantDeadLetters(ctx context.Context, js jetstream.JetStream, tenant, consumer string, after uint64, limit int) ([]DeadLetterEntry, bool, error) {
+	filters, err := TenantDLQFilters(tenant, consumer)
+	if err != nil {
+		return nil, false, err
+	}
+	var out []DeadLetterEntry
+	err = walkDeadLetters(ctx, js, filters, after+1, func(e DeadLetterEntry) error {
+		if len(out) == limit {
+			return errPageFull
+		}
+		out = append(out, e)
+		return nil
+	})
+	if errors.Is(err, errPageFull) {
+		return out, true, nil
+	}
+	return out, false, err
+}
+
+// walkDeadLetters calls fn for the dead letters matching any of filters, from
+// sequence from on, in stream order, each once, until fn returns an error. It
+// keeps the next match of each filter and takes the lowest, so the server
+// skips whatever matches none of them.
+func walkDeadLetters(ctx context.Context, js jetstream.JetStream, filters []string, from uint64, fn func(DeadLetterEntry) error) error {
 	s, err := js.Stream(ctx, DLQStream)
 	if err != nil {
 		return fmt.Errorf("dead-letter stream: %w", err)
 	}
-	filter := DLQFilter(consumer)
-	for seq := uint64(1); ; {
-		raw, err := s.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(filter))
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			return nil
+	next := make([]*jetstream.RawStreamMsg, len(filters))
+	fetch := func(i int, seq uint64) error {
+		raw, err := s.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(filters[i]))
+		switch {
+		case errors.Is(err, jetstream.ErrMsgNotFound):
+			next[i] = nil
+		case err != nil:
+			return fmt.Errorf("read dead letter from %d: %w", seq, err)
+		default:
+			next[i] = raw
 		}
-		if err != nil {
-			return fmt.Errorf("read dead letter after %d: %w", seq, err)
-		}
-		if err := fn(parseDeadLetter(raw)); err != nil {
+		return nil
+	}
+	for i := range filters {
+		if err := fetch(i, from); err != nil {
 			return err
 		}
-		seq = raw.Sequence + 1
+	}
+	for {
+		var low *jetstream.RawStreamMsg
+		for _, m := range next {
+			if m != nil && (low == nil || m.Sequence < low.Sequence) {
+				low = m
+			}
+		}
+		if low == nil {
+			return nil
+		}
+		if err := fn(parseDeadLetter(low)); err != nil {
+			return err
+		}
+		for i, m := range next {
+			if m != nil && m.Sequence == low.Sequence {
+				if err := fetch(i, low.Sequence+1); err != nil {
+					return err
+				}
+			}
+		}
 	}
 }
+
+// Tenant is the tenant of the dead letter's original subject; ok is false for
+// a subject that carries none.
+func (e DeadLetterEntry) Tenant() (tenant string, ok bool) {
+	t, err := events.SubjectTenant(e.Subject)
+	return t, err == nil
+}
+
+// Showable is the entry for people and JSON tools: the payload as text when
+// it is UTF-8 (it nearly always is: JSON), as base64 otherwise.
+func (e DeadLetterEntry) Showable() any {
+	type entry DeadLetterEntry
+	if utf8.Valid(e.Data) {
+		return struct {
+			entry
+			Data string `json:"data"`
+		}{entry(e), string(e.Data)}
+	}
+	return e
+}
+
+// ErrNoDeadLetter is returned by GetDeadLetter for a sequence the dead-letter
+// stream does not hold.
+var ErrNoDeadLetter = errors.New("not found")
 
 // GetDeadLetter reads one dead letter by its sequence.
 func GetDeadLetter(ctx context.Context, js jetstream.JetStream, seq uint64) (DeadLetterEntry, error) {
@@ -73,7 +188,7 @@ func GetDeadLetter(ctx context.Context, js jetstream.JetStream, seq uint64) (Dea
 	}
 	raw, err := s.GetMsg(ctx, seq)
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return DeadLetterEntry{}, fmt.Errorf("dead letter %d: not found (already re-driven or deleted?)", seq)
+		return DeadLetterEntry{}, fmt.Errorf("dead letter %d: %w (already re-driven or deleted?)", seq, ErrNoDeadLetter)
 	}
 	if err != nil {
 		return DeadLetterEntry{}, fmt.Errorf("dead letter %d: %w", seq, err)

@@ -215,8 +215,7 @@ func UserFilters(tenant, user string) (map[string][]string, error) {
 				continue
 			}
 			out[stream] = append(out[stream], s)
-			// recall.dlq.<consumer>.<subject without "recall.">
-			out[DLQStream] = append(out[DLQStream], events.SubjectRoot+".dlq.*."+strings.TrimPrefix(s, events.SubjectRoot+"."))
+			out[DLQStream] = append(out[DLQStream], dlqScope("", s))
 		}
 	}
 	return out, nil
@@ -226,8 +225,19 @@ func UserFilters(tenant, user string) (map[string][]string, error) {
 // entries, tasks and their dead letters), so that no replay brings the user's
 // data back. It returns the messages removed per stream.
 func PurgeUser(ctx context.Context, js jetstream.JetStream, tenant, user string) (map[string]uint64, error) {
+	return userMessages(ctx, js, tenant, user, true)
+}
+
+// CountUser counts, per stream, the messages of one user that PurgeUser would
+// remove now.
+func CountUser(ctx context.Context, js jetstream.JetStream, tenant, user string) (map[string]uint64, error) {
+	return userMessages(ctx, js, tenant, user, false)
+}
+
+// userMessages counts one user's messages per stream, purging them when purge.
+func userMessages(ctx context.Context, js jetstream.JetStream, tenant, user string, purge bool) (map[string]uint64, error) {
 	if tenant == "" || user == "" {
-		return nil, fmt.Errorf("purge user: tenant and user are required")
+		return nil, fmt.Errorf("user messages: tenant and user are required")
 	}
 	filters, err := UserFilters(tenant, user)
 	if err != nil {
@@ -237,12 +247,12 @@ func PurgeUser(ctx context.Context, js jetstream.JetStream, tenant, user string)
 	for stream, fs := range filters {
 		s, err := js.Stream(ctx, stream)
 		if err != nil {
-			return out, fmt.Errorf("purge user: stream %s: %w", stream, err)
+			return out, fmt.Errorf("user messages: stream %s: %w", stream, err)
 		}
 		for _, f := range fs {
 			info, err := s.Info(ctx, jetstream.WithSubjectFilter(f))
 			if err != nil {
-				return out, fmt.Errorf("purge user: %s %s: %w", stream, f, err)
+				return out, fmt.Errorf("user messages: %s %s: %w", stream, f, err)
 			}
 			var n uint64
 			for _, c := range info.State.Subjects {
@@ -251,8 +261,10 @@ func PurgeUser(ctx context.Context, js jetstream.JetStream, tenant, user string)
 			if n == 0 {
 				continue
 			}
-			if err := s.Purge(ctx, jetstream.WithPurgeSubject(f)); err != nil {
-				return out, fmt.Errorf("purge user: %s %s: %w", stream, f, err)
+			if purge {
+				if err := s.Purge(ctx, jetstream.WithPurgeSubject(f)); err != nil {
+					return out, fmt.Errorf("purge user: %s %s: %w", stream, f, err)
+				}
 			}
 			out[stream] += n
 		}

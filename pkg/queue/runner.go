@@ -477,7 +477,11 @@ func (r *Runner) settle(ctx context.Context, m jetstream.Msg, msg Message, err e
 // terminates it here; if the dead letter cannot be stored, the message is
 // handed back to come again, so it is never lost.
 func (r *Runner) deadLetter(ctx context.Context, m jetstream.Msg, msg Message, reason string) {
-	if dlqErr := DeadLetter(ctx, r.js, r.name, m, msg, reason); dlqErr != nil {
+	stream := ""
+	if md, err := m.Metadata(); err == nil {
+		stream = md.Stream
+	}
+	if dlqErr := DeadLetter(ctx, r.js, r.name, stream, msg, reason); dlqErr != nil {
 		r.log.Error("dead-letter failed; will retry", "subject", msg.Subject, "seq", msg.Seq, "event_id", msg.EventID(), "error", dlqErr.Error())
 		_ = m.NakWithDelay(RetryDelay(1, r.cfg.RetryInitial, r.cfg.RetryMax))
 		r.metrics.Retried.WithLabelValues(r.name).Inc()
@@ -503,13 +507,10 @@ const (
 	HeaderOriginalMsgID = "Recall-Dlq-Original-Msg-Id"
 )
 
-// DeadLetter stores the original message plus the reason in the dead-letter stream
-// and waits for the server's ack. Its own dedupe id makes a repeat harmless.
-func DeadLetter(ctx context.Context, js jetstream.JetStream, consumer string, m jetstream.Msg, msg Message, reason string) error {
-	stream := ""
-	if md, err := m.Metadata(); err == nil {
-		stream = md.Stream
-	}
+// DeadLetter stores the original message (read by consumer from stream) plus
+// the reason in the dead-letter stream and waits for the server's ack. Its own
+// dedupe id makes a repeat harmless.
+func DeadLetter(ctx context.Context, js jetstream.JetStream, consumer, stream string, msg Message, reason string) error {
 	out := nats.NewMsg(DLQSubject(consumer, msg.Subject))
 	out.Data = msg.Data
 	for k, v := range msg.Header {

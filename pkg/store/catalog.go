@@ -258,6 +258,9 @@ type ShelfVector struct {
 	OccurredAt time.Time
 	Embedding  []float32
 	Model      string
+	// Title and Type are the catalog's ("" while it has no such item).
+	Title string
+	Type  string
 }
 
 // Shelf returns a user's shelf, removed items left out, with each item's
@@ -270,7 +273,7 @@ func (t *Tenant) Shelf(ctx context.Context, userID string) ([]ShelfVector, error
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (ShelfVector, error) {
 		var sv ShelfVector
 		var emb *pgvector.Vector
-		err := r.Scan(&sv.Ref, &sv.Status, &sv.OccurredAt, &emb, &sv.Model)
+		err := r.Scan(&sv.Ref, &sv.Status, &sv.OccurredAt, &emb, &sv.Model, &sv.Title, &sv.Type)
 		if emb != nil {
 			sv.Embedding = emb.Slice()
 		}

@@ -279,12 +279,74 @@ func (p *DecayPolicy) sqlParams() decaySQLParams {
 	return sp
 }
 
+// ArchivedAfter is how many full periods after its last mention a fact of
+// the rule falls below the floor and is archived; 0: never (a factor of 1).
+func (r DecayRule) ArchivedAfter() int { return len(r.mult) - 1 }
+
+// Curve point kinds.
+const (
+	CurveMention  = "mention"
+	CurveDecay    = "decay"
+	CurveArchived = "archived"
+	CurveExpired  = "expired"
+)
+
+// CurvePoint is a moment a fact's weight changed, and its weight from then on.
+type CurvePoint struct {
+	At     time.Time `json:"at"`
+	Weight float64   `json:"weight"`
+	// Kind is what happened: a mention (the weight back to the base), a decay
+	// step, the step that took it below the floor (archived), or its expiry.
+	Kind string `json:"kind"`
+}
+
+// Curve is a fact's weight over time under the policy, as the decayer and
+// the readers judge it (DecayedWeight): from each mention in mentions
+// (ascending, event times) the weight starts at base and drops at every full
+// period, until the next mention, the first step below the floor (after which
+// it stays), or the mention's expiry (mention + TTL; expiresAt for the last
+// mention, as stored), whichever comes first. It runs past now to the
+// expiry, so it also shows what is to come.
+func (p *DecayPolicy) Curve(typ string, base float64, mentions []time.Time, expiresAt time.Time) []CurvePoint {
+	r := p.Rule(typ)
+	var out []CurvePoint
+	for i, m := range mentions {
+		end, expiry := expiresAt, expiresAt
+		if i+1 < len(mentions) {
+			expiry = m.Add(r.TTL)
+			end = mentions[i+1]
+			if expiry.Before(end) {
+				end = expiry
+			}
+		}
+		out = append(out, CurvePoint{At: m, Weight: base, Kind: CurveMention})
+		for k := 1; k <= r.ArchivedAfter(); k++ {
+			at := m.Add(time.Duration(k) * r.Period)
+			if !at.Before(end) {
+				break
+			}
+			pt := CurvePoint{At: at, Weight: p.DecayedWeight(typ, base, m, at), Kind: CurveDecay}
+			if pt.Weight < r.Floor {
+				pt.Kind = CurveArchived
+			}
+			out = append(out, pt)
+			if pt.Kind == CurveArchived {
+				break
+			}
+		}
+		if !end.Before(expiry) {
+			out = append(out, CurvePoint{At: expiry, Weight: p.DecayedWeight(typ, base, m, expiry), Kind: CurveExpired})
+		}
+	}
+	return out
+}
+
 // String describes the policy for logs.
 func (p *DecayPolicy) String() string {
 	f := func(r DecayRule) string {
 		archived := "never archived"
-		if len(r.mult) > 1 {
-			archived = fmt.Sprintf("archived after %d periods", len(r.mult)-1)
+		if n := r.ArchivedAfter(); n > 0 {
+			archived = fmt.Sprintf("archived after %d periods", n)
 		}
 		return fmt.Sprintf("×%v per %v, floor %v (%s), ttl %v", r.Factor, r.Period, r.Floor, archived, r.TTL)
 	}

@@ -138,3 +138,49 @@ func TestDecayConfigErrorsNameTheVariable(t *testing.T) {
 		})
 	}
 }
+
+// A fact's curve: from each mention the weight drops at every full period
+// until the next mention, the first step below the floor (where it stays),
+// or the mention's expiry; each weight is DecayedWeight's.
+func TestCurve(t *testing.T) {
+	t.Parallel()
+	p, err := store.DecayConfig{Period: 30 * day, Factor: 0.5, Floor: 0.2, TTL: 100 * day}.Policy()
+	require.NoError(t, err)
+	m0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	pt := func(at time.Time, w float64, kind string) store.CurvePoint {
+		return store.CurvePoint{At: at, Weight: w, Kind: kind}
+	}
+	cases := []struct {
+		name     string
+		mentions []time.Time
+		expires  time.Time
+		want     []store.CurvePoint
+	}{
+		{"one mention: steps, archived below the floor, then the expiry", []time.Time{m0}, m0.Add(100 * day), []store.CurvePoint{
+			pt(m0, 1, store.CurveMention), pt(m0.Add(30*day), 0.5, store.CurveDecay), pt(m0.Add(60*day), 0.25, store.CurveDecay),
+			pt(m0.Add(90*day), 0.125, store.CurveArchived), pt(m0.Add(100*day), 0.125, store.CurveExpired),
+		}},
+		{"a mention before the first step resets it", []time.Time{m0, m0.Add(10 * day)}, m0.Add(110 * day), []store.CurvePoint{
+			pt(m0, 1, store.CurveMention), pt(m0.Add(10*day), 1, store.CurveMention), pt(m0.Add(40*day), 0.5, store.CurveDecay),
+			pt(m0.Add(70*day), 0.25, store.CurveDecay), pt(m0.Add(100*day), 0.125, store.CurveArchived), pt(m0.Add(110*day), 0.125, store.CurveExpired),
+		}},
+		{"expired before the next mention", []time.Time{m0, m0.Add(200 * day)}, m0.Add(230 * day), []store.CurvePoint{
+			pt(m0, 1, store.CurveMention), pt(m0.Add(30*day), 0.5, store.CurveDecay), pt(m0.Add(60*day), 0.25, store.CurveDecay),
+			pt(m0.Add(90*day), 0.125, store.CurveArchived), pt(m0.Add(100*day), 0.125, store.CurveExpired),
+			pt(m0.Add(200*day), 1, store.CurveMention), pt(m0.Add(230*day), 0.5, store.CurveExpired),
+		}},
+		{"no mentions, no curve", nil, m0, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, tc.want, p.Curve("topic", 1, tc.mentions, tc.expires))
+		})
+	}
+	never, err := store.DecayConfig{Period: day, Factor: 1, Floor: 0.1, TTL: 3 * day}.Policy()
+	require.NoError(t, err)
+	require.Zero(t, never.Rule("x").ArchivedAfter(), "a factor of 1 never archives")
+	require.Equal(t, []store.CurvePoint{pt(m0, 0.7, store.CurveMention), pt(m0.Add(3*day), 0.7, store.CurveExpired)},
+		never.Curve("x", 0.7, []time.Time{m0}, m0.Add(3*day)))
+	require.Equal(t, 22, store.DefaultDecayPolicy.Rule("topic").ArchivedAfter())
+}

@@ -131,8 +131,58 @@ func (t *Tenant) Facts(ctx context.Context, userID string, statuses []string, li
 
 func scanFact(r pgx.CollectableRow) (Fact, error) {
 	var f Fact
-	err := r.Scan(&f.Type, &f.Value, &f.Display, &f.Weight, &f.MentionCount, &f.FirstSeenAt,
-		&f.LastMentionedAt, &f.ExpiresAt, &f.Status, &f.Source, &f.SourceSessionID)
-	f.FirstSeenAt, f.LastMentionedAt, f.ExpiresAt = f.FirstSeenAt.UTC(), f.LastMentionedAt.UTC(), f.ExpiresAt.UTC()
+	err := r.Scan(factDest(&f)...)
+	f.utc()
 	return f, err
+}
+
+// factDest is the scan destination of the fact queries' column list.
+func factDest(f *Fact) []any {
+	return []any{&f.Type, &f.Value, &f.Display, &f.Weight, &f.MentionCount, &f.FirstSeenAt,
+		&f.LastMentionedAt, &f.ExpiresAt, &f.Status, &f.Source, &f.SourceSessionID}
+}
+
+func (f *Fact) utc() {
+	f.FirstSeenAt, f.LastMentionedAt, f.ExpiresAt = f.FirstSeenAt.UTC(), f.LastMentionedAt.UTC(), f.ExpiresAt.UTC()
+}
+
+// FactHistory is a fact with the times of its newest mentions.
+type FactHistory struct {
+	Fact
+	// Mentions are the event times of its newest mentions, oldest first.
+	Mentions []time.Time `json:"mentions"`
+}
+
+// FactCursor is a position in a user's facts, newest mention first.
+type FactCursor struct {
+	LastMentionedAt time.Time `json:"at"`
+	Type            string    `json:"type"`
+	Value           string    `json:"value"`
+}
+
+// FactPage returns a page of a user's facts with any of the given statuses,
+// newest mention first, after the cursor (zero: from the start), each with
+// the times of its newest mentions (at most mentions). next is the cursor of
+// the page's last fact when the page is full, nil otherwise.
+func (t *Tenant) FactPage(ctx context.Context, userID string, statuses []string, after FactCursor, limit, mentions int) ([]FactHistory, *FactCursor, error) {
+	rows, err := t.s.pool.Query(ctx, q("FactPageByUser"), t.id, userID, statuses, nullTime(after.LastMentionedAt),
+		after.Type, after.Value, limit, mentions)
+	if err != nil {
+		return nil, nil, fmt.Errorf("list facts: %w", err)
+	}
+	facts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (FactHistory, error) {
+		var f FactHistory
+		err := r.Scan(append(factDest(&f.Fact), &f.Mentions)...)
+		f.utc()
+		for i := range f.Mentions {
+			f.Mentions[i] = f.Mentions[i].UTC()
+		}
+		return f, err
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("list facts: %w", err)
+	}
+	return facts, pageCursor(facts, limit, func(f FactHistory) FactCursor {
+		return FactCursor{LastMentionedAt: f.LastMentionedAt, Type: f.Type, Value: f.Value}
+	}), nil
 }

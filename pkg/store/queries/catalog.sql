@@ -94,8 +94,10 @@ WHERE tenant_id = $1 AND ref = $2;
 
 -- name: ShelfListByUser
 -- A user's shelf (removed items left out) with each item's embedding, when the
--- catalog has one: the inputs of the user's interest vector.
-SELECT s.ref, s.status, s.occurred_at, c.embedding, coalesce(c.embedding_model, '')
+-- catalog has one: the inputs of the user's interest vector; with the item's
+-- title and type, for people reading it.
+SELECT s.ref, s.status, s.occurred_at, c.embedding, coalesce(c.embedding_model, ''),
+       coalesce(c.title, ''), coalesce(c.type, '')
 FROM shelf_items s
 LEFT JOIN catalog_items c ON c.tenant_id = s.tenant_id AND c.ref = s.ref
 WHERE s.tenant_id = $1 AND s.user_id = $2 AND s.status <> 'removed'

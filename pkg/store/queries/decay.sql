@@ -179,3 +179,17 @@ WITH doomed AS (
       AND e.kind = 'fact' AND e.source_id = d.type || E'\x1f' || d.value
 )
 SELECT (SELECT count(*) FROM doomed), (SELECT count(*) FROM mentions);
+
+-- name: DecayerRunSave
+-- Keeps the newest run of each outcome.
+INSERT INTO decayer_runs (result, at, started_at, finished_at, steps, error)
+VALUES ($1, $2, $3, $4, $5, $6)
+ON CONFLICT (result) DO UPDATE
+SET at = EXCLUDED.at, started_at = EXCLUDED.started_at, finished_at = EXCLUDED.finished_at,
+    steps = EXCLUDED.steps, error = EXCLUDED.error;
+
+-- name: DecayerRunList
+-- The newest run of each outcome, newest first.
+SELECT result, at, started_at, finished_at, steps, error
+FROM decayer_runs
+ORDER BY finished_at DESC;

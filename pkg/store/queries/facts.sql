@@ -58,3 +58,33 @@ FROM facts
 WHERE tenant_id = $1 AND user_id = $2 AND status = ANY($3::text[])
 ORDER BY last_mentioned_at DESC, type, value
 LIMIT $4;
+
+-- name: FactPageByUser
+-- A page of a user's facts with the given statuses, newest mention first,
+-- after the keyset cursor ($4 last mention, $5 type, $6 value; NULL: from the
+-- start), each with the times of its newest $8 mentions (ascending). The
+-- user's mentions are read once, on their index, for the page's facts.
+WITH page AS (
+    SELECT type, value, display, weight, mention_count, first_seen_at, last_mentioned_at,
+           expires_at, status, source, source_session_id
+    FROM facts
+    WHERE tenant_id = $1 AND user_id = $2 AND status = ANY ($3::text[])
+      AND ($4::timestamptz IS NULL
+           OR last_mentioned_at < $4::timestamptz
+           OR (last_mentioned_at = $4::timestamptz AND (type, value) > ($5::text, $6::text)))
+    ORDER BY last_mentioned_at DESC, type, value
+    LIMIT $7
+), ranked AS (
+    SELECT m.type, m.value, m.occurred_at,
+           row_number() OVER (PARTITION BY m.type, m.value ORDER BY m.occurred_at DESC) AS rn
+    FROM fact_mentions m
+    JOIN page p ON p.type = m.type AND p.value = m.value
+    WHERE m.tenant_id = $1 AND m.user_id = $2
+)
+SELECT p.type, p.value, p.display, p.weight, p.mention_count, p.first_seen_at, p.last_mentioned_at,
+       p.expires_at, p.status, p.source, p.source_session_id,
+       coalesce((SELECT array_agg(r.occurred_at ORDER BY r.occurred_at)
+                 FROM ranked r WHERE r.type = p.type AND r.value = p.value AND r.rn <= $8),
+                '{}')
+FROM page p
+ORDER BY p.last_mentioned_at DESC, p.type, p.value;

@@ -105,3 +105,11 @@ UNION ALL
         reason, created_at, true
  FROM session_summaries
  WHERE tenant_id = $1 AND session_id = $3 AND current);
+
+-- name: SummaryListCurrent
+-- The current summaries of the given sessions ($2).
+SELECT session_id, user_id, version, from_count, through_count, first_event_id, first_at,
+       last_event_id, last_at, covers_from, covers_to, messages_read, summary, key_topics, model,
+       reason, created_at
+FROM session_summaries
+WHERE tenant_id = $1 AND session_id = ANY ($2::text[]) AND current;

@@ -40,3 +40,47 @@ DELETE FROM seen_lists WHERE tenant_id = $1 AND user_id = $2;
 
 -- name: UserDeleteNotifications
 DELETE FROM item_notifications WHERE tenant_id = $1 AND user_id = $2;
+
+-- name: UserCount
+-- What UserDelete* would delete, table by table (the same rows: messages and
+-- summaries through the user's sessions), for a confirmation before it.
+SELECT 'messages', count(*) FROM messages m
+  JOIN sessions s ON m.tenant_id = s.tenant_id AND m.session_id = s.session_id
+  WHERE s.tenant_id = $1 AND s.user_id = $2
+UNION ALL SELECT 'session_summaries', count(*) FROM session_summaries ss
+  JOIN sessions s ON ss.tenant_id = s.tenant_id AND ss.session_id = s.session_id
+  WHERE s.tenant_id = $1 AND s.user_id = $2
+UNION ALL SELECT 'sessions', count(*) FROM sessions WHERE tenant_id = $1 AND user_id = $2
+UNION ALL SELECT 'fact_mentions', count(*) FROM fact_mentions WHERE tenant_id = $1 AND user_id = $2
+UNION ALL SELECT 'facts', count(*) FROM facts WHERE tenant_id = $1 AND user_id = $2
+UNION ALL SELECT 'shelf_items', count(*) FROM shelf_items WHERE tenant_id = $1 AND user_id = $2
+UNION ALL SELECT 'user_profiles', count(*) FROM user_profiles WHERE tenant_id = $1 AND user_id = $2
+UNION ALL SELECT 'profile_refresh_outbox', count(*) FROM profile_refresh_outbox WHERE tenant_id = $1 AND user_id = $2
+UNION ALL SELECT 'seen_items', count(*) FROM seen_items WHERE tenant_id = $1 AND user_id = $2
+UNION ALL SELECT 'seen_lists', count(*) FROM seen_lists WHERE tenant_id = $1 AND user_id = $2
+UNION ALL SELECT 'item_notifications', count(*) FROM item_notifications WHERE tenant_id = $1 AND user_id = $2
+UNION ALL SELECT 'search_entries', count(*) FROM search_entries WHERE tenant_id = $1 AND user_id = $2;
+
+-- name: UserListActive
+-- A tenant's users by their latest activity (their sessions' newest message,
+-- event time), newest first, after the keyset cursor ($2, $3; NULL: from the
+-- start), optionally only ids starting with $4. The tenant's sessions are
+-- aggregated on the session index: one pass per page.
+SELECT user_id, count(*), sum(message_count), min(first_message_at), max(last_message_at)
+FROM sessions
+WHERE tenant_id = $1 AND ($4 = '' OR starts_with(user_id, $4))
+GROUP BY user_id
+HAVING $2::timestamptz IS NULL OR (max(last_message_at), user_id) < ($2::timestamptz, $3::text)
+ORDER BY max(last_message_at) DESC, user_id DESC
+LIMIT $5;
+
+-- name: UserSessionList
+-- A user's sessions, latest activity first, after the keyset cursor ($3, $4;
+-- NULL: from the start).
+SELECT session_id, user_id, site_id, agent_id, message_count, system_count,
+       first_message_at, last_message_at, created_at, updated_at
+FROM sessions
+WHERE tenant_id = $1 AND user_id = $2
+  AND ($3::timestamptz IS NULL OR (last_message_at, session_id) < ($3::timestamptz, $4::text))
+ORDER BY last_message_at DESC, session_id DESC
+LIMIT $5;

@@ -1,0 +1,159 @@
+// The user page: what Recall holds about one user (counted as forgetting
+// would remove it), their interest facts with weight curves, shelf and
+// recommendations, and their sessions' summaries on a timeline.
+import { h, api, q, enc, time, day, ago, num, weight, chip, card, pager, errorBox, duration } from './core.js';
+import { weightChart, chartLegend } from './chart.js';
+
+const labels = {
+  messages: 'messages', sessions: 'sessions', session_summaries: 'summaries', facts: 'facts',
+  fact_mentions: 'fact mentions', shelf_items: 'shelf items', user_profiles: 'interest vector',
+  profile_refresh_outbox: 'pending profile refreshes', seen_items: 'items seen', seen_lists: 'lists shown',
+  item_notifications: 'notifications', search_entries: 'search entries',
+};
+
+/** removal lists what a forget report counts, non-zero rows and stream messages. */
+function removal(rep) {
+  const rows = Object.entries(rep.rows || {}).filter(([, n]) => n > 0)
+    .map(([t, n]) => h('li', null, `${num(n)} ${labels[t] || t}`));
+  const streams = Object.entries(rep.stream_messages || {}).filter(([, n]) => n > 0)
+    .map(([s, n]) => h('li', null, `${num(n)} messages in stream ${s}`));
+  return [...rows, ...streams];
+}
+
+function forgetDialog(userID, rep, done) {
+  const dialog = document.getElementById('dialog');
+  const status = h('div');
+  const confirm = h('button', { class: 'danger', type: 'button', id: 'confirm-forget' }, 'Forget this user');
+  const cancel = h('button', { type: 'button', onclick: () => dialog.close() }, 'Cancel');
+  confirm.addEventListener('click', async () => {
+    confirm.disabled = true;
+    try {
+      const res = await api(`/v1/users/${enc(userID)}`, { method: 'DELETE' });
+      dialog.close();
+      done(res);
+    } catch (err) {
+      status.replaceChildren(errorBox(err));
+      confirm.disabled = false;
+    }
+  });
+  dialog.replaceChildren(
+    h('h2', null, `Forget ${userID}?`),
+    h('p', null, 'This removes, for good, from every table and every stream (so no replay brings it back):'),
+    h('ul', { id: 'forget-counts' }, removal(rep)),
+    status,
+    h('div', { class: 'row' }, confirm, cancel));
+  dialog.showModal();
+}
+
+function overview(userID, rep, page) {
+  const r = rep.rows || {};
+  const stat = (n, label) => h('div', null, h('b', null, num(n)), h('span', { class: 'muted small' }, label));
+  const forget = h('button', { class: 'danger', type: 'button', id: 'forget' }, 'Forget this user…');
+  forget.addEventListener('click', async () => {
+    forget.disabled = true;
+    try {
+      // Counted again now: the confirmation names what will be removed.
+      const fresh = await api(`/v1/users/${enc(userID)}`);
+      forgetDialog(userID, fresh, (res) => {
+        page.replaceChildren(card(`${userID} forgotten`,
+          h('div', { class: 'notice', id: 'forgotten' }, 'Removed:'), h('ul', null, removal(res)),
+          h('p', null, h('a', { href: '#/' }, 'Back to users'))));
+      });
+    } catch (err) {
+      page.prepend(errorBox(err));
+    } finally {
+      forget.disabled = false;
+    }
+  });
+  return h('section', { class: 'card' },
+    h('div', { class: 'row spread' }, h('h1', { id: 'user-id' }, userID), forget),
+    h('div', { class: 'stats' },
+      stat(r.sessions, 'sessions'), stat(r.messages, 'messages'), stat(r.facts, 'interest facts'),
+      stat(r.session_summaries, 'summaries'), stat(r.shelf_items, 'shelf items'), stat(r.seen_items, 'items seen'),
+      stat(r.search_entries, 'search entries')));
+}
+
+/** meter is a bar as long as the weight; its width is set through the CSSOM (the page's policy allows no inline style attributes). */
+function meter(w) {
+  const fill = h('span');
+  fill.style.width = `${Math.max(0, Math.min(1, w)) * 100}%`;
+  return h('div', { class: 'meter', title: `weight ${weight(w)}` }, fill);
+}
+
+function factCard(f, at, rule) {
+  const status = f.status_now !== f.status ? [chip(f.status_now, f.status_now), chip(`stored: ${f.status}`, 'small')] : chip(f.status_now, f.status_now);
+  return h('article', { class: 'fact' },
+    h('div', { class: 'row spread' }, h('span', { class: 'name' }, f.display || f.value), h('span', null, chip(f.type), ' ', status)),
+    meter(f.weight),
+    h('dl', null,
+      h('dt', null, 'weight now'), h('dd', { class: 'weight' }, `${weight(f.weight)} (base ${weight(f.base_weight)})`),
+      h('dt', null, 'last mention'), h('dd', null, `${time(f.last_mentioned_at)} · ${ago(f.last_mentioned_at, new Date(at).getTime())}`),
+      h('dt', null, 'mentions'), h('dd', null, `${num(f.mention_count)} since ${day(f.first_seen_at)}`),
+      h('dt', null, 'expires'), h('dd', null, `${time(f.expires_at)} · ${ago(f.expires_at, new Date(at).getTime())}`),
+      h('dt', null, 'source'), h('dd', null, f.source, f.source_session_id ? [' · ', h('a', { href: `#/session/${enc(f.source_session_id)}` }, f.source_session_id)] : null)),
+    weightChart(f, at, rule),
+    rule ? h('div', { class: 'muted small' },
+      `×${rule.factor} every ${duration(rule.period_seconds)}, archived below ${rule.floor}`,
+      rule.archived_after_periods ? ` (after ${rule.archived_after_periods} periods)` : ' (never)',
+      `, expires ${duration(rule.ttl_seconds)} after the last mention`) : null);
+}
+
+function factsSection(userID) {
+  const grid = h('div', { class: 'facts', id: 'facts' });
+  return card('Interest facts',
+    h('p', { class: 'muted small' }, 'Newest mention first. Weights and curves come from the server\'s decay policy, as the context and the decayer apply it.'),
+    chartLegend(),
+    pager(grid, async (cursor) => {
+      const r = await api(`/v1/users/${enc(userID)}/facts${q({ limit: 20, cursor })}`);
+      return { items: r.facts.map((f) => ({ f, at: r.at, rule: r.policy[f.type] })), next: r.next_cursor };
+    }, ({ f, at, rule }) => factCard(f, at, rule), { more: 'More facts', empty: 'No interest facts.' }));
+}
+
+function shelfSection(userID) {
+  const body = h('div', { id: 'shelf' }, h('p', { class: 'muted' }, 'Loading…'));
+  const recs = h('div', { id: 'recommendations' }, h('p', { class: 'muted' }, 'Loading…'));
+  api(`/v1/users/${enc(userID)}/shelf`).then((r) => {
+    body.replaceChildren(r.items.length === 0 ? h('p', { class: 'empty' }, 'Nothing on the shelf.')
+      : h('ul', null, r.items.map((it) => h('li', null, chip(it.status), ' ', it.title || it.ref, ' ',
+        h('code', null, it.ref), h('span', { class: 'muted small' }, ` ${day(it.occurred_at)}`)))));
+  }).catch((err) => body.replaceChildren(errorBox(err)));
+  api(`/v1/users/${enc(userID)}/recommendations${q({ k: 10 })}`).then((r) => {
+    recs.replaceChildren(r.items.length === 0 ? h('p', { class: 'empty' }, 'No catalog items to recommend.')
+      : h('ol', { class: 'items' }, r.items.map((it) => h('li', null, it.title || it.ref, ' ', h('code', null, it.ref),
+        h('span', { class: 'muted small' }, ` score ${weight(it.score)}`)))));
+  }).catch((err) => recs.replaceChildren(err.status === 409
+    ? h('p', { class: 'empty' }, 'No interest vector yet, so nothing to rank the catalog by.') : errorBox(err)));
+  return card('Shelf and recommendations', h('h3', null, 'Shelf'), body, h('h3', null, 'Recommended (nearest to the interest vector)'), recs);
+}
+
+function sessionsSection(userID) {
+  const list = h('ol', { class: 'timeline', id: 'sessions' });
+  return card('Sessions and their summaries',
+    pager(list, async (cursor) => {
+      const r = await api(`/v1/users/${enc(userID)}/sessions${q({ limit: 10, cursor })}`);
+      return { items: r.sessions, next: r.next_cursor };
+    }, (s) => h('li', null,
+      h('div', { class: 'when' }, `${time(s.first_message_at)} – ${time(s.last_message_at)} · ${num(s.message_count)} messages`),
+      h('a', { href: `#/session/${enc(s.session_id)}` }, s.session_id),
+      s.summary ? [
+        h('p', { class: 'summary' }, s.summary.summary),
+        h('div', { class: 'row small' }, s.summary.key_topics.map((t) => chip(t)),
+          h('span', { class: 'muted' }, `covers ${time(s.summary.covers_from)} – ${time(s.summary.covers_to)}, v${s.summary.version}, ${s.summary.model}`)),
+      ] : h('p', { class: 'empty small' }, 'No summary yet.')),
+    { more: 'Older sessions', empty: 'No sessions.' }));
+}
+
+/** userPage is #/user/<id>. */
+export function userPage(userID) {
+  const page = h('div', { class: 'grid', id: 'user-page' }, h('p', { class: 'muted' }, 'Loading…'));
+  api(`/v1/users/${enc(userID)}`).then((rep) => {
+    page.replaceChildren(
+      overview(userID, rep, page),
+      h('div', { class: 'grid two' },
+        factsSection(userID),
+        h('div', { class: 'grid' }, shelfSection(userID), sessionsSection(userID))));
+  }).catch((err) => {
+    page.replaceChildren(card(userID, err.status === 404 ? h('p', { class: 'empty', id: 'no-user' }, 'Nothing is stored about this user.') : errorBox(err)));
+  });
+  return page;
+}

@@ -1,0 +1,237 @@
+package ui_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/require"
+
+	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/queue"
+)
+
+const (
+	tenantA = "tenantA"
+	keyA    = "key-of-tenant-A-0123456789"
+	tenantB = "tenantB"
+	keyB    = "key-of-tenant-B-9876543210"
+	// heavyMessages are the messages of a user with a long history, in
+	// sessions of 1000.
+	heavyMessages = 3000
+	// userA needs encoding in paths, subjects and the page's address.
+	userA = "林伟"
+)
+
+// client calls a live Recall's /v1 as one tenant.
+type client struct {
+	t            *testing.T
+	base, tenant string
+	key          string
+}
+
+func (c client) do(method, path string, body any) (int, []byte) {
+	c.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		require.NoError(c.t, err)
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(c.t.Context(), method, c.base+path, rd)
+	require.NoError(c.t, err)
+	req.Header.Set("X-Tenant-ID", c.tenant)
+	req.Header.Set("Authorization", "Bearer "+c.key)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(c.t, err)
+	defer res.Body.Close()
+	data, err := io.ReadAll(res.Body)
+	require.NoError(c.t, err)
+	return res.StatusCode, data
+}
+
+type turn = map[string]any
+
+// TestInspectorInBrowser drives the inspector in headless Chromium against a
+// whole Recall (`recall run`) with seeded turns in Chinese and English, tool
+// calls and a presented list, a dead letter and a decayer run: every page
+// renders them, the weight chart is drawn, a re-drive and a forget work, and
+// tenant B's key sees none of tenant A's data. Screenshots of every page at
+// desktop and phone width are written to .data/ui-screenshots/ (or
+// $INSPECTOR_SCREENSHOTS).
+func TestInspectorInBrowser(t *testing.T) {
+	t.Parallel()
+	script, err := filepath.Abs("browsertest/inspector.mjs")
+	require.NoError(t, err)
+	for _, need := range []string{"/usr/bin/chromium", "browsertest/node_modules/playwright-core"} {
+		_, err := os.Stat(need)
+		require.NoError(t, err, "the browser test needs %s: run `make deps` (scripts/ensure-browser.sh)", need)
+	}
+	shots := os.Getenv("INSPECTOR_SCREENSHOTS")
+	if shots == "" {
+		shots, err = filepath.Abs("../../.data/ui-screenshots")
+		require.NoError(t, err)
+	}
+	require.NoError(t, os.MkdirAll(shots, 0o755))
+
+	l := testenv.StartRecall(t, "API_KEYS="+tenantA+":"+keyA+","+tenantB+":"+keyB)
+	a := client{t: t, base: l.URL, tenant: tenantA, key: keyA}
+	b := client{t: t, base: l.URL, tenant: tenantB, key: keyB}
+
+	now := time.Now().UTC().Truncate(time.Second)
+	at := func(d time.Duration) string { return now.Add(-d).Format(time.RFC3339) }
+	day := 24 * time.Hour
+	post := func(c client, turns ...turn) {
+		status, body := c.do(http.MethodPost, "/v1/turns", turns)
+		require.Equal(t, http.StatusAccepted, status, string(body))
+	}
+	// Three sessions: two months ago, five weeks ago and this hour, so the
+	// facts have decayed, been mentioned again and expire in the future.
+	post(a,
+		turn{"id": "old-1", "user_id": userA, "session_id": "s-old", "occurred_at": at(75 * day), "role": "user",
+			"content": "我最近在读《三体》，很喜欢刘慈欣的小说。"},
+		turn{"id": "old-2", "user_id": userA, "session_id": "s-old", "occurred_at": at(75*day - time.Minute), "role": "assistant",
+			"content": "《三体》是很好的选择！你还可以试试《球状闪电》。"},
+		turn{"id": "old-3", "user_id": userA, "session_id": "s-old", "occurred_at": at(75*day - 2*time.Minute), "role": "user",
+			"content": "I also loved the novel 《Dune》 by Frank Herbert."},
+		turn{"id": "mid-1", "user_id": userA, "session_id": "s-mid", "occurred_at": at(40 * day), "role": "user",
+			"content": "又把《三体》重读了一遍，还想看看《流浪地球》。"},
+		turn{"id": "now-1", "user_id": userA, "session_id": "s-now", "occurred_at": at(time.Hour), "role": "user",
+			"content": "推荐几本科幻小说"},
+		turn{"id": "now-2", "user_id": userA, "session_id": "s-now", "occurred_at": at(time.Hour - time.Minute), "role": "assistant",
+			"content": "Here are three science-fiction novels you might like:",
+			"tool_calls": []any{map[string]any{"id": "call_1", "name": "search_books", "arguments": map[string]any{"q": "科幻", "limit": 3},
+				"result": map[string]any{"total": 3}, "status": "ok", "duration_ms": 184}},
+			"items": []any{
+				map[string]any{"ref": "/book/823D", "title": "三体", "attrs": map[string]any{"author": "刘慈欣", "rating": 9.3}},
+				map[string]any{"ref": "/book/77A1", "title": "球状闪电", "attrs": map[string]any{"author": "刘慈欣"}},
+				map[string]any{"ref": "/book/19F0", "title": "Dune", "attrs": map[string]any{"author": "Frank Herbert"}},
+			}},
+		turn{"id": "now-3", "user_id": userA, "session_id": "s-now", "occurred_at": at(time.Hour - 2*time.Minute), "role": "user",
+			"content": "第三个怎么样？Tell me more about the third one."},
+	)
+	// A user with thousands of messages: the pages read them a page at a time.
+	heavy := make([]turn, 0, heavyMessages)
+	for i := range heavyMessages {
+		role, content := "user", fmt.Sprintf("第%d条：我又在读《三体》了，第%d章。", i, i%40+1)
+		if i%2 == 1 {
+			role, content = "assistant", fmt.Sprintf("Message %d: noted, chapter %d of the book.", i, i%40+1)
+		}
+		heavy = append(heavy, turn{"id": fmt.Sprintf("h-%d", i), "user_id": "heavy", "session_id": fmt.Sprintf("h-s%d", i/1000),
+			"occurred_at": at(30*day - time.Duration(i)*time.Minute), "role": role, "content": content})
+	}
+	for i := 0; i < len(heavy); i += 500 {
+		post(a, heavy[i:min(i+500, len(heavy))]...)
+	}
+	post(b, turn{"id": "b-1", "user_id": "bob", "session_id": "b-s1", "occurred_at": at(time.Hour), "role": "user", "content": "I like 《Neuromancer》."})
+
+	// Stored, and the extractor has found the facts.
+	require.Eventually(t, func() bool {
+		status, body := a.do(http.MethodGet, "/v1/users/"+url.PathEscape(userA)+"/facts", nil)
+		return status == http.StatusOK && strings.Contains(string(body), "三体") &&
+			strings.Contains(string(body), "流浪地球")
+	}, 30*time.Second, 100*time.Millisecond, "the extractor records the facts")
+	require.Eventually(t, func() bool {
+		_, body := a.do(http.MethodGet, "/v1/users/heavy/sessions", nil)
+		return strings.Count(string(body), `"message_count":1000`) == heavyMessages/1000
+	}, 60*time.Second, 100*time.Millisecond, "ingest stores the heavy user's messages")
+	for _, s := range []string{"s-old", "s-now"} {
+		status, body := a.do(http.MethodPost, "/v1/sessions/"+s+"/summarize?wait=20s", nil)
+		require.Equal(t, http.StatusOK, status, string(body))
+	}
+
+	// A catalog and a shelf, published to JetStream as a catalog service
+	// would: the profiler ranks the catalog by the user's interests.
+	nc, err := nats.Connect(l.NATSURL)
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	pub := queue.NewPublisher(js)
+	var items []events.CatalogItem
+	for i, it := range [][3]string{
+		{"/book/823D", "三体", `{"author":"刘慈欣","genre":"科幻"}`},
+		{"/book/77A1", "球状闪电", `{"author":"刘慈欣","genre":"科幻"}`},
+		{"/book/19F0", "Dune", `{"author":"Frank Herbert","genre":"science fiction"}`},
+		{"/book/5E21", "流浪地球", `{"author":"刘慈欣","genre":"科幻"}`},
+		{"/book/A0B3", "Foundation", `{"author":"Isaac Asimov","genre":"science fiction"}`},
+		{"/book/C9D8", "红楼梦", `{"author":"曹雪芹","genre":"古典"}`},
+	} {
+		items = append(items, events.CatalogItem{V: events.Version, ID: fmt.Sprintf("cat-%d", i), TenantID: tenantA,
+			OccurredAt: now.Add(-80 * day), Ref: it[0], Type: "book", Title: it[1], Attrs: json.RawMessage(it[2])})
+	}
+	_, err = pub.PublishCatalogItems(t.Context(), items)
+	require.NoError(t, err)
+	_, err = pub.PublishShelfEntries(t.Context(), []events.ShelfEntry{
+		{V: events.Version, ID: "shelf-1", TenantID: tenantA, UserID: userA, OccurredAt: now.Add(-70 * day), Ref: "/book/823D", Status: events.ShelfRead},
+		{V: events.Version, ID: "shelf-2", TenantID: tenantA, UserID: userA, OccurredAt: now.Add(-2 * day), Ref: "/book/19F0", Status: events.ShelfReading},
+	})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		status, body := a.do(http.MethodGet, "/v1/users/"+url.PathEscape(userA)+"/recommendations", nil)
+		return status == http.StatusOK && strings.Contains(string(body), "Foundation")
+	}, 30*time.Second, 100*time.Millisecond, "the profiler ranks the catalog for the user")
+
+	// A turn a worker gave up on (written by the runner's own dead-letter
+	// writer): the database refused it five times. Re-driven, it is stored.
+	late := events.Turn{V: events.Version, ID: "late-1", TenantID: tenantA, UserID: userA, SessionID: "s-now",
+		OccurredAt: now.Add(-50 * time.Minute), Role: events.RoleUser, Content: "这条消息曾被退回 — this turn came back from the dead letters."}
+	msg, err := events.TurnMsg(&late)
+	require.NoError(t, err)
+	require.NoError(t, queue.DeadLetter(t.Context(), js, "ingest", queue.TurnsStream,
+		queue.Message{Subject: msg.Subject, Data: msg.Data, Header: msg.Header, Seq: 9999, Deliveries: 5},
+		"gave up after 5 deliveries: store messages: the database refused the batch"))
+	// The decayer ran at start.
+	require.Eventually(t, func() bool {
+		_, body := a.do(http.MethodGet, "/v1/ops/decayer", nil)
+		return strings.Contains(string(body), `"last_run":{`)
+	}, 20*time.Second, 100*time.Millisecond)
+
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", script)
+	cmd.Dir = filepath.Dir(script)
+	cmd.Env = append(os.Environ(),
+		"INSPECTOR_URL="+l.InspectorURL, "TENANT_A="+tenantA, "KEY_A="+keyA, "TENANT_B="+tenantB, "KEY_B="+keyB,
+		"USER_A="+userA, "SESSION_A=s-now", "HEAVY_USER=heavy", "HEAVY_SESSION=h-s0", "LATE_ID="+late.ID, "SCREENSHOTS="+shots)
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "the browser script failed:\n%s", out)
+	t.Logf("browser script (%s):\n%s", time.Since(start).Round(time.Millisecond), out)
+
+	// What the pages did, seen from the API: the re-driven turn was stored,
+	// and the forgotten user is gone.
+	status, body := a.do(http.MethodGet, "/v1/users/"+url.PathEscape(userA), nil)
+	require.Equal(t, http.StatusNotFound, status, "forgotten through the page: %s", body)
+	_, body = a.do(http.MethodGet, "/v1/ops/dead-letters", nil)
+	require.JSONEq(t, `{"dead_letters":[]}`, string(body), "re-driven through the page")
+	status, _ = b.do(http.MethodGet, "/v1/users/bob", nil)
+	require.Equal(t, http.StatusOK, status, "tenant B's user is untouched")
+
+	entries, err := os.ReadDir(shots)
+	require.NoError(t, err)
+	var pngs []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".png") {
+			pngs = append(pngs, filepath.Join(shots, e.Name()))
+		}
+	}
+	require.GreaterOrEqual(t, len(pngs), 8, "desktop and phone screenshots of every page")
+	t.Logf("screenshots (see %s):\n%s", filepath.Join(shots, "index.txt"), strings.Join(pngs, "\n"))
+}
