@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	gojson "github.com/goccy/go-json"
@@ -177,9 +178,30 @@ func (l lines) spent(ph phrases) PartSpend {
 func runes(s string) int { return utf8.RuneCountInString(s) }
 
 func collapsed(s string) string {
+	if !needsCollapse(s) {
+		return s
+	}
 	var b strings.Builder
 	writeCollapsed(&b, s)
 	return b.String()
+}
+
+// needsCollapse reports whether writeCollapsed would change s: white space
+// at either end, or other than one ASCII space between words. Most texts
+// need nothing, and are then used as they are, without a copy.
+func needsCollapse(s string) bool {
+	prevSpace := true // white space at the start counts as a run
+	for _, r := range s {
+		if !unicode.IsSpace(r) {
+			prevSpace = false
+			continue
+		}
+		if r != ' ' || prevSpace {
+			return true
+		}
+		prevSpace = true
+	}
+	return prevSpace && s != ""
 }
 
 // listLine is an item as the prompt shows it: "3. Title — ref: /mv/823D {attrs}".

@@ -122,3 +122,19 @@ func TestRenderList(t *testing.T) {
 	require.Contains(t, Render(LangEN, only), "1. ref: /b/1")
 	require.Nil(t, CurrentList(nil))
 }
+
+// TestNeedsCollapse: a text is used as it is exactly when collapsing it
+// would not change it.
+func TestNeedsCollapse(t *testing.T) {
+	for _, s := range []string{"", " ", "a", "a b", "a  b", " a", "a ", "a\tb", "a\nb", "三体　科幻", "三体 科幻",
+		"a\u00a0b", "a\u0085b", "x y z", "x y  z", "\n", "já é", "a  ", "  "} {
+		var b strings.Builder
+		writeCollapsed(&b, s)
+		if needsCollapse(s) == (b.String() == s) {
+			t.Errorf("%q: needsCollapse %v, collapsed %q", s, needsCollapse(s), b.String())
+		}
+		if collapsed(s) != b.String() {
+			t.Errorf("%q: collapsed %q, want %q", s, collapsed(s), b.String())
+		}
+	}
+}
