@@ -21,6 +21,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/queue"
 )
 
@@ -216,6 +217,19 @@ func (r *run) do(ctx context.Context, natsBin, pgBin string) error {
 	res := waitSettled(ctx, r.js, r.db, o.Quiet, o.SettleTimeout, r.log)
 	r.rep.add(settleRow("pipeline settled (every consumer 0 pending, 0 unacked; summaries caught up)", res))
 	r.rep.phase("settle", sstart)
+
+	// The stall-kill's turns ran out of deliveries on purpose and are in
+	// RECALL_DLQ, not lost; once the stall is over an operator re-drives
+	// them, as here, and the checks below expect every one stored.
+	if o.StallKill {
+		dstart := time.Now()
+		if err := r.redriveStalled(ctx); err != nil {
+			return err
+		}
+		res := waitSettled(ctx, r.js, r.db, o.Quiet, o.SettleTimeout, r.log)
+		r.rep.add(settleRow("settled after the re-drive", res))
+		r.rep.phase("re-drive", dstart)
+	}
 
 	// Checks.
 	cstart := time.Now()
@@ -566,7 +580,7 @@ func lostEvidence(missing []turnKey, led *ledger, silent []maxDelivery, dlq []de
 		if hit {
 			withAdv++
 		}
-		if inDLQ[k.Tenant+":"+k.ID] {
+		if inDLQ[events.MsgID(k.Tenant, k.ID)] {
 			dead++
 		}
 		if len(examples) < 5 {
@@ -580,12 +594,11 @@ func lostEvidence(missing []turnKey, led *ledger, silent []maxDelivery, dlq []de
 // dlqRows check the dead-letter stream: nothing but the poison, which
 // every consumer that decodes turns dead-letters once.
 func dlqRows(dlq []deadLetter, poison bool, v serverVersion) []checkRow {
-	poisonMsgID := "acme:" + poisonID
 	var other []string
 	consumers := map[string]bool{}
 	perLetter := map[string]int{}
 	for _, d := range dlq {
-		if poison && d.MsgID == poisonMsgID {
+		if poison && d.MsgID == poisonMsgID() {
 			consumers[d.Consumer] = true
 			perLetter[d.Consumer+"/"+strconv.FormatUint(d.StreamSeq, 10)]++
 			continue
@@ -681,7 +694,7 @@ func (r *run) replayChecks(ctx context.Context, e *expected) error {
 	}
 	var added []string
 	for _, d := range dlqAfter[len(dlqBefore):] {
-		if d.MsgID != "acme:"+poisonID {
+		if d.MsgID != poisonMsgID() {
 			added = append(added, fmt.Sprintf("#%d %s %s: %s", d.Seq, d.Consumer, d.MsgID, d.Reason))
 		}
 	}
@@ -689,6 +702,62 @@ func (r *run) replayChecks(ctx context.Context, e *expected) error {
 	row.Evidence = firstN(added, 5)
 	r.rep.add(row)
 	return nil
+}
+
+// redriveStalled re-drives every dead letter but the poison with `recall
+// dlq redrive`, as an operator would, and reports how many there were: the
+// turns the stall-kill made run out of deliveries (none is a failure: the
+// stall then proved nothing).
+func (r *run) redriveStalled(ctx context.Context) error {
+	dlq, err := readDLQ(ctx, r.js)
+	if err != nil {
+		return err
+	}
+	var seqs []string
+	consumers := map[string]int{}
+	for _, d := range dlq {
+		if d.MsgID == poisonMsgID() {
+			continue
+		}
+		seqs = append(seqs, strconv.FormatUint(d.Seq, 10))
+		consumers[d.Consumer]++
+	}
+	row := checkRow{Name: "stall-kill: turns out of deliveries dead-lettered, then re-driven (recall dlq redrive)",
+		Expected: "> 0", Got: strconv.Itoa(len(seqs)), Status: statusPass}
+	if len(seqs) == 0 {
+		row.Status = statusFail
+		row.Evidence = "no dead letter besides the poison: the stall-kill exhausted no delivery"
+		r.rep.add(row)
+		return nil
+	}
+	var by []string
+	for c, n := range consumers {
+		by = append(by, fmt.Sprintf("%s %d", c, n))
+	}
+	sort.Strings(by)
+	row.Evidence = "by consumer: " + strings.Join(by, ", ")
+	// The re-driven turns' ids are new to the stream only once its
+	// duplicate window has passed since they were first stored.
+	time.Sleep(r.o.DuplicateWindow)
+	rctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(rctx, filepath.Join(r.bin, "recall"), append([]string{"dlq", "redrive"}, seqs...)...)
+	cmd.Env = envList(r.env)
+	cmd.SysProcAttr = childProcAttr()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		row.Status = statusFail
+		row.Evidence = fmt.Sprintf("recall dlq redrive: %v: %s", err, firstLine(string(out)))
+	}
+	r.rep.add(row)
+	return nil
+}
+
+// poisonMsgID is the poison turn's dedupe id.
+func poisonMsgID() string { return events.MsgID("acme", poisonID) }
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
 }
 
 func (r *run) replay(ctx context.Context, worker string) error {
