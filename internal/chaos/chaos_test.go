@@ -210,7 +210,7 @@ func TestDLQRows(t *testing.T) {
 		return out
 	}
 
-	once := []deadLetter{poison("ingest", 9), poison("extractor", 9)}
+	once := []deadLetter{poison("ingest", 9), poison("extractor", 9), poison("indexer", 9)}
 	require.Equal(t, []status{statusPass, statusPass, statusPass}, statuses(dlqRows(once, true, cur)))
 
 	twice := append(once, poison("ingest", 9))
@@ -224,7 +224,7 @@ func TestDLQRows(t *testing.T) {
 
 	rows = dlqRows([]deadLetter{poison("ingest", 9)}, false, cur)
 	require.Equal(t, []status{statusFail}, statuses(rows), "no poison: any dead letter fails")
-	require.Equal(t, []status{statusPass, statusFail, statusPass}, statuses(dlqRows([]deadLetter{poison("ingest", 9)}, true, cur)), "the extractor must dead-letter it too")
+	require.Equal(t, []status{statusPass, statusFail, statusPass}, statuses(dlqRows([]deadLetter{poison("ingest", 9)}, true, cur)), "the extractor and the indexer must dead-letter it too")
 }
 
 func TestSilentlyDropped(t *testing.T) {

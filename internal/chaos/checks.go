@@ -130,6 +130,17 @@ const (
 	qMessagesNoSess = `
 		SELECT count(*) FROM messages m
 		WHERE NOT EXISTS (SELECT 1 FROM sessions s WHERE s.tenant_id = m.tenant_id AND s.session_id = m.session_id)`
+	// A turn's entry holds its text and the titles of the list it showed
+	// (search.TurnEntry); one with neither has none.
+	qUnindexed = `
+		SELECT count(*) FROM messages m
+		WHERE m.role IN ('user', 'assistant')
+		  AND (btrim(m.content, E' \t\n\r\f\v') <> '' OR EXISTS (
+		      SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(m.items) = 'array' THEN m.items ELSE '[]' END) it
+		      WHERE coalesce(it->>'title', '') <> ''))
+		  AND NOT EXISTS (
+		      SELECT 1 FROM search_entries e
+		      WHERE e.tenant_id = m.tenant_id AND e.user_id = m.user_id AND e.kind = 'message' AND e.source_id = m.event_id)`
 	qMentionDupKeys = `SELECT count(*) - count(DISTINCT (tenant_id, event_id, type, value)) FROM fact_mentions`
 	qFactCountsOff  = `
 		SELECT count(*) FROM facts f
@@ -170,6 +181,7 @@ func dbChecks(ctx context.Context, db *pgxpool.Pool, tenants []string, e *expect
 		{"duplicate fact_mentions keys", qMentionDupKeys},
 		{"facts whose mention_count ≠ their mentions", qFactCountsOff},
 		{"mentions without a fact", qOrphanMentions},
+		{"user and assistant turns with text and no search entry", qUnindexed},
 	} {
 		n, err := scalar(ctx, db, c.sql)
 		if err != nil {

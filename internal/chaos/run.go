@@ -27,16 +27,16 @@ import (
 
 // The processes of a run, in start order. Each worker runs as its own binary
 // (cmd/<name>), as in a deployment; the API too.
-var processNames = []string{"api", "ingest", "extractor", "seen", "summarizer", "profiler", "decayer", "catalog"}
+var processNames = []string{"api", "ingest", "extractor", "seen", "indexer", "summarizer", "profiler", "decayer", "catalog"}
 
 // turnWorkers are the workers every turn goes through; they get the extra
 // kills.
-var turnWorkers = []string{"ingest", "extractor", "seen", "summarizer"}
+var turnWorkers = []string{"ingest", "extractor", "seen", "indexer", "summarizer"}
 
 // decodingConsumers are the consumers that decode every turn, so each
 // dead-letters a poison turn once. (seen acknowledges a turn without a list
 // without decoding it.)
-var decodingConsumers = []string{"extractor", "ingest"}
+var decodingConsumers = []string{"extractor", "indexer", "ingest"}
 
 const poisonID = "poison-1"
 
@@ -323,7 +323,7 @@ func (r *run) childEnv() map[string]string {
 		"SUMMARY_SWEEP_INTERVAL": "1s",
 		"SHUTDOWN_TIMEOUT":       "10s",
 	}
-	for _, p := range []string{"INGEST_", "EXTRACTOR_", "SEEN_", "SUMMARIZER_", "PROFILER_", "CATALOG_"} {
+	for _, p := range []string{"INGEST_", "EXTRACTOR_", "SEEN_", "INDEXER_", "SUMMARIZER_", "PROFILER_", "CATALOG_"} {
 		env[p+"CONSUMER_ACK_WAIT"] = o.AckWait.String()
 		env[p+"CONSUMER_MAX_DELIVER"] = strconv.Itoa(o.MaxDeliver)
 		env[p+"RETRY_INITIAL"] = o.RetryInitial.String()
@@ -746,7 +746,7 @@ func (r *run) redriveStalled(ctx context.Context) error {
 	cmd.SysProcAttr = childProcAttr()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		row.Status = statusFail
-		row.Evidence = fmt.Sprintf("recall dlq redrive: %v: %s", err, firstLine(string(out)))
+		row.Evidence = fmt.Sprintf("recall dlq redrive: %v: %s", err, lastLine(string(out)))
 	}
 	r.rep.add(row)
 	return nil
@@ -755,9 +755,9 @@ func (r *run) redriveStalled(ctx context.Context) error {
 // poisonMsgID is the poison turn's dedupe id.
 func poisonMsgID() string { return events.MsgID("acme", poisonID) }
 
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return line
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	return s[strings.LastIndexByte(s, '\n')+1:]
 }
 
 func (r *run) replay(ctx context.Context, worker string) error {

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -45,9 +46,22 @@ func Operations(doc *openapi3.T) []string {
 	return out
 }
 
-// Unchecked are paths served beside the document's own, not described in it:
-// the ops routes.
-var Unchecked = []string{"/healthz", "/readyz", "/metrics"}
+// Unchecked are paths served beside the document's own, not described in it;
+// an entry ending in "/" covers every path under it. They are the ops routes
+// and the inspector's pages (/ui, /ui/...). The document is the contract of
+// the API that programs call; the inspector is HTML, JavaScript and CSS for a
+// browser, named after the files embedded in the binary, and describing them
+// would only hand code generators calls no program should make. Every call
+// those pages make is a /v1 request, which the document describes and the
+// tests check like any other.
+var Unchecked = []string{"/healthz", "/readyz", "/metrics", "/ui", "/ui/"}
+
+// unchecked reports whether path is one of Unchecked or under one of them.
+func unchecked(path string) bool {
+	return slices.ContainsFunc(Unchecked, func(u string) bool {
+		return path == u || strings.HasSuffix(u, "/") && strings.HasPrefix(path, u)
+	})
+}
 
 // Handler wraps h so that every request and answer is checked against doc,
 // which it leaves as it is (one loaded document may serve many tests).
@@ -82,7 +96,7 @@ func Handler(t testing.TB, doc *openapi3.T, h http.Handler) http.Handler {
 			t.Errorf("openapitest: reading the request body: %v", err)
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		if slices.Contains(Unchecked, r.URL.Path) {
+		if unchecked(r.URL.Path) {
 			h.ServeHTTP(w, r)
 			return
 		}

@@ -70,6 +70,9 @@ func TestHandlerReportsMismatches(t *testing.T) {
 		{"a route not documented", "/other", 200, `{}`, "not in the document"},
 		{"a route not documented, answered 404", "/other", 404, `{}`, ""},
 		{"an ops route", "/healthz", 200, `ok`, ""},
+		{"an inspector file", "/ui/app.js", 200, `x`, ""},
+		{"the inspector's page", "/ui", 301, ``, ""},
+		{"a path beside the inspector's", "/uix", 200, `{}`, "not in the document"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -181,13 +181,16 @@ type NATS struct {
 	JS   jetstream.JetStream
 	// Server is the server itself, for tests that take it away.
 	Server *server.Server
+	// StoreDir is where the server keeps its streams' files.
+	StoreDir string
 }
 
 // NewNATS starts a server with its store in the test's temp dir, connects, and
 // declares the streams.
 func NewNATS(t testing.TB) *NATS {
 	t.Helper()
-	srv, err := natsserver.Start(natsserver.Options{Port: -1, StoreDir: t.TempDir()})
+	dir := t.TempDir()
+	srv, err := natsserver.Start(natsserver.Options{Port: -1, StoreDir: dir})
 	require.NoError(t, err)
 	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
 	nc, err := nats.Connect(srv.ClientURL())
@@ -196,7 +199,7 @@ func NewNATS(t testing.TB) *NATS {
 	js, err := jetstream.New(nc)
 	require.NoError(t, err)
 	require.NoError(t, queue.EnsureStreams(context.Background(), js, queue.DefaultStreamConfig))
-	return &NATS{URL: srv.ClientURL(), Conn: nc, JS: js, Server: srv}
+	return &NATS{URL: srv.ClientURL(), Conn: nc, JS: js, Server: srv, StoreDir: dir}
 }
 
 // Logger is a logger for tests: discarded unless RECALL_TEST_LOG is set.

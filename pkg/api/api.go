@@ -348,7 +348,8 @@ type endpoint struct {
 }
 
 // endpoints are every route Handler serves besides /healthz, /readyz and
-// /metrics. The OpenAPI document describes exactly these (TestOpenAPIRoutes).
+// /metrics and the inspector's files (/ui/). The OpenAPI document describes
+// exactly these (TestOpenAPIRoutes).
 var endpoints = []endpoint{
 	{pattern: "GET /openapi.json", open: (*Server).getOpenAPI},
 	{pattern: mcpRoute},
@@ -382,7 +383,8 @@ var endpoints = []endpoint{
 }
 
 // Routes are the patterns ("METHOD /path/{param}") of every route the API
-// serves besides /healthz, /readyz and /metrics, in the order registered.
+// serves besides /healthz, /readyz and /metrics and the inspector's files
+// (/ui/), in the order registered.
 func Routes() []string {
 	out := make([]string, len(endpoints))
 	for i, e := range endpoints {

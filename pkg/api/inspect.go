@@ -156,7 +156,7 @@ func (s *Server) getUserFacts(w http.ResponseWriter, r *http.Request, t *store.T
 	for i, f := range facts {
 		weight, status := s.policy.Assess(f.Fact, now)
 		out.Facts[i] = factView{FactHistory: f, Weight: weight, StatusNow: status,
-			Curve: s.policy.Curve(f.Type, f.Weight, f.Mentions, f.ExpiresAt)}
+			Curve: nonNil(s.policy.Curve(f.Type, f.Weight, f.Mentions, f.ExpiresAt))}
 		out.Policy[f.Type] = ruleOf(s.policy.Rule(f.Type))
 	}
 	if next != nil {

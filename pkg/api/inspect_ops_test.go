@@ -150,6 +150,14 @@ func TestOpsConsumersAndDecayer(t *testing.T) {
 	require.Equal(t, "boom", got.LastRun.Steps[0].Error)
 	require.Equal(t, "ok", got.LastSuccess.Result)
 	require.Equal(t, at, got.LastSuccess.At)
+
+	// A run that failed before its first step kept none: still a list.
+	require.NoError(t, b.db.Store.SaveDecayerRun(t.Context(), store.DecayerRun{Result: store.DecayerRunFailed, At: testNow.Add(time.Minute),
+		StartedAt: testNow.Add(time.Minute), FinishedAt: testNow.Add(time.Minute), Error: "facts: connection refused"}))
+	res := b.get(t, "t1", "/v1/ops/decayer")
+	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
+	require.Contains(t, string(res.Body), `"last_run":{"result":"failed","at":"2026-11-22T12:01:00Z",`)
+	require.Contains(t, string(res.Body), `"steps":[],"error":"facts: connection refused"}`)
 }
 
 // The inspector's files are served at /ui/ with a policy that lets them load

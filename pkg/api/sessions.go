@@ -9,8 +9,6 @@ import (
 
 	"github.com/recallhq/recall/pkg/queue"
 
-	"github.com/nats-io/nats.go/jetstream"
-
 	"github.com/recallhq/recall/pkg/client"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
@@ -120,8 +118,12 @@ func queryCursor[T any](qv url.Values, complete func(T) bool, fe *[]events.Field
 	return c
 }
 
-// deleteSession removes the session's rows and purges its turns from the stream,
-// so neither a redelivery nor a replay brings it back.
+// deleteSession erases the session's messages from the streams (turns,
+// summary requests, their dead letters: store.DeleteSession's counterpart
+// in JetStream), so neither a redelivery nor a replay brings it back, then
+// deletes its rows and what was derived from it alone (store.DeleteSession
+// says what it keeps). When facts changed, the user's profile is asked to
+// be computed again.
 func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request, t *store.Tenant) {
 	id, ok := s.sessionID(w, r)
 	if !ok {
@@ -134,17 +136,22 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request, t *store.
 		s.readError(w, r, err)
 		return
 	}
-	stream, err := s.js.Stream(ctx, queue.TurnsStream)
-	if err == nil {
-		err = stream.Purge(ctx, jetstream.WithPurgeSubject(events.TurnSubject(t.ID(), sess.UserID, id)))
-	}
-	if err != nil {
+	if _, err := queue.PurgeSession(ctx, s.js, t.ID(), sess.UserID, id); err != nil {
 		s.internalError(w, r, err)
 		return
 	}
-	if _, err := t.DeleteSession(ctx, id); err != nil && !errors.Is(err, store.ErrNotFound) {
+	d, err := t.DeleteSession(ctx, id)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		s.internalError(w, r, err)
 		return
+	}
+	if d.Rows["fact_mentions"] > 0 {
+		// The profile is derived from the facts; a lost refresh is made up
+		// by the next one, so its failure does not fail the delete.
+		task := events.ProfileTask{TenantID: t.ID(), UserID: d.UserID, RequestedAt: s.now().UTC()}
+		if _, err := queue.NewRefresher(s.js, queue.DefaultRefreshBucket).Publish(ctx, []events.ProfileTask{task}); err != nil {
+			s.log.Warn("delete session: profile refresh not queued", "session_id", id, "err", err)
+		}
 	}
 	w.WriteHeader(http.StatusNoContent)
 }

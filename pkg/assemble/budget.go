@@ -136,8 +136,8 @@ func applyBudget(ph phrases, p *Parts, limit int) (Budget, lines) {
 	// What the history search found for the current message, most relevant
 	// first, comes before the summaries: it is what this message needs.
 	if r := p.Recalled; r != nil {
-		keep := fit(l.recalled, plain)
-		r.Hits, r.Cuts, l.recalled = r.Hits[:keep], addCut(r.Cuts, len(r.Hits)-keep), l.recalled[:keep]
+		hits, lines := fitRecalled(ph, r.Hits, &left)
+		r.Hits, r.Cuts, l.recalled = hits, addCut(r.Cuts, len(r.Hits)-len(hits)), lines
 	}
 	s := &p.Summaries
 	if s.Current != nil && fit([]string{l.current}, plain) == 0 {
@@ -150,6 +150,28 @@ func applyBudget(ph phrases, p *Parts, limit int) (Budget, lines) {
 	f.Facts, f.Cuts, l.facts = f.Facts[:keep], addCut(f.Cuts, len(f.Facts)-keep), l.facts[:keep]
 	sp := l.spent(ph)
 	return Budget{Limit: limit, Used: sp.total(), Parts: sp}, l
+}
+
+// fitRecalled keeps the recalled hits that fit in what is left, in order: a
+// hit too long for what is left is passed over and a shorter one after it
+// may still fit, so the part fills the budget instead of ending at the first
+// long snippet. Each line is rendered after the hit kept before it (a turn
+// continues that line's date only when it follows it in the prompt).
+func fitRecalled(ph phrases, hits []RecalledHit, left *int) ([]RecalledHit, []string) {
+	kept := make([]RecalledHit, 0, len(hits))
+	lines := make([]string, 0, len(hits))
+	for _, h := range hits {
+		var prev *RecalledHit
+		if len(kept) > 0 {
+			prev = &kept[len(kept)-1]
+		}
+		line := recalledLine(ph, h, prev)
+		if n := runes(line); n <= *left {
+			*left -= n
+			kept, lines = append(kept, h), append(lines, line)
+		}
+	}
+	return kept, lines
 }
 
 func addCut(cuts []Cut, n int) []Cut {

@@ -1,8 +1,12 @@
 package forget_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -161,4 +165,63 @@ func mapKeys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// filesHolding reports whether any file under dir holds b.
+func filesHolding(t *testing.T, dir string, b []byte) bool {
+	t.Helper()
+	found := false
+	require.NoError(t, filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || found {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		found = bytes.Contains(data, b)
+		return nil
+	}))
+	return found
+}
+
+// TestForgetErasesTheBytes: after a user is forgotten, the text of their
+// turns is nowhere in the stream server's files (a purge leaves it in the
+// block files), while another user's still is; the same for a deleted
+// session's turns (queue.PurgeSession).
+func TestForgetErasesTheBytes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testenv.NewDB(t)
+	n := testenv.NewNATS(t)
+	pub := queue.NewPublisher(n.JS)
+	at := time.Date(2026, 5, 1, 8, 0, 0, 0, time.UTC)
+	marker := func(user, session string) []byte { return []byte("secret-of-" + user + "-" + session) }
+	var turns []events.Turn
+	for _, user := range []string{"gone", "kept"} {
+		for i, session := range []string{"s1", "s2", "s1"} {
+			turns = append(turns, events.Turn{V: events.Version, ID: fmt.Sprintf("%s-%d", user, i), TenantID: "acme", UserID: user,
+				SessionID: user + "-" + session, OccurredAt: at.Add(time.Duration(i) * time.Minute), Role: events.RoleUser,
+				Content: "my " + string(marker(user, session))})
+		}
+	}
+	_, err := pub.PublishTurns(ctx, turns)
+	require.NoError(t, err)
+	// The bytes are on disk first, so the checks below can fail.
+	require.Eventually(t, func() bool {
+		return filesHolding(t, n.StoreDir, marker("gone", "s1")) && filesHolding(t, n.StoreDir, marker("kept", "s2"))
+	}, 10*time.Second, 50*time.Millisecond)
+
+	rep, err := forget.User(ctx, db.Store, n.JS, "acme", "gone")
+	require.NoError(t, err)
+	require.Equal(t, uint64(3), rep.StreamMessages[queue.TurnsStream])
+	removed, err := queue.PurgeSession(ctx, n.JS, "acme", "kept", "kept-s2")
+	require.NoError(t, err)
+	require.Equal(t, uint64(1), removed[queue.TurnsStream])
+
+	require.False(t, filesHolding(t, n.StoreDir, marker("gone", "s1")), "a forgotten user's turn is erased")
+	require.False(t, filesHolding(t, n.StoreDir, marker("gone", "s2")))
+	require.False(t, filesHolding(t, n.StoreDir, marker("kept", "s2")), "a deleted session's turn is erased")
+	require.True(t, filesHolding(t, n.StoreDir, marker("kept", "s1")), "another session's turns stay")
+	require.Equal(t, uint64(2), streamCount(t, n.JS, queue.TurnsStream, events.TurnsSubjects))
 }

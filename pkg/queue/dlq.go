@@ -236,9 +236,10 @@ var ErrStillDuplicate = errors.New("the original message id is still inside the 
 
 // Redrive publishes a dead letter back to its original subject, with its
 // original headers and message id, and deletes it from the dead-letter stream
-// once the server has stored the copy. Every consumer of that subject sees the
-// message again; the workers' writes are idempotent, so those that had already
-// handled it change nothing.
+// once the server has stored the copy, or holds a newer copy of the same
+// message already (another dead letter of it re-driven first). Every consumer
+// of that subject sees the message again; the workers' writes are idempotent,
+// so those that had already handled it change nothing.
 func Redrive(ctx context.Context, js jetstream.JetStream, e DeadLetterEntry) error {
 	if e.Subject == "" {
 		return fmt.Errorf("dead letter %d: no original subject", e.Seq)
@@ -253,7 +254,15 @@ func Redrive(ctx context.Context, js jetstream.JetStream, e DeadLetterEntry) err
 		return fmt.Errorf("re-drive dead letter %d to %s: %w", e.Seq, e.Subject, err)
 	}
 	if ack.Duplicate {
-		return fmt.Errorf("re-drive dead letter %d: %w", e.Seq, ErrStillDuplicate)
+		// The stream holds this message id at ack.Sequence. A copy stored
+		// after the one that was dead-lettered (a re-drive of another dead
+		// letter of the same message, or its producer sending it again) is
+		// being delivered to every consumer: the message is back, and this
+		// dead letter goes. The dead-lettered copy itself, still inside the
+		// window, is not.
+		if ack.Stream != e.Stream || ack.Sequence <= e.StreamSeq {
+			return fmt.Errorf("re-drive dead letter %d: %w", e.Seq, ErrStillDuplicate)
+		}
 	}
 	return DeleteDeadLetter(ctx, js, e.Seq)
 }

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -221,9 +222,10 @@ func UserFilters(tenant, user string) (map[string][]string, error) {
 	return out, nil
 }
 
-// PurgeUser removes every message of one user from the streams (turns, shelf
-// entries, tasks and their dead letters), so that no replay brings the user's
-// data back. It returns the messages removed per stream.
+// PurgeUser erases every message of one user from the streams (turns, shelf
+// entries, tasks and their dead letters), so that no replay brings the
+// user's data back and no byte of it stays in the stream's files (see
+// EraseSubject). It returns the messages removed per stream.
 func PurgeUser(ctx context.Context, js jetstream.JetStream, tenant, user string) (map[string]uint64, error) {
 	return userMessages(ctx, js, tenant, user, true)
 }
@@ -234,7 +236,7 @@ func CountUser(ctx context.Context, js jetstream.JetStream, tenant, user string)
 	return userMessages(ctx, js, tenant, user, false)
 }
 
-// userMessages counts one user's messages per stream, purging them when purge.
+// userMessages counts one user's messages per stream, erasing them when purge.
 func userMessages(ctx context.Context, js jetstream.JetStream, tenant, user string, purge bool) (map[string]uint64, error) {
 	if tenant == "" || user == "" {
 		return nil, fmt.Errorf("user messages: tenant and user are required")
@@ -243,31 +245,90 @@ func userMessages(ctx context.Context, js jetstream.JetStream, tenant, user stri
 	if err != nil {
 		return nil, err
 	}
+	return subjectMessages(ctx, js, filters, purge)
+}
+
+// PurgeSession erases the messages of one session from the streams: its
+// turns, its summary requests and their dead letters. It returns the
+// messages removed per stream.
+func PurgeSession(ctx context.Context, js jetstream.JetStream, tenant, user, session string) (map[string]uint64, error) {
+	if tenant == "" || user == "" || session == "" {
+		return nil, fmt.Errorf("session messages: tenant, user and session are required")
+	}
+	filters := map[string][]string{}
+	for stream, subject := range map[string]string{
+		TurnsStream: events.TurnSubject(tenant, user, session),
+		TasksStream: events.SummarizeTaskSubject(tenant, user, session),
+	} {
+		filters[stream] = append(filters[stream], subject)
+		filters[DLQStream] = append(filters[DLQStream], dlqScope("", subject))
+	}
+	return subjectMessages(ctx, js, filters, true)
+}
+
+// subjectMessages counts the messages under each stream's filters, erasing
+// them when erase.
+func subjectMessages(ctx context.Context, js jetstream.JetStream, filters map[string][]string, erase bool) (map[string]uint64, error) {
 	out := map[string]uint64{}
 	for stream, fs := range filters {
 		s, err := js.Stream(ctx, stream)
 		if err != nil {
-			return out, fmt.Errorf("user messages: stream %s: %w", stream, err)
+			return out, fmt.Errorf("stream %s: %w", stream, err)
 		}
 		for _, f := range fs {
-			info, err := s.Info(ctx, jetstream.WithSubjectFilter(f))
-			if err != nil {
-				return out, fmt.Errorf("user messages: %s %s: %w", stream, f, err)
-			}
 			var n uint64
-			for _, c := range info.State.Subjects {
-				n += c
+			if erase {
+				n, err = EraseSubject(ctx, s, f)
+			} else {
+				n, err = countSubject(ctx, s, f)
 			}
-			if n == 0 {
-				continue
+			if err != nil {
+				return out, fmt.Errorf("%s %s: %w", stream, f, err)
 			}
-			if purge {
-				if err := s.Purge(ctx, jetstream.WithPurgeSubject(f)); err != nil {
-					return out, fmt.Errorf("purge user: %s %s: %w", stream, f, err)
-				}
+			if n > 0 {
+				out[stream] += n
 			}
-			out[stream] += n
 		}
 	}
 	return out, nil
+}
+
+func countSubject(ctx context.Context, s jetstream.Stream, filter string) (uint64, error) {
+	info, err := s.Info(ctx, jetstream.WithSubjectFilter(filter))
+	if err != nil {
+		return 0, err
+	}
+	var n uint64
+	for _, c := range info.State.Subjects {
+		n += c
+	}
+	return n, nil
+}
+
+// EraseSubject securely deletes every message of the stream under filter,
+// one by one: the server overwrites each message's bytes in its store with
+// random data before it removes it (a purge, or a plain delete, only drops
+// the index entry, and the bytes stay readable in the block files until the
+// block is compacted). Messages stored while it runs are erased too: it
+// walks the subject from the first sequence to the last. It returns how
+// many it erased.
+func EraseSubject(ctx context.Context, s jetstream.Stream, filter string) (uint64, error) {
+	var n uint64
+	for seq := uint64(1); ; {
+		m, err := s.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(filter))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			return n, nil
+		}
+		if err != nil {
+			return n, fmt.Errorf("erase: find the next message after %d: %w", seq, err)
+		}
+		err = s.SecureDeleteMsg(ctx, m.Sequence)
+		if err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
+			return n, fmt.Errorf("erase message %d: %w", m.Sequence, err)
+		}
+		if err == nil {
+			n++
+		}
+		seq = m.Sequence + 1
+	}
 }

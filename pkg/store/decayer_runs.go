@@ -64,7 +64,15 @@ func (s *Store) DecayerRuns(ctx context.Context) ([]DecayerRun, error) {
 			return r, err
 		}
 		r.At, r.StartedAt, r.FinishedAt = r.At.UTC(), r.StartedAt.UTC(), r.FinishedAt.UTC()
-		return r, json.Unmarshal(steps, &r.Steps)
+		if err := json.Unmarshal(steps, &r.Steps); err != nil {
+			return r, err
+		}
+		// A run that failed before its first step kept none: a list all
+		// the same.
+		if r.Steps == nil {
+			r.Steps = []DecayerStep{}
+		}
+		return r, nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list decayer runs: %w", err)

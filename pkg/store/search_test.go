@@ -436,8 +436,8 @@ func TestSearchDeleteSession(t *testing.T) {
 
 	_, err := s.st.Tenant("acme").DeleteSession(s.ctx, "s1")
 	require.NoError(t, err)
-	require.Equal(t, map[string]int{"message": 2, "summary": 1, "fact": 2}, s.kinds(t, "acme", "u1"),
-		"the session's turns and summary go; the user's facts stay")
+	require.Equal(t, map[string]int{"message": 2, "summary": 1, "fact": 1}, s.kinds(t, "acme", "u1"),
+		"the session's turns and summary go, and its fact, mentioned there only; the other session's fact stays")
 	for _, h := range s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"dune"}, MaxPerSession: -1, K: 20}) {
 		require.True(t, h.Kind == store.SearchFact || h.SessionID == "s2", h.SourceID)
 	}

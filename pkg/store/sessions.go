@@ -178,27 +178,62 @@ func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, f
 	return d, nil
 }
 
-// DeleteSession removes a session, all its messages, its summaries and their
-// search entries in one transaction. It returns the session's user (for
-// purging the stream) or ErrNotFound.
-func (t *Tenant) DeleteSession(ctx context.Context, sessionID string) (userID string, err error) {
-	err = pgx.BeginFunc(ctx, t.s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, q("MessageDeleteBySession"), t.id, sessionID); err != nil {
+// SessionDeleted is what deleting a session removed: rows per table, and
+// the user the session belonged to.
+type SessionDeleted struct {
+	UserID string
+	Rows   map[string]int64
+}
+
+// DeleteSession deletes a session and, in the same transaction, what was
+// derived from it alone: its messages, summaries and search entries; its
+// fact mentions, and the facts left with no mention (with their search
+// entries); its presented lists' records in the seen registry, and the seen
+// items no other showing is left for. What other sessions share is kept and
+// counted again without this one: a fact mentioned elsewhere too (its
+// mention count, first and last mention, expiry and last session), a seen
+// item shown elsewhere too (one showing fewer per list of this session; its
+// first and last seen times stay as they were). Notifications (items/unseen)
+// belong to the user, not a session, and stay. ErrNotFound when there is no
+// such session.
+func (t *Tenant) DeleteSession(ctx context.Context, sessionID string) (SessionDeleted, error) {
+	d := SessionDeleted{Rows: map[string]int64{}}
+	exec := func(tx pgx.Tx, table, name string, args ...any) error {
+		tag, err := tx.Exec(ctx, q(name), args...)
+		d.Rows[table] += tag.RowsAffected()
+		return err
+	}
+	err := pgx.BeginFunc(ctx, t.s.pool, func(tx pgx.Tx) error {
+		var lists, lowered int64
+		if err := tx.QueryRow(ctx, q("SessionSeenForget"), t.id, sessionID).Scan(&lists, &lowered); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, q("SummaryDeleteBySession"), t.id, sessionID); err != nil {
+		d.Rows["seen_lists"] = lists
+		var mentions, facts, recounted, entries int64
+		if err := tx.QueryRow(ctx, q("SessionFactsForget"), t.id, sessionID).Scan(&mentions, &facts, &recounted, &entries); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, q("SearchDeleteBySession"), t.id, sessionID); err != nil {
+		d.Rows["fact_mentions"], d.Rows["facts"], d.Rows["search_entries"] = mentions, facts, entries
+		if err := exec(tx, "messages", "MessageDeleteBySession", t.id, sessionID); err != nil {
 			return err
 		}
-		return tx.QueryRow(ctx, q("SessionDelete"), t.id, sessionID).Scan(&userID)
+		if err := exec(tx, "session_summaries", "SummaryDeleteBySession", t.id, sessionID); err != nil {
+			return err
+		}
+		if err := exec(tx, "search_entries", "SearchDeleteBySession", t.id, sessionID); err != nil {
+			return err
+		}
+		if err := tx.QueryRow(ctx, q("SessionDelete"), t.id, sessionID).Scan(&d.UserID); err != nil {
+			return err
+		}
+		d.Rows["sessions"] = 1
+		return exec(tx, "seen_items", "SessionSeenDropUnshown", t.id, d.UserID)
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
-		return "", ErrNotFound
+		return SessionDeleted{}, ErrNotFound
 	}
 	if err != nil {
-		return "", fmt.Errorf("delete session: %w", err)
+		return SessionDeleted{}, fmt.Errorf("delete session: %w", err)
 	}
-	return userID, nil
+	return d, nil
 }

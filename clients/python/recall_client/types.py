@@ -205,9 +205,22 @@ class WindowLimits(TypedDict):
     max_chars: int
 
 
+class PartSpend(TypedDict):
+    """The characters each part of the context takes in the prompt."""
+
+    list: int
+    window: int
+    recalled: int
+    summaries: int
+    facts: int
+
+
 class Budget(TypedDict):
+    """The total character budget (0: none), what the parts used, and what each used."""
+
     limit: int
     used: int
+    parts: PartSpend
 
 
 class ListEntry(Item):

@@ -175,9 +175,20 @@ export interface WindowLimits {
   max_chars: number;
 }
 
+/** The characters each part of the context takes in the prompt. */
+export interface PartSpend {
+  list: number;
+  window: number;
+  recalled: number;
+  summaries: number;
+  facts: number;
+}
+
+/** The total character budget (0: none), what the parts used, and what each used. */
 export interface Budget {
   limit: number;
   used: number;
+  parts: PartSpend;
 }
 
 /** An item of the current list with the number it was shown under. */

@@ -59,8 +59,8 @@ DELETE FROM search_entries
 WHERE tenant_id = $1 AND user_id = $2 AND kind = $3 AND source_id = ANY ($4::text[]);
 
 -- name: SearchDeleteBySession
--- A session's turns and summary. Facts first mentioned in the session are
--- the user's, not the session's, and stay.
+-- A session's turns and summary. A fact's entry goes with the fact, when no
+-- other session mentions it (SessionFactsForget).
 DELETE FROM search_entries
 WHERE tenant_id = $1 AND session_id = $2 AND kind IN ('message', 'summary');
 
