@@ -17,15 +17,17 @@ import (
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/telemetry"
 )
 
 // Config is the part of the config every long-running binary shares.
 type Config struct {
 	service.Base
-	DB      store.Config
-	NATS    queue.NATSConfig
-	Streams queue.StreamConfig
-	Limits  events.LimitsConfig
+	DB        store.Config
+	NATS      queue.NATSConfig
+	Streams   queue.StreamConfig
+	Limits    events.LimitsConfig
+	Telemetry telemetry.Config
 }
 
 // Deps are the opened dependencies.
@@ -39,16 +41,38 @@ type Deps struct {
 	Checks []service.Check
 }
 
-// Open connects to PostgreSQL and NATS and declares the streams. The returned
-// function closes both (NATS drained first, so acks in flight are sent).
+// flushTimeout bounds flushing the last spans at exit, after the drain.
+const flushTimeout = 5 * time.Second
+
+// Open starts tracing when the OTEL_* variables ask for it (its service name
+// defaults to name, recall for `recall run`), connects to PostgreSQL and
+// NATS and declares the streams. The returned function closes both (NATS
+// drained first, so acks in flight are sent) and then flushes the spans.
 func Open(ctx context.Context, c Config, name string, log *slog.Logger) (*Deps, func(), error) {
+	traced := name
+	if name == "run" {
+		traced = "recall"
+	}
+	stopTracing, err := telemetry.Start(ctx, c.Telemetry, traced, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	flush := func() {
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
+		defer cancel()
+		if err := stopTracing(fctx); err != nil {
+			log.Warn("tracing", "error", err.Error())
+		}
+	}
 	st, err := store.Open(ctx, c.DB)
 	if err != nil {
+		flush()
 		return nil, nil, err
 	}
 	nc, js, err := queue.Open(ctx, c.NATS, c.Streams, "recall-"+name, log)
 	if err != nil {
 		st.Close()
+		flush()
 		return nil, nil, err
 	}
 	reg := service.NewRegistry()
@@ -56,7 +80,7 @@ func Open(ctx context.Context, c Config, name string, log *slog.Logger) (*Deps, 
 		Store: st, NC: nc, JS: js, Registry: reg, RunnerMetrics: queue.NewRunnerMetrics(reg),
 		Checks: []service.Check{{Name: "postgres", Fn: st.Ping}, {Name: "nats", Fn: queue.Ready(nc, js)}},
 	}
-	return d, func() { queue.Close(nc, 5*time.Second); st.Close() }, nil
+	return d, func() { queue.Close(nc, 5*time.Second); st.Close(); flush() }, nil
 }
 
 // Ops is the operations server (/healthz, /readyz, /metrics) on OPS_ADDR.

@@ -32,12 +32,16 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/client"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/telemetry"
 	"github.com/recallhq/recall/pkg/ui"
 )
 
@@ -299,7 +303,7 @@ func (s *Server) Handler(reg *prometheus.Registry, ready ...service.Check) http.
 	mux := http.NewServeMux()
 	// probe knows every route's pattern and nothing else, so that a path
 	// served for other methods answers 405 with Allow instead of 404.
-	rs := routes{mux: mux, probe: http.NewServeMux()}
+	rs := routes{mux: mux, probe: http.NewServeMux(), traced: telemetry.Enabled()}
 	// /mcp's tools call these very routes, in-process.
 	mcpTools := s.mcpHandler(mux)
 	for _, e := range endpoints {
@@ -393,11 +397,19 @@ func Routes() []string {
 type tenantHandler func(w http.ResponseWriter, r *http.Request, t *store.Tenant)
 
 // routes are the API's mux and a probe mux with the same patterns only.
-type routes struct{ mux, probe *http.ServeMux }
+type routes struct {
+	mux, probe *http.ServeMux
+	// traced: each request is a server span named after its route
+	// ("POST /v1/turns"), continuing the caller's traceparent.
+	traced bool
+}
+
+// attrTenant is the tenant of a traced request.
+const attrTenant = attribute.Key("recall.tenant_id")
 
 func (s *Server) route(rs routes, pattern string, h tenantHandler) {
 	rs.probe.HandleFunc(pattern, func(http.ResponseWriter, *http.Request) {})
-	rs.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+	var handler http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		defer func() {
@@ -407,6 +419,9 @@ func (s *Server) route(rs routes, pattern string, h tenantHandler) {
 		if !ok {
 			return
 		}
+		if rs.traced {
+			trace.SpanFromContext(r.Context()).SetAttributes(attrTenant.String(tenant))
+		}
 		if r.Method == http.MethodPost && !jsonBody(r) {
 			writeError(rw, http.StatusUnsupportedMediaType, "unsupported_media_type", "the body must be JSON",
 				[]events.FieldError{{Field: "Content-Type", Message: fmt.Sprintf("%q: want application/json", r.Header.Get("Content-Type"))}})
@@ -414,6 +429,10 @@ func (s *Server) route(rs routes, pattern string, h tenantHandler) {
 		}
 		h(rw, r, s.store.Tenant(tenant))
 	})
+	if rs.traced {
+		handler = otelhttp.NewHandler(handler, pattern)
+	}
+	rs.mux.Handle(pattern, handler)
 }
 
 // jsonBody reports whether a request's body may be read as JSON: its

@@ -2,7 +2,6 @@ package queue
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/recallhq/recall/pkg/events"
@@ -33,41 +32,22 @@ type PublishResult struct {
 // turn, in order; the error is non-nil when any turn was not stored, and retrying
 // the whole call is safe because of the dedupe id.
 func (p *Publisher) PublishTurns(ctx context.Context, turns []events.Turn) ([]PublishResult, error) {
-	results := make([]PublishResult, len(turns))
-	futures := make([]jetstream.PubAckFuture, len(turns))
+	msgs := make([]*nats.Msg, len(turns))
+	ids := make([]string, len(turns))
+	var buildErrs []error
 	for i := range turns {
-		results[i].ID = turns[i].ID
+		ids[i] = turns[i].ID
 		m, err := events.TurnMsg(&turns[i])
 		if err != nil {
-			results[i].Err = err
+			if buildErrs == nil {
+				buildErrs = make([]error, len(turns))
+			}
+			buildErrs[i] = err
 			continue
 		}
-		f, err := p.js.PublishMsgAsync(m)
-		if err != nil {
-			results[i].Err = fmt.Errorf("publish turn %s: %w", turns[i].ID, err)
-			continue
-		}
-		futures[i] = f
+		msgs[i] = m
 	}
-	var errs []error
-	for i, f := range futures {
-		if f == nil {
-			errs = append(errs, results[i].Err)
-			continue
-		}
-		select {
-		case ack := <-f.Ok():
-			results[i].Sequence = ack.Sequence
-			results[i].Duplicate = ack.Duplicate
-		case err := <-f.Err():
-			results[i].Err = fmt.Errorf("publish turn %s: %w", turns[i].ID, err)
-			errs = append(errs, results[i].Err)
-		case <-ctx.Done():
-			results[i].Err = fmt.Errorf("publish turn %s: %w", turns[i].ID, ctx.Err())
-			errs = append(errs, results[i].Err)
-		}
-	}
-	return results, errors.Join(errs...)
+	return publishAll(ctx, p.js, TurnsStream, ids, msgs, buildErrs)
 }
 
 // PublishSummarizeRequests validates and publishes requests, and waits for the
@@ -86,5 +66,5 @@ func (p *Publisher) PublishSummarizeRequests(ctx context.Context, reqs []events.
 		}
 		msgs[i], ids[i] = m, reqs[i].TenantID+"/"+reqs[i].SessionID
 	}
-	return publishAll(ctx, p.js, ids, msgs)
+	return publishAll(ctx, p.js, TasksStream, ids, msgs, nil)
 }

@@ -18,10 +18,14 @@ import (
 
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/service"
+	"github.com/recallhq/recall/pkg/telemetry"
 
 	"github.com/cenkalti/backoff/v4"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Message is what a handler sees of a delivery: the payload and where it came from.
@@ -34,10 +38,24 @@ type Message struct {
 	Deliveries uint64
 	// Published is when the stream stored the message.
 	Published time.Time
+
+	// span is the message's consumer span while the runner handles it
+	// (nil with tracing off).
+	span trace.Span
 }
 
 // EventID is the producer's id from Nats-Msg-Id, for logs.
 func (m Message) EventID() string { return m.Header.Get(jetstream.MsgIDHeader) }
+
+// Context returns ctx carrying the message's trace span, for work done for
+// this message alone (PerMessage runs each message's handler under it);
+// with tracing off, ctx itself.
+func (m Message) Context(ctx context.Context) context.Context {
+	if m.span == nil {
+		return ctx
+	}
+	return trace.ContextWithSpan(ctx, m.span)
+}
 
 // BatchHandler processes a batch and returns one error per message, in order: nil
 // acks the message, a Permanent error dead-letters it at once, any other error
@@ -53,7 +71,7 @@ func PerMessage(h Handler) BatchHandler {
 	return func(ctx context.Context, msgs []Message) []error {
 		var errs []error
 		for i, m := range msgs {
-			if err := h(ctx, m); err != nil {
+			if err := h(m.Context(ctx), m); err != nil {
 				if errs == nil {
 					errs = make([]error, len(msgs))
 				}
@@ -150,6 +168,9 @@ type Runner struct {
 	cfg      RunnerConfig
 	log      *slog.Logger
 	metrics  *RunnerMetrics
+	// tracer makes the spans of each message and batch; nil with tracing
+	// off, so that the runner then does nothing for tracing.
+	tracer *runnerTracer
 
 	maxDeliver int
 	ackWait    time.Duration
@@ -208,11 +229,15 @@ func newRunner(js jetstream.JetStream, cons jetstream.Consumer, h BatchHandler, 
 	if ackWait <= 0 {
 		ackWait = 30 * time.Second
 	}
-	return &Runner{
+	r := &Runner{
 		js: js, consumer: cons, name: name, handler: h, cfg: cfg,
 		log: log.With("consumer", name), metrics: metrics,
 		maxDeliver: maxDeliver, ackWait: ackWait,
 	}
+	if telemetry.Enabled() {
+		r.tracer = newRunnerTracer(info.Stream, name)
+	}
+	return r
 }
 
 // Name is the consumer's name.
@@ -359,6 +384,9 @@ func (r *Runner) process(ctx context.Context, batch []jetstream.Msg) {
 			msgs[i].Published = md.Timestamp
 		}
 	}
+	if r.tracer != nil {
+		r.tracer.startProcess(ctx, msgs)
+	}
 
 	// A message delivered more often than the limit never got an answer:
 	// every delivery ended with the worker gone or out of time. It is
@@ -381,7 +409,15 @@ func (r *Runner) process(ctx context.Context, batch []jetstream.Msg) {
 
 	stopBeat := r.heartbeat(handle)
 	start := time.Now()
-	errs := r.call(ctx, handleMsgs)
+	hctx := ctx
+	var span trace.Span
+	if r.tracer != nil {
+		hctx, span = r.tracer.startHandle(ctx, handleMsgs)
+	}
+	errs := r.call(hctx, handleMsgs)
+	if span != nil {
+		endHandle(span, errs)
+	}
 	stopBeat()
 	r.metrics.HandlerSeconds.WithLabelValues(r.name).Observe(time.Since(start).Seconds())
 	r.metrics.BatchSize.WithLabelValues(r.name).Observe(float64(len(handle)))
@@ -444,8 +480,15 @@ func (r *Runner) heartbeat(batch []jetstream.Msg) func() {
 
 func (r *Runner) settle(ctx context.Context, m jetstream.Msg, msg Message, err error) {
 	if err == nil {
-		if aerr := m.Ack(); aerr != nil {
+		aerr := m.Ack()
+		if aerr != nil {
 			r.log.Warn("ack", "subject", msg.Subject, "seq", msg.Seq, "event_id", msg.EventID(), "error", aerr.Error())
+		}
+		if msg.span != nil {
+			if aerr != nil {
+				failSpan(msg.span, aerr)
+			}
+			endProcess(msg.span, eventAck)
 		}
 		r.metrics.Processed.WithLabelValues(r.name).Inc()
 		return
@@ -459,6 +502,9 @@ func (r *Runner) settle(ctx context.Context, m jetstream.Msg, msg Message, err e
 	default:
 		r.metrics.Failed.WithLabelValues(r.name, "retry").Inc()
 	}
+	if msg.span != nil {
+		failSpan(msg.span, err)
+	}
 	if IsPermanent(err) || last {
 		reason := err.Error()
 		if !IsPermanent(err) {
@@ -469,6 +515,9 @@ func (r *Runner) settle(ctx context.Context, m jetstream.Msg, msg Message, err e
 	}
 	delay := RetryDelay(msg.Deliveries, r.cfg.RetryInitial, r.cfg.RetryMax)
 	_ = m.NakWithDelay(delay)
+	if msg.span != nil {
+		endProcess(msg.span, eventRetry, attribute.String("recall.retry_in", delay.String()))
+	}
 	r.metrics.Retried.WithLabelValues(r.name).Inc()
 	r.log.Warn("handler failed; will retry", "subject", msg.Subject, "seq", msg.Seq, "deliveries", msg.Deliveries, "event_id", msg.EventID(), "retry_in", delay.String(), "error", err.Error())
 }
@@ -483,13 +532,22 @@ func (r *Runner) deadLetter(ctx context.Context, m jetstream.Msg, msg Message, r
 	}
 	if dlqErr := DeadLetter(ctx, r.js, r.name, stream, msg, reason); dlqErr != nil {
 		r.log.Error("dead-letter failed; will retry", "subject", msg.Subject, "seq", msg.Seq, "event_id", msg.EventID(), "error", dlqErr.Error())
-		_ = m.NakWithDelay(RetryDelay(1, r.cfg.RetryInitial, r.cfg.RetryMax))
+		delay := RetryDelay(1, r.cfg.RetryInitial, r.cfg.RetryMax)
+		_ = m.NakWithDelay(delay)
+		if msg.span != nil {
+			failSpan(msg.span, dlqErr)
+			endProcess(msg.span, eventRetry, attribute.String("recall.retry_in", delay.String()))
+		}
 		r.metrics.Retried.WithLabelValues(r.name).Inc()
 		return
 	}
 	// Term, not TermWithReason: servers before 2.10.4 ignore the latter and
 	// would deliver the message again; the reason is in the dead letter.
 	_ = m.Term()
+	if msg.span != nil {
+		msg.span.SetStatus(codes.Error, reason)
+		endProcess(msg.span, eventDeadLettered, attribute.String("recall.dlq.reason", reason))
+	}
 	r.metrics.DeadLettered.WithLabelValues(r.name).Inc()
 	r.log.Warn("dead-lettered", "subject", msg.Subject, "seq", msg.Seq, "deliveries", msg.Deliveries, "event_id", msg.EventID(), "reason", reason)
 }

@@ -16,9 +16,11 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/telemetry"
 )
 
 type runnerBundle struct {
@@ -100,6 +102,33 @@ func TestRunnerAcksAndRetries(t *testing.T) {
 	mu.Unlock()
 	require.Equal(t, 1.0, testutil.ToFloat64(b.metrics.Retried.WithLabelValues("test")))
 	require.Equal(t, 1.0, testutil.ToFloat64(b.metrics.Failed.WithLabelValues("test", "retry")))
+	require.Empty(t, b.nats.DeadLetters(t))
+}
+
+// TestRunnerTracingOff: with tracing off (nothing in these tests starts it)
+// a handler gets the runner's own context, with no span, for every message,
+// and published messages carry no trace context.
+func TestRunnerTracingOff(t *testing.T) {
+	t.Parallel()
+	require.False(t, telemetry.Enabled())
+	b := setupRunner(t)
+	turns := make([]events.Turn, 3)
+	for i := range turns {
+		turns[i] = events.Turn{ID: strconv.Itoa(i), TenantID: "t1", UserID: "u1", SessionID: "s1",
+			OccurredAt: time.Date(2026, 11, 22, 8, 0, i, 0, time.UTC), Role: "user", Content: "hello"}
+	}
+	_, err := queue.NewPublisher(b.nats.JS).PublishTurns(context.Background(), turns)
+	require.NoError(t, err)
+	h := queue.PerMessage(func(ctx context.Context, m queue.Message) error {
+		if m.Context(ctx) != ctx || trace.SpanContextFromContext(ctx).IsValid() || m.Header.Get("traceparent") != "" {
+			return queue.Permanent(errors.New("traced with tracing off"))
+		}
+		return nil
+	})
+	b.start(t, h, queue.DefaultConsumerConfig, queue.RunnerDefaults(10, 1))
+	require.Eventually(t, func() bool {
+		return testutil.ToFloat64(b.metrics.Processed.WithLabelValues("test")) == 3
+	}, 10*time.Second, 10*time.Millisecond)
 	require.Empty(t, b.nats.DeadLetters(t))
 }
 

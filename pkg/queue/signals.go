@@ -107,7 +107,7 @@ func (r *Refresher) Publish(ctx context.Context, tasks []events.ProfileTask) ([]
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return publishAll(ctx, r.js, ids, msgs)
+	return publishAll(ctx, r.js, TasksStream, ids, msgs, nil)
 }
 
 // PublishProfileRefresh asks for a recompute of one user's interest vector as
@@ -131,7 +131,7 @@ func (p *Publisher) PublishCatalogItems(ctx context.Context, items []events.Cata
 		}
 		msgs[i], ids[i] = m, items[i].ID
 	}
-	return publishAll(ctx, p.js, ids, msgs)
+	return publishAll(ctx, p.js, SignalsStream, ids, msgs, nil)
 }
 
 // PublishShelfEntries publishes shelf entries (validated by the caller) and
@@ -146,17 +146,25 @@ func (p *Publisher) PublishShelfEntries(ctx context.Context, entries []events.Sh
 		}
 		msgs[i], ids[i] = m, entries[i].ID
 	}
-	return publishAll(ctx, p.js, ids, msgs)
+	return publishAll(ctx, p.js, SignalsStream, ids, msgs, nil)
 }
 
-// publishAll publishes msgs asynchronously and waits for every ack; ids name
-// them in the results and errors.
-func publishAll(ctx context.Context, js jetstream.JetStream, ids []string, msgs []*nats.Msg) ([]PublishResult, error) {
+// publishAll publishes msgs to stream asynchronously and waits for every
+// ack; ids name them in the results and errors. A nil message is one that
+// could not be built: its result is its error in buildErrs. The publish is
+// traced (startSend): every message carries its trace context.
+func publishAll(ctx context.Context, js jetstream.JetStream, stream string, ids []string, msgs []*nats.Msg, buildErrs []error) ([]PublishResult, error) {
 	results := make([]PublishResult, len(msgs))
 	futures := make([]jetstream.PubAckFuture, len(msgs))
 	var errs []error
+	span := startSend(ctx, stream, msgs)
 	for i, m := range msgs {
 		results[i].ID = ids[i]
+		if m == nil {
+			results[i].Err = buildErrs[i]
+			errs = append(errs, results[i].Err)
+			continue
+		}
 		f, err := js.PublishMsgAsync(m)
 		if err != nil {
 			results[i].Err = fmt.Errorf("publish %s: %w", ids[i], err)
@@ -181,5 +189,7 @@ func publishAll(ctx context.Context, js jetstream.JetStream, ids []string, msgs 
 			errs = append(errs, results[i].Err)
 		}
 	}
-	return results, errors.Join(errs...)
+	err := errors.Join(errs...)
+	endSend(span, err)
+	return results, err
 }

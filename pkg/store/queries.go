@@ -1,10 +1,13 @@
 package store
 
 import (
+	"context"
 	"embed"
 	"fmt"
 	"io/fs"
 	"strings"
+
+	"github.com/exaring/otelpgx"
 )
 
 // SQL lives in queries/*.sql next to this code; each statement is introduced by a
@@ -50,6 +53,24 @@ func mustLoadQueries() map[string]string {
 		flush()
 	}
 	return out
+}
+
+// queryNames maps each query's text back to its name, for span names.
+var queryNames = func() map[string]string {
+	out := make(map[string]string, len(queries))
+	for name, sql := range queries {
+		out[sql] = name
+	}
+	return out
+}()
+
+// querySpanName names a statement's span: the query's name when it is one of
+// queries/*.sql as written there, otherwise its first keyword.
+func querySpanName(ctx context.Context, sql string) string {
+	if name, ok := queryNames[sql]; ok {
+		return name
+	}
+	return otelpgx.SQLOperationName(ctx, sql)
 }
 
 // q returns the named query.

@@ -8,9 +8,12 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/exaring/otelpgx"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	pgxvec "github.com/pgvector/pgvector-go/pgx"
+
+	"github.com/recallhq/recall/pkg/telemetry"
 )
 
 // Config is the database part of every binary's config.
@@ -43,6 +46,17 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 	}
 	pc.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
 		return pgxvec.RegisterTypes(ctx, conn)
+	}
+	if telemetry.Enabled() {
+		// Every statement, batch and pool wait becomes a span under the
+		// context it runs in, with its SQL text (db.query.text) and never
+		// its arguments, which hold users' messages. A statement run
+		// outside any span (background work) makes none. A span is named
+		// after what pgx does and the query: its name in queries/*.sql
+		// ("query MessageInsertBatch", "prepare MessageInsertBatch", "batch
+		// query ..."), or its first keyword for SQL written in code
+		// ("query BEGIN").
+		pc.ConnConfig.Tracer = otelpgx.NewTracer(otelpgx.WithSpanNameCtxFunc(querySpanName), otelpgx.WithQuerySpanNamePrefix())
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
