@@ -123,6 +123,11 @@ type RunnerConfig struct {
 	// LagEvery is how often the consumer's lag is read from the server for
 	// recall_consumer_pending_messages, busy or idle.
 	LagEvery time.Duration `env:"LAG_INTERVAL" envDefault:"5s"`
+	// HandleTimeout bounds one handler call: past it the call's context is
+	// cancelled and its messages are no longer kept in progress, so a
+	// handler stuck on a lock or a dead connection fails (and is retried, up
+	// to the dead-letter limit) instead of holding its messages forever.
+	HandleTimeout time.Duration `env:"HANDLE_TIMEOUT" envDefault:"5m"`
 }
 
 // Validate reports the first setting a runner cannot work with.
@@ -132,9 +137,9 @@ func (c RunnerConfig) Validate() error {
 		return fmt.Errorf("runner: batch size %d: want at least 1", c.BatchSize)
 	case c.Concurrency < 1:
 		return fmt.Errorf("runner: concurrency %d: want at least 1", c.Concurrency)
-	case c.BatchWait <= 0, c.DrainTimeout <= 0, c.RetryInitial <= 0, c.RetryMax < c.RetryInitial, c.LagEvery <= 0:
-		return fmt.Errorf("runner: batch wait %s, drain timeout %s and retry delays %s..%s must be positive and in order",
-			c.BatchWait, c.DrainTimeout, c.RetryInitial, c.RetryMax)
+	case c.BatchWait <= 0, c.DrainTimeout <= 0, c.RetryInitial <= 0, c.RetryMax < c.RetryInitial, c.LagEvery <= 0, c.HandleTimeout <= 0:
+		return fmt.Errorf("runner: batch wait %s, drain timeout %s, handle timeout %s and retry delays %s..%s must be positive and in order",
+			c.BatchWait, c.DrainTimeout, c.HandleTimeout, c.RetryInitial, c.RetryMax)
 	}
 	return nil
 }
@@ -407,14 +412,23 @@ func (r *Runner) process(ctx context.Context, batch []jetstream.Msg) {
 		}
 	}
 
-	stopBeat := r.heartbeat(handle)
 	start := time.Now()
-	hctx := ctx
+	hctx, cancel := context.WithTimeout(ctx, r.cfg.HandleTimeout)
+	defer cancel()
+	stopBeat := r.heartbeat(hctx, handle)
 	var span trace.Span
 	if r.tracer != nil {
-		hctx, span = r.tracer.startHandle(ctx, handleMsgs)
+		hctx, span = r.tracer.startHandle(hctx, handleMsgs)
 	}
 	errs := r.call(hctx, handleMsgs)
+	if errors.Is(hctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+		r.log.Warn("handler ran past its timeout", "timeout", r.cfg.HandleTimeout.String(), "messages", len(handleMsgs))
+		for i := range errs {
+			if errs[i] != nil {
+				errs[i] = fmt.Errorf("ran past the handle timeout (%s): %w", r.cfg.HandleTimeout, errs[i])
+			}
+		}
+	}
 	if span != nil {
 		endHandle(span, errs)
 	}
@@ -455,8 +469,10 @@ func (r *Runner) call(ctx context.Context, msgs []Message) (errs []error) {
 }
 
 // heartbeat keeps the batch's messages from being redelivered while a slow handler
-// works on them; it returns the function that stops it.
-func (r *Runner) heartbeat(batch []jetstream.Msg) func() {
+// works on them, until ctx ends (the handle timeout): a handler that does not
+// return then leaves them to be delivered again after AckWait, counted
+// towards the dead-letter limit. It returns the function that stops it.
+func (r *Runner) heartbeat(ctx context.Context, batch []jetstream.Msg) func() {
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
@@ -466,6 +482,8 @@ func (r *Runner) heartbeat(batch []jetstream.Msg) func() {
 		for {
 			select {
 			case <-stop:
+				return
+			case <-ctx.Done():
 				return
 			case <-t.C:
 				for _, m := range batch {

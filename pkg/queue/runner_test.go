@@ -349,3 +349,48 @@ func TestRunnerDeadLettersMessageWhoseWorkerDiedOnEveryDelivery(t *testing.T) {
 	require.Zero(t, handled.Load(), "the handler is not run past the limit")
 	b.nats.WaitSettled(t, queue.TurnsStream, "test")
 }
+
+// TestRunnerHandleTimeout: a handler that waits on something that never
+// comes is cut off at the handle timeout, retried, and dead-lettered with
+// the reason; one that does not even notice its context ending loses its
+// heartbeats, so the server delivers the message again after AckWait, and it
+// is dead-lettered once its deliveries run out. Neither holds its message
+// forever.
+func TestRunnerHandleTimeout(t *testing.T) {
+	t.Parallel()
+	t.Run("handler that honours its context", func(t *testing.T) {
+		t.Parallel()
+		b := setupRunner(t)
+		h := queue.PerMessage(func(ctx context.Context, m queue.Message) error {
+			<-ctx.Done() // a lock that is never released
+			return ctx.Err()
+		})
+		cc := queue.DefaultConsumerConfig
+		cc.MaxDeliver = 2
+		rc := fastRetry()
+		rc.HandleTimeout = 100 * time.Millisecond
+		b.start(t, h, cc, rc)
+		b.publish(t, 1)
+		require.Eventually(t, func() bool { return len(b.nats.DeadLetters(t)) == 1 }, 10*time.Second, 10*time.Millisecond)
+		require.Equal(t, "gave up after 2 deliveries: ran past the handle timeout (100ms): context deadline exceeded",
+			b.nats.DeadLetters(t)[0].Header.Get(queue.HeaderReason))
+	})
+	t.Run("handler that never returns", func(t *testing.T) {
+		t.Parallel()
+		b := setupRunner(t)
+		stuck := make(chan struct{})
+		h := queue.PerMessage(func(context.Context, queue.Message) error {
+			<-stuck
+			return nil
+		})
+		cc := queue.DefaultConsumerConfig
+		cc.MaxDeliver, cc.AckWait = 2, 300*time.Millisecond
+		rc := fastRetry()
+		rc.Concurrency, rc.HandleTimeout = 4, 100*time.Millisecond
+		b.start(t, h, cc, rc)
+		t.Cleanup(func() { close(stuck) }) // before the runner stops: it waits for its handlers
+		b.publish(t, 1)
+		require.Eventually(t, func() bool { return len(b.nats.DeadLetters(t)) == 1 }, 15*time.Second, 20*time.Millisecond)
+		require.Contains(t, b.nats.DeadLetters(t)[0].Header.Get(queue.HeaderReason), "gave up after 2 deliveries without an answer")
+	})
+}

@@ -29,7 +29,8 @@ func TestEffectiveDefaults(t *testing.T) {
 	consumer := queue.ConsumerConfig{AckWait: 30 * time.Second, MaxDeliver: 5, MaxAckPending: 20000}
 	runner := func(batch, concurrency int) queue.RunnerConfig {
 		return queue.RunnerConfig{BatchSize: batch, BatchWait: 5 * time.Millisecond, Concurrency: concurrency,
-			DrainTimeout: 20 * time.Second, RetryInitial: time.Second, RetryMax: 2 * time.Minute, LagEvery: 5 * time.Second}
+			DrainTimeout: 20 * time.Second, RetryInitial: time.Second, RetryMax: 2 * time.Minute, LagEvery: 5 * time.Second,
+			HandleTimeout: 5 * time.Minute}
 	}
 	want := map[string]worker.Queue{
 		"ingest":     {Consumer: consumer, Runner: runner(500, 2)},
