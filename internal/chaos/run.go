@@ -329,6 +329,9 @@ func (r *run) childEnv() map[string]string {
 		env[p+"RETRY_INITIAL"] = o.RetryInitial.String()
 		env[p+"RETRY_MAX"] = o.RetryMax.String()
 		env[p+"DRAIN_TIMEOUT"] = "5s"
+		// A handler stuck past this (a lock, a connection the PostgreSQL
+		// restart left dead) is cut off and retried within the run.
+		env[p+"HANDLE_TIMEOUT"] = "20s"
 	}
 	return env
 }
