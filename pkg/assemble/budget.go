@@ -213,15 +213,21 @@ func collapsed(s string) string {
 // need nothing, and are then used as they are, without a copy.
 func needsCollapse(s string) bool {
 	prevSpace := true // white space at the start counts as a run
-	for _, r := range s {
-		if !unicode.IsSpace(r) {
-			prevSpace = false
-			continue
+	for i := 0; i < len(s); {
+		c := s[i]
+		size, isSpace := 1, false
+		if c < utf8.RuneSelf {
+			isSpace = c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+		} else {
+			var r rune
+			r, size = utf8.DecodeRuneInString(s[i:])
+			isSpace = unicode.IsSpace(r)
 		}
-		if r != ' ' || prevSpace {
+		if isSpace && (c != ' ' || prevSpace) {
 			return true
 		}
-		prevSpace = true
+		prevSpace = isSpace
+		i += size
 	}
 	return prevSpace && s != ""
 }
