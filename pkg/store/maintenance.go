@@ -204,18 +204,18 @@ func (t *Tenant) DeleteOldMessages(ctx context.Context, after string, cutoff tim
 			return err
 		}
 		var sess []string
-		var n, sys []int64
+		var n, sys, summed []int64
 		var id string
-		var cn, cs int64
-		if _, err := pgx.ForEachRow(rows, []any{&id, &cn, &cs}, func() error {
-			sess, n, sys = append(sess, id), append(n, cn), append(sys, cs)
+		var cn, cs, csum int64
+		if _, err := pgx.ForEachRow(rows, []any{&id, &cn, &cs, &csum}, func() error {
+			sess, n, sys, summed = append(sess, id), append(n, cn), append(sys, cs), append(summed, csum)
 			b.Messages += cn
 			return nil
 		}); err != nil {
 			return err
 		}
 		if len(sess) > 0 {
-			if _, err := tx.Exec(ctx, q("SessionFoldDeleted"), t.id, sess, n, sys); err != nil {
+			if _, err := tx.Exec(ctx, q("SessionFoldDeleted"), t.id, sess, n, sys, summed); err != nil {
 				return err
 			}
 		}

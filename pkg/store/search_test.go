@@ -467,6 +467,14 @@ func TestSearchRetention(t *testing.T) {
 		"entries of deleted turns go, and the summary of the deleted session")
 	hits := s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"dune"}, Kinds: []string{store.SearchMessage}, MaxPerSession: -1})
 	require.ElementsMatch(t, []string{"s2-2", "s2-3"}, sources(hits))
+	// The deleted turns had been summarized: they leave the summarized count
+	// with the message count, so nothing looks unsummarized, and the next
+	// new turns count from zero towards the threshold.
+	var count, summarized, requested int64
+	require.NoError(t, s.st.Pool().QueryRow(s.ctx, `SELECT message_count - system_count, summarized_count, summary_requested_count
+		FROM sessions WHERE tenant_id = 'acme' AND session_id = 's2'`).Scan(&count, &summarized, &requested))
+	require.Equal(t, []int64{2, 2}, []int64{count, summarized})
+	require.LessOrEqual(t, requested, summarized)
 }
 
 func TestSearchFactsWhileActive(t *testing.T) {

@@ -118,26 +118,32 @@ WITH del AS (
           SELECT ctid FROM messages
           WHERE tenant_id = $1 AND session_id = ANY ($2::text[]) AND occurred_at < $3
           LIMIT $4))
-    RETURNING m.session_id, m.role, m.user_id, m.event_id
+    RETURNING m.session_id, m.role, m.user_id, m.event_id, m.summarized
 ), entries AS (
     DELETE FROM search_entries e
     USING del d
     WHERE e.tenant_id = $1 AND e.user_id = d.user_id AND e.kind = 'message' AND e.source_id = d.event_id
 )
-SELECT session_id, count(*), count(*) FILTER (WHERE role = 'system')
+SELECT session_id, count(*), count(*) FILTER (WHERE role = 'system'),
+       count(*) FILTER (WHERE role <> 'system' AND summarized)
 FROM del
 GROUP BY session_id;
 
 -- name: SessionFoldDeleted
 -- Takes deleted messages out of their sessions' aggregates; the first message
--- time is read again from what is left.
+-- time is read again from what is left. The summarized ones leave the
+-- summarized (and requested) counts too, so that the count of messages not
+-- yet summarized, which the threshold and the idle sweep read, stays what it
+-- was: otherwise new messages would wait until they outnumbered the deleted.
 UPDATE sessions s
 SET message_count    = s.message_count - d.n,
     system_count     = s.system_count - d.sys,
+    summarized_count = greatest(s.summarized_count - d.summarized, 0),
+    summary_requested_count = greatest(s.summary_requested_count - d.summarized, 0),
     first_message_at = coalesce((SELECT min(m.occurred_at) FROM messages m
                                  WHERE m.tenant_id = $1 AND m.session_id = s.session_id), s.first_message_at),
     updated_at       = now()
-FROM unnest($2::text[], $3::bigint[], $4::bigint[]) AS d(session_id, n, sys)
+FROM unnest($2::text[], $3::bigint[], $4::bigint[], $5::bigint[]) AS d(session_id, n, sys, summarized)
 WHERE s.tenant_id = $1 AND s.session_id = d.session_id;
 
 -- name: SessionDeleteEmpty
