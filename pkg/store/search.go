@@ -382,11 +382,10 @@ var ErrEmptyQuery = errors.New("search: the query has no terms and no vector")
 // Both sides are exact within the user, never an approximate index: a
 // user's history is thousands of entries, and the user's range of the
 // primary key bounds the work whatever the table's size. PostgreSQL reads
-// that range once (SearchScan) and returns a short row per entry: the
-// filters' verdict, its terms when it holds a query term, its distance to
-// the query vector, whether a fact is active. The ranking is done here
-// (rankSearch), and a second statement (SearchBodies) reads the texts of
-// the hits and their neighbours by key.
+// that range once (SearchScan) and returns a row per entry: the filters'
+// verdict, its terms when it holds a query term, its distance to the query
+// vector, whether a fact is active, and its text. The ranking is done here
+// (rankSearch).
 //
 // The ranking was one statement before (CTEs for both lists, the fusion,
 // the cap, a join back for the texts and two index lookups per hit for the
@@ -395,10 +394,15 @@ var ErrEmptyQuery = errors.New("search: the query has no terms and no vector")
 // Measured with pgbench, 32 clients on two cores, 300k LoCoMo entries
 // (3000 users of 100, a 256-dimension embedding each), 5 query terms and a
 // vector, 30 hits with neighbours: the one statement 1,770 to 2,060
-// searches/s; the scan alone 8,590/s, with every entry's text 7,230/s; the
-// read of 30 texts by key 19,700/s. Cost grows with the user's entries
-// (each is matched against the query and, when embedded by the query's
-// model, measured against its vector) and with the embedding's dimension.
+// searches/s; the scan alone 8,590/s, with every entry's text 7,230/s. The
+// texts ride along in the scan rather than being read by key afterwards:
+// 80 lookups by key (60 hits and their neighbours) took 0.3 ms of execution
+// and a round trip, and BenchmarkRecall (1000 users of 100 turns, 32
+// clients) went from 1,542 to 2,559 contexts/s, p99 37.7 to 26.4 ms, without
+// them. The price is the texts of a user's whole history on every search:
+// about 20 KB for 100 turns. Cost grows with the user's entries (each is
+// matched against the query and, when embedded by the query's model,
+// measured against its vector) and with the embedding's dimension.
 //
 // BM25: k1 = 1.2, b = 0.75, idf = ln(1 + (N - df + 0.5) / (df + 0.5)), with
 // N, the document frequencies and the average length taken over the user's
@@ -463,68 +467,28 @@ func (t *Tenant) Search(ctx context.Context, p SearchParams) ([]SearchHit, error
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	ranked := rankSearch(entries, p)
-	if len(ranked) == 0 {
-		return []SearchHit{}, nil
-	}
-	return t.searchTexts(ctx, p.UserID, entries, ranked)
+	return searchHits(entries, rankSearch(entries, p)), nil
 }
 
-// searchTexts reads the texts of the ranked hits and their neighbours and
-// returns the hits. An entry deleted since the scan (a forget, a retention
-// run) is left out.
-func (t *Tenant) searchTexts(ctx context.Context, userID string, entries []searchRow, ranked []rankedHit) ([]SearchHit, error) {
-	var kinds, sources []string
-	want := func(i int) {
-		if i >= 0 {
-			kinds, sources = append(kinds, entries[i].kind), append(sources, entries[i].sourceID)
-		}
-	}
-	for _, r := range ranked {
-		want(r.entry)
-		want(r.prev)
-		want(r.next)
-	}
-	rows, err := t.s.pool.Query(ctx, q("SearchBodies"), t.id, userID, kinds, sources)
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	type text struct{ agent, body string }
-	texts := make(map[[2]string]text, len(kinds))
-	var key [2]string
-	var tx text
-	_, err = pgx.ForEachRow(rows, []any{&key[0], &key[1], &tx.agent, &tx.body}, func() error {
-		texts[key] = tx
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
+// searchHits returns the ranked hits with their texts and neighbours.
+func searchHits(entries []searchRow, ranked []rankedHit) []SearchHit {
 	neighbor := func(i int) *Neighbor {
 		if i < 0 {
 			return nil
 		}
 		e := &entries[i]
-		tx, ok := texts[[2]string{e.kind, e.sourceID}]
-		if !ok {
-			return nil
-		}
-		return &Neighbor{EventID: e.sourceID, Role: e.role, OccurredAt: e.at, Content: tx.body}
+		return &Neighbor{EventID: e.sourceID, Role: e.role, OccurredAt: e.at, Content: e.body}
 	}
 	hits := make([]SearchHit, 0, len(ranked))
 	for _, r := range ranked {
 		e := &entries[r.entry]
-		tx, ok := texts[[2]string{e.kind, e.sourceID}]
-		if !ok {
-			continue
-		}
 		h := r.hit
 		h.Kind, h.SourceID, h.SessionID, h.Role, h.OccurredAt = e.kind, e.sourceID, e.sessionID, e.role, e.at
-		h.AgentID, h.Text = tx.agent, tx.body
+		h.AgentID, h.Text = e.agent, e.body
 		h.Previous, h.Next = neighbor(r.prev), neighbor(r.next)
 		hits = append(hits, h)
 	}
-	return hits, nil
+	return hits
 }
 
 // vectorArg is a vector as a statement's argument, nil for none: a

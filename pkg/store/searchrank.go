@@ -14,8 +14,10 @@ import (
 // searchRow is one of the user's entries as SearchScan returns it.
 type searchRow struct {
 	kind, sourceID, sessionID, role string
-	at                              time.Time
-	termCount                       int32
+	// agent and body are the entry's agent and text.
+	agent, body string
+	at          time.Time
+	termCount   int32
 	// wanted: the filters keep it; live: not an inactive fact.
 	wanted, live bool
 	// terms is the entry's tsvector as text when it holds a query term.
@@ -44,13 +46,13 @@ func (e *searchRow) compareTime(o *searchRow) int {
 
 func scanSearchRow(r pgx.CollectableRow) (searchRow, error) {
 	var e searchRow
-	err := r.Scan(&e.kind, &e.sourceID, &e.sessionID, &e.role, &e.at, &e.termCount,
+	err := r.Scan(&e.kind, &e.sourceID, &e.sessionID, &e.role, &e.at, &e.termCount, &e.agent, &e.body,
 		&e.wanted, &e.terms, &e.distance, &e.live)
 	e.at = e.at.UTC()
 	return e, err
 }
 
-// rankedHit is a hit before its text is read: the ranks and scores, the
+// rankedHit is a ranked hit: the ranks and scores, the
 // entry it is (an index into the scanned rows) and its neighbours (-1 for
 // none).
 type rankedHit struct {

@@ -75,10 +75,11 @@ DELETE FROM search_entries WHERE tenant_id = $1 AND user_id = $2;
 -- any), $10 since and $11 until (NULL for open). Each row says whether the
 -- filters keep it, its terms when it holds a query term (the tsvector as
 -- text; NULL otherwise), its cosine distance to the query vector when it is
--- embedded by the query's model, and, for a fact, whether the fact is active.
--- The user's range of the primary key is the only index read: one heap row
--- per entry, no sort, no join, nothing planned per query.
-SELECT e.kind, e.source_id, e.session_id, e.role, e.occurred_at, e.term_count,
+-- embedded by the query's model, and, for a fact, whether the fact is active;
+-- with its text and agent, which the hits and their neighbours show. The
+-- user's range of the primary key is the only index read: one heap row per
+-- entry, no sort, no join, nothing planned per query.
+SELECT e.kind, e.source_id, e.session_id, e.role, e.occurred_at, e.term_count, e.agent_id, e.body,
        (($6 = '' OR e.session_id = $6)
         AND ($7 = '' OR e.agent_id = $7)
         AND (cardinality($8::text[]) = 0 OR e.role = ANY ($8::text[]))
@@ -96,11 +97,3 @@ SELECT e.kind, e.source_id, e.session_id, e.role, e.occurred_at, e.term_count,
              AND x.status = 'active') AS live
 FROM search_entries e
 WHERE e.tenant_id = $1 AND e.user_id = $2;
-
--- name: SearchBodies
--- The texts (and agents) of the entries a search returns, hits and
--- neighbours: $3 kinds and $4 sources, pairwise.
-SELECT e.kind, e.source_id, e.agent_id, e.body
-FROM search_entries e
-JOIN unnest($3::text[], $4::text[]) AS k(kind, source_id)
-  ON e.tenant_id = $1 AND e.user_id = $2 AND e.kind = k.kind AND e.source_id = k.source_id;
