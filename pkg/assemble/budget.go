@@ -99,11 +99,16 @@ func Assemble(lang string, p *Parts, limit int) (Budget, string) {
 }
 
 func applyBudget(ph phrases, p *Parts, limit int) (Budget, lines) {
-	l := renderLines(ph, *p)
 	if limit <= 0 {
+		l := renderLines(ph, *p)
 		sp := l.spent(ph)
 		return Budget{Used: sp.total(), Parts: sp}, l
 	}
+	// The recalled lines are rendered as they are fitted, below: each
+	// depends on the hit kept before it.
+	rest := *p
+	rest.Recalled = nil
+	l := renderLines(ph, rest)
 	left := limit
 	// fit counts how many of the entries fit, in order, each sized by size.
 	fit := func(entries []string, size func(i int, s string) int) int {

@@ -2,6 +2,7 @@ package assemble
 
 import (
 	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -190,14 +191,8 @@ func renderLines(ph phrases, p Parts) lines {
 		l.current = currentLine(ph, *c)
 	}
 	if p.Recalled != nil {
-		l.recalled = make([]string, len(p.Recalled.Hits))
-		for i, h := range p.Recalled.Hits {
-			var prev *RecalledHit
-			if i > 0 {
-				prev = &p.Recalled.Hits[i-1]
-			}
-			l.recalled[i] = recalledLine(ph, h, prev)
-		}
+		unlimited := math.MaxInt
+		_, l.recalled = fitRecalled(ph, p.Recalled.Hits, &unlimited)
 	}
 	l.window = make([]string, len(p.Window.Messages))
 	for i, m := range p.Window.Messages {
