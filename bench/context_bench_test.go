@@ -111,7 +111,7 @@ func BenchmarkContext(b *testing.B) {
 	// summaries, list in one round trip), from as many goroutines.
 	rawContext := func() [2]time.Duration {
 		return rawContextReads(b, sessions, 16000, clients, func(ctx context.Context, s int) error {
-			_, err := tenant.Context(ctx, fmt.Sprintf("s%d", s), fmt.Sprintf("u%d", s), cfg.ContextMaxMessages, cfg.ContextMaxFacts*4, cfg.ContextMaxSummaries)
+			_, err := tenant.Context(ctx, fmt.Sprintf("s%d", s), fmt.Sprintf("u%d", s), cfg.ContextMaxMessages, cfg.ContextMaxFacts*4, cfg.ContextMaxSummaries, nil)
 			return err
 		})
 	}

@@ -29,7 +29,7 @@ import (
 // locomoText is the turns and questions of the LoCoMo conversations in
 // ../shared/data: real sentences, so that terms and their frequencies are
 // those of conversation.
-func locomoText(b *testing.B) (turns, questions []string) {
+func locomoText(b testing.TB) (turns, questions []string) {
 	raw, err := os.ReadFile(filepath.Join(deploycheck.RepoRoot(), "..", "shared", "data", "locomo", "locomo_conv1-5.json"))
 	require.NoError(b, err)
 	var samples []struct {
@@ -153,7 +153,7 @@ func BenchmarkRecall(b *testing.B) {
 // loadHistories writes users × perUser turns (LoCoMo's sentences, each user
 // a different slice of them, in sessions of 10) as messages, sessions and
 // search entries, the entries through the store's own write path.
-func loadHistories(b *testing.B, db *testenv.DB, users, perUser int, texts []string, an *search.Analyzer, emb embed.Embedder, last time.Time) {
+func loadHistories(b testing.TB, db *testenv.DB, users, perUser int, texts []string, an *search.Analyzer, emb embed.Embedder, last time.Time) {
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, db.URL)
 	require.NoError(b, err)

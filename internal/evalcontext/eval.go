@@ -43,6 +43,10 @@ type options struct {
 	LimitQuestions     int // per conversation; 0: all
 	Concurrency        int
 
+	// QuestionsOut, when set, receives one JSON line per question: its
+	// answer, evidence and every row's scores, with Recall's prompt.
+	QuestionsOut io.Writer
+
 	// An already running Recall; empty starts one.
 	APIURL, NATSURL, APIKey string
 	System                  systemOptions
@@ -193,8 +197,14 @@ func score(ctx context.Context, c *client, convs []conversation, o options, rep 
 			for j, id := range q.Evidence {
 				evidence[j] = content[id]
 			}
+			scores := make([]questionScore, len(ps))
 			for r, p := range ps {
-				rows[r].add(p, q, evidence)
+				scores[r] = rows[r].add(p, q, evidence)
+			}
+			if o.QuestionsOut != nil {
+				if err := writeQuestion(o.QuestionsOut, cv.SampleID, q, ps[0], scores); err != nil {
+					return err
+				}
 			}
 		}
 		answered += len(cv.Questions)
@@ -243,19 +253,51 @@ func askAll(ctx context.Context, c *client, cv conversation, o options) ([]strin
 	return out, nil
 }
 
-func (r *rowResult) add(prompt string, q question, evidence []string) {
+// questionScore is one row's scores for one question; a score is -1 when the
+// question has nothing to score it by (no evidence, no answer words).
+type questionScore struct {
+	Row            string  `json:"row"`
+	EvidenceRecall float64 `json:"evidence_recall"`
+	AnswerRecall   float64 `json:"answer_token_recall"`
+	PromptChars    int     `json:"prompt_chars"`
+}
+
+func (r *rowResult) add(prompt string, q question, evidence []string) questionScore {
+	s := questionScore{Row: r.Name, EvidenceRecall: -1, AnswerRecall: -1, PromptChars: utf8.RuneCountInString(prompt)}
 	r.questions++
-	r.chars += utf8.RuneCountInString(prompt)
+	r.chars += s.PromptChars
 	if v, ok := evidenceRecall(prompt, evidence); ok {
 		r.evSum += v
 		r.EvidenceScored++
 		r.catSum[q.Category] += v
 		r.catN[q.Category]++
+		s.EvidenceRecall = v
 	}
 	if v, ok := answerTokenRecall(prompt, q.Answer); ok {
 		r.ansSum += v
 		r.AnswerScored++
+		s.AnswerRecall = v
 	}
+	return s
+}
+
+// writeQuestion writes one question's line of the -questions report.
+func writeQuestion(w io.Writer, sample string, q question, prompt string, scores []questionScore) error {
+	b, err := json.Marshal(struct {
+		Sample   string          `json:"sample"`
+		Index    int             `json:"index"`
+		Category int             `json:"category"`
+		Question string          `json:"question"`
+		Answer   string          `json:"answer"`
+		Evidence []string        `json:"evidence"`
+		Scores   []questionScore `json:"scores"`
+		Prompt   string          `json:"prompt"`
+	}{sample, q.Index, q.Category, q.Text, q.Answer, q.Evidence, scores, prompt})
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
 }
 
 func (r *rowResult) finish() {

@@ -10,7 +10,7 @@
 // Usage, from the repository root:
 //
 //	go run ./internal/evalcontext [-data ../shared/data] [-json]
-//	    [-limit-conversations N] [-limit-questions N] [-keep]
+//	    [-limit-conversations N] [-limit-questions N] [-keep] [-questions FILE]
 //	    [-recall-bin PATH | -api URL [-nats URL]]
 //
 // Without -api it starts the system itself: a fresh database on the local
@@ -23,7 +23,9 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -59,14 +61,35 @@ func main() {
 		return nil
 	})
 	asJSON := flag.Bool("json", false, "print the report as JSON instead of the table")
+	questionsOut := flag.String("questions", "", "also write every question's scores, row by row, with Recall's prompt, to this file as JSON lines")
 	verbose := flag.Bool("v", false, "also copy recall run's log to stderr")
 	flag.Parse()
 
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	if err := realMain(o, *data, *asJSON, *verbose, log); err != nil {
+	if err := withQuestionsFile(*questionsOut, &o, func() error {
+		return realMain(o, *data, *asJSON, *verbose, log)
+	}); err != nil {
 		fmt.Fprintln(os.Stderr, "evalcontext:", err)
 		os.Exit(2)
 	}
+}
+
+// withQuestionsFile runs f with o.QuestionsOut writing to path (nothing when
+// path is empty), and flushes and closes the file however f ends.
+func withQuestionsFile(path string, o *options, f func() error) (err error) {
+	if path == "" {
+		return f()
+	}
+	file, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(file)
+	o.QuestionsOut = w
+	defer func() {
+		err = errors.Join(err, w.Flush(), file.Close())
+	}()
+	return f()
 }
 
 // realMain runs the evaluation until it ends or a signal arrives; returning

@@ -87,32 +87,29 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, t *store.Tenant
 
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
-	// The history search runs beside the context's own reads.
-	var found chan searchOutcome
+	// The query is analyzed and embedded first; the history search then runs
+	// in the same batch as the context's own reads: one connection, one
+	// round trip.
+	var (
+		sr     search.Result
+		sp *store.SearchParams
+	)
 	if query != "" && maxRecalled > 0 {
-		found = make(chan searchOutcome, 1)
-		go func() {
-			sr, err := s.searcher()
-			if err != nil {
-				found <- searchOutcome{err: err}
-				return
-			}
-			res, err := sr.Search(ctx, search.Query{TenantID: t.ID(), Text: query,
-				SearchParams: store.SearchParams{UserID: userID, K: maxRecalled, Now: s.now(),
-					MaxPerSession: s.cfg.ContextRecallPerSession, Neighbors: s.cfg.ContextRecallNeighbors > 0, Kinds: s.cfg.ContextRecallKinds}})
-			found <- searchOutcome{res, err}
-		}()
+		searcher, err := s.searcher()
+		if err != nil {
+			s.internalError(w, r, err)
+			return
+		}
+		p, res, ok := searcher.Prepare(ctx, searchQuery(t.ID(), userID, query, maxRecalled, s.now(), s.cfg))
+		if ok {
+			sp = &p
+		}
+		sr = res
 	}
 	// Facts are read newest-mention first; several times the number shown is
 	// enough to rank by current weight, which only falls with age.
-	data, err := t.Context(ctx, sessionID, userID, lim.Messages, maxFacts*4, maxSummaries)
-	var sr searchOutcome
-	if found != nil {
-		sr = <-found
-		if err == nil {
-			err = sr.err
-		}
-	}
+	data, err := t.Context(ctx, sessionID, userID, lim.Messages, maxFacts*4, maxSummaries, sp)
+	sr.Hits = data.Hits
 	switch {
 	case err != nil:
 		s.internalError(w, r, err)
@@ -135,7 +132,7 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, t *store.Tenant
 	parts.Summaries = assemble.PickSummaries(data.Summaries, data.Summary, parts.Window, counts)
 	parts.List = assemble.CurrentList(data.List)
 	if query != "" {
-		parts.Recalled = recalled(query, sr.res, parts.Window, s.cfg.ContextRecallSnippet, s.cfg.ContextRecallNeighbors)
+		parts.Recalled = recalled(query, sr, parts.Window, s.cfg.ContextRecallSnippet, s.cfg.ContextRecallNeighbors, s.cfg.ContextRecallWide)
 	}
 	resolved := assemble.ResolveLang(lang, parts)
 	spent, prompt := assemble.Assemble(resolved, &parts, budget)
@@ -146,16 +143,24 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, t *store.Tenant
 	})
 }
 
-type searchOutcome struct {
-	res search.Result
-	err error
+// searchQuery is the history search of a context: the user's k best
+// matches for the current message, with the turns around the first ones.
+func searchQuery(tenant, userID, query string, k int, now time.Time, cfg Config) search.Query {
+	turns := 1
+	if cfg.ContextRecallWide > 0 {
+		turns = 2
+	}
+	return search.Query{TenantID: tenant, Text: query, SearchParams: store.SearchParams{UserID: userID, K: k, Now: now,
+		MaxPerSession: cfg.ContextRecallPerSession, Neighbors: cfg.ContextRecallNeighbors > 0, NeighborTurns: turns,
+		Kinds: cfg.ContextRecallKinds}}
 }
 
 // recalled turns what the history search found into the context's recalled
 // part, saying how it searched and why it fell back to terms only: the hits
 // in order, each of the first neighbors hits (not already shown) between
-// the turns just before and after it.
-func recalled(query string, res search.Result, w assemble.Window, snippet, neighbors int) *assemble.Recalled {
+// the turns just before and after it, and each of the first wide hits
+// between two turns on each side.
+func recalled(query string, res search.Result, w assemble.Window, snippet, neighbors, wide int) *assemble.Recalled {
 	hits := make([]assemble.RecalledHit, 0, len(res.Hits))
 	seen := map[string]bool{}
 	neighbor := func(n *store.Neighbor, h store.SearchHit) {
@@ -165,22 +170,37 @@ func recalled(query string, res search.Result, w assemble.Window, snippet, neigh
 				Role: n.Role, OccurredAt: n.OccurredAt, Text: n.Content, Score: h.Score})
 		}
 	}
+	rank := 0
 	for _, h := range res.Hits {
 		if h.Kind == store.SearchMessage && seen[h.SourceID] {
 			continue
 		}
-		if neighbors <= 0 {
-			h.Previous, h.Next = nil, nil
+		around := 0 // turns on each side
+		switch {
+		case rank < min(wide, neighbors):
+			around = 2
+		case rank < neighbors:
+			around = 1
 		}
-		neighbors--
-		neighbor(h.Previous, h)
+		rank++
+		if around > 0 {
+			for k := min(around-1, len(h.Earlier)) - 1; k >= 0; k-- {
+				neighbor(&h.Earlier[k], h)
+			}
+			neighbor(h.Previous, h)
+		}
 		hit := assemble.RecalledHit{Kind: h.Kind, SessionID: h.SessionID, Role: h.Role, OccurredAt: h.OccurredAt, Text: h.Text, Score: h.Score}
 		if h.Kind == store.SearchMessage {
 			hit.EventID = h.SourceID
 			seen[h.SourceID] = true
 		}
 		hits = append(hits, hit)
-		neighbor(h.Next, h)
+		if around > 0 {
+			neighbor(h.Next, h)
+			for k := range min(around-1, len(h.Later)) {
+				neighbor(&h.Later[k], h)
+			}
+		}
 	}
 	how := "lexical"
 	if res.Vector {

@@ -85,11 +85,14 @@ func (s *Server) searchUser(w http.ResponseWriter, r *http.Request, t *store.Ten
 		fe = append(fe, events.FieldError{Field: "until", Message: "must be after since"})
 	}
 	if v := qv.Get("neighbors"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			fe = append(fe, events.FieldError{Field: "neighbors", Message: "true or false"})
+		// true or false, or how many turns on each side.
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 && n <= store.MaxNeighborTurns {
+			p.Neighbors, p.NeighborTurns = n > 0, n
+		} else if b, err := strconv.ParseBool(v); err == nil {
+			p.Neighbors = b
+		} else {
+			fe = append(fe, events.FieldError{Field: "neighbors", Message: fmt.Sprintf("true or false, or the turns on each side, 0 to %d", store.MaxNeighborTurns)})
 		}
-		p.Neighbors = b
 	}
 	if len(fe) > 0 {
 		writeError(w, http.StatusBadRequest, "invalid_request", "invalid search", fe)

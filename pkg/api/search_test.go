@@ -150,6 +150,11 @@ func TestSearchRoute(t *testing.T) {
 	r = get("q=" + url.QueryEscape("Lake Tahoe") + "&neighbors=true&k=1")
 	require.NotNil(t, r.Hits[0].Next, "the turn after the hit")
 	require.Equal(t, "h2", r.Hits[0].Next.EventID)
+	r = get("q=" + url.QueryEscape("Lake Tahoe") + "&neighbors=2&k=1")
+	require.Equal(t, "h2", r.Hits[0].Next.EventID, "a number of turns on each side")
+	require.Empty(t, r.Hits[0].Later, "the session has no more")
+	r = get("q=" + url.QueryEscape("Lake Tahoe") + "&neighbors=0&k=1")
+	require.Nil(t, r.Hits[0].Next)
 
 	body, _ := json.Marshal(map[string]any{"q": "grey cat", "k": 2, "role": "user"})
 	res := b.do(t, http.MethodPost, "/v1/users/u/search", "t", body)
@@ -168,6 +173,8 @@ func TestSearchRoute(t *testing.T) {
 		{"q=x&since=yesterday", "since"},
 		{"q=x&since=2026-03-02&until=2026-03-01", "until"},
 		{"q=x&neighbors=maybe", "neighbors"},
+		{"q=x&neighbors=4", "neighbors"},
+		{"q=x&neighbors=-1", "neighbors"},
 		{"q=" + url.QueryEscape(strings.Repeat("x", api.MaxQueryBytes+1)), "q"},
 	} {
 		require.Equal(t, []string{tc.field}, requireFields(t, b.do(t, http.MethodGet, "/v1/users/u/search?"+tc.query, "t", nil), http.StatusBadRequest), tc.query)

@@ -1,8 +1,10 @@
 package assemble
 
 import (
+	"encoding/binary"
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -160,20 +162,47 @@ func applyBudget(ph phrases, p *Parts, limit int) (Budget, lines) {
 // fitRecalled keeps the recalled hits that fit in what is left, in order: a
 // hit too long for what is left is passed over and a shorter one after it
 // may still fit, so the part fills the budget instead of ending at the first
-// long snippet. Each line is rendered after the hit kept before it (a turn
-// continues that line's date only when it follows it in the prompt).
+// long snippet.
+//
+// The lines are written by conversation: the turns kept of one session and
+// day make one group, in event time, under a single date, so a hit reads
+// between the turns around it and the date is paid once per group, not per
+// line (it took about 7% of the part when every hit had its own). Groups
+// come in the order of their first hit kept, so the most relevant
+// conversation still comes first; summaries and facts are a group each.
+// The hits are returned most relevant first, as they were given.
 func fitRecalled(ph phrases, hits []RecalledHit, left *int) ([]RecalledHit, []string) {
 	kept := make([]RecalledHit, 0, len(hits))
-	lines := make([]string, 0, len(hits))
+	var groups [][]int // indexes into kept, per group in order of appearance
+	groupOf := make(map[recalledGroup]int, len(hits))
+	d := &dates{ph: ph}
 	for _, h := range hits {
-		var prev *RecalledHit
-		if len(kept) > 0 {
-			prev = &kept[len(kept)-1]
+		if *left <= 0 {
+			break
 		}
-		line := recalledLine(ph, h, prev)
-		if n := runes(line); n <= *left {
-			*left -= n
-			kept, lines = append(kept, h), append(lines, line)
+		key, shared := recalledGroupOf(h)
+		g, found := groupOf[key]
+		found = found && shared
+		n := recalledLineRunes(ph, d, h, !found)
+		if n > *left {
+			continue
+		}
+		*left -= n
+		kept = append(kept, h)
+		if found {
+			groups[g] = append(groups[g], len(kept)-1)
+			continue
+		}
+		groups = append(groups, []int{len(kept) - 1})
+		if shared {
+			groupOf[key] = len(groups) - 1
+		}
+	}
+	lines := make([]string, 0, len(kept))
+	for _, g := range groups {
+		slices.SortStableFunc(g, func(a, b int) int { return kept[a].OccurredAt.Compare(kept[b].OccurredAt) })
+		for k, i := range g {
+			lines = append(lines, recalledLine(ph, d, kept[i], k == 0))
 		}
 	}
 	return kept, lines
@@ -217,24 +246,82 @@ func collapsed(s string) string {
 // at either end, or other than one ASCII space between words. Most texts
 // need nothing, and are then used as they are, without a copy.
 func needsCollapse(s string) bool {
+	_, collapse := scanText(s)
+	return collapse
+}
+
+// Classes of a byte for scanText.
+const (
+	byteText     = iota // any other ASCII byte
+	byteSpace           // ' '
+	byteBreak           // ASCII white space other than ' '
+	byteMultiple        // the start or continuation of a multi-byte character
+)
+
+var byteClass = func() (c [256]uint8) {
+	for b := range c {
+		switch {
+		case b >= utf8.RuneSelf:
+			c[b] = byteMultiple
+		case b == ' ':
+			c[b] = byteSpace
+		case b == '\t' || b == '\n' || b == '\r' || b == '\v' || b == '\f':
+			c[b] = byteBreak
+		}
+	}
+	return c
+}()
+
+// isASCII reports whether s is all ASCII, eight bytes at a time.
+func isASCII(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if binary.LittleEndian.Uint64([]byte(s[i:i+8]))&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// scanText returns the number of characters of s and whether
+// writeCollapsed would change it, in one pass: a table lookup per ASCII
+// byte (snippets are read on every context with a query).
+func scanText(s string) (runes int, collapse bool) {
+	if isASCII(s) {
+		// White space at either end, a run of spaces, or any other
+		// white space; searched for by the vectorized byte searches.
+		return len(s), s != "" && (s[0] == ' ' || s[len(s)-1] == ' ' || strings.Contains(s, "  ") ||
+			strings.IndexByte(s, '\n') >= 0 || strings.IndexByte(s, '\t') >= 0 || strings.IndexByte(s, '\r') >= 0 ||
+			strings.IndexByte(s, '\v') >= 0 || strings.IndexByte(s, '\f') >= 0)
+	}
 	prevSpace := true // white space at the start counts as a run
 	for i := 0; i < len(s); {
-		c := s[i]
-		size, isSpace := 1, false
-		if c < utf8.RuneSelf {
-			isSpace = c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
-		} else {
-			var r rune
-			r, size = utf8.DecodeRuneInString(s[i:])
-			isSpace = unicode.IsSpace(r)
+		switch byteClass[s[i]] {
+		case byteText:
+			prevSpace = false
+			i++
+		case byteSpace:
+			collapse = collapse || prevSpace
+			prevSpace = true
+			i++
+		case byteBreak:
+			collapse, prevSpace = true, true
+			i++
+		default:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			isSpace := unicode.IsSpace(r)
+			collapse = collapse || isSpace
+			prevSpace = isSpace
+			i += size
 		}
-		if isSpace && (c != ' ' || prevSpace) {
-			return true
-		}
-		prevSpace = isSpace
-		i += size
+		runes++
 	}
-	return prevSpace && s != ""
+	return runes, collapse || (prevSpace && s != "")
 }
 
 // listLine is an item as the prompt shows it: "3. Title — ref: /mv/823D {attrs}".

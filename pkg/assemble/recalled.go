@@ -42,6 +42,9 @@ type RecalledHit struct {
 	Text      string  `json:"text"`
 	Truncated bool    `json:"truncated,omitempty"`
 	Score     float64 `json:"score"`
+	// runes is the length of Text once Recall made the snippet (0: not
+	// counted yet).
+	runes int
 }
 
 // Kinds of recalled hits.
@@ -68,10 +71,16 @@ func Recall(query, search string, hits []RecalledHit, w Window, snippetRunes int
 			inWindow++
 			continue
 		}
-		h.Text = collapsed(h.Text)
-		if snippetRunes > 0 && utf8.RuneCountInString(h.Text) > snippetRunes {
-			h.Text, h.Truncated = cutRunes(h.Text, snippetRunes), true
+		n, collapse := scanText(h.Text)
+		if collapse {
+			h.Text = collapsed(h.Text)
+			n = utf8.RuneCountInString(h.Text)
 		}
+		if snippetRunes > 0 && n > snippetRunes {
+			h.Text, h.Truncated = cutRunes(h.Text, snippetRunes), true
+			n = utf8.RuneCountInString(h.Text)
+		}
+		h.runes = n
 		r.Hits = append(r.Hits, h)
 	}
 	if inWindow > 0 {
@@ -98,38 +107,95 @@ func cutRunes(s string, n int) string {
 	return cut + "…"
 }
 
-// recalledLine is a hit as the prompt shows it: "[Mon 8 May 2023] User: …"
-// ("[2023年5月8日 周一] 用户：…"). The date is written out with its weekday:
-// a snippet says "yesterday" or "last Sunday", and a model can only tell
-// which day that was from the day it was said.
-//
-// A turn of the same session and day as the line before it (a neighbour of
-// a hit, the hit after its neighbour) continues that line's date instead of
-// repeating it: "  Assistant: …".
-func recalledLine(ph phrases, h RecalledHit, prev *RecalledHit) string {
-	var b strings.Builder
-	day := ph.date(h.OccurredAt.UTC())
-	if prev != nil && prev.Kind == RecalledMessage && h.Kind == RecalledMessage && prev.SessionID == h.SessionID &&
-		ph.date(prev.OccurredAt.UTC()) == day {
-		b.WriteString("  ")
-	} else {
-		b.WriteByte('[')
-		b.WriteString(day)
-		b.WriteString("] ")
+// recalledGroup is the conversation a recalled turn belongs to in the
+// prompt: its session and day (UTC, as the dates are written).
+type recalledGroup struct {
+	session string
+	day     int // year, month and day as yyyymmdd
+}
+
+// dayKey is the day of t, UTC, as yyyymmdd.
+func dayKey(t time.Time) int {
+	y, m, d := t.UTC().Date()
+	return y*10000 + int(m)*100 + d
+}
+
+// recalledGroupOf returns the group of a hit and whether other hits may
+// share it: turns of one session and day do; summaries and facts stand alone.
+func recalledGroupOf(h RecalledHit) (recalledGroup, bool) {
+	if h.Kind != RecalledMessage {
+		return recalledGroup{}, false
 	}
-	switch h.Kind {
-	case RecalledSummary:
-		b.WriteString(ph.summaryLabel)
-	case RecalledFact:
-		b.WriteString(ph.factLabel)
-	default:
-		label, ok := ph.roles[h.Role]
-		if !ok {
-			label = h.Role
+	return recalledGroup{h.SessionID, dayKey(h.OccurredAt)}, true
+}
+
+// dates writes the days of recalled lines, each day once.
+type dates struct {
+	ph   phrases
+	days map[int]string
+}
+
+func (d *dates) of(t time.Time) string {
+	k := dayKey(t)
+	s, ok := d.days[k]
+	if !ok {
+		if d.days == nil {
+			d.days = map[int]string{}
 		}
-		b.WriteString(label)
+		s = d.ph.date(t.UTC())
+		d.days[k] = s
 	}
+	return s
+}
+
+// recalledLine is a hit as the prompt shows it: "[Mon 8 May 2023] User: …"
+// ("[2023年5月8日 周一] 用户：…") for the first line of its group (see
+// fitRecalled), "  Assistant: …" for the next ones. The date is written out
+// with its weekday: a snippet says "yesterday" or "last Sunday", and a model
+// can only tell which day that was from the day it was said.
+func recalledLine(ph phrases, d *dates, h RecalledHit, dated bool) string {
+	var b strings.Builder
+	b.Grow(len(h.Text) + 48)
+	if dated {
+		b.WriteByte('[')
+		b.WriteString(d.of(h.OccurredAt))
+		b.WriteString("] ")
+	} else {
+		b.WriteString(recalledIndent)
+	}
+	b.WriteString(recalledLabel(ph, h))
 	b.WriteString(ph.colon)
 	b.WriteString(h.Text)
 	return b.String()
+}
+
+// recalledIndent opens a line that continues its group's date.
+const recalledIndent = "  "
+
+// recalledLineRunes is the length of recalledLine, without writing it.
+func recalledLineRunes(ph phrases, d *dates, h RecalledHit, dated bool) int {
+	text := h.runes
+	if text == 0 {
+		text = utf8.RuneCountInString(h.Text)
+	}
+	n := utf8.RuneCountInString(recalledLabel(ph, h)) + utf8.RuneCountInString(ph.colon) + text
+	if dated {
+		return n + utf8.RuneCountInString(d.of(h.OccurredAt)) + 3
+	}
+	return n + len(recalledIndent)
+}
+
+// recalledLabel names what a line holds: its speaker's role, or summary or
+// interest.
+func recalledLabel(ph phrases, h RecalledHit) string {
+	switch h.Kind {
+	case RecalledSummary:
+		return ph.summaryLabel
+	case RecalledFact:
+		return ph.factLabel
+	}
+	if label, ok := ph.roles[h.Role]; ok {
+		return label
+	}
+	return h.Role
 }

@@ -58,6 +58,56 @@ func TestRecalledDateInChinese(t *testing.T) {
 	require.Contains(t, assemble.Render(assemble.LangZH, assemble.Parts{Recalled: r}), "[2023年5月8日 周一] 用户：我在读三体")
 }
 
+// The recalled turns of one session and day are written together, in the
+// order they were said, under one date; groups come in the order of their
+// best hit, and summaries and facts stand alone. The date paid once per
+// group is what the budget counts.
+func TestRecalledGroupsByConversation(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC)
+	msg := func(id, session, role, text string, d time.Duration) assemble.RecalledHit {
+		return assemble.RecalledHit{Kind: assemble.RecalledMessage, EventID: id, SessionID: session, Role: role, Text: text, OccurredAt: at.Add(d)}
+	}
+	hits := []assemble.RecalledHit{
+		msg("b", "s1", "assistant", "By the lake.", time.Minute),
+		msg("x", "s2", "user", "Lake again, another day.", 48*time.Hour),
+		{Kind: assemble.RecalledSummary, SessionID: "s1", Text: "Camping plans.", OccurredAt: at},
+		msg("a", "s1", "user", "Where should we camp?", 0),
+		msg("c", "s1", "user", "Next day, same session.", 24*time.Hour),
+	}
+	want := "[Mon 8 May 2023] User: Where should we camp?\n  Assistant: By the lake.\n" +
+		"[Wed 10 May 2023] User: Lake again, another day.\n" +
+		"[Mon 8 May 2023] Summary: Camping plans.\n" +
+		"[Tue 9 May 2023] User: Next day, same session."
+	p := assemble.Parts{Recalled: assemble.Recall("camp", "lexical", hits, assemble.Window{}, 0)}
+	require.Contains(t, assemble.Render(assemble.LangEN, p), want)
+	require.Equal(t, []string{"b", "x", "", "a", "c"}, recalledIDs(p.Recalled.Hits), "the hits stay most relevant first")
+
+	// A budget of exactly those lines keeps them all; one character less
+	// drops the last hit that no longer fits (the group's date included).
+	size := utf8.RuneCountInString(want) - strings.Count(want, "\n")
+	for _, budget := range []int{size, size - 1} {
+		p := assemble.Parts{Recalled: assemble.Recall("camp", "lexical", hits, assemble.Window{}, 0)}
+		b, out := assemble.Assemble(assemble.LangEN, &p, budget)
+		if budget == size {
+			require.Equal(t, size, b.Used)
+			require.Contains(t, out, want)
+			continue
+		}
+		require.Equal(t, []string{"b", "x", "", "a"}, recalledIDs(p.Recalled.Hits))
+		require.LessOrEqual(t, b.Used, budget)
+		require.NotContains(t, out, "Next day")
+	}
+}
+
+func recalledIDs(hits []assemble.RecalledHit) []string {
+	var ids []string
+	for _, h := range hits {
+		ids = append(ids, h.EventID)
+	}
+	return ids
+}
+
 // A turn of the same session and day as the line before it continues that
 // line's date instead of repeating it.
 func TestRecalledLinesShareTheirDay(t *testing.T) {

@@ -161,21 +161,8 @@ type Result struct {
 // Search searches a user's history. A query that yields neither terms nor a
 // vector finds nothing and is no error.
 func (s *Searcher) Search(ctx context.Context, q Query) (Result, error) {
-	p := q.SearchParams
-	p.Terms = s.an.QueryTerms(q.Text)
-	if p.VectorWeight == 0 {
-		p.VectorWeight = s.vectorWeight
-	}
-	res := Result{Terms: p.Terms}
-	if p.Vector == nil && s.emb != nil && q.Text != "" {
-		p.Vector, p.Model, res.EmbedErr = s.embedQuery(ctx, q.Text)
-		if res.EmbedErr != nil {
-			s.log.WarnContext(ctx, "search: query not embedded, searching by terms only",
-				"tenant", q.TenantID, "user", p.UserID, "err", res.EmbedErr)
-		}
-	}
-	res.Vector = p.Vector != nil
-	if len(p.Terms) == 0 && p.Vector == nil {
+	p, res, ok := s.Prepare(ctx, q)
+	if !ok {
 		return res, nil
 	}
 	hits, err := s.store.Tenant(q.TenantID).Search(ctx, p)
@@ -184,6 +171,30 @@ func (s *Searcher) Search(ctx context.Context, q Query) (Result, error) {
 	}
 	res.Hits = hits
 	return res, nil
+}
+
+// Prepare turns a query into the store's search parameters: its terms, and
+// its vector when an embedder is configured (a failed or slow embedder
+// leaves the vector out and says why in the result). ok is false when the
+// query has neither terms nor a vector, so there is nothing to search for.
+// For a caller that runs the store's search itself, as the context does
+// within its own reads (store.Tenant.Context).
+func (s *Searcher) Prepare(ctx context.Context, q Query) (p store.SearchParams, res Result, ok bool) {
+	p = q.SearchParams
+	p.Terms = s.an.QueryTerms(q.Text)
+	if p.VectorWeight == 0 {
+		p.VectorWeight = s.vectorWeight
+	}
+	res = Result{Terms: p.Terms}
+	if p.Vector == nil && s.emb != nil && q.Text != "" {
+		p.Vector, p.Model, res.EmbedErr = s.embedQuery(ctx, q.Text)
+		if res.EmbedErr != nil {
+			s.log.WarnContext(ctx, "search: query not embedded, searching by terms only",
+				"tenant", q.TenantID, "user", p.UserID, "err", res.EmbedErr)
+		}
+	}
+	res.Vector = p.Vector != nil
+	return p, res, len(p.Terms) > 0 || p.Vector != nil
 }
 
 func (s *Searcher) embedQuery(ctx context.Context, text string) ([]float32, string, error) {

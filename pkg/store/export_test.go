@@ -19,5 +19,5 @@ func UserTableNames() []string {
 // MigrationsIn reads migrations from another file system.
 var MigrationsIn = migrationsIn
 
-// LexemeFrequencies is lexemeFrequencies, for the tests of the search.
-var LexemeFrequencies = lexemeFrequencies
+// TSVectorFrequencies is tsvectorFrequencies, for the tests of the search.
+var TSVectorFrequencies = tsvectorFrequencies

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -267,8 +268,10 @@ type SearchParams struct {
 	// cannot fill the result: 0 means 3, negative means no cap.
 	MaxPerSession int
 	// Neighbors reads, for each turn found, the session's turns just before
-	// and after it (event time; system turns left out).
-	Neighbors bool
+	// and after it (event time; system turns left out): NeighborTurns on
+	// each side (0 means 1, at most MaxNeighborTurns).
+	Neighbors     bool
+	NeighborTurns int
 	// Now is the time the recency prior measures age from: zero means the
 	// current time. RecencyHalfLife (0: 30 days) is the age at which the
 	// prior's lift halves; RecencyWeight (0: 0.1, negative: none) the lift
@@ -288,6 +291,9 @@ type SearchParams struct {
 
 // MaxSearchK bounds SearchParams.K.
 const MaxSearchK = 100
+
+// MaxNeighborTurns bounds SearchParams.NeighborTurns.
+const MaxNeighborTurns = 3
 
 // Search defaults, see SearchParams.
 const (
@@ -360,6 +366,11 @@ type SearchHit struct {
 	// found, when asked for (SearchParams.Neighbors) and there are any.
 	Previous *Neighbor `json:"previous,omitempty"`
 	Next     *Neighbor `json:"next,omitempty"`
+	// Earlier and Later are the turns before Previous and after Next, the
+	// nearest first, when more than one turn on each side was asked for
+	// (SearchParams.NeighborTurns).
+	Earlier []Neighbor `json:"earlier,omitempty"`
+	Later   []Neighbor `json:"later,omitempty"`
 }
 
 // Neighbor is a turn next to a turn found.
@@ -426,12 +437,44 @@ var ErrEmptyQuery = errors.New("search: the query has no terms and no vector")
 // Equal scores share a rank (the same text twice scores the same); ties go
 // to the newer entry.
 func (t *Tenant) Search(ctx context.Context, p SearchParams) ([]SearchHit, error) {
+	scan, err := t.newSearchScan(p)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := t.s.pool.Query(ctx, q("SearchScan"), scan.args...)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	if err := scan.read(rows); err != nil {
+		return nil, err
+	}
+	return scan.hits, nil
+}
+
+// searchScan is one search: its parameters checked and completed, the scan's
+// arguments, and, once read, its hits.
+type searchScan struct {
+	p     SearchParams
+	index map[string]int // query term -> place (termIndex)
+	args  []any
+	hits  []SearchHit
+}
+
+// newSearchScan checks p, fills in its defaults and prepares the scan's
+// arguments.
+func (t *Tenant) newSearchScan(p SearchParams) (*searchScan, error) {
 	p = p.WithDefaults()
 	if p.UserID == "" {
 		return nil, errors.New("search: user is required")
 	}
 	if p.K < 0 || p.K > MaxSearchK {
 		return nil, fmt.Errorf("search: k %d outside 1..%d", p.K, MaxSearchK)
+	}
+	if p.NeighborTurns < 0 || p.NeighborTurns > MaxNeighborTurns {
+		return nil, fmt.Errorf("search: neighbor turns %d outside 0..%d", p.NeighborTurns, MaxNeighborTurns)
+	}
+	if !p.Neighbors {
+		p.NeighborTurns = 0
 	}
 	tsq := TSQuery(p.Terms)
 	if tsq == "" && p.Vector == nil {
@@ -451,33 +494,50 @@ func (t *Tenant) Search(ctx context.Context, p SearchParams) ([]SearchHit, error
 		}
 		vec = vectorArg(p.Vector)
 	}
-	roles, kinds := p.Roles, p.Kinds
-	if roles == nil {
-		roles = []string{}
-	}
-	if kinds == nil {
-		kinds = []string{}
-	}
-	rows, err := t.s.pool.Query(ctx, q("SearchScan"), t.id, p.UserID, query, vec, p.Model,
-		p.SessionID, p.AgentID, roles, kinds, nullTime(p.Since), nullTime(p.Until))
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	entries, err := pgx.CollectRows(rows, scanSearchRow)
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	return searchHits(entries, rankSearch(entries, p)), nil
+	return &searchScan{p: p, index: termIndex(p.Terms), args: []any{t.id, p.UserID, query, vec, p.Model}}, nil
 }
 
-// searchHits returns the ranked hits with their texts and neighbours.
-func searchHits(entries []searchRow, ranked []rankedHit) []SearchHit {
+// read ranks the scanned rows into the hits.
+func (sc *searchScan) read(rows pgx.Rows) error {
+	entries, err := readSearchRows(rows, sc.index)
+	if err != nil {
+		return fmt.Errorf("search: %w", err)
+	}
+	for i := range entries {
+		entries[i].wanted = sc.p.keeps(&entries[i])
+	}
+	sc.hits = searchHits(entries, rankSearch(entries, sc.p, len(sc.index)), sc.p.NeighborTurns)
+	return nil
+}
+
+// searchHits returns the ranked hits with their texts and, up to turns on
+// each side (0: one), their neighbours.
+func searchHits(entries []searchRow, ranked []rankedHit, turns int) []SearchHit {
+	// The neighbours of all the hits share one array.
+	slab := make([]Neighbor, 0, 2*max(turns, 1)*len(ranked))
 	neighbor := func(i int) *Neighbor {
 		if i < 0 {
 			return nil
 		}
 		e := &entries[i]
-		return &Neighbor{EventID: e.sourceID, Role: e.role, OccurredAt: e.at, Content: e.body}
+		slab = append(slab, Neighbor{EventID: e.sourceID, Role: e.role, OccurredAt: e.at, Content: e.body})
+		return &slab[len(slab)-1]
+	}
+	var prevTurn, nextTurn []int
+	if turns > 1 && len(ranked) > 0 {
+		prevTurn, nextTurn = turnOrder(entries)
+	}
+	further := func(order []int, from int) []Neighbor {
+		start := len(slab)
+		for j := from; j >= 0 && len(slab)-start < turns-1; {
+			if j = order[j]; j >= 0 {
+				neighbor(j)
+			}
+		}
+		if len(slab) == start {
+			return nil
+		}
+		return slab[start:len(slab):len(slab)]
 	}
 	hits := make([]SearchHit, 0, len(ranked))
 	for _, r := range ranked {
@@ -486,9 +546,23 @@ func searchHits(entries []searchRow, ranked []rankedHit) []SearchHit {
 		h.Kind, h.SourceID, h.SessionID, h.Role, h.OccurredAt = e.kind, e.sourceID, e.sessionID, e.role, e.at
 		h.AgentID, h.Text = e.agent, e.body
 		h.Previous, h.Next = neighbor(r.prev), neighbor(r.next)
+		if prevTurn != nil {
+			h.Earlier, h.Later = further(prevTurn, r.prev), further(nextTurn, r.next)
+		}
 		hits = append(hits, h)
 	}
 	return hits
+}
+
+// keeps reports whether the filters of p keep an entry: its session, agent,
+// role, kind and event time.
+func (p *SearchParams) keeps(e *searchRow) bool {
+	return (p.SessionID == "" || e.sessionID == p.SessionID) &&
+		(p.AgentID == "" || e.agent == p.AgentID) &&
+		(len(p.Roles) == 0 || slices.Contains(p.Roles, e.role)) &&
+		(len(p.Kinds) == 0 || slices.Contains(p.Kinds, e.kind)) &&
+		(p.Since.IsZero() || !e.at.Before(p.Since)) &&
+		(p.Until.IsZero() || e.at.Before(p.Until))
 }
 
 // vectorArg is a vector as a statement's argument, nil for none: a

@@ -156,19 +156,25 @@ func TestSearchTSVectorKeepsTerms(t *testing.T) {
 	terms := []string{"b-1234", "x.com/book/823d", "o'neil", `back\slash`, "三体", "b-1234", "run"}
 	var got []string
 	var positions string
+	var binary []byte
 	require.NoError(t, s.st.Pool().QueryRow(s.ctx, `
-		SELECT tsvector_to_array($1::tsvector), $1::tsvector::text`, store.TSVector(terms)).Scan(&got, &positions))
+		SELECT tsvector_to_array($1::tsvector), $1::tsvector::text, tsvectorsend($1::tsvector)`, store.TSVector(terms)).Scan(&got, &positions, &binary))
 	require.ElementsMatch(t, []string{"b-1234", "x.com/book/823d", "o'neil", `back\slash`, "三体", "run"}, got,
 		"terms are stored as they are, not parsed again")
 	require.Contains(t, positions, "'b-1234':1,6")
-	// The search reads each query term's frequency back from that text.
+	// The search reads each query term's frequency from the binary form.
 	index := map[string]int{"b-1234": 0, "o'neil": 1, `back\slash`: 2, "三体": 3, "absent": 4}
-	tf := make([]int, len(index))
-	store.LexemeFrequencies(positions, index, tf)
-	require.Equal(t, []int{2, 1, 1, 1, 0}, tf)
-	tf = make([]int, 1)
-	store.LexemeFrequencies("'a':1A,2B,3 'b':4", map[string]int{"a": 0}, tf)
-	require.Equal(t, []int{3}, tf, "weights after positions")
+	tf := make([]int32, len(index))
+	require.NoError(t, store.TSVectorFrequencies(binary, index, tf))
+	require.Equal(t, []int32{2, 1, 1, 1, 0}, tf)
+	// A lexeme stored without positions occurs once; a truncated value is an
+	// error, not a wrong count.
+	require.NoError(t, s.st.Pool().QueryRow(s.ctx, `SELECT tsvectorsend('a b:2,3'::tsvector)`).Scan(&binary))
+	tf = make([]int32, 2)
+	require.NoError(t, store.TSVectorFrequencies(binary, map[string]int{"a": 0, "b": 1}, tf))
+	require.Equal(t, []int32{1, 2}, tf)
+	require.Error(t, store.TSVectorFrequencies(binary[:len(binary)-1], map[string]int{"a": 0}, tf))
+	require.Error(t, store.TSVectorFrequencies(binary[:2], map[string]int{"a": 0}, tf))
 	var match bool
 	require.NoError(t, s.st.Pool().QueryRow(s.ctx, `SELECT $1::tsvector @@ $2::tsquery`,
 		store.TSVector(terms), store.TSQuery([]string{"nothing", "o'neil"})).Scan(&match))
@@ -350,6 +356,31 @@ func TestSearchNeighbors(t *testing.T) {
 	hits = s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"dune"}, DialogueWeight: -1})
 	require.Nil(t, hits[0].Previous, "neighbours only when asked for")
 	require.Nil(t, hits[0].Next)
+
+	// Two turns on each side: the turns beyond the nearest, nearest first,
+	// as far as the session goes.
+	hits = s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"dune"}, Neighbors: true, NeighborTurns: 2, DialogueWeight: -1})
+	require.Equal(t, "t1", hits[0].Previous.EventID)
+	require.Equal(t, []store.Neighbor{{EventID: "t0", Role: "user", OccurredAt: t0, Content: contents[0]}}, hits[0].Earlier)
+	require.Equal(t, "t3", hits[0].Next.EventID)
+	require.Empty(t, hits[0].Later, "t3 is the session's last turn")
+	hits = s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"which"}, Neighbors: true, NeighborTurns: 3, DialogueWeight: -1})
+	require.Equal(t, "t1", hits[0].SourceID)
+	require.Empty(t, hits[0].Earlier)
+	require.Equal(t, []string{"t3"}, neighborIDs(hits[0].Later))
+	hits = s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"dune"}, NeighborTurns: 2, DialogueWeight: -1})
+	require.Nil(t, hits[0].Previous, "turns without Neighbors are nothing")
+	require.Empty(t, hits[0].Earlier)
+	_, err = s.st.Tenant("acme").Search(s.ctx, store.SearchParams{UserID: "u1", Terms: []string{"dune"}, Neighbors: true, NeighborTurns: store.MaxNeighborTurns + 1})
+	require.ErrorContains(t, err, "neighbor turns")
+}
+
+func neighborIDs(ns []store.Neighbor) []string {
+	var ids []string
+	for _, n := range ns {
+		ids = append(ids, n.EventID)
+	}
+	return ids
 }
 
 // TestSearchDialogue: a turn is scored with its neighbours. The same answer

@@ -1,13 +1,18 @@
 package store
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/recallhq/recall/pkg/events"
 )
 
@@ -20,11 +25,13 @@ type searchRow struct {
 	termCount   int32
 	// wanted: the filters keep it; live: not an inactive fact.
 	wanted, live bool
-	// terms is the entry's tsvector as text when it holds a query term.
-	terms *string
+	// tf is the frequency of each query term (searchScan.index) in the
+	// entry; nil when it holds none.
+	tf []int32
 	// distance is the cosine distance to the query vector, when the entry
-	// is embedded by the query's model.
-	distance *float64
+	// is embedded by the query's model; hasDistance says whether it is.
+	distance    float64
+	hasDistance bool
 }
 
 // compareKey orders rows by kind, then source: the last tie-break of every
@@ -44,12 +51,146 @@ func (e *searchRow) compareTime(o *searchRow) int {
 	return strings.Compare(e.sourceID, o.sourceID)
 }
 
-func scanSearchRow(r pgx.CollectableRow) (searchRow, error) {
-	var e searchRow
-	err := r.Scan(&e.kind, &e.sourceID, &e.sessionID, &e.role, &e.at, &e.termCount, &e.agent, &e.body,
-		&e.wanted, &e.terms, &e.distance, &e.live)
-	e.at = e.at.UTC()
-	return e, err
+// searchColumns are SearchScan's columns, in order, with the types
+// decodeSearchRow reads: in binary format, which pgx asks for these types
+// (a text is the same either way).
+var searchColumns = [...]struct {
+	name string
+	oid  uint32
+}{
+	{"kind", pgtype.TextOID}, {"source_id", pgtype.TextOID}, {"session_id", pgtype.TextOID}, {"role", pgtype.TextOID},
+	{"occurred_at", pgtype.TimestamptzOID}, {"term_count", pgtype.Int4OID}, {"agent_id", pgtype.TextOID},
+	{"body", pgtype.TextOID}, {"terms", pgtype.ByteaOID}, {"distance", pgtype.Float8OID}, {"live", pgtype.BoolOID},
+}
+
+// readSearchRows reads the scan's rows: one allocation for each row's
+// texts, and only the query terms' frequencies kept of its terms (index:
+// term -> place). A user's whole history is read on every search, so this
+// is the search's hottest loop.
+func readSearchRows(rows pgx.Rows, index map[string]int) ([]searchRow, error) {
+	defer rows.Close()
+	fields := rows.FieldDescriptions()
+	if len(fields) != len(searchColumns) {
+		return nil, fmt.Errorf("search scan: %d columns, want %d", len(fields), len(searchColumns))
+	}
+	for i, f := range fields {
+		// A text is the same bytes in either format.
+		if c := searchColumns[i]; f.Name != c.name || f.DataTypeOID != c.oid || (f.Format != pgx.BinaryFormatCode && c.oid != pgtype.TextOID) {
+			return nil, fmt.Errorf("search scan: column %d is %s (type %d, format %d), want %s (type %d) in binary",
+				i, f.Name, f.DataTypeOID, f.Format, c.name, c.oid)
+		}
+	}
+	var out []searchRow
+	for rows.Next() {
+		var e searchRow
+		if err := decodeSearchRow(rows.RawValues(), index, &e); err != nil {
+			return nil, fmt.Errorf("search scan: row %d: %w", len(out)+1, err)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// pgEpoch is where PostgreSQL's binary timestamps count from.
+var pgEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// decodeSearchRow decodes one row of SearchScan in binary format.
+func decodeSearchRow(v [][]byte, index map[string]int, e *searchRow) error {
+	for _, i := range [...]int{0, 1, 2, 3, 4, 5, 6, 7, 10} {
+		if v[i] == nil {
+			return fmt.Errorf("%s is NULL", searchColumns[i].name)
+		}
+	}
+	if len(v[4]) != 8 || len(v[5]) != 4 || len(v[10]) != 1 {
+		return errors.New("malformed binary value")
+	}
+	// The texts share one string: source, session, agent, body; kind and
+	// role are one of a few words.
+	var b strings.Builder
+	b.Grow(len(v[1]) + len(v[2]) + len(v[6]) + len(v[7]))
+	for _, i := range [...]int{1, 2, 6, 7} {
+		b.Write(v[i])
+	}
+	all := b.String()
+	cut := func(n int) string {
+		s := all[:n]
+		all = all[n:]
+		return s
+	}
+	e.sourceID, e.sessionID, e.agent, e.body = cut(len(v[1])), cut(len(v[2])), cut(len(v[6])), cut(len(v[7]))
+	e.kind, e.role = knownWord(v[0]), knownWord(v[3])
+	micros := int64(binary.BigEndian.Uint64(v[4]))
+	e.at = pgEpoch.Add(time.Duration(micros) * time.Microsecond)
+	e.termCount = int32(binary.BigEndian.Uint32(v[5]))
+	e.live = v[10][0] != 0
+	e.wanted = true
+	if v[9] != nil {
+		if len(v[9]) != 8 {
+			return errors.New("malformed distance")
+		}
+		e.distance, e.hasDistance = math.Float64frombits(binary.BigEndian.Uint64(v[9])), true
+	}
+	if v[8] != nil && len(index) > 0 {
+		tf := make([]int32, len(index))
+		if err := tsvectorFrequencies(v[8], index, tf); err != nil {
+			return err
+		}
+		e.tf = tf
+	}
+	return nil
+}
+
+// knownWord returns b as a string, without allocating for the kinds and
+// roles an entry has.
+func knownWord(b []byte) string {
+	switch string(b) {
+	case SearchMessage:
+		return SearchMessage
+	case SearchSummary:
+		return SearchSummary
+	case SearchFact:
+		return SearchFact
+	case events.RoleUser:
+		return events.RoleUser
+	case events.RoleAssistant:
+		return events.RoleAssistant
+	case events.RoleTool:
+		return events.RoleTool
+	case events.RoleSystem:
+		return events.RoleSystem
+	case "":
+		return ""
+	}
+	return string(b)
+}
+
+// tsvectorFrequencies reads a tsvector in PostgreSQL's binary form
+// (tsvectorsend: the number of lexemes; then each lexeme's text, a NUL, its
+// number of positions and the positions, 16 bits each) and sets
+// tf[index[lexeme]] to the number of positions of each lexeme index holds
+// (1 for a lexeme stored without positions).
+func tsvectorFrequencies(b []byte, index map[string]int, tf []int32) error {
+	if len(b) < 4 {
+		return errors.New("malformed tsvector")
+	}
+	n := int(binary.BigEndian.Uint32(b))
+	b = b[4:]
+	for range n {
+		end := bytes.IndexByte(b, 0)
+		if end < 0 || len(b) < end+3 {
+			return errors.New("malformed tsvector")
+		}
+		npos := int(binary.BigEndian.Uint16(b[end+1:]))
+		if j, ok := index[string(b[:end])]; ok {
+			tf[j] = int32(max(npos, 1))
+		}
+		b = b[end+3:]
+		if len(b) < 2*npos {
+			return errors.New("malformed tsvector")
+		}
+		b = b[2*npos:]
+	}
+	return nil
 }
 
 // rankedHit is a ranked hit: the ranks and scores, the
@@ -75,9 +216,9 @@ const (
 // rankSearch ranks the scanned rows for p as Tenant.Search documents: the
 // lexical and vector lists, their fusion with the recency prior, the cap
 // per session and the top k, each hit with its neighbours when asked for.
-func rankSearch(rows []searchRow, p SearchParams) []rankedHit {
+func rankSearch(rows []searchRow, p SearchParams, nTerms int) []rankedHit {
 	depth := p.depth()
-	lex, parts := bm25Scores(rows, p.Terms)
+	lex, parts := bm25Scores(rows, nTerms)
 	var prevTurn, nextTurn []int
 	if p.DialogueWeight > 0 || p.Neighbors {
 		prevTurn, nextTurn = turnOrder(rows)
@@ -100,12 +241,12 @@ func rankSearch(rows []searchRow, p SearchParams) []rankedHit {
 	})
 	byDistance := make([]int, 0, len(rows))
 	for i := range rows {
-		if rows[i].distance != nil && rows[i].wanted {
+		if rows[i].hasDistance && rows[i].wanted {
 			byDistance = append(byDistance, i)
 		}
 	}
 	slices.SortFunc(byDistance, func(a, b int) int {
-		if c := cmp.Compare(*rows[a].distance, *rows[b].distance); c != 0 {
+		if c := cmp.Compare(rows[a].distance, rows[b].distance); c != 0 {
 			return c
 		}
 		return rows[a].compareKey(&rows[b])
@@ -134,10 +275,10 @@ func rankSearch(rows []searchRow, p SearchParams) []rankedHit {
 	for place, i := range byDistance[:min(depth, len(byDistance))] {
 		h := get(i)
 		h.vector, h.vecRank = true, place+1
-		if place > 0 && *rows[i].distance == *rows[byDistance[place-1]].distance {
+		if place > 0 && rows[i].distance == rows[byDistance[place-1]].distance {
 			h.vecRank = get(byDistance[place-1]).vecRank
 		}
-		h.hit.Similarity = 1 - *rows[i].distance
+		h.hit.Similarity = 1 - rows[i].distance
 	}
 
 	scored := make([]*rankedHit, 0, len(found))
@@ -197,102 +338,68 @@ func rankSearch(rows []searchRow, p SearchParams) []rankedHit {
 	return top
 }
 
-// bm25Scores returns each row's BM25 score for the query's terms (0 for a
-// row that holds none), with the collection statistics of all the rows, and
-// for each row holding a query term (by row) each term's part of its score.
-func bm25Scores(rows []searchRow, terms []string) ([]float64, map[int][]float64) {
-	scores := make([]float64, len(rows))
+// termIndex gives each distinct query term its place in searchRow.tf.
+func termIndex(terms []string) map[string]int {
 	index := make(map[string]int, len(terms))
 	for _, t := range terms {
 		if _, ok := index[t]; !ok && t != "" {
 			index[t] = len(index)
 		}
 	}
-	if len(index) == 0 || len(rows) == 0 {
+	return index
+}
+
+// bm25Scores returns each row's BM25 score for the query's terms (0 for a
+// row that holds none), with the collection statistics of all the rows, and
+// for each row holding a query term (by row) each term's part of its score.
+// nTerms is the number of distinct query terms (the length of a row's tf).
+func bm25Scores(rows []searchRow, nTerms int) ([]float64, map[int][]float64) {
+	scores := make([]float64, len(rows))
+	if nTerms == 0 || len(rows) == 0 {
 		return scores, nil
 	}
-	// The frequency of each query term in each matching row, and the
-	// number of rows holding each.
-	tf := map[int][]int{}
-	df := make([]float64, len(index))
+	// The number of rows holding each query term.
+	df := make([]float64, nTerms)
 	var total float64
+	matched := 0
 	for i := range rows {
 		total += float64(rows[i].termCount)
-		if rows[i].terms == nil {
+		if rows[i].tf == nil {
 			continue
 		}
-		f := make([]int, len(index))
-		lexemeFrequencies(*rows[i].terms, index, f)
-		for j, n := range f {
+		matched++
+		for j, n := range rows[i].tf {
 			if n > 0 {
 				df[j]++
 			}
 		}
-		tf[i] = f
 	}
 	n := float64(len(rows))
 	avgdl := max(total/n, 1)
-	parts := make(map[int][]float64, len(tf))
-	for i, f := range tf {
+	idf := make([]float64, nTerms)
+	for j := range idf {
+		idf[j] = math.Log(1 + (n-df[j]+0.5)/(df[j]+0.5))
+	}
+	parts := make(map[int][]float64, matched)
+	slab := make([]float64, matched*nTerms)
+	for i := range rows {
+		f := rows[i].tf
+		if f == nil {
+			continue
+		}
 		norm := bm25K1 * (1 - bm25B + bm25B*float64(rows[i].termCount)/avgdl)
-		part := make([]float64, len(f))
+		part := slab[:nTerms:nTerms]
+		slab = slab[nTerms:]
 		for j, c := range f {
 			if c == 0 {
 				continue
 			}
-			idf := math.Log(1 + (n-df[j]+0.5)/(df[j]+0.5))
-			part[j] = idf * float64(c) * (bm25K1 + 1) / (float64(c) + norm)
+			part[j] = idf[j] * float64(c) * (bm25K1 + 1) / (float64(c) + norm)
 			scores[i] += part[j]
 		}
 		parts[i] = part
 	}
 	return scores, parts
-}
-
-// lexemeFrequencies reads the text form of a tsvector ('a':1,3 'b':2, as
-// PostgreSQL writes it: quotes doubled, backslashes escaped, a weight letter
-// after a position) and sets tf[index[lexeme]] to the number of positions of
-// each lexeme that index holds.
-func lexemeFrequencies(tsv string, index map[string]int, tf []int) {
-	var lexeme strings.Builder
-	for i := 0; i < len(tsv); {
-		if tsv[i] != '\'' {
-			i++
-			continue
-		}
-		lexeme.Reset()
-		for i++; i < len(tsv); i++ {
-			c := tsv[i]
-			if c == '\\' && i+1 < len(tsv) {
-				i++
-				lexeme.WriteByte(tsv[i])
-				continue
-			}
-			if c == '\'' {
-				if i+1 < len(tsv) && tsv[i+1] == '\'' {
-					lexeme.WriteByte('\'')
-					i++
-					continue
-				}
-				i++
-				break
-			}
-			lexeme.WriteByte(c)
-		}
-		count := 0
-		if i < len(tsv) && tsv[i] == ':' {
-			count = 1
-			for i++; i < len(tsv) && tsv[i] != ' '; i++ {
-				if tsv[i] == ',' {
-					count++
-				}
-			}
-		}
-		if j, ok := index[lexeme.String()]; ok {
-			// A lexeme stored without positions still occurs once.
-			tf[j] = max(count, 1)
-		}
-	}
 }
 
 // turnOrder returns, for each row, the row of the turn just before it and

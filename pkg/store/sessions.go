@@ -107,6 +107,8 @@ type ContextData struct {
 	Summary   *Summary
 	// List is the session's current list (nil when it presented none).
 	List *PresentedList
+	// Hits are what the history search found, when one was asked for.
+	Hits []SearchHit
 }
 
 // PresentedList is the list a turn presented to the user, as it was sent.
@@ -118,10 +120,25 @@ type PresentedList struct {
 
 // Context reads a session's window, its user's facts and the summaries (of the
 // user's other sessions, at most summaryLimit, and of this session) in one
-// pipelined batch.
-func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, factLimit, summaryLimit int) (ContextData, error) {
+// pipelined batch; with search, the same batch searches the user's history
+// (see Search), so a context with a query is one round trip on one
+// connection.
+func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, factLimit, summaryLimit int, search *SearchParams) (ContextData, error) {
 	var b pgx.Batch
 	d := ContextData{Newest: make([]Message, 0, limit)}
+	if search != nil {
+		scan, err := t.newSearchScan(*search)
+		if err != nil {
+			return d, err
+		}
+		b.Queue(q("SearchScan"), scan.args...).Query(func(rows pgx.Rows) error {
+			if err := scan.read(rows); err != nil {
+				return err
+			}
+			d.Hits = scan.hits
+			return nil
+		})
+	}
 	var sessErr error
 	b.Queue(q("SessionGet"), t.id, sessionID).QueryRow(func(row pgx.Row) error {
 		d.Session, sessErr = scanSession(row)
