@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -569,4 +570,36 @@ func TestSearchForgetUser(t *testing.T) {
 	require.EqualValues(t, 4, counts["search_entries"])
 	require.Empty(t, s.kinds(t, "acme", "u1"))
 	require.Equal(t, map[string]int{"message": 2, "summary": 1, "fact": 1}, s.kinds(t, "acme", "u2"))
+}
+
+// A context asked with a search reads both in one batch. When the search's
+// statement fails (here PostgreSQL refuses a NaN in the query vector; a
+// cancelled request fails the same way), the context fails with the reason,
+// and the connection goes back to the pool in working order.
+func TestContextWithSearch(t *testing.T) {
+	t.Parallel()
+	s := setupSearch(t)
+	s.upsert(t, msgEntry("acme", "u1", "s1", "e1", "user", t0, "dune arrakis"))
+	tn := s.st.Tenant("acme")
+	d, err := tn.Context(s.ctx, "new", "u1", 10, 10, 3, &store.SearchParams{UserID: "u1", Terms: []string{"dune"}})
+	require.NoError(t, err)
+	require.False(t, d.Found, "no such session: no window, the search still runs")
+	require.Equal(t, []string{"e1"}, sources(d.Hits))
+
+	_, err = tn.Context(s.ctx, "new", "u1", 10, 10, 3, &store.SearchParams{UserID: "u1", Terms: []string{"dune"},
+		Vector: []float32{float32(math.NaN()), 1}, Model: "m"})
+	require.ErrorContains(t, err, "NaN")
+	_, err = tn.Context(s.ctx, "new", "u1", 10, 10, 3, &store.SearchParams{UserID: ""})
+	require.ErrorContains(t, err, "user is required", "a bad search is refused before anything is sent")
+
+	ctx, cancel := context.WithCancel(s.ctx)
+	cancel()
+	_, err = tn.Context(ctx, "new", "u1", 10, 10, 3, &store.SearchParams{UserID: "u1", Terms: []string{"dune"}})
+	require.ErrorIs(t, err, context.Canceled)
+
+	for range 2 * 8 { // more than the pool holds: none was left behind
+		d, err = tn.Context(s.ctx, "new", "u1", 10, 10, 3, &store.SearchParams{UserID: "u1", Terms: []string{"dune"}})
+		require.NoError(t, err)
+		require.Len(t, d.Hits, 1)
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/recallhq/recall/pkg/events"
 )
@@ -69,19 +70,16 @@ var searchColumns = [...]struct {
 // is the search's hottest loop.
 func readSearchRows(rows pgx.Rows, index map[string]int) ([]searchRow, error) {
 	defer rows.Close()
-	fields := rows.FieldDescriptions()
-	if len(fields) != len(searchColumns) {
-		return nil, fmt.Errorf("search scan: %d columns, want %d", len(fields), len(searchColumns))
-	}
-	for i, f := range fields {
-		// A text is the same bytes in either format.
-		if c := searchColumns[i]; f.Name != c.name || f.DataTypeOID != c.oid || (f.Format != pgx.BinaryFormatCode && c.oid != pgtype.TextOID) {
-			return nil, fmt.Errorf("search scan: column %d is %s (type %d, format %d), want %s (type %d) in binary",
-				i, f.Name, f.DataTypeOID, f.Format, c.name, c.oid)
-		}
-	}
 	var out []searchRow
 	for rows.Next() {
+		// The columns are checked with the first row: a failed statement
+		// (a cancelled request, an aborted batch) has none, and says why
+		// in Err.
+		if len(out) == 0 {
+			if err := checkSearchColumns(rows.FieldDescriptions()); err != nil {
+				return nil, err
+			}
+		}
 		var e searchRow
 		if err := decodeSearchRow(rows.RawValues(), index, &e); err != nil {
 			return nil, fmt.Errorf("search scan: row %d: %w", len(out)+1, err)
@@ -89,6 +87,22 @@ func readSearchRows(rows pgx.Rows, index map[string]int) ([]searchRow, error) {
 		out = append(out, e)
 	}
 	return out, rows.Err()
+}
+
+// checkSearchColumns checks that the scan's columns are what
+// decodeSearchRow reads.
+func checkSearchColumns(fields []pgconn.FieldDescription) error {
+	if len(fields) != len(searchColumns) {
+		return fmt.Errorf("search scan: %d columns, want %d", len(fields), len(searchColumns))
+	}
+	for i, f := range fields {
+		// A text is the same bytes in either format.
+		if c := searchColumns[i]; f.Name != c.name || f.DataTypeOID != c.oid || (f.Format != pgx.BinaryFormatCode && c.oid != pgtype.TextOID) {
+			return fmt.Errorf("search scan: column %d is %s (type %d, format %d), want %s (type %d) in binary",
+				i, f.Name, f.DataTypeOID, f.Format, c.name, c.oid)
+		}
+	}
+	return nil
 }
 
 // pgEpoch is where PostgreSQL's binary timestamps count from.
