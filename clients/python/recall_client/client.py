@@ -206,11 +206,12 @@ class Recall:
         kind: Optional[Union[str, Sequence[str]]] = None,
         since: Optional[Union[str, datetime]] = None,
         until: Optional[Union[str, datetime]] = None,
-        neighbors: Optional[bool] = None,
+        neighbors: Optional[Union[bool, int]] = None,
         max_per_session: Optional[int] = None,
     ) -> t.SearchResult:
         """The raw hits of a search of one user's history (``role``: user,
-        assistant; ``kind``: message, summary, fact; lists or comma-separated)."""
+        assistant; ``kind``: message, summary, fact; lists or comma-separated;
+        ``neighbors``: True for the turn on each side of a hit, or 0 to 3 turns)."""
         p = _params(
             q=q, k=k, session_id=session_id, agent_id=agent_id, role=role, kind=kind, since=since, until=until,
             neighbors=neighbors, max_per_session=max_per_session,

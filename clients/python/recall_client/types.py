@@ -373,6 +373,8 @@ class SearchHit(_SearchHitBase, total=False):
     similarity: float
     previous: Neighbor
     next: Neighbor
+    earlier: List[Neighbor]
+    later: List[Neighbor]
 
 
 class _SearchResultBase(TypedDict):

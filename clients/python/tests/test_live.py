@@ -160,6 +160,9 @@ class LiveTest(unittest.TestCase):
         res = self.recall.search(self.user, "quinces", k=1, role=["user"], kind="message")
         self.assertEqual(len(res["hits"]), 1)
         self.assertEqual(res["hits"][0]["role"], "user")
+        res = self.recall.search(self.user, "grandmother", k=1, neighbors=2)
+        self.assertEqual(res["hits"][0]["next"]["content"], "Quinces make a fine membrillo.")
+        self.assertNotIn("later", res["hits"][0])
 
         # A query too long for a URL goes in a POST body and is still searched.
         long_query = "quinces " + "and more words " * 200

@@ -329,6 +329,10 @@ export interface SearchHit {
   similarity?: number;
   previous?: Neighbor;
   next?: Neighbor;
+  /** With more than one neighbouring turn asked for: the turns before `previous`, nearest first. */
+  earlier?: Neighbor[];
+  /** With more than one neighbouring turn asked for: the turns after `next`, nearest first. */
+  later?: Neighbor[];
 }
 
 export interface SearchResult {
@@ -349,7 +353,8 @@ export interface SearchParams {
   kind?: string | string[];
   since?: string | Date;
   until?: string | Date;
-  neighbors?: boolean;
+  /** `true` for the turn on each side of a hit, or how many turns on each side (0 to 3). */
+  neighbors?: boolean | number;
   max_per_session?: number;
 }
 

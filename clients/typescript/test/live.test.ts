@@ -157,6 +157,9 @@ describe("live Recall", { concurrency: true }, () => {
     assert.equal(res.hits.length, 1);
     assert.equal(res.hits[0]!.role, "user");
     assert.match(res.hits[0]!.text, /quinces/i);
+    const near = await recall.search(user, "grandmother", { k: 1, neighbors: 2 });
+    assert.equal(near.hits[0]!.next?.content, "Quinces make a fine membrillo.");
+    assert.equal(near.hits[0]!.later, undefined);
 
     const longQuery = "quinces " + "and more words ".repeat(200);
     const ctx = await recall.context({ user_id: user, session_id: unique("other-session"), query: longQuery, max_recalled: 5 });
