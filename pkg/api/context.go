@@ -91,7 +91,7 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, t *store.Tenant
 	// in the same batch as the context's own reads: one connection, one
 	// round trip.
 	var (
-		sr     search.Result
+		sr search.Result
 		sp *store.SearchParams
 	)
 	if query != "" && maxRecalled > 0 {

@@ -17,7 +17,9 @@ import (
 func TestRecalledNeighbours(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2023, 5, 8, 9, 0, 0, 0, time.UTC)
-	n := func(id string) store.Neighbor { return store.Neighbor{EventID: id, Role: "user", OccurredAt: at, Content: id} }
+	n := func(id string) store.Neighbor {
+		return store.Neighbor{EventID: id, Role: "user", OccurredAt: at, Content: id}
+	}
 	ptr := func(id string) *store.Neighbor { v := n(id); return &v }
 	hit := func(id string, prev, next string, earlier, later []store.Neighbor) store.SearchHit {
 		h := store.SearchHit{Kind: store.SearchMessage, SourceID: id, SessionID: "s", Role: "user", OccurredAt: at, Text: id,

@@ -1,8 +1,8 @@
 package assemble
 
 import (
-	"encoding/binary"
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"slices"
 	"strconv"

@@ -506,15 +506,19 @@ func (sc *searchScan) read(rows pgx.Rows) error {
 	for i := range entries {
 		entries[i].wanted = sc.p.keeps(&entries[i])
 	}
-	sc.hits = searchHits(entries, rankSearch(entries, sc.p, len(sc.index)), sc.p.NeighborTurns)
+	sc.hits = searchHits(entries, rankSearch(entries, sc.p, len(sc.index)))
 	return nil
 }
 
-// searchHits returns the ranked hits with their texts and, up to turns on
-// each side (0: one), their neighbours.
-func searchHits(entries []searchRow, ranked []rankedHit, turns int) []SearchHit {
+// searchHits returns the ranked hits with their texts and the neighbours
+// rankSearch found for them.
+func searchHits(entries []searchRow, ranked []rankedHit) []SearchHit {
 	// The neighbours of all the hits share one array.
-	slab := make([]Neighbor, 0, 2*max(turns, 1)*len(ranked))
+	n := 0
+	for _, r := range ranked {
+		n += 2 + len(r.earlier) + len(r.later)
+	}
+	slab := make([]Neighbor, 0, n)
 	neighbor := func(i int) *Neighbor {
 		if i < 0 {
 			return nil
@@ -523,19 +527,13 @@ func searchHits(entries []searchRow, ranked []rankedHit, turns int) []SearchHit 
 		slab = append(slab, Neighbor{EventID: e.sourceID, Role: e.role, OccurredAt: e.at, Content: e.body})
 		return &slab[len(slab)-1]
 	}
-	var prevTurn, nextTurn []int
-	if turns > 1 && len(ranked) > 0 {
-		prevTurn, nextTurn = turnOrder(entries)
-	}
-	further := func(order []int, from int) []Neighbor {
-		start := len(slab)
-		for j := from; j >= 0 && len(slab)-start < turns-1; {
-			if j = order[j]; j >= 0 {
-				neighbor(j)
-			}
-		}
-		if len(slab) == start {
+	turns := func(rows []int) []Neighbor {
+		if len(rows) == 0 {
 			return nil
+		}
+		start := len(slab)
+		for _, i := range rows {
+			neighbor(i)
 		}
 		return slab[start:len(slab):len(slab)]
 	}
@@ -546,9 +544,7 @@ func searchHits(entries []searchRow, ranked []rankedHit, turns int) []SearchHit 
 		h.Kind, h.SourceID, h.SessionID, h.Role, h.OccurredAt = e.kind, e.sourceID, e.sessionID, e.role, e.at
 		h.AgentID, h.Text = e.agent, e.body
 		h.Previous, h.Next = neighbor(r.prev), neighbor(r.next)
-		if prevTurn != nil {
-			h.Earlier, h.Later = further(prevTurn, r.prev), further(nextTurn, r.next)
-		}
+		h.Earlier, h.Later = turns(r.earlier), turns(r.later)
 		hits = append(hits, h)
 	}
 	return hits

@@ -209,11 +209,13 @@ func tsvectorFrequencies(b []byte, index map[string]int, tf []int32) error {
 
 // rankedHit is a ranked hit: the ranks and scores, the
 // entry it is (an index into the scanned rows) and its neighbours (-1 for
-// none).
+// none; earlier and later are the turns beyond them, nearest first, when
+// more than one on each side was asked for).
 type rankedHit struct {
 	hit              SearchHit
 	entry            int
 	prev, next       int
+	earlier, later   []int
 	lexical, vector  bool
 	lexRank, vecRank int
 }
@@ -346,7 +348,9 @@ func rankSearch(rows []searchRow, p SearchParams, nTerms int) []rankedHit {
 	}
 	if p.Neighbors {
 		for k := range top {
-			top[k].prev, top[k].next = prevTurn[top[k].entry], nextTurn[top[k].entry]
+			h := &top[k]
+			h.prev, h.next = prevTurn[h.entry], nextTurn[h.entry]
+			h.earlier, h.later = further(prevTurn, h.prev, p.NeighborTurns-1), further(nextTurn, h.next, p.NeighborTurns-1)
 		}
 	}
 	return top
@@ -414,6 +418,18 @@ func bm25Scores(rows []searchRow, nTerms int) ([]float64, map[int][]float64) {
 		parts[i] = part
 	}
 	return scores, parts
+}
+
+// further follows order from the row from, up to n rows, nearest first
+// (nil for none).
+func further(order []int, from, n int) []int {
+	var out []int
+	for j := from; j >= 0 && len(out) < n; {
+		if j = order[j]; j >= 0 {
+			out = append(out, j)
+		}
+	}
+	return out
 }
 
 // turnOrder returns, for each row, the row of the turn just before it and
