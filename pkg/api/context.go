@@ -161,8 +161,9 @@ func searchQuery(tenant, userID, query string, k int, now time.Time, cfg Config)
 // the turns just before and after it, and each of the first wide hits
 // between two turns on each side.
 func recalled(query string, res search.Result, w assemble.Window, snippet, neighbors, wide int) *assemble.Recalled {
-	hits := make([]assemble.RecalledHit, 0, len(res.Hits))
-	seen := map[string]bool{}
+	// The hits with their neighbours: about three turns for each.
+	hits := make([]assemble.RecalledHit, 0, 3*len(res.Hits))
+	seen := make(map[string]bool, 3*len(res.Hits))
 	neighbor := func(n *store.Neighbor, h store.SearchHit) {
 		if n != nil && !seen[n.EventID] {
 			seen[n.EventID] = true

@@ -2,6 +2,7 @@ package assemble
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"slices"
@@ -172,38 +173,61 @@ func applyBudget(ph phrases, p *Parts, limit int) (Budget, lines) {
 // conversation still comes first; summaries and facts are a group each.
 // The hits are returned most relevant first, as they were given.
 func fitRecalled(ph phrases, hits []RecalledHit, left *int) ([]RecalledHit, []string) {
-	kept := make([]RecalledHit, 0, len(hits))
-	var groups [][]int // indexes into kept, per group in order of appearance
-	groupOf := make(map[recalledGroup]int, len(hits))
+	// The hits are the part's own: the kept ones move to its front.
+	kept := hits[:0]
+	// groups[k] is the group of kept[k], numbered in order of appearance;
+	// shared holds the groups turns may join (a few dozen: a linear search
+	// costs less than a map).
+	groups := make([]int, 0, len(hits))
+	type sharedGroup struct {
+		key recalledGroup
+		n   int
+	}
+	var shared []sharedGroup
+	count := 0
 	d := &dates{ph: ph}
 	for _, h := range hits {
 		if *left <= 0 {
 			break
 		}
-		key, shared := recalledGroupOf(h)
-		g, found := groupOf[key]
-		found = found && shared
-		n := recalledLineRunes(ph, d, h, !found)
+		key, joins := recalledGroupOf(h)
+		g := -1
+		if joins {
+			for _, s := range shared {
+				if s.key == key {
+					g = s.n
+					break
+				}
+			}
+		}
+		n := recalledLineRunes(ph, d, h, g < 0)
 		if n > *left {
 			continue
 		}
 		*left -= n
 		kept = append(kept, h)
-		if found {
-			groups[g] = append(groups[g], len(kept)-1)
-			continue
+		if g < 0 {
+			g = count
+			count++
+			if joins {
+				shared = append(shared, sharedGroup{key, g})
+			}
 		}
-		groups = append(groups, []int{len(kept) - 1})
-		if shared {
-			groupOf[key] = len(groups) - 1
-		}
+		groups = append(groups, g)
 	}
-	lines := make([]string, 0, len(kept))
-	for _, g := range groups {
-		slices.SortStableFunc(g, func(a, b int) int { return kept[a].OccurredAt.Compare(kept[b].OccurredAt) })
-		for k, i := range g {
-			lines = append(lines, recalledLine(ph, d, kept[i], k == 0))
+	order := make([]int, len(kept))
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		if c := cmp.Compare(groups[a], groups[b]); c != 0 {
+			return c
 		}
+		return kept[a].OccurredAt.Compare(kept[b].OccurredAt)
+	})
+	lines := make([]string, 0, len(kept))
+	for k, i := range order {
+		lines = append(lines, recalledLine(ph, d, kept[i], k == 0 || groups[order[k-1]] != groups[i]))
 	}
 	return kept, lines
 }

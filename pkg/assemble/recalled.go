@@ -58,16 +58,33 @@ const (
 // hits the window already shows are left out (a "window" cut), and each
 // snippet is cut to snippetRunes characters (0: whole) so that one long turn
 // cannot take the budget of many short ones. A snippet always keeps its
-// beginning, which is what names the turn.
+// beginning, which is what names the turn. Recall takes hits over: the part
+// holds its array.
 func Recall(query, search string, hits []RecalledHit, w Window, snippetRunes int) *Recalled {
-	shown := make(map[string]bool, len(w.Messages))
-	for _, m := range w.Messages {
-		shown[m.EventID] = true
+	// A window is usually short enough to look through: a map for a long
+	// one only.
+	var ids map[string]bool
+	if len(w.Messages) > 16 {
+		ids = make(map[string]bool, len(w.Messages))
+		for _, m := range w.Messages {
+			ids[m.EventID] = true
+		}
 	}
-	r := &Recalled{Query: query, Search: search, Hits: make([]RecalledHit, 0, len(hits))}
+	shown := func(id string) bool {
+		if ids != nil {
+			return ids[id]
+		}
+		for i := range w.Messages {
+			if w.Messages[i].EventID == id {
+				return true
+			}
+		}
+		return false
+	}
+	r := &Recalled{Query: query, Search: search, Hits: hits[:0]}
 	inWindow := 0
 	for _, h := range hits {
-		if h.Kind == RecalledMessage && shown[h.EventID] {
+		if h.Kind == RecalledMessage && shown(h.EventID) {
 			inWindow++
 			continue
 		}
@@ -131,20 +148,26 @@ func recalledGroupOf(h RecalledHit) (recalledGroup, bool) {
 
 // dates writes the days of recalled lines, each day once.
 type dates struct {
-	ph   phrases
-	days map[int]string
+	ph phrases
+	// days are the days written so far: a few dozen at most, searched
+	// newest first (hits of one conversation come together).
+	days []day
+}
+
+type day struct {
+	key  int
+	text string
 }
 
 func (d *dates) of(t time.Time) string {
 	k := dayKey(t)
-	s, ok := d.days[k]
-	if !ok {
-		if d.days == nil {
-			d.days = map[int]string{}
+	for i := len(d.days) - 1; i >= 0; i-- {
+		if d.days[i].key == k {
+			return d.days[i].text
 		}
-		s = d.ph.date(t.UTC())
-		d.days[k] = s
 	}
+	s := d.ph.date(t.UTC())
+	d.days = append(d.days, day{k, s})
 	return s
 }
 

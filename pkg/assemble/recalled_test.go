@@ -1,6 +1,7 @@
 package assemble_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +25,7 @@ func TestRecalledBudgetAndRendering(t *testing.T) {
 		{Kind: assemble.RecalledSummary, SessionID: "s1", Text: "Talked about camping trips.", OccurredAt: at.AddDate(0, 0, 1), Score: 0.5},
 		{Kind: assemble.RecalledFact, Text: "camping", OccurredAt: at.AddDate(0, 0, 2), Score: 0.1},
 	}
+	hits2 := slices.Clone(hits) // Recall takes its hits over
 	r := assemble.Recall("the lake", "lexical", hits, w, 30)
 	require.Equal(t, []assemble.Cut{{Reason: "window", Count: 1}}, r.Cuts)
 	require.Len(t, r.Hits, 3)
@@ -41,7 +43,7 @@ func TestRecalledBudgetAndRendering(t *testing.T) {
 	// recalled part is a budget cut, and the facts after it get nothing.
 	budget := utf8.RuneCountInString("User: what did I say about the lake?") + utf8.RuneCountInString("[Mon 8 May 2023] User: We camped by the lake last…")
 	p2 := p
-	p2.Recalled = assemble.Recall("the lake", "lexical", hits, w, 30)
+	p2.Recalled = assemble.Recall("the lake", "lexical", hits2, w, 30)
 	b, out := assemble.Assemble(assemble.LangEN, &p2, budget)
 	require.Equal(t, budget, b.Used)
 	require.Len(t, p2.Recalled.Hits, 1)
@@ -87,7 +89,7 @@ func TestRecalledGroupsByConversation(t *testing.T) {
 	// drops the last hit that no longer fits (the group's date included).
 	size := utf8.RuneCountInString(want) - strings.Count(want, "\n")
 	for _, budget := range []int{size, size - 1} {
-		p := assemble.Parts{Recalled: assemble.Recall("camp", "lexical", hits, assemble.Window{}, 0)}
+		p := assemble.Parts{Recalled: assemble.Recall("camp", "lexical", slices.Clone(hits), assemble.Window{}, 0)}
 		b, out := assemble.Assemble(assemble.LangEN, &p, budget)
 		if budget == size {
 			require.Equal(t, size, b.Used)

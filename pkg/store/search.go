@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -499,7 +500,18 @@ func (t *Tenant) newSearchScan(p SearchParams) (*searchScan, error) {
 
 // read ranks the scanned rows into the hits.
 func (sc *searchScan) read(rows pgx.Rows) error {
-	entries, err := readSearchRows(rows, sc.index)
+	buf := scanRows.Get().(*[]searchRow)
+	defer func() {
+		// The rows' texts live on in the hits, not here: drop them, and
+		// keep only an array a usual history fills.
+		if cap(*buf) <= maxPooledRows {
+			clear((*buf)[:cap(*buf)])
+			*buf = (*buf)[:0]
+			scanRows.Put(buf)
+		}
+	}()
+	entries, err := readSearchRows(rows, sc.index, *buf)
+	*buf = entries
 	if err != nil {
 		return fmt.Errorf("search: %w", err)
 	}
@@ -509,6 +521,14 @@ func (sc *searchScan) read(rows pgx.Rows) error {
 	sc.hits = searchHits(entries, rankSearch(entries, sc.p, len(sc.index)))
 	return nil
 }
+
+// scanRows holds the arrays searches read their rows into: every search
+// reads a user's whole history, and an array grown afresh for each was the
+// largest part of what a context with a query allocates.
+var scanRows = sync.Pool{New: func() any { return new([]searchRow) }}
+
+// maxPooledRows is the largest array scanRows keeps (about 1.5 MB).
+const maxPooledRows = 8192
 
 // searchHits returns the ranked hits with their texts and the neighbours
 // rankSearch found for them.
@@ -540,12 +560,10 @@ func searchHits(entries []searchRow, ranked []rankedHit) []SearchHit {
 	hits := make([]SearchHit, 0, len(ranked))
 	for _, r := range ranked {
 		e := &entries[r.entry]
-		h := r.hit
-		h.Kind, h.SourceID, h.SessionID, h.Role, h.OccurredAt = e.kind, e.sourceID, e.sessionID, e.role, e.at
-		h.AgentID, h.Text = e.agent, e.body
-		h.Previous, h.Next = neighbor(r.prev), neighbor(r.next)
-		h.Earlier, h.Later = turns(r.earlier), turns(r.later)
-		hits = append(hits, h)
+		hits = append(hits, SearchHit{Kind: e.kind, SourceID: e.sourceID, SessionID: e.sessionID, AgentID: e.agent,
+			Role: e.role, OccurredAt: e.at, Text: e.body, Score: r.score,
+			LexicalRank: r.lexRank, LexicalScore: r.lexScore, VectorRank: r.vecRank, Similarity: r.similarity,
+			Previous: neighbor(r.prev), Next: neighbor(r.next), Earlier: turns(r.earlier), Later: turns(r.later)})
 	}
 	return hits
 }

@@ -64,13 +64,13 @@ var searchColumns = [...]struct {
 	{"body", pgtype.TextOID}, {"terms", pgtype.ByteaOID}, {"distance", pgtype.Float8OID}, {"live", pgtype.BoolOID},
 }
 
-// readSearchRows reads the scan's rows: one allocation for each row's
-// texts, and only the query terms' frequencies kept of its terms (index:
-// term -> place). A user's whole history is read on every search, so this
-// is the search's hottest loop.
-func readSearchRows(rows pgx.Rows, index map[string]int) ([]searchRow, error) {
+// readSearchRows reads the scan's rows, appending them to out: one
+// allocation for each row's texts, and only the query terms' frequencies
+// kept of its terms (index: term -> place). A user's whole history is read
+// on every search, so this is the search's hottest loop.
+func readSearchRows(rows pgx.Rows, index map[string]int, out []searchRow) ([]searchRow, error) {
 	defer rows.Close()
-	var out []searchRow
+	out = out[:0]
 	for rows.Next() {
 		// The columns are checked with the first row: a failed statement
 		// (a cancelled request, an aborted batch) has none, and says why
@@ -80,11 +80,10 @@ func readSearchRows(rows pgx.Rows, index map[string]int) ([]searchRow, error) {
 				return nil, err
 			}
 		}
-		var e searchRow
-		if err := decodeSearchRow(rows.RawValues(), index, &e); err != nil {
-			return nil, fmt.Errorf("search scan: row %d: %w", len(out)+1, err)
+		out = append(out, searchRow{})
+		if err := decodeSearchRow(rows.RawValues(), index, &out[len(out)-1]); err != nil {
+			return out, fmt.Errorf("search scan: row %d: %w", len(out), err)
 		}
-		out = append(out, e)
 	}
 	return out, rows.Err()
 }
@@ -212,12 +211,13 @@ func tsvectorFrequencies(b []byte, index map[string]int, tf []int32) error {
 // none; earlier and later are the turns beyond them, nearest first, when
 // more than one on each side was asked for).
 type rankedHit struct {
-	hit              SearchHit
-	entry            int
-	prev, next       int
-	earlier, later   []int
-	lexical, vector  bool
-	lexRank, vecRank int
+	entry          int
+	prev, next     int
+	earlier, later []int
+	// score is the fused score; lexRank and vecRank the places in the two
+	// lists (0: not in it), lexScore and similarity what placed it there.
+	score, lexScore, similarity float64
+	lexRank, vecRank            int
 }
 
 // BM25's parameters (see Tenant.Search) and the fusion's constant.
@@ -282,19 +282,19 @@ func rankSearch(rows []searchRow, p SearchParams, nTerms int) []rankedHit {
 	// Equal scores share a rank: a place is the first place of its score.
 	for place, i := range byScore[:min(depth, len(byScore))] {
 		h := get(i)
-		h.lexical, h.lexRank = true, place+1
+		h.lexRank = place + 1
 		if place > 0 && lex[i] == lex[byScore[place-1]] {
 			h.lexRank = get(byScore[place-1]).lexRank
 		}
-		h.hit.LexicalScore = lex[i]
+		h.lexScore = lex[i]
 	}
 	for place, i := range byDistance[:min(depth, len(byDistance))] {
 		h := get(i)
-		h.vector, h.vecRank = true, place+1
+		h.vecRank = place + 1
 		if place > 0 && rows[i].distance == rows[byDistance[place-1]].distance {
 			h.vecRank = get(byDistance[place-1]).vecRank
 		}
-		h.hit.Similarity = 1 - rows[i].distance
+		h.similarity = 1 - rows[i].distance
 	}
 
 	scored := make([]*rankedHit, 0, len(found))
@@ -305,20 +305,18 @@ func rankSearch(rows []searchRow, p SearchParams, nTerms int) []rankedHit {
 			continue
 		}
 		rrf := 0.0
-		if h.lexical {
+		if h.lexRank > 0 {
 			rrf += 1 / float64(rrfConst+h.lexRank)
-			h.hit.LexicalRank = h.lexRank
 		}
-		if h.vector {
+		if h.vecRank > 0 {
 			rrf += p.VectorWeight / float64(rrfConst+h.vecRank)
-			h.hit.VectorRank = h.vecRank
 		}
 		age := max(p.Now.Sub(rows[i].at).Seconds(), 0)
-		h.hit.Score = rrf * (1 + p.RecencyWeight*math.Exp2(-min(age/p.RecencyHalfLife.Seconds(), maxPriorHalvings)))
+		h.score = rrf * (1 + p.RecencyWeight*math.Exp2(-min(age/p.RecencyHalfLife.Seconds(), maxPriorHalvings)))
 		scored = append(scored, h)
 	}
 	slices.SortFunc(scored, func(a, b *rankedHit) int {
-		if c := cmp.Compare(b.hit.Score, a.hit.Score); c != 0 {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
 			return c
 		}
 		ra, rb := &rows[a.entry], &rows[b.entry]
