@@ -205,10 +205,10 @@ type Server struct {
 	metrics *metrics
 	reg     *prometheus.Registry
 	ready   []service.Check
-	// searcher is built on the first search: the analyzer holds the
-	// segmenter's dictionary (about 200 MB, which every GC cycle marks), and
-	// an API whose contexts carry no query never needs it.
-	searcher func() (*search.Searcher, error)
+	// searcher answers the contexts' queries and the search route; its
+	// analyzer loads the segmenter's dictionary on the first Chinese text
+	// (search.SharedAnalyzer).
+	searcher *search.Searcher
 }
 
 // Options are the API's dependencies.
@@ -271,13 +271,7 @@ func New(o Options) (*Server, error) {
 		cfg: cfg, limits: limits, store: o.Store, pub: queue.NewPublisher(o.JS), js: o.JS,
 		log: log, keys: keys, policy: policy, now: now, metrics: newMetrics(reg),
 		reg: o.Registry, ready: o.Ready,
-		searcher: sync.OnceValues(func() (*search.Searcher, error) {
-			an, err := search.SharedAnalyzer()
-			if err != nil {
-				return nil, err
-			}
-			return search.NewSearcher(o.Store, an, emb, cfg.SearchEmbedTimeout, log), nil
-		}),
+		searcher: search.NewSearcher(o.Store, search.SharedAnalyzer(), emb, cfg.SearchEmbedTimeout, log),
 	}, nil
 }
 
@@ -556,6 +550,13 @@ func (s *Server) readError(w http.ResponseWriter, r *http.Request, err error) {
 
 // internalError logs err once, with the request, and answers 500 without details.
 func (s *Server) internalError(w http.ResponseWriter, r *http.Request, err error) {
+	if r.Context().Err() != nil && errors.Is(err, context.Canceled) {
+		// The client went away (or the server is draining) mid-request:
+		// nobody reads the answer, and nothing failed on this side.
+		s.log.Debug("request abandoned by its client", "method", r.Method, "path", r.URL.Path)
+		w.WriteHeader(statusClientClosed)
+		return
+	}
 	s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "error", err.Error())
 	if unavailable(err) {
 		w.Header().Set("Retry-After", "1")
@@ -564,6 +565,10 @@ func (s *Server) internalError(w http.ResponseWriter, r *http.Request, err error
 	}
 	writeError(w, http.StatusInternalServerError, "internal", "internal error", nil)
 }
+
+// statusClientClosed is the status a request abandoned by its client is
+// counted with in the metrics (nginx's 499): no client reads it.
+const statusClientClosed = 499
 
 // unavailable reports whether err says a dependency could not be reached or
 // went away (the database down or restarting, a timeout), which a client

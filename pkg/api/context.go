@@ -95,12 +95,7 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, t *store.Tenant
 		sp *store.SearchParams
 	)
 	if query != "" && maxRecalled > 0 {
-		searcher, err := s.searcher()
-		if err != nil {
-			s.internalError(w, r, err)
-			return
-		}
-		p, res, ok := searcher.Prepare(ctx, searchQuery(t.ID(), userID, query, maxRecalled, s.now(), s.cfg))
+		p, res, ok := s.searcher.Prepare(ctx, searchQuery(t.ID(), userID, query, maxRecalled, s.now(), s.cfg))
 		if ok {
 			sp = &p
 		}
@@ -161,9 +156,11 @@ func searchQuery(tenant, userID, query string, k int, now time.Time, cfg Config)
 // the turns just before and after it, and each of the first wide hits
 // between two turns on each side.
 func recalled(query string, res search.Result, w assemble.Window, snippet, neighbors, wide int) *assemble.Recalled {
-	// The hits with their neighbours: about three turns for each.
-	hits := make([]assemble.RecalledHit, 0, 3*len(res.Hits))
-	seen := make(map[string]bool, 3*len(res.Hits))
+	// The hits with their neighbours: four at most for each of the wide
+	// ones, two for each of the next ones.
+	most := len(res.Hits) + 2*max(neighbors, 0) + 2*max(min(wide, neighbors), 0)
+	hits := make([]assemble.RecalledHit, 0, most)
+	seen := make(map[string]bool, most)
 	neighbor := func(n *store.Neighbor, h store.SearchHit) {
 		if n != nil && !seen[n.EventID] {
 			seen[n.EventID] = true

@@ -100,12 +100,7 @@ func (s *Server) searchUser(w http.ResponseWriter, r *http.Request, t *store.Ten
 	}
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
-	sr, err := s.searcher()
-	if err != nil {
-		s.internalError(w, r, err)
-		return
-	}
-	res, err := sr.Search(ctx, search.Query{TenantID: t.ID(), Text: q, SearchParams: p})
+	res, err := s.searcher.Search(ctx, search.Query{TenantID: t.ID(), Text: q, SearchParams: p})
 	if err != nil {
 		s.internalError(w, r, err)
 		return

@@ -116,10 +116,7 @@ func New(_ context.Context, cfg Config, d *worker.Deps) (*Worker, error) {
 		return nil, err
 	}
 	w := NewWith(cfg, d, ex, source)
-	an, err := search.SharedAnalyzer()
-	if err != nil {
-		return nil, err
-	}
+	an := search.SharedAnalyzer()
 	emb, err := d.Embedder(cfg.Embed)
 	if err != nil {
 		return nil, err

@@ -67,10 +67,7 @@ type Worker struct {
 // New builds the indexer on the process's shared analyzer (the segmenter's
 // dictionary, loaded once) and embedder.
 func New(_ context.Context, cfg Config, d *worker.Deps) (*Worker, error) {
-	an, err := search.SharedAnalyzer()
-	if err != nil {
-		return nil, err
-	}
+	an := search.SharedAnalyzer()
 	emb, err := d.Embedder(cfg.Embed)
 	if err != nil {
 		return nil, err

@@ -71,8 +71,7 @@ func TestIndexerIndexesTurnsOnce(t *testing.T) {
 	require.Len(t, n.DeadLetters(t), 1, "the turn with an unknown role")
 
 	// The search finds them by their terms.
-	an, err := search.SharedAnalyzer()
-	require.NoError(t, err)
+	an := search.SharedAnalyzer()
 	hits, err := db.Store.Tenant("t").Search(context.Background(), store.SearchParams{UserID: "u", Terms: an.QueryTerms("Hyperion")})
 	require.NoError(t, err)
 	require.Equal(t, "e2", hits[0].SourceID)

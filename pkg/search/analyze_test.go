@@ -10,9 +10,7 @@ import (
 
 func analyzer(t testing.TB) *search.Analyzer {
 	t.Helper()
-	a, err := search.SharedAnalyzer()
-	require.NoError(t, err)
-	return a
+	return search.SharedAnalyzer()
 }
 
 func TestAnalyzerTerms(t *testing.T) {

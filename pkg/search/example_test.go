@@ -9,10 +9,7 @@ import (
 // A question and the turn that answers it, in Chinese and English: the terms
 // they share are what the lexical index matches.
 func ExampleAnalyzer_QueryTerms() {
-	a, err := search.SharedAnalyzer()
-	if err != nil {
-		panic(err)
-	}
+	a := search.SharedAnalyzer()
 	fmt.Println(a.QueryTerms("你上次推荐的科幻小说叫什么？"))
 	fmt.Println(a.QueryTerms("推荐你读这本科幻的小说《三体》"))
 	fmt.Println(a.QueryTerms("Where is my order B-1234? I ordered it on 2023-05-01."))

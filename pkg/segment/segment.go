@@ -7,6 +7,8 @@ package segment
 
 import (
 	"fmt"
+	"math"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"sync"
@@ -27,8 +29,12 @@ var (
 
 // Shared returns the process's segmenter, loading gse's embedded simplified
 // and traditional dictionaries on the first call (about two seconds).
+// Callers that may never see Chinese call it only when they do (see
+// search.SharedAnalyzer).
 func Shared() (*Segmenter, error) {
 	once.Do(func() {
+		debug.FreeOSMemory()
+		before := held()
 		seg := &gse.Segmenter{SkipLog: true}
 		if e := seg.LoadDictEmbed("zh"); e != nil {
 			err = fmt.Errorf("segment: load dictionary: %w", e)
@@ -40,8 +46,26 @@ func Shared() (*Segmenter, error) {
 		// size starts near what it holds instead of near its peak.
 		runtime.GC()
 		debug.FreeOSMemory()
+		// A process that met Chinese only after it started (the indexer,
+		// the API: they load the dictionary on the first Han text) set its
+		// soft memory limit without it (service.LimitMemory); the limit
+		// moves up by what the dictionary holds, or the runtime would
+		// collect without end to stay under it. A limit an operator set
+		// (GOMEMLIMIT) is theirs.
+		if limit := debug.SetMemoryLimit(-1); limit < math.MaxInt64 && os.Getenv("GOMEMLIMIT") == "" {
+			if grown := int64(held()) - int64(before); grown > 0 {
+				debug.SetMemoryLimit(limit + grown)
+			}
+		}
 	})
 	return shared, err
+}
+
+// held is the memory the Go runtime holds from the OS.
+func held() uint64 {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.Sys - ms.HeapReleased
 }
 
 // Token is one word of segmented text: its byte span in the original string

@@ -536,7 +536,7 @@ func searchHits(entries []searchRow, ranked []rankedHit) []SearchHit {
 	// The neighbours of all the hits share one array.
 	n := 0
 	for _, r := range ranked {
-		n += 2 + len(r.earlier) + len(r.later)
+		n += 2 + r.earlier.n + r.later.n
 	}
 	slab := make([]Neighbor, 0, n)
 	neighbor := func(i int) *Neighbor {
@@ -547,23 +547,24 @@ func searchHits(entries []searchRow, ranked []rankedHit) []SearchHit {
 		slab = append(slab, Neighbor{EventID: e.sourceID, Role: e.role, OccurredAt: e.at, Content: e.body})
 		return &slab[len(slab)-1]
 	}
-	turns := func(rows []int) []Neighbor {
+	turns := func(rows []int32) []Neighbor {
 		if len(rows) == 0 {
 			return nil
 		}
 		start := len(slab)
 		for _, i := range rows {
-			neighbor(i)
+			neighbor(int(i))
 		}
 		return slab[start:len(slab):len(slab)]
 	}
 	hits := make([]SearchHit, 0, len(ranked))
-	for _, r := range ranked {
+	for k := range ranked {
+		r := &ranked[k]
 		e := &entries[r.entry]
 		hits = append(hits, SearchHit{Kind: e.kind, SourceID: e.sourceID, SessionID: e.sessionID, AgentID: e.agent,
 			Role: e.role, OccurredAt: e.at, Text: e.body, Score: r.score,
 			LexicalRank: r.lexRank, LexicalScore: r.lexScore, VectorRank: r.vecRank, Similarity: r.similarity,
-			Previous: neighbor(r.prev), Next: neighbor(r.next), Earlier: turns(r.earlier), Later: turns(r.later)})
+			Previous: neighbor(r.prev), Next: neighbor(r.next), Earlier: turns(r.earlier.list()), Later: turns(r.later.list())})
 	}
 	return hits
 }

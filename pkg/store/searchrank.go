@@ -213,7 +213,7 @@ func tsvectorFrequencies(b []byte, index map[string]int, tf []int32) error {
 type rankedHit struct {
 	entry          int
 	prev, next     int
-	earlier, later []int
+	earlier, later beyond
 	// score is the fused score; lexRank and vecRank the places in the two
 	// lists (0: not in it), lexScore and similarity what placed it there.
 	score, lexScore, similarity float64
@@ -418,13 +418,23 @@ func bm25Scores(rows []searchRow, nTerms int) ([]float64, map[int][]float64) {
 	return scores, parts
 }
 
-// further follows order from the row from, up to n rows, nearest first
-// (nil for none).
-func further(order []int, from, n int) []int {
-	var out []int
-	for j := from; j >= 0 && len(out) < n; {
+// beyond is the turns past a hit's neighbour on one side, nearest first:
+// rows[:n], held in place (a search has dozens of hits, each with two).
+type beyond struct {
+	rows [MaxNeighborTurns - 1]int32
+	n    int
+}
+
+func (b *beyond) list() []int32 { return b.rows[:b.n] }
+
+// further follows order from the row from, up to n rows (at most
+// MaxNeighborTurns-1), nearest first.
+func further(order []int, from, n int) beyond {
+	var out beyond
+	for j := from; j >= 0 && out.n < min(n, len(out.rows)); {
 		if j = order[j]; j >= 0 {
-			out = append(out, j)
+			out.rows[out.n] = int32(j)
+			out.n++
 		}
 	}
 	return out

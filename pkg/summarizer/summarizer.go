@@ -190,10 +190,7 @@ func New(_ context.Context, cfg Config, d *worker.Deps) (*Worker, error) {
 		w.pub = queue.NewPublisher(d.JS)
 		w.refresher = queue.NewRefresher(d.JS, cfg.Refresh.Bucket)
 	}
-	an, err := search.SharedAnalyzer()
-	if err != nil {
-		return nil, err
-	}
+	an := search.SharedAnalyzer()
 	emb, err := d.Embedder(cfg.Embed)
 	if err != nil {
 		return nil, err
