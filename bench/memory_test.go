@@ -142,7 +142,7 @@ func memoryOfWorkers(b *testing.B, bin string) {
 		parts = append(parts, fmt.Sprintf("%s %d MB", name, m.now>>20))
 		b.ReportMetric(float64(m.now)/(1<<20), name+"_MB")
 	}
-	fmt.Printf("  single binaries at start: %s (target <= 60 MB without the segmenter: all but the extractor; the api, indexer and summarizer load it on their first Chinese text)\n", strings.Join(parts, ", "))
+	fmt.Printf("  single binaries at start: %s (target <= 60 MB without the segmenter: all but the extractor and summarizer; the api and indexer load it on their first Chinese text)\n", strings.Join(parts, ", "))
 }
 
 type memory struct{ now, peak int64 }

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-ego/gse"
 )
@@ -41,6 +42,7 @@ func Shared() (*Segmenter, error) {
 			return
 		}
 		shared = &Segmenter{seg: seg}
+		loaded.Store(true)
 		// Loading leaves about as much garbage as the dictionary keeps;
 		// collect it and hand the pages back now, so a process's resident
 		// size starts near what it holds instead of near its peak.
@@ -60,6 +62,13 @@ func Shared() (*Segmenter, error) {
 	})
 	return shared, err
 }
+
+// Loaded reports whether this process holds the dictionary.
+func Loaded() bool {
+	return loaded.Load()
+}
+
+var loaded atomic.Bool
 
 // held is the memory the Go runtime holds from the OS.
 func held() uint64 {

@@ -23,8 +23,10 @@ func TestSharedRaisesTheMemoryLimit(t *testing.T) {
 	prev := debug.SetMemoryLimit(limit)
 	t.Cleanup(func() { debug.SetMemoryLimit(prev) })
 
+	require.False(t, segment.Loaded())
 	seg, err := segment.Shared()
 	require.NoError(t, err)
+	require.True(t, segment.Loaded())
 	raised := debug.SetMemoryLimit(-1)
 	require.Greater(t, raised, limit+100<<20, "the dictionary holds well over 100 MB")
 
