@@ -147,6 +147,23 @@ func clientHTTP(t *testing.T, l *testenv.Live) {
 		res, err := c.Search(ctx, user, client.SearchParams{Q: "science fiction", Role: "assistant"})
 		require.NoError(t, err)
 		require.Equal(t, show.ID, res.Hits[0].SourceID)
+		require.Nil(t, res.Hits[0].Previous)
+
+		// The turn before it, asked for as a number of turns and as a
+		// yes; a number the route does not take is an error naming it.
+		for _, p := range []client.SearchParams{{Neighbors: true}, {NeighborTurns: 2}} {
+			p.Q, p.Role = "science fiction", "assistant"
+			res, err = c.Search(ctx, user, p)
+			require.NoError(t, err)
+			require.Equal(t, show.ID, res.Hits[0].SourceID)
+			require.NotNil(t, res.Hits[0].Previous, "%+v", p)
+			require.Equal(t, ask.ID, res.Hits[0].Previous.EventID)
+		}
+		_, err = c.Search(ctx, user, client.SearchParams{Q: "science fiction", NeighborTurns: 4})
+		var e *client.Error
+		require.ErrorAs(t, err, &e)
+		_, ok := e.Field("neighbors")
+		require.True(t, ok, "%v", err)
 	})
 
 	t.Run("selection", func(t *testing.T) {

@@ -104,8 +104,29 @@ type SearchParams struct {
 	Kind          string `json:"kind,omitempty"`
 	Since         string `json:"since,omitempty"`
 	Until         string `json:"until,omitempty"`
-	Neighbors     bool   `json:"neighbors,omitempty"`
-	MaxPerSession int    `json:"max_per_session,omitempty"`
+	// Neighbors asks for each turn found with the turn before and after it
+	// in its session; NeighborTurns for up to that many on each side (1 to
+	// 3; it wins over Neighbors).
+	Neighbors     bool `json:"-"`
+	NeighborTurns int  `json:"-"`
+	MaxPerSession int  `json:"max_per_session,omitempty"`
+}
+
+// MarshalJSON writes the parameters as the search route reads them: its
+// neighbors is true or a number of turns.
+func (p SearchParams) MarshalJSON() ([]byte, error) {
+	type plain SearchParams
+	out := struct {
+		plain
+		Neighbors any `json:"neighbors,omitempty"`
+	}{plain: plain(p)}
+	switch {
+	case p.NeighborTurns > 0:
+		out.Neighbors = p.NeighborTurns
+	case p.Neighbors:
+		out.Neighbors = true
+	}
+	return json.Marshal(out)
 }
 
 // SearchResult is the raw hits of a search, most relevant first.
