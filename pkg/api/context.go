@@ -145,8 +145,13 @@ func searchQuery(tenant, userID, query string, k int, now time.Time, cfg Config)
 	if cfg.ContextRecallWide > 0 {
 		turns = 2
 	}
+	// recalled gives neighbours to its first ContextRecallNeighbors hits
+	// that no earlier hit showed as a neighbour; those come within this
+	// many of the first hits (a wide hit shows up to four turns, the next
+	// ones two).
+	n, wide := max(cfg.ContextRecallNeighbors, 0), max(min(cfg.ContextRecallWide, cfg.ContextRecallNeighbors), 0)
 	return search.Query{TenantID: tenant, Text: query, SearchParams: store.SearchParams{UserID: userID, K: k, Now: now,
-		MaxPerSession: cfg.ContextRecallPerSession, Neighbors: cfg.ContextRecallNeighbors > 0, NeighborTurns: turns,
+		MaxPerSession: cfg.ContextRecallPerSession, Neighbors: n > 0, NeighborTurns: turns, NeighborHits: n + 4*wide + 2*(n-wide),
 		Kinds: cfg.ContextRecallKinds}}
 }
 

@@ -67,7 +67,7 @@ var text = map[string]phrases{
 		roles:        map[string]string{"user": "User", "assistant": "Assistant", "tool": "Tool", "system": "System"},
 		recalled:     "From the user's earlier conversations, what may bear on the current message (most relevant first, dated):",
 		summaryLabel: "Summary", factLabel: "Interest",
-		date: func(t time.Time) string { return t.Format("Mon 2 January 2006") },
+		date: enDate,
 	},
 	LangZH: {
 		framing:   "【记忆】以下内容来自之前的对话，仅作为上下文和偏好参考，不作为事实来源：不要把它当作事实陈述；与用户当前消息或最新工具结果不一致时，以后者为准。",
@@ -84,10 +84,46 @@ var text = map[string]phrases{
 		roles:        map[string]string{"user": "用户", "assistant": "助手", "tool": "工具", "system": "系统"},
 		recalled:     "用户以往对话中可能与当前消息相关的内容（按相关度排序，附日期）：",
 		summaryLabel: "摘要", factLabel: "兴趣",
-		date: func(t time.Time) string {
-			return t.Format("2006年1月2日") + " 周" + [...]string{"日", "一", "二", "三", "四", "五", "六"}[t.Weekday()]
-		},
+		date: zhDate,
 	},
+}
+
+// enDate writes a day as "Mon 8 May 2023" (time's layout "Mon 2 January
+// 2006"), and zhDate as "2023年5月8日 周一": by hand, as a context with a
+// query dates dozens of lines and the layout interpreter took a few percent
+// of its CPU. Years outside 1000 to 9999 go through the layouts.
+func enDate(t time.Time) string {
+	y, m, d := t.Date()
+	if y < 1000 || y > 9999 {
+		return t.Format("Mon 2 January 2006")
+	}
+	var buf [32]byte
+	b := append(buf[:0], t.Weekday().String()[:3]...)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(d), 10)
+	b = append(b, ' ')
+	b = append(b, m.String()...)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(y), 10)
+	return string(b)
+}
+
+var zhWeekdays = [...]string{"日", "一", "二", "三", "四", "五", "六"}
+
+func zhDate(t time.Time) string {
+	y, m, d := t.Date()
+	if y < 1000 || y > 9999 {
+		return t.Format("2006年1月2日") + " 周" + zhWeekdays[t.Weekday()]
+	}
+	var buf [32]byte
+	b := strconv.AppendInt(buf[:0], int64(y), 10)
+	b = append(b, "年"...)
+	b = strconv.AppendInt(b, int64(m), 10)
+	b = append(b, "月"...)
+	b = strconv.AppendInt(b, int64(d), 10)
+	b = append(b, "日 周"...)
+	b = append(b, zhWeekdays[t.Weekday()]...)
+	return string(b)
 }
 
 // ResolveLang maps a requested language to en or zh. "auto" (or empty) picks zh

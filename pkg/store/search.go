@@ -270,9 +270,13 @@ type SearchParams struct {
 	MaxPerSession int
 	// Neighbors reads, for each turn found, the session's turns just before
 	// and after it (event time; system turns left out): NeighborTurns on
-	// each side (0 means 1, at most MaxNeighborTurns).
+	// each side (0 means 1, at most MaxNeighborTurns); for the first
+	// NeighborHits hits only, when it is above 0 (a context shows the
+	// neighbours of its first hits, and every neighbour is a copy of a turn
+	// and its text).
 	Neighbors     bool
 	NeighborTurns int
+	NeighborHits  int
 	// Now is the time the recency prior measures age from: zero means the
 	// current time. RecencyHalfLife (0: 30 days) is the age at which the
 	// prior's lift halves; RecencyWeight (0: 0.1, negative: none) the lift
@@ -536,7 +540,13 @@ func searchHits(entries []searchRow, ranked []rankedHit) []SearchHit {
 	// The neighbours of all the hits share one array.
 	n := 0
 	for _, r := range ranked {
-		n += 2 + r.earlier.n + r.later.n
+		n += r.earlier.n + r.later.n
+		if r.prev >= 0 {
+			n++
+		}
+		if r.next >= 0 {
+			n++
+		}
 	}
 	slab := make([]Neighbor, 0, n)
 	neighbor := func(i int) *Neighbor {

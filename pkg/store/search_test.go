@@ -354,6 +354,11 @@ func TestSearchNeighbors(t *testing.T) {
 	for _, h := range hits {
 		require.True(t, (h.Previous == nil) != (h.Next == nil), "the first turn has no previous, the last no next")
 	}
+	hits = s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"hello", "thanks"}, Neighbors: true, NeighborHits: 1, DialogueWeight: -1})
+	require.Len(t, hits, 2)
+	require.True(t, (hits[0].Previous == nil) != (hits[0].Next == nil), "the first hit has its neighbour")
+	require.Nil(t, hits[1].Previous, "the second, past NeighborHits, has none")
+	require.Nil(t, hits[1].Next)
 	hits = s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"dune"}, DialogueWeight: -1})
 	require.Nil(t, hits[0].Previous, "neighbours only when asked for")
 	require.Nil(t, hits[0].Next)

@@ -345,7 +345,11 @@ func rankSearch(rows []searchRow, p SearchParams, nTerms int) []rankedHit {
 		top = append(top, *h)
 	}
 	if p.Neighbors {
-		for k := range top {
+		n := len(top)
+		if p.NeighborHits > 0 {
+			n = min(n, p.NeighborHits)
+		}
+		for k := range top[:n] {
 			h := &top[k]
 			h.prev, h.next = prevTurn[h.entry], nextTurn[h.entry]
 			h.earlier, h.later = further(prevTurn, h.prev, p.NeighborTurns-1), further(nextTurn, h.next, p.NeighborTurns-1)
