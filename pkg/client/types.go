@@ -96,14 +96,14 @@ type ContextParams struct {
 
 // SearchParams ask for a search of one user's history; Q is required.
 type SearchParams struct {
-	Q             string `json:"q"`
-	K             int    `json:"k,omitempty"`
-	SessionID     string `json:"session_id,omitempty"`
-	AgentID       string `json:"agent_id,omitempty"`
-	Role          string `json:"role,omitempty"`
-	Kind          string `json:"kind,omitempty"`
-	Since         string `json:"since,omitempty"`
-	Until         string `json:"until,omitempty"`
+	Q         string `json:"q"`
+	K         int    `json:"k,omitempty"`
+	SessionID string `json:"session_id,omitempty"`
+	AgentID   string `json:"agent_id,omitempty"`
+	Role      string `json:"role,omitempty"`
+	Kind      string `json:"kind,omitempty"`
+	Since     string `json:"since,omitempty"`
+	Until     string `json:"until,omitempty"`
 	// Neighbors asks for each turn found with the turn before and after it
 	// in its session; NeighborTurns for up to that many on each side (1 to
 	// 3; it wins over Neighbors).
