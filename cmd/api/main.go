@@ -36,6 +36,9 @@ func run(ctx context.Context, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	if limit := service.LimitMemory(cfg.API.MemoryHeadroom); limit > 0 {
+		log.Info("memory limit set", "bytes", limit, "headroom", cfg.API.MemoryHeadroom)
+	}
 	httpSrv := srv.HTTP(d.Registry)
 	return service.RunAll(ctx, httpSrv.Task(log, cfg.ShutdownTimeout), d.Ops(cfg.Config, log))
 }
