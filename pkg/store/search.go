@@ -506,10 +506,11 @@ func (t *Tenant) newSearchScan(p SearchParams) (*searchScan, error) {
 func (sc *searchScan) read(rows pgx.Rows) error {
 	buf := scanRows.Get().(*[]searchRow)
 	defer func() {
-		// The rows' texts live on in the hits, not here: drop them, and
-		// keep only an array a usual history fills.
+		// The rows' texts live on in the hits, not here: drop them (the
+		// rows past the ones read are zero already: each use clears what it
+		// read), and keep only an array a usual history fills.
 		if cap(*buf) <= maxPooledRows {
-			clear((*buf)[:cap(*buf)])
+			clear(*buf)
 			*buf = (*buf)[:0]
 			scanRows.Put(buf)
 		}
