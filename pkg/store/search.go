@@ -453,7 +453,7 @@ func (t *Tenant) Search(ctx context.Context, p SearchParams) ([]SearchHit, error
 	if err := scan.read(rows); err != nil {
 		return nil, err
 	}
-	return scan.hits, nil
+	return scan.rank(), nil
 }
 
 // searchScan is one search: its parameters checked and completed, the scan's
@@ -462,6 +462,7 @@ type searchScan struct {
 	p     SearchParams
 	index map[string]int // query term -> place (termIndex)
 	args  []any
+	buf   *[]searchRow // the rows read, until ranked
 	hits  []SearchHit
 }
 
@@ -502,29 +503,52 @@ func (t *Tenant) newSearchScan(p SearchParams) (*searchScan, error) {
 	return &searchScan{p: p, index: termIndex(p.Terms), args: []any{t.id, p.UserID, query, vec, p.Model}}, nil
 }
 
-// read ranks the scanned rows into the hits.
+// read reads the scanned rows into a pooled array; rank ranks them once
+// the connection is back in the pool. A context reads its search in the
+// batch of its other statements, on one connection of a small pool: ranking
+// while holding it kept it from the other requests for as long as the
+// ranking took and as long as the Go scheduler left it waiting.
 func (sc *searchScan) read(rows pgx.Rows) error {
+	sc.release()
 	buf := scanRows.Get().(*[]searchRow)
-	defer func() {
-		// The rows' texts live on in the hits, not here: drop them (the
-		// rows past the ones read are zero already: each use clears what it
-		// read), and keep only an array a usual history fills.
-		if cap(*buf) <= maxPooledRows {
-			clear(*buf)
-			*buf = (*buf)[:0]
-			scanRows.Put(buf)
-		}
-	}()
 	entries, err := readSearchRows(rows, sc.index, *buf)
-	*buf = entries
+	*buf, sc.buf = entries, buf
 	if err != nil {
+		sc.release()
 		return fmt.Errorf("search: %w", err)
 	}
+	return nil
+}
+
+// rank ranks the rows read into the hits, and lets the array go.
+func (sc *searchScan) rank() []SearchHit {
+	defer sc.release()
+	if sc.buf == nil {
+		return nil
+	}
+	entries := *sc.buf
 	for i := range entries {
 		entries[i].wanted = sc.p.keeps(&entries[i])
 	}
 	sc.hits = searchHits(entries, rankSearch(entries, sc.p, len(sc.index)))
-	return nil
+	return sc.hits
+}
+
+// release hands the row array back to the pool: the rows' texts live on in
+// the hits, not there, so they are dropped (the rows past the ones read are
+// zero already: each use clears what it read); an array larger than a usual
+// history is left to the collector. It may be called more than once.
+func (sc *searchScan) release() {
+	buf := sc.buf
+	if buf == nil {
+		return
+	}
+	sc.buf = nil
+	if cap(*buf) <= maxPooledRows {
+		clear(*buf)
+		*buf = (*buf)[:0]
+		scanRows.Put(buf)
+	}
 }
 
 // scanRows holds the arrays searches read their rows into: every search

@@ -126,18 +126,15 @@ type PresentedList struct {
 func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, factLimit, summaryLimit int, search *SearchParams) (ContextData, error) {
 	var b pgx.Batch
 	d := ContextData{Newest: make([]Message, 0, limit)}
+	var scan *searchScan
 	if search != nil {
-		scan, err := t.newSearchScan(*search)
-		if err != nil {
+		var err error
+		if scan, err = t.newSearchScan(*search); err != nil {
 			return d, err
 		}
-		b.Queue(q("SearchScan"), scan.args...).Query(func(rows pgx.Rows) error {
-			if err := scan.read(rows); err != nil {
-				return err
-			}
-			d.Hits = scan.hits
-			return nil
-		})
+		defer scan.release()
+		// Read in the batch, ranked once the connection is back (read).
+		b.Queue(q("SearchScan"), scan.args...).Query(scan.read)
 	}
 	var sessErr error
 	b.Queue(q("SessionGet"), t.id, sessionID).QueryRow(func(row pgx.Row) error {
@@ -191,6 +188,9 @@ func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, f
 	})
 	if err := t.s.pool.SendBatch(ctx, &b).Close(); err != nil {
 		return d, fmt.Errorf("context: %w", err)
+	}
+	if scan != nil {
+		d.Hits = scan.rank()
 	}
 	return d, nil
 }
