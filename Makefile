@@ -9,15 +9,14 @@ export DATABASE_URL
 
 all: build
 
-## deps: make sure PostgreSQL is up and has pgvector, that the nats-server binary
-## the chaos runs start is there, that the TypeScript client's npm packages are
-## installed, and that the inspector's browser test has Chromium, a Chinese font and
-## playwright-core (installs what is missing)
+## deps: make sure PostgreSQL is up and has pgvector, that the TypeScript client's
+## npm packages are installed, and that the inspector's browser test has Chromium, a
+## Chinese font and playwright-core (installs what is missing). The chaos runs build
+## the nats-server release go.mod pins.
 deps:
 	@bash scripts/ensure-pgvector.sh
 	@bash scripts/ensure-node-deps.sh
 	@bash scripts/ensure-browser.sh
-	@command -v nats-server >/dev/null || test -x /usr/sbin/nats-server || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server; }
 
 ## build: every binary into ./bin
 build:

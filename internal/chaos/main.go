@@ -17,7 +17,7 @@
 //
 // It starts its own infrastructure on free ports and never touches the
 // machine's own servers: nats-server (`-a 127.0.0.1 -p <free> -js -sd <dir>`;
-// apt-get install nats-server) and a PostgreSQL cluster made by initdb in a
+// the release go.mod pins, built for the run) and a PostgreSQL cluster made by initdb in a
 // temporary directory (as the postgres OS user when run as root; pgvector
 // must be installed for that server: make deps). Every process is stopped
 // by its pid at the end, also on failure and on Ctrl-C. The directory with
@@ -44,7 +44,7 @@ func main() {
 	turns := flag.Int("turns", 0, "distinct turns to publish (0: the mode's default: short 3000, full 30000)")
 	seed := flag.Uint64("seed", 1, "seed of the workload")
 	keep := flag.Bool("keep", false, "keep the run's directory (logs, data) even when every check passes")
-	natsServer := flag.String("nats-server", "", "nats-server binary (default: nats-server on PATH, else /usr/sbin/nats-server)")
+	natsServer := flag.String("nats-server", "", "nats-server binary (default: the release go.mod pins, built for the run)")
 	pgBin := flag.String("pg-bin", "", "PostgreSQL bin directory with initdb and pg_ctl (default: /usr/lib/postgresql/15/bin)")
 	binDir := flag.String("bin", "", "directory of prebuilt Recall binaries (default: go build ./cmd/... into the run's directory)")
 	flag.Parse()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -30,8 +31,28 @@ type natsServer struct {
 	done chan struct{}
 }
 
-// findNATSServer returns the nats-server binary to run: the one given, else
-// the one on PATH, else Debian's /usr/sbin/nats-server.
+// natsServerBinary returns the nats-server binary to run: the one given;
+// else, in the repository, the release go.mod pins (the one Recall embeds and
+// its other tests run), built into bin: a machine's own nats-server may be
+// older than the 2.10 Recall is built for (Debian bookworm's is 2.9.10, on
+// which the catalog worker cannot start and a worker's Term is ignored), and
+// a run should test the server Recall ships with; outside a repository, the
+// one on PATH or Debian's.
+func natsServerBinary(ctx context.Context, o Options, bin string) (string, error) {
+	if o.NATSServer != "" || o.Root == "" {
+		return findNATSServer(o.NATSServer)
+	}
+	out := filepath.Join(bin, "nats-server")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "github.com/nats-io/nats-server/v2")
+	cmd.Dir = o.Root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build nats-server (the release go.mod pins; -nats-server PATH runs another): %w\n%s", err, b)
+	}
+	return out, nil
+}
+
+// findNATSServer returns the nats-server binary given, else the one on PATH,
+// else Debian's /usr/sbin/nats-server.
 func findNATSServer(given string) (string, error) {
 	if given != "" {
 		if _, err := os.Stat(given); err != nil {

@@ -44,7 +44,8 @@ type Options struct {
 	Quiet         time.Duration
 	SettleTimeout time.Duration
 
-	// NATSServer is the nats-server binary (empty: from PATH or
+	// NATSServer is the nats-server binary (empty: the release go.mod pins,
+	// built into the run's directory when Root is set; else from PATH or
 	// /usr/sbin/nats-server). PGBin is the PostgreSQL server's bin directory
 	// (empty: /usr/lib/postgresql/15/bin, else the newest installed).
 	NATSServer string

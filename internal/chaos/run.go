@@ -69,16 +69,17 @@ func Run(ctx context.Context, o Options, log *slog.Logger) (*Report, error) {
 	r := &run{o: o, log: log, procs: map[string]*proc{}, start: time.Now(),
 		rep: &Report{Mode: o.Mode, Seed: o.Seed, Exits: map[string][]procExit{}}}
 	reapStale(log)
-	natsBin, err := findNATSServer(o.NATSServer)
-	if err != nil {
-		return nil, err
-	}
 	pgBin, err := findPGBin(o.PGBin)
 	if err != nil {
 		return nil, err
 	}
 	dir, err := os.MkdirTemp("", runDirPrefix)
 	if err != nil {
+		return nil, err
+	}
+	natsBin, err := natsServerBinary(ctx, o, filepath.Join(dir, "bin"))
+	if err != nil {
+		_ = os.RemoveAll(dir)
 		return nil, err
 	}
 	// The cluster's directory inside belongs to the postgres user, who must
