@@ -176,8 +176,8 @@ func fitRecalled(ph phrases, hits []RecalledHit, left *int) ([]RecalledHit, []st
 	// The hits are the part's own: the kept ones move to its front.
 	kept := hits[:0]
 	// groups[k] is the group of kept[k], numbered in order of appearance;
-	// shared holds the groups turns may join (a few dozen: a linear search
-	// costs less than a map).
+	// shared holds the groups turns may join (a few dozen, a few hundred at
+	// the most: a linear search on the day first costs less than a map).
 	groups := make([]int, 0, len(hits))
 	type sharedGroup struct {
 		key recalledGroup
@@ -194,7 +194,7 @@ func fitRecalled(ph phrases, hits []RecalledHit, left *int) ([]RecalledHit, []st
 		g := -1
 		if joins {
 			for _, s := range shared {
-				if s.key == key {
+				if s.key.day == key.day && s.key.session == key.session {
 					g = s.n
 					break
 				}

@@ -34,30 +34,38 @@ var (
 // search.SharedAnalyzer).
 func Shared() (*Segmenter, error) {
 	once.Do(func() {
-		debug.FreeOSMemory()
-		before := held()
+		// A process that meets Chinese only after it started (the indexer,
+		// the API: they load the dictionary on the first Han text) set its
+		// soft memory limit without it (service.LimitMemory). The limit is
+		// lifted while the dictionary loads (loading leaves about as much
+		// garbage as it keeps, and the runtime would collect without end to
+		// stay under the old limit), then set again, higher by what the
+		// dictionary holds. A limit an operator set (GOMEMLIMIT) is theirs.
+		limit := debug.SetMemoryLimit(-1)
+		own := limit < math.MaxInt64 && os.Getenv("GOMEMLIMIT") == ""
+		var before uint64
+		if own {
+			debug.FreeOSMemory()
+			before = held()
+			debug.SetMemoryLimit(math.MaxInt64)
+		}
 		seg := &gse.Segmenter{SkipLog: true}
 		if e := seg.LoadDictEmbed("zh"); e != nil {
 			err = fmt.Errorf("segment: load dictionary: %w", e)
+			if own {
+				debug.SetMemoryLimit(limit)
+			}
 			return
 		}
 		shared = &Segmenter{seg: seg}
 		loaded.Store(true)
-		// Loading leaves about as much garbage as the dictionary keeps;
-		// collect it and hand the pages back now, so a process's resident
-		// size starts near what it holds instead of near its peak.
+		// Collect the loading's garbage and hand the pages back now, so a
+		// process's resident size starts near what it holds instead of
+		// near its peak.
 		runtime.GC()
 		debug.FreeOSMemory()
-		// A process that met Chinese only after it started (the indexer,
-		// the API: they load the dictionary on the first Han text) set its
-		// soft memory limit without it (service.LimitMemory); the limit
-		// moves up by what the dictionary holds, or the runtime would
-		// collect without end to stay under it. A limit an operator set
-		// (GOMEMLIMIT) is theirs.
-		if limit := debug.SetMemoryLimit(-1); limit < math.MaxInt64 && os.Getenv("GOMEMLIMIT") == "" {
-			if grown := int64(held()) - int64(before); grown > 0 {
-				debug.SetMemoryLimit(limit + grown)
-			}
+		if own {
+			debug.SetMemoryLimit(limit + max(int64(held())-int64(before), 0))
 		}
 	})
 	return shared, err
