@@ -146,13 +146,21 @@ func searchQuery(tenant, userID, query string, k int, now time.Time, cfg Config)
 		turns = 2
 	}
 	// recalled gives neighbours to its first ContextRecallNeighbors hits
-	// that no earlier hit showed as a neighbour; those come within this
-	// many of the first hits (a wide hit shows up to four turns, the next
-	// ones two).
-	n, wide := max(cfg.ContextRecallNeighbors, 0), max(min(cfg.ContextRecallWide, cfg.ContextRecallNeighbors), 0)
+	// that no earlier hit showed as a neighbour: those come within the
+	// first ContextRecallNeighbors plus as many hits as there are turns
+	// shown as neighbours.
+	n := max(cfg.ContextRecallNeighbors, 0)
 	return search.Query{TenantID: tenant, Text: query, SearchParams: store.SearchParams{UserID: userID, K: k, Now: now,
-		MaxPerSession: cfg.ContextRecallPerSession, Neighbors: n > 0, NeighborTurns: turns, NeighborHits: n + 4*wide + 2*(n-wide),
-		Kinds: cfg.ContextRecallKinds}}
+		MaxPerSession: cfg.ContextRecallPerSession, Neighbors: n > 0, NeighborTurns: turns,
+		NeighborHits: n + shownNeighbors(n, cfg.ContextRecallWide), Kinds: cfg.ContextRecallKinds}}
+}
+
+// shownNeighbors is the most turns recalled shows as neighbours: four for
+// each of the first wide hits, two for each of the next ones up to
+// neighbors.
+func shownNeighbors(neighbors, wide int) int {
+	neighbors = max(neighbors, 0)
+	return 2*neighbors + 2*max(min(wide, neighbors), 0)
 }
 
 // recalled turns what the history search found into the context's recalled
@@ -161,9 +169,7 @@ func searchQuery(tenant, userID, query string, k int, now time.Time, cfg Config)
 // the turns just before and after it, and each of the first wide hits
 // between two turns on each side.
 func recalled(query string, res search.Result, w assemble.Window, snippet, neighbors, wide int) *assemble.Recalled {
-	// The hits with their neighbours: four at most for each of the wide
-	// ones, two for each of the next ones.
-	most := len(res.Hits) + 2*max(neighbors, 0) + 2*max(min(wide, neighbors), 0)
+	most := len(res.Hits) + shownNeighbors(neighbors, wide)
 	hits := make([]assemble.RecalledHit, 0, most)
 	seen := make(map[string]bool, most)
 	neighbor := func(n *store.Neighbor, h store.SearchHit) {

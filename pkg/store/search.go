@@ -457,13 +457,12 @@ func (t *Tenant) Search(ctx context.Context, p SearchParams) ([]SearchHit, error
 }
 
 // searchScan is one search: its parameters checked and completed, the scan's
-// arguments, and, once read, its hits.
+// arguments, and, once read, its rows until they are ranked.
 type searchScan struct {
 	p     SearchParams
 	index map[string]int // query term -> place (termIndex)
 	args  []any
 	buf   *[]searchRow // the rows read, until ranked
-	hits  []SearchHit
 }
 
 // newSearchScan checks p, fills in its defaults and prepares the scan's
@@ -530,8 +529,7 @@ func (sc *searchScan) rank() []SearchHit {
 	for i := range entries {
 		entries[i].wanted = sc.p.keeps(&entries[i])
 	}
-	sc.hits = searchHits(entries, rankSearch(entries, sc.p, len(sc.index)))
-	return sc.hits
+	return searchHits(entries, rankSearch(entries, sc.p, len(sc.index)))
 }
 
 // release hands the row array back to the pool: the rows' texts live on in
