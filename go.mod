@@ -11,6 +11,7 @@ require (
 	github.com/go-ego/gse v0.80.3
 	github.com/goccy/go-json v0.12.0
 	github.com/google/jsonschema-go v0.4.3
+	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/kljensen/snowball v0.10.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0

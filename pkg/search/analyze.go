@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/kljensen/snowball/english"
 	"golang.org/x/text/unicode/norm"
 
@@ -303,12 +304,42 @@ func (a *Analyzer) word(w string, dst []string) []string {
 		return dst
 	}
 	if isASCII(w) {
-		w = english.Stem(w, true)
+		w = stem(w)
 	}
 	if w == "" || len(w) > MaxTermBytes {
 		return dst
 	}
 	return append(dst, w)
+}
+
+// stemCacheWords bounds the words whose stems are kept: the most used
+// ones of a language are a few thousand and make most of any text.
+const stemCacheWords = 16384
+
+// stems holds the stems of recently stemmed words. Stemming is most of the
+// cost of analyzing English (the Snowball stemmer converts each word to
+// runes and tries its suffix lists in turn: about 0.5 µs a word), and the
+// same few thousand words recur in every text; a stem is a function of its
+// word alone, so the cache is shared by every analyzer of the process.
+var stems = func() *lru.Cache[string, string] {
+	c, err := lru.New[string, string](stemCacheWords)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}()
+
+// stem returns the Snowball stem of a lower-case ASCII word.
+func stem(w string) string {
+	if s, ok := stems.Get(w); ok {
+		return s
+	}
+	// The word may point into a longer text: the cache keeps a copy (and
+	// a stem made of it), not the text it came from.
+	w = strings.Clone(w)
+	s := english.Stem(w, true)
+	stems.Add(w, s)
+	return s
 }
 
 func isHan(r rune) bool { return unicode.Is(unicode.Han, r) }
