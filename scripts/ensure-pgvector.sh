@@ -22,13 +22,22 @@ if ! pg_isready -h "$PGHOST" -p "$PGPORT" -q 2>/dev/null; then
   fi
 fi
 
+# Recall needs pgvector 0.7 or newer (search embeddings are halfvec).
+vector_version() {
+  psql -d postgres -XAtc "select default_version from pg_available_extensions where name = 'vector'" 2>/dev/null || true
+}
 have_vector() {
-  [ "$(psql -d postgres -XAtc "select count(*) from pg_available_extensions where name = 'vector'" 2>/dev/null)" = "1" ]
+  [ "$(psql -d postgres -XAtc "select count(*) from pg_available_extensions
+        where name = 'vector' and string_to_array(default_version, '.')::int[] >= '{0,7,0}'" 2>/dev/null)" = "1" ]
 }
 
 if have_vector; then
-  echo "pgvector: available"
+  echo "pgvector: available ($(vector_version))"
   exit 0
+fi
+old=$(vector_version)
+if [ -n "$old" ]; then
+  echo "pgvector: $old is older than 0.7 (no halfvec); installing a newer one"
 fi
 
 ver=$(psql -d postgres -XAtc "show server_version_num" 2>/dev/null | cut -c1-2 || true)
@@ -79,7 +88,12 @@ SRC
 fi
 
 if ! have_vector; then
-  echo "pgvector: installed, but PostgreSQL still does not list the extension" >&2
+  now=$(vector_version)
+  if [ -n "$now" ]; then
+    echo "pgvector: PostgreSQL lists pgvector $now; Recall needs 0.7 or newer" >&2
+  else
+    echo "pgvector: installed, but PostgreSQL still does not list the extension" >&2
+  fi
   exit 1
 fi
-echo "pgvector: installed"
+echo "pgvector: installed ($(vector_version))"

@@ -151,6 +151,114 @@ func TestSearchEmbeddingModelChange(t *testing.T) {
 	require.Zero(t, hits[0].LexicalRank)
 }
 
+// cosine is the exact cosine similarity of a and b.
+func cosine(a, b []float32) float64 {
+	var ab, aa, bb float64
+	for i := range a {
+		ab += float64(a[i]) * float64(b[i])
+		aa += float64(a[i]) * float64(a[i])
+		bb += float64(b[i]) * float64(b[i])
+	}
+	return ab / math.Sqrt(aa*bb)
+}
+
+// TestSearchEmbeddingsAtHalfPrecision: embeddings are stored as halfvec at
+// unit length, so a vector whose components are far beyond half precision's
+// range (65504) is stored, and similarities are the exact ones to within
+// half precision; a vector with a component that is not a number is refused
+// with an error that names it, for an entry and for a query.
+func TestSearchEmbeddingsAtHalfPrecision(t *testing.T) {
+	t.Parallel()
+	s := setupSearch(t)
+	big := []float32{3e6, -4e6, 1e5, 0}
+	small := []float32{0.001, 0.002, -0.0005, 0.0001}
+	a := msgEntry("acme", "u1", "s1", "e1", "user", t0, "alpha")
+	a.Embedding, a.Model = big, "m"
+	b := msgEntry("acme", "u1", "s1", "e2", "assistant", t0.Add(time.Minute), "beta")
+	b.Embedding, b.Model = small, "m"
+	require.EqualValues(t, 2, s.upsert(t, a, b))
+	require.Zero(t, s.upsert(t, a, b), "stored again: nothing changes")
+
+	var norm float64
+	require.NoError(t, s.st.Pool().QueryRow(s.ctx,
+		`SELECT l2_norm(embedding) FROM search_entries WHERE source_id = 'e1'`).Scan(&norm))
+	require.InDelta(t, 1, norm, 1e-3, "stored at unit length")
+
+	query := []float32{2e5, -1e5, 7e4, 3e4}
+	hits := s.search(t, "acme", store.SearchParams{UserID: "u1", Vector: query, Model: "m"})
+	require.Len(t, hits, 2)
+	for _, h := range hits {
+		want := cosine(query, big)
+		if h.SourceID == "e2" {
+			want = cosine(query, small)
+		}
+		require.InDelta(t, want, h.Similarity, 2e-3, h.SourceID)
+	}
+	require.Equal(t, "e1", hits[0].SourceID, "the nearer vector first")
+
+	nan := msgEntry("acme", "u1", "s1", "e3", "user", t0, "gamma")
+	nan.Embedding, nan.Model = []float32{1, float32(math.NaN()), 0, 0}, "m"
+	_, err := s.st.UpsertSearchEntries(s.ctx, []store.SearchEntry{nan})
+	require.ErrorContains(t, err, `search entry message "e3": embedding component 1 is NaN`)
+	_, err = s.st.Tenant("acme").Search(s.ctx, store.SearchParams{UserID: "u1", Vector: []float32{float32(math.Inf(1)), 0, 0, 0}, Model: "m"})
+	require.ErrorContains(t, err, "query vector component 0 is +Inf")
+	_, err = s.st.Tenant("acme").Search(s.ctx, store.SearchParams{UserID: "u1", Vector: []float32{}, Model: "m"})
+	require.ErrorContains(t, err, "query vector of 0 dimensions")
+}
+
+// TestSearchHalfvecMigration: on an existing database, stored vectors of any
+// length become unit halfvecs, entries without one keep none, and searches
+// find them as before.
+func TestSearchHalfvecMigration(t *testing.T) {
+	t.Parallel()
+	s := setupSearch(t)
+	conn, err := pgx.Connect(s.ctx, s.db.URL)
+	require.NoError(t, err)
+	defer conn.Close(s.ctx)
+	log := testenv.Logger(t)
+	version := migrationVersion(t, "search_halfvec")
+	_, err = store.MigrateDown(s.ctx, conn, version-1, log)
+	require.NoError(t, err)
+	for _, r := range []struct {
+		id, vec string
+	}{{"e1", "[300000,400000,0]"}, {"e2", "[0,0,0.5]"}, {"e3", ""}} {
+		var vec, model *string
+		if r.vec != "" {
+			vec, model = &r.vec, new(string)
+			*model = "m"
+		}
+		_, err := conn.Exec(s.ctx, `INSERT INTO search_entries (tenant_id, user_id, kind, source_id, occurred_at, body, terms, term_count, embedding, embedding_model)
+			VALUES ('acme', 'u1', 'message', $1, $2, 'dune', 'dune', 1, $3::vector, $4)`, r.id, t0, vec, model)
+		require.NoError(t, err)
+	}
+
+	_, err = store.Migrate(s.ctx, conn, 0, log)
+	require.NoError(t, err)
+	var typ string
+	require.NoError(t, conn.QueryRow(s.ctx, `SELECT format_type(atttypid, atttypmod) FROM pg_attribute
+		WHERE attrelid = 'search_entries'::regclass AND attname = 'embedding'`).Scan(&typ))
+	require.Equal(t, "halfvec", typ)
+	rows := s.rows(t, "acme")
+	require.Equal(t, "[0.60009766,0.7998047,0]", *rows["u1/message/e1"].Embedding, "0.6 and 0.8 at half precision")
+	require.Equal(t, "[0,0,1]", *rows["u1/message/e2"].Embedding)
+	require.Nil(t, rows["u1/message/e3"].Embedding)
+
+	hits := s.search(t, "acme", store.SearchParams{UserID: "u1", Vector: []float32{3, 4, 0}, Model: "m", Terms: []string{"dune"}})
+	require.Len(t, hits, 3)
+	byID := map[string]store.SearchHit{}
+	for _, h := range hits {
+		byID[h.SourceID] = h
+	}
+	require.InDelta(t, 1, byID["e1"].Similarity, 1e-3)
+	require.Equal(t, 1, byID["e1"].VectorRank)
+	require.Zero(t, byID["e3"].VectorRank, "no vector, found by its terms")
+
+	_, err = store.MigrateDown(s.ctx, conn, version-1, log)
+	require.NoError(t, err, "and back")
+	_, err = store.Migrate(s.ctx, conn, 0, log)
+	require.NoError(t, err)
+}
+
 func TestSearchTSVectorKeepsTerms(t *testing.T) {
 	t.Parallel()
 	s := setupSearch(t)

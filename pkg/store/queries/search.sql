@@ -13,7 +13,7 @@ WITH rows AS (
     SELECT DISTINCT ON (tenant_id, user_id, kind, source_id) *
     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[],
                 $7::text[], $8::text[], $9::timestamptz[], $10::text[], $11::text[],
-                $12::int[], $13::vector[], $14::text[])
+                $12::int[], $13::halfvec[], $14::text[])
       AS r(tenant_id, user_id, kind, source_id, revision, session_id,
            agent_id, role, occurred_at, body, terms,
            term_count, embedding, embedding_model)
@@ -80,8 +80,8 @@ DELETE FROM search_entries WHERE tenant_id = $1 AND user_id = $2;
 -- entry, no sort, no join, nothing planned per query.
 SELECT e.kind, e.source_id, e.session_id, e.role, e.occurred_at, e.term_count, e.agent_id, e.body,
        CASE WHEN ts_match_vq(e.terms, $3::tsquery) THEN tsvectorsend(e.terms) END AS terms,
-       CASE WHEN e.embedding_model = $5 AND vector_dims(e.embedding) = vector_dims($4::vector)
-            THEN e.embedding <=> $4::vector END AS distance,
+       CASE WHEN e.embedding_model = $5 AND vector_dims(e.embedding) = vector_dims($4::halfvec)
+            THEN e.embedding <=> $4::halfvec END AS distance,
        e.kind <> 'fact' OR EXISTS (
            SELECT 1 FROM facts x
            WHERE x.tenant_id = $1 AND x.user_id = $2

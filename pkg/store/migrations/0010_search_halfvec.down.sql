@@ -1,0 +1,1 @@
+ALTER TABLE search_entries ALTER COLUMN embedding TYPE vector USING embedding::vector;
