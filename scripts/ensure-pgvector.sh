@@ -53,7 +53,9 @@ SUDO=""
 if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 
-echo "pgvector: not installed for PostgreSQL $ver; installing"
+if [ -z "$old" ]; then
+  echo "pgvector: not installed for PostgreSQL $ver; installing"
+fi
 $SUDO apt-get update -qq
 
 if [ -n "$(apt-cache policy "postgresql-$ver-pgvector" 2>/dev/null | awk '/Candidate:/ && $2 != "(none)" {print $2}')" ]; then

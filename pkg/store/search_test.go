@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
 )
@@ -151,17 +152,6 @@ func TestSearchEmbeddingModelChange(t *testing.T) {
 	require.Zero(t, hits[0].LexicalRank)
 }
 
-// cosine is the exact cosine similarity of a and b.
-func cosine(a, b []float32) float64 {
-	var ab, aa, bb float64
-	for i := range a {
-		ab += float64(a[i]) * float64(b[i])
-		aa += float64(a[i]) * float64(a[i])
-		bb += float64(b[i]) * float64(b[i])
-	}
-	return ab / math.Sqrt(aa*bb)
-}
-
 // TestSearchEmbeddingsAtHalfPrecision: embeddings are stored as halfvec at
 // unit length, so a vector whose components are far beyond half precision's
 // range (65504) is stored, and similarities are the exact ones to within
@@ -188,9 +178,9 @@ func TestSearchEmbeddingsAtHalfPrecision(t *testing.T) {
 	hits := s.search(t, "acme", store.SearchParams{UserID: "u1", Vector: query, Model: "m"})
 	require.Len(t, hits, 2)
 	for _, h := range hits {
-		want := cosine(query, big)
+		want := embed.Cosine(query, big)
 		if h.SourceID == "e2" {
-			want = cosine(query, small)
+			want = embed.Cosine(query, small)
 		}
 		require.InDelta(t, want, h.Similarity, 2e-3, h.SourceID)
 	}
