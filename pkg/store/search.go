@@ -418,7 +418,7 @@ var ErrEmptyQuery = errors.New("search: the query has no terms and no vector")
 // that range once (SearchScan) and returns a row per entry: the filters'
 // verdict, its terms when it holds a query term, its distance to the query
 // vector, whether a fact is active, and its text. The ranking is done here
-// (rankSearch).
+// (ranker.rank).
 //
 // The ranking was one statement before (CTEs for both lists, the fusion,
 // the cap, a join back for the texts and two index lookups per hit for the
@@ -546,7 +546,9 @@ func (sc *searchScan) rank() []SearchHit {
 	for i := range entries {
 		entries[i].wanted = sc.p.keeps(&entries[i])
 	}
-	return searchHits(entries, rankSearch(entries, sc.p, len(sc.index)))
+	rk := rankers.Get().(*ranker)
+	defer rk.release()
+	return searchHits(entries, rk.rank(entries, sc.p, len(sc.index)))
 }
 
 // release hands the row array back to the pool: the rows' texts live on in
@@ -575,7 +577,7 @@ var scanRows = sync.Pool{New: func() any { return new([]searchRow) }}
 const maxPooledRows = 8192
 
 // searchHits returns the ranked hits with their texts and the neighbours
-// rankSearch found for them.
+// the ranking found for them.
 func searchHits(entries []searchRow, ranked []rankedHit) []SearchHit {
 	// The neighbours of all the hits share one array.
 	n := 0

@@ -2,13 +2,13 @@ package store
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -229,49 +229,120 @@ const (
 	maxPriorHalvings = 60
 )
 
-// rankSearch ranks the scanned rows for p as Tenant.Search documents: the
+// ranker is what ranking a search needs besides the rows: the scores, the
+// lists and the hits, in arrays kept from one search to the next (rankers
+// are pooled). Ranking allocated about 50 KB a search before, which the
+// collector then had to reclaim on every context with a query.
+type ranker struct {
+	lex      []float64 // BM25 score per row (bm25Scores)
+	dialogue []float64 // lex with the neighbours' parts (withDialogue)
+	parts    []float64 // each matching row's terms' parts, nTerms each
+	partOf   []int32   // row -> offset of its parts in parts, -1 for none
+	nTerms   int       // the parts of a row
+	df, idf  []float64
+	turns    []int
+	prev     []int // row -> the turn before it in its session, -1 for none
+	next     []int // row -> the turn after it
+	byScore  []int
+	byDist   []int
+	found    []rankedHit
+	slot     []int32
+	scored   []int32 // places in found
+	top      []rankedHit
+	groups   map[string]int
+}
+
+var rankers = sync.Pool{New: func() any { return &ranker{groups: map[string]int{}} }}
+
+// maxPooledRanker is the most rows a ranker keeps its arrays for: one that
+// ranked a history larger than this is left to the collector.
+const maxPooledRanker = maxPooledRows
+
+// release hands the ranker back to its pool; what rank returned is not to
+// be read after it.
+func (rk *ranker) release() {
+	if cap(rk.slot) > maxPooledRanker {
+		return
+	}
+	clear(rk.groups)
+	rankers.Put(rk)
+}
+
+// grow returns s resliced to n, its old contents kept where it had them and
+// the rest whatever was there before: callers set what they read.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// descending and ascending order two scores (never NaN: the rows are
+// checked when read) without cmp.Compare's care for NaN, which was a tenth
+// of ranking.
+func descending(a, b float64) int {
+	switch {
+	case a > b:
+		return -1
+	case a < b:
+		return 1
+	}
+	return 0
+}
+
+func ascending(a, b float64) int { return descending(b, a) }
+
+// rank ranks the scanned rows for p as Tenant.Search documents: the
 // lexical and vector lists, their fusion with the recency prior, the cap
 // per session and the top k, each hit with its neighbours when asked for.
-func rankSearch(rows []searchRow, p SearchParams, nTerms int) []rankedHit {
+// The hits returned are the ranker's own, valid until its next use.
+func (rk *ranker) rank(rows []searchRow, p SearchParams, nTerms int) []rankedHit {
 	depth := p.depth()
-	lex, parts := bm25Scores(rows, nTerms)
+	lex := rk.bm25Scores(rows, nTerms)
 	var prevTurn, nextTurn []int
 	if p.DialogueWeight > 0 || p.Neighbors {
-		prevTurn, nextTurn = turnOrder(rows)
+		prevTurn, nextTurn = rk.turnOrder(rows)
 	}
 	if p.DialogueWeight > 0 {
-		lex = withDialogue(lex, parts, prevTurn, nextTurn, p.DialogueWeight)
+		lex = rk.withDialogue(lex, prevTurn, nextTurn, p.DialogueWeight)
 	}
 
-	byScore := make([]int, 0, len(lex))
+	byScore := rk.byScore[:0]
 	for i, s := range lex {
 		if s > 0 && rows[i].wanted {
 			byScore = append(byScore, i)
 		}
 	}
 	slices.SortFunc(byScore, func(a, b int) int {
-		if c := cmp.Compare(lex[b], lex[a]); c != 0 {
+		if c := descending(lex[a], lex[b]); c != 0 {
 			return c
 		}
 		return rows[a].compareKey(&rows[b])
 	})
-	byDistance := make([]int, 0, len(rows))
+	byDistance := rk.byDist[:0]
 	for i := range rows {
 		if rows[i].hasDistance && rows[i].wanted {
 			byDistance = append(byDistance, i)
 		}
 	}
 	slices.SortFunc(byDistance, func(a, b int) int {
-		if c := cmp.Compare(rows[a].distance, rows[b].distance); c != 0 {
+		if c := ascending(rows[a].distance, rows[b].distance); c != 0 {
 			return c
 		}
 		return rows[a].compareKey(&rows[b])
 	})
+	rk.byScore, rk.byDist = byScore, byDistance
 
 	// found[slot[i]-1] is row i's hit once one of the lists holds it; its
 	// capacity is the most the two lists can hold, so it never moves.
-	found := make([]rankedHit, 0, min(2*depth, len(rows)))
-	slot := make([]int32, len(rows))
+	most := min(2*depth, len(rows))
+	if cap(rk.found) < most {
+		rk.found = make([]rankedHit, 0, most)
+	}
+	found := rk.found[:0]
+	slot := grow(rk.slot, len(rows))
+	clear(slot)
+	rk.slot = slot
 	get := func(i int) *rankedHit {
 		if slot[i] == 0 {
 			found = append(found, rankedHit{entry: i, prev: -1, next: -1})
@@ -296,8 +367,9 @@ func rankSearch(rows []searchRow, p SearchParams, nTerms int) []rankedHit {
 		}
 		h.similarity = 1 - rows[i].distance
 	}
+	rk.found = found
 
-	scored := make([]*rankedHit, 0, len(found))
+	scored := rk.scored[:0]
 	for k := range found {
 		h := &found[k]
 		i := h.entry
@@ -313,10 +385,11 @@ func rankSearch(rows []searchRow, p SearchParams, nTerms int) []rankedHit {
 		}
 		age := max(p.Now.Sub(rows[i].at).Seconds(), 0)
 		h.score = rrf * (1 + p.RecencyWeight*math.Exp2(-min(age/p.RecencyHalfLife.Seconds(), maxPriorHalvings)))
-		scored = append(scored, h)
+		scored = append(scored, int32(k))
 	}
-	slices.SortFunc(scored, func(a, b *rankedHit) int {
-		if c := cmp.Compare(b.score, a.score); c != 0 {
+	slices.SortFunc(scored, func(x, y int32) int {
+		a, b := &found[x], &found[y]
+		if c := descending(a.score, b.score); c != 0 {
 			return c
 		}
 		ra, rb := &rows[a.entry], &rows[b.entry]
@@ -325,25 +398,27 @@ func rankSearch(rows []searchRow, p SearchParams, nTerms int) []rankedHit {
 		}
 		return ra.compareKey(rb)
 	})
+	rk.scored = scored
 
-	// The cap: a session's turns and summary together, each fact alone.
-	perGroup := map[string]int{}
-	top := make([]rankedHit, 0, p.K)
-	for _, h := range scored {
+	// The cap: a session's turns and summary together, each fact alone (a
+	// group of one, never over a cap).
+	top := rk.top[:0]
+	for _, k := range scored {
 		if len(top) == p.K {
 			break
 		}
+		h := &found[k]
 		e := &rows[h.entry]
-		group := "s" + e.sessionID
-		if e.kind == SearchFact {
-			group = "f" + e.sourceID
-		}
-		perGroup[group]++
-		if p.MaxPerSession > 0 && perGroup[group] > p.MaxPerSession {
-			continue
+		if p.MaxPerSession > 0 && e.kind != SearchFact {
+			n := rk.groups[e.sessionID] + 1
+			rk.groups[e.sessionID] = n
+			if n > p.MaxPerSession {
+				continue
+			}
 		}
 		top = append(top, *h)
 	}
+	rk.top = top
 	if p.Neighbors {
 		n := len(top)
 		if p.NeighborHits > 0 {
@@ -370,16 +445,26 @@ func termIndex(terms []string) map[string]int {
 }
 
 // bm25Scores returns each row's BM25 score for the query's terms (0 for a
-// row that holds none), with the collection statistics of all the rows, and
-// for each row holding a query term (by row) each term's part of its score.
-// nTerms is the number of distinct query terms (the length of a row's tf).
-func bm25Scores(rows []searchRow, nTerms int) ([]float64, map[int][]float64) {
-	scores := make([]float64, len(rows))
+// row that holds none), with the collection statistics of all the rows; and
+// keeps, for each row holding a query term, each term's part of its score
+// (rk.parts at rk.partOf[row]). nTerms is the number of distinct query
+// terms (the length of a row's tf).
+func (rk *ranker) bm25Scores(rows []searchRow, nTerms int) []float64 {
+	scores := grow(rk.lex, len(rows))
+	clear(scores)
+	rk.lex, rk.nTerms = scores, nTerms
+	partOf := grow(rk.partOf, len(rows))
+	rk.partOf = partOf
+	for i := range partOf {
+		partOf[i] = -1
+	}
 	if nTerms == 0 || len(rows) == 0 {
-		return scores, nil
+		return scores
 	}
 	// The number of rows holding each query term.
-	df := make([]float64, nTerms)
+	df := grow(rk.df, nTerms)
+	clear(df)
+	rk.df = df
 	var total float64
 	matched := 0
 	for i := range rows {
@@ -396,20 +481,24 @@ func bm25Scores(rows []searchRow, nTerms int) ([]float64, map[int][]float64) {
 	}
 	n := float64(len(rows))
 	avgdl := max(total/n, 1)
-	idf := make([]float64, nTerms)
+	idf := grow(rk.idf, nTerms)
+	rk.idf = idf
 	for j := range idf {
 		idf[j] = math.Log(1 + (n-df[j]+0.5)/(df[j]+0.5))
 	}
-	parts := make(map[int][]float64, matched)
-	slab := make([]float64, matched*nTerms)
+	slab := grow(rk.parts, matched*nTerms)
+	clear(slab)
+	rk.parts = slab
+	at := int32(0)
 	for i := range rows {
 		f := rows[i].tf
 		if f == nil {
 			continue
 		}
 		norm := bm25K1 * (1 - bm25B + bm25B*float64(rows[i].termCount)/avgdl)
-		part := slab[:nTerms:nTerms]
-		slab = slab[nTerms:]
+		part := slab[at : int(at)+nTerms : int(at)+nTerms]
+		partOf[i] = at
+		at += int32(nTerms)
 		for j, c := range f {
 			if c == 0 {
 				continue
@@ -417,9 +506,18 @@ func bm25Scores(rows []searchRow, nTerms int) ([]float64, map[int][]float64) {
 			part[j] = idf[j] * float64(c) * (bm25K1 + 1) / (float64(c) + norm)
 			scores[i] += part[j]
 		}
-		parts[i] = part
 	}
-	return scores, parts
+	return scores
+}
+
+// partsOf is row i's terms' parts of its BM25 score, nil when it holds no
+// query term or i is -1.
+func (rk *ranker) partsOf(i int) []float64 {
+	if i < 0 || rk.partOf[i] < 0 {
+		return nil
+	}
+	at := int(rk.partOf[i])
+	return rk.parts[at : at+rk.nTerms : at+rk.nTerms]
 }
 
 // beyond is the turns past a hit's neighbour on one side, nearest first:
@@ -448,8 +546,8 @@ func further(order []int, from, n int) beyond {
 // just after it in its session (event time, then id; system turns left out),
 // -1 for none and for rows that are not turns. The dialogue scoring and the
 // neighbours of the hits both read it.
-func turnOrder(rows []searchRow) (prev, next []int) {
-	turns := make([]int, 0, len(rows))
+func (rk *ranker) turnOrder(rows []searchRow) (prev, next []int) {
+	turns := rk.turns[:0]
 	for i := range rows {
 		if rows[i].kind == SearchMessage && rows[i].role != events.RoleSystem {
 			turns = append(turns, i)
@@ -461,7 +559,9 @@ func turnOrder(rows []searchRow) (prev, next []int) {
 		}
 		return rows[a].compareTime(&rows[b])
 	})
-	prev, next = make([]int, len(rows)), make([]int, len(rows))
+	rk.turns = turns
+	prev, next = grow(rk.prev, len(rows)), grow(rk.next, len(rows))
+	rk.prev, rk.next = prev, next
 	for i := range rows {
 		prev[i], next[i] = -1, -1
 	}
@@ -492,20 +592,16 @@ func turnOrder(rows []searchRow) (prev, next []int) {
 // outranked the conversation about it. With the missing terms only, as
 // here: 0.25 0.947 on KdConv; 0.5 0.812 and 0.941; 0.75 0.809 and 0.936;
 // 1.0 0.820 on LoCoMo. Summaries and facts keep their own scores.
-func withDialogue(lex []float64, parts map[int][]float64, prevTurn, nextTurn []int, weight float64) []float64 {
-	out := slices.Clone(lex)
+func (rk *ranker) withDialogue(lex []float64, prevTurn, nextTurn []int, weight float64) []float64 {
+	out := grow(rk.dialogue, len(lex))
+	copy(out, lex)
+	rk.dialogue = out
 	for i := range lex {
-		var prev, next []float64
-		if prevTurn[i] >= 0 {
-			prev = parts[prevTurn[i]]
-		}
-		if nextTurn[i] >= 0 {
-			next = parts[nextTurn[i]]
-		}
+		prev, next := rk.partsOf(prevTurn[i]), rk.partsOf(nextTurn[i])
 		if prev == nil && next == nil {
 			continue
 		}
-		own := parts[i]
+		own := rk.partsOf(i)
 		for j := range max(len(prev), len(next)) {
 			if own != nil && own[j] > 0 {
 				continue
