@@ -198,6 +198,12 @@ func (s *Searcher) Prepare(ctx context.Context, q Query) (p store.SearchParams, 
 }
 
 func (s *Searcher) embedQuery(ctx context.Context, text string) ([]float32, string, error) {
+	// The local embedder computes in this process, in microseconds: there
+	// is no call to give up on, and arming a deadline for it cost as much
+	// as the vector.
+	if h, ok := s.emb.(*embed.Hashing); ok {
+		return h.Vector(truncateUTF8(text, maxEmbedBytes)), h.Model(), nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.embedTimeout)
 	defer cancel()
 	vecs, err := s.emb.Embed(ctx, []string{truncateUTF8(text, maxEmbedBytes)})
