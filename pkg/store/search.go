@@ -546,9 +546,7 @@ func (sc *searchScan) rank() []SearchHit {
 	for i := range entries {
 		entries[i].wanted = sc.p.keeps(&entries[i])
 	}
-	rk := rankers.Get().(*ranker)
-	defer rk.release()
-	return searchHits(entries, rk.rank(entries, sc.p, len(sc.index)))
+	return rankHits(entries, sc.p, len(sc.index))
 }
 
 // release hands the row array back to the pool: the rows' texts live on in

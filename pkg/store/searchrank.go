@@ -254,27 +254,29 @@ type ranker struct {
 
 var rankers = sync.Pool{New: func() any { return &ranker{groups: map[string]int{}} }}
 
-// maxPooledRanker is the most rows a ranker keeps its arrays for: one that
-// ranked a history larger than this is left to the collector.
-const maxPooledRanker = maxPooledRows
+// rankHits ranks the rows for p and returns the hits with their texts, with
+// a pooled ranker.
+func rankHits(rows []searchRow, p SearchParams, nTerms int) []SearchHit {
+	rk := rankers.Get().(*ranker)
+	defer rk.release()
+	return searchHits(rows, rk.rank(rows, p, nTerms))
+}
 
-// release hands the ranker back to its pool; what rank returned is not to
-// be read after it.
+// release hands the ranker back to its pool (one that ranked a history
+// larger than a pooled row array is left to the collector); what rank
+// returned is not to be read after it.
 func (rk *ranker) release() {
-	if cap(rk.slot) > maxPooledRanker {
+	if cap(rk.slot) > maxPooledRows {
 		return
 	}
 	clear(rk.groups)
 	rankers.Put(rk)
 }
 
-// grow returns s resliced to n, its old contents kept where it had them and
-// the rest whatever was there before: callers set what they read.
+// grow returns s resliced to n, reallocated when it is too short; what it
+// holds is whatever was there before: callers set what they read.
 func grow[T any](s []T, n int) []T {
-	if cap(s) < n {
-		return make([]T, n)
-	}
-	return s[:n]
+	return slices.Grow(s[:0], n)[:n]
 }
 
 // descending and ascending order two scores (never NaN: the rows are
@@ -335,11 +337,7 @@ func (rk *ranker) rank(rows []searchRow, p SearchParams, nTerms int) []rankedHit
 
 	// found[slot[i]-1] is row i's hit once one of the lists holds it; its
 	// capacity is the most the two lists can hold, so it never moves.
-	most := min(2*depth, len(rows))
-	if cap(rk.found) < most {
-		rk.found = make([]rankedHit, 0, most)
-	}
-	found := rk.found[:0]
+	found := grow(rk.found, min(2*depth, len(rows)))[:0]
 	slot := grow(rk.slot, len(rows))
 	clear(slot)
 	rk.slot = slot
