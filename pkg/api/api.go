@@ -326,9 +326,9 @@ func (s *Server) Handler(reg *prometheus.Registry, ready ...service.Check) http.
 	for _, e := range endpoints {
 		switch {
 		case e.pattern == mcpRoute:
-			s.route(rs, e.pattern, func(w http.ResponseWriter, r *http.Request, _ *store.Tenant) { mcpTools.ServeHTTP(w, r) })
+			s.route(rs, e.pattern, nil, func(w http.ResponseWriter, r *http.Request, _ *store.Tenant) { mcpTools.ServeHTTP(w, r) })
 		case e.tenant != nil:
-			s.route(rs, e.pattern, func(w http.ResponseWriter, r *http.Request, t *store.Tenant) { e.tenant(s, w, r, t) })
+			s.route(rs, e.pattern, e.query, func(w http.ResponseWriter, r *http.Request, t *store.Tenant) { e.tenant(s, w, r, t) })
 		default:
 			rs.probe.HandleFunc(e.pattern, func(http.ResponseWriter, *http.Request) {})
 			mux.HandleFunc(e.pattern, func(w http.ResponseWriter, r *http.Request) { e.open(s, w, r) })
@@ -362,6 +362,10 @@ type endpoint struct {
 	pattern string
 	tenant  func(*Server, http.ResponseWriter, *http.Request, *store.Tenant)
 	open    func(*Server, http.ResponseWriter, *http.Request)
+	// query are the parameters the route reads from its URL; any other is
+	// a 400 naming it. body, for the POST twin of a GET route, are the
+	// fields of its JSON body (read by bodyParams).
+	query, body []param
 }
 
 // endpoints are every route Handler serves besides /healthz, /readyz and
@@ -371,33 +375,38 @@ var endpoints = []endpoint{
 	{pattern: "GET /openapi.json", open: (*Server).getOpenAPI},
 	{pattern: mcpRoute},
 	{pattern: "POST /v1/turns", tenant: (*Server).postTurns},
-	{pattern: "GET /v1/sessions/{session_id}", tenant: (*Server).getSession},
-	{pattern: "GET /v1/sessions/{session_id}/messages", tenant: (*Server).getMessages},
+	{pattern: "GET /v1/sessions/{session_id}", tenant: (*Server).getSession, query: []param{{"recent", kindNumber}}},
+	{pattern: "GET /v1/sessions/{session_id}/messages", tenant: (*Server).getMessages, query: pageParams},
 	{pattern: "DELETE /v1/sessions/{session_id}", tenant: (*Server).deleteSession},
-	{pattern: "POST /v1/sessions/{session_id}/summarize", tenant: (*Server).postSummarize},
-	{pattern: "GET /v1/context", tenant: (*Server).getContext},
-	{pattern: "POST /v1/context", tenant: (*Server).postContext},
-	{pattern: "GET /v1/users/{user_id}/search", tenant: (*Server).getSearch},
-	{pattern: "POST /v1/users/{user_id}/search", tenant: (*Server).postSearch},
+	{pattern: "POST /v1/sessions/{session_id}/summarize", tenant: (*Server).postSummarize, query: []param{{"wait", kindText}}},
+	{pattern: "GET /v1/context", tenant: (*Server).getContext, query: contextParams},
+	{pattern: "POST /v1/context", tenant: (*Server).postContext, body: contextParams},
+	{pattern: "GET /v1/users/{user_id}/search", tenant: (*Server).getSearch, query: searchParams},
+	{pattern: "POST /v1/users/{user_id}/search", tenant: (*Server).postSearch, body: searchParams},
 	{pattern: "DELETE /v1/users/{user_id}", tenant: (*Server).deleteUser},
-	{pattern: "GET /v1/users/{user_id}/profile", tenant: (*Server).getProfile},
+	{pattern: "GET /v1/users/{user_id}/profile", tenant: (*Server).getProfile, query: []param{{"limit", kindNumber}, {"vector", kindBool}}},
 	{pattern: "POST /v1/users/{user_id}/profile/refresh", tenant: (*Server).postProfileRefresh},
-	{pattern: "GET /v1/users/{user_id}/recommendations", tenant: (*Server).getRecommendations},
+	{pattern: "GET /v1/users/{user_id}/recommendations", tenant: (*Server).getRecommendations, query: []param{{"k", kindNumber}}},
 	{pattern: "GET /v1/sessions/{session_id}/selection/{n}", tenant: (*Server).getSelection},
 	{pattern: "POST /v1/users/{user_id}/items/unseen", tenant: (*Server).postUnseen},
-	{pattern: "GET /v1/users/{user_id}/items/seen", tenant: (*Server).getSeen},
+	{pattern: "GET /v1/users/{user_id}/items/seen", tenant: (*Server).getSeen, query: []param{{"limit", kindNumber}}},
 	// What the inspector (/ui/) reads.
-	{pattern: "GET /v1/users", tenant: (*Server).getUsers},
+	{pattern: "GET /v1/users", tenant: (*Server).getUsers, query: append([]param{{"prefix", kindText}}, pageParams...)},
 	{pattern: "GET /v1/users/{user_id}", tenant: (*Server).getUser},
-	{pattern: "GET /v1/users/{user_id}/facts", tenant: (*Server).getUserFacts},
-	{pattern: "GET /v1/users/{user_id}/sessions", tenant: (*Server).getUserSessions},
+	{pattern: "GET /v1/users/{user_id}/facts", tenant: (*Server).getUserFacts,
+		query: append([]param{{"status", kindText}, {"mentions", kindNumber}}, pageParams...)},
+	{pattern: "GET /v1/users/{user_id}/sessions", tenant: (*Server).getUserSessions, query: pageParams},
 	{pattern: "GET /v1/users/{user_id}/shelf", tenant: (*Server).getShelf},
-	{pattern: "GET /v1/sessions/{session_id}/summaries", tenant: (*Server).getSummaries},
+	{pattern: "GET /v1/sessions/{session_id}/summaries", tenant: (*Server).getSummaries, query: []param{{"limit", kindNumber}}},
 	{pattern: "GET /v1/ops/consumers", tenant: (*Server).getConsumers},
-	{pattern: "GET /v1/ops/dead-letters", tenant: (*Server).getDeadLetters},
+	{pattern: "GET /v1/ops/dead-letters", tenant: (*Server).getDeadLetters,
+		query: []param{{"consumer", kindText}, {"after", kindNumber}, {"limit", kindNumber}}},
 	{pattern: "POST /v1/ops/dead-letters/{seq}/redrive", tenant: (*Server).postRedrive},
 	{pattern: "GET /v1/ops/decayer", tenant: (*Server).getDecayer},
 }
+
+// pageParams are the parameters of a paged list.
+var pageParams = []param{{"limit", kindNumber}, {"cursor", kindText}}
 
 // Routes are the patterns ("METHOD /path/{param}") of every route the API
 // serves besides /healthz, /readyz and /metrics and the inspector's files
@@ -424,7 +433,7 @@ type routes struct {
 // attrTenant is the tenant of a traced request.
 const attrTenant = attribute.Key("recall.tenant_id")
 
-func (s *Server) route(rs routes, pattern string, h tenantHandler) {
+func (s *Server) route(rs routes, pattern string, query []param, h tenantHandler) {
 	rs.probe.HandleFunc(pattern, func(http.ResponseWriter, *http.Request) {})
 	var handler http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -438,6 +447,10 @@ func (s *Server) route(rs routes, pattern string, h tenantHandler) {
 		}
 		if rs.traced {
 			trace.SpanFromContext(r.Context()).SetAttributes(attrTenant.String(tenant))
+		}
+		if fe := unknownParams(r.URL.Query(), query); len(fe) > 0 && pattern != mcpRoute {
+			writeError(rw, http.StatusBadRequest, "invalid_request", "unknown parameter", fe)
+			return
 		}
 		if r.Method == http.MethodPost && !jsonBody(r) {
 			writeError(rw, http.StatusUnsupportedMediaType, "unsupported_media_type", "the body must be JSON",
@@ -478,10 +491,15 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (string, b
 	if len(s.keys) == 0 {
 		return tenant, true
 	}
-	key, ok := bearer(r.Header.Get("Authorization"))
-	if !ok {
+	key, problem := bearer(r.Header.Get("Authorization"))
+	if problem != "" {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="recall"`)
-		writeError(w, http.StatusUnauthorized, "unauthorized", "missing bearer key", nil)
+		msg := "missing bearer key"
+		if r.Header.Get("Authorization") != "" {
+			msg = "malformed Authorization header"
+		}
+		writeError(w, http.StatusUnauthorized, "unauthorized", msg,
+			[]events.FieldError{{Field: "Authorization", Message: problem}})
 		return "", false
 	}
 	owner := ""
@@ -493,7 +511,8 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (string, b
 	switch {
 	case owner == "":
 		w.Header().Set("WWW-Authenticate", `Bearer realm="recall", error="invalid_token"`)
-		writeError(w, http.StatusUnauthorized, "unauthorized", "unknown key", nil)
+		writeError(w, http.StatusUnauthorized, "unauthorized", "unknown key",
+			[]events.FieldError{{Field: "Authorization", Message: "no tenant has this key (API_KEYS)"}})
 		return "", false
 	case owner != tenant:
 		writeError(w, http.StatusForbidden, "forbidden", "key is not valid for this tenant", nil)
@@ -503,14 +522,28 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (string, b
 }
 
 // bearer reads the key of an "Authorization: Bearer <key>" header. The scheme is
-// case-insensitive (RFC 9110, section 11.1).
-func bearer(h string) (string, bool) {
+// case-insensitive (RFC 9110, section 11.1). A header it cannot read gives
+// what is wrong with it, in words a caller can act on.
+func bearer(h string) (key, problem string) {
+	const want = "want \"Bearer <key>\""
+	h = strings.TrimSpace(h)
+	if h == "" {
+		return "", "required header: " + want + " (this server has API_KEYS set)"
+	}
 	scheme, key, ok := strings.Cut(h, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return "", false
+	switch {
+	case !ok && strings.EqualFold(scheme, "Bearer"):
+		return "", "the key after \"Bearer \" is missing"
+	case !ok:
+		return "", want + ", got a value without a scheme: put \"Bearer \" before the key"
+	case !strings.EqualFold(scheme, "Bearer"):
+		return "", fmt.Sprintf("%s, got the %q scheme", want, scheme)
 	}
 	key = strings.TrimSpace(key)
-	return key, key != ""
+	if key == "" {
+		return "", "the key after \"Bearer \" is missing"
+	}
+	return key, ""
 }
 
 type statusWriter struct {

@@ -25,15 +25,16 @@ func (s *Server) getContext(w http.ResponseWriter, r *http.Request, t *store.Ten
 	s.context(w, r, t, r.URL.Query())
 }
 
-// contextFields are the parameters a context takes, as the fields of
-// POST /v1/context's body (numbers for counts, strings for the rest).
-var contextFields = []string{"user_id", "session_id", "query", "max_messages", "max_chars", "ttl", "max_facts",
-	"max_summaries", "max_recalled", "budget", "lang"}
+// contextParams are the parameters a context takes: GET's query, POST's
+// body (numbers for counts, strings for the rest).
+var contextParams = []param{{"user_id", kindText}, {"session_id", kindText}, {"query", kindText},
+	{"max_messages", kindNumber}, {"max_chars", kindNumber}, {"ttl", kindText}, {"max_facts", kindNumber},
+	{"max_summaries", kindNumber}, {"max_recalled", kindNumber}, {"budget", kindNumber}, {"lang", kindText}}
 
 // postContext is getContext with the parameters in a JSON body, for a query
 // too long for a URL.
 func (s *Server) postContext(w http.ResponseWriter, r *http.Request, t *store.Tenant) {
-	qv, ok := s.bodyParams(w, r, contextFields)
+	qv, ok := s.bodyParams(w, r, contextParams)
 	if !ok {
 		return
 	}

@@ -1,11 +1,7 @@
 package api
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
-	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -20,9 +16,10 @@ import (
 	"github.com/recallhq/recall/pkg/store"
 )
 
-// searchFields are the parameters of a search, as the fields of
-// POST /v1/users/{user_id}/search's body.
-var searchFields = []string{"q", "k", "session_id", "agent_id", "role", "kind", "since", "until", "neighbors", "max_per_session"}
+// searchParams are the parameters of a search: GET's query, POST's body.
+var searchParams = []param{{"q", kindText}, {"k", kindNumber}, {"session_id", kindText}, {"agent_id", kindText},
+	{"role", kindText}, {"kind", kindText}, {"since", kindText}, {"until", kindText}, {"neighbors", kindNumberOrBool},
+	{"max_per_session", kindNumber}}
 
 // getSearch answers the raw hits of a search of one user's history, for
 // tools and debugging (the context carries them as its recalled part).
@@ -32,7 +29,7 @@ func (s *Server) getSearch(w http.ResponseWriter, r *http.Request, t *store.Tena
 
 // postSearch is getSearch with the parameters in a JSON body.
 func (s *Server) postSearch(w http.ResponseWriter, r *http.Request, t *store.Tenant) {
-	qv, ok := s.bodyParams(w, r, searchFields)
+	qv, ok := s.bodyParams(w, r, searchParams)
 	if !ok {
 		return
 	}
@@ -150,64 +147,4 @@ func queryTime(qv url.Values, name string, fe *[]events.FieldError) time.Time {
 		*fe = append(*fe, events.FieldError{Field: name, Message: "want an RFC 3339 time (2026-01-01T08:00:00Z) or a date (2026-01-01)"})
 	}
 	return t
-}
-
-// bodyParams reads a JSON object body whose fields are the parameters a GET
-// of the same route takes in its URL: strings as they are, numbers and
-// booleans as written. Unknown fields, other JSON types, a body over
-// API_MAX_BODY_BYTES and half surrogate pairs are a 400 or 413 naming the
-// field; it reports whether it answered nothing yet.
-func (s *Server) bodyParams(w http.ResponseWriter, r *http.Request, fields []string) (url.Values, bool) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
-	if err != nil {
-		writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("body over %d bytes", s.cfg.MaxBodyBytes), nil)
-		return nil, false
-	}
-	var raw map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := dec.Decode(&raw); err != nil || raw == nil {
-		msg := "want a JSON object"
-		if err != nil {
-			msg += ": " + err.Error()
-		}
-		writeError(w, http.StatusBadRequest, "invalid_request", "invalid body", []events.FieldError{{Field: "(body)", Message: msg}})
-		return nil, false
-	}
-	qv := url.Values{}
-	var fe []events.FieldError
-	for _, k := range slices.Sorted(maps.Keys(raw)) {
-		v := raw[k]
-		if !slices.Contains(fields, k) {
-			fe = append(fe, events.FieldError{Field: k, Message: "unknown field; known: " + strings.Join(fields, ", ")})
-			continue
-		}
-		if events.HasLoneSurrogate(v) {
-			fe = append(fe, events.FieldError{Field: k, Message: "contains a \\u escape of half a UTF-16 surrogate pair, which is not a character"})
-			continue
-		}
-		var x any
-		d := json.NewDecoder(bytes.NewReader(v))
-		d.UseNumber()
-		if err := d.Decode(&x); err != nil {
-			fe = append(fe, events.FieldError{Field: k, Message: err.Error()})
-			continue
-		}
-		switch x := x.(type) {
-		case nil:
-		case string:
-			qv.Set(k, x)
-		case json.Number:
-			qv.Set(k, x.String())
-		case bool:
-			qv.Set(k, strconv.FormatBool(x))
-		default:
-			fe = append(fe, events.FieldError{Field: k, Message: "want a string, a number or a boolean"})
-		}
-	}
-	if len(fe) > 0 {
-		writeError(w, http.StatusBadRequest, "invalid_request", "invalid body", fe)
-		return nil, false
-	}
-	return qv, true
 }

@@ -3,7 +3,10 @@ package api
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/recallhq/recall/pkg/client"
@@ -19,7 +22,7 @@ const maxSummarizeWait = 30 * time.Second
 // current) and asks for nothing; otherwise it queues a request whose dedupe id
 // is the session's unsummarized range, so a retry or a trigger asking for the
 // same range adds nothing. With ?wait=10s it waits up to that long (30s at
-// most) for the summary to be written (200, status summarized), else answers
+// most; or a number of seconds) for the summary to be written (200, status summarized), else answers
 // 202 (status queued).
 func (s *Server) postSummarize(w http.ResponseWriter, r *http.Request, t *store.Tenant) {
 	id, ok := s.sessionID(w, r)
@@ -28,10 +31,10 @@ func (s *Server) postSummarize(w http.ResponseWriter, r *http.Request, t *store.
 	}
 	var wait time.Duration
 	if v := r.URL.Query().Get("wait"); v != "" {
-		d, err := time.ParseDuration(v)
+		d, err := waitDuration(v)
 		if err != nil || d < 0 || d > maxSummarizeWait {
 			writeError(w, http.StatusBadRequest, "invalid_request", "invalid parameter",
-				[]events.FieldError{{Field: "wait", Message: "want a duration from 0s to 30s, such as 5s"}})
+				[]events.FieldError{{Field: "wait", Message: "want seconds from 0 to 30 (5) or a duration (5s, 1500ms)"}})
 			return
 		}
 		wait = d
@@ -108,4 +111,16 @@ func (s *Server) waitSummarized(ctx context.Context, t *store.Tenant, id string,
 			}
 		}
 	}
+}
+
+// waitDuration reads a wait: a number of seconds ("5", "2.5") or a Go
+// duration ("5s", "1500ms"), so that clients may send either.
+func waitDuration(v string) (time.Duration, error) {
+	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+		if math.IsNaN(secs) || math.IsInf(secs, 0) || secs < 0 || secs > maxSummarizeWait.Seconds() {
+			return 0, fmt.Errorf("wait %q: out of range", v)
+		}
+		return time.Duration(secs * float64(time.Second)), nil
+	}
+	return time.ParseDuration(v)
 }
