@@ -23,8 +23,7 @@ import (
 // natsToolConfig is what the tools that only talk to NATS read (the log
 // level is read by service.Main).
 type natsToolConfig struct {
-	NATS    queue.NATSConfig
-	Streams queue.StreamConfig
+	NATS queue.NATSConfig
 }
 
 const dlqUsage = `usage: recall dlq <list|show|redrive|delete> [flags] [seq...]
@@ -45,7 +44,7 @@ func dlqCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	if err != nil {
 		return err
 	}
-	nc, js, err := queue.Open(ctx, cfg.NATS, cfg.Streams, "recall-dlq", log)
+	nc, js, err := queue.Attach(ctx, cfg.NATS, "recall-dlq", log)
 	if err != nil {
 		return err
 	}
@@ -100,6 +99,8 @@ func runDLQ(ctx context.Context, js jetstream.JetStream, args []string, out io.W
 				entries = append(entries, e)
 			}
 		}
+		fmt.Fprintf(out, "re-driving %d dead letter(s) on NATS at %s: each is published again to its original subject, then removed from %s\n",
+			len(entries), js.Conn().ConnectedUrlRedacted(), queue.DLQStream)
 		var done, kept int
 		for _, e := range entries {
 			if rerr := queue.Redrive(ctx, js, e); rerr != nil {
@@ -116,6 +117,7 @@ func runDLQ(ctx context.Context, js jetstream.JetStream, args []string, out io.W
 		if len(seqs) == 0 {
 			return errors.New("dlq delete: give the sequences to delete")
 		}
+		fmt.Fprintf(out, "deleting %d dead letter(s) from %s on NATS at %s, for good\n", len(seqs), queue.DLQStream, js.Conn().ConnectedUrlRedacted())
 		for _, s := range seqs {
 			if derr := queue.DeleteDeadLetter(ctx, js, s); derr != nil {
 				err = errors.Join(err, derr)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"time"
@@ -18,9 +19,8 @@ import (
 // forgetConfig names its parts as fields: the env library skips an embedded
 // unexported struct, which once left NATS_URL and STREAM_* unread here.
 type forgetConfig struct {
-	NATS    queue.NATSConfig
-	Streams queue.StreamConfig
-	DB      store.Config
+	NATS queue.NATSConfig
+	DB   store.Config
 }
 
 // forgetCmd removes a user completely, as DELETE /v1/users/{user_id} does.
@@ -43,11 +43,13 @@ func forgetCmd(ctx context.Context, log *slog.Logger, args []string) error {
 		return err
 	}
 	defer st.Close()
-	nc, js, err := queue.Open(ctx, cfg.NATS, cfg.Streams, "recall-forget", log)
+	nc, js, err := queue.Attach(ctx, cfg.NATS, "recall-forget", log)
 	if err != nil {
 		return err
 	}
 	defer queue.Close(nc, 5*time.Second)
+	fmt.Fprintf(os.Stderr, "recall: forgetting user %q of tenant %q: every row of theirs in PostgreSQL at %s and their messages in the streams on NATS at %s\n",
+		*user, *tenant, service.MaskURL(cfg.DB.URL), nc.ConnectedUrlRedacted())
 	rep, err := forget.User(ctx, st, js, *tenant, *user)
 	if err != nil {
 		return err

@@ -9,7 +9,11 @@
 //	recall probe URL                        health check for images without curl
 //	recall mcp                              the MCP tools over stdio, for agent hosts (RECALL_URL, RECALL_TENANT, ...)
 //
-// `recall run` starts an embedded JetStream server when NATS_URL is unset.
+// `recall run` starts an embedded JetStream server when NATS_URL is unset and
+// records it under DATA_DIR; the other commands then use that server (they
+// say which server they use, and never fall back to a default address). The
+// tools that work on a running system (replay, forget, dlq) declare no
+// stream: on a server without Recall's streams they stop with an error.
 package main
 
 import (
@@ -67,6 +71,18 @@ func main() {
 	default:
 		fmt.Fprintf(os.Stderr, "recall: unknown command %q\n\n"+usage, cmd, strings.Join(registry.Names(), ", "))
 		os.Exit(2)
+	}
+	switch cmd {
+	case "worker", "replay", "forget", "dlq":
+		// The tools work on the NATS server NATS_URL names or, without it,
+		// on the one `recall run` started here; never on a default address.
+		inner := run
+		run = func(ctx context.Context, log *slog.Logger, args []string) error {
+			if err := useNATS(os.Stderr); err != nil {
+				return err
+			}
+			return inner(ctx, log, args)
+		}
 	}
 	service.Main("recall", func(ctx context.Context, log *slog.Logger) error { return run(ctx, log, args) })
 }

@@ -19,7 +19,7 @@ func TestRunConfigDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.EmbeddedNATSPort == 0 || cfg.DataDir == "" {
+	if cfg.EmbeddedNATSPort == 0 || cfg.Data.Dir == "" {
 		t.Fatalf("want embedded NATS by default, got %+v", cfg)
 	}
 }
@@ -29,7 +29,8 @@ func TestK8sMigrateJobEnvMatchesConfig(t *testing.T) {
 	deploycheck.CheckK8sEnv(t, deploycheck.LoadK8s(t), "recall-migrate", service.EnvVars[migrateConfig](), []string{"DATABASE_URL"})
 }
 
-// The tools read NATS_URL, NATS_CREDS_FILE and STREAM_* like every binary:
+// The tools read NATS_URL and NATS_CREDS_FILE like every binary (and no
+// STREAM_*: they declare no stream):
 // forget once embedded an unexported struct the env library skips, and
 // purged nothing on the server it was pointed at.
 func TestToolConfigsReadNATS(t *testing.T) {
@@ -40,13 +41,11 @@ func TestToolConfigsReadNATS(t *testing.T) {
 	require.NoError(t, service.LoadInto(&f, environ))
 	require.Equal(t, "nats://elsewhere:4333", f.NATS.URL)
 	require.Equal(t, "/creds", f.NATS.CredsFile)
-	require.Equal(t, 3, f.Streams.Replicas)
 	require.Equal(t, "postgres://db/recall", f.DB.URL)
 	var d natsToolConfig
 	require.NoError(t, service.LoadInto(&d, environ))
 	require.Equal(t, "nats://elsewhere:4333", d.NATS.URL)
-	require.Equal(t, 3, d.Streams.Replicas)
-	for _, v := range []string{"NATS_URL", "NATS_CREDS_FILE", "STREAM_REPLICAS", "DATABASE_URL"} {
+	for _, v := range []string{"NATS_URL", "NATS_CREDS_FILE", "DATABASE_URL"} {
 		require.Contains(t, service.EnvVars[forgetConfig](), v)
 	}
 }

@@ -56,11 +56,13 @@ func replayCmd(ctx context.Context, log *slog.Logger, args []string) error {
 		return err
 	}
 	service.LogConfig(log, base, wc.Value())
-	d, closeDeps, err := deps.Open(ctx, base, "replay-"+f.worker, log)
+	d, closeDeps, err := deps.Attach(ctx, base, "replay-"+f.worker, log)
 	if err != nil {
 		return err
 	}
 	defer closeDeps()
+	fmt.Fprintf(os.Stderr, "recall: replaying %s over its stream on NATS at %s, writing to PostgreSQL at %s (its writes are idempotent: what is stored already stays as it is)\n",
+		f.worker, d.NC.ConnectedUrlRedacted(), service.MaskURL(base.DB.URL))
 	_, err = replay(ctx, worker.NewDeps(d, base, log), d.RunnerMetrics, wc, opts, os.Stderr)
 	return err
 }

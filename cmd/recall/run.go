@@ -21,7 +21,7 @@ type runConfig struct {
 	// With NATS_URL unset, an embedded JetStream server is started here.
 	EmbeddedNATSHost string `env:"EMBEDDED_NATS_HOST" envDefault:"127.0.0.1"`
 	EmbeddedNATSPort int    `env:"EMBEDDED_NATS_PORT" envDefault:"4223"`
-	DataDir          string `env:"DATA_DIR" envDefault:".data"`
+	Data             dataConfig
 	API              api.Config
 }
 
@@ -41,13 +41,20 @@ func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 		return err
 	}
 	if os.Getenv("NATS_URL") == "" {
-		dir := filepath.Join(cfg.DataDir, "nats")
+		dir := filepath.Join(cfg.Data.Dir, "nats")
 		srv, err := natsserver.Start(natsserver.Options{Host: cfg.EmbeddedNATSHost, Port: cfg.EmbeddedNATSPort, StoreDir: dir})
 		if err != nil {
 			return fmt.Errorf("embedded NATS (set NATS_URL to use an external server, or EMBEDDED_NATS_PORT to move it): %w", err)
 		}
 		defer func() { srv.Shutdown(); srv.WaitForShutdown() }()
 		cfg.NATS.URL = srv.ClientURL()
+		// The operator's tools on this machine find this server by the
+		// record (findNATS), not by a default address.
+		unrecord, err := writeRunRecord(cfg.Data.Dir, runRecord{URL: cfg.NATS.URL, ServerID: srv.ID(), PID: os.Getpid()})
+		if err != nil {
+			return err
+		}
+		defer unrecord()
 		log.Info("embedded NATS JetStream started", "url", cfg.NATS.URL, "store_dir", dir)
 		fmt.Fprintf(os.Stdout, "NATS (embedded JetStream): %s\n", cfg.NATS.URL)
 	}

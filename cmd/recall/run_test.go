@@ -32,8 +32,9 @@ func TestRunEndToEnd(t *testing.T) {
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, string(out))
 
+	dataDir := t.TempDir()
 	env := append(os.Environ(),
-		"DATABASE_URL="+db.URL, "NATS_URL=", "EMBEDDED_NATS_PORT=-1", "DATA_DIR="+t.TempDir(),
+		"DATABASE_URL="+db.URL, "NATS_URL=", "EMBEDDED_NATS_PORT=-1", "DATA_DIR="+dataDir,
 		"API_ADDR=127.0.0.1:0", "OPS_ADDR=127.0.0.1:0", "LOG_LEVEL=info")
 	migrate := exec.Command(bin, "migrate")
 	migrate.Env = env
@@ -130,12 +131,14 @@ func TestRunEndToEnd(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	require.Equal(t, "summarized", summarized.Status)
 	require.Contains(t, summarized.Summary.Summary, "科幻")
-	// The operator's commands work against the running system.
+	// The operator's commands work against the running system: without
+	// NATS_URL they find its embedded server, and say so.
 	tool := func(args ...string) string {
 		cmd := exec.Command(bin, args...)
-		cmd.Env = append(env, "NATS_URL="+natsURL)
+		cmd.Env = env
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, string(out))
+		require.Contains(t, string(out), "recall: NATS at "+natsURL+" (the embedded server of `recall run`")
 		return string(out)
 	}
 	require.Contains(t, tool("replay", "-worker", "ingest"), "replayed 1 message(s) through ingest")
@@ -150,6 +153,8 @@ func TestRunEndToEnd(t *testing.T) {
 
 	require.NoError(t, run.Process.Signal(syscall.SIGTERM))
 	require.NoError(t, run.Wait(), stderr.String())
+	_, err = os.Stat(filepath.Join(dataDir, "nats.json"))
+	require.ErrorIs(t, err, os.ErrNotExist, "the record of the embedded server goes with it")
 	require.Contains(t, stderr.String(), `"msg":"drained"`, "the ingest runner drained on SIGTERM")
 	require.Contains(t, stderr.String(), `"msg":"decay run done"`, "the decayer ran at start")
 	for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {

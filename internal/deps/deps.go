@@ -49,6 +49,17 @@ const flushTimeout = 5 * time.Second
 // NATS and declares the streams. The returned function closes both (NATS
 // drained first, so acks in flight are sent) and then flushes the spans.
 func Open(ctx context.Context, c Config, name string, log *slog.Logger) (*Deps, func(), error) {
+	return open(ctx, c, name, log, true)
+}
+
+// Attach is Open for the operator's tools that work on a running system
+// (replay): the streams must be there already (queue.Attach), so a tool
+// pointed at the wrong NATS server changes nothing on it.
+func Attach(ctx context.Context, c Config, name string, log *slog.Logger) (*Deps, func(), error) {
+	return open(ctx, c, name, log, false)
+}
+
+func open(ctx context.Context, c Config, name string, log *slog.Logger, declare bool) (*Deps, func(), error) {
 	traced := name
 	if name == "run" {
 		traced = "recall"
@@ -69,7 +80,15 @@ func Open(ctx context.Context, c Config, name string, log *slog.Logger) (*Deps, 
 		flush()
 		return nil, nil, err
 	}
-	nc, js, err := queue.Open(ctx, c.NATS, c.Streams, "recall-"+name, log)
+	var (
+		nc *nats.Conn
+		js jetstream.JetStream
+	)
+	if declare {
+		nc, js, err = queue.Open(ctx, c.NATS, c.Streams, "recall-"+name, log)
+	} else {
+		nc, js, err = queue.Attach(ctx, c.NATS, "recall-"+name, log)
+	}
 	if err != nil {
 		st.Close()
 		flush()

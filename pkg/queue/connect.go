@@ -86,3 +86,19 @@ func Open(ctx context.Context, c NATSConfig, streams StreamConfig, name string, 
 	}
 	return nc, js, nil
 }
+
+// Attach connects to NATS and checks that Recall's streams are there
+// (RequireStreams), declaring nothing: what the operator's tools do, so that
+// a tool pointed at the wrong server changes nothing on it. Close the
+// connection with Close.
+func Attach(ctx context.Context, c NATSConfig, name string, log *slog.Logger) (*nats.Conn, jetstream.JetStream, error) {
+	nc, js, err := Connect(ctx, c.URL, c.CredsFile, name, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := RequireStreams(ctx, js); err != nil {
+		nc.Close()
+		return nil, nil, err
+	}
+	return nc, js, nil
+}

@@ -2,8 +2,10 @@ package queue
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/recallhq/recall/pkg/events"
@@ -71,10 +73,37 @@ func DLQStreamConfig(c StreamConfig) jetstream.StreamConfig {
 // safe to run from every replica at start. (The signal stream is updated before
 // the task stream is created: tasks used to be signal subjects.)
 func EnsureStreams(ctx context.Context, js jetstream.JetStream, c StreamConfig) error {
-	for _, sc := range []jetstream.StreamConfig{TurnsStreamConfig(c), SignalsStreamConfig(c), TasksStreamConfig(c), DLQStreamConfig(c)} {
+	for _, sc := range streamConfigs(c) {
 		if _, err := js.CreateOrUpdateStream(ctx, sc); err != nil {
 			return fmt.Errorf("ensure stream %s: %w", sc.Name, err)
 		}
+	}
+	return nil
+}
+
+// streamConfigs are every stream Recall uses, in the order EnsureStreams
+// declares them.
+func streamConfigs(c StreamConfig) []jetstream.StreamConfig {
+	return []jetstream.StreamConfig{TurnsStreamConfig(c), SignalsStreamConfig(c), TasksStreamConfig(c), DLQStreamConfig(c)}
+}
+
+// RequireStreams checks that every stream Recall uses is on the server,
+// declaring nothing: an operator's tool pointed at a server that is not
+// Recall's (or not yet) answers with an error naming it instead of creating
+// streams there.
+func RequireStreams(ctx context.Context, js jetstream.JetStream) error {
+	var missing []string
+	for _, sc := range streamConfigs(DefaultStreamConfig) {
+		if _, err := js.Stream(ctx, sc.Name); err != nil {
+			if !errors.Is(err, jetstream.ErrStreamNotFound) {
+				return fmt.Errorf("stream %s on %s: %w", sc.Name, js.Conn().ConnectedUrlRedacted(), err)
+			}
+			missing = append(missing, sc.Name)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("NATS at %s has no stream %s: it is not Recall's server, or no Recall process has run on it yet (recall run and the workers declare the streams; this command declares nothing)",
+			js.Conn().ConnectedUrlRedacted(), strings.Join(missing, ", "))
 	}
 	return nil
 }

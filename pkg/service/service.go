@@ -168,7 +168,7 @@ func Masked(cfg any) map[string]any {
 		case strings.Contains(low, "key") || strings.Contains(low, "secret") || strings.Contains(low, "password") || strings.Contains(low, "token"):
 			val = "***"
 		case strings.Contains(val, "://") && strings.Contains(val, "@"):
-			val = maskURL(val)
+			val = MaskURL(val)
 		}
 		out[key] = val
 	})
@@ -198,7 +198,9 @@ func eachVariable(t reflect.Type, prefix string, fn func(key string, index []int
 	walk(t, prefix, nil)
 }
 
-func maskURL(s string) string {
+// MaskURL is a URL with its password, if any, replaced by ***: what a tool
+// may print of a DATABASE_URL it works on.
+func MaskURL(s string) string {
 	scheme, rest, _ := strings.Cut(s, "://")
 	userinfo, host, ok := strings.Cut(rest, "@")
 	if !ok {
