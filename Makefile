@@ -5,16 +5,20 @@ GO ?= go
 DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/recall?sslmode=disable
 export DATABASE_URL
 
-.PHONY: all build run migrate test bench deps eval-extract eval-context chaos chaos-short clean
+.PHONY: all build run migrate test test-deps check-data bench deps eval-extract eval-context chaos chaos-short clean
 
 all: build
 
-## deps: make sure PostgreSQL is up and has pgvector, that the TypeScript client's
-## npm packages are installed, and that the inspector's browser test has Chromium, a
-## Chinese font and playwright-core (installs what is missing). The chaos runs build
-## the nats-server release go.mod pins.
+## deps: what the system needs to run: PostgreSQL up, with pgvector (installed
+## when missing)
 deps:
 	@bash scripts/ensure-pgvector.sh
+
+## test-deps: what the tests need besides: the TypeScript client's npm packages,
+## and Chromium, a Chinese font and playwright-core for the inspector's browser
+## test (installs what is missing). The chaos runs build the nats-server release
+## go.mod pins.
+test-deps: deps
 	@bash scripts/ensure-node-deps.sh
 	@bash scripts/ensure-browser.sh
 
@@ -30,13 +34,20 @@ migrate: deps
 run: migrate
 	$(GO) run ./cmd/recall run
 
-## test: vet and every test, against the real components
-test: deps
+## test: vet and every test, against the real components; then the data check
+test: test-deps
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
+	$(MAKE) --no-print-directory check-data
+
+## check-data: every conversation of ../shared/data (KdConv, LoCoMo, LongMemEval,
+## about 130k turns) through the whole pipeline of a fresh `recall run`; fails on
+## any dead letter or any accepted turn not stored
+check-data: deps
+	$(GO) run ./internal/evalcontext -data ../shared/data -check-data
 
 ## bench: throughput and latency, each next to its raw ceiling measured in the same run
-bench: deps
+bench: test-deps
 	@command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk; }
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./bench/
 

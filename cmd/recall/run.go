@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/recallhq/recall/internal/deps"
 	"github.com/recallhq/recall/pkg/api"
@@ -88,8 +90,12 @@ func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	httpSrv := srv.HTTP(d.Registry)
 	tasks = append(tasks, d.Ops(cfg.Config, log), func(ctx context.Context) error {
 		return httpSrv.Serve(ctx, log, cfg.ShutdownTimeout, func(addr string) {
-			fmt.Fprintf(os.Stdout, "API: http://%s  (try: curl -H 'X-Tenant-ID: demo' 'http://%s/v1/context?user_id=u1&session_id=s1')\n", addr, addr)
-			fmt.Fprintf(os.Stdout, "Inspector: http://%s/ui/  (what Recall remembers about a user, and why; sign in with a tenant and its key)\n", addr)
+			base := localURL(addr)
+			fmt.Fprintf(os.Stdout, "API: %s\n", base)
+			for _, l := range tryLines(base, cfg.API.Keys != "", time.Now()) {
+				fmt.Fprintf(os.Stdout, "  try: %s\n", l)
+			}
+			fmt.Fprintf(os.Stdout, "Inspector: %s/ui/  (what Recall remembers about a user, and why; sign in with a tenant and its key)\n", base)
 		})
 	})
 	return service.RunAll(ctx, tasks...)
@@ -119,4 +125,34 @@ func workerCmd(ctx context.Context, log *slog.Logger, args []string) error {
 		return err
 	}
 	return worker.Run(ctx, log, w.About().Name, []worker.Worker{w}, *once)
+}
+
+// localURL is the API's address as a URL to call from this machine: a server
+// listening on every interface ([::]:8080) is reached on 127.0.0.1.
+func localURL(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://" + addr
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+// tryLines are the commands `recall run` prints to show memory working at
+// once: a turn posted, then the context of a later session asked with a
+// query that recalls it. (With API_KEYS set, each also needs the tenant's
+// key, which is not printed.)
+func tryLines(base string, keyed bool, now time.Time) []string {
+	auth := ""
+	if keyed {
+		auth = `-H "Authorization: Bearer $RECALL_API_KEY" `
+	}
+	turn := fmt.Sprintf(`{"id":"try-1","user_id":"ada","session_id":"chat-1","occurred_at":"%s","role":"user","content":"I just finished Dune by Frank Herbert and loved it"}`,
+		now.UTC().Truncate(time.Second).Format(time.RFC3339))
+	return []string{
+		fmt.Sprintf(`curl -s -H 'X-Tenant-ID: demo' %s-H 'Content-Type: application/json' %s/v1/turns -d '%s'`, auth, base, turn),
+		fmt.Sprintf(`curl -s -H 'X-Tenant-ID: demo' %s'%s/v1/context?user_id=ada&session_id=chat-2&query=which+book+did+I+finish'`, auth, base),
+	}
 }

@@ -56,7 +56,8 @@ func TestRunEndToEnd(t *testing.T) {
 	lines := bufio.NewScanner(stdout)
 	apiURL := ""
 	natsURL := ""
-	for apiURL == "" && lines.Scan() {
+	var tries []string
+	for lines.Scan() {
 		line := lines.Text()
 		if u, ok := strings.CutPrefix(line, "NATS (embedded JetStream): "); ok {
 			natsURL = u
@@ -64,10 +65,27 @@ func TestRunEndToEnd(t *testing.T) {
 		if m := regexp.MustCompile(`^API: (http://\S+)`).FindStringSubmatch(line); m != nil {
 			apiURL = m[1]
 		}
+		if try, ok := strings.CutPrefix(line, "  try: "); ok {
+			tries = append(tries, try)
+		}
+		if strings.HasPrefix(line, "Inspector: ") {
+			break
+		}
 	}
 	go func() { _, _ = io.Copy(io.Discard, stdout) }()
 	require.NotEmpty(t, apiURL, stderr.String())
 	require.True(t, strings.HasPrefix(natsURL, "nats://"), "the embedded NATS URL is printed for external publishers")
+
+	// The try lines it prints work as printed: the turn is accepted, and
+	// the context of a later session recalls it.
+	require.Len(t, tries, 2)
+	out, err = exec.Command("sh", "-c", tries[0]).CombinedOutput()
+	require.NoError(t, err, string(out))
+	require.Contains(t, string(out), `"accepted"`, "the first try line posts a turn")
+	require.Eventually(t, func() bool {
+		out, err := exec.Command("sh", "-c", tries[1]).CombinedOutput()
+		return err == nil && strings.Contains(string(out), "Dune by Frank Herbert")
+	}, 30*time.Second, 100*time.Millisecond, "the second try line's context recalls the turn")
 
 	turn := `{"id":"t-1","user_id":"u1","session_id":"s1","occurred_at":"` + time.Now().UTC().Format(time.RFC3339) + `","role":"user","content":"推荐几本科幻小说"}`
 	req, _ := http.NewRequest(http.MethodPost, apiURL+"/v1/turns", strings.NewReader(turn))

@@ -40,15 +40,15 @@ func alerts(t testing.TB) []rulefmt.Rule {
 	return out
 }
 
-var runbookRef = regexp.MustCompile(`^README\.md#operations: (.+)$`)
+var runbookRef = regexp.MustCompile(`^docs/operations\.md: (.+)$`)
 
 func TestAlertRulesParse(t *testing.T) {
 	t.Parallel()
 	groups := loadRules(t)
 	require.NotEmpty(t, groups.Groups)
-	readme, err := os.ReadFile(filepath.Join(RepoRoot(), "README.md"))
+	doc, err := os.ReadFile(filepath.Join(RepoRoot(), "docs", "operations.md"))
 	require.NoError(t, err)
-	ops := operationsSection(t, string(readme))
+	ops := string(doc)
 
 	seen := map[string]bool{}
 	for _, g := range groups.Groups {
@@ -64,21 +64,10 @@ func TestAlertRulesParse(t *testing.T) {
 			require.NotEmpty(t, r.Annotations["summary"], "%s: summary", name)
 			require.Contains(t, r.Annotations["description"], "Threshold:", "%s: the description gives the threshold's reason", name)
 			m := runbookRef.FindStringSubmatch(r.Annotations["runbook"])
-			require.NotNil(t, m, "%s: runbook %q points at README.md#operations: <paragraph>", name, r.Annotations["runbook"])
-			require.Contains(t, ops, "**"+m[1]+".**", "%s: the README's Operations section has a paragraph %q", name, m[1])
+			require.NotNil(t, m, "%s: runbook %q points at docs/operations.md: <paragraph>", name, r.Annotations["runbook"])
+			require.Contains(t, ops, "**"+m[1]+".**", "%s: docs/operations.md has a paragraph %q", name, m[1])
 		}
 	}
-}
-
-// operationsSection is the README's "## Operations" section.
-func operationsSection(t testing.TB, readme string) string {
-	t.Helper()
-	_, after, ok := strings.Cut(readme, "\n## Operations\n")
-	require.True(t, ok, "README has an Operations section")
-	if i := strings.Index(after, "\n## "); i >= 0 {
-		after = after[:i]
-	}
-	return after
 }
 
 // The rules watch what the operator kit promises to watch.

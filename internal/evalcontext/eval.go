@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/recallhq/recall/internal/recallrun"
 )
 
 const defaultDataRelToRoot = "../shared/data"
@@ -49,8 +51,8 @@ type options struct {
 
 	// An already running Recall; empty starts one.
 	APIURL, NATSURL, APIKey string
-	System                  systemOptions
-	Settle                  settleOptions
+	System                  recallrun.Options
+	Settle                  recallrun.SettleOptions
 }
 
 // rowResult is one row of the table.
@@ -124,7 +126,7 @@ func run(ctx context.Context, o options, log *slog.Logger) (*report, error) {
 	apiURL, natsURL := o.APIURL, o.NATSURL
 	if apiURL == "" {
 		t := time.Now()
-		sys, stop, err := startSystem(ctx, o.System, log)
+		sys, stop, err := recallrun.Start(ctx, o.System, log)
 		if err != nil {
 			return nil, err
 		}
@@ -133,13 +135,27 @@ func run(ctx context.Context, o options, log *slog.Logger) (*report, error) {
 		rep.Database = sys.DBName
 		rep.Seconds["start"] = time.Since(t).Seconds()
 	}
-	c := newClient(apiURL, o.Tenant, o.APIKey)
+	c := recallrun.NewClient(apiURL, o.Tenant, o.APIKey)
 
 	t := time.Now()
+	want := map[string]int64{}
+	var total int64
 	for _, cv := range convs {
 		log.Info("posting turns", "user", cv.SampleID, "turns", len(cv.Turns), "sessions", len(cv.Sessions))
-		if err := c.postTurns(ctx, cv.SampleID, cv.Turns); err != nil {
+		turns := make([]recallrun.Turn, len(cv.Turns))
+		for i, tn := range cv.Turns {
+			turns[i] = recallrun.Turn{ID: tn.ID, SessionID: tn.SessionID, Role: tn.Role, Content: tn.Content, OccurredAt: tn.OccurredAt}
+		}
+		refused, err := c.PostTurns(ctx, cv.SampleID, turns)
+		if err != nil {
 			return nil, err
+		}
+		if len(refused) > 0 {
+			return nil, fmt.Errorf("the API refused turn %s of %s: %s", refused[0].Turn.ID, cv.SampleID, strings.Join(refused[0].Reasons, "; "))
+		}
+		for _, s := range cv.Sessions {
+			want[s.ID] = int64(s.Turns)
+			total += int64(s.Turns)
 		}
 	}
 	rep.Seconds["post"] = time.Since(t).Seconds()
@@ -147,7 +163,7 @@ func run(ctx context.Context, o options, log *slog.Logger) (*report, error) {
 	t = time.Now()
 	so := o.Settle
 	so.NATSURL = natsURL
-	settled, err := waitForPipeline(ctx, c, convs, so, log)
+	settled, err := recallrun.Settle(ctx, recallrun.SessionCounter(c, want), total, so, log)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +175,7 @@ func run(ctx context.Context, o options, log *slog.Logger) (*report, error) {
 		return nil, err
 	}
 	rep.ContextMethod = "POST"
-	if c.getOnly.Load() {
+	if c.GetOnly() {
 		rep.ContextMethod = "GET"
 	}
 	rep.Seconds["questions"] = time.Since(t).Seconds()
@@ -172,7 +188,7 @@ type prompts [4]string
 
 // score asks Recall for the context of every question, builds the baselines
 // on the same turns, and fills rep.Rows.
-func score(ctx context.Context, c *client, convs []conversation, o options, rep *report, log *slog.Logger) error {
+func score(ctx context.Context, c *recallrun.Client, convs []conversation, o options, rep *report, log *slog.Logger) error {
 	rows := make([]*rowResult, len(rowNames))
 	for i, n := range rowNames {
 		rows[i] = &rowResult{Name: n, catSum: map[int]float64{}, catN: map[int]int{}}
@@ -219,7 +235,7 @@ func score(ctx context.Context, c *client, convs []conversation, o options, rep 
 
 // askAll gets Recall's prompt for every question of a conversation, each in a
 // session of its own that was never used, so the context holds no window.
-func askAll(ctx context.Context, c *client, cv conversation, o options) ([]string, error) {
+func askAll(ctx context.Context, c *recallrun.Client, cv conversation, o options) ([]string, error) {
 	out := make([]string, len(cv.Questions))
 	errs := make([]error, len(cv.Questions))
 	work := make(chan int)
@@ -228,7 +244,7 @@ func askAll(ctx context.Context, c *client, cv conversation, o options) ([]strin
 		wg.Go(func() {
 			for i := range work {
 				q := cv.Questions[i]
-				out[i], errs[i] = c.contextPrompt(ctx, contextRequest{
+				out[i], errs[i] = c.ContextPrompt(ctx, recallrun.ContextRequest{
 					UserID: cv.SampleID, SessionID: fmt.Sprintf("%s-q%d", cv.SampleID, q.Index), Query: q.Text, Budget: o.Budget,
 				})
 			}

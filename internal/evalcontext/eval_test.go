@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
+	"github.com/recallhq/recall/internal/recallrun"
 	"github.com/recallhq/recall/internal/testenv"
 )
 
@@ -31,8 +32,8 @@ func TestEndToEnd(t *testing.T) {
 	require.NoError(t, err)
 	o := options{
 		DataDir: dir, Budget: 8000, Tenant: "eval", LimitConversations: 1, LimitQuestions: 6, Concurrency: 2,
-		System: systemOptions{AdminURL: testenv.AdminURL(), Root: root, StopTimeout: 30 * time.Second},
-		Settle: settleOptions{Quiet: 3 * time.Second, Timeout: 2 * time.Minute, Poll: 200 * time.Millisecond},
+		System: recallrun.Options{AdminURL: testenv.AdminURL(), Root: root, StopTimeout: 30 * time.Second},
+		Settle: recallrun.SettleOptions{Quiet: 3 * time.Second, Timeout: 2 * time.Minute, Poll: 200 * time.Millisecond},
 	}
 	log := slog.New(slog.NewTextHandler(t.Output(), nil))
 	rep, err := run(ctx, o, log)

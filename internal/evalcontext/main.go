@@ -18,6 +18,11 @@
 // and `recall run` as a child process with embedded JetStream on free
 // ports, stopped by SIGTERM when the run ends, fails or is interrupted.
 //
+// With -check-data it runs every conversation of ../shared/data (KdConv,
+// LoCoMo, LongMemEval) through the pipeline instead, and fails when a worker
+// dead-letters a turn or a turn the API accepted is not stored (`make
+// check-data`).
+//
 // The table goes to stdout, progress to stderr. It exits with status 2 when
 // the run fails.
 package main
@@ -34,6 +39,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/recallhq/recall/internal/recallrun"
 )
 
 func main() {
@@ -48,7 +55,7 @@ func main() {
 	flag.StringVar(&o.NATSURL, "nats", "", "with -api: its NATS server, to wait for every worker's consumer (without it only message counts are awaited)")
 	flag.StringVar(&o.APIKey, "api-key", os.Getenv("RECALL_API_KEY"), "with -api: bearer key of the tenant, when the server has API_KEYS")
 	flag.StringVar(&o.System.RecallBin, "recall-bin", "", "prebuilt recall binary (default: go build ./cmd/recall into a temp dir)")
-	flag.StringVar(&o.System.AdminURL, "admin-url", defaultAdminURL, "PostgreSQL server the evaluation database is created on")
+	flag.StringVar(&o.System.AdminURL, "admin-url", recallrun.DefaultAdminURL, "PostgreSQL server the evaluation database is created on")
 	flag.BoolVar(&o.System.Keep, "keep", false, "keep the evaluation database afterwards")
 	flag.DurationVar(&o.System.StopTimeout, "stop-timeout", 30*time.Second, "how long recall run may take to drain after SIGTERM before it is killed")
 	flag.DurationVar(&o.Settle.Timeout, "wait-timeout", 10*time.Minute, "how long the pipeline may take to catch up")
@@ -63,11 +70,12 @@ func main() {
 	asJSON := flag.Bool("json", false, "print the report as JSON instead of the table")
 	questionsOut := flag.String("questions", "", "also write every question's scores, row by row, with Recall's prompt, to this file as JSON lines")
 	verbose := flag.Bool("v", false, "also copy recall run's log to stderr")
+	check := flag.Bool("check-data", false, "instead of the evaluation, run every conversation of KdConv, LoCoMo and LongMemEval through the pipeline and fail on any dead letter or lost turn (-limit-conversations cuts each set)")
 	flag.Parse()
 
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	if err := withQuestionsFile(*questionsOut, &o, func() error {
-		return realMain(o, *data, *asJSON, *verbose, log)
+		return realMain(o, *data, *asJSON, *verbose, *check, log)
 	}); err != nil {
 		fmt.Fprintln(os.Stderr, "evalcontext:", err)
 		os.Exit(2)
@@ -95,7 +103,7 @@ func withQuestionsFile(path string, o *options, f func() error) (err error) {
 // realMain runs the evaluation until it ends or a signal arrives; returning
 // (never exiting) is what lets the deferred clean-up stop the child and drop
 // the database on every path.
-func realMain(o options, data string, asJSON, verbose bool, log *slog.Logger) error {
+func realMain(o options, data string, asJSON, verbose, check bool, log *slog.Logger) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -110,6 +118,17 @@ func realMain(o options, data string, asJSON, verbose bool, log *slog.Logger) er
 	o.Settle.Poll = 250 * time.Millisecond
 	if verbose {
 		o.System.ChildLog = os.Stderr
+	}
+	if check {
+		rep, err := checkData(ctx, o, log)
+		if err != nil {
+			return err
+		}
+		rep.print(os.Stdout)
+		if !rep.ok() {
+			return errors.New("data check failed")
+		}
+		return nil
 	}
 	rep, err := run(ctx, o, log)
 	if err != nil {

@@ -1,4 +1,8 @@
-package main
+// Package recallrun starts a whole Recall for the evaluations and the data
+// check (its own PostgreSQL database and `recall run` as a child process with
+// embedded JetStream), posts turns to it over HTTP, waits for its pipeline to
+// settle and asks it for contexts.
+package recallrun
 
 import (
 	"context"
@@ -22,12 +26,12 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// defaultAdminURL is the local PostgreSQL the evaluation database is created on.
-const defaultAdminURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+// DefaultAdminURL is the local PostgreSQL the evaluation database is created on.
+const DefaultAdminURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
 
-// system is a Recall started by the evaluation: its own database and a
+// System is a Recall started by an evaluation or check: its own database and a
 // `recall run` child process with embedded JetStream.
-type system struct {
+type System struct {
 	APIURL  string
 	NATSURL string
 	DBName  string
@@ -41,8 +45,8 @@ type system struct {
 	log      *slog.Logger
 }
 
-// systemOptions say how to start the system.
-type systemOptions struct {
+// Options say how to start the system.
+type Options struct {
 	AdminURL    string        // PostgreSQL server to create the database on
 	RecallBin   string        // prebuilt binary; empty builds ./cmd/recall
 	Root        string        // repository root, for the build
@@ -52,13 +56,13 @@ type systemOptions struct {
 	ChildLog    io.Writer     // where the child's stderr goes besides the tail; nil for none
 }
 
-// startSystem creates and migrates a fresh database and starts `recall run`
+// Start creates and migrates a fresh database and starts `recall run`
 // on free ports, waiting for /readyz. The returned stop function stops the
 // child and drops the database (unless Keep); it is safe to call more than
 // once and must be called whatever happens, so the caller defers it at once.
-// On error startSystem has already cleaned up what it started.
-func startSystem(ctx context.Context, o systemOptions, log *slog.Logger) (*system, func(), error) {
-	s := &system{adminURL: o.AdminURL, log: log}
+// On error Start has already cleaned up what it started.
+func Start(ctx context.Context, o Options, log *slog.Logger) (*System, func(), error) {
+	s := &System{adminURL: o.AdminURL, log: log}
 	var cleanups []func()
 	var once sync.Once
 	stop := func() {
@@ -68,12 +72,12 @@ func startSystem(ctx context.Context, o systemOptions, log *slog.Logger) (*syste
 			}
 		})
 	}
-	fail := func(err error) (*system, func(), error) {
+	fail := func(err error) (*System, func(), error) {
 		stop()
 		return nil, func() {}, err
 	}
 
-	tmp, err := os.MkdirTemp("", "recall-evalcontext-")
+	tmp, err := os.MkdirTemp("", "recall-run-")
 	if err != nil {
 		return fail(fmt.Errorf("temp dir: %w", err))
 	}
@@ -168,7 +172,7 @@ func startSystem(ctx context.Context, o systemOptions, log *slog.Logger) (*syste
 }
 
 // waitReady polls the API's /readyz until it answers 200.
-func (s *system) waitReady(ctx context.Context, timeout time.Duration) error {
+func (s *System) waitReady(ctx context.Context, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	client := &http.Client{Timeout: 2 * time.Second}
 	for {
@@ -195,7 +199,7 @@ func (s *system) waitReady(ctx context.Context, timeout time.Duration) error {
 
 // stopChild sends SIGTERM to the child by its pid and waits for it to drain
 // and exit, killing it when it takes longer than timeout.
-func (s *system) stopChild(timeout time.Duration) {
+func (s *System) stopChild(timeout time.Duration) {
 	select {
 	case <-s.done:
 		return

@@ -1,4 +1,4 @@
-package main
+package recallrun
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -18,7 +19,7 @@ import (
 const maxBatch = 500
 
 // client speaks Recall's HTTP API for one tenant.
-type client struct {
+type Client struct {
 	base   string
 	tenant string
 	apiKey string
@@ -28,8 +29,8 @@ type client struct {
 	getOnly atomic.Bool
 }
 
-func newClient(base, tenant, apiKey string) *client {
-	return &client{base: base, tenant: tenant, apiKey: apiKey, http: &http.Client{Timeout: 60 * time.Second}}
+func NewClient(base, tenant, apiKey string) *Client {
+	return &Client{base: base, tenant: tenant, apiKey: apiKey, http: &http.Client{Timeout: 60 * time.Second}}
 }
 
 // errStatus is an answer with an unexpected status.
@@ -40,11 +41,15 @@ type errStatus struct {
 }
 
 func (e *errStatus) Error() string {
-	return fmt.Sprintf("%s %s: %d %s", e.Method, e.Path, e.Status, e.Body)
+	body := e.Body
+	if len(body) > 500 {
+		body = body[:500] + "…"
+	}
+	return fmt.Sprintf("%s %s: %d %s", e.Method, e.Path, e.Status, body)
 }
 
 // do sends body (JSON, when not nil) and decodes a 2xx answer into out.
-func (c *client) do(ctx context.Context, method, path string, body, out any) error {
+func (c *Client) do(ctx context.Context, method, path string, body, out any) error {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -74,9 +79,6 @@ func (c *client) do(ctx context.Context, method, path string, body, out any) err
 		return fmt.Errorf("%s %s: read body: %w", method, path, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		if len(raw) > 500 {
-			raw = raw[:500]
-		}
 		return &errStatus{Method: method, Path: path, Status: resp.StatusCode, Body: string(raw)}
 	}
 	if out != nil {
@@ -85,6 +87,15 @@ func (c *client) do(ctx context.Context, method, path string, body, out any) err
 		}
 	}
 	return nil
+}
+
+// Turn is one turn to post: a user's message or the assistant's answer.
+type Turn struct {
+	ID         string
+	SessionID  string
+	Role       string
+	Content    string
+	OccurredAt time.Time
 }
 
 // turnBody is a turn as POST /v1/turns takes it; the tenant comes from the header.
@@ -97,30 +108,90 @@ type turnBody struct {
 	Content    string    `json:"content"`
 }
 
-// postTurns posts a user's turns in batches of at most maxBatch. A batch the
+// Refusal is a turn the API refused (400), with its reasons.
+type Refusal struct {
+	Turn    Turn
+	Reasons []string
+}
+
+// refusedIndex reads the turn index of a field error of a batch ("[3].content").
+var refusedIndex = regexp.MustCompile(`^\[(\d+)\]\.`)
+
+// PostTurns posts a user's turns in batches of at most maxBatch. A batch the
 // server could not store completely (503, network error) is sent again:
-// event ids make a resend harmless.
-func (c *client) postTurns(ctx context.Context, userID string, turns []turn) error {
+// event ids make a resend harmless. The API refuses a batch whole when a
+// turn in it is invalid, naming the turn; that turn is set aside as a
+// Refusal and the rest of the batch is sent again.
+func (c *Client) PostTurns(ctx context.Context, userID string, turns []Turn) ([]Refusal, error) {
+	var refused []Refusal
 	for start := 0; start < len(turns); start += maxBatch {
 		batch := turns[start:min(start+maxBatch, len(turns))]
-		body := make([]turnBody, len(batch))
-		for i, t := range batch {
-			body[i] = turnBody{ID: t.ID, UserID: userID, SessionID: t.SessionID, OccurredAt: t.OccurredAt, Role: t.Role, Content: t.Content}
-		}
-		var err error
-		for attempt := range 5 {
-			if err = c.do(ctx, http.MethodPost, "/v1/turns", body, nil); err == nil || !retryable(err) {
+		for len(batch) > 0 {
+			body := make([]turnBody, len(batch))
+			for i, t := range batch {
+				body[i] = turnBody{ID: t.ID, UserID: userID, SessionID: t.SessionID, OccurredAt: t.OccurredAt, Role: t.Role, Content: t.Content}
+			}
+			var err error
+			for attempt := range 5 {
+				if err = c.do(ctx, http.MethodPost, "/v1/turns", body, nil); err == nil || !retryable(err) {
+					break
+				}
+				if !sleep(ctx, time.Duration(attempt+1)*time.Second) {
+					return refused, ctx.Err()
+				}
+			}
+			if err == nil {
 				break
 			}
-			if !sleep(ctx, time.Duration(attempt+1)*time.Second) {
-				return ctx.Err()
+			bad := refusedTurns(err, len(batch))
+			if len(bad) == 0 {
+				return refused, fmt.Errorf("post turns of %s: %w", userID, err)
 			}
-		}
-		if err != nil {
-			return fmt.Errorf("post turns of %s: %w", userID, err)
+			kept := batch[:0:0]
+			for i, t := range batch {
+				if reasons, ok := bad[i]; ok {
+					refused = append(refused, Refusal{Turn: t, Reasons: reasons})
+				} else {
+					kept = append(kept, t)
+				}
+			}
+			batch = kept
 		}
 	}
-	return nil
+	return refused, nil
+}
+
+// refusedTurns reads which turns of a refused batch of n were invalid, and
+// why, from a 400's field errors; nil when err is no such answer.
+func refusedTurns(err error, n int) map[int][]string {
+	var se *errStatus
+	if !errors.As(err, &se) || se.Status != http.StatusBadRequest {
+		return nil
+	}
+	var body struct {
+		Error struct {
+			Fields []struct {
+				Field   string `json:"field"`
+				Message string `json:"message"`
+			} `json:"fields"`
+		} `json:"error"`
+	}
+	if json.Unmarshal([]byte(se.Body), &body) != nil {
+		return nil
+	}
+	out := map[int][]string{}
+	for _, f := range body.Error.Fields {
+		m := refusedIndex.FindStringSubmatch(f.Field)
+		if m == nil {
+			return nil // a problem of the whole request: nothing to set aside
+		}
+		i, _ := strconv.Atoi(m[1])
+		if i >= n {
+			return nil
+		}
+		out[i] = append(out[i], f.Field[len(m[0]):]+": "+f.Message)
+	}
+	return out
 }
 
 // retryable is an error a resend may cure: the server was busy or away.
@@ -132,9 +203,9 @@ func retryable(err error) bool {
 	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
 
-// sessionCount is how many messages Recall holds for a session (0 when it
+// SessionCount is how many messages Recall holds for a session (0 when it
 // does not know the session yet).
-func (c *client) sessionCount(ctx context.Context, sessionID string) (int64, error) {
+func (c *Client) SessionCount(ctx context.Context, sessionID string) (int64, error) {
 	var out struct {
 		MessageCount int64 `json:"message_count"`
 	}
@@ -146,18 +217,18 @@ func (c *client) sessionCount(ctx context.Context, sessionID string) (int64, err
 	return out.MessageCount, err
 }
 
-// contextRequest is the body of POST /v1/context (and GET's parameters).
-type contextRequest struct {
+// ContextRequest is the body of POST /v1/context (and GET's parameters).
+type ContextRequest struct {
 	UserID    string `json:"user_id"`
 	SessionID string `json:"session_id"`
 	Query     string `json:"query"`
 	Budget    int    `json:"budget"`
 }
 
-// contextPrompt asks for the context of the current message q.Query and
+// ContextPrompt asks for the context of the current message q.Query and
 // returns its rendered prompt. POST carries a long message without URL
 // limits; a server without POST /v1/context gets GET with the parameters.
-func (c *client) contextPrompt(ctx context.Context, q contextRequest) (string, error) {
+func (c *Client) ContextPrompt(ctx context.Context, q ContextRequest) (string, error) {
 	var out struct {
 		Prompt *string `json:"prompt"`
 	}
@@ -202,3 +273,7 @@ func sleep(ctx context.Context, d time.Duration) bool {
 		return false
 	}
 }
+
+// GetOnly reports whether contexts have been asked with GET, the server
+// having no POST /v1/context.
+func (c *Client) GetOnly() bool { return c.getOnly.Load() }

@@ -1,4 +1,4 @@
-package main
+package recallrun
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 // answers 404 or 405, decided once.
 func TestContextPromptPostOrGet(t *testing.T) {
 	t.Parallel()
-	req := contextRequest{UserID: "conv-1", SessionID: "conv-1-q3", Query: "When did Caroline go?", Budget: 8000}
+	req := ContextRequest{UserID: "conv-1", SessionID: "conv-1-q3", Query: "When did Caroline go?", Budget: 8000}
 	for _, postStatus := range []int{0, http.StatusNotFound, http.StatusMethodNotAllowed} {
 		var posts, gets atomic.Int32
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -24,7 +24,7 @@ func TestContextPromptPostOrGet(t *testing.T) {
 			if r.Header.Get("X-Tenant-ID") != "eval" || r.URL.Path != "/v1/context" {
 				t.Errorf("unexpected request %s %s tenant %q", r.Method, r.URL.Path, r.Header.Get("X-Tenant-ID"))
 			}
-			var got contextRequest
+			var got ContextRequest
 			switch r.Method {
 			case http.MethodPost:
 				posts.Add(1)
@@ -38,7 +38,7 @@ func TestContextPromptPostOrGet(t *testing.T) {
 			case http.MethodGet:
 				gets.Add(1)
 				q := r.URL.Query()
-				got = contextRequest{UserID: q.Get("user_id"), SessionID: q.Get("session_id"), Query: q.Get("query")}
+				got = ContextRequest{UserID: q.Get("user_id"), SessionID: q.Get("session_id"), Query: q.Get("query")}
 				if q.Get("budget") == "8000" {
 					got.Budget = 8000
 				}
@@ -48,9 +48,9 @@ func TestContextPromptPostOrGet(t *testing.T) {
 			}
 			_ = json.NewEncoder(w).Encode(map[string]any{"prompt": r.Method + " prompt"})
 		}))
-		c := newClient(srv.URL, "eval", "")
+		c := NewClient(srv.URL, "eval", "")
 		for range 2 {
-			p, err := c.contextPrompt(context.Background(), req)
+			p, err := c.ContextPrompt(context.Background(), req)
 			require.NoError(t, err)
 			if postStatus == 0 {
 				require.Equal(t, "POST prompt", p)

@@ -1,4 +1,4 @@
-package main
+package recallrun
 
 import (
 	"context"
@@ -12,33 +12,60 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// settleOptions bound the wait for the pipeline.
-type settleOptions struct {
+// SettleOptions bound the wait for the pipeline.
+type SettleOptions struct {
 	NATSURL string        // empty: only the sessions' message counts are checked
 	Quiet   time.Duration // how long everything must stay caught up
 	Timeout time.Duration
 	Poll    time.Duration
 }
 
-// settleResult is what the wait found.
-type settleResult struct {
+// Settled is what the wait found.
+type Settled struct {
 	Stored    int64         // messages the sessions hold
 	Consumers []string      // durable consumers waited for
 	Took      time.Duration // until the pipeline was seen caught up for good
 }
 
-// waitForPipeline waits until every session holds all its turns and every
-// durable consumer of every stream has nothing pending or unacknowledged,
+// Counter says how many of the posted turns are stored so far.
+type Counter func(ctx context.Context) (int64, error)
+
+// SessionCounter counts the stored turns of the given sessions (id to the
+// number of turns posted) through the API, asking only about the sessions
+// not complete yet.
+func SessionCounter(c *Client, want map[string]int64) Counter {
+	have := map[string]int64{}
+	return func(ctx context.Context) (int64, error) {
+		var stored int64
+		for id, n := range want {
+			if have[id] < n {
+				got, err := c.SessionCount(ctx, id)
+				if err != nil {
+					return 0, fmt.Errorf("session %s: %w", id, err)
+				}
+				if got > n {
+					return 0, fmt.Errorf("session %s holds %d messages, %d were posted", id, got, n)
+				}
+				have[id] = got
+			}
+			stored += have[id]
+		}
+		return stored, nil
+	}
+}
+
+// Settle waits until total turns are stored (count) and every durable
+// consumer of every stream has nothing pending or unacknowledged,
 // and both have stayed so for Quiet: a worker that finishes publishes work
 // for the next one (ingest asks for summaries, the extractor for profile
 // refreshes, the idle sweep for final summaries), so one idle moment is not
 // the end.
-func waitForPipeline(ctx context.Context, c *client, convs []conversation, o settleOptions, log *slog.Logger) (settleResult, error) {
+func Settle(ctx context.Context, count Counter, total int64, o SettleOptions, log *slog.Logger) (Settled, error) {
 	start := time.Now()
-	var res settleResult
+	var res Settled
 	var js jetstream.JetStream
 	if o.NATSURL != "" {
-		nc, err := nats.Connect(o.NATSURL, nats.Name("recall-evalcontext"))
+		nc, err := nats.Connect(o.NATSURL, nats.Name("recall-settle"))
 		if err != nil {
 			return res, fmt.Errorf("connect to NATS %s: %w", o.NATSURL, err)
 		}
@@ -50,32 +77,15 @@ func waitForPipeline(ctx context.Context, c *client, convs []conversation, o set
 		log.Warn("no NATS URL: waiting for the sessions' message counts only, not for the workers")
 	}
 
-	want := map[string]int64{}
-	var total int64
-	for _, cv := range convs {
-		for _, s := range cv.Sessions {
-			want[s.ID] = int64(s.Turns)
-			total += int64(s.Turns)
-		}
-	}
-	have := map[string]int64{}
 	var quietSince time.Time
 	lastReport := time.Time{}
 	for {
-		// Sessions: poll only those not complete yet.
-		var stored int64
-		for id, n := range want {
-			if have[id] < n {
-				got, err := c.sessionCount(ctx, id)
-				if err != nil {
-					return res, fmt.Errorf("session %s: %w", id, err)
-				}
-				if got > n {
-					return res, fmt.Errorf("session %s holds %d messages, %d were posted", id, got, n)
-				}
-				have[id] = got
-			}
-			stored += have[id]
+		stored, err := count(ctx)
+		if err != nil {
+			return res, err
+		}
+		if stored > total {
+			return res, fmt.Errorf("%d messages stored, %d were posted", stored, total)
 		}
 		res.Stored = stored
 		caughtUp := stored == total

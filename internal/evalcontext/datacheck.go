@@ -1,0 +1,242 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/recallhq/recall/internal/recallrun"
+	"github.com/recallhq/recall/pkg/queue"
+)
+
+// The data check (-check-data, `make check-data`): every conversation of
+// ../shared/data (KdConv, LoCoMo, LongMemEval: about 130k turns) through the
+// whole pipeline of a fresh `recall run`, expecting every turn the API
+// accepted to be stored and no worker to dead-letter any. Text nobody on the
+// project wrote is where a worker meets what its rules did not foresee; a
+// turn the API accepted and a worker then lost is a bug of the worker.
+
+// dataSetCount is what one data set brought to the check.
+type dataSetCount struct {
+	Name                   string
+	Users, Sessions, Turns int
+	Refused                int
+}
+
+// dataCheck is the check's result.
+type dataCheck struct {
+	Sets []dataSetCount
+	// Posted turns, Refused by the API (400, naming the field), Stored by
+	// ingest.
+	Posted, Refused, Stored int64
+	// Refusals counts the API's reasons (the first of each refused turn).
+	Refusals    map[string]int
+	DeadLetters []queue.DeadLetterEntry
+	Consumers   []string
+	Seconds     map[string]float64
+}
+
+// dataSets loads the three data sets, each cut to limit conversations when
+// limit > 0.
+func dataSets(dataDir string, limit int) (map[string][]conversation, []string, error) {
+	names := []string{"kdconv", "locomo", "longmemeval"}
+	loaders := []func(string) ([]conversation, error){loadKdConv, loadLoCoMo, loadLongMemEval}
+	out := map[string][]conversation{}
+	for i, name := range names {
+		convs, err := loaders[i](dataDir)
+		if err != nil {
+			return nil, nil, err
+		}
+		if limit > 0 && limit < len(convs) {
+			convs = convs[:limit]
+		}
+		out[name] = convs
+	}
+	return out, names, nil
+}
+
+// checkData runs the check: start the system, post every set's turns with
+// o.Concurrency users in flight, wait for every worker, then read the
+// dead-letter stream.
+func checkData(ctx context.Context, o options, log *slog.Logger) (*dataCheck, error) {
+	began := time.Now()
+	sets, names, err := dataSets(o.DataDir, o.LimitConversations)
+	if err != nil {
+		return nil, err
+	}
+	rep := &dataCheck{Refusals: map[string]int{}, Seconds: map[string]float64{}}
+	rep.Seconds["load"] = time.Since(began).Seconds()
+
+	t := time.Now()
+	sys, stop, err := recallrun.Start(ctx, o.System, log)
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	rep.Seconds["start"] = time.Since(t).Seconds()
+
+	t = time.Now()
+	c := recallrun.NewClient(sys.APIURL, o.Tenant, "")
+	var (
+		mu       sync.Mutex
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	type job struct {
+		set  *dataSetCount
+		conv conversation
+	}
+	jobs := make(chan job)
+	for range max(o.Concurrency, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				turns := make([]recallrun.Turn, len(j.conv.Turns))
+				for i, tn := range j.conv.Turns {
+					turns[i] = recallrun.Turn{ID: tn.ID, SessionID: tn.SessionID, Role: tn.Role, Content: tn.Content, OccurredAt: tn.OccurredAt}
+				}
+				refused, err := c.PostTurns(ctx, j.conv.SampleID, turns)
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				j.set.Refused += len(refused)
+				for _, r := range refused {
+					rep.Refusals[reasonKind(r.Reasons[0])]++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	rep.Sets = make([]dataSetCount, len(names))
+	for i, name := range names {
+		set := &rep.Sets[i]
+		set.Name = name
+		for _, cv := range sets[name] {
+			set.Users++
+			set.Sessions += len(cv.Sessions)
+			set.Turns += len(cv.Turns)
+			select {
+			case jobs <- job{set: set, conv: cv}:
+			case <-ctx.Done():
+			}
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	for _, s := range rep.Sets {
+		rep.Posted += int64(s.Turns)
+		rep.Refused += int64(s.Refused)
+	}
+	rep.Seconds["post"] = time.Since(t).Seconds()
+	log.Info("posted", "turns", rep.Posted, "refused", rep.Refused, "seconds", rep.Seconds["post"])
+
+	t = time.Now()
+	nc, err := nats.Connect(sys.NATSURL, nats.Name("recall-datacheck"))
+	if err != nil {
+		return nil, fmt.Errorf("connect to NATS %s: %w", sys.NATSURL, err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, err
+	}
+	db, err := pgx.Connect(ctx, sys.DBURL)
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", sys.DBName, err)
+	}
+	defer db.Close(context.WithoutCancel(ctx))
+	// A turn ingest dead-lettered is never stored: it counts as settled, so
+	// that the wait ends and the check reports it.
+	counter := func(ctx context.Context) (int64, error) {
+		var stored int64
+		if err := db.QueryRow(ctx, `SELECT count(*) FROM messages WHERE tenant_id = $1`, o.Tenant).Scan(&stored); err != nil {
+			return 0, fmt.Errorf("count messages: %w", err)
+		}
+		rep.Stored = stored
+		lost := 0
+		err := queue.ListDeadLetters(ctx, js, "ingest", func(queue.DeadLetterEntry) error { lost++; return nil })
+		return stored + int64(lost), err
+	}
+	so := o.Settle
+	so.NATSURL = sys.NATSURL
+	settled, err := recallrun.Settle(ctx, counter, rep.Posted-rep.Refused, so, log)
+	if err != nil {
+		return nil, err
+	}
+	rep.Consumers = settled.Consumers
+	rep.Seconds["drain"] = time.Since(t).Seconds()
+	err = queue.ListDeadLetters(ctx, js, "", func(e queue.DeadLetterEntry) error {
+		e.Data = nil
+		rep.DeadLetters = append(rep.DeadLetters, e)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	rep.Seconds["total"] = time.Since(began).Seconds()
+	return rep, nil
+}
+
+// reasonKind is a refusal's reason without its numbers, so that reasons of
+// one kind are counted together ("content: 70312 bytes, limit is 65536").
+func reasonKind(reason string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return 'N'
+		}
+		return r
+	}, reason)
+}
+
+// ok reports whether the check passed: nothing dead-lettered, every accepted
+// turn stored.
+func (r *dataCheck) ok() bool {
+	return len(r.DeadLetters) == 0 && r.Stored == r.Posted-r.Refused
+}
+
+// print writes the check's report; its last line is the verdict.
+func (r *dataCheck) print(w io.Writer) {
+	fmt.Fprintln(w, "data check: every conversation of ../shared/data through `recall run`")
+	for _, s := range r.Sets {
+		fmt.Fprintf(w, "  %-12s %6d users %7d sessions %8d turns  (%d refused by the API)\n", s.Name, s.Users, s.Sessions, s.Turns, s.Refused)
+	}
+	kinds := make([]string, 0, len(r.Refusals))
+	for k := range r.Refusals {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		fmt.Fprintf(w, "  refused %d: %s\n", r.Refusals[k], k)
+	}
+	for i, e := range r.DeadLetters {
+		if i == 20 {
+			fmt.Fprintf(w, "  ... and %d more dead letters\n", len(r.DeadLetters)-i)
+			break
+		}
+		fmt.Fprintf(w, "  dead letter %d: %s %s (%s): %s\n", e.Seq, e.Consumer, e.EventID, e.Subject, e.Reason)
+	}
+	fmt.Fprintf(w, "  timings: load %.1fs, start %.1fs, post %.1fs, drain %.1fs (%s), total %.1fs\n",
+		r.Seconds["load"], r.Seconds["start"], r.Seconds["post"], r.Seconds["drain"], strings.Join(r.Consumers, ", "), r.Seconds["total"])
+	verdict := "PASS"
+	if !r.ok() {
+		verdict = "FAIL"
+	}
+	fmt.Fprintf(w, "%s: %d turns posted, %d refused by the API, %d stored, %d dead letters\n", verdict, r.Posted, r.Refused, r.Stored, len(r.DeadLetters))
+}
