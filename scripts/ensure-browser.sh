@@ -12,13 +12,16 @@ if [ ! -x /usr/bin/chromium ]; then
 fi
 echo "chromium: $(/usr/bin/chromium --version 2>/dev/null || echo missing)"
 
-# Chinese text in the pages (and their screenshots) needs a CJK font; Debian's
-# Chromium brings none.
-if ! fc-list :lang=zh 2>/dev/null | grep -q .; then
-  echo "fonts: installing a Chinese font (fonts-wqy-zenhei)"
+# Chinese text in the pages (and their screenshots) needs a CJK font, and a
+# bold Chinese title a face with a real bold weight: Debian's Chromium brings
+# none, and WenQuanYi Zen Hei has no bold (Chromium then draws bold text
+# regular). Noto Sans CJK has Regular and Bold.
+if ! fc-list ':lang=zh:weight=200' family 2>/dev/null | grep -q 'Noto Sans CJK'; then
+  echo "fonts: installing Chinese fonts with a bold weight (fonts-noto-cjk)"
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-wqy-zenhei >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk >/dev/null
 fi
+echo "fonts: $(fc-list ':lang=zh:weight=200' family | grep -c .) bold Chinese families"
 
 dir=pkg/ui/browsertest
 if [ ! -d "$dir/node_modules/playwright-core" ]; then

@@ -30,11 +30,17 @@ type deadLettersBody struct {
 // writer, as if ingest had given up on it.
 func (b *bundle) deadLetter(t *testing.T, tr events.Turn, reason string) {
 	t.Helper()
+	// The stream sequence it came from names the dead letter (its dedupe id).
+	b.deadLetterBy(t, tr, "ingest", uint64(len(b.nats.DeadLetters(t))+1000), reason)
+}
+
+// deadLetterBy writes a turn to the dead-letter stream as consumer's runner
+// would, had it given up on the turn stored at stream sequence seq.
+func (b *bundle) deadLetterBy(t *testing.T, tr events.Turn, consumer string, seq uint64, reason string) {
+	t.Helper()
 	msg, err := events.TurnMsg(&tr)
 	require.NoError(t, err)
-	// The stream sequence it came from names the dead letter (its dedupe id).
-	seq := uint64(len(b.nats.DeadLetters(t)) + 1000)
-	require.NoError(t, queue.DeadLetter(t.Context(), b.js, "ingest", queue.TurnsStream,
+	require.NoError(t, queue.DeadLetter(t.Context(), b.js, consumer, queue.TurnsStream,
 		queue.Message{Subject: msg.Subject, Data: msg.Data, Header: msg.Header, Seq: seq, Deliveries: 5}, reason))
 }
 
@@ -82,6 +88,7 @@ func TestDeadLetters(t *testing.T) {
 	require.Equal(t, []string{"seq"}, requireFields(t, redrive("t1", 0), http.StatusBadRequest))
 	res := redrive("t1", first.Seq)
 	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
+	require.JSONEq(t, `{"seq":`+strconv.FormatUint(first.Seq, 10)+`,"subject":"`+first.Subject+`","event_id":"t1:a","consumer":"ingest","also_removed":[]}`, string(res.Body))
 	require.Eventually(t, func() bool {
 		return b.dbCount(t, "messages", "t1", "s1") == 1
 	}, 10*time.Second, 20*time.Millisecond, "the re-driven turn is stored")
@@ -90,13 +97,48 @@ func TestDeadLetters(t *testing.T) {
 	require.Equal(t, "t1:b", left[0].EventID)
 	requireCode(t, redrive("t1", first.Seq), http.StatusNotFound, "not_found")
 
+	// A message two consumers gave up on is re-driven once, for both: the
+	// other consumer's dead letter of it goes too.
+	both := turn("t1", "both")
+	b.deadLetterBy(t, both, "ingest", 5000, "gave up")
+	b.deadLetterBy(t, both, "extractor", 5000, "the model answered no JSON")
+	two := decode[deadLettersBody](t, b.get(t, "t1", "/v1/ops/dead-letters")).DeadLetters
+	require.Len(t, two, 3)
+	res = redrive("t1", two[2].Seq)
+	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
+	require.Equal(t, []uint64{two[1].Seq}, decode[struct {
+		AlsoRemoved []uint64 `json:"also_removed"`
+	}](t, res).AlsoRemoved)
+	left = decode[deadLettersBody](t, b.get(t, "t1", "/v1/ops/dead-letters")).DeadLetters
+	require.Len(t, left, 1)
+	require.Equal(t, "t1:b", left[0].EventID)
+
 	// Within the duplicate window the stream would drop the copy: refused,
-	// and kept.
+	// kept, and the answer says when a re-drive will work: a window after
+	// the stream stored the message.
 	dup := turn("t1", "dup")
 	b.postOK(t, "t1", turn2map(dup))
 	b.deadLetter(t, dup, "gave up")
 	after := decode[deadLettersBody](t, b.get(t, "t1", "/v1/ops/dead-letters")).DeadLetters
-	requireCode(t, redrive("t1", after[len(after)-1].Seq), http.StatusConflict, "still_duplicate")
+	res = redrive("t1", after[len(after)-1].Seq)
+	requireCode(t, res, http.StatusConflict, "still_duplicate")
+	turns, err := b.js.Stream(t.Context(), queue.TurnsStream)
+	require.NoError(t, err)
+	stored, err := turns.GetLastMsgForSubject(t.Context(), events.TurnSubject("t1", "u.1", "s1"))
+	require.NoError(t, err)
+	require.Equal(t, "t1:dup", stored.Header.Get("Nats-Msg-Id"))
+	window := turns.CachedInfo().Config.Duplicates
+	refused := decode[struct {
+		Error struct {
+			Message string    `json:"message"`
+			RetryAt time.Time `json:"retry_at"`
+		} `json:"error"`
+	}](t, res).Error
+	require.True(t, stored.Time.Add(window).Equal(refused.RetryAt), "retry at %s: stored at %s, window %s", refused.RetryAt, stored.Time, window)
+	require.Contains(t, refused.Message, refused.RetryAt.Format(time.RFC3339))
+	wait, err := strconv.Atoi(res.Header.Get("Retry-After"))
+	require.NoError(t, err, "Retry-After: %q", res.Header.Get("Retry-After"))
+	require.InDelta(t, time.Until(refused.RetryAt).Seconds(), float64(wait), 2)
 	require.Len(t, decode[deadLettersBody](t, b.get(t, "t1", "/v1/ops/dead-letters")).DeadLetters, 2)
 }
 

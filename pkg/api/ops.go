@@ -4,7 +4,9 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"time"
 
+	"github.com/recallhq/recall/pkg/client"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/store"
@@ -87,9 +89,22 @@ func (s *Server) getDeadLetters(w http.ResponseWriter, r *http.Request, t *store
 	writeJSON(w, http.StatusOK, out)
 }
 
-// postRedrive publishes one of the tenant's dead letters back to its
-// original subject and removes it (queue.Redrive, as `recall dlq redrive`).
-// Another tenant's dead letter reads as not found.
+// redriveResponse is a re-driven dead letter and where it went.
+type redriveResponse struct {
+	Seq      uint64 `json:"seq"`
+	Subject  string `json:"subject"`
+	EventID  string `json:"event_id"`
+	Consumer string `json:"consumer"`
+	// AlsoRemoved are the other consumers' dead letters of the same
+	// message, answered by the same copy.
+	AlsoRemoved []uint64 `json:"also_removed"`
+}
+
+// postRedrive publishes the message of one of the tenant's dead letters back
+// to its original subject, once for every consumer that gave up on it, and
+// removes their dead letters of it (queue.RedriveMessage). Another tenant's
+// dead letter reads as not found. Inside the stream's duplicate window the
+// answer is a 409 that says when a re-drive will work.
 func (s *Server) postRedrive(w http.ResponseWriter, r *http.Request, t *store.Tenant) {
 	seq, err := strconv.ParseUint(r.PathValue("seq"), 10, 64)
 	if err != nil || seq == 0 {
@@ -108,16 +123,31 @@ func (s *Server) postRedrive(w http.ResponseWriter, r *http.Request, t *store.Te
 		s.internalError(w, r, err)
 		return
 	}
-	if err := queue.Redrive(ctx, s.js, e); err != nil {
+	others, err := queue.RedriveMessage(ctx, s.js, e)
+	if err != nil {
 		if errors.Is(err, queue.ErrStillDuplicate) {
-			writeError(w, http.StatusConflict, "still_duplicate", err.Error(), nil)
+			stillDuplicate(w, err)
 			return
 		}
 		s.internalError(w, r, err)
 		return
 	}
-	s.log.Info("dead letter re-driven", "tenant_id", t.ID(), "seq", seq, "consumer", e.Consumer, "subject", e.Subject, "event_id", e.EventID)
-	writeJSON(w, http.StatusOK, map[string]any{"seq": seq, "subject": e.Subject, "event_id": e.EventID, "consumer": e.Consumer})
+	s.log.Info("dead letter re-driven", "tenant_id", t.ID(), "seq", seq, "consumer", e.Consumer, "subject", e.Subject, "event_id", e.EventID, "also_removed", others)
+	writeJSON(w, http.StatusOK, redriveResponse{Seq: seq, Subject: e.Subject, EventID: e.EventID, Consumer: e.Consumer, AlsoRemoved: others})
+}
+
+// stillDuplicate answers a re-drive the stream would drop as a duplicate:
+// 409, with when it will work (retry_at, and Retry-After in seconds) where
+// the stream told.
+func stillDuplicate(w http.ResponseWriter, err error) {
+	body := client.Error{Code: "still_duplicate", Message: err.Error()}
+	if de, ok := errors.AsType[*queue.DuplicateError](err); ok && !de.Until.IsZero() {
+		until := de.Until.UTC()
+		body.RetryAt = &until
+		wait := max(time.Until(until), 0)
+		w.Header().Set("Retry-After", strconv.FormatInt(int64((wait+time.Second-1)/time.Second), 10))
+	}
+	writeJSON(w, http.StatusConflict, client.ErrorBody{Error: &body})
 }
 
 type decayerResponse struct {

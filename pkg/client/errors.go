@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // Error is an error the API answered: its HTTP status, its code
@@ -19,6 +20,9 @@ type Error struct {
 	Code    string       `json:"code"`
 	Message string       `json:"message"`
 	Fields  []FieldError `json:"fields,omitempty"`
+	// RetryAt is when the same request will work, where the server knows
+	// (still_duplicate: when the stream forgets the message id).
+	RetryAt *time.Time `json:"retry_at,omitempty"`
 }
 
 func (e *Error) Error() string {

@@ -231,15 +231,45 @@ func parseDeadLetter(raw *jetstream.RawStreamMsg) DeadLetterEntry {
 
 // ErrStillDuplicate is returned by Redrive when the stream still remembers the
 // original message id: the server would drop the copy as a duplicate. Re-drive
-// after the stream's duplicate window has passed.
+// after the stream's duplicate window has passed (a *DuplicateError says when).
 var ErrStillDuplicate = errors.New("the original message id is still inside the stream's duplicate window; re-drive after it has passed")
+
+// DuplicateError is the ErrStillDuplicate of one re-drive, with what an
+// operator needs to act on it: the stream forgets the message id a duplicate
+// window after it stored the copy holding it, and a re-drive works from then
+// on.
+type DuplicateError struct {
+	// Seq is the dead letter's sequence; MsgID the message id the stream
+	// remembers, in Stream at StreamSeq.
+	Seq       uint64
+	MsgID     string
+	Stream    string
+	StreamSeq uint64
+	// Window is the stream's duplicate window.
+	Window time.Duration
+	// Until is when the stream forgets the id: the stored copy's time plus
+	// Window. Zero when the stream could not be read to tell.
+	Until time.Time
+}
+
+func (e *DuplicateError) Error() string {
+	if e.Until.IsZero() {
+		return fmt.Sprintf("re-drive dead letter %d: stream %s still remembers message id %q: %v", e.Seq, e.Stream, e.MsgID, ErrStillDuplicate)
+	}
+	return fmt.Sprintf("re-drive dead letter %d: stream %s remembers message id %q until %s (its duplicate window is %s from the copy it stored); re-drive after that",
+		e.Seq, e.Stream, e.MsgID, e.Until.UTC().Format(time.RFC3339), e.Window)
+}
+
+// Unwrap makes errors.Is(err, ErrStillDuplicate) hold.
+func (e *DuplicateError) Unwrap() error { return ErrStillDuplicate }
 
 // Redrive publishes a dead letter back to its original subject, with its
 // original headers and message id, and deletes it from the dead-letter stream
 // once the server has stored the copy, or holds a newer copy of the same
 // message already (another dead letter of it re-driven first). Every consumer
 // of that subject sees the message again; the workers' writes are idempotent,
-// so those that had already handled it change nothing.
+// so those that had already handled it change nothing. While the stream still
+// holds the dead-lettered copy's id, it returns a *DuplicateError.
 func Redrive(ctx context.Context, js jetstream.JetStream, e DeadLetterEntry) error {
 	if e.Subject == "" {
 		return fmt.Errorf("dead letter %d: no original subject", e.Seq)
@@ -261,10 +291,58 @@ func Redrive(ctx context.Context, js jetstream.JetStream, e DeadLetterEntry) err
 		// dead letter goes. The dead-lettered copy itself, still inside the
 		// window, is not.
 		if ack.Stream != e.Stream || ack.Sequence <= e.StreamSeq {
-			return fmt.Errorf("re-drive dead letter %d: %w", e.Seq, ErrStillDuplicate)
+			return duplicateError(ctx, js, e, ack)
 		}
 	}
 	return DeleteDeadLetter(ctx, js, e.Seq)
+}
+
+// duplicateError says until when the stream of ack remembers the id of the
+// copy it holds at ack.Sequence. The server forgets an id a window after it
+// stored the message, whatever duplicates came since.
+func duplicateError(ctx context.Context, js jetstream.JetStream, e DeadLetterEntry, ack *jetstream.PubAck) error {
+	de := &DuplicateError{Seq: e.Seq, MsgID: e.Header.Get(jetstream.MsgIDHeader), Stream: ack.Stream, StreamSeq: ack.Sequence}
+	s, err := js.Stream(ctx, ack.Stream)
+	if err != nil {
+		return de
+	}
+	de.Window = s.CachedInfo().Config.Duplicates
+	stored, err := s.GetMsg(ctx, ack.Sequence)
+	if err != nil {
+		return de
+	}
+	de.Until = stored.Time.Add(de.Window).UTC()
+	return de
+}
+
+// RedriveMessage re-drives the message of dead letter e once, for every
+// consumer that gave up on it: the copy goes to all of them, so their own dead
+// letters of that message (same stream and stream sequence) are removed with
+// e's rather than published again. It returns the sequences of those others.
+func RedriveMessage(ctx context.Context, js jetstream.JetStream, e DeadLetterEntry) ([]uint64, error) {
+	var others []uint64
+	if e.StreamSeq != 0 && e.Subject != "" {
+		err := walkDeadLetters(ctx, js, []string{dlqScope("", e.Subject)}, 1, func(o DeadLetterEntry) error {
+			if o.Seq != e.Seq && o.Stream == e.Stream && o.StreamSeq == e.StreamSeq && o.Subject == e.Subject {
+				others = append(others, o.Seq)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("other dead letters of %d: %w", e.Seq, err)
+		}
+	}
+	if err := Redrive(ctx, js, e); err != nil {
+		return nil, err
+	}
+	removed := make([]uint64, 0, len(others))
+	for _, seq := range others {
+		if err := DeleteDeadLetter(ctx, js, seq); err != nil {
+			return removed, err
+		}
+		removed = append(removed, seq)
+	}
+	return removed, nil
 }
 
 // DeleteDeadLetter removes one dead letter for good.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/queue"
 
 	"github.com/nats-io/nats.go"
@@ -83,8 +84,23 @@ func TestDeadLettersListRedriveDelete(t *testing.T) {
 	fixed.Store(true)
 	// The original id of bad-b is still remembered by the stream: re-driving it
 	// now would be dropped as a duplicate, so it is refused and kept.
-	err := queue.Redrive(ctx, b.nats.JS, all[1])
-	require.ErrorIs(t, err, queue.ErrStillDuplicate)
+	redriveErr := queue.Redrive(ctx, b.nats.JS, all[1])
+	require.ErrorIs(t, redriveErr, queue.ErrStillDuplicate)
+	// It says when a re-drive will work: the stream forgets the id a
+	// duplicate window after it stored the copy.
+	var dup *queue.DuplicateError
+	require.ErrorAs(t, redriveErr, &dup)
+	turns, err := b.nats.JS.Stream(ctx, queue.TurnsStream)
+	require.NoError(t, err)
+	stored, err := turns.GetMsg(ctx, all[1].StreamSeq)
+	require.NoError(t, err)
+	window := turns.CachedInfo().Config.Duplicates
+	require.Positive(t, window)
+	require.Equal(t, window, dup.Window)
+	require.Equal(t, "t1:bad-b", dup.MsgID)
+	require.Equal(t, all[1].StreamSeq, dup.StreamSeq)
+	require.True(t, stored.Time.Add(window).Equal(dup.Until), "until %s, stored %s + %s", dup.Until, stored.Time, window)
+	require.Contains(t, redriveErr.Error(), dup.Until.Format(time.RFC3339))
 	_, err = queue.GetDeadLetter(ctx, b.nats.JS, all[1].Seq)
 	require.NoError(t, err, "still in the dead-letter stream")
 
@@ -106,4 +122,41 @@ func TestDeadLettersListRedriveDelete(t *testing.T) {
 	require.NoError(t, queue.Redrive(ctx, b.nats.JS, older))
 	require.Empty(t, b.nats.DeadLetters(t))
 	require.Equal(t, 2.0, testutil.ToFloat64(b.metrics.DeadLettered.WithLabelValues("test")))
+}
+
+// A message several consumers gave up on is re-driven once: the copy goes to
+// every consumer, and their dead letters of it go with the one re-driven.
+// Another message's dead letter on the same subject stays.
+func TestRedriveMessageOfSeveralConsumers(t *testing.T) {
+	t.Parallel()
+	n := testenv.NewNATS(t)
+	ctx := t.Context()
+	subject := events.TurnSubject("t1", "u1", "s1")
+	letter := func(consumer string, seq uint64, data string) {
+		require.NoError(t, queue.DeadLetter(ctx, n.JS, consumer, queue.TurnsStream,
+			queue.Message{Subject: subject, Data: []byte(data), Header: nats.Header{}, Seq: seq, Deliveries: 1}, consumer+" gave up"))
+	}
+	letter("ingest", 7, "seven")
+	letter("extractor", 7, "seven")
+	letter("indexer", 8, "eight")
+	letter("indexer", 7, "seven")
+	var all []queue.DeadLetterEntry
+	require.NoError(t, queue.ListDeadLetters(ctx, n.JS, "", func(e queue.DeadLetterEntry) error {
+		all = append(all, e)
+		return nil
+	}))
+	require.Len(t, all, 4)
+
+	others, err := queue.RedriveMessage(ctx, n.JS, all[1])
+	require.NoError(t, err)
+	require.Equal(t, []uint64{all[0].Seq, all[3].Seq}, others)
+	left := n.DeadLetters(t)
+	require.Len(t, left, 1)
+	require.Equal(t, all[2].Seq, left[0].Sequence, "the dead letter of another message is kept")
+
+	turns, err := n.JS.Stream(ctx, queue.TurnsStream)
+	require.NoError(t, err)
+	info, err := turns.Info(ctx)
+	require.NoError(t, err)
+	require.Equal(t, uint64(1), info.State.Msgs, "published once for the three consumers")
 }

@@ -29,6 +29,10 @@ const (
 	keyA    = "key-of-tenant-A-0123456789"
 	tenantB = "tenantB"
 	keyB    = "key-of-tenant-B-9876543210"
+	// tenantC has a key and no data at all: a tenant id typed by mistake
+	// looks like it.
+	tenantC = "tenantC"
+	keyC    = "key-of-tenant-C-1357924680"
 	// heavyMessages are the messages of a user with a long history, in
 	// sessions of 1000.
 	heavyMessages = 3000
@@ -90,7 +94,9 @@ func TestInspectorInBrowser(t *testing.T) {
 	}
 	require.NoError(t, os.MkdirAll(shots, 0o755))
 
-	l := testenv.StartRecall(t, "API_KEYS="+tenantA+":"+keyA+","+tenantB+":"+keyB)
+	// A duplicate window longer than the test, so the seeded duplicate is
+	// still refused when the page re-drives it.
+	l := testenv.StartRecall(t, "API_KEYS="+tenantA+":"+keyA+","+tenantB+":"+keyB+","+tenantC+":"+keyC, "STREAM_DUPLICATE_WINDOW=10m")
 	a := client{t: t, base: l.URL, tenant: tenantA, key: keyA}
 	b := client{t: t, base: l.URL, tenant: tenantB, key: keyB}
 
@@ -188,15 +194,42 @@ func TestInspectorInBrowser(t *testing.T) {
 		return status == http.StatusOK && strings.Contains(string(body), "Foundation")
 	}, 30*time.Second, 100*time.Millisecond, "the profiler ranks the catalog for the user")
 
-	// A turn a worker gave up on (written by the runner's own dead-letter
-	// writer): the database refused it five times. Re-driven, it is stored.
+	// A turn three workers gave up on (written by the runner's own
+	// dead-letter writer): the database refused it five times for ingest,
+	// the extractor and the indexer gave up sooner. The page shows it once
+	// with its three consumers; re-driven, it is stored.
 	late := events.Turn{V: events.Version, ID: "late-1", TenantID: tenantA, UserID: userA, SessionID: "s-now",
 		OccurredAt: now.Add(-50 * time.Minute), Role: events.RoleUser, Content: "这条消息曾被退回 — this turn came back from the dead letters."}
 	msg, err := events.TurnMsg(&late)
 	require.NoError(t, err)
-	require.NoError(t, queue.DeadLetter(t.Context(), js, "ingest", queue.TurnsStream,
-		queue.Message{Subject: msg.Subject, Data: msg.Data, Header: msg.Header, Seq: 9999, Deliveries: 5},
-		"gave up after 5 deliveries: store messages: the database refused the batch"))
+	for _, dl := range []struct {
+		consumer   string
+		deliveries uint64
+		reason     string
+	}{
+		{"ingest", 5, "gave up after 5 deliveries: store messages: the database refused the batch"},
+		{"extractor", 1, "permanent: extract facts: the model answered no JSON"},
+		{"indexer", 3, "gave up after 3 deliveries: embed: the embedder timed out"},
+	} {
+		require.NoError(t, queue.DeadLetter(t.Context(), js, dl.consumer, queue.TurnsStream,
+			queue.Message{Subject: msg.Subject, Data: msg.Data, Header: msg.Header, Seq: 9999, Deliveries: dl.deliveries}, dl.reason))
+	}
+	// A turn the stream stored a moment ago and a worker gave up on: its
+	// message id is inside the stream's duplicate window, so a re-drive is
+	// refused until the window has passed since the stored copy.
+	dup := events.Turn{V: events.Version, ID: "dup-1", TenantID: tenantA, UserID: userA, SessionID: "s-now",
+		OccurredAt: now.Add(-40 * time.Minute), Role: events.RoleUser, Content: "这条消息刚刚存过 — stored a moment ago."}
+	dmsg, err := events.TurnMsg(&dup)
+	require.NoError(t, err)
+	ack, err := js.PublishMsg(t.Context(), dmsg)
+	require.NoError(t, err)
+	require.NoError(t, queue.DeadLetter(t.Context(), js, "seen", queue.TurnsStream,
+		queue.Message{Subject: dmsg.Subject, Data: dmsg.Data, Header: dmsg.Header, Seq: ack.Sequence, Deliveries: 2}, "gave up after 2 deliveries: seen: the database refused the batch"))
+	turns, err := js.Stream(t.Context(), queue.TurnsStream)
+	require.NoError(t, err)
+	stored, err := turns.GetMsg(t.Context(), ack.Sequence)
+	require.NoError(t, err)
+	dupUntil := stored.Time.Add(turns.CachedInfo().Config.Duplicates).UTC()
 	// The decayer ran at start.
 	require.Eventually(t, func() bool {
 		_, body := a.do(http.MethodGet, "/v1/ops/decayer", nil)
@@ -209,7 +242,8 @@ func TestInspectorInBrowser(t *testing.T) {
 	cmd.Dir = filepath.Dir(script)
 	cmd.Env = append(os.Environ(),
 		"INSPECTOR_URL="+l.InspectorURL, "TENANT_A="+tenantA, "KEY_A="+keyA, "TENANT_B="+tenantB, "KEY_B="+keyB,
-		"USER_A="+userA, "SESSION_A=s-now", "HEAVY_USER=heavy", "HEAVY_SESSION=h-s0", "LATE_ID="+late.ID, "SCREENSHOTS="+shots)
+		"TENANT_C="+tenantC, "KEY_C="+keyC, "USER_A="+userA, "SESSION_A=s-now", "HEAVY_USER=heavy", "HEAVY_SESSION=h-s0",
+		"LATE_ID="+late.ID, "DUP_ID="+dup.ID, "DUP_UNTIL="+dupUntil.Format(time.DateTime), "SCREENSHOTS="+shots)
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "the browser script failed:\n%s", out)

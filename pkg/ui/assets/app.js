@@ -9,20 +9,37 @@ const main = document.getElementById('main');
 
 function loginPage(message) {
   const tenant = h('input', { type: 'text', name: 'tenant', required: true, autocomplete: 'username', placeholder: 'acme' });
-  const key = h('input', { type: 'password', name: 'key', autocomplete: 'current-password', placeholder: 'API key (leave empty when API_KEYS is unset)' });
+  const key = h('input', { type: 'password', name: 'key', autocomplete: 'current-password', placeholder: 'the tenant\'s key' });
   const form = h('form', { class: 'card login', id: 'login' },
     h('h1', null, 'Sign in'),
     h('p', { class: 'muted small' }, 'The inspector reads /v1 with your tenant and key, as any client does: it sees what the key may see. They are kept in this tab only.'),
     message ? errorBox(message) : null,
     h('label', { class: 'field' }, h('span', null, 'Tenant (X-Tenant-ID)'), tenant),
-    h('label', { class: 'field' }, h('span', null, 'API key'), key),
+    h('label', { class: 'field' }, h('span', null, 'API key (leave empty when the server has no API_KEYS)'), key),
     h('button', { class: 'primary', type: 'submit' }, 'Sign in'));
-  form.addEventListener('submit', (e) => {
+  form.addEventListener('submit', async (e) => {
     e.preventDefault();
     signIn(tenant.value.trim(), key.value.trim());
+    // A mistyped tenant id is a valid, empty tenant: say so rather than
+    // show empty pages. One user is enough to know there is data.
+    let empty = false;
+    try {
+      empty = (await api(`/v1/users${q({ limit: 1 })}`)).users.length === 0;
+    } catch (err) {
+      if (err.status === 401 || err.status === 403) return; // recall:auth shows the sign-in again, saying why
+    }
     route();
+    if (empty) main.prepend(emptyTenant(credentials().tenant));
   });
   return form;
+}
+
+/** emptyTenant says that the tenant signed in to holds no data, and how to sign in to another. */
+function emptyTenant(tenant) {
+  return h('div', { class: 'warning', id: 'empty-tenant', role: 'status' },
+    h('b', null, `Tenant “${tenant}” has no data: `), 'no user has a session in it. ',
+    'If you expected some, the tenant id may be mistyped (ids are case-sensitive). ',
+    h('button', { type: 'button', onclick: () => { signOut(); route(); } }, 'Sign in to another tenant'));
 }
 
 function header() {
@@ -52,7 +69,7 @@ function usersPage() {
       h('td', { class: 'num', 'data-label': 'sessions' }, num(u.sessions)),
       h('td', { class: 'num', 'data-label': 'messages' }, num(u.messages)),
       h('td', { 'data-label': 'last active' }, time(u.last_message_at))),
-    { empty: prefix ? 'No user id starts with that.' : 'No users with sessions yet.' }));
+    { empty: prefix ? 'No user id starts with that.' : `No users with sessions yet in tenant “${credentials().tenant}”.` }));
   };
   const form = h('form', { class: 'inline' }, find,
     h('button', { class: 'primary', type: 'submit' }, 'Open user'),

@@ -20,7 +20,10 @@ export function signOut() {
   store.removeItem('recall.key');
 }
 
-/** APIError is a /v1 error answer: its status, code, message and fields. */
+/**
+ * APIError is a /v1 error answer: its status, code, message and fields, and
+ * when the same request will work where the server knows (retryAt).
+ */
 export class APIError extends Error {
   constructor(status, body) {
     const e = (body && body.error) || {};
@@ -28,6 +31,7 @@ export class APIError extends Error {
     super(`${status} ${e.code || ''}: ${e.message || 'request failed'}${fields ? ` (${fields})` : ''}`);
     this.status = status;
     this.code = e.code;
+    this.retryAt = e.retry_at || null;
   }
 }
 
@@ -87,6 +91,12 @@ export function time(t) {
   return Number.isNaN(d.getTime()) ? String(t) : d.toISOString().slice(0, 16).replace('T', ' ');
 }
 
+/** clock formats an RFC 3339 time to the second: "2026-11-22 08:15:42" (UTC). */
+export function clock(t) {
+  const d = new Date(t);
+  return Number.isNaN(d.getTime()) ? String(t) : d.toISOString().slice(0, 19).replace('T', ' ');
+}
+
 /** day formats a time as its UTC day. */
 export function day(t) { return time(t).slice(0, 10); }
 
@@ -111,6 +121,12 @@ export function duration(seconds) {
 }
 
 export function num(n) { return Number(n || 0).toLocaleString('en-US'); }
+
+/** plural is the noun for n of it: one for 1, else many (one + "s" unless given). */
+export function plural(n, one, many = `${one}s`) { return Number(n) === 1 ? one : many; }
+
+/** count is n and its noun: "1 delivery", "5 deliveries", "1,000 messages". */
+export function count(n, one, many) { return `${num(n)} ${plural(n, one, many)}`; }
 
 export function weight(w) { return Number(w).toFixed(3).replace(/0+$/, '').replace(/\.$/, '.0'); }
 

@@ -1,7 +1,7 @@
 // The session page: its messages in order (a page at a time) with tool calls
 // and presented lists, its current list, its summaries with the ranges they
 // cover, and the context GET /v1/context would build now, part by part.
-import { h, api, q, enc, time, num, chip, card, pager, errorBox, json } from './core.js';
+import { h, api, q, enc, time, num, count, chip, card, pager, errorBox, json, weight } from './core.js';
 
 const parts = ['list', 'window', 'recalled', 'summaries', 'facts'];
 
@@ -41,11 +41,11 @@ function preview(ctx) {
     bar.append(seg);
   }
   const kept = {
-    list: ctx.list ? `${ctx.list.items.length} of ${ctx.list.count} items` : 'no list',
-    window: `${ctx.window.messages.length} messages`,
-    recalled: ctx.recalled ? `${ctx.recalled.hits.length} hits (${ctx.recalled.search})` : 'no query',
+    list: ctx.list ? `${num(ctx.list.items.length)} of ${count(ctx.list.count, 'item')}` : 'no list',
+    window: count(ctx.window.messages.length, 'message'),
+    recalled: ctx.recalled ? `${count(ctx.recalled.hits.length, 'hit')} (${ctx.recalled.search})` : 'no query',
     summaries: `${ctx.summaries.current ? 'this session + ' : ''}${ctx.summaries.previous.length} previous`,
-    facts: `${ctx.facts.facts.length} facts`,
+    facts: count(ctx.facts.facts.length, 'fact'),
   };
   const cutOf = {
     list: ctx.list && ctx.list.cuts, window: ctx.window.cuts, recalled: ctx.recalled && ctx.recalled.cuts,
@@ -62,21 +62,36 @@ function preview(ctx) {
         h('td', { 'data-label': 'kept' }, kept[p]),
         h('td', { 'data-label': 'cut (why)' }, cuts(cutOf[p]))))))),
     h('p', { class: 'muted small' }, 'Reasons: count, ttl, chars, role (the window\'s limits), expired and decayed (facts past their expiry or below the floor), window (a recalled turn the window already shows), budget (did not fit; spent in the order list, window, recalled, summaries, facts).'),
+    ctx.recalled ? recalled(ctx.recalled) : null,
     h('details', null, h('summary', null, 'the prompt block'), h('pre', { id: 'prompt' }, ctx.prompt)));
+}
+
+/** recalled lists what the search found in the user's history, as the prompt shows it: when, in which session, by whom. */
+function recalled(r) {
+  const head = h('h3', null, `Recalled for “${r.query}”: ${count(r.hits.length, 'hit')} (${r.search} search)`);
+  if (r.hits.length === 0) return h('div', null, head, h('p', { class: 'empty' }, 'Nothing in the user\'s history matched, or nothing fitted.'));
+  return h('div', null, head, h('div', { class: 'scroll' }, h('table', { class: 'stack', id: 'recalled' },
+    h('thead', null, h('tr', null, h('th', null, 'when'), h('th', null, 'session'), h('th', null, 'what'), h('th', null, 'snippet'), h('th', { class: 'num' }, 'score'))),
+    h('tbody', null, r.hits.map((hit) => h('tr', { 'data-kind': hit.kind },
+      h('td', { 'data-label': 'when', class: 'nowrap' }, time(hit.occurred_at)),
+      h('td', { 'data-label': 'session' }, hit.session_id ? h('a', { href: `#/session/${enc(hit.session_id)}` }, hit.session_id) : h('span', { class: 'muted' }, '—')),
+      h('td', { 'data-label': 'what' }, chip(hit.role || hit.kind, hit.role || '')),
+      h('td', { 'data-label': 'snippet', class: 'snippet' }, hit.text, hit.truncated ? h('span', { class: 'muted' }, ' …') : null),
+      h('td', { class: 'num', 'data-label': 'score' }, weight(hit.score))))))));
 }
 
 function contextSection(sess) {
   const out = h('div', null, h('p', { class: 'muted' }, 'Loading…'));
   const listBox = h('div', { id: 'list' }, h('p', { class: 'muted' }, 'Loading…'));
-  const query = h('input', { type: 'search', name: 'query', placeholder: 'the user\'s next message (optional): searches their history' });
-  const budget = h('input', { type: 'number', name: 'budget', min: 0, placeholder: 'budget (default)' });
+  const query = h('input', { type: 'search', name: 'query', placeholder: 'the user\'s next message', 'aria-label': 'the user\'s next message' });
+  const budget = h('input', { type: 'number', name: 'budget', min: 0, placeholder: 'default', 'aria-label': 'budget in characters' });
   async function load() {
     try {
       const ctx = await api(`/v1/context${q({ user_id: sess.user_id, session_id: sess.session_id, query: query.value.trim(), budget: budget.value })}`);
       out.replaceChildren(preview(ctx));
       listBox.replaceChildren(ctx.list
         ? h('div', null, h('p', { class: 'muted small' }, `shown ${time(ctx.list.occurred_at)} by `, h('code', null, ctx.list.event_id),
-          ` · ${ctx.list.count} items; "3" in the user's next message means item 3`),
+          ` · ${count(ctx.list.count, 'item')}; "3" in the user's next message means item 3`),
         h('table', { class: 'stack' }, h('thead', null, h('tr', null, h('th', { class: 'num' }, 'n'), h('th', null, 'title'), h('th', null, 'ref'), h('th', null, 'attrs'))),
           h('tbody', null, ctx.list.items.map((it) => h('tr', null, h('td', { class: 'num', 'data-label': 'n' }, it.n),
             h('td', { 'data-label': 'title' }, it.title || ''), h('td', { 'data-label': 'ref' }, h('code', null, it.ref)),
@@ -86,10 +101,14 @@ function contextSection(sess) {
       out.replaceChildren(errorBox(err));
     }
   }
-  const form = h('form', { class: 'inline' }, query, budget, h('button', { class: 'primary', type: 'submit' }, 'Preview'));
+  const form = h('form', { class: 'inline preview' },
+    h('label', { class: 'field query' }, h('span', null, 'Next message (optional)'), query),
+    h('label', { class: 'field budget' }, h('span', null, 'Budget (characters)'), budget),
+    h('button', { class: 'primary', type: 'submit' }, 'Preview'));
   form.addEventListener('submit', (e) => { e.preventDefault(); load(); });
   load();
-  return [card('Current list', listBox), card('Context preview (GET /v1/context, now)', form, out)];
+  return [card('Current list', listBox), card('Context preview (GET /v1/context, now)', form,
+    h('p', { class: 'muted small' }, 'With a next message, the preview searches the user\'s whole history for it (query=) and lists what it recalled.'), out)];
 }
 
 function summariesSection(id) {

@@ -1,22 +1,24 @@
 // The user page: what Recall holds about one user (counted as forgetting
 // would remove it), their interest facts with weight curves, shelf and
 // recommendations, and their sessions' summaries on a timeline.
-import { h, api, q, enc, time, day, ago, num, weight, chip, card, pager, errorBox, duration } from './core.js';
+import { h, api, q, enc, time, day, ago, num, count, plural, weight, chip, card, pager, errorBox, duration } from './core.js';
 import { weightChart, chartLegend } from './chart.js';
 
+// labels name what a forget report counts, for one and for several.
 const labels = {
-  messages: 'messages', sessions: 'sessions', session_summaries: 'summaries', facts: 'facts',
-  fact_mentions: 'fact mentions', shelf_items: 'shelf items', user_profiles: 'interest vector',
-  profile_refresh_outbox: 'pending profile refreshes', seen_items: 'items seen', seen_lists: 'lists shown',
-  item_notifications: 'notifications', search_entries: 'search entries',
+  messages: ['message', 'messages'], sessions: ['session', 'sessions'], session_summaries: ['summary', 'summaries'],
+  facts: ['fact', 'facts'], fact_mentions: ['fact mention', 'fact mentions'], shelf_items: ['shelf item', 'shelf items'],
+  user_profiles: ['interest vector', 'interest vectors'], profile_refresh_outbox: ['pending profile refresh', 'pending profile refreshes'],
+  seen_items: ['item seen', 'items seen'], seen_lists: ['list shown', 'lists shown'],
+  item_notifications: ['notification', 'notifications'], search_entries: ['search entry', 'search entries'],
 };
 
 /** removal lists what a forget report counts, non-zero rows and stream messages. */
 function removal(rep) {
   const rows = Object.entries(rep.rows || {}).filter(([, n]) => n > 0)
-    .map(([t, n]) => h('li', null, `${num(n)} ${labels[t] || t}`));
+    .map(([t, n]) => h('li', null, labels[t] ? count(n, ...labels[t]) : `${num(n)} ${t}`));
   const streams = Object.entries(rep.stream_messages || {}).filter(([, n]) => n > 0)
-    .map(([s, n]) => h('li', null, `${num(n)} messages in stream ${s}`));
+    .map(([s, n]) => h('li', null, `${count(n, 'message')} in stream ${s}`));
   return [...rows, ...streams];
 }
 
@@ -47,7 +49,7 @@ function forgetDialog(userID, rep, done) {
 
 function overview(userID, rep, page) {
   const r = rep.rows || {};
-  const stat = (n, label) => h('div', null, h('b', null, num(n)), h('span', { class: 'muted small' }, label));
+  const stat = (n, one, many) => h('div', null, h('b', null, num(n)), h('span', { class: 'muted small' }, plural(n, one, many)));
   const forget = h('button', { class: 'danger', type: 'button', id: 'forget' }, 'Forget this user…');
   forget.addEventListener('click', async () => {
     forget.disabled = true;
@@ -68,9 +70,9 @@ function overview(userID, rep, page) {
   return h('section', { class: 'card' },
     h('div', { class: 'row spread' }, h('h1', { id: 'user-id' }, userID), forget),
     h('div', { class: 'stats' },
-      stat(r.sessions, 'sessions'), stat(r.messages, 'messages'), stat(r.facts, 'interest facts'),
-      stat(r.session_summaries, 'summaries'), stat(r.shelf_items, 'shelf items'), stat(r.seen_items, 'items seen'),
-      stat(r.search_entries, 'search entries')));
+      stat(r.sessions, 'session'), stat(r.messages, 'message'), stat(r.facts, 'interest fact'),
+      stat(r.session_summaries, 'summary', 'summaries'), stat(r.shelf_items, 'shelf item'), stat(r.seen_items, 'item seen', 'items seen'),
+      stat(r.search_entries, 'search entry', 'search entries')));
 }
 
 /** meter is a bar as long as the weight; its width is set through the CSSOM (the page's policy allows no inline style attributes). */
@@ -133,7 +135,7 @@ function sessionsSection(userID) {
       const r = await api(`/v1/users/${enc(userID)}/sessions${q({ limit: 10, cursor })}`);
       return { items: r.sessions, next: r.next_cursor };
     }, (s) => h('li', null,
-      h('div', { class: 'when' }, `${time(s.first_message_at)} – ${time(s.last_message_at)} · ${num(s.message_count)} messages`),
+      h('div', { class: 'when' }, `${time(s.first_message_at)} – ${time(s.last_message_at)} · ${count(s.message_count, 'message')}`),
       h('a', { href: `#/session/${enc(s.session_id)}` }, s.session_id),
       s.summary ? [
         h('p', { class: 'summary' }, s.summary.summary),
