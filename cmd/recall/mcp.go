@@ -29,6 +29,7 @@ environment:
   RECALL_SESSION_ID       the session a call uses when it names none
   MCP_ALLOW_FORGET        offer forget_user (default false)
   RECALL_TIMEOUT          one attempt of a request to the API (default 30s)
+  RECALL_CONNECT_TIMEOUT  how long a tool call tries to reach the API before it fails (default 2s)
 `
 
 // mcpCmd serves the MCP tools over stdio for an agent host that starts it

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"reflect"
 	"strings"
@@ -55,8 +56,15 @@ type Config struct {
 	SessionID string `env:"RECALL_SESSION_ID"`
 	// AllowForget offers forget_user.
 	AllowForget bool `env:"MCP_ALLOW_FORGET" envDefault:"false"`
-	// Timeout bounds one request to the API, retries included.
+	// Timeout bounds one attempt of a request to the API, its answer
+	// included.
 	Timeout time.Duration `env:"RECALL_TIMEOUT" envDefault:"30s"`
+	// ConnectTimeout bounds how long a tool call keeps trying to reach the API
+	// (connecting, and trying again while it is refused, unreachable or
+	// answers 503) before it fails naming RECALL_URL. An agent waits on every
+	// call, and a Recall that is down stays down for longer than a chat
+	// backend's retries (15 s) would wait out.
+	ConnectTimeout time.Duration `env:"RECALL_CONNECT_TIMEOUT" envDefault:"2s"`
 }
 
 // Client is the API client the config describes.
@@ -64,8 +72,12 @@ func (c Config) Client() (*client.Client, error) {
 	if c.Tenant == "" {
 		return nil, errors.New("RECALL_TENANT: required, the tenant the tools work in")
 	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	// A host that drops the connection attempts fails within ConnectTimeout too.
+	tr.DialContext = (&net.Dialer{Timeout: c.ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext
 	return client.New(c.URL, client.WithTenant(c.Tenant), client.WithKey(c.APIKey),
-		client.WithHTTPClient(&http.Client{Timeout: c.Timeout}))
+		client.WithHTTPClient(&http.Client{Timeout: c.Timeout, Transport: tr}),
+		client.WithRetry(client.Retry{Initial: 100 * time.Millisecond, Max: 500 * time.Millisecond, Elapsed: c.ConnectTimeout}))
 }
 
 // Binding is the config's binding.

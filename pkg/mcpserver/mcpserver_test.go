@@ -3,7 +3,9 @@ package mcpserver_test
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -90,6 +92,35 @@ func TestMCP(t *testing.T) {
 			require.Equal(t, c.status, res.StatusCode, c.name)
 		}
 	})
+}
+
+// A `recall mcp` whose RECALL_URL answers nothing fails each tool call in
+// about RECALL_CONNECT_TIMEOUT (2 s), saying where it looked: an agent must
+// not sit through a chat backend's 15 s of retries on every call, and its
+// user can only fix the URL if they are shown it.
+func TestMCPUnreachable(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	dead := "http://" + ln.Addr().String()
+	require.NoError(t, ln.Close())
+
+	cmd := exec.Command(testenv.RecallBin(t), "mcp")
+	cmd.Env = append(os.Environ(), "RECALL_URL="+dead, "RECALL_TENANT="+tenant, "RECALL_USER_ID=u-1", "RECALL_SESSION_ID=s-1")
+	cs := connect(t, &mcp.CommandTransport{Command: cmd})
+	for _, call := range []mcp.CallToolParams{
+		{Name: "get_context", Arguments: map[string]any{"message": "hello"}},
+		{Name: "remember", Arguments: map[string]any{"role": "user", "content": "hello"}},
+	} {
+		start := time.Now()
+		res, err := cs.CallTool(t.Context(), &call)
+		took := time.Since(start)
+		require.NoError(t, err, call.Name)
+		require.True(t, res.IsError, "%s: %s", call.Name, text(res))
+		require.Equal(t, "Recall at "+dead+" is not reachable: connection refused", text(res), call.Name)
+		require.Less(t, took, 5*time.Second, call.Name)
+		t.Logf("%s failed after %v: %s", call.Name, took.Round(time.Millisecond), text(res))
+	}
 }
 
 func connect(t *testing.T, tr mcp.Transport) *mcp.ClientSession {
