@@ -50,7 +50,7 @@ func mcpCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	if err != nil {
 		return err
 	}
-	err = mcpserver.New(c, cfg.Binding(), nil).Run(ctx, &mcp.StdioTransport{})
+	err = mcpserver.New(c, cfg.Binding()).Run(ctx, &mcp.StdioTransport{})
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil // the host closed the session
 	}
