@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -34,11 +35,12 @@ const dlqUsage = `usage: recall dlq <list|show|redrive|delete> [flags] [seq...]
   delete  SEQ...                         remove for good
 `
 
-// dlqCmd inspects and re-drives the dead-letter stream.
+// dlqCmd inspects and re-drives the dead-letter stream. Its arguments are
+// read before NATS is dialled, so that -h and mistakes answer at once.
 func dlqCmd(ctx context.Context, log *slog.Logger, args []string) error {
-	if len(args) == 0 {
-		fmt.Fprint(os.Stderr, dlqUsage)
-		return errors.New("dlq: missing subcommand")
+	a, err := parseDLQ(args)
+	if err != nil {
+		return err
 	}
 	cfg, err := service.LoadConfig[natsToolConfig]()
 	if err != nil {
@@ -49,30 +51,59 @@ func dlqCmd(ctx context.Context, log *slog.Logger, args []string) error {
 		return err
 	}
 	defer queue.Close(nc, 5*time.Second)
-	return runDLQ(ctx, js, args, os.Stdout)
+	return runDLQ(ctx, js, a, os.Stdout)
 }
 
-func runDLQ(ctx context.Context, js jetstream.JetStream, args []string, out io.Writer) error {
-	sub, args := args[0], args[1:]
-	fs := newFlags("dlq " + sub)
-	consumer := fs.String("consumer", "", "only this consumer's dead letters (ingest, extractor, ...)")
-	asJSON := fs.Bool("json", false, "one JSON object per line")
-	all := fs.Bool("all", false, "every dead letter (of -consumer, when given)")
-	if err := fs.Parse(args); err != nil {
-		return err
+// dlqArgs is what `recall dlq` was asked to do.
+type dlqArgs struct {
+	sub, consumer string
+	asJSON, all   bool
+	seqs          []uint64
+}
+
+// parseDLQ reads `recall dlq`'s subcommand, flags and sequences; -h (or
+// `recall dlq help`) prints the usage and answers flag.ErrHelp.
+func parseDLQ(args []string) (dlqArgs, error) {
+	if len(args) == 0 {
+		fmt.Fprint(os.Stderr, dlqUsage)
+		return dlqArgs{}, errors.New("dlq: missing subcommand")
 	}
-	seqs, err := parseSeqs(fs.Args())
-	if err != nil {
-		return err
+	a := dlqArgs{sub: args[0]}
+	switch a.sub {
+	case "list", "show", "redrive", "delete":
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(os.Stderr, dlqUsage)
+		return a, flag.ErrHelp
+	default:
+		return a, fmt.Errorf("dlq: unknown subcommand %q\n\n%s", a.sub, dlqUsage)
 	}
-	switch sub {
+	fs := newFlags("dlq " + a.sub)
+	fs.StringVar(&a.consumer, "consumer", "", "only this consumer's dead letters (ingest, extractor, ...)")
+	fs.BoolVar(&a.asJSON, "json", false, "one JSON object per line")
+	fs.BoolVar(&a.all, "all", false, "every dead letter (of -consumer, when given)")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), dlqUsage+"\nflags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args[1:]); err != nil {
+		return a, err
+	}
+	var err error
+	a.seqs, err = parseSeqs(fs.Args())
+	return a, err
+}
+
+// runDLQ does what a asks on the dead-letter stream of js, writing to out.
+func runDLQ(ctx context.Context, js jetstream.JetStream, a dlqArgs, out io.Writer) error {
+	var err error
+	switch a.sub {
 	case "list":
-		return dlqList(ctx, js, *consumer, *asJSON, out)
+		return dlqList(ctx, js, a.consumer, a.asJSON, out)
 	case "show":
-		if len(seqs) != 1 {
+		if len(a.seqs) != 1 {
 			return errors.New("dlq show: give exactly one sequence")
 		}
-		e, err := queue.GetDeadLetter(ctx, js, seqs[0])
+		e, err := queue.GetDeadLetter(ctx, js, a.seqs[0])
 		if err != nil {
 			return err
 		}
@@ -80,17 +111,17 @@ func runDLQ(ctx context.Context, js jetstream.JetStream, args []string, out io.W
 		enc.SetIndent("", "  ")
 		return enc.Encode(e.Showable())
 	case "redrive":
-		if *all == (len(seqs) > 0) {
+		if a.all == (len(a.seqs) > 0) {
 			return errors.New("dlq redrive: give sequences or -all (not both)")
 		}
 		var entries []queue.DeadLetterEntry
-		if *all {
-			err = queue.ListDeadLetters(ctx, js, *consumer, func(e queue.DeadLetterEntry) error {
+		if a.all {
+			err = queue.ListDeadLetters(ctx, js, a.consumer, func(e queue.DeadLetterEntry) error {
 				entries = append(entries, e)
 				return nil
 			})
 		} else {
-			for _, s := range seqs {
+			for _, s := range a.seqs {
 				e, gerr := queue.GetDeadLetter(ctx, js, s)
 				if gerr != nil {
 					err = errors.Join(err, gerr)
@@ -114,11 +145,11 @@ func runDLQ(ctx context.Context, js jetstream.JetStream, args []string, out io.W
 		fmt.Fprintf(out, "re-driven: %d, kept: %d\n", done, kept)
 		return err
 	case "delete":
-		if len(seqs) == 0 {
+		if len(a.seqs) == 0 {
 			return errors.New("dlq delete: give the sequences to delete")
 		}
-		fmt.Fprintf(out, "deleting %d dead letter(s) from %s on NATS at %s, for good\n", len(seqs), queue.DLQStream, js.Conn().ConnectedUrlRedacted())
-		for _, s := range seqs {
+		fmt.Fprintf(out, "deleting %d dead letter(s) from %s on NATS at %s, for good\n", len(a.seqs), queue.DLQStream, js.Conn().ConnectedUrlRedacted())
+		for _, s := range a.seqs {
 			if derr := queue.DeleteDeadLetter(ctx, js, s); derr != nil {
 				err = errors.Join(err, derr)
 				continue
@@ -127,7 +158,7 @@ func runDLQ(ctx context.Context, js jetstream.JetStream, args []string, out io.W
 		}
 		return err
 	default:
-		return fmt.Errorf("dlq: unknown subcommand %q\n\n%s", sub, dlqUsage)
+		return fmt.Errorf("dlq: unknown subcommand %q\n\n%s", a.sub, dlqUsage)
 	}
 }
 

@@ -40,7 +40,11 @@ func TestDLQCommands(t *testing.T) {
 
 	run := func(args ...string) (string, error) {
 		var out bytes.Buffer
-		err := runDLQ(context.Background(), n.JS, args, &out)
+		a, err := parseDLQ(args)
+		if err != nil {
+			return "", err
+		}
+		err = runDLQ(context.Background(), n.JS, a, &out)
 		return out.String(), err
 	}
 	out, err := run("list")

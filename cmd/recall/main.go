@@ -78,8 +78,10 @@ func main() {
 		// on the one `recall run` started here; never on a default address.
 		inner := run
 		run = func(ctx context.Context, log *slog.Logger, args []string) error {
-			if err := useNATS(os.Stderr); err != nil {
-				return err
+			if !askedForHelp(args) {
+				if err := useNATS(os.Stderr); err != nil {
+					return err
+				}
 			}
 			return inner(ctx, log, args)
 		}
@@ -91,4 +93,16 @@ func newFlags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet("recall "+name, flag.ContinueOnError)
 	fs.SetOutput(os.Stderr)
 	return fs
+}
+
+// askedForHelp reports whether a command's arguments ask for its usage, which
+// it answers without finding a NATS server.
+func askedForHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "-h", "-help", "--help", "help":
+			return true
+		}
+	}
+	return false
 }

@@ -1,9 +1,17 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/recallhq/recall/internal/deploycheck"
+	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/mcpserver"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/stretchr/testify/require"
 )
@@ -47,5 +55,44 @@ func TestToolConfigsReadNATS(t *testing.T) {
 	require.Equal(t, "nats://elsewhere:4333", d.NATS.URL)
 	for _, v := range []string{"NATS_URL", "NATS_CREDS_FILE", "DATABASE_URL"} {
 		require.Contains(t, service.EnvVars[forgetConfig](), v)
+	}
+}
+
+// Every command answers -h and --help with its usage and exit status 0, and
+// logs no error: flag.ErrHelp is what was asked for, not a failure. The
+// environment points at nothing, so a command that did not stop at its
+// flags would fail here rather than touch a real server.
+func TestHelp(t *testing.T) {
+	t.Parallel()
+	bin := testenv.RecallBin(t)
+	env := append(os.Environ(), "NATS_URL=nats://127.0.0.1:1", "DATABASE_URL=postgres://127.0.0.1:1/none", "LOG_LEVEL=info",
+		"RECALL_URL=http://127.0.0.1:1", "RECALL_TENANT=acme")
+	help := func(args ...string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd.Env = env
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := cmd.Run()
+		require.NoError(t, err, "recall %s:\n%s", strings.Join(args, " "), out.String())
+		require.Contains(t, strings.ToLower(out.String()), "usage", "recall %s", strings.Join(args, " "))
+		require.NotContains(t, out.String(), `"level":"ERROR"`, "recall %s", strings.Join(args, " "))
+		return out.String()
+	}
+	for _, a := range []string{"-h", "--help", "help"} {
+		help(a)
+	}
+	for _, cmd := range [][]string{{"migrate"}, {"run"}, {"worker"}, {"replay"}, {"forget"}, {"dlq"}, {"dlq", "list"},
+		{"dlq", "redrive"}, {"probe"}, {"mcp"}} {
+		for _, h := range []string{"-h", "--help"} {
+			out := help(append(cmd, h)...)
+			if cmd[0] == "mcp" {
+				for _, v := range service.EnvVars[mcpserver.Config]() {
+					require.Contains(t, out, v, "recall mcp -h lists what it reads")
+				}
+			}
+		}
 	}
 }

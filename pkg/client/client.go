@@ -390,9 +390,16 @@ func (c *Client) call(ctx context.Context, method, path string, q url.Values, bo
 	if len(q) > 0 {
 		u += "?" + q.Encode()
 	}
-	return c.withRetry(ctx, func() error {
+	err := c.withRetry(ctx, func() error {
 		return c.once(ctx, method, u, data, out)
 	})
+	// No answer at all, and not because the caller gave up: say where the
+	// API was looked for.
+	var ue *url.Error
+	if errors.As(err, &ue) && ue.Op != "parse" && ctx.Err() == nil {
+		return &UnreachableError{URL: c.base.String(), Err: err}
+	}
+	return err
 }
 
 func (c *Client) once(ctx context.Context, method, u string, data []byte, out any) error {

@@ -10,6 +10,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -385,6 +386,12 @@ func clientRetries(t *testing.T, l *testenv.Live) {
 	require.Error(t, err)
 	require.False(t, errors.As(err, &e), "no answer, no *Error: %v", err)
 	require.GreaterOrEqual(t, time.Since(start), 150*time.Millisecond, "retried for the policy's time")
+	// The error says where the API was looked for, and keeps the cause.
+	var unreachable *client.UnreachableError
+	require.ErrorAs(t, err, &unreachable)
+	require.Equal(t, "http://"+addr, unreachable.URL)
+	require.EqualError(t, err, "Recall at http://"+addr+" is not reachable: connection refused")
+	require.ErrorIs(t, err, syscall.ECONNREFUSED)
 }
 
 func fieldNames(e *client.Error) []string {

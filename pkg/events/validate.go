@@ -168,14 +168,18 @@ func ParseTurn(raw []byte, lim Limits) (Turn, error) {
 		var te *fastjson.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
 			field := te.Field
-			return t, &ValidationError{Fields: []FieldError{{Field: field, Message: fmt.Sprintf("want %s, got a JSON %s", jsonKind(te.Type.Kind().String()), te.Value)}}}
+			return t, &ValidationError{Fields: []FieldError{{Field: field, Message: fmt.Sprintf("want %s, got a JSON %s", JSONKind(te.Type.Kind().String()), te.Value)}}}
 		}
 		return t, &ValidationError{Fields: []FieldError{{Field: "(event)", Message: "malformed JSON: " + err.Error()}}}
 	}
 	return w.turn(), nil
 }
 
-func jsonKind(k string) string {
+// JSONKind is what a JSON value decoded into a Go value of kind k (its
+// reflect.Kind's name) has to be, in the words of a field error: "want a
+// string, got a JSON number". Every decoder of client input (turns, signals,
+// MCP tool arguments) words a value of the wrong type the same way.
+func JSONKind(k string) string {
 	switch k {
 	case "string":
 		return "a string"
@@ -185,6 +189,10 @@ func jsonKind(k string) string {
 		return "an object"
 	case "int", "int64", "uint64":
 		return "a whole number"
+	case "bool":
+		return "true or false"
+	case "float64", "float32":
+		return "a number"
 	}
 	return k
 }

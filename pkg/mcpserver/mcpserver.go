@@ -16,8 +16,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"net"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -55,8 +58,15 @@ type Config struct {
 	SessionID string `env:"RECALL_SESSION_ID"`
 	// AllowForget offers forget_user.
 	AllowForget bool `env:"MCP_ALLOW_FORGET" envDefault:"false"`
-	// Timeout bounds one request to the API, retries included.
+	// Timeout bounds one attempt of a request to the API, its answer
+	// included.
 	Timeout time.Duration `env:"RECALL_TIMEOUT" envDefault:"30s"`
+	// ConnectTimeout bounds how long a tool call keeps trying to reach the API
+	// (connecting, and trying again while it is refused, unreachable or
+	// answers 503) before it fails naming RECALL_URL. An agent waits on every
+	// call, and a Recall that is down stays down for longer than a chat
+	// backend's retries (15 s) would wait out.
+	ConnectTimeout time.Duration `env:"RECALL_CONNECT_TIMEOUT" envDefault:"2s"`
 }
 
 // Client is the API client the config describes.
@@ -64,8 +74,12 @@ func (c Config) Client() (*client.Client, error) {
 	if c.Tenant == "" {
 		return nil, errors.New("RECALL_TENANT: required, the tenant the tools work in")
 	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	// A host that drops the connection attempts fails within ConnectTimeout too.
+	tr.DialContext = (&net.Dialer{Timeout: c.ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext
 	return client.New(c.URL, client.WithTenant(c.Tenant), client.WithKey(c.APIKey),
-		client.WithHTTPClient(&http.Client{Timeout: c.Timeout}))
+		client.WithHTTPClient(&http.Client{Timeout: c.Timeout, Transport: tr}),
+		client.WithRetry(client.Retry{Initial: 100 * time.Millisecond, Max: 500 * time.Millisecond, Elapsed: c.ConnectTimeout}))
 }
 
 // Binding is the config's binding.
@@ -77,22 +91,19 @@ func (c Config) Binding() Binding {
 const Version = "1"
 
 // New returns an MCP server whose tools call the API through c, limited to b.
-// cache, shared by the servers of one process, keeps their schemas resolved
-// once (nil: none).
-func New(c *client.Client, b Binding, cache *mcp.SchemaCache) *mcp.Server {
+func New(c *client.Client, b Binding) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "recall", Title: "Recall memory", Version: Version}, &mcp.ServerOptions{
 		Instructions: instructions,
-		SchemaCache:  cache,
 	})
 	t := &tools{c: c, b: b}
-	mcp.AddTool(s, toolGetContext, t.getContext)
-	mcp.AddTool(s, toolSearch, t.search)
-	mcp.AddTool(s, toolRemember, t.remember)
-	mcp.AddTool(s, toolSelect, t.selectItem)
-	mcp.AddTool(s, toolUnseen, userTool(t, func(ctx context.Context, user string, a unseenArgs) (any, error) {
+	addTool(s, toolGetContext, t.getContext)
+	addTool(s, toolSearch, t.search)
+	addTool(s, toolRemember, t.remember)
+	addTool(s, toolSelect, t.selectItem)
+	addTool(s, toolUnseen, userTool(t, func(ctx context.Context, user string, a unseenArgs) (any, error) {
 		return c.Unseen(ctx, user, client.UnseenRequest{Refs: a.Refs, MarkNotified: a.MarkNotified, NotificationID: a.NotificationID})
 	}))
-	mcp.AddTool(s, toolProfile, userTool(t, func(ctx context.Context, user string, a profileArgs) (any, error) {
+	addTool(s, toolProfile, userTool(t, func(ctx context.Context, user string, a profileArgs) (any, error) {
 		p, err := c.Profile(ctx, user, a.Limit, false)
 		if client.IsNotFound(err) {
 			// Nothing gathered yet is an answer, not a failure.
@@ -100,11 +111,9 @@ func New(c *client.Client, b Binding, cache *mcp.SchemaCache) *mcp.Server {
 		}
 		return p, err
 	}))
-	mcp.AddTool(s, toolRecommend, userTool(t, func(ctx context.Context, user string, a recommendArgs) (any, error) {
-		return c.Recommendations(ctx, user, a.K)
-	}))
+	addTool(s, toolRecommend, t.recommend)
 	if b.AllowForget {
-		mcp.AddTool(s, toolForget, userTool(t, func(ctx context.Context, user string, _ forgetArgs) (any, error) {
+		addTool(s, toolForget, userTool(t, func(ctx context.Context, user string, _ forgetArgs) (any, error) {
 			return c.ForgetUser(ctx, user)
 		}))
 	}
@@ -117,13 +126,12 @@ func New(c *client.Client, b Binding, cache *mcp.SchemaCache) *mcp.Server {
 // client with that request's tenant and key, and its binding). A nil client
 // answers 400.
 func Handler(conn func(r *http.Request) (*client.Client, Binding), maxBody int64, log *slog.Logger) http.Handler {
-	cache := mcp.NewSchemaCache()
 	return mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
 		c, b := conn(r)
 		if c == nil {
 			return nil
 		}
-		return New(c, b, cache)
+		return New(c, b)
 	}, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: maxBody, Logger: log})
 }
 
@@ -162,6 +170,83 @@ func (t *tools) session(arg string) (string, error) {
 		return t.b.SessionID, nil
 	}
 	return "", argError("session_id", "required: the conversation this is about")
+}
+
+// addTool adds a tool whose arguments Recall checks itself. mcp.AddTool
+// would validate them against the input schema first and refuse a bad one
+// in the schema validator's words ("validating /properties/role: enum: bot
+// does not equal any of ..."). Here the schema only describes the arguments
+// (the roles, ranges and formats stay in it for the agent to read), and a
+// bad value is refused by the rule the API applies, in its words, naming
+// the argument ("role: unknown role \"bot\": one of user, assistant, system,
+// tool"); only what the API cannot see is checked here: an argument the tool
+// does not have, a value of the wrong JSON type. The answer is h's result,
+// with out as its structured content (and as its text when h gives none),
+// as mcp.AddTool makes it.
+func addTool[A any](s *mcp.Server, tool *mcp.Tool, h mcp.ToolHandlerFor[A, any]) {
+	known := tool.InputSchema.(*jsonschema.Schema).Properties
+	s.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		res, out, err := callTool(ctx, req, known, h)
+		if err != nil {
+			var failed mcp.CallToolResult
+			failed.SetError(err)
+			return &failed, nil
+		}
+		if res == nil {
+			res = &mcp.CallToolResult{}
+		}
+		if out != nil {
+			b, err := json.Marshal(out)
+			if err != nil {
+				return nil, fmt.Errorf("%s: encode the answer: %w", tool.Name, err)
+			}
+			res.StructuredContent = json.RawMessage(b)
+			if res.Content == nil {
+				res.Content = []mcp.Content{&mcp.TextContent{Text: string(b)}}
+			}
+		}
+		return res, nil
+	})
+}
+
+// callTool decodes a call's arguments into A, refusing those the tool does
+// not know (the names of known) and values of the wrong JSON type, and
+// calls h with them.
+func callTool[A any](ctx context.Context, req *mcp.CallToolRequest, known map[string]*jsonschema.Schema,
+	h mcp.ToolHandlerFor[A, any]) (*mcp.CallToolResult, any, error) {
+	var a A
+	if raw := req.Params.Arguments; len(raw) == 0 || string(raw) == "null" {
+		// No arguments are none: the handlers read them as an object.
+		req.Params.Arguments = json.RawMessage("{}")
+	}
+	raw := req.Params.Arguments
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return nil, nil, argError("arguments", "want a JSON object")
+	}
+	var unknown []string
+	for name := range fields {
+		if _, ok := known[name]; !ok {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		names := slices.Sorted(maps.Keys(known))
+		parts := make([]string, len(unknown))
+		for i, name := range unknown {
+			parts[i] = name + ": unknown argument; known: " + strings.Join(names, ", ")
+		}
+		return nil, nil, errors.New(strings.Join(parts, "; "))
+	}
+	if err := json.Unmarshal(raw, &a); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return nil, nil, argError(te.Field, "want %s, got a JSON %s", events.JSONKind(te.Type.Kind().String()), te.Value)
+		}
+		return nil, nil, argError("arguments", "%v", err)
+	}
+	return h(ctx, req, a)
 }
 
 // schemaFor infers a tool's input schema from its argument struct: field
@@ -457,11 +542,38 @@ var toolRecommend = &mcp.Tool{
 	Name:  "recommend",
 	Title: "Recommend from the catalog",
 	Description: "Items of the catalog closest to the user's interests, nearest first, leaving out what is already on " +
-		"their shelf. Each has its ref, title and score.",
+		"their shelf. Each has its ref, title and score. While Recall knows too little of the user, it says so and " +
+		"what to do instead of listing items.",
 	InputSchema: schemaFor[recommendArgs](func(p map[string]*jsonschema.Schema) {
 		p["k"].Minimum, p["k"].Maximum = ptr(1.0), ptr(100.0)
 	}),
 	Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+}
+
+// noInterestsYet is recommend's answer while Recall knows too little of the
+// user to rank the catalog by (the API's 409 no_profile): what the agent can
+// do about it, in the tools it has.
+const noInterestsYet = "No recommendations yet: Recall has not gathered enough of this user's interests to rank the " +
+	"catalog by. Interests come from what the user says they like (books, authors, topics, genres) and from their " +
+	"shelf. Keep calling remember with every turn, ask the user what they enjoy if that fits the conversation, and " +
+	"call recommend again after a few more turns."
+
+func (t *tools) recommend(ctx context.Context, _ *mcp.CallToolRequest, a recommendArgs) (*mcp.CallToolResult, any, error) {
+	user, err := t.user(a.UserID)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := t.c.Recommendations(ctx, user, a.K)
+	var e *client.Error
+	switch {
+	case errors.As(err, &e) && e.Code == "no_profile":
+		// Nothing to rank by is an answer, not a failure; the API's advice
+		// (a route to POST) is not something an agent can do.
+		return text(noInterestsYet), nil, nil
+	case err != nil:
+		return nil, nil, apiError(err, nil)
+	}
+	return nil, r, nil
 }
 
 type forgetArgs struct{ forUser }

@@ -3,7 +3,9 @@ package mcpserver_test
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -90,6 +92,35 @@ func TestMCP(t *testing.T) {
 			require.Equal(t, c.status, res.StatusCode, c.name)
 		}
 	})
+}
+
+// A `recall mcp` whose RECALL_URL answers nothing fails each tool call in
+// about RECALL_CONNECT_TIMEOUT (2 s), saying where it looked: an agent must
+// not sit through a chat backend's 15 s of retries on every call, and its
+// user can only fix the URL if they are shown it.
+func TestMCPUnreachable(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	dead := "http://" + ln.Addr().String()
+	require.NoError(t, ln.Close())
+
+	cmd := exec.Command(testenv.RecallBin(t), "mcp")
+	cmd.Env = append(os.Environ(), "RECALL_URL="+dead, "RECALL_TENANT="+tenant, "RECALL_USER_ID=u-1", "RECALL_SESSION_ID=s-1")
+	cs := connect(t, &mcp.CommandTransport{Command: cmd})
+	for _, call := range []mcp.CallToolParams{
+		{Name: "get_context", Arguments: map[string]any{"message": "hello"}},
+		{Name: "remember", Arguments: map[string]any{"role": "user", "content": "hello"}},
+	} {
+		start := time.Now()
+		res, err := cs.CallTool(t.Context(), &call)
+		took := time.Since(start)
+		require.NoError(t, err, call.Name)
+		require.True(t, res.IsError, "%s: %s", call.Name, text(res))
+		require.Equal(t, "Recall at "+dead+" is not reachable: connection refused", text(res), call.Name)
+		require.Less(t, took, 5*time.Second, call.Name)
+		t.Logf("%s failed after %v: %s", call.Name, took.Round(time.Millisecond), text(res))
+	}
 }
 
 func connect(t *testing.T, tr mcp.Transport) *mcp.ClientSession {
@@ -211,6 +242,12 @@ func (a agent) exercise() {
 		}
 	}
 
+	// Nothing known of the user yet: advice an agent can follow with its
+	// tools, not an error pointing at an HTTP route.
+	out := a.ok("recommend", a.args(map[string]any{"k": 3}), nil)
+	require.Contains(t, out, "call recommend again after a few more turns")
+	require.NotContains(t, out, "/profile/refresh")
+
 	a.ok("remember", a.args(map[string]any{"session_id": a.session, "role": "user",
 		"content": "Recommend some science fiction like 《三体》"}), nil)
 	a.ok("remember", a.args(map[string]any{"session_id": a.session, "role": "assistant", "content": "Here are three:",
@@ -224,7 +261,7 @@ func (a agent) exercise() {
 		func(text string, _ []byte) bool { return strings.Contains(text, "ref: /book/77A1") })
 
 	var sel client.Selection
-	out := a.ok("select_item", a.args(map[string]any{"session_id": a.session, "n": 2}), &sel)
+	out = a.ok("select_item", a.args(map[string]any{"session_id": a.session, "n": 2}), &sel)
 	require.Equal(t, "/book/77A1", sel.Ref())
 	require.Contains(t, out, "ref: /book/77A1")
 	require.JSONEq(t, `{"ref":"/book/77A1","title":"Ball Lightning","url":"https://example.com/77A1"}`, string(sel.Item), "the item as it was sent")
@@ -248,28 +285,37 @@ func (a agent) exercise() {
 		return json.Unmarshal(b, &r) == nil && r.K == 3
 	})
 
-	// Bad arguments: a tool error naming the argument, and nothing stored.
+	// Bad arguments: a tool error naming the argument in Recall's own words
+	// ("role: unknown role ..."), as the API answers them, and nothing stored.
 	before := a.stored()
 	require.Equal(t, int64(2), before)
 	for _, c := range []struct {
-		tool, arg string
-		args      map[string]any
+		tool, want string
+		args       map[string]any
 	}{
-		{"remember", "role", a.args(map[string]any{"session_id": a.session, "role": "bot", "content": "x"})},
-		{"remember", "content", a.args(map[string]any{"session_id": a.session, "role": "user"})},
-		{"remember", "ref", a.args(map[string]any{"session_id": a.session, "role": "assistant", "items": []any{map[string]any{"title": "no ref"}}})},
-		{"remember", "occurred_at", a.args(map[string]any{"session_id": a.session, "role": "user", "content": "x", "occurred_at": "yesterday"})},
-		{"remember", "colour", a.args(map[string]any{"session_id": a.session, "role": "user", "content": "x", "colour": "red"})},
-		{"remember", "session_id", a.args(map[string]any{"role": "user", "content": "x"})},
-		{"select_item", "n", a.args(map[string]any{"session_id": a.session, "n": 0})},
-		{"select_item", "n", a.args(map[string]any{"session_id": a.session, "n": 4})},
-		{"select_item", "session_id", a.args(map[string]any{"session_id": "nobody's", "n": 1})},
-		{"search_memory", "query", a.args(map[string]any{})},
-		{"get_context", "lang", a.args(map[string]any{"session_id": a.session, "lang": "fr"})},
-		{"unseen_items", "refs", a.args(map[string]any{"refs": []string{}})},
+		{"remember", `role: unknown role "bot": one of user, assistant, system, tool`, a.args(map[string]any{"session_id": a.session, "role": "bot", "content": "x"})},
+		{"remember", "role: required: one of user, assistant, system, tool", a.args(map[string]any{"session_id": a.session, "content": "x"})},
+		{"remember", "role: want a string, got a JSON number", a.args(map[string]any{"session_id": a.session, "role": 5, "content": "x"})},
+		{"remember", "content: ", a.args(map[string]any{"session_id": a.session, "role": "user"})},
+		{"remember", "items[0].ref: ", a.args(map[string]any{"session_id": a.session, "role": "assistant", "items": []any{map[string]any{"title": "no ref"}}})},
+		{"remember", "metadata: ", a.args(map[string]any{"session_id": a.session, "role": "user", "content": "x", "metadata": "not an object"})},
+		{"remember", "occurred_at: ", a.args(map[string]any{"session_id": a.session, "role": "user", "content": "x", "occurred_at": "yesterday"})},
+		{"remember", "colour: unknown argument; known: ", a.args(map[string]any{"session_id": a.session, "role": "user", "content": "x", "colour": "red"})},
+		{"remember", "session_id: ", a.args(map[string]any{"role": "user", "content": "x"})},
+		{"select_item", "n: want a whole number from 1", a.args(map[string]any{"session_id": a.session, "n": 0})},
+		{"select_item", "n: ", a.args(map[string]any{"session_id": a.session, "n": 4})},
+		{"select_item", "session_id: ", a.args(map[string]any{"session_id": "nobody's", "n": 1})},
+		{"search_memory", "query: ", a.args(map[string]any{})},
+		{"search_memory", "k: ", a.args(map[string]any{"query": "x", "k": 500})},
+		{"get_context", "lang: ", a.args(map[string]any{"session_id": a.session, "lang": "fr"})},
+		{"get_context", "budget: ", a.args(map[string]any{"session_id": a.session, "budget": -1})},
+		{"unseen_items", "refs: ", a.args(map[string]any{"refs": []string{}})},
+		{"get_profile", "limit: ", a.args(map[string]any{"limit": 501})},
+		{"recommend", "k: ", a.args(map[string]any{"k": 101})},
 	} {
 		res := a.call(c.tool, c.args)
-		a.requireToolError(res, c.arg)
+		require.True(t, res.IsError, "%s %v: want a tool error, got %s", c.tool, c.args, text(res))
+		require.True(t, strings.HasPrefix(text(res), c.want), "%s %v: want %q..., got %q", c.tool, c.args, c.want, text(res))
 	}
 	if a.bound {
 		res := a.call("remember", map[string]any{"user_id": "someone-else", "session_id": a.session, "role": "user", "content": "x"})

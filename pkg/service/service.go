@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -335,6 +336,9 @@ func RunAll(ctx context.Context, tasks ...Task) error {
 // Main is every binary's main: it builds the JSON logger (its level from the
 // typed Base config, LOG_LEVEL), runs run with a context cancelled on
 // SIGINT/SIGTERM, and is the only place that exits, non-zero when run fails.
+// A run that returns flag.ErrHelp (-h or --help, from a flag set parsed with
+// flag.ContinueOnError, which has printed its usage) was asked for its
+// usage, and exits 0 with nothing logged.
 func Main(name string, run func(ctx context.Context, log *slog.Logger) error) {
 	base, err := LoadConfig[Base]()
 	if err != nil {
@@ -345,6 +349,9 @@ func Main(name string, run func(ctx context.Context, log *slog.Logger) error) {
 	ctx, stop := SignalContext()
 	err = run(ctx, log)
 	stop()
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
 	if err != nil {
 		log.Error("exit", "error", err.Error())
 		os.Exit(1)

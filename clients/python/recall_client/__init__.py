@@ -5,7 +5,7 @@ route of the HTTP API; answers are the API's JSON objects, typed in
 :mod:`recall_client.types`; error answers raise :mod:`recall_client.errors`.
 """
 
-from .client import MAX_GET_QUERY_BYTES, Recall, Retry, new_id
+from .client import MAX_GET_QUERY_BYTES, Duration, Recall, Retry, new_id
 from .errors import (
     APIError,
     AuthenticationError,
@@ -22,6 +22,7 @@ from .errors import (
 
 __all__ = [
     "MAX_GET_QUERY_BYTES",
+    "Duration",
     "Recall",
     "Retry",
     "new_id",

@@ -2,7 +2,9 @@
 
 import http.client
 import json
+import math
 import random
+import re
 import socket
 import time
 import urllib.error
@@ -16,7 +18,12 @@ from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Sequence, T
 from . import types as t
 from .errors import ConnectionFailedError, UnavailableError, error_from
 
-__all__ = ["Recall", "Retry", "new_id"]
+__all__ = ["Duration", "Recall", "Retry", "new_id"]
+
+Duration = Union[int, float, timedelta, str]
+"""A length of time as the client takes it: a number of seconds (``5``,
+``0.5``), a ``timedelta``, or a Go duration as the API reads it (``"10s"``,
+``"1m30s"``), sent as it is."""
 
 # A query longer than this goes in a POST body instead of the URL (URLs over a
 # few KiB are refused by some proxies); the API takes up to 64 KiB either way.
@@ -176,7 +183,7 @@ class Recall:
         query: Optional[str] = None,
         max_messages: Optional[int] = None,
         max_chars: Optional[int] = None,
-        ttl: Optional[str] = None,
+        ttl: Optional[Duration] = None,
         max_facts: Optional[int] = None,
         max_summaries: Optional[int] = None,
         max_recalled: Optional[int] = None,
@@ -185,11 +192,12 @@ class Recall:
     ) -> t.Context:
         """The assembled context for the next prompt; put ``["prompt"]`` in the
         system prompt. ``query`` is the user's current message: the user's
-        history is searched for it. ``ttl`` is a Go duration ("30m", "24h").
+        history is searched for it. ``ttl``, the oldest message the window
+        keeps, is seconds, a ``timedelta`` or a Go duration ("30m", "24h").
         A long query is sent in a POST body."""
         p = _params(
             user_id=user_id, session_id=session_id, query=query, max_messages=max_messages, max_chars=max_chars,
-            ttl=ttl, max_facts=max_facts, max_summaries=max_summaries, max_recalled=max_recalled,
+            ttl=None if ttl is None else _duration("ttl", ttl)[0], max_facts=max_facts, max_summaries=max_summaries, max_recalled=max_recalled,
             budget=budget, lang=lang,
         )
         return cast(t.Context, self._get_or_post("/v1/context", p, query or ""))
@@ -253,12 +261,16 @@ class Recall:
             raise TypeError("n: want an int")
         return cast(t.Selection, self._request("GET", f"/v1/sessions/{_seg(session_id)}/selection/{n}"))
 
-    def summarize(self, session_id: str, *, wait: Optional[str] = None) -> t.SummarizeResult:
-        """Ask for the session's summary now; ``wait`` ("10s", up to 30s) waits for it."""
+    def summarize(self, session_id: str, *, wait: Optional[Duration] = None) -> t.SummarizeResult:
+        """Ask for the session's summary now; ``wait`` (seconds, a ``timedelta``
+        or a Go duration such as "10s"; up to 30 s) waits for it. Each attempt's
+        timeout is the client's plus the wait."""
         timeout = self.timeout
-        if wait:
-            timeout += _seconds(wait)
-        q = _params(wait=wait)
+        q: Dict[str, Any] = {}
+        if wait is not None:
+            q["wait"], seconds = _duration("wait", wait)
+            # An unreadable duration is refused by the API at once.
+            timeout += seconds or 0.0
         return cast(
             t.SummarizeResult,
             self._request("POST", "/v1/sessions/" + _seg(session_id) + "/summarize", query=q, body={}, timeout=timeout),
@@ -394,13 +406,34 @@ def _decode(raw: bytes) -> Any:
         return None
 
 
-def _seconds(d: str) -> float:
-    """Seconds of a Go duration of one unit ("500ms", "10s", "1m"); the API
-    bounds a wait at 30s, which is what an unreadable one counts as."""
-    for unit, mult in (("ms", 0.001), ("s", 1.0), ("m", 60.0)):
-        if d.endswith(unit):
-            try:
-                return float(d[: -len(unit)]) * mult
-            except ValueError:
-                break
-    return 30.0
+def _duration(name: str, v: Duration) -> Tuple[str, Optional[float]]:
+    """Parameter ``name``, a :data:`Duration`, as the API reads it (a Go
+    duration) and in seconds (None when the string is not a Go duration: the
+    API answers that it is not)."""
+    if isinstance(v, timedelta):
+        v = v.total_seconds()
+    if isinstance(v, str):
+        return v, _seconds(v)
+    # bool is an int, but True is no length of time.
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TypeError(f'{name}: want seconds (a number), a timedelta or a duration such as "10s", not {type(v).__name__}')
+    if not math.isfinite(v) or v < 0:
+        raise ValueError(f"{name}: want a number of seconds from 0, not {v}")
+    # Microseconds at most, in decimal: Go reads "2.5s", not "2.5e-05s".
+    return ("%f" % v).rstrip("0").rstrip(".") + "s", float(v)
+
+
+_GO_DURATION = re.compile(r"(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
+_GO_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def _seconds(d: str) -> Optional[float]:
+    """Seconds of a Go duration ("500ms", "10s", "1m30s"), None when it is not one."""
+    body = d[1:] if d[:1] in "+-" else d
+    if body == "0":
+        return 0.0
+    parts = _GO_DURATION.findall(body)
+    if not body or "".join(n + u for n, u in parts) != body:
+        return None
+    total = sum(float(n) * _GO_UNITS[u] for n, u in parts)
+    return -total if d.startswith("-") else total

@@ -171,15 +171,34 @@ class LiveTest(unittest.TestCase):
         self.assertTrue(any("quince" in h["text"].lower() for h in ctx["recalled"]["hits"]), ctx["recalled"])
         self.assertTrue(self.recall.search(self.user, long_query)["hits"])
 
-    def test_summary_profile_and_forgetting(self) -> None:
+    def test_durations_take_seconds(self) -> None:
+        # The API answers the window's ttl as a Go duration: what it read.
+        for ttl, want in ((5400, "1h30m0s"), (2.5, "2.5s"), (timedelta(hours=2), "2h0m0s"), ("45m", "45m0s")):
+            self.assertEqual(self.recall.context(self.user, self.session, ttl=ttl)["ttl"], want, ttl)
+        self.add_and_summarize(wait=20)
+        # Nothing new since: current, however the wait is written.
+        for wait in (5, 0.5, timedelta(seconds=1), "1s"):
+            self.assertEqual(self.recall.summarize(self.session, wait=wait)["status"], "current", wait)
+        for bad, err in ((-1, ValueError), (True, TypeError), (float("inf"), ValueError)):
+            with self.assertRaises(err) as cm:
+                self.recall.summarize(self.session, wait=bad)
+            self.assertTrue(str(cm.exception).startswith("wait: "), cm.exception)
+        with self.assertRaises(InvalidRequestError) as cm:
+            self.recall.summarize(self.session, wait=31)
+        self.assertIsNotNone(cm.exception.field("wait"), cm.exception)
+
+    def add_and_summarize(self, **kw) -> None:
         self.recall.add_turns([
             self.turn("user", "I am reading 《三体》 again and love hard science fiction"),
             self.turn("assistant", "Then try Greg Egan next."),
         ])
         self.stored(2)
-        res = self.recall.summarize(self.session, wait="20s")
+        res = self.recall.summarize(self.session, **kw)
         self.assertEqual(res["status"], "summarized", res)
         self.assertTrue(res["summary"]["summary"])
+
+    def test_summary_profile_and_forgetting(self) -> None:
+        self.add_and_summarize(wait="20s")
         self.assertEqual(self.recall.summarize(self.session)["status"], "current")
 
         prof = eventually(lambda: self.recall.profile(self.user)["facts"], what="a fact extracted")

@@ -160,7 +160,8 @@ export class Recall {
    * searched for it. A long query is sent in a POST body.
    */
   async context(params: T.ContextParams): Promise<T.Context> {
-    return this.#getOrPost<T.Context>("/v1/context", defined({ ...params }), params.query ?? "");
+    const ttl = params.ttl === undefined ? undefined : goDuration("ttl", params.ttl);
+    return this.#getOrPost<T.Context>("/v1/context", defined({ ...params, ttl }), params.query ?? "");
   }
 
   /** The raw hits of a search of one user's history. */
@@ -210,11 +211,17 @@ export class Recall {
     return this.#request<T.Selection>("GET", `/v1/sessions/${seg(sessionId)}/selection/${n}`);
   }
 
-  /** Asks for the session's summary now; `wait` ("10s", up to 30s) waits for it. */
-  async summarize(sessionId: string, opts: { wait?: string } = {}): Promise<T.SummarizeResult> {
-    const timeoutMs = this.timeoutMs + (opts.wait ? durationMs(opts.wait) : 0);
+  /**
+   * Asks for the session's summary now; `wait` (seconds, or a Go duration
+   * such as "10s"; up to 30 s) waits for it. Each attempt's timeout is the
+   * client's plus the wait.
+   */
+  async summarize(sessionId: string, opts: { wait?: T.Duration } = {}): Promise<T.SummarizeResult> {
+    const wait = opts.wait === undefined ? undefined : goDuration("wait", opts.wait);
+    // An unreadable duration is refused by the API at once.
+    const timeoutMs = this.timeoutMs + (wait === undefined ? 0 : (durationMs(wait) ?? 0));
     return this.#request<T.SummarizeResult>("POST", `/v1/sessions/${seg(sessionId)}/summarize`, {
-      query: defined(opts),
+      query: defined({ wait }),
       body: {},
       timeoutMs,
     });
@@ -347,11 +354,29 @@ function retryAfterMs(v: string | null): number | undefined {
   return Number.isFinite(s) && s >= 0 ? s * 1000 : undefined;
 }
 
-/** Milliseconds of a Go duration of one unit ("500ms", "10s", "1m"); 30s (the API's bound) when unreadable. */
-function durationMs(d: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(d);
-  if (!m) return 30_000;
-  return Number(m[1]) * ({ ms: 1, s: 1000, m: 60_000 } as const)[m[2] as "ms" | "s" | "m"];
+/**
+ * Parameter `name`, a Duration, as the API reads it: a Go duration. Numbers
+ * are seconds, written in decimal to the microsecond (Go reads "2.5s", not
+ * "2.5e-7s"); strings are sent as they are.
+ */
+function goDuration(name: string, v: T.Duration): string {
+  if (typeof v === "string") return v;
+  if (typeof v !== "number") throw new TypeError(`${name}: want seconds (a number) or a duration such as "10s", not ${typeof v}`);
+  if (!Number.isFinite(v) || v < 0) throw new RangeError(`${name}: want a number of seconds from 0, not ${v}`);
+  return `${v.toFixed(6).replace(/\.?0+$/, "")}s`;
+}
+
+const goUnitMs = { ns: 1e-6, us: 1e-3, "µs": 1e-3, "μs": 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+
+/** Milliseconds of a Go duration ("500ms", "10s", "1m30s"); undefined when it is not one. */
+function durationMs(d: string): number | undefined {
+  if (d === "0") return 0;
+  if (!/^((\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h))+$/.test(d)) return undefined;
+  let ms = 0;
+  for (const [, n, unit] of d.matchAll(/(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g)) {
+    ms += Number(n) * goUnitMs[unit as keyof typeof goUnitMs];
+  }
+  return ms;
 }
 
 function describe(err: unknown): string {

@@ -288,6 +288,12 @@ export interface Context {
   prompt: string;
 }
 
+/**
+ * A length of time as the client takes it: a number of seconds (`5`, `0.5`),
+ * or a Go duration as the API reads it (`"10s"`, `"1m30s"`), sent as it is.
+ */
+export type Duration = number | string;
+
 /** The parameters of a context (all but the ids optional). */
 export interface ContextParams {
   user_id: string;
@@ -296,8 +302,8 @@ export interface ContextParams {
   query?: string;
   max_messages?: number;
   max_chars?: number;
-  /** A Go duration: "30m", "24h". */
-  ttl?: string;
+  /** The oldest message the window keeps: seconds, or a Go duration ("30m", "24h"). */
+  ttl?: Duration;
   max_facts?: number;
   max_summaries?: number;
   max_recalled?: number;

@@ -168,6 +168,24 @@ describe("live Recall", { concurrency: true }, () => {
     assert.ok((await recall.search(user, longQuery)).hits.length > 0);
   });
 
+  it("takes durations as seconds or Go durations", async () => {
+    const { recall, user, session, turn, stored } = setup();
+    // The API answers the window's ttl as a Go duration: what it read.
+    for (const [ttl, want] of [[5400, "1h30m0s"], [2.5, "2.5s"], ["45m", "45m0s"]] as const) {
+      assert.equal((await recall.context({ user_id: user, session_id: session, ttl })).ttl, want, String(ttl));
+    }
+    await recall.addTurns([turn("user", "I am reading 《三体》 again and love hard science fiction"), turn("assistant", "Then try Greg Egan next.")]);
+    await stored(2);
+    const res = await recall.summarize(session, { wait: 20 });
+    assert.equal(res.status, "summarized", JSON.stringify(res));
+    // Nothing new since: current, however the wait is written.
+    for (const wait of [5, 0.5, "1s"]) assert.equal((await recall.summarize(session, { wait })).status, "current", String(wait));
+    for (const wait of [-1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      await assert.rejects(recall.summarize(session, { wait }), (err: unknown) => err instanceof RangeError && err.message.startsWith("wait: "));
+    }
+    await assert.rejects(recall.summarize(session, { wait: 31 }), (err: unknown) => err instanceof InvalidRequestError && err.field("wait") !== undefined);
+  });
+
   it("summarizes, profiles and forgets", async () => {
     const { recall, user, session, turn, stored } = setup();
     await recall.addTurns([turn("user", "I am reading 《三体》 again and love hard science fiction"), turn("assistant", "Then try Greg Egan next.")]);
