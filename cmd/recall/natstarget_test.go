@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/nats-io/nats.go"
@@ -18,28 +17,6 @@ import (
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/natsserver"
 )
-
-// buildRecall builds this command once for the package's tests that run it
-// as a user would.
-var buildRecall = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "recall-bin-")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "recall")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		return "", &exec.ExitError{Stderr: out}
-	}
-	return bin, nil
-})
-
-func recallBin(t *testing.T) string {
-	t.Helper()
-	bin, err := buildRecall()
-	require.NoError(t, err)
-	return bin
-}
 
 // bareNATS is a JetStream server with nothing on it: somebody else's server
 // that happens to be on the machine.
@@ -74,7 +51,7 @@ func streamNames(t *testing.T, js jetstream.JetStream) []string {
 // without a record and without NATS_URL they use no server at all.
 func TestToolsFindTheirServer(t *testing.T) {
 	t.Parallel()
-	bin := recallBin(t)
+	bin := testenv.RecallBin(t)
 	db := testenv.NewDB(t)
 	run := testenv.NewNATS(t) // Recall's: the streams are there
 	otherURL, other := bareNATS(t)

@@ -159,7 +159,7 @@ func TestRunEndToEnd(t *testing.T) {
 		require.Contains(t, string(out), "recall: NATS at "+natsURL+" (the embedded server of `recall run`")
 		return string(out)
 	}
-	require.Contains(t, tool("replay", "-worker", "ingest"), "replayed 1 message(s) through ingest")
+	require.Contains(t, tool("replay", "-worker", "ingest"), "replayed 2 message(s) through ingest", "the try turn and the test's")
 	require.Contains(t, tool("dlq", "list"), "0 dead letter(s)")
 	require.Contains(t, tool("forget", "-tenant", "demo", "-user", "u1"), `"messages": 1`)
 	req, _ = http.NewRequest(http.MethodGet, apiURL+"/v1/sessions/s1", nil)
