@@ -44,7 +44,7 @@ test: test-deps
 ## about 130k turns) through the whole pipeline of a fresh `recall run`; fails on
 ## any dead letter or any accepted turn not stored
 check-data: deps
-	$(GO) run ./internal/evalcontext -data ../shared/data -check-data
+	$(GO) run ./internal/evalcontext -data ../shared/data -check-data -wait-timeout 30m
 
 ## bench: throughput and latency, each next to its raw ceiling measured in the same run
 bench: test-deps
