@@ -10,28 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/testenv"
-	"github.com/recallhq/recall/pkg/natsserver"
 )
-
-// bareNATS is a JetStream server with nothing on it: somebody else's server
-// that happens to be on the machine.
-func bareNATS(t *testing.T) (string, jetstream.JetStream) {
-	t.Helper()
-	srv, err := natsserver.Start(natsserver.Options{Port: -1, StoreDir: t.TempDir()})
-	require.NoError(t, err)
-	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
-	nc, err := nats.Connect(srv.ClientURL())
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	require.NoError(t, err)
-	return srv.ClientURL(), js
-}
 
 func streamNames(t *testing.T, js jetstream.JetStream) []string {
 	t.Helper()
@@ -54,7 +37,8 @@ func TestToolsFindTheirServer(t *testing.T) {
 	bin := testenv.RecallBin(t)
 	db := testenv.NewDB(t)
 	run := testenv.NewNATS(t) // Recall's: the streams are there
-	otherURL, other := bareNATS(t)
+	bare := testenv.NewBareNATS(t)
+	otherURL, other := bare.URL, bare.JS
 
 	dataDir := t.TempDir()
 	remove, err := writeRunRecord(dataDir, runRecord{URL: run.URL, ServerID: run.Server.ID(), PID: 4242})

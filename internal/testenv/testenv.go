@@ -189,6 +189,15 @@ type NATS struct {
 // declares the streams.
 func NewNATS(t testing.TB) *NATS {
 	t.Helper()
+	n := NewBareNATS(t)
+	require.NoError(t, queue.EnsureStreams(context.Background(), n.JS, queue.DefaultStreamConfig))
+	return n
+}
+
+// NewBareNATS is an in-process JetStream server without Recall's streams:
+// somebody else's server, or one nothing has run on yet.
+func NewBareNATS(t testing.TB) *NATS {
+	t.Helper()
 	dir := t.TempDir()
 	srv, err := natsserver.Start(natsserver.Options{Port: -1, StoreDir: dir})
 	require.NoError(t, err)
@@ -198,7 +207,6 @@ func NewNATS(t testing.TB) *NATS {
 	t.Cleanup(nc.Close)
 	js, err := jetstream.New(nc)
 	require.NoError(t, err)
-	require.NoError(t, queue.EnsureStreams(context.Background(), js, queue.DefaultStreamConfig))
 	return &NATS{URL: srv.ClientURL(), Conn: nc, JS: js, Server: srv, StoreDir: dir}
 }
 
