@@ -130,17 +130,30 @@ func runDLQ(ctx context.Context, js jetstream.JetStream, a dlqArgs, out io.Write
 				entries = append(entries, e)
 			}
 		}
-		fmt.Fprintf(out, "re-driving %d dead letter(s) on NATS at %s: each is published again to its original subject, then removed from %s\n",
+		fmt.Fprintf(out, "re-driving %d dead letter(s) on NATS at %s: each message is published again to its original subject, once for all the consumers that gave up on it, then removed from %s\n",
 			len(entries), js.Conn().ConnectedUrlRedacted(), queue.DLQStream)
 		var done, kept int
+		gone := map[uint64]bool{} // removed with another dead letter of the same message
 		for _, e := range entries {
-			if rerr := queue.Redrive(ctx, js, e); rerr != nil {
+			if gone[e.Seq] {
+				continue
+			}
+			others, rerr := queue.RedriveMessage(ctx, js, e)
+			for _, o := range others {
+				gone[o] = true
+			}
+			done += len(others)
+			if rerr != nil {
 				kept++
 				err = errors.Join(err, rerr)
 				continue
 			}
 			done++
-			fmt.Fprintf(out, "re-drove %d (%s, %s) to %s\n", e.Seq, e.Consumer, e.EventID, e.Subject)
+			fmt.Fprintf(out, "re-drove %d (%s, %s) to %s", e.Seq, e.Consumer, e.EventID, e.Subject)
+			if len(others) > 0 {
+				fmt.Fprintf(out, ", removing %v, the other consumers' dead letters of it", others)
+			}
+			fmt.Fprintln(out)
 		}
 		fmt.Fprintf(out, "re-driven: %d, kept: %d\n", done, kept)
 		return err

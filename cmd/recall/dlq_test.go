@@ -88,3 +88,41 @@ func TestDLQCommands(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, uint64(3), info.State.Msgs, "the re-driven turn is back in the turn stream")
 }
+
+// TestDLQRedriveOnceForAllConsumers: a message two workers gave up on is
+// published again once by `recall dlq redrive -all`, for both, and both dead
+// letters of it go.
+func TestDLQRedriveOnceForAllConsumers(t *testing.T) {
+	t.Parallel()
+	n := testenv.NewNATS(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, name := range []string{"ingest", "extractor"} {
+		r, err := queue.NewRunner(ctx, n.JS, queue.TurnsStream, queue.DurableConsumer(name, events.TurnsSubjects, queue.DefaultConsumerConfig),
+			queue.PerMessage(func(context.Context, queue.Message) error {
+				return queue.Permanent(errors.New("turn: field \"role\": unknown role"))
+			}),
+			queue.RunnerDefaults(1, 1), testenv.Logger(t), nil)
+		require.NoError(t, err)
+		go func() { _ = r.Run(ctx) }()
+	}
+	m := nats.NewMsg(events.TurnSubject("t1", "u1", "s1"))
+	m.Data = []byte(`{"id":"a"}`)
+	_, err := n.JS.PublishMsg(ctx, m)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return len(n.DeadLetters(t)) == 2 }, 10*time.Second, 10*time.Millisecond)
+	cancel()
+
+	a, err := parseDLQ([]string{"redrive", "-all"})
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.NoError(t, runDLQ(context.Background(), n.JS, a, &out))
+	require.Contains(t, out.String(), "re-driven: 2, kept: 0")
+	require.Contains(t, out.String(), "the other consumers' dead letters of it")
+	require.Empty(t, n.DeadLetters(t))
+	s, err := n.JS.Stream(context.Background(), queue.TurnsStream)
+	require.NoError(t, err)
+	info, err := s.Info(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, uint64(2), info.State.Msgs, "the message and one copy of it, not one per consumer")
+}
