@@ -95,8 +95,9 @@ type Column string
 // snippet); Key is a text column under a btree index, whose entries
 // PostgreSQL bounds (about 2.7 kB), as a fact's value is part of the primary
 // keys of facts, fact_mentions and search_entries; TSVector is a tsvector
-// under a GIN index (search_entries.terms); TSQuery is the cast of a query's
-// terms.
+// under a GIN index (search_entries.terms). TSQuery is no column: a query's
+// terms are cast to a tsquery as a parameter of the search, never stored
+// (a row could not hold a long one: tsquery is never moved out of line).
 const (
 	Text     Column = "text"
 	Key      Column = "key"
@@ -104,17 +105,17 @@ const (
 	TSQuery  Column = "tsquery"
 )
 
-// columns is the statement that creates each column's temporary table,
-// stored_<column> with a column v.
-var columns = map[Column]string{
-	Text:     `CREATE TEMP TABLE stored_text (v text)`,
-	Key:      `CREATE TEMP TABLE stored_key (v text); CREATE INDEX ON stored_key (v)`,
-	TSVector: `CREATE TEMP TABLE stored_tsvector (v tsvector); CREATE INDEX ON stored_tsvector USING gin (v)`,
-	TSQuery:  `CREATE TEMP TABLE stored_tsquery (v tsquery)`,
+// columns are the statements that create each column's temporary table
+// and store a batch of values ($1, a text array) in it.
+var columns = map[Column]struct{ create, store string }{
+	Text: {`CREATE TEMP TABLE stored_text (v text)`,
+		`INSERT INTO stored_text SELECT x FROM unnest($1::text[]) AS x`},
+	Key: {`CREATE TEMP TABLE stored_key (v text); CREATE INDEX ON stored_key (v)`,
+		`INSERT INTO stored_key SELECT x FROM unnest($1::text[]) AS x`},
+	TSVector: {`CREATE TEMP TABLE stored_tsvector (v tsvector); CREATE INDEX ON stored_tsvector USING gin (v)`,
+		`INSERT INTO stored_tsvector SELECT x::tsvector FROM unnest($1::text[]) AS x`},
+	TSQuery: {``, `SELECT count(x::tsquery) FROM unnest($1::text[]) AS x`},
 }
-
-// sqlType is the PostgreSQL type of each column's v.
-var sqlType = map[Column]string{Text: "text", Key: "text", TSVector: "tsvector", TSQuery: "tsquery"}
 
 // Value is one output of a function under test, with the input it was made
 // from.
@@ -200,23 +201,25 @@ func Store(ctx context.Context, url string, values []Value) error {
 		byColumn[v.Column] = append(byColumn[v.Column], v)
 	}
 	for _, col := range order {
-		if _, err := conn.Exec(ctx, columns[col]); err != nil {
-			return fmt.Errorf("textcheck: create the %s table: %w", col, err)
+		stmt := columns[col]
+		if stmt.create != "" {
+			if _, err := conn.Exec(ctx, stmt.create); err != nil {
+				return fmt.Errorf("textcheck: create the %s table: %w", col, err)
+			}
 		}
 		vs := byColumn[col]
 		outs := make([]string, len(vs))
 		for i, v := range vs {
 			outs[i] = v.Out
 		}
-		insert := fmt.Sprintf(`INSERT INTO stored_%s SELECT x::%s FROM unnest($1::text[]) AS x`, col, sqlType[col])
-		_, err := conn.Exec(ctx, insert, outs)
+		_, err := conn.Exec(ctx, stmt.store, outs)
 		if err == nil {
 			continue
 		}
 		if ctx.Err() == nil {
 			// Find the value refused.
 			for _, v := range vs {
-				if _, err := conn.Exec(ctx, insert, []string{v.Out}); err != nil {
+				if _, err := conn.Exec(ctx, stmt.store, []string{v.Out}); err != nil {
 					return fmt.Errorf("textcheck: PostgreSQL refuses the %s %s made from %s: %w", col, Quote(v.Out), Quote(v.In), err)
 				}
 			}

@@ -86,6 +86,7 @@ func TestStore(t *testing.T) {
 		{Column: textcheck.Key, In: "x", Out: strings.Repeat("ab", 5000)}, // compresses under the index's limit
 		{Column: textcheck.TSVector, In: "x", Out: "'marlen':1 'book':2"},
 		{Column: textcheck.TSQuery, In: "x", Out: "'marlen' | 'book'"},
+		{Column: textcheck.TSQuery, In: "x", Out: strings.Repeat("'ab' | ", 5000) + "'c'"}, // too long for a row, fine as a parameter
 	}
 	require.NoError(t, textcheck.Store(ctx, db.URL, good))
 	// A long text is no key, but a text column takes it.
@@ -101,7 +102,8 @@ func TestStore(t *testing.T) {
 		{"a rune cut in two", textcheck.Value{Column: textcheck.Text, In: "I loved Marlene’s book.", Out: "Marlene\xe2\x80"}, "invalid byte sequence"},
 		{"NUL", textcheck.Value{Column: textcheck.Text, In: "a\x00b", Out: "a\x00b"}, "invalid byte sequence"},
 		{"a key too long for its index", textcheck.Value{Column: textcheck.Key, In: long, Out: long}, "index row"},
-		{"a tsvector of unquoted words", textcheck.Value{Column: textcheck.TSVector, In: "x", Out: "'a"}, "syntax"},
+		{"a tsvector with an open quote", textcheck.Value{Column: textcheck.TSVector, In: "x", Out: "'a"}, "syntax"},
+		{"a tsquery with an open quote", textcheck.Value{Column: textcheck.TSQuery, In: "x", Out: "'a' | 'b"}, "syntax"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
