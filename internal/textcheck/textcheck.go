@@ -154,13 +154,33 @@ func New(f *testing.F) *Checker {
 	return c
 }
 
+// Load runs load (a dictionary to read, a model to build) before the
+// target's first input, in every process that runs inputs: the fuzzer counts
+// an input that runs over ten seconds as a hung process, and the first
+// input would pay for the load. The fuzzing coordinator runs no input, and
+// does not load.
+func Load(f *testing.F, load func() error) {
+	f.Helper()
+	if fuzzing() && !flagSet("test.fuzzworker") {
+		return
+	}
+	if err := load(); err != nil {
+		f.Fatalf("textcheck: load: %v", err)
+	}
+}
+
 // fuzzing reports whether the test binary runs as the fuzzer (-test.fuzz) or
 // one of its workers.
 func fuzzing() bool {
 	if fl := flag.Lookup("test.fuzz"); fl != nil && fl.Value.String() != "" {
 		return true
 	}
-	fl := flag.Lookup("test.fuzzworker")
+	return flagSet("test.fuzzworker")
+}
+
+// flagSet reports whether the boolean test flag name is set.
+func flagSet(name string) bool {
+	fl := flag.Lookup(name)
 	return fl != nil && fl.Value.String() == "true"
 }
 

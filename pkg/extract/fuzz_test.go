@@ -11,9 +11,9 @@ import (
 	"github.com/recallhq/recall/pkg/extract"
 )
 
-// fuzzRules is the rules extractor of the fuzz targets, loaded on the first
-// input, so that the fuzzing coordinator, which runs no input, does not hold
-// the Chinese dictionary too.
+// fuzzRules is the rules extractor of the fuzz targets, loaded once per
+// process that runs inputs (textcheck.Load): the fuzzing coordinator, which
+// runs none, does not hold the Chinese dictionary too.
 var fuzzRules = sync.OnceValues(func() (*extract.Rules, error) {
 	return extract.NewRules(extract.RulesOptions{})
 })
@@ -39,6 +39,7 @@ func FuzzRules(f *testing.F) {
 		f.Add(s)
 	}
 	c := textcheck.New(f)
+	textcheck.Load(f, func() error { _, err := fuzzRules(); return err })
 	f.Fuzz(func(t *testing.T, text string) {
 		t.Parallel()
 		if !textcheck.Acceptable(text) {
@@ -59,6 +60,7 @@ func FuzzKeywords(f *testing.F) {
 		f.Add(s)
 	}
 	c := textcheck.New(f)
+	textcheck.Load(f, func() error { _, err := fuzzRules(); return err })
 	f.Fuzz(func(t *testing.T, text string) {
 		t.Parallel()
 		if !textcheck.Acceptable(text) {

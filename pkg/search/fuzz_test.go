@@ -7,6 +7,7 @@ import (
 
 	"github.com/recallhq/recall/internal/textcheck"
 	"github.com/recallhq/recall/pkg/search"
+	"github.com/recallhq/recall/pkg/segment"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -19,6 +20,7 @@ func FuzzTerms(f *testing.F) {
 		f.Add(s)
 	}
 	c := textcheck.New(f)
+	textcheck.Load(f, func() error { _, err := segment.Shared(); return err })
 	f.Fuzz(func(t *testing.T, text string) {
 		t.Parallel()
 		if !textcheck.Acceptable(text) {

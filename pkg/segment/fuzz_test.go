@@ -18,6 +18,7 @@ func FuzzTokens(f *testing.F) {
 		f.Add(s)
 	}
 	c := textcheck.New(f)
+	textcheck.Load(f, func() error { _, err := segment.Shared(); return err })
 	f.Fuzz(func(t *testing.T, text string) {
 		t.Parallel()
 		if !textcheck.Acceptable(text) {

@@ -25,6 +25,7 @@ func FuzzExtractive(f *testing.F) {
 		f.Add(s, seeds[(i+1)%len(seeds)], previous, sizes[i%len(sizes)])
 	}
 	c := textcheck.New(f)
+	textcheck.Load(f, func() error { sharedRules(f); return nil })
 	f.Fuzz(func(t *testing.T, user, assistant, previous string, maxRunes uint16) {
 		t.Parallel()
 		if !textcheck.Acceptable(user) || !textcheck.Acceptable(assistant) || !textcheck.Acceptable(previous) {
