@@ -5,7 +5,7 @@ GO ?= go
 DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/recall?sslmode=disable
 export DATABASE_URL
 
-.PHONY: all build run migrate test bench deps eval-extract eval-context chaos chaos-short clean
+.PHONY: all build run migrate test fuzz-short bench deps eval-extract eval-context chaos chaos-short clean
 
 all: build
 
@@ -30,10 +30,22 @@ migrate: deps
 run: migrate
 	$(GO) run ./cmd/recall run
 
-## test: vet and every test, against the real components
+## test: vet and every test, against the real components, then each fuzz target briefly
 test: deps
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
+	@$(MAKE) --no-print-directory fuzz-short
+
+## fuzz-short: each fuzz target (every `func Fuzz...` of a _test.go file, found here, so
+## a new one is not forgotten) for FUZZTIME on one worker, past its seed corpus and
+## testdata/fuzz, which plain `go test` runs every time
+FUZZTIME ?= 3s
+fuzz-short:
+	@grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' pkg internal cmd | sed 's/:func /:/' | sort | \
+	while IFS=: read -r file target; do \
+		echo "fuzz $$target ./$$(dirname $$file)"; \
+		$(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) -parallel 1 "./$$(dirname $$file)" || exit 1; \
+	done
 
 ## bench: throughput and latency, each next to its raw ceiling measured in the same run
 bench: deps
