@@ -130,7 +130,7 @@ type Value struct {
 // also keeps them and, when the target ends, stores them all in a table of a
 // test database (testenv.NewDB), so that PostgreSQL itself judges what a
 // predicate could miss. While fuzzing, only the predicate runs: a round trip
-// per input would slow the fuzzer a hundredfold.
+// per input would take more of the fuzzer's time than the input itself.
 type Checker struct {
 	mu     sync.Mutex
 	values []Value

@@ -114,3 +114,17 @@ func TestStore(t *testing.T) {
 		})
 	}
 }
+
+// TestSeeds: the corpus holds the real conversations of each data set, then
+// the hand-written inputs, the same at every call.
+func TestSeeds(t *testing.T) {
+	t.Parallel()
+	seeds := textcheck.Seeds(t)
+	nasty := textcheck.Nasty()
+	require.Greater(t, len(seeds), len(nasty)+300)
+	require.Equal(t, nasty, seeds[len(seeds)-len(nasty):])
+	han := slices.IndexFunc(seeds, func(s string) bool { return strings.ContainsRune(s, '的') })
+	require.GreaterOrEqual(t, han, 0, "KdConv's Chinese turns")
+	require.GreaterOrEqual(t, slices.IndexFunc(seeds[han:], func(s string) bool { return strings.Contains(s, " the ") }), 0, "LoCoMo's and LongMemEval's English turns")
+	require.Equal(t, seeds, textcheck.Seeds(t))
+}
