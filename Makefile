@@ -5,7 +5,7 @@ GO ?= go
 DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/recall?sslmode=disable
 export DATABASE_URL
 
-.PHONY: all build run migrate test test-deps check-data bench deps eval-extract eval-context chaos chaos-short clean
+.PHONY: all build run migrate test test-deps fuzz-short check-data bench deps eval-extract eval-context chaos chaos-short clean
 
 all: build
 
@@ -34,11 +34,24 @@ migrate: deps
 run: migrate
 	$(GO) run ./cmd/recall run
 
-## test: vet and every test, against the real components; then the data check
+## test: vet and every test, against the real components; then each fuzz target
+## briefly, and the data check
 test: test-deps
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
-	$(MAKE) --no-print-directory check-data
+	@$(MAKE) --no-print-directory fuzz-short
+	@$(MAKE) --no-print-directory check-data
+
+## fuzz-short: each fuzz target (every `func Fuzz...` of a _test.go file, found here, so
+## a new one is not forgotten) for FUZZTIME on one worker, past its seed corpus and
+## testdata/fuzz, which plain `go test` runs every time
+FUZZTIME ?= 3s
+fuzz-short:
+	@grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' pkg internal cmd | sed 's/:func /:/' | sort | \
+	while IFS=: read -r file target; do \
+		echo "fuzz $$target ./$$(dirname $$file)"; \
+		$(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) -parallel 1 "./$$(dirname $$file)" || exit 1; \
+	done
 
 ## check-data: every conversation of ../shared/data (KdConv, LoCoMo, LongMemEval,
 ## about 130k turns) through the whole pipeline of a fresh `recall run`; fails on

@@ -119,7 +119,7 @@ func (st *state) english() {
 			s--
 		}
 		st.rule = "en-possessive"
-		st.add(words[s].start, w.end-len("'s"), kind, scoreEnglish)
+		st.add(words[s].start, possessiveBase(st.text, w), kind, scoreEnglish)
 		for k := s; k <= i; k++ {
 			used[k] = true
 		}
@@ -153,6 +153,14 @@ func (st *state) english() {
 		}
 		i = next
 	}
+}
+
+// possessiveBase returns where the name of a possessive word ends in text:
+// before its apostrophe. The word's lower-case form always spells the
+// ending "'s", but the text may write the apostrophe as ’, three bytes
+// where ' is one, so the ending's length is read from the text itself.
+func possessiveBase(text string, w enWord) int {
+	return w.start + strings.LastIndexAny(text[w.start:w.end], "'’")
 }
 
 // matchWords reports whether ws spell phrase, word by word.

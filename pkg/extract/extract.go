@@ -89,13 +89,22 @@ type Sourced interface {
 	Source() string
 }
 
+// MaxFactRunes bounds a fact's Display and its Value, in characters. A name
+// longer than any real title is not a name (a model that pasted a sentence,
+// a run of capitalised words, a catalog's description), and a fact's value is
+// part of its table's primary key, whose entries PostgreSQL bounds (about
+// 2.7 kB): an unbounded value would make the turn that holds it fail to
+// store, again at every delivery, and end as a dead letter.
+const MaxFactRunes = 200
+
 // newFact builds a fact from a raw surface string, so that every extractor
-// cleans and normalises names the same way. It returns false when nothing
-// is left after cleaning.
+// cleans, normalises and bounds names the same way. It returns false when
+// nothing is left after cleaning, or when the name is longer than
+// MaxFactRunes.
 func newFact(kind Kind, surface string) (Fact, bool) {
 	display := cleanDisplay(surface)
 	value := Normalize(display)
-	if value == "" {
+	if value == "" || runeCount(display) > MaxFactRunes || runeCount(value) > MaxFactRunes {
 		return Fact{}, false
 	}
 	return Fact{Kind: kind, Value: value, Display: display}, true

@@ -164,10 +164,6 @@ var llmAnswerKeys = []struct {
 	{"topics", KindTopic},
 }
 
-// maxLLMFactRunes drops names longer than any real title: a model that
-// pastes a sentence into a list has not found a name.
-const maxLLMFactRunes = 200
-
 // parseLLMAnswer turns the model's content into facts. The content must be
 // one JSON object, optionally inside a ```json fence and after a <think>
 // block (which reasoning models served by Ollama or vLLM emit); each known
@@ -196,8 +192,8 @@ func parseLLMAnswer(content string) ([]Fact, error) {
 			return nil, fmt.Errorf("answer key %q is not an array of strings: %w", k.key, err)
 		}
 		for _, name := range names {
-			f, ok := newFact(k.kind, name)
-			if !ok || runeCount(f.Display) > maxLLMFactRunes {
+			f, ok := newFact(k.kind, name) // names past MaxFactRunes are dropped
+			if !ok {
 				continue
 			}
 			facts = append(facts, f)

@@ -127,7 +127,7 @@ var goodFacts = []Fact{
 
 func TestParseLLMAnswer(t *testing.T) {
 	t.Parallel()
-	long := strings.Repeat("长", maxLLMFactRunes+1)
+	long := strings.Repeat("长", MaxFactRunes+1)
 	tests := []struct {
 		name    string
 		content string

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 
@@ -171,6 +172,10 @@ func TestRulesEnglish(t *testing.T) {
 			want: []Fact{fact(KindAuthor, "Tolkien"), fact(KindGenre, "fantasy")}},
 		{name: "X's album Y", text: "Have you heard of Taylor Swift's album Red?",
 			want: []Fact{fact(KindPerson, "Taylor Swift"), fact(KindMusic, "Red")}},
+		{name: "X’s book, curly apostrophe", text: "I loved Marlene’s book.",
+			want: []Fact{fact(KindAuthor, "Marlene")}},
+		{name: "X’S ALBUM, curly apostrophe in capitals", text: "Have you heard of TAYLOR SWIFT’S ALBUM Red?",
+			want: []Fact{fact(KindPerson, "TAYLOR SWIFT")}},
 		{name: "I love X", text: "I love Radiohead more than anything.",
 			want: []Fact{fact(KindPerson, "Radiohead")}},
 		{name: "watched X", text: "We watched Spirited Away last night.",
@@ -325,6 +330,37 @@ func TestRulesProvenance(t *testing.T) {
 				rules[Normalize(surface)] = c.rule
 			}
 			require.Equal(t, tt.rule, rules[tt.value], "accepted: %v", rules)
+		})
+	}
+}
+
+// TestRulesFactBound: a run of capitalised words or of dotted name parts
+// longer than any name is no fact (its value would be too long for the
+// facts' primary key), while a name of ordinary length in its place is.
+func TestRulesFactBound(t *testing.T) {
+	t.Parallel()
+	r := testRules(t)
+	long := "Ab" + strings.Repeat("cd", MaxFactRunes/2)
+	tests := []struct {
+		name, text, short string
+	}{
+		{"capitalised phrase", "I think Christopher " + long + " is great.", "I think Christopher Nolan is great."},
+		{"possessive", "I loved Marlene " + long + "’s book.", "I loved Marlene Dietrich’s book."},
+		{"trigger", "Have you read any books by Ursula " + long + "?", "Have you read any books by Ursula Le Guin?"},
+		{"dotted name", "导演是" + strings.Repeat("尼克·", MaxFactRunes/2) + "卡索维茨。", "导演是尼克·卡索维茨。"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			facts, err := r.Extract(context.Background(), Input{Text: tt.text})
+			require.NoError(t, err)
+			for _, f := range facts {
+				require.LessOrEqual(t, runeCount(f.Display), MaxFactRunes, "%+v", f)
+				require.LessOrEqual(t, runeCount(f.Value), MaxFactRunes, "%+v", f)
+			}
+			facts, err = r.Extract(context.Background(), Input{Text: tt.short})
+			require.NoError(t, err)
+			require.NotEmpty(t, facts, tt.short)
 		})
 	}
 }

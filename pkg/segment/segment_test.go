@@ -13,7 +13,8 @@ import (
 // A process that set its soft memory limit before it met Chinese (the
 // indexer, the API) gets the limit raised by what the dictionary holds
 // when it loads, instead of a runtime collecting without end under it.
-// This is the package's only test: the first call to Shared is this one.
+// This is the package's only test, so the first call to Shared is this one
+// (its fuzz target, FuzzTokens, runs after it).
 func TestSharedRaisesTheMemoryLimit(t *testing.T) {
 	t.Setenv("GOMEMLIMIT", "") // the limit below is the process's own
 	runtime.GC()

@@ -1,0 +1,56 @@
+package assemble_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/recallhq/recall/internal/textcheck"
+	"github.com/recallhq/recall/pkg/assemble"
+	"github.com/recallhq/recall/pkg/store"
+)
+
+// FuzzCut: a past turn cut to a snippet of n characters (Recall) and the
+// newest message cut to a window of n characters (TrimWindow) are valid text
+// within n (a snippet's mark of the cut, "…", is one more), and the prompt
+// rendered from them within a budget of n spends at most n.
+func FuzzCut(f *testing.F) {
+	sizes := []uint16{0, 1, 2, 7, 40, 300}
+	for i, s := range textcheck.Seeds(f) {
+		f.Add(s, sizes[i%len(sizes)])
+	}
+	c := textcheck.New(f)
+	at := time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, text string, n uint16) {
+		t.Parallel()
+		if !textcheck.Acceptable(text) {
+			return
+		}
+		limit := int(n)
+		hits := []assemble.RecalledHit{{Kind: assemble.RecalledMessage, EventID: "e1", SessionID: "s1", Role: "user", Text: text, OccurredAt: at}}
+		r := assemble.Recall(text, "lexical", hits, assemble.Window{}, limit)
+		require.Len(t, r.Hits, 1)
+		snippet := textcheck.InputBound(text)
+		if limit > 0 {
+			snippet = textcheck.Bound{Runes: limit + 1}
+		}
+		c.Check(t, textcheck.Text, text, r.Hits[0].Text, snippet)
+
+		w := assemble.TrimWindow([]store.Message{{EventID: "e2", SessionID: "s1", Role: "user", Content: text, OccurredAt: at}},
+			assemble.Counts{Messages: 1}, assemble.WindowLimits{Messages: 10, Chars: limit}, at)
+		window := textcheck.InputBound(text)
+		if limit > 0 {
+			window = textcheck.Bound{Runes: limit}
+		}
+		for _, m := range w.Messages {
+			c.Check(t, textcheck.Text, text, m.Content, window)
+		}
+
+		b, prompt := assemble.Assemble("", &assemble.Parts{Window: w, Recalled: r}, limit)
+		if limit > 0 {
+			require.LessOrEqual(t, b.Used, limit, "made from %s", textcheck.Quote(text))
+		}
+		c.Check(t, textcheck.Text, text, prompt, textcheck.Bound{})
+	})
+}
