@@ -68,12 +68,6 @@ type Analyzer struct {
 	seg func() (*segment.Segmenter, error)
 }
 
-// NewAnalyzer returns an analyzer that segments Chinese with seg, which is
-// shared and never modified (segment.Shared).
-func NewAnalyzer(seg *segment.Segmenter) *Analyzer {
-	return &Analyzer{seg: func() (*segment.Segmenter, error) { return seg, nil }}
-}
-
 // SharedAnalyzer returns an analyzer over the process's shared segmenter,
 // which it loads on the first text with a Han character (about two seconds
 // of CPU, and some 250 MB held from then on). A process that never meets

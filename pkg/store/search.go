@@ -62,30 +62,17 @@ type SearchEntry struct {
 // ends the type whatever the value holds).
 func FactSourceID(factType, value string) string { return factType + "\x1f" + value }
 
-// SplitFactSourceID returns the type and value of a fact's source id.
-func SplitFactSourceID(sourceID string) (factType, value string, ok bool) {
-	return strings.Cut(sourceID, "\x1f")
-}
-
-// UpsertSearchEntries stores a batch of search entries in one statement (see
-// UpsertSearchEntriesTx) and returns how many rows it wrote: redelivery,
-// duplicates and replays of entries already stored write none.
+// UpsertSearchEntries stores a batch of search entries in one statement and
+// returns how many rows it wrote: redelivery, duplicates and replays of
+// entries already stored write none. An entry is written when it is new,
+// when its revision is newer than the stored one, or when at the same
+// revision its text, terms or attributes differ or it brings an embedding of
+// another model (a replay after the embedding model changed); a lower
+// revision changes nothing. The writers that index what they store in the
+// same commit (RecordMentionsIndexed, WriteSummary's search entry) run the
+// same statement inside their transaction.
 func (s *Store) UpsertSearchEntries(ctx context.Context, entries []SearchEntry) (int64, error) {
 	n, err := upsertSearchEntries(ctx, s.pool, entries)
-	if err != nil {
-		return 0, fmt.Errorf("upsert search entries: %w", err)
-	}
-	return n, nil
-}
-
-// UpsertSearchEntriesTx is UpsertSearchEntries inside the caller's
-// transaction, for writers that index what they store in the same commit.
-// An entry is written when it is new, when its revision is newer than the
-// stored one, or when at the same revision its text, terms or attributes
-// differ or it brings an embedding of another model (a replay after the
-// embedding model changed); a lower revision changes nothing.
-func UpsertSearchEntriesTx(ctx context.Context, tx pgx.Tx, entries []SearchEntry) (int64, error) {
-	n, err := upsertSearchEntries(ctx, tx, entries)
 	if err != nil {
 		return 0, fmt.Errorf("upsert search entries: %w", err)
 	}
