@@ -74,23 +74,21 @@ type Config struct {
 	ContextBudget int `env:"CONTEXT_BUDGET_CHARS" envDefault:"8000"`
 
 	// GCPercent is the Go GC target the API runs with (GOGC, when set, wins). The
-	// API keeps little live memory (3 MB) and allocates per request (about
-	// 100 KB for a context with a query), so its heap goal is the runtime's
-	// floor for the target: 16 MB at 400, which BenchmarkRecall's load went
-	// through 16.6 times a second (at 2540 contexts/s), the collector taking
-	// a sixth of the API's CPU. At 1000 the goal is about 45 MB: 7.6
-	// collections a second at 2980/s, 300-324 µs of API CPU a context against
-	// 345-357, the resident set 54 -> 84-89 MB. A heap that holds more (the
-	// Chinese dictionary) is held by MemoryHeadroom instead.
+	// API keeps little live memory (a few MB) and allocates per request (about
+	// 100 KB for a context with a query), so with a small target its heap goal
+	// is the runtime's floor and the collector takes a large share of its CPU;
+	// at 1000 the goal is about 45 MB and it collects half as often, for a
+	// larger resident set (docs/benchmarks.md, History). A heap that holds
+	// more (the Chinese dictionary) is held by MemoryHeadroom instead.
 	GCPercent int `env:"API_GC_PERCENT" envDefault:"1000"`
 	// MemoryHeadroom is how far the API binary's heap may grow above what it
 	// holds once started before the runtime collects, whatever GCPercent
 	// allows (a soft limit, raised by what the Chinese dictionary holds when
-	// a query loads it; GOMEMLIMIT, when set, wins; 0: none). Without it an
-	// API holding the dictionary grew to 1.2 GB under BenchmarkRecall's load,
-	// with a p99 of 26.5 to 29 ms; with it, 0.5 GB and 23.2 ms (the smaller
-	// heap is collected more often, but touches fewer pages). An API that
-	// never loads the dictionary stays far below it.
+	// a query loads it; GOMEMLIMIT, when set, wins; 0: none). Without it
+	// GCPercent alone lets an API holding the dictionary grow to over a
+	// gigabyte under load, with a worse tail latency: the smaller heap is
+	// collected more often, but touches fewer pages. An API that never loads
+	// the dictionary stays far below it.
 	MemoryHeadroom int64 `env:"API_MEMORY_HEADROOM" envDefault:"268435456"`
 
 	// PublishTimeout bounds waiting for JetStream to store a POST's turns:

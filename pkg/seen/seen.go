@@ -4,8 +4,8 @@
 // new to a user (POST /v1/users/{user_id}/items/unseen).
 //
 // It runs apart from ingest on purpose. Recording costs about as much per
-// presented item as storing a turn does; in ingest's transaction it cut ingest's
-// rate by 12–22% on the benchmark's turns (a three-item list every tenth turn).
+// presented item as storing a turn does, and in ingest's transaction it slowed
+// ingest measurably (docs/benchmarks.md, History).
 // Ingest is what the next prompt waits for; the registry is read by scheduled
 // notifiers, which do not mind it being a few milliseconds behind. On its own
 // consumer it costs one more delivery per turn, and turns without a list are
