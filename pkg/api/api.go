@@ -47,6 +47,8 @@ import (
 
 // Config is the API's part of the config.
 type Config struct {
+	// Addr is where the HTTP API listens (it serves /healthz, /readyz and
+	// /metrics there too).
 	Addr string `env:"API_ADDR" envDefault:":8080"`
 	// Keys turns on bearer auth: "tenant:key,tenant:key". Each key is valid for its
 	// tenant only. Empty: auth off (X-Tenant-ID alone), for local use.
@@ -55,6 +57,11 @@ type Config struct {
 	MaxBodyBytes int64 `env:"API_MAX_BODY_BYTES" envDefault:"8388608"`
 	MaxBatch     int   `env:"API_MAX_BATCH" envDefault:"500"`
 
+	// ContextMaxMessages, ContextMaxChars and ContextTTL are the session
+	// window's defaults, which a request may override: the last messages,
+	// their characters, and how old a message may be; ContextLang is the
+	// language the prompt block is written in (zh, en, or auto: the
+	// conversation's).
 	ContextMaxMessages int           `env:"CONTEXT_MAX_MESSAGES" envDefault:"10"`
 	ContextMaxChars    int           `env:"CONTEXT_MAX_CHARS" envDefault:"4000"`
 	ContextTTL         time.Duration `env:"CONTEXT_TTL" envDefault:"24h"`
