@@ -32,8 +32,43 @@ func TestDocMatchesStructs(t *testing.T) {
 	require.NoError(t, err)
 	want, err := Generate(root(t), doc)
 	require.NoError(t, err)
-	if string(want) != string(doc) {
-		require.Equal(t, string(want), string(doc), "%s differs from the config structs: run `make docs` and commit it", Doc)
+	if line, got, gen := firstDifference(string(doc), string(want)); line > 0 {
+		t.Fatalf("%s differs from the config structs at line %d: run `make docs` and commit it\n  the page: %s\n  the structs: %s", Doc, line, got, gen)
+	}
+}
+
+// firstDifference is the first line (from 1) where a and b differ, and that
+// line of each; 0 when they are the same.
+func firstDifference(a, b string) (int, string, string) {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < max(len(al), len(bl)); i++ {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y || i >= len(al) || i >= len(bl) {
+			return i + 1, x, y
+		}
+	}
+	return 0, "", ""
+}
+
+func TestFirstDifference(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		a, b     string
+		line     int
+		from, to string
+	}{
+		{"x\ny", "x\ny", 0, "", ""},
+		{"x\ny", "x\nz", 2, "y", "z"},
+		{"x", "x\nmore", 2, "", "more"},
+	} {
+		line, from, to := firstDifference(c.a, c.b)
+		require.Equal(t, []any{c.line, c.from, c.to}, []any{line, from, to}, "%q %q", c.a, c.b)
 	}
 }
 

@@ -42,7 +42,8 @@ var Def = worker.Def[Config, *Worker]{
 type Config struct {
 	Queue worker.Queue `envPrefix:"SEEN_"`
 	// Cap bounds each user's registry; beyond it the items first seen longest
-	// ago are deleted.
+	// ago are deleted, at write time. A deployment that does not run this
+	// worker keeps no registry.
 	Cap int `env:"ITEMS_SEEN_CAP" envDefault:"100"`
 }
 

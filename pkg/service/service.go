@@ -46,7 +46,8 @@ type Base struct {
 	// segmenter's dictionary (about 250 MB) from their start, and the
 	// runtime's default target would let such a heap double; a process that
 	// loads the dictionary later, on its first Chinese text (the indexer),
-	// has its limit raised by what the dictionary holds.
+	// has its limit raised by what the dictionary holds. The API binary has
+	// its own, API_MEMORY_HEADROOM.
 	MemoryHeadroom int64 `env:"MEMORY_HEADROOM" envDefault:"134217728"`
 }
 
