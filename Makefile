@@ -5,7 +5,7 @@ GO ?= go
 DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/recall?sslmode=disable
 export DATABASE_URL
 
-.PHONY: all build run migrate test test-deps fuzz-short check-data bench deps eval-extract eval-context chaos chaos-short clean
+.PHONY: all build run migrate test test-deps fuzz-short check-data bench deps docs eval-extract eval-context chaos chaos-short clean
 
 all: build
 
@@ -63,6 +63,11 @@ check-data: deps
 bench: test-deps
 	@command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk; }
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./bench/
+
+## docs: the configuration reference in docs/configuration.md, from the config
+## structs and their doc comments (go test ./internal/configdoc fails until it is run)
+docs:
+	$(GO) run ./internal/configdoc/gen
 
 ## eval-extract: recall and precision of the rules extractor on ../shared/data/kdconv
 eval-extract:

@@ -5,14 +5,19 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/recallhq/recall/internal/configdoc"
 	"github.com/recallhq/recall/internal/deploycheck"
+	"github.com/recallhq/recall/internal/deps"
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/mcpserver"
+	"github.com/recallhq/recall/pkg/registry"
 	"github.com/recallhq/recall/pkg/service"
+	"github.com/recallhq/recall/pkg/worker"
 	"github.com/stretchr/testify/require"
 )
 
@@ -94,5 +99,27 @@ func TestHelp(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The configuration reference lists what each command loads: its own config
+// types, the log level service.Main reads, and DATA_DIR for the tools that
+// find `recall run`'s NATS server (useNATS).
+func TestConfigDocListsWhatCommandsRead(t *testing.T) {
+	t.Parallel()
+	workers := worker.EnvVars(registry.All...)
+	for cmd, reads := range map[string][]string{
+		"run":     append(service.EnvVars[runConfig](), workers...),
+		"worker":  append(service.EnvVars[deps.Data](), workers...),
+		"replay":  append(service.EnvVars[deps.Data](), workers...),
+		"migrate": service.EnvVars[migrateConfig](),
+		"forget":  append(service.EnvVars[forgetConfig](), service.EnvVars[deps.Data]()...),
+		"dlq":     append(service.EnvVars[natsToolConfig](), service.EnvVars[deps.Data]()...),
+		"mcp":     service.EnvVars[mcpserver.Config](),
+		"probe":   nil,
+	} {
+		reads = append(reads, "LOG_LEVEL")
+		slices.Sort(reads)
+		require.Equal(t, slices.Compact(reads), configdoc.Reads(cmd), cmd)
 	}
 }

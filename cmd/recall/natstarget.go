@@ -12,14 +12,9 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/recallhq/recall/internal/deps"
 	"github.com/recallhq/recall/pkg/service"
 )
-
-// dataConfig is where `recall run` keeps its local state (the embedded NATS
-// server's store and its record); the tools read it to find that server.
-type dataConfig struct {
-	Dir string `env:"DATA_DIR" envDefault:".data"`
-}
 
 // runRecordName is the file under DATA_DIR where `recall run` records the
 // embedded NATS server it started, and removes it when it stops.
@@ -102,7 +97,7 @@ func findNATS(natsURL, dataDir string) (natsTarget, error) {
 // useNATS finds the server a tool uses, sets NATS_URL to it for the
 // command's config, and says which it is on w.
 func useNATS(w io.Writer) error {
-	cfg, err := service.LoadConfig[dataConfig]()
+	cfg, err := service.LoadConfig[deps.Data]()
 	if err != nil {
 		return err
 	}

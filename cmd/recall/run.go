@@ -21,10 +21,9 @@ import (
 type runConfig struct {
 	deps.Config
 	// With NATS_URL unset, an embedded JetStream server is started here.
-	EmbeddedNATSHost string `env:"EMBEDDED_NATS_HOST" envDefault:"127.0.0.1"`
-	EmbeddedNATSPort int    `env:"EMBEDDED_NATS_PORT" envDefault:"4223"`
-	Data             dataConfig
-	API              api.Config
+	deps.EmbeddedNATS
+	Data deps.Data
+	API  api.Config
 }
 
 // runCmd runs the API and every registered worker (their runners, the

@@ -47,6 +47,8 @@ import (
 
 // Config is the API's part of the config.
 type Config struct {
+	// Addr is where the HTTP API listens (it serves /healthz, /readyz and
+	// /metrics there too).
 	Addr string `env:"API_ADDR" envDefault:":8080"`
 	// Keys turns on bearer auth: "tenant:key,tenant:key". Each key is valid for its
 	// tenant only. Empty: auth off (X-Tenant-ID alone), for local use.
@@ -55,6 +57,11 @@ type Config struct {
 	MaxBodyBytes int64 `env:"API_MAX_BODY_BYTES" envDefault:"8388608"`
 	MaxBatch     int   `env:"API_MAX_BATCH" envDefault:"500"`
 
+	// ContextMaxMessages, ContextMaxChars and ContextTTL are the session
+	// window's defaults, which a request may override: the last messages,
+	// their characters, and how old a message may be; ContextLang is the
+	// language the prompt block is written in (zh, en, or auto: the
+	// conversation's).
 	ContextMaxMessages int           `env:"CONTEXT_MAX_MESSAGES" envDefault:"10"`
 	ContextMaxChars    int           `env:"CONTEXT_MAX_CHARS" envDefault:"4000"`
 	ContextTTL         time.Duration `env:"CONTEXT_TTL" envDefault:"24h"`
@@ -66,7 +73,8 @@ type Config struct {
 	// their weight now and leave out those expired or archived by now.
 	Decay store.DecayConfig
 	// ContextMaxSummaries is how many summaries of the user's previous
-	// sessions the context carries; -1 for none.
+	// sessions the context carries; -1 for none. A request may ask for 0–20
+	// (max_summaries).
 	ContextMaxSummaries int `env:"CONTEXT_MAX_SUMMARIES" envDefault:"3"`
 	// ContextBudget is the context's total character budget, spent on the
 	// current list, the window, the summaries and the facts in that order;
@@ -74,28 +82,29 @@ type Config struct {
 	ContextBudget int `env:"CONTEXT_BUDGET_CHARS" envDefault:"8000"`
 
 	// GCPercent is the Go GC target the API runs with (GOGC, when set, wins). The
-	// API keeps little live memory (3 MB) and allocates per request (about
-	// 100 KB for a context with a query), so its heap goal is the runtime's
-	// floor for the target: 16 MB at 400, which BenchmarkRecall's load went
-	// through 16.6 times a second (at 2540 contexts/s), the collector taking
-	// a sixth of the API's CPU. At 1000 the goal is about 45 MB: 7.6
-	// collections a second at 2980/s, 300-324 µs of API CPU a context against
-	// 345-357, the resident set 54 -> 84-89 MB. A heap that holds more (the
-	// Chinese dictionary) is held by MemoryHeadroom instead.
+	// API keeps little live memory (a few MB) and allocates per request (about
+	// 100 KB for a context with a query), so with a small target its heap goal
+	// is the runtime's floor and the collector takes a large share of its CPU;
+	// at 1000 the goal is about 45 MB and it collects half as often, for a
+	// larger resident set (docs/benchmarks.md, History). A heap that holds
+	// more (the Chinese dictionary) is held by MemoryHeadroom instead.
+	// `recall run` does not apply it: that process holds the dictionary from
+	// its start, and this target would let its heap grow to a gigabyte.
 	GCPercent int `env:"API_GC_PERCENT" envDefault:"1000"`
 	// MemoryHeadroom is how far the API binary's heap may grow above what it
 	// holds once started before the runtime collects, whatever GCPercent
 	// allows (a soft limit, raised by what the Chinese dictionary holds when
-	// a query loads it; GOMEMLIMIT, when set, wins; 0: none). Without it an
-	// API holding the dictionary grew to 1.2 GB under BenchmarkRecall's load,
-	// with a p99 of 26.5 to 29 ms; with it, 0.5 GB and 23.2 ms (the smaller
-	// heap is collected more often, but touches fewer pages). An API that
-	// never loads the dictionary stays far below it.
+	// a query loads it; GOMEMLIMIT, when set, wins; 0: none). Without it
+	// GCPercent alone lets an API holding the dictionary grow to over a
+	// gigabyte under load, with a worse tail latency: the smaller heap is
+	// collected more often, but touches fewer pages. An API that never loads
+	// the dictionary stays far below it. The API binary only: `recall run`
+	// has MEMORY_HEADROOM.
 	MemoryHeadroom int64 `env:"API_MEMORY_HEADROOM" envDefault:"268435456"`
 
 	// PublishTimeout bounds waiting for JetStream to store a POST's turns:
-	// while NATS is away the answer is 503 with what was and was not stored,
-	// not a request that hangs.
+	// while NATS is away the answer is 503 with what was and was not stored
+	// (accepted and failed), not a request that hangs.
 	PublishTimeout time.Duration `env:"API_PUBLISH_TIMEOUT" envDefault:"5s"`
 	// ReadTimeout bounds reading a request, body included (a client that
 	// stalls mid-body is cut off); WriteTimeout writing the answer.
@@ -103,36 +112,31 @@ type Config struct {
 	WriteTimeout time.Duration `env:"API_WRITE_TIMEOUT" envDefault:"60s"`
 
 	// ContextMaxRecalled is how many hits of the history search the context
-	// may carry for its query; the budget decides how many fit. On LoCoMo at
-	// 8000 characters, 60 fill the budget once only the first hits bring
-	// their neighbours (see ContextRecallNeighbors); each hit more is search
-	// work the budget then throws away; -1 none.
+	// may carry for its query; the budget decides how many fit. At 8000
+	// characters 60 fill the budget once only the first hits bring their
+	// neighbours (see ContextRecallNeighbors); each hit more is search work
+	// the budget then throws away; -1 none.
 	ContextMaxRecalled int `env:"CONTEXT_MAX_RECALLED" envDefault:"60"`
 	// ContextRecallSnippet bounds one recalled snippet, in characters, so a
 	// long turn cannot take the room of several short ones; 0 whole.
 	ContextRecallSnippet int `env:"CONTEXT_RECALL_SNIPPET_CHARS" envDefault:"400"`
 	// ContextRecallPerSession caps the recalled hits of one earlier session,
 	// so one long session cannot fill the part. The search's own default
-	// (3) cost a tenth of the evidence on LoCoMo, whose answers gather in a
-	// few sessions (0.752 with no cap against 0.663); 8 kept it all.
+	// (3) lost evidence on LoCoMo, whose answers gather in a few sessions;
+	// 8 kept it all (docs/benchmarks.md, History).
 	ContextRecallPerSession int `env:"CONTEXT_RECALL_PER_SESSION" envDefault:"8"`
 	// ContextRecallNeighbors is how many of the first hits bring the turns
 	// just before and after them: an answer is often the reply to the turn
 	// found, or the question before it. Deeper hits are less likely what
 	// the message needs, and their neighbours less still, so there the
-	// budget buys more hits instead. On LoCoMo (make eval-context, 8000
-	// characters, the search scoring turns with their neighbours): evidence
-	// recall / answer token recall 0.814 / 0.783 with neighbours for every
-	// hit (30 fill the budget), 0.817 / 0.792 for the first 10 of 60, 0.815 /
-	// 0.790 for 15, 0.812 / 0.787 for none of 100; 0 none.
+	// budget buys more hits instead (chosen with make eval-context:
+	// docs/benchmarks.md, History); 0 none.
 	ContextRecallNeighbors int `env:"CONTEXT_RECALL_NEIGHBORS" envDefault:"10"`
 	// ContextRecallWide is how many of those first hits bring two turns on
 	// each side instead of one: a question asked, its answer and the reply
 	// to it often run over three or four turns, and the best hits are the
-	// likeliest to be the conversation the message is about. On LoCoMo
-	// (make eval-context, 8000 characters): evidence recall / answer token
-	// recall 0.812 / 0.788 with none, 0.837 / 0.798 for the first 3, 0.836 /
-	// 0.801 for 4, 0.837 / 0.798 for 5, 0.841 / 0.792 for 10; 0 none.
+	// likeliest to be the conversation the message is about (chosen with
+	// make eval-context: docs/benchmarks.md, History); 0 none.
 	ContextRecallWide int `env:"CONTEXT_RECALL_WIDE" envDefault:"4"`
 	// ContextRecallKinds are the kinds of entries the context recalls:
 	// message, summary, fact.

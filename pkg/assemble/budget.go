@@ -168,7 +168,7 @@ func applyBudget(ph phrases, p *Parts, limit int) (Budget, lines) {
 // The lines are written by conversation: the turns kept of one session and
 // day make one group, in event time, under a single date, so a hit reads
 // between the turns around it and the date is paid once per group, not per
-// line (it took about 7% of the part when every hit had its own). Groups
+// line. Groups
 // come in the order of their first hit kept, so the most relevant
 // conversation still comes first; summaries and facts are a group each.
 // The hits are returned most relevant first, as they were given.

@@ -63,11 +63,17 @@ type Config struct {
 	BaseURL string `env:"EMBED_BASE_URL"`
 	// APIKey is sent as a bearer token; local servers usually ignore it.
 	APIKey string `env:"EMBED_API_KEY"`
-	// Model is the remote embedding model; empty selects Hashing.
+	// Model is the remote embedding model; empty selects Hashing, the local
+	// embedder, so search works offline. One embedder for every binary that
+	// embeds (the indexer its turns, the summarizer and extractor their
+	// summaries and facts, the catalog its items, the profiler the facts it
+	// sums, the API the query): search and recommendations compare only
+	// vectors of one model, so set the same on all of them.
 	Model string `env:"EMBED_MODEL"`
 	// Dimensions, when > 0, is sent as the request's dimensions parameter
 	// (models such as text-embedding-3 can shorten their output) and every
-	// returned vector must have that length.
+	// returned vector must have that length; with Hashing it is the vector's
+	// dimension (0: 256).
 	Dimensions int `env:"EMBED_DIMENSIONS" envDefault:"0"`
 	// Timeout bounds each HTTP attempt, not the whole call; retries get a
 	// fresh timeout and the caller's context bounds the total.
@@ -85,7 +91,8 @@ type Config struct {
 	// asks for in Retry-After: a longer wish is cut to RetryMax and the
 	// request sent again, as for the chat model (see pkg/llm). Beyond the
 	// retries the call fails and the worker's message is redelivered later,
-	// instead of a handler holding its ack deadline for minutes.
+	// instead of a handler holding its ack deadline for minutes. A response
+	// that does not fit its inputs is not retried.
 	RetryMax time.Duration `env:"EMBED_RETRY_MAX" envDefault:"10s"`
 }
 

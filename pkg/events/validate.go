@@ -45,12 +45,21 @@ var DefaultLimits = Limits{
 // LimitsConfig is the event validation part of the config, shared by the API and
 // the workers so both judge a turn the same way.
 type LimitsConfig struct {
-	MaxIDBytes      int           `env:"EVENT_MAX_ID_BYTES" envDefault:"128"`
-	MaxContentBytes int           `env:"EVENT_MAX_CONTENT_BYTES" envDefault:"65536"`
-	MaxEventBytes   int           `env:"EVENT_MAX_BYTES" envDefault:"524288"`
-	MaxItems        int           `env:"EVENT_MAX_ITEMS" envDefault:"200"`
-	MaxToolCalls    int           `env:"EVENT_MAX_TOOL_CALLS" envDefault:"64"`
-	MaxFutureSkew   time.Duration `env:"EVENT_MAX_FUTURE_SKEW" envDefault:"24h"`
+	// MaxIDBytes bounds every id (tenant, user, session, event, agent), in
+	// bytes.
+	MaxIDBytes int `env:"EVENT_MAX_ID_BYTES" envDefault:"128"`
+	// MaxContentBytes bounds a turn's content, in bytes.
+	MaxContentBytes int `env:"EVENT_MAX_CONTENT_BYTES" envDefault:"65536"`
+	// MaxEventBytes bounds a whole encoded event, in bytes.
+	MaxEventBytes int `env:"EVENT_MAX_BYTES" envDefault:"524288"`
+	// MaxItems bounds the items of a presented list.
+	MaxItems int `env:"EVENT_MAX_ITEMS" envDefault:"200"`
+	// MaxToolCalls bounds a turn's tool calls.
+	MaxToolCalls int `env:"EVENT_MAX_TOOL_CALLS" envDefault:"64"`
+	// MaxFutureSkew is how far in the future a turn's occurred_at may be. It
+	// is checked by the API only, so that a replay never depends on when it
+	// runs.
+	MaxFutureSkew time.Duration `env:"EVENT_MAX_FUTURE_SKEW" envDefault:"24h"`
 }
 
 // Limits converts the config to Limits.

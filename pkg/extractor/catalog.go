@@ -12,7 +12,10 @@ import (
 // CatalogConfig tunes the per-tenant gazetteer built from the tenant's catalog.
 type CatalogConfig struct {
 	// Refresh is how long a tenant's gazetteer is used before it is rebuilt
-	// from the catalog; 0 turns catalog matching off.
+	// from the catalog; 0 turns catalog matching off. The gazetteer
+	// (Aho-Corasick) matches the catalog's titles and the people its items
+	// name (author, artist, director, actors) in the text, so known items are
+	// found without brackets or patterns.
 	Refresh time.Duration `env:"EXTRACT_CATALOG_REFRESH" envDefault:"1m"`
 	// MaxItems bounds the catalog items read per tenant.
 	MaxItems int `env:"EXTRACT_CATALOG_MAX_ITEMS" envDefault:"200000"`

@@ -43,7 +43,7 @@ type Config struct {
 	Queue worker.Queue `envPrefix:"EXTRACTOR_"`
 	// Roles are the turn roles facts are taken from. What the user says is the
 	// signal; what the assistant says about an item is not the user's interest,
-	// so assistant and tool turns are opt-in.
+	// so assistant and tool turns are opt-in ("user,assistant").
 	Roles []string `env:"EXTRACT_ROLES" envDefault:"user" envSeparator:","`
 	// ToolResults also reads the string values of tool call results.
 	ToolResults bool `env:"EXTRACT_TOOL_RESULTS" envDefault:"false"`

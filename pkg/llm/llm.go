@@ -64,7 +64,12 @@ type Config struct {
 	BaseURL string `env:"LLM_BASE_URL"`
 	// APIKey is sent as a bearer token; local servers usually ignore it.
 	APIKey string `env:"LLM_API_KEY"`
-	// Model is the model asked; empty disables the model's users.
+	// Model is the model asked; empty disables the model's users. Set, the
+	// extractor asks it for strict JSON ({"books":[],"authors":[],"topics":[]},
+	// also films, music, people, genres) and the summarizer for summaries;
+	// when it fails for good the rules answer instead (facts recorded with
+	// source rules, the model's with llm; recall_extract_llm_fallbacks_total
+	// counts it), so extraction never blocks the stream.
 	Model string `env:"LLM_MODEL"`
 	// Timeout bounds each attempt, not the whole call: a stuck request is
 	// abandoned and retried rather than holding the message until AckWait.
@@ -87,8 +92,10 @@ type Config struct {
 	// double, with jitter.
 	RetryInitial time.Duration `env:"LLM_RETRY_INITIAL" envDefault:"500ms"`
 	// RetryMax caps every wait between attempts, including one asked for by
-	// the server in Retry-After (see the package doc). Below RetryInitial it
-	// is raised to it.
+	// the server in Retry-After or retry-after-ms (see the package doc): 408,
+	// 409, 429 and 5xx answers, timeouts and malformed answers are retried
+	// with exponential backoff, the same rule as the embedder's. Below
+	// RetryInitial it is raised to it.
 	RetryMax time.Duration `env:"LLM_RETRY_MAX" envDefault:"10s"`
 }
 

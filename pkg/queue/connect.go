@@ -12,6 +12,10 @@ import (
 
 // NATSConfig is the NATS part of a binary's config.
 type NATSConfig struct {
+	// URL is the NATS server, or several comma-separated. Unset, `recall run`
+	// starts an embedded server instead, and the `recall` tools use the one
+	// `recall run` recorded under DATA_DIR, or stop with an error: they never
+	// fall back to this default.
 	URL string `env:"NATS_URL" envDefault:"nats://127.0.0.1:4222"`
 	// CredsFile is an optional NATS credentials file (production clusters).
 	CredsFile string `env:"NATS_CREDS_FILE"`

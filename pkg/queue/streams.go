@@ -21,6 +21,8 @@ const (
 )
 
 // StreamConfig is the deployment's choice of durability and retention, from env.
+// The binaries that publish or consume declare the streams with it at start,
+// idempotently.
 type StreamConfig struct {
 	// Replicas is 1 for a single server, 3 in a production cluster.
 	Replicas int `env:"STREAM_REPLICAS" envDefault:"1"`

@@ -45,33 +45,16 @@ import (
 //
 // Punctuation and symbols are never terms.
 //
-// The choices were measured with BM25 (the store's formula) over real
-// conversations. Chinese: the 3 × 150 KdConv dev conversations of a domain as
-// one user's history, each asked for by its topic ("我们之前聊过的<topic>，
-// 你还记得吗？", 450 questions; mean reciprocal rank of the first turn of the
-// right conversation, and the share of it in the top 5):
-//
-//	gse words, every single character kept          MRR 0.869  P@5 0.248
-//	  single characters dropped                     MRR 0.768  P@5 0.227
-//	  function-word singles dropped (as here)       MRR 0.928  P@5 0.285
-//	  + bigrams of long words and single runs (here) MRR 0.925  P@5 0.286
-//	  every bigram of every Han run instead         MRR 0.791  P@5 0.240
-//
-// The bigrams cost nothing measurable there and are what finds a title the
-// dictionary splits. English: the LoCoMo questions (categories 1-4, 760
-// questions over 5 users) against their evidence turns, recall@10 / MRR:
-// stemming and Snowball stopwords 0.584 / 0.439; without stemming 0.555 /
-// 0.402; without stopwords 0.534 / 0.401; with a longer chat-filler list on
-// top 0.568 / 0.417.
+// Each choice was measured with BM25 (the store's formula) over real
+// conversations, KdConv for Chinese and LoCoMo for English, against its
+// alternatives (docs/benchmarks.md, History): keeping or dropping every
+// single character, or taking every bigram of a Han run, finds less than
+// dropping the function words; the bigrams of long words and single runs
+// are what finds a title the dictionary splits; in English, stemming and
+// the stopwords each find more.
 type Analyzer struct {
 	// seg returns the segmenter, loading it on the first call.
 	seg func() (*segment.Segmenter, error)
-}
-
-// NewAnalyzer returns an analyzer that segments Chinese with seg, which is
-// shared and never modified (segment.Shared).
-func NewAnalyzer(seg *segment.Segmenter) *Analyzer {
-	return &Analyzer{seg: func() (*segment.Segmenter, error) { return seg, nil }}
 }
 
 // SharedAnalyzer returns an analyzer over the process's shared segmenter,
@@ -80,8 +63,7 @@ func NewAnalyzer(seg *segment.Segmenter) *Analyzer {
 // Chinese never holds the dictionary: its memory stays small, and each
 // garbage collection has a few MB to mark instead of the dictionary's
 // millions of objects, which under load set the API's tail latency
-// (BenchmarkRecall, English questions on 2 cores: p99 16.8 ms and 58 MB
-// resident without the dictionary, 29.1 ms and 1.2 GB once it is held).
+// (docs/benchmarks.md, History).
 // Should the dictionary fail to load (it is embedded in the binary, so only
 // a broken build or memory exhausted), Han runs are indexed and searched as
 // character bigrams: coarser, but nothing is lost.
@@ -318,9 +300,9 @@ const stemCacheWords = 16384
 
 // stems holds the stems of recently stemmed words. Stemming is most of the
 // cost of analyzing English (the Snowball stemmer converts each word to
-// runes and tries its suffix lists in turn: about 0.5 µs a word), and the
-// same few thousand words recur in every text; a stem is a function of its
-// word alone, so the cache is shared by every analyzer of the process.
+// runes and tries its suffix lists in turn), and the same few thousand
+// words recur in every text; a stem is a function of its word alone, so the
+// cache is shared by every analyzer of the process.
 var stems = func() *lru.Cache[string, string] {
 	c, err := lru.New[string, string](stemCacheWords)
 	if err != nil {

@@ -1,9 +1,7 @@
 package search
 
 import (
-	"encoding/json"
 	"strings"
-	"time"
 
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
@@ -17,36 +15,14 @@ import (
 // was said), tool turns (a tool's raw output; the assistant turn that follows
 // says what it meant) and turns without text.
 func TurnEntry(t events.Turn) (store.SearchEntry, bool) {
+	if t.Role != events.RoleUser && t.Role != events.RoleAssistant {
+		return store.SearchEntry{}, false
+	}
 	titles := make([]string, 0, len(t.Items))
 	for _, it := range t.Items {
 		titles = append(titles, it.Title)
 	}
-	return turnEntry(t.TenantID, t.UserID, t.ID, t.SessionID, t.AgentID, t.Role, t.Content, titles, t.OccurredAt)
-}
-
-// MessageEntry is TurnEntry for a stored message, for indexing what is
-// already stored (a backfill, a re-index after the analyzer changed).
-func MessageEntry(tenantID string, m store.Message) (store.SearchEntry, bool) {
-	var items []struct {
-		Title string `json:"title"`
-	}
-	if len(m.Items) > 0 {
-		// A list that does not decode has no titles to add; the content is
-		// still indexed.
-		_ = json.Unmarshal(m.Items, &items)
-	}
-	titles := make([]string, 0, len(items))
-	for _, it := range items {
-		titles = append(titles, it.Title)
-	}
-	return turnEntry(tenantID, m.UserID, m.EventID, m.SessionID, m.AgentID, m.Role, m.Content, titles, m.OccurredAt)
-}
-
-func turnEntry(tenantID, userID, eventID, sessionID, agentID, role, content string, titles []string, at time.Time) (store.SearchEntry, bool) {
-	if role != events.RoleUser && role != events.RoleAssistant {
-		return store.SearchEntry{}, false
-	}
-	text := strings.TrimSpace(content)
+	text := strings.TrimSpace(t.Content)
 	if list := joinNonEmpty(titles, "; "); list != "" {
 		if text != "" {
 			text += "\n"
@@ -57,8 +33,8 @@ func turnEntry(tenantID, userID, eventID, sessionID, agentID, role, content stri
 		return store.SearchEntry{}, false
 	}
 	return store.SearchEntry{
-		TenantID: tenantID, UserID: userID, Kind: store.SearchMessage, SourceID: eventID,
-		SessionID: sessionID, AgentID: agentID, Role: role, OccurredAt: at.UTC(), Text: text,
+		TenantID: t.TenantID, UserID: t.UserID, Kind: store.SearchMessage, SourceID: t.ID,
+		SessionID: t.SessionID, AgentID: t.AgentID, Role: t.Role, OccurredAt: t.OccurredAt.UTC(), Text: text,
 	}, true
 }
 
@@ -85,15 +61,6 @@ func MentionEntry(m store.Mention) store.SearchEntry {
 	return store.SearchEntry{
 		TenantID: m.TenantID, UserID: m.UserID, Kind: store.SearchFact, SourceID: store.FactSourceID(m.Type, m.Value),
 		Revision: m.OccurredAt.UnixMicro(), SessionID: m.SessionID, OccurredAt: m.OccurredAt.UTC(), Text: m.Display,
-	}
-}
-
-// FactEntry is the search entry of a stored fact (MentionEntry of its newest
-// mention).
-func FactEntry(tenantID, userID string, f store.Fact) store.SearchEntry {
-	return store.SearchEntry{
-		TenantID: tenantID, UserID: userID, Kind: store.SearchFact, SourceID: store.FactSourceID(f.Type, f.Value),
-		Revision: f.LastMentionedAt.UnixMicro(), SessionID: f.SourceSessionID, OccurredAt: f.LastMentionedAt.UTC(), Text: f.Display,
 	}
 }
 

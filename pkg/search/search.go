@@ -38,7 +38,7 @@ func NewIndexer(st *store.Store, an *Analyzer, emb embed.Embedder) *Indexer {
 
 // Prepare fills each entry's terms from its text and, with an embedder, its
 // embedding and model, in place. Writers that store entries in their own
-// transaction (store.SummaryWrite.Search, store.UpsertSearchEntriesTx) call
+// transaction (store.SummaryWrite.Search, store.RecordMentionsIndexed) call
 // it before they begin. When the embedder fails, the entries are left
 // without vectors and the error wraps ErrEmbed; they can still be stored.
 func (ix *Indexer) Prepare(ctx context.Context, entries []store.SearchEntry) error {

@@ -274,8 +274,8 @@ func TestEntries(t *testing.T) {
 	_, ok = search.TurnEntry(events.Turn{Role: events.RoleUser, Content: "  "})
 	require.False(t, ok, "nothing to find")
 
-	m, ok := search.MessageEntry("acme", store.Message{EventID: "e2", SessionID: "s1", UserID: "u1", Role: "user",
-		Content: "which one?", Items: []byte(`[{"ref":"/b","title":"Dune"}]`), OccurredAt: t0})
+	m, ok := search.TurnEntry(events.Turn{ID: "e2", SessionID: "s1", UserID: "u1", Role: events.RoleUser,
+		Content: "which one?", Items: []events.Item{{Ref: "/b", Title: "Dune"}}, OccurredAt: t0})
 	require.True(t, ok)
 	require.Equal(t, "which one?\nDune", m.Text)
 
@@ -288,6 +288,4 @@ func TestEntries(t *testing.T) {
 		Value: "三体", Display: "《三体》", OccurredAt: t0})
 	require.Equal(t, store.FactSourceID("book_title", "三体"), f.SourceID)
 	require.Equal(t, t0.UnixMicro(), f.Revision)
-	require.Equal(t, f, search.FactEntry("acme", "u1", store.Fact{Type: "book_title", Value: "三体", Display: "《三体》",
-		LastMentionedAt: t0, SourceSessionID: "s1"}))
 }

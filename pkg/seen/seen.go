@@ -4,8 +4,8 @@
 // new to a user (POST /v1/users/{user_id}/items/unseen).
 //
 // It runs apart from ingest on purpose. Recording costs about as much per
-// presented item as storing a turn does; in ingest's transaction it cut ingest's
-// rate by 12–22% on the benchmark's turns (a three-item list every tenth turn).
+// presented item as storing a turn does, and in ingest's transaction it slowed
+// ingest measurably (docs/benchmarks.md, History).
 // Ingest is what the next prompt waits for; the registry is read by scheduled
 // notifiers, which do not mind it being a few milliseconds behind. On its own
 // consumer it costs one more delivery per turn, and turns without a list are
@@ -42,7 +42,8 @@ var Def = worker.Def[Config, *Worker]{
 type Config struct {
 	Queue worker.Queue `envPrefix:"SEEN_"`
 	// Cap bounds each user's registry; beyond it the items first seen longest
-	// ago are deleted.
+	// ago are deleted, at write time. A deployment that does not run this
+	// worker keeps no registry.
 	Cap int `env:"ITEMS_SEEN_CAP" envDefault:"100"`
 }
 

@@ -30,16 +30,24 @@ import (
 
 // Base is the part of every binary's config that is about the process itself.
 type Base struct {
+	// LogLevel is the lowest level logged: debug, info, warn or error.
 	LogLevel slog.Level `env:"LOG_LEVEL" envDefault:"info"`
 	// OpsAddr serves /healthz, /readyz and /metrics (the API serves them on its own
 	// address too).
 	OpsAddr string `env:"OPS_ADDR" envDefault:":9090"`
-	// ShutdownTimeout bounds the whole drain after SIGTERM; keep Kubernetes'
-	// terminationGracePeriodSeconds above it.
+	// ShutdownTimeout bounds the whole drain after SIGTERM; keep the
+	// orchestrator's grace period (Kubernetes' terminationGracePeriodSeconds)
+	// above it.
 	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" envDefault:"25s"`
 	// MemoryHeadroom is how far the Go heap may grow above what the process
-	// holds once it has started (LimitMemory); 0 leaves the runtime alone.
-	// GOMEMLIMIT, when set, wins.
+	// holds once it has started before the runtime collects (a soft limit,
+	// LimitMemory; 0 leaves the runtime alone; GOMEMLIMIT, when set, wins),
+	// in bytes (128 MiB). The extractor and summarizer hold the Chinese
+	// segmenter's dictionary (about 250 MB) from their start, and the
+	// runtime's default target would let such a heap double; a process that
+	// loads the dictionary later, on its first Chinese text (the indexer),
+	// has its limit raised by what the dictionary holds. The API binary has
+	// its own, API_MEMORY_HEADROOM.
 	MemoryHeadroom int64 `env:"MEMORY_HEADROOM" envDefault:"134217728"`
 }
 
@@ -106,10 +114,9 @@ func nameVariables[T any](err error) error {
 	var zero T
 	t := reflect.TypeOf(zero)
 	keys := map[string][]string{} // field name -> env keys
-	eachVariable(t, "", func(key string, index []int) {
-		name := t.FieldByIndex(index).Name
-		keys[name] = append(keys[name], key)
-	})
+	for _, f := range Fields(t) {
+		keys[f.Field.Name] = append(keys[f.Field.Name], f.Key)
+	}
 	msgs := make([]string, 0, len(agg.Errors))
 	for _, e := range agg.Errors {
 		var pe env.ParseError
@@ -161,9 +168,9 @@ func Masked(cfg any) map[string]any {
 	if v.Kind() == reflect.Pointer {
 		v = v.Elem()
 	}
-	eachVariable(v.Type(), "", func(key string, index []int) {
-		val := fmt.Sprint(v.FieldByIndex(index).Interface())
-		low := strings.ToLower(key)
+	for _, f := range Fields(v.Type()) {
+		val := fmt.Sprint(v.FieldByIndex(f.Index).Interface())
+		low := strings.ToLower(f.Key)
 		switch {
 		case val == "":
 		case strings.Contains(low, "key") || strings.Contains(low, "secret") || strings.Contains(low, "password") || strings.Contains(low, "token"):
@@ -171,14 +178,34 @@ func Masked(cfg any) map[string]any {
 		case strings.Contains(val, "://") && strings.Contains(val, "@"):
 			val = MaskURL(val)
 		}
-		out[key] = val
-	})
+		out[f.Key] = val
+	}
 	return out
 }
 
-// eachVariable calls fn with the env variable name and field index of every
-// field of a config struct, nested structs (and their envPrefix) included.
-func eachVariable(t reflect.Type, prefix string, fn func(key string, index []int)) {
+// Field is one env variable of a config struct, as the env library reads it:
+// the generated configuration reference lists them, and LogConfig and the
+// parse errors name them.
+type Field struct {
+	// Key is the variable, its prefixes included (INGEST_CONSUMER_ACK_WAIT).
+	Key string
+	// Prefix is the envPrefix the key is under ("" for none): a struct used
+	// by several owners (a worker's queue settings) reads one variable per
+	// prefix.
+	Prefix string
+	// Index is the field's path from the top struct (reflect's FieldByIndex).
+	Index []int
+	// Owner is the struct that declares the field, whose source holds its
+	// doc comment.
+	Owner reflect.Type
+	// Field is the struct field itself, with its tags.
+	Field reflect.StructField
+}
+
+// Fields lists the env variables of a config struct in declaration order,
+// nested structs (and their envPrefix) included.
+func Fields(t reflect.Type) []Field {
+	var out []Field
 	var walk func(t reflect.Type, prefix string, index []int)
 	walk = func(t reflect.Type, prefix string, index []int) {
 		for i := 0; i < t.NumField(); i++ {
@@ -192,11 +219,12 @@ func eachVariable(t reflect.Type, prefix string, fn func(key string, index []int
 				continue
 			}
 			if k, _, _ := strings.Cut(f.Tag.Get("env"), ","); k != "" {
-				fn(prefix+k, idx)
+				out = append(out, Field{Key: prefix + k, Prefix: prefix, Index: idx, Owner: t, Field: f})
 			}
 		}
 	}
-	walk(t, prefix, nil)
+	walk(t, "", nil)
+	return out
 }
 
 // MaskURL is a URL with its password, if any, replaced by ***: what a tool

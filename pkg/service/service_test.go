@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -44,6 +45,36 @@ func TestLoadConfigAndMask(t *testing.T) {
 	t.Setenv("SHUTDOWN_TIMEOUT", "soon")
 	_, err = service.LoadConfig[cfg]()
 	require.ErrorContains(t, err, "SHUTDOWN_TIMEOUT")
+}
+
+type queueSettings struct {
+	Wait time.Duration `env:"WAIT" envDefault:"1s"`
+}
+
+type walked struct {
+	A     queueSettings `envPrefix:"A_"`
+	B     queueSettings `envPrefix:"B_"`
+	Plain string        `env:"PLAIN"`
+	Time  time.Time     `env:"AT"`
+	_     string        // unexported: never a variable
+}
+
+// Fields lists what the env library reads, in order: a shared struct once
+// per prefix, owned by the struct that declares the field.
+func TestFields(t *testing.T) {
+	t.Parallel()
+	fields := service.Fields(reflect.TypeOf(walked{}))
+	var keys, prefixes, owners []string
+	for _, f := range fields {
+		keys = append(keys, f.Key)
+		prefixes = append(prefixes, f.Prefix)
+		owners = append(owners, f.Owner.Name()+"."+f.Field.Name)
+	}
+	require.Equal(t, []string{"A_WAIT", "B_WAIT", "PLAIN", "AT"}, keys)
+	require.Equal(t, []string{"A_", "B_", "", ""}, prefixes)
+	require.Equal(t, []string{"queueSettings.Wait", "queueSettings.Wait", "walked.Plain", "walked.Time"}, owners)
+	require.Equal(t, []int{1, 0}, fields[1].Index)
+	require.Equal(t, service.EnvVars[walked](), keys, "the same variables as the env library's")
 }
 
 func TestOpsHandler(t *testing.T) {

@@ -19,10 +19,19 @@ import (
 // decayer archives it; at its expiry (last mention + TTL) it is expired. Each
 // has a per-type override, as "topic:360h,genre:1440h".
 type DecayConfig struct {
-	Period       time.Duration            `env:"DECAY_PERIOD" envDefault:"720h"`
-	Factor       float64                  `env:"DECAY_FACTOR" envDefault:"0.9"`
-	Floor        float64                  `env:"DECAY_FLOOR" envDefault:"0.1"`
-	TTL          time.Duration            `env:"FACT_TTL" envDefault:"2160h"`
+	// Period, Factor and Floor are the decay policy: weight = base × Factor
+	// per full Period since the last mention (event time); below Floor a
+	// fact is archived. One policy: set the same values on every binary
+	// that reads them. Period ≥ 1s, Factor in (0, 1], Floor in (0, 1], and a
+	// fact must reach the floor within 4096 periods; a binary refuses to
+	// start otherwise, naming the variable.
+	Period time.Duration `env:"DECAY_PERIOD" envDefault:"720h"`
+	Factor float64       `env:"DECAY_FACTOR" envDefault:"0.9"`
+	Floor  float64       `env:"DECAY_FLOOR" envDefault:"0.1"`
+	// TTL is how long after its last mention (event time) a fact expires.
+	TTL time.Duration `env:"FACT_TTL" envDefault:"2160h"`
+	// PeriodByType, FactorByType, FloorByType and TTLByType override the
+	// policy per fact type, as "topic:0.8" or "topic:720h,genre:4320h".
 	PeriodByType map[string]time.Duration `env:"DECAY_PERIOD_BY_TYPE" envKeyValSeparator:":" envSeparator:","`
 	FactorByType map[string]float64       `env:"DECAY_FACTOR_BY_TYPE" envKeyValSeparator:":" envSeparator:","`
 	FloorByType  map[string]float64       `env:"DECAY_FLOOR_BY_TYPE" envKeyValSeparator:":" envSeparator:","`

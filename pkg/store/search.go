@@ -62,30 +62,17 @@ type SearchEntry struct {
 // ends the type whatever the value holds).
 func FactSourceID(factType, value string) string { return factType + "\x1f" + value }
 
-// SplitFactSourceID returns the type and value of a fact's source id.
-func SplitFactSourceID(sourceID string) (factType, value string, ok bool) {
-	return strings.Cut(sourceID, "\x1f")
-}
-
-// UpsertSearchEntries stores a batch of search entries in one statement (see
-// UpsertSearchEntriesTx) and returns how many rows it wrote: redelivery,
-// duplicates and replays of entries already stored write none.
+// UpsertSearchEntries stores a batch of search entries in one statement and
+// returns how many rows it wrote: redelivery, duplicates and replays of
+// entries already stored write none. An entry is written when it is new,
+// when its revision is newer than the stored one, or when at the same
+// revision its text, terms or attributes differ or it brings an embedding of
+// another model (a replay after the embedding model changed); a lower
+// revision changes nothing. The writers that index what they store in the
+// same commit (RecordMentionsIndexed, WriteSummary's search entry) run the
+// same statement inside their transaction.
 func (s *Store) UpsertSearchEntries(ctx context.Context, entries []SearchEntry) (int64, error) {
 	n, err := upsertSearchEntries(ctx, s.pool, entries)
-	if err != nil {
-		return 0, fmt.Errorf("upsert search entries: %w", err)
-	}
-	return n, nil
-}
-
-// UpsertSearchEntriesTx is UpsertSearchEntries inside the caller's
-// transaction, for writers that index what they store in the same commit.
-// An entry is written when it is new, when its revision is newer than the
-// stored one, or when at the same revision its text, terms or attributes
-// differ or it brings an embedding of another model (a replay after the
-// embedding model changed); a lower revision changes nothing.
-func UpsertSearchEntriesTx(ctx context.Context, tx pgx.Tx, entries []SearchEntry) (int64, error) {
-	n, err := upsertSearchEntries(ctx, tx, entries)
 	if err != nil {
 		return 0, fmt.Errorf("upsert search entries: %w", err)
 	}
@@ -420,22 +407,16 @@ var ErrEmptyQuery = errors.New("search: the query has no terms and no vector")
 // vector, whether a fact is active, and its text. The ranking is done here
 // (ranker.rank).
 //
-// The ranking was one statement before (CTEs for both lists, the fusion,
-// the cap, a join back for the texts and two index lookups per hit for the
-// neighbours). Its cost was the executor's, not the data's: about 30 plan
-// nodes, sorts, window functions and hash tables for a user of 100 entries.
-// Measured with pgbench, 32 clients on two cores, 300k LoCoMo entries
-// (3000 users of 100, a 256-dimension embedding each), 5 query terms and a
-// vector, 30 hits with neighbours: the one statement 1,770 to 2,060
-// searches/s; the scan alone 8,590/s, with every entry's text 7,230/s. The
-// texts ride along in the scan rather than being read by key afterwards:
-// 80 lookups by key (60 hits and their neighbours) took 0.3 ms of execution
-// and a round trip, and BenchmarkRecall (1000 users of 100 turns, 32
-// clients) went from 1,542 to 2,559 contexts/s, p99 37.7 to 26.4 ms, without
-// them. The price is the texts of a user's whole history on every search:
-// about 20 KB for 100 turns. Cost grows with the user's entries (each is
-// matched against the query and, when embedded by the query's model,
-// measured against its vector) and with the embedding's dimension.
+// The ranking is not one statement: as SQL (CTEs for both lists, the
+// fusion, the cap, a join back for the texts, index lookups for the
+// neighbours) its cost was the executor's, not the data's, several times
+// the scan's (docs/benchmarks.md, History). The texts ride along in the
+// scan rather than being read by key afterwards, which saves a round trip
+// and the lookups; the price is the texts of a user's whole history on
+// every search (about 20 KB for 100 turns). Cost grows with the user's
+// entries (each is matched against the query and, when embedded by the
+// query's model, measured against its vector) and with the embedding's
+// dimension.
 //
 // BM25: k1 = 1.2, b = 0.75, idf = ln(1 + (N - df + 0.5) / (df + 0.5)), with
 // N, the document frequencies and the average length taken over the user's
@@ -450,12 +431,11 @@ var ErrEmptyQuery = errors.New("search: the query has no terms and no vector")
 // rank)) × (1 + RecencyWeight × 2^(-age / half-life)), a missing rank adding
 // nothing, each list cut at depth(). The constant is 10, not the 60 of the
 // RRF paper, which fused 1000-deep lists of many strong systems: here two
-// short lists feed a top 10, and 10 lets a list's first place count.
-// Measured with the offline hashing embedder (see search.Searcher): KdConv
-// topic questions MRR 0.66 at 60 and 0.95 at 10, LoCoMo evidence in the top
-// 10 0.24 and 0.40 (vector weights 1 and 0.25). The prior lifts a fresh
-// entry by at most RecencyWeight (0.1: the gap between neighbouring places at
-// the top), enough to order near-equal hits, not to overturn relevance.
+// short lists feed a top 10, and 10 lets a list's first place count
+// (measured on KdConv and LoCoMo: docs/benchmarks.md, History). The prior
+// lifts a fresh entry by at most RecencyWeight (0.1: the gap between
+// neighbouring places at the top), enough to order near-equal hits, not to
+// overturn relevance.
 // Equal scores share a rank (the same text twice scores the same); ties go
 // to the newer entry.
 func (t *Tenant) Search(ctx context.Context, p SearchParams) ([]SearchHit, error) {
@@ -636,8 +616,8 @@ func (p *SearchParams) keeps(e *searchRow) bool {
 // range (a larger one would be infinite, which PostgreSQL refuses), and
 // passed as a pgvector.HalfVector value, never a pointer, so that pgx
 // encodes it with the registered binary codec rather than through its
-// driver.Valuer and the text form (35 µs for 256 dimensions against 0.3 µs;
-// 2.8 ms for an array of 100 against 0.07 ms). A zero vector stays zero.
+// driver.Valuer and the text form, which costs a hundred times more. A zero
+// vector stays zero.
 func halfvecArg(v []float32) any {
 	var sum float64
 	for _, x := range v {

@@ -621,7 +621,12 @@ func TestSearchFactsWhileActive(t *testing.T) {
 	}
 	id := store.FactSourceID("book_title", "dune s1")
 	require.Equal(t, []string{id}, facts())
-	typ, value, ok := store.SplitFactSourceID(id)
+	// The search query splits the id back into the fact's type and value
+	// (search.sql); split it the same way.
+	var ok bool
+	var typ, value string
+	require.NoError(t, s.st.Pool().QueryRow(s.ctx, `SELECT strpos($1, E'\x1f') > 0, split_part($1, E'\x1f', 1),
+		substr($1, strpos($1, E'\x1f') + 1)`, id).Scan(&ok, &typ, &value))
 	require.True(t, ok)
 	require.Equal(t, "book_title", typ)
 	require.Equal(t, "dune s1", value)

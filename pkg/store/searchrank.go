@@ -231,8 +231,8 @@ const (
 
 // ranker is what ranking a search needs besides the rows: the scores, the
 // lists and the hits, in arrays kept from one search to the next (rankers
-// are pooled). Ranking allocated about 50 KB a search before, which the
-// collector then had to reclaim on every context with a query.
+// are pooled), so that a search allocates only its hits and the collector
+// has less to reclaim on every context with a query.
 type ranker struct {
 	lex      []float64 // BM25 score per row (bm25Scores)
 	dialogue []float64 // lex with the neighbours' parts (withDialogue)

@@ -18,6 +18,8 @@ import (
 
 // Config is the database part of every binary's config.
 type Config struct {
+	// URL is the PostgreSQL database; its schema must be migrated first
+	// (`recall migrate`).
 	URL string `env:"DATABASE_URL" envDefault:"postgres://postgres@127.0.0.1:5432/recall?sslmode=disable"`
 	// MaxConns bounds the pool; 0 means max(4, CPUs). A small pool queues requests
 	// fairly in the process instead of making PostgreSQL's backends fight for the

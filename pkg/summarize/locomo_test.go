@@ -87,7 +87,7 @@ func locomoSessions(t testing.TB) []locomoSession {
 
 // rolling summarizes a session the way the worker does at the default
 // threshold: every 10 messages, from the previous summary and those messages.
-func rolling(t testing.TB, s summarize.Summarizer, turns []summarize.Turn) summarize.Summary {
+func rolling(t testing.TB, s *summarize.Extractive, turns []summarize.Turn) summarize.Summary {
 	var prev *summarize.Previous
 	var sum summarize.Summary
 	for off := 0; off < len(turns); off += 10 {

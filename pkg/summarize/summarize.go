@@ -67,11 +67,6 @@ func (s Summary) TopicNames() []string {
 	return out
 }
 
-// Summarizer writes summaries.
-type Summarizer interface {
-	Summarize(ctx context.Context, in Input) (Summary, error)
-}
-
 // Options bound what a summarizer writes.
 type Options struct {
 	// MaxRunes bounds the summary text, in characters (default 300).

@@ -83,9 +83,10 @@ type Config struct {
 	// LLM, when LLM_MODEL is set, writes the summaries; otherwise they are
 	// extractive.
 	LLM llm.Config
-	// LLMTenantRate caps each tenant's summary requests to the model, per
-	// minute (0: no cap); LLMTenantWait is how long a summary may wait for
-	// its tenant's turn before it is written offline instead.
+	// LLMTenantRate caps each tenant's summary requests to the model (with
+	// LLM_MODEL set), per minute, in bursts of ten seconds' worth (0: no
+	// cap); LLMTenantWait is how long a summary may wait for its tenant's
+	// turn before it is written offline instead.
 	LLMTenantRate float64       `env:"SUMMARIZER_LLM_TENANT_RATE" envDefault:"60"`
 	LLMTenantWait time.Duration `env:"SUMMARIZER_LLM_TENANT_WAIT" envDefault:"10s"`
 	// LLMFallback writes the extractive summary when the model has failed on

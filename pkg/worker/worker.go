@@ -27,8 +27,8 @@ import (
 // config holds it under the worker's env prefix (`envPrefix:"INGEST_"` gives
 // INGEST_CONSUMER_ACK_WAIT, INGEST_BATCH_SIZE, ...).
 type Queue struct {
-	Consumer queue.ConsumerConfig
 	Runner   queue.RunnerConfig
+	Consumer queue.ConsumerConfig
 }
 
 // Handler is what a worker value does with a batch of messages: it returns
