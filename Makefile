@@ -45,7 +45,7 @@ test: test-deps
 ## fuzz-short: each fuzz target (every `func Fuzz...` of a _test.go file, found here, so
 ## a new one is not forgotten) for FUZZTIME on one worker, past its seed corpus and
 ## testdata/fuzz, which plain `go test` runs every time
-FUZZTIME ?= 3s
+FUZZTIME ?= 15s
 fuzz-short:
 	@grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' pkg internal cmd | sed 's/:func /:/' | sort | \
 	while IFS=: read -r file target; do \
