@@ -51,7 +51,7 @@ func TestClients(t *testing.T) {
 	t.Run("typescript", func(t *testing.T) {
 		t.Parallel()
 		if _, err := os.Stat("typescript/node_modules/.bin/tsc"); err != nil {
-			t.Fatalf("the TypeScript compiler is not installed (%v): run `make deps` (scripts/ensure-node-deps.sh)", err)
+			t.Fatalf("the TypeScript compiler is not installed (%v): run `make test-deps` (scripts/ensure-node-deps.sh)", err)
 		}
 		// Compiled here, so the tests always run the current sources.
 		run(t, "typescript", nil, "node_modules/.bin/tsc", "-p", "tsconfig.json")

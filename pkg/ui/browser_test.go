@@ -85,7 +85,7 @@ func TestInspectorInBrowser(t *testing.T) {
 	require.NoError(t, err)
 	for _, need := range []string{"/usr/bin/chromium", "browsertest/node_modules/playwright-core"} {
 		_, err := os.Stat(need)
-		require.NoError(t, err, "the browser test needs %s: run `make deps` (scripts/ensure-browser.sh)", need)
+		require.NoError(t, err, "the browser test needs %s: run `make test-deps` (scripts/ensure-browser.sh)", need)
 	}
 	shots := os.Getenv("INSPECTOR_SCREENSHOTS")
 	if shots == "" {

@@ -155,7 +155,12 @@ class LiveTest(unittest.TestCase):
             self.turn("assistant", "Quinces make a fine membrillo."),
         ])
         self.stored(2)
-        found = eventually(lambda: self.recall.search(self.user, "quinces")["hits"], what="turns indexed")
+        def both_indexed():
+            # The indexer may store one of the turns a batch before the other.
+            hits = self.recall.search(self.user, "quinces")["hits"]
+            return hits if sum(h["kind"] == "message" for h in hits) == 2 else None
+
+        found = eventually(both_indexed, what="both turns indexed")
         self.assertIn("quinces", found[0]["text"].lower())
         res = self.recall.search(self.user, "quinces", k=1, role=["user"], kind="message")
         self.assertEqual(len(res["hits"]), 1)

@@ -151,7 +151,11 @@ describe("live Recall", { concurrency: true }, () => {
     const { recall, user, turn, stored } = setup();
     await recall.addTurns([turn("user", "My grandmother grew quinces in Andalusia"), turn("assistant", "Quinces make a fine membrillo.")]);
     await stored(2);
-    const found = await eventually(async () => (await recall.search(user, "quinces")).hits.length > 0, "turns indexed");
+    // Both turns indexed: the indexer may store one a batch before the other.
+    const found = await eventually(
+      async () => (await recall.search(user, "quinces")).hits.filter((h) => h.kind === "message").length === 2,
+      "both turns indexed",
+    );
     assert.ok(found);
     const res = await recall.search(user, "quinces", { k: 1, role: ["user"], kind: "message" });
     assert.equal(res.hits.length, 1);
