@@ -17,8 +17,14 @@ import (
 	"github.com/recallhq/recall/internal/deploycheck"
 )
 
-// perSource is how many turns Seeds takes from each data set.
-const perSource = 120
+// perSource is how many turns Seeds takes from each data set; fuzzing (go
+// test -fuzz) starts from fuzzPerSource, so that its baseline, which runs
+// every seed in an instrumented binary before anything new, is over in
+// seconds: the plain test run takes all of them every time.
+const (
+	perSource     = 120
+	fuzzPerSource = 20
+)
 
 var (
 	seedsOnce sync.Once
@@ -27,7 +33,8 @@ var (
 )
 
 // Seeds is the seed corpus of every fuzz target: turns of the real
-// conversations in ../shared/data (perSource each from KdConv's three domains
+// conversations in ../shared/data (perSource each, fuzzPerSource when
+// fuzzing, from KdConv's three domains
 // together, from LoCoMo and from LongMemEval's first history, spread evenly
 // over them, always the same), then Nasty. It fails tb when the data is
 // missing: it always sits beside the repository. Read it, never change it.
@@ -35,13 +42,17 @@ func Seeds(tb testing.TB) []string {
 	tb.Helper()
 	seedsOnce.Do(func() {
 		var all []string
+		n := perSource
+		if fuzzing() {
+			n = fuzzPerSource
+		}
 		for _, read := range []func() ([]string, error){kdconvTurns, locomoTurns, longMemEvalTurns} {
 			turns, err := read()
 			if err != nil {
 				seedsErr = err
 				return
 			}
-			all = append(all, spread(turns, perSource)...)
+			all = append(all, spread(turns, n)...)
 		}
 		seeds = append(all, Nasty()...)
 	})

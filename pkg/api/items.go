@@ -181,7 +181,7 @@ func bodyError(err error) events.FieldError {
 	var se *json.SyntaxError
 	switch {
 	case errors.As(err, &te) && te.Field != "":
-		return events.FieldError{Field: te.Field, Message: fmt.Sprintf("want %s, got a JSON %s", jsonType(te.Type.Kind().String()), te.Value)}
+		return events.FieldError{Field: te.Field, Message: fmt.Sprintf("want %s, got a JSON %s", events.JSONKind(te.Type.Kind().String()), te.Value)}
 	case errors.As(err, &te):
 		return events.FieldError{Field: "(body)", Message: "want a JSON object, got a JSON " + te.Value}
 	case errors.As(err, &se), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
@@ -191,20 +191,6 @@ func bodyError(err error) events.FieldError {
 		return events.FieldError{Field: strings.Trim(name, `"`), Message: "unknown field"}
 	}
 	return events.FieldError{Field: "(body)", Message: err.Error()}
-}
-
-func jsonType(kind string) string {
-	switch kind {
-	case "string":
-		return "a string"
-	case "slice":
-		return "an array"
-	case "bool":
-		return "true or false"
-	case "struct", "map":
-		return "an object"
-	}
-	return kind
 }
 
 // getSeen lists the items a user has been shown, most recently shown first.
