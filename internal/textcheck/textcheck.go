@@ -248,3 +248,24 @@ func Store(ctx context.Context, url string, values []Value) error {
 	}
 	return nil
 }
+
+// FuzzText is a fuzz target over one text a user may write: the seed corpus
+// (Seeds), a Checker, load run before the first input (Load; nil for none),
+// and body for every input the API would accept (Acceptable), in parallel.
+func FuzzText(f *testing.F, load func() error, body func(t *testing.T, c *Checker, text string)) {
+	f.Helper()
+	for _, s := range Seeds(f) {
+		f.Add(s)
+	}
+	c := New(f)
+	if load != nil {
+		Load(f, load)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		t.Parallel()
+		if !Acceptable(text) {
+			return
+		}
+		body(t, c, text)
+	})
+}

@@ -32,19 +32,14 @@ func checkFacts(t *testing.T, c *textcheck.Checker, in string, facts []extract.F
 	}
 }
 
+// loadRules builds the rules (and loads the dictionary) before a target's
+// first input.
+func loadRules() error { _, err := fuzzRules(); return err }
+
 // FuzzRules: whatever a user writes, the facts the rules find are values
 // PostgreSQL stores, within the bound of a fact.
 func FuzzRules(f *testing.F) {
-	for _, s := range textcheck.Seeds(f) {
-		f.Add(s)
-	}
-	c := textcheck.New(f)
-	textcheck.Load(f, func() error { _, err := fuzzRules(); return err })
-	f.Fuzz(func(t *testing.T, text string) {
-		t.Parallel()
-		if !textcheck.Acceptable(text) {
-			return
-		}
+	textcheck.FuzzText(f, loadRules, func(t *testing.T, c *textcheck.Checker, text string) {
 		r, err := fuzzRules()
 		require.NoError(t, err)
 		facts, err := r.Extract(context.Background(), extract.Input{Text: text})
@@ -56,16 +51,7 @@ func FuzzRules(f *testing.F) {
 // FuzzKeywords: the keywords a summary ranks sentences by are words of the
 // text, valid and bounded by it.
 func FuzzKeywords(f *testing.F) {
-	for _, s := range textcheck.Seeds(f) {
-		f.Add(s)
-	}
-	c := textcheck.New(f)
-	textcheck.Load(f, func() error { _, err := fuzzRules(); return err })
-	f.Fuzz(func(t *testing.T, text string) {
-		t.Parallel()
-		if !textcheck.Acceptable(text) {
-			return
-		}
+	textcheck.FuzzText(f, loadRules, func(t *testing.T, c *textcheck.Checker, text string) {
 		r, err := fuzzRules()
 		require.NoError(t, err)
 		b := textcheck.InputBound(text)
@@ -80,15 +66,7 @@ func FuzzKeywords(f *testing.F) {
 // text, and normalizing it again changes nothing (a stored value finds
 // itself).
 func FuzzNormalize(f *testing.F) {
-	for _, s := range textcheck.Seeds(f) {
-		f.Add(s)
-	}
-	c := textcheck.New(f)
-	f.Fuzz(func(t *testing.T, text string) {
-		t.Parallel()
-		if !textcheck.Acceptable(text) {
-			return
-		}
+	textcheck.FuzzText(f, nil, func(t *testing.T, c *textcheck.Checker, text string) {
 		v := extract.Normalize(text)
 		c.Check(t, textcheck.Text, text, v, textcheck.InputBound(text))
 		require.Equal(t, v, extract.Normalize(v), "made from %q", text)

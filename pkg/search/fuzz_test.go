@@ -16,16 +16,7 @@ import (
 // query's are what PostgreSQL casts them to as they are (the indexer stores
 // terms::tsvector; a search asks with a tsquery).
 func FuzzTerms(f *testing.F) {
-	for _, s := range textcheck.Seeds(f) {
-		f.Add(s)
-	}
-	c := textcheck.New(f)
-	textcheck.Load(f, func() error { _, err := segment.Shared(); return err })
-	f.Fuzz(func(t *testing.T, text string) {
-		t.Parallel()
-		if !textcheck.Acceptable(text) {
-			return
-		}
+	textcheck.FuzzText(f, func() error { _, err := segment.Shared(); return err }, func(t *testing.T, c *textcheck.Checker, text string) {
 		a := analyzer(t)
 		terms := a.Terms(text, nil)
 		for _, term := range terms {

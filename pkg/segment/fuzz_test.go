@@ -14,16 +14,7 @@ import (
 // text. It runs after TestSharedRaisesTheMemoryLimit, which must be the first
 // to load the dictionary: fuzz targets run after a package's tests.
 func FuzzTokens(f *testing.F) {
-	for _, s := range textcheck.Seeds(f) {
-		f.Add(s)
-	}
-	c := textcheck.New(f)
-	textcheck.Load(f, func() error { _, err := segment.Shared(); return err })
-	f.Fuzz(func(t *testing.T, text string) {
-		t.Parallel()
-		if !textcheck.Acceptable(text) {
-			return
-		}
+	textcheck.FuzzText(f, func() error { _, err := segment.Shared(); return err }, func(t *testing.T, c *textcheck.Checker, text string) {
 		seg, err := segment.Shared()
 		require.NoError(t, err)
 		prev := 0
