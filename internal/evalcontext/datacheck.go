@@ -101,10 +101,7 @@ func checkData(ctx context.Context, o options, log *slog.Logger) (*dataCheck, er
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				turns := make([]recallrun.Turn, len(j.conv.Turns))
-				for i, tn := range j.conv.Turns {
-					turns[i] = recallrun.Turn{ID: tn.ID, SessionID: tn.SessionID, Role: tn.Role, Content: tn.Content, OccurredAt: tn.OccurredAt}
-				}
+				turns := j.conv.postable()
 				refused, err := c.PostTurns(ctx, j.conv.SampleID, turns)
 				mu.Lock()
 				if err != nil && firstErr == nil {

@@ -142,10 +142,7 @@ func run(ctx context.Context, o options, log *slog.Logger) (*report, error) {
 	var total int64
 	for _, cv := range convs {
 		log.Info("posting turns", "user", cv.SampleID, "turns", len(cv.Turns), "sessions", len(cv.Sessions))
-		turns := make([]recallrun.Turn, len(cv.Turns))
-		for i, tn := range cv.Turns {
-			turns[i] = recallrun.Turn{ID: tn.ID, SessionID: tn.SessionID, Role: tn.Role, Content: tn.Content, OccurredAt: tn.OccurredAt}
-		}
+		turns := cv.postable()
 		refused, err := c.PostTurns(ctx, cv.SampleID, turns)
 		if err != nil {
 			return nil, err

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/recallhq/recall/internal/recallrun"
 )
 
 // turnSpacing is the event time between two turns of a session: LoCoMo dates a
@@ -45,6 +47,15 @@ type conversation struct {
 	Turns     []turn // in event-time order
 	Sessions  []sessionInfo
 	Questions []question
+}
+
+// postable is the conversation's turns as the harness posts them.
+func (c conversation) postable() []recallrun.Turn {
+	turns := make([]recallrun.Turn, len(c.Turns))
+	for i, t := range c.Turns {
+		turns[i] = recallrun.Turn{ID: t.ID, SessionID: t.SessionID, Role: t.Role, Content: t.Content, OccurredAt: t.OccurredAt}
+	}
+	return turns
 }
 
 // sessionInfo is one posted session and how many turns it holds.

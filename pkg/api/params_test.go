@@ -3,6 +3,7 @@ package api_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -39,19 +40,9 @@ func TestRouteParams(t *testing.T) {
 	}
 	// The POST twins take the GET's parameters as body fields.
 	bodies := api.RouteBodies()
-	require.Equal(t, []string{"POST /v1/context", "POST /v1/users/{user_id}/search"}, slices.Sorted(mapKeys(bodies)))
+	require.Equal(t, []string{"POST /v1/context", "POST /v1/users/{user_id}/search"}, slices.Sorted(maps.Keys(bodies)))
 	for post, fields := range bodies {
 		require.Equal(t, declared["GET"+strings.TrimPrefix(post, "POST")], fields, post)
-	}
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
 	}
 }
 
