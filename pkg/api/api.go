@@ -14,7 +14,6 @@ import (
 	"mime"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"runtime/debug"
@@ -27,7 +26,6 @@ import (
 	json "github.com/goccy/go-json"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/recallhq/recall/pkg/embed"
-	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/search"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -36,9 +34,9 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/recallhq/recall/pkg/assemble"
-	"github.com/recallhq/recall/pkg/client"
+	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/memory"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
 	"github.com/recallhq/recall/pkg/telemetry"
@@ -56,30 +54,9 @@ type Config struct {
 	// MaxBodyBytes bounds a POST body; MaxBatch the turns in one POST.
 	MaxBodyBytes int64 `env:"API_MAX_BODY_BYTES" envDefault:"8388608"`
 	MaxBatch     int   `env:"API_MAX_BATCH" envDefault:"500"`
-
-	// ContextMaxMessages, ContextMaxChars and ContextTTL are the session
-	// window's defaults, which a request may override: the last messages,
-	// their characters, and how old a message may be; ContextLang is the
-	// language the prompt block is written in (zh, en, or auto: the
-	// conversation's).
-	ContextMaxMessages int           `env:"CONTEXT_MAX_MESSAGES" envDefault:"10"`
-	ContextMaxChars    int           `env:"CONTEXT_MAX_CHARS" envDefault:"4000"`
-	ContextTTL         time.Duration `env:"CONTEXT_TTL" envDefault:"24h"`
-	ContextLang        string        `env:"CONTEXT_LANG" envDefault:"auto"`
-	// ContextMaxFacts is how many of the user's strongest interest facts the
-	// context carries; -1 for none.
-	ContextMaxFacts int `env:"CONTEXT_MAX_FACTS" envDefault:"10"`
 	// Decay is the facts' decay policy, the decayer's: reads rank facts by
 	// their weight now and leave out those expired or archived by now.
 	Decay store.DecayConfig
-	// ContextMaxSummaries is how many summaries of the user's previous
-	// sessions the context carries; -1 for none. A request may ask for 0–20
-	// (max_summaries).
-	ContextMaxSummaries int `env:"CONTEXT_MAX_SUMMARIES" envDefault:"3"`
-	// ContextBudget is the context's total character budget, spent on the
-	// current list, the window, the summaries and the facts in that order;
-	// -1 for none.
-	ContextBudget int `env:"CONTEXT_BUDGET_CHARS" envDefault:"8000"`
 
 	// GCPercent is the Go GC target the API runs with (GOGC, when set, wins). The
 	// API keeps little live memory (a few MB) and allocates per request (about
@@ -101,46 +78,10 @@ type Config struct {
 	// the dictionary stays far below it. The API binary only: `recall run`
 	// has MEMORY_HEADROOM.
 	MemoryHeadroom int64 `env:"API_MEMORY_HEADROOM" envDefault:"268435456"`
-
-	// PublishTimeout bounds waiting for JetStream to store a POST's turns:
-	// while NATS is away the answer is 503 with what was and was not stored
-	// (accepted and failed), not a request that hangs.
-	PublishTimeout time.Duration `env:"API_PUBLISH_TIMEOUT" envDefault:"5s"`
 	// ReadTimeout bounds reading a request, body included (a client that
 	// stalls mid-body is cut off); WriteTimeout writing the answer.
 	ReadTimeout  time.Duration `env:"API_READ_TIMEOUT" envDefault:"30s"`
 	WriteTimeout time.Duration `env:"API_WRITE_TIMEOUT" envDefault:"60s"`
-
-	// ContextMaxRecalled is how many hits of the history search the context
-	// may carry for its query; the budget decides how many fit. At 8000
-	// characters 60 fill the budget once only the first hits bring their
-	// neighbours (see ContextRecallNeighbors); each hit more is search work
-	// the budget then throws away; -1 none.
-	ContextMaxRecalled int `env:"CONTEXT_MAX_RECALLED" envDefault:"60"`
-	// ContextRecallSnippet bounds one recalled snippet, in characters, so a
-	// long turn cannot take the room of several short ones; 0 whole.
-	ContextRecallSnippet int `env:"CONTEXT_RECALL_SNIPPET_CHARS" envDefault:"400"`
-	// ContextRecallPerSession caps the recalled hits of one earlier session,
-	// so one long session cannot fill the part. The search's own default
-	// (3) lost evidence on LoCoMo, whose answers gather in a few sessions;
-	// 8 kept it all (docs/benchmarks.md, History).
-	ContextRecallPerSession int `env:"CONTEXT_RECALL_PER_SESSION" envDefault:"8"`
-	// ContextRecallNeighbors is how many of the first hits bring the turns
-	// just before and after them: an answer is often the reply to the turn
-	// found, or the question before it. Deeper hits are less likely what
-	// the message needs, and their neighbours less still, so there the
-	// budget buys more hits instead (chosen with make eval-context:
-	// docs/benchmarks.md, History); 0 none.
-	ContextRecallNeighbors int `env:"CONTEXT_RECALL_NEIGHBORS" envDefault:"10"`
-	// ContextRecallWide is how many of those first hits bring two turns on
-	// each side instead of one: a question asked, its answer and the reply
-	// to it often run over three or four turns, and the best hits are the
-	// likeliest to be the conversation the message is about (chosen with
-	// make eval-context: docs/benchmarks.md, History); 0 none.
-	ContextRecallWide int `env:"CONTEXT_RECALL_WIDE" envDefault:"4"`
-	// ContextRecallKinds are the kinds of entries the context recalls:
-	// message, summary, fact.
-	ContextRecallKinds []string `env:"CONTEXT_RECALL_KINDS" envDefault:"message,summary,fact" envSeparator:","`
 	// SearchEmbedTimeout bounds embedding a query: past it the search goes
 	// on by terms only, and the context says so.
 	SearchEmbedTimeout time.Duration `env:"SEARCH_EMBED_TIMEOUT" envDefault:"500ms"`
@@ -150,6 +91,7 @@ type Config struct {
 	// Embed is the embedder queries are embedded with (EMBED_*): the
 	// indexer's, since their vectors are compared.
 	Embed embed.Config
+	memory.Config
 }
 
 // withDefaults fills the fields where zero cannot work (it would reject every
@@ -165,28 +107,8 @@ func (c Config) withDefaults() Config {
 	if c.MaxBatch <= 0 {
 		c.MaxBatch = d.MaxBatch
 	}
-	if c.ContextMaxMessages <= 0 {
-		c.ContextMaxMessages = d.ContextMaxMessages
-	}
-	if c.ContextLang == "" {
-		c.ContextLang = d.ContextLang
-	}
-	if c.ContextMaxFacts == 0 {
-		c.ContextMaxFacts = d.ContextMaxFacts
-	}
 	c.Decay = c.Decay.WithDefaults()
-	if c.ContextBudget == 0 {
-		c.ContextBudget = d.ContextBudget
-	}
-	if c.ContextMaxSummaries == 0 {
-		c.ContextMaxSummaries = d.ContextMaxSummaries
-	}
-	if c.PublishTimeout <= 0 {
-		c.PublishTimeout = d.PublishTimeout
-	}
-	if c.ContextMaxRecalled == 0 {
-		c.ContextMaxRecalled = d.ContextMaxRecalled
-	}
+	c.Config = c.Config.WithDefaults()
 	if c.SearchEmbedTimeout <= 0 {
 		c.SearchEmbedTimeout = d.SearchEmbedTimeout
 	}
@@ -210,24 +132,22 @@ func (c Config) ApplyGC() bool {
 	return true
 }
 
-// Server holds the API's dependencies.
+// Server holds the API's dependencies: the memory service behind its routes,
+// and what its own routes (operations, the inspector's pages) read.
 type Server struct {
 	cfg     Config
 	limits  events.Limits
 	store   *store.Store
-	pub     *queue.Publisher
 	js      jetstream.JetStream
 	log     *slog.Logger
 	keys    map[string]string // key -> tenant
-	policy  *store.DecayPolicy
 	now     func() time.Time
 	metrics *metrics
 	reg     *prometheus.Registry
 	ready   []service.Check
-	// searcher answers the contexts' queries and the search route; its
-	// analyzer loads the segmenter's dictionary on the first Chinese text
-	// (search.SharedAnalyzer).
-	searcher *search.Searcher
+	// mem is the memory service every memory route calls, and the MCP
+	// tools too.
+	mem *memory.Service
 }
 
 // Options are the API's dependencies.
@@ -257,11 +177,6 @@ func New(o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch cfg.ContextLang {
-	case assemble.LangEN, assemble.LangZH, assemble.LangAuto:
-	default:
-		return nil, fmt.Errorf("CONTEXT_LANG: %q is not one of en, zh, auto", cfg.ContextLang)
-	}
 	limits := o.Limits
 	if limits == (events.Limits{}) {
 		limits = events.DefaultLimits
@@ -286,11 +201,20 @@ func New(o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	m := newMetrics(reg)
+	mem, err := memory.New(memory.Options{Config: cfg.Config, Limits: limits, Store: o.Store, JS: o.JS, Decay: policy, Log: log, Now: now,
+		// The searcher's analyzer loads the segmenter's dictionary on the
+		// first Chinese text (search.SharedAnalyzer).
+		Searcher: search.NewSearcher(o.Store, search.SharedAnalyzer(), emb, cfg.SearchEmbedTimeout, log),
+		Turns:    func(outcome string, n int) { m.turns.WithLabelValues(outcome).Add(float64(n)) },
+	})
+	if err != nil {
+		return nil, err
+	}
 	return &Server{
-		cfg: cfg, limits: limits, store: o.Store, pub: queue.NewPublisher(o.JS), js: o.JS,
-		log: log, keys: keys, policy: policy, now: now, metrics: newMetrics(reg),
-		reg: o.Registry, ready: o.Ready,
-		searcher: search.NewSearcher(o.Store, search.SharedAnalyzer(), emb, cfg.SearchEmbedTimeout, log),
+		cfg: cfg, limits: limits, store: o.Store, js: o.JS,
+		log: log, keys: keys, now: now, metrics: m,
+		reg: o.Registry, ready: o.Ready, mem: mem,
 	}, nil
 }
 
@@ -325,14 +249,13 @@ func (s *Server) Handler(reg *prometheus.Registry, ready ...service.Check) http.
 	// probe knows every route's pattern and nothing else, so that a path
 	// served for other methods answers 405 with Allow instead of 404.
 	rs := routes{mux: mux, probe: http.NewServeMux(), traced: telemetry.Enabled()}
-	// /mcp's tools call these very routes, in-process.
-	mcpTools := s.mcpHandler(mux)
+	mcpTools := s.mcpHandler()
 	for _, e := range endpoints {
 		switch {
 		case e.pattern == mcpRoute:
-			s.route(rs, e.pattern, nil, func(w http.ResponseWriter, r *http.Request, _ *store.Tenant) { mcpTools.ServeHTTP(w, r) })
+			s.route(rs, e.pattern, nil, func(w http.ResponseWriter, r *http.Request, _ string) { mcpTools.ServeHTTP(w, r) })
 		case e.tenant != nil:
-			s.route(rs, e.pattern, e.query, func(w http.ResponseWriter, r *http.Request, t *store.Tenant) { e.tenant(s, w, r, t) })
+			s.route(rs, e.pattern, e.query, func(w http.ResponseWriter, r *http.Request, tenant string) { e.tenant(s, w, r, tenant) })
 		default:
 			rs.probe.HandleFunc(e.pattern, func(http.ResponseWriter, *http.Request) {})
 			mux.HandleFunc(e.pattern, func(w http.ResponseWriter, r *http.Request) { e.open(s, w, r) })
@@ -347,11 +270,9 @@ func (s *Server) Handler(reg *prometheus.Registry, ready ...service.Check) http.
 	mux.Handle("GET /ui", http.RedirectHandler("/ui/", http.StatusMovedPermanently))
 	service.RegisterOps(mux, reg, ready...)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		probe := httptest.NewRecorder()
-		rs.probe.ServeHTTP(probe, r)
-		if probe.Code == http.StatusMethodNotAllowed {
-			w.Header().Set("Allow", probe.Header().Get("Allow"))
-			writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", r.Method+" is not served for "+r.URL.Path+"; allowed: "+probe.Header().Get("Allow"), nil)
+		if allow := rs.allowed(r); allow != "" {
+			w.Header().Set("Allow", allow)
+			writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", r.Method+" is not served for "+r.URL.Path+"; allowed: "+allow, nil)
 			return
 		}
 		writeError(w, http.StatusNotFound, "not_found", "no route for "+r.Method+" "+r.URL.Path, nil)
@@ -364,7 +285,7 @@ func (s *Server) Handler(reg *prometheus.Registry, ready ...service.Check) http.
 // open, for anyone. mcpRoute's handler is built by Handler (mcpHandler).
 type endpoint struct {
 	pattern string
-	tenant  func(*Server, http.ResponseWriter, *http.Request, *store.Tenant)
+	tenant  func(*Server, http.ResponseWriter, *http.Request, string)
 	open    func(*Server, http.ResponseWriter, *http.Request)
 	// query are the parameters the route reads from its URL; any other is
 	// a 400 naming it. body, for the POST twin of a GET route, are the
@@ -424,7 +345,7 @@ func Routes() []string {
 }
 
 // tenantHandler is a route that runs for one authenticated tenant.
-type tenantHandler func(w http.ResponseWriter, r *http.Request, t *store.Tenant)
+type tenantHandler func(w http.ResponseWriter, r *http.Request, tenant string)
 
 // routes are the API's mux and a probe mux with the same patterns only.
 type routes struct {
@@ -432,6 +353,20 @@ type routes struct {
 	// traced: each request is a server span named after its route
 	// ("POST /v1/turns"), continuing the caller's traceparent.
 	traced bool
+}
+
+// allowed lists the methods the routes serve for r's path, as an Allow
+// header says them ("GET, HEAD"); "" when none does.
+func (rs routes) allowed(r *http.Request) string {
+	var out []string
+	probe := *r
+	for _, m := range []string{http.MethodDelete, http.MethodGet, http.MethodHead, http.MethodPatch, http.MethodPost, http.MethodPut} {
+		probe.Method = m
+		if _, pattern := rs.probe.Handler(&probe); pattern != "" {
+			out = append(out, m)
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 // attrTenant is the tenant of a traced request.
@@ -461,7 +396,7 @@ func (s *Server) route(rs routes, pattern string, query []param, h tenantHandler
 				[]events.FieldError{{Field: "Content-Type", Message: fmt.Sprintf("%q: want application/json", r.Header.Get("Content-Type"))}})
 			return
 		}
-		h(rw, r, s.store.Tenant(tenant))
+		h(rw, r, tenant)
 	})
 	if rs.traced {
 		handler = otelhttp.NewHandler(handler, pattern)
@@ -561,7 +496,7 @@ func (w *statusWriter) WriteHeader(code int) {
 }
 
 func writeError(w http.ResponseWriter, status int, code, msg string, fields []events.FieldError) {
-	writeJSON(w, status, client.ErrorBody{Error: &client.Error{Code: code, Message: msg, Fields: fields}})
+	writeJSON(w, status, contract.ErrorBody{Error: &contract.Error{Code: code, Message: msg, Fields: fields}})
 }
 
 // bodies are reused response buffers.
@@ -590,11 +525,16 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(buf.Bytes())
 }
 
-// readError answers a failed session read: 404 for a session the tenant does not
-// have, 500 (logged) for anything else.
-func (s *Server) readError(w http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(err, store.ErrNotFound) {
-		writeError(w, http.StatusNotFound, "not_found", "no such session", nil)
+// answer writes what a memory call answered: v with status, or its error:
+// a *contract.Error with the status of its code, anything else as
+// internalError says.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, status int, v any, err error) {
+	if err == nil {
+		writeJSON(w, status, v)
+		return
+	}
+	if e, ok := errors.AsType[*contract.Error](err); ok {
+		writeJSON(w, contract.StatusOf(e.Code), contract.ErrorBody{Error: e})
 		return
 	}
 	s.internalError(w, r, err)

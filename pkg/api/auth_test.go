@@ -10,6 +10,7 @@ import (
 
 	"github.com/recallhq/recall/pkg/api"
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/memory"
 )
 
 // routes is one request per tenant-scoped route.
@@ -125,7 +126,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		{"pair without a colon", api.Config{Keys: "t1-0123456789abcdef"}},
 		{"pair without a tenant", api.Config{Keys: ":0123456789abcdef"}},
 		{"one bad pair among good ones", api.Config{Keys: "t1:0123456789abcdef,t2:"}},
-		{"unknown context language", api.Config{ContextLang: "fr"}},
+		{"unknown context language", api.Config{Config: memory.Config{ContextLang: "fr"}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -136,7 +137,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	}
 	t.Run("valid", func(t *testing.T) {
 		t.Parallel()
-		_, err := api.New(api.Options{Config: api.Config{Keys: " t1:0123456789abcdef , t2:fedcba9876543210,", ContextLang: "zh"}})
+		_, err := api.New(api.Options{Config: api.Config{Keys: " t1:0123456789abcdef , t2:fedcba9876543210,", Config: memory.Config{ContextLang: "zh"}}})
 		require.NoError(t, err)
 	})
 }

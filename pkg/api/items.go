@@ -9,13 +9,13 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/recallhq/recall/pkg/client"
+	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/events"
-	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/memory"
 )
 
 // MaxUnseenRefs bounds the refs of one unseen request.
-const MaxUnseenRefs = 1000
+const MaxUnseenRefs = memory.MaxUnseenRefs
 
 // maxSelectionDigits bounds n in a selection path: far beyond any list
 // (EVENT_MAX_ITEMS), short of overflowing an int.
@@ -24,9 +24,10 @@ const maxSelectionDigits = 9
 // getSelection resolves "the user answered 3": item n (1-based) of the list the
 // session presented last, as it was sent, so that the assistant quotes its real
 // ref instead of reconstructing one.
-func (s *Server) getSelection(w http.ResponseWriter, r *http.Request, t *store.Tenant) {
-	id, ok := s.sessionID(w, r)
-	if !ok {
+func (s *Server) getSelection(w http.ResponseWriter, r *http.Request, tenant string) {
+	id := r.PathValue("session_id")
+	if err := s.mem.IDError("session_id", id); err != nil {
+		s.answer(w, r, 0, nil, err)
 		return
 	}
 	n, ok := selectionIndex(r.PathValue("n"))
@@ -37,28 +38,8 @@ func (s *Server) getSelection(w http.ResponseWriter, r *http.Request, t *store.T
 	}
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
-	li, err := t.ListItem(ctx, id, n)
-	switch {
-	case errors.Is(err, store.ErrNoList):
-		writeError(w, http.StatusNotFound, "no_list", "no list has been presented in this session", nil)
-		return
-	case err != nil:
-		s.readError(w, r, err)
-		return
-	}
-	if li.Item == nil {
-		msg := fmt.Sprintf("the current list (event %s) has %d items", li.EventID, li.Count)
-		want := fmt.Sprintf("want 1 to %d", li.Count)
-		if li.Count == 0 {
-			msg, want = fmt.Sprintf("the current list (event %s) is empty", li.EventID), "the list has no items"
-		}
-		writeError(w, http.StatusNotFound, "out_of_range", msg, []events.FieldError{{Field: "n", Message: want}})
-		return
-	}
-	writeJSON(w, http.StatusOK, client.Selection{
-		SessionID: id, N: n, Item: li.Item,
-		List: client.ListInfo{EventID: li.EventID, OccurredAt: li.OccurredAt, Count: li.Count},
-	})
+	out, err := s.mem.Selection(ctx, tenant, id, n)
+	s.answer(w, r, http.StatusOK, out, err)
 }
 
 // selectionIndex reads a position: decimal digits only (no sign, no spaces), at
@@ -80,9 +61,10 @@ func selectionIndex(v string) (int, bool) {
 // postUnseen answers which of the candidate refs the user has never been shown
 // (nor notified of), in the order given, and with mark_notified records them as
 // notified: what a "new releases" notifier asks before pushing.
-func (s *Server) postUnseen(w http.ResponseWriter, r *http.Request, t *store.Tenant) {
-	userID, ok := s.userID(w, r)
-	if !ok {
+func (s *Server) postUnseen(w http.ResponseWriter, r *http.Request, tenant string) {
+	userID := r.PathValue("user_id")
+	if err := s.mem.IDError("user_id", userID); err != nil {
+		s.answer(w, r, 0, nil, err)
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
@@ -95,27 +77,19 @@ func (s *Server) postUnseen(w http.ResponseWriter, r *http.Request, t *store.Ten
 		writeError(w, http.StatusBadRequest, "invalid_request", "reading body: "+err.Error(), nil)
 		return
 	}
-	req, fe := s.decodeUnseen(body)
+	req, fe := decodeUnseen(body)
 	if len(fe) > 0 {
 		writeError(w, http.StatusBadRequest, "invalid_request", "invalid unseen request", fe)
 		return
 	}
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
-	unseen, marked, err := t.Unseen(ctx, userID, req.Refs, store.UnseenOptions{
-		Mark: req.MarkNotified, At: s.now(), NotificationID: req.NotificationID,
-	})
-	if err != nil {
-		s.internalError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, client.Unseen{UserID: userID, Unseen: unseen, Marked: marked})
+	out, err := s.mem.Unseen(ctx, tenant, userID, req)
+	s.answer(w, r, http.StatusOK, out, err)
 }
 
-// decodeUnseen reads and checks an unseen request, reporting every problem with
-// its field. Refs that repeat are answered once, at their first position.
-func (s *Server) decodeUnseen(body []byte) (client.UnseenRequest, []events.FieldError) {
-	var req client.UnseenRequest
+func decodeUnseen(body []byte) (contract.UnseenRequest, []events.FieldError) {
+	var req contract.UnseenRequest
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
@@ -145,33 +119,6 @@ func (s *Server) decodeUnseen(body []byte) (client.UnseenRequest, []events.Field
 			return req, fe
 		}
 	}
-	switch {
-	case len(req.Refs) == 0:
-		fe = append(fe, events.FieldError{Field: "refs", Message: "required: a non-empty array of item refs"})
-	case len(req.Refs) > MaxUnseenRefs:
-		fe = append(fe, events.FieldError{Field: "refs", Message: fmt.Sprintf("%d refs, limit is %d per request", len(req.Refs), MaxUnseenRefs)})
-	default:
-		seen := make(map[string]bool, len(req.Refs))
-		refs := req.Refs[:0:0]
-		for i, ref := range req.Refs {
-			field := fmt.Sprintf("refs[%d]", i)
-			switch {
-			case ref == "":
-				fe = append(fe, events.FieldError{Field: field, Message: "required: the stable reference of an item"})
-			case len(ref) > events.MaxRefBytes:
-				fe = append(fe, events.FieldError{Field: field, Message: fmt.Sprintf("%d bytes, limit is %d", len(ref), events.MaxRefBytes)})
-			case strings.IndexByte(ref, 0) >= 0:
-				fe = append(fe, events.FieldError{Field: field, Message: "contains a NUL character"})
-			case !seen[ref]:
-				seen[ref] = true
-				refs = append(refs, ref)
-			}
-		}
-		req.Refs = refs
-	}
-	if req.NotificationID != "" && !s.validID(req.NotificationID) {
-		fe = append(fe, events.FieldError{Field: "notification_id", Message: fmt.Sprintf("valid UTF-8 without control characters, at most %d bytes", s.limits.MaxIDBytes)})
-	}
 	return req, fe
 }
 
@@ -194,23 +141,9 @@ func bodyError(err error) events.FieldError {
 }
 
 // getSeen lists the items a user has been shown, most recently shown first.
-func (s *Server) getSeen(w http.ResponseWriter, r *http.Request, t *store.Tenant) {
-	userID, ok := s.userID(w, r)
-	if !ok {
-		return
-	}
-	var fe []events.FieldError
-	limit := queryInt(r.URL.Query(), "limit", 100, 1000, &fe)
-	if len(fe) > 0 {
-		writeError(w, http.StatusBadRequest, "invalid_request", "invalid parameter", fe)
-		return
-	}
+func (s *Server) getSeen(w http.ResponseWriter, r *http.Request, tenant string) {
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
-	items, err := t.SeenItems(ctx, userID, limit)
-	if err != nil {
-		s.internalError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, client.Seen{UserID: userID, Items: nonNil(items)})
+	out, err := s.mem.Seen(ctx, tenant, r.PathValue("user_id"), r.URL.Query())
+	s.answer(w, r, http.StatusOK, out, err)
 }

@@ -1,150 +1,31 @@
 package api
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
-	"strconv"
-	"strings"
-	"time"
-	"unicode/utf8"
-
-	"github.com/recallhq/recall/pkg/client"
-	"github.com/recallhq/recall/pkg/events"
-	"github.com/recallhq/recall/pkg/search"
-	"github.com/recallhq/recall/pkg/store"
 )
 
-// searchParams are the parameters of a search: GET's query, POST's body.
+// searchParams are the parameters a search takes: GET's query, POST's body.
 var searchParams = []param{{"q", kindText}, {"k", kindNumber}, {"session_id", kindText}, {"agent_id", kindText},
 	{"role", kindText}, {"kind", kindText}, {"since", kindText}, {"until", kindText}, {"neighbors", kindNumberOrBool},
 	{"max_per_session", kindNumber}}
 
-// getSearch answers the raw hits of a search of one user's history, for
-// tools and debugging (the context carries them as its recalled part).
-func (s *Server) getSearch(w http.ResponseWriter, r *http.Request, t *store.Tenant) {
-	s.searchUser(w, r, t, r.URL.Query())
+// getSearch searches one user's history (the parameters in the URL).
+func (s *Server) getSearch(w http.ResponseWriter, r *http.Request, tenant string) {
+	s.searchUser(w, r, tenant, r.URL.Query())
 }
 
-// postSearch is getSearch with the parameters in a JSON body.
-func (s *Server) postSearch(w http.ResponseWriter, r *http.Request, t *store.Tenant) {
-	qv, ok := s.bodyParams(w, r, searchParams)
-	if !ok {
-		return
+// postSearch is getSearch with the parameters in a JSON body, for a text
+// too long for a URL.
+func (s *Server) postSearch(w http.ResponseWriter, r *http.Request, tenant string) {
+	if qv, ok := s.bodyParams(w, r, searchParams); ok {
+		s.searchUser(w, r, tenant, qv)
 	}
-	s.searchUser(w, r, t, qv)
 }
 
-func (s *Server) searchUser(w http.ResponseWriter, r *http.Request, t *store.Tenant, qv url.Values) {
-	var fe []events.FieldError
-	userID := r.PathValue("user_id")
-	if !s.validID(userID) {
-		fe = append(fe, events.FieldError{Field: "user_id", Message: fmt.Sprintf("valid UTF-8 without control characters, at most %d bytes", s.limits.MaxIDBytes)})
-	}
-	q := qv.Get("q")
-	s.checkQuery(q, "q", true, &fe)
-	p := store.SearchParams{UserID: userID, Now: s.now()}
-	p.K = queryIntIn(qv, "k", store.DefaultSearchK, 1, store.MaxSearchK, &fe)
-	p.MaxPerSession = queryIntIn(qv, "max_per_session", store.DefaultMaxPerSession, 1, store.MaxSearchK, &fe)
-	for _, f := range []struct {
-		name string
-		dst  *string
-	}{{"session_id", &p.SessionID}, {"agent_id", &p.AgentID}} {
-		if v := qv.Get(f.name); v != "" {
-			if !s.validID(v) {
-				fe = append(fe, events.FieldError{Field: f.name, Message: fmt.Sprintf("valid UTF-8 without control characters, at most %d bytes", s.limits.MaxIDBytes)})
-			}
-			*f.dst = v
-		}
-	}
-	if v := qv.Get("role"); v != "" {
-		for _, role := range strings.Split(v, ",") {
-			if role != events.RoleUser && role != events.RoleAssistant {
-				fe = append(fe, events.FieldError{Field: "role", Message: fmt.Sprintf("%q: one of user, assistant (comma-separated); other turns are not indexed", role)})
-				continue
-			}
-			p.Roles = append(p.Roles, role)
-		}
-	}
-	if v := qv.Get("kind"); v != "" {
-		for _, kind := range strings.Split(v, ",") {
-			if !slices.Contains([]string{store.SearchMessage, store.SearchSummary, store.SearchFact}, kind) {
-				fe = append(fe, events.FieldError{Field: "kind", Message: fmt.Sprintf("%q: one of message, summary, fact (comma-separated)", kind)})
-				continue
-			}
-			p.Kinds = append(p.Kinds, kind)
-		}
-	}
-	p.Since = queryTime(qv, "since", &fe)
-	p.Until = queryTime(qv, "until", &fe)
-	if !p.Since.IsZero() && !p.Until.IsZero() && !p.Until.After(p.Since) {
-		fe = append(fe, events.FieldError{Field: "until", Message: "must be after since"})
-	}
-	if v := qv.Get("neighbors"); v != "" {
-		// true or false, or how many turns on each side.
-		if n, err := strconv.Atoi(v); err == nil && n >= 0 && n <= store.MaxNeighborTurns {
-			p.Neighbors, p.NeighborTurns = n > 0, n
-		} else if b, err := strconv.ParseBool(v); err == nil {
-			p.Neighbors = b
-		} else {
-			fe = append(fe, events.FieldError{Field: "neighbors", Message: fmt.Sprintf("true or false, or the turns on each side, 0 to %d", store.MaxNeighborTurns)})
-		}
-	}
-	if len(fe) > 0 {
-		writeError(w, http.StatusBadRequest, "invalid_request", "invalid search", fe)
-		return
-	}
+func (s *Server) searchUser(w http.ResponseWriter, r *http.Request, tenant string, qv url.Values) {
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
-	res, err := s.searcher.Search(ctx, search.Query{TenantID: t.ID(), Text: q, SearchParams: p})
-	if err != nil {
-		s.internalError(w, r, err)
-		return
-	}
-	out := client.SearchResult{UserID: userID, Query: q, Terms: res.Terms, Search: "lexical", Hits: res.Hits}
-	if res.Vector {
-		out.Search = "hybrid"
-	}
-	if out.Terms == nil {
-		out.Terms = []string{}
-	}
-	if out.Hits == nil {
-		out.Hits = []store.SearchHit{}
-	}
-	if res.EmbedErr != nil {
-		out.Notes = append(out.Notes, client.Note{Reason: "embedder", Detail: embedFailure(res.EmbedErr)})
-	}
-	writeJSON(w, http.StatusOK, out)
-}
-
-// checkQuery checks a query's text: valid UTF-8 without NUL, at most
-// MaxQueryBytes; required says it may not be blank.
-func (s *Server) checkQuery(q, field string, required bool, fe *[]events.FieldError) {
-	switch {
-	case required && strings.TrimSpace(q) == "":
-		*fe = append(*fe, events.FieldError{Field: field, Message: "required: the text to search for"})
-	case len(q) > MaxQueryBytes:
-		*fe = append(*fe, events.FieldError{Field: field, Message: fmt.Sprintf("%d bytes, limit is %d", len(q), MaxQueryBytes)})
-	case !utf8.ValidString(q):
-		*fe = append(*fe, events.FieldError{Field: field, Message: "not valid UTF-8"})
-	case strings.IndexByte(q, 0) >= 0:
-		*fe = append(*fe, events.FieldError{Field: field, Message: "contains a NUL character"})
-	}
-}
-
-// queryTime reads an optional time: RFC 3339, or a date (2026-01-01, UTC).
-func queryTime(qv url.Values, name string, fe *[]events.FieldError) time.Time {
-	v := qv.Get(name)
-	if v == "" {
-		return time.Time{}
-	}
-	t, err := time.Parse(time.RFC3339Nano, v)
-	if err != nil {
-		t, err = time.Parse(time.DateOnly, v)
-	}
-	if err != nil {
-		*fe = append(*fe, events.FieldError{Field: name, Message: "want an RFC 3339 time (2026-01-01T08:00:00Z) or a date (2026-01-01)"})
-	}
-	return t
+	out, err := s.mem.Search(ctx, tenant, r.PathValue("user_id"), qv)
+	s.answer(w, r, http.StatusOK, out, err)
 }

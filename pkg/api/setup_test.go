@@ -23,6 +23,7 @@ import (
 	"github.com/recallhq/recall/pkg/api"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/ingest"
+	"github.com/recallhq/recall/pkg/memory"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
 )
@@ -68,7 +69,7 @@ func setup(t *testing.T, opts ...option) *bundle {
 	o := options{
 		cfg: api.Config{
 			MaxBodyBytes: 8 << 20, MaxBatch: 500,
-			ContextMaxMessages: 10, ContextMaxChars: 4000, ContextTTL: 24 * time.Hour, ContextLang: "auto",
+			Config: memory.Config{ContextMaxMessages: 10, ContextMaxChars: 4000, ContextTTL: 24 * time.Hour, ContextLang: "auto"},
 		},
 		limits: events.DefaultLimits,
 	}

@@ -2,7 +2,6 @@ package api
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,9 +9,7 @@ import (
 	"net/http"
 	"unicode/utf8"
 
-	"github.com/recallhq/recall/pkg/client"
 	"github.com/recallhq/recall/pkg/events"
-	"github.com/recallhq/recall/pkg/store"
 )
 
 // postTurns accepts one turn or an array. The whole request is validated first and
@@ -20,7 +17,7 @@ import (
 // that has any invalid turn. A turn is reported accepted only once JetStream has
 // stored it; on a publish failure the response lists what was and was not stored,
 // and resending the same request is safe (dedupe by id).
-func (s *Server) postTurns(w http.ResponseWriter, r *http.Request, t *store.Tenant) {
+func (s *Server) postTurns(w http.ResponseWriter, r *http.Request, tenant string) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
 	if err != nil {
 		var mbe *http.MaxBytesError
@@ -49,64 +46,13 @@ func (s *Server) postTurns(w http.ResponseWriter, r *http.Request, t *store.Tena
 		return
 	}
 
-	turns := make([]events.Turn, len(raws))
-	var fields []events.FieldError
-	for i, raw := range raws {
-		prefix := ""
-		if isArray {
-			prefix = fmt.Sprintf("[%d].", i)
-		}
-		tn, err := events.ParseTurn(raw, s.limits)
-		if err == nil {
-			if tn.TenantID == "" {
-				tn.TenantID = t.ID()
-			}
-			err = events.ValidateTurn(&tn, events.ValidateOptions{Limits: s.limits, Now: s.now})
-			if tn.TenantID != t.ID() {
-				fields = append(fields, events.FieldError{Field: prefix + "tenant_id", Message: "does not match X-Tenant-ID"})
-			}
-		}
-		var ve *events.ValidationError
-		if errors.As(err, &ve) {
-			fields = append(fields, ve.Prefixed(prefix).Fields...)
-		}
-		turns[i] = tn
-	}
-	fields = append(fields, events.RepeatedIDs(turns)...)
-	if len(fields) > 0 {
-		s.metrics.turns.WithLabelValues("rejected").Add(float64(len(turns)))
-		writeError(w, http.StatusBadRequest, "invalid_request", "invalid turn(s); nothing was accepted", fields)
-		return
-	}
-
-	pctx, cancel := context.WithTimeout(r.Context(), s.cfg.PublishTimeout)
-	defer cancel()
-	results, err := s.pub.PublishTurns(pctx, turns)
-	accepted := make([]client.Accepted, 0, len(results))
-	var failed []string
-	for _, res := range results {
-		if res.Err != nil {
-			failed = append(failed, res.ID)
-			continue
-		}
-		accepted = append(accepted, res)
-		if res.Duplicate {
-			s.metrics.turns.WithLabelValues("duplicate").Inc()
-		} else {
-			s.metrics.turns.WithLabelValues("accepted").Inc()
-		}
-	}
-	if err != nil {
-		s.metrics.turns.WithLabelValues("failed").Add(float64(len(failed)))
-		s.log.Error("publish turns", "tenant_id", t.ID(), "failed", len(failed), "error", err.Error())
+	out, err := s.mem.AddTurns(r.Context(), tenant, raws, isArray)
+	if out != nil && out.Error != nil {
 		w.Header().Set("Retry-After", "1")
-		writeJSON(w, http.StatusServiceUnavailable, client.TurnsResult{
-			Error:    &client.Error{Code: "unavailable", Message: "some turns were not stored; resend them (ids are deduplicated)"},
-			Accepted: accepted, Failed: failed,
-		})
+		writeJSON(w, http.StatusServiceUnavailable, out)
 		return
 	}
-	writeJSON(w, http.StatusAccepted, client.TurnsResult{Accepted: accepted})
+	s.answer(w, r, http.StatusAccepted, out, err)
 }
 
 // splitBody returns the raw turns of a body that is one object or an array.

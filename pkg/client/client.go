@@ -28,8 +28,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/recallhq/recall/pkg/events"
-	"github.com/recallhq/recall/pkg/forget"
-	"github.com/recallhq/recall/pkg/queue"
 )
 
 // Client talks to one Recall API as one tenant. It is safe for concurrent use.
@@ -167,16 +165,15 @@ func (c *Client) publish(ctx context.Context, turns []*events.Turn) ([]Accepted,
 	for i := range pending {
 		pending[i] = i
 	}
-	pub := queue.NewPublisher(c.js)
 	err := c.withRetry(ctx, func() error {
 		send := make([]events.Turn, len(pending))
 		for j, i := range pending {
 			send[j] = batch[i]
 		}
-		res, err := pub.PublishTurns(ctx, send)
+		res, errs, err := publishTurns(ctx, c.js, send)
 		var left []int
 		for j, r := range res {
-			if r.Err != nil {
+			if errs[j] != nil {
 				left = append(left, pending[j])
 				continue
 			}
@@ -191,6 +188,40 @@ func (c *Client) publish(ctx context.Context, turns []*events.Turn) ([]Accepted,
 	return out, err
 }
 
+// publishTurns publishes turns to JetStream at once (async publish) and
+// waits for every ack: the answer and error of each turn, in order, and
+// all the errors joined. The message id is the turn's, so a retry is stored
+// once.
+func publishTurns(ctx context.Context, js jetstream.JetStream, turns []events.Turn) ([]Accepted, []error, error) {
+	res := make([]Accepted, len(turns))
+	errs := make([]error, len(turns))
+	futures := make([]jetstream.PubAckFuture, len(turns))
+	for i := range turns {
+		res[i].ID = turns[i].ID
+		m, err := events.TurnMsg(&turns[i])
+		if err == nil {
+			futures[i], err = js.PublishMsgAsync(m)
+		}
+		if err != nil {
+			errs[i] = fmt.Errorf("publish %s: %w", turns[i].ID, err)
+		}
+	}
+	for i, f := range futures {
+		if f == nil {
+			continue
+		}
+		select {
+		case ack := <-f.Ok():
+			res[i].Sequence, res[i].Duplicate = ack.Sequence, ack.Duplicate
+		case err := <-f.Err():
+			errs[i] = fmt.Errorf("publish %s: %w", turns[i].ID, err)
+		case <-ctx.Done():
+			errs[i] = fmt.Errorf("publish %s: %w", turns[i].ID, ctx.Err())
+		}
+	}
+	return res, errs, errors.Join(errs...)
+}
+
 func prefix(i, n int) string {
 	if n == 1 {
 		return ""
@@ -203,7 +234,7 @@ func prefix(i, n int) string {
 // message out of URLs and access logs and has no length limit short of 64
 // KiB; without one by GET.
 func (c *Client) Context(ctx context.Context, p ContextParams) (*Context, error) {
-	body := p.body()
+	body := p.Body()
 	var out Context
 	if p.Query != "" {
 		return &out, c.call(ctx, http.MethodPost, "/v1/context", nil, body, &out)
@@ -213,19 +244,6 @@ func (c *Client) Context(ctx context.Context, p ContextParams) (*Context, error)
 		q.Set(k, fmt.Sprint(v))
 	}
 	return &out, c.call(ctx, http.MethodGet, "/v1/context", q, nil, &out)
-}
-
-// body is the parameters as POST /v1/context's body.
-func (p ContextParams) body() map[string]any {
-	b, _ := json.Marshal(p)
-	var m map[string]any
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber() // 1000000 stays 1000000 in a URL, not 1e+06
-	_ = dec.Decode(&m)
-	if p.TTL > 0 {
-		m["ttl"] = p.TTL.String()
-	}
-	return m
 }
 
 // Search searches one user's history (POST, the text in the body).
@@ -348,8 +366,8 @@ func (c *Client) DeleteSession(ctx context.Context, sessionID string) error {
 
 // ForgetUser removes a user completely: every row and stream message of
 // theirs. It is idempotent.
-func (c *Client) ForgetUser(ctx context.Context, userID string) (*forget.Report, error) {
-	var out forget.Report
+func (c *Client) ForgetUser(ctx context.Context, userID string) (*UserData, error) {
+	var out UserData
 	return &out, c.call(ctx, http.MethodDelete, userPath(userID), nil, nil, &out)
 }
 

@@ -145,8 +145,13 @@ func clientHTTP(t *testing.T, l *testenv.Live) {
 			res, err := c.Search(ctx, user, client.SearchParams{Q: "science fiction", K: 5})
 			return err == nil && len(res.Hits) > 0
 		}, 20*time.Second, 50*time.Millisecond, "the indexer makes the turns searchable")
-		res, err := c.Search(ctx, user, client.SearchParams{Q: "science fiction", Role: "assistant"})
-		require.NoError(t, err)
+		// The indexer may store the assistant's turn a batch after the user's.
+		var res *client.SearchResult
+		require.Eventually(t, func() bool {
+			var err error
+			res, err = c.Search(ctx, user, client.SearchParams{Q: "science fiction", Role: "assistant"})
+			return err == nil && len(res.Hits) > 0
+		}, 20*time.Second, 50*time.Millisecond, "the assistant's turn is indexed")
 		require.Equal(t, show.ID, res.Hits[0].SourceID)
 		require.Nil(t, res.Hits[0].Previous)
 

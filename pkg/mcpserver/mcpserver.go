@@ -1,9 +1,9 @@
 // Package mcpserver offers Recall's memory to agents as Model Context Protocol
 // tools: get_context, search_memory, remember, select_item, unseen_items,
 // get_profile, recommend, and forget_user when allowed. The tools are written
-// once, on top of pkg/client, and served over stdio (`recall mcp`, talking to
-// a Recall API by URL) and over streamable HTTP (the API's own /mcp, calling
-// its handler in-process).
+// once, on top of contract.Memory, and served over stdio (`recall mcp`, its
+// memory the Go client of a Recall API by URL) and over streamable HTTP (the
+// API's own /mcp, its memory the memory service in-process).
 //
 // A server may be bound to one user: every tool then acts for that user only,
 // and a user_id argument naming anyone else is a tool error, so an agent
@@ -28,6 +28,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/recallhq/recall/pkg/client"
+	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/events"
 )
 
@@ -90,8 +91,8 @@ func (c Config) Binding() Binding {
 // Version is the server's version as it introduces itself.
 const Version = "1"
 
-// New returns an MCP server whose tools call the API through c, limited to b.
-func New(c *client.Client, b Binding) *mcp.Server {
+// New returns an MCP server whose tools use the memory c, limited to b.
+func New(c contract.Memory, b Binding) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "recall", Title: "Recall memory", Version: Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 	})
@@ -101,13 +102,13 @@ func New(c *client.Client, b Binding) *mcp.Server {
 	addTool(s, toolRemember, t.remember)
 	addTool(s, toolSelect, t.selectItem)
 	addTool(s, toolUnseen, userTool(t, func(ctx context.Context, user string, a unseenArgs) (any, error) {
-		return c.Unseen(ctx, user, client.UnseenRequest{Refs: a.Refs, MarkNotified: a.MarkNotified, NotificationID: a.NotificationID})
+		return c.Unseen(ctx, user, contract.UnseenRequest{Refs: a.Refs, MarkNotified: a.MarkNotified, NotificationID: a.NotificationID})
 	}))
 	addTool(s, toolProfile, userTool(t, func(ctx context.Context, user string, a profileArgs) (any, error) {
 		p, err := c.Profile(ctx, user, a.Limit, false)
-		if client.IsNotFound(err) {
+		if isNotFound(err) {
 			// Nothing gathered yet is an answer, not a failure.
-			return client.Profile{UserID: user, Facts: []client.ProfileFact{}}, nil
+			return contract.Profile{UserID: user, Facts: []contract.ProfileFact{}}, nil
 		}
 		return p, err
 	}))
@@ -122,10 +123,10 @@ func New(c *client.Client, b Binding) *mcp.Server {
 
 // Handler serves the tools over streamable HTTP, stateless: every POST is
 // one JSON-RPC message answered on its own, so any replica of the API can
-// answer any request, and the tools of each request run as conn says (a
-// client with that request's tenant and key, and its binding). A nil client
-// answers 400.
-func Handler(conn func(r *http.Request) (*client.Client, Binding), maxBody int64, log *slog.Logger) http.Handler {
+// answer any request, and the tools of each request run as conn says (the
+// memory of that request's tenant, and its binding). A nil memory answers
+// 400.
+func Handler(conn func(r *http.Request) (contract.Memory, Binding), maxBody int64, log *slog.Logger) http.Handler {
 	return mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
 		c, b := conn(r)
 		if c == nil {
@@ -139,7 +140,7 @@ const instructions = `Recall is this user's memory across conversations. Before 
 
 // tools are the tool handlers of one server.
 type tools struct {
-	c *client.Client
+	c contract.Memory
 	b Binding
 }
 
@@ -319,7 +320,7 @@ func (t *tools) getContext(ctx context.Context, _ *mcp.CallToolRequest, a contex
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := t.c.Context(ctx, client.ContextParams{UserID: user, SessionID: session, Query: a.Message, Budget: a.Budget, Lang: a.Lang})
+	c, err := t.c.Context(ctx, contract.ContextParams{UserID: user, SessionID: session, Query: a.Message, Budget: a.Budget, Lang: a.Lang})
 	if err != nil {
 		return nil, nil, apiError(err, map[string]string{"query": "message"})
 	}
@@ -353,7 +354,7 @@ func (t *tools) search(ctx context.Context, _ *mcp.CallToolRequest, a searchArgs
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := t.c.Search(ctx, user, client.SearchParams{Q: a.Query, K: a.K, SessionID: a.SessionID, Since: a.Since, Until: a.Until})
+	res, err := t.c.Search(ctx, user, contract.SearchParams{Q: a.Query, K: a.K, SessionID: a.SessionID, Since: a.Since, Until: a.Until})
 	if err != nil {
 		return nil, nil, apiError(err, map[string]string{"q": "query"})
 	}
@@ -436,7 +437,7 @@ func (t *tools) remember(ctx context.Context, req *mcp.CallToolRequest, a rememb
 	turn, err := events.ParseTurn(raw, events.Limits{})
 	var ve *events.ValidationError
 	if errors.As(err, &ve) {
-		return nil, nil, apiError(&client.Error{Code: "invalid_request", Fields: ve.Fields}, nil)
+		return nil, nil, apiError(&contract.Error{Code: "invalid_request", Fields: ve.Fields}, nil)
 	}
 	acc, err := t.c.AddTurns(ctx, &turn)
 	if err != nil {
@@ -480,7 +481,7 @@ func (t *tools) selectItem(ctx context.Context, _ *mcp.CallToolRequest, a select
 	// own sessions only.
 	sess, err := t.c.Session(ctx, session, 1)
 	switch {
-	case client.IsNotFound(err):
+	case isNotFound(err):
 		return nil, nil, argError("session_id", "no conversation %q has been stored for this user", session)
 	case err != nil:
 		return nil, nil, apiError(err, nil)
@@ -564,7 +565,7 @@ func (t *tools) recommend(ctx context.Context, _ *mcp.CallToolRequest, a recomme
 		return nil, nil, err
 	}
 	r, err := t.c.Recommendations(ctx, user, a.K)
-	var e *client.Error
+	var e *contract.Error
 	switch {
 	case errors.As(err, &e) && e.Code == "no_profile":
 		// Nothing to rank by is an answer, not a failure; the API's advice
@@ -591,7 +592,7 @@ var toolForget = &mcp.Tool{
 // names of the tool's arguments (rename maps an API field to the argument
 // that carries it).
 func apiError(err error, rename map[string]string) error {
-	var e *client.Error
+	var e *contract.Error
 	if !errors.As(err, &e) {
 		return err
 	}
@@ -614,3 +615,10 @@ func text(s string) *mcp.CallToolResult {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// isNotFound reports whether err is a not_found-class answer (404: an
+// unknown session or user, no list, a position beyond it).
+func isNotFound(err error) bool {
+	var e *contract.Error
+	return errors.As(err, &e) && e.Status == http.StatusNotFound
+}

@@ -1,4 +1,4 @@
-package api
+package memory
 
 import (
 	"testing"

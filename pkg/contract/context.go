@@ -1,0 +1,205 @@
+package contract
+
+import (
+	"bytes"
+	"encoding/json"
+	"time"
+)
+
+// ContextParams ask for a context. UserID and SessionID are required; zero
+// values leave the server's defaults (CONTEXT_*), except where a pointer
+// makes 0 sayable.
+type ContextParams struct {
+	UserID    string `json:"user_id"`
+	SessionID string `json:"session_id"`
+	// Query is the user's current message: the user's history is searched
+	// for it.
+	Query       string `json:"query,omitempty"`
+	MaxMessages int    `json:"max_messages,omitempty"`
+	MaxChars    int    `json:"max_chars,omitempty"`
+	// TTL is the oldest message the window keeps (on the wire a duration
+	// such as "24h", written by Body).
+	TTL          time.Duration `json:"-"`
+	MaxFacts     *int          `json:"max_facts,omitempty"`
+	MaxSummaries *int          `json:"max_summaries,omitempty"`
+	MaxRecalled  *int          `json:"max_recalled,omitempty"`
+	// Budget is the total characters; a pointer to 0 asks for none.
+	Budget *int `json:"budget,omitempty"`
+	// Lang is en, zh or auto.
+	Lang string `json:"lang,omitempty"`
+}
+
+// Body is the parameters as POST /v1/context's body (and, written as
+// text, GET's query): numbers stay whole (1000000, not 1e+06) and TTL is a
+// duration such as "24h".
+func (p ContextParams) Body() map[string]any {
+	b, _ := json.Marshal(p)
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	_ = dec.Decode(&m)
+	if p.TTL > 0 {
+		m["ttl"] = p.TTL.String()
+	}
+	return m
+}
+
+// Context is what the backend puts into its next prompt: Prompt, and the
+// parts it was rendered from.
+type Context struct {
+	UserID    string       `json:"user_id"`
+	SessionID string       `json:"session_id"`
+	Lang      string       `json:"lang"`
+	Limits    WindowLimits `json:"limits"`
+	TTL       string       `json:"ttl"`
+	Budget    Budget       `json:"budget"`
+	// List is the session's current list, nil when it has presented none.
+	List      *List     `json:"list"`
+	Window    Window    `json:"window"`
+	Facts     Facts     `json:"facts"`
+	Summaries Summaries `json:"summaries"`
+	// Recalled is what a search of the user's whole history found for the
+	// query (the current message); nil without one.
+	Recalled *Recalled `json:"recalled,omitempty"`
+	// Prompt is the rendered block.
+	Prompt string `json:"prompt"`
+}
+
+// WindowLimits are the recent window's limits as applied.
+type WindowLimits struct {
+	Messages int `json:"max_messages"`
+	Chars    int `json:"max_chars"`
+}
+
+// Cut counts what a part left out and why: "count", "ttl", "chars", "role";
+// for facts "count", "expired", "decayed"; "budget" for any part.
+type Cut struct {
+	Reason string `json:"reason"`
+	Count  int64  `json:"count"`
+}
+
+// Budget is what the prompt spent of its characters.
+type Budget struct {
+	Limit int `json:"limit"`
+	Used  int `json:"used"`
+	// Parts is what each part spent of Used.
+	Parts PartSpend `json:"parts"`
+}
+
+// PartSpend is the characters each part of the prompt spent.
+type PartSpend struct {
+	List      int `json:"list"`
+	Window    int `json:"window"`
+	Recalled  int `json:"recalled"`
+	Summaries int `json:"summaries"`
+	Facts     int `json:"facts"`
+}
+
+// List is the session's current list: what the assistant last presented,
+// numbered as the user saw it.
+type List struct {
+	EventID    string      `json:"event_id"`
+	OccurredAt time.Time   `json:"occurred_at"`
+	Count      int         `json:"count"`
+	Items      []ListEntry `json:"items"`
+	Cuts       []Cut       `json:"cuts,omitempty"`
+}
+
+// ListEntry is one item of the current list.
+type ListEntry struct {
+	N     int             `json:"n"`
+	Ref   string          `json:"ref"`
+	Title string          `json:"title,omitempty"`
+	Attrs json.RawMessage `json:"attrs,omitempty"`
+}
+
+// Window is the session's recent messages, oldest first.
+type Window struct {
+	Messages []Message `json:"messages"`
+	Chars    int       `json:"chars"`
+	// Truncated is set when the newest message alone was over the character
+	// budget and was cut short.
+	Truncated bool  `json:"truncated,omitempty"`
+	Cuts      []Cut `json:"cuts,omitempty"`
+}
+
+// Facts are the user's interest facts by weight now.
+type Facts struct {
+	Facts []WeightedFact `json:"facts"`
+	Cuts  []Cut          `json:"cuts,omitempty"`
+}
+
+// WeightedFact is an interest fact with its weight now.
+type WeightedFact struct {
+	Type            string    `json:"type"`
+	Value           string    `json:"value"`
+	Display         string    `json:"display"`
+	Weight          float64   `json:"weight"`
+	MentionCount    int64     `json:"mention_count"`
+	LastMentionedAt time.Time `json:"last_mentioned_at"`
+}
+
+// Summaries are the summaries the context gives.
+type Summaries struct {
+	// Previous are the current summaries of the user's other sessions,
+	// latest first.
+	Previous []SessionSummary `json:"previous"`
+	// Current is this session's summary, given only when the window no
+	// longer holds the session's first message.
+	Current *SessionSummary `json:"current,omitempty"`
+	Cuts    []Cut           `json:"cuts,omitempty"`
+}
+
+// SessionSummary is a session's summary as the context gives it.
+type SessionSummary struct {
+	SessionID string   `json:"session_id"`
+	Summary   string   `json:"summary"`
+	KeyTopics []string `json:"key_topics"`
+	Version   int      `json:"version"`
+	// MessageCount is how many of the session's non-system messages the
+	// summary accounts for.
+	MessageCount int64 `json:"message_count"`
+	// CoversFrom and CoversTo are the event-time range the summary covers:
+	// its oldest and newest message. LastMessageAt is CoversTo, under the
+	// name it had before the range was given.
+	CoversFrom    time.Time `json:"covers_from"`
+	CoversTo      time.Time `json:"covers_to"`
+	LastMessageAt time.Time `json:"last_message_at"`
+	Model         string    `json:"model"`
+}
+
+// Recalled is what a search of the user's whole history found for the
+// current message.
+type Recalled struct {
+	// Query is the current message the history was searched for.
+	Query string `json:"query"`
+	// Search says how it was searched: "hybrid" (terms and vectors) or
+	// "lexical" (terms only: no embedder, or it failed; see Notes).
+	Search string        `json:"search"`
+	Hits   []RecalledHit `json:"hits"`
+	Cuts   []Cut         `json:"cuts,omitempty"`
+	Notes  []Note        `json:"notes,omitempty"`
+}
+
+// Note says why a search ran short of what it was asked without failing:
+// {"reason": "embedder", "detail": "timeout"}.
+type Note struct {
+	Reason string `json:"reason"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// RecalledHit is one turn, summary or fact the search found, or a turn
+// around one.
+type RecalledHit struct {
+	// Kind is message, summary or fact.
+	Kind      string `json:"kind"`
+	EventID   string `json:"event_id,omitempty"`
+	SessionID string `json:"session_id,omitempty"`
+	// Role is the speaker of a message.
+	Role       string    `json:"role,omitempty"`
+	OccurredAt time.Time `json:"occurred_at"`
+	// Text is the snippet as the prompt shows it.
+	Text      string  `json:"text"`
+	Truncated bool    `json:"truncated,omitempty"`
+	Score     float64 `json:"score"`
+}

@@ -1,0 +1,89 @@
+package contract
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// SearchParams ask for a search of one user's history; Q is required.
+type SearchParams struct {
+	Q         string `json:"q"`
+	K         int    `json:"k,omitempty"`
+	SessionID string `json:"session_id,omitempty"`
+	AgentID   string `json:"agent_id,omitempty"`
+	Role      string `json:"role,omitempty"`
+	Kind      string `json:"kind,omitempty"`
+	Since     string `json:"since,omitempty"`
+	Until     string `json:"until,omitempty"`
+	// Neighbors asks for each turn found with the turn before and after it
+	// in its session; NeighborTurns for up to that many on each side (1 to
+	// 3; it wins over Neighbors).
+	Neighbors     bool `json:"-"`
+	NeighborTurns int  `json:"-"`
+	MaxPerSession int  `json:"max_per_session,omitempty"`
+}
+
+// MarshalJSON writes the parameters as the search route reads them: its
+// neighbors is true or a number of turns.
+func (p SearchParams) MarshalJSON() ([]byte, error) {
+	type plain SearchParams
+	out := struct {
+		plain
+		Neighbors any `json:"neighbors,omitempty"`
+	}{plain: plain(p)}
+	switch {
+	case p.NeighborTurns > 0:
+		out.Neighbors = p.NeighborTurns
+	case p.Neighbors:
+		out.Neighbors = true
+	}
+	return json.Marshal(out)
+}
+
+// SearchResult is the raw hits of a search, most relevant first.
+type SearchResult struct {
+	UserID string `json:"user_id"`
+	Query  string `json:"query"`
+	// Terms are the query's terms as the analyzer made them.
+	Terms []string `json:"terms"`
+	// Search is "hybrid" (terms and vectors) or "lexical" (terms only).
+	Search string      `json:"search"`
+	Notes  []Note      `json:"notes,omitempty"`
+	Hits   []SearchHit `json:"hits"`
+}
+
+// SearchHit is one entry found: a turn, a summary or a fact, with how it
+// ranked.
+type SearchHit struct {
+	// Kind is message, summary or fact.
+	Kind string `json:"kind"`
+	// SourceID is the turn's event id, the summary's session or the fact's
+	// key.
+	SourceID   string    `json:"source_id"`
+	SessionID  string    `json:"session_id,omitempty"`
+	AgentID    string    `json:"agent_id,omitempty"`
+	Role       string    `json:"role,omitempty"`
+	OccurredAt time.Time `json:"occurred_at"`
+	Text       string    `json:"text"`
+	// Score orders the hits: the fused rank score.
+	Score        float64 `json:"score"`
+	LexicalRank  int     `json:"lexical_rank,omitempty"`
+	LexicalScore float64 `json:"lexical_score,omitempty"`
+	VectorRank   int     `json:"vector_rank,omitempty"`
+	Similarity   float64 `json:"similarity,omitempty"`
+	// Previous and Next are the turns just before and after a message hit
+	// in its session, when neighbours were asked for; Earlier and Later the
+	// ones beyond them, nearest first.
+	Previous *Neighbor  `json:"previous,omitempty"`
+	Next     *Neighbor  `json:"next,omitempty"`
+	Earlier  []Neighbor `json:"earlier,omitempty"`
+	Later    []Neighbor `json:"later,omitempty"`
+}
+
+// Neighbor is a turn next to a hit in its session.
+type Neighbor struct {
+	EventID    string    `json:"id"`
+	Role       string    `json:"role"`
+	OccurredAt time.Time `json:"occurred_at"`
+	Content    string    `json:"content"`
+}

@@ -1,0 +1,279 @@
+// Package memory is Recall's memory service: what a front door asks of
+// Recall's memory (add turns, the context for the next prompt, a search of a
+// user's history, sessions, lists and items, profiles, forgetting) over the
+// store, the search and the streams. The HTTP API, the MCP tools and any
+// further front door call it in-process; each keeps only its own transport,
+// authentication and mapping of errors.
+//
+// Every call is scoped to one tenant, and speaks pkg/contract: parameters
+// arrive as the /v1 contract writes them (url.Values: a URL's query, or a
+// JSON body's fields as text), are checked here once for every front door,
+// and answers are contract types. A request the caller got wrong is a
+// *contract.Error naming each field; any other error is the service's own
+// failure, which the front door reports without details.
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/recallhq/recall/pkg/assemble"
+	"github.com/recallhq/recall/pkg/contract"
+	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/search"
+	"github.com/recallhq/recall/pkg/service"
+	"github.com/recallhq/recall/pkg/store"
+)
+
+// Config is what the service does by default where a request leaves it open:
+// the context's parts and limits.
+type Config struct {
+
+	// ContextMaxMessages, ContextMaxChars and ContextTTL are the session
+	// window's defaults, which a request may override: the last messages,
+	// their characters, and how old a message may be; ContextLang is the
+	// language the prompt block is written in (zh, en, or auto: the
+	// conversation's).
+	ContextMaxMessages int           `env:"CONTEXT_MAX_MESSAGES" envDefault:"10"`
+	ContextMaxChars    int           `env:"CONTEXT_MAX_CHARS" envDefault:"4000"`
+	ContextTTL         time.Duration `env:"CONTEXT_TTL" envDefault:"24h"`
+	ContextLang        string        `env:"CONTEXT_LANG" envDefault:"auto"`
+	// ContextMaxFacts is how many of the user's strongest interest facts the
+	// context carries; -1 for none.
+	ContextMaxFacts int `env:"CONTEXT_MAX_FACTS" envDefault:"10"`
+	// ContextMaxSummaries is how many summaries of the user's previous
+	// sessions the context carries; -1 for none. A request may ask for 0–20
+	// (max_summaries).
+	ContextMaxSummaries int `env:"CONTEXT_MAX_SUMMARIES" envDefault:"3"`
+	// ContextBudget is the context's total character budget, spent on the
+	// current list, the window, the summaries and the facts in that order;
+	// -1 for none.
+	ContextBudget int `env:"CONTEXT_BUDGET_CHARS" envDefault:"8000"`
+
+	// PublishTimeout bounds waiting for JetStream to store a POST's turns:
+	// while NATS is away the answer is 503 with what was and was not stored
+	// (accepted and failed), not a request that hangs.
+	PublishTimeout time.Duration `env:"API_PUBLISH_TIMEOUT" envDefault:"5s"`
+
+	// ContextMaxRecalled is how many hits of the history search the context
+	// may carry for its query; the budget decides how many fit. At 8000
+	// characters 60 fill the budget once only the first hits bring their
+	// neighbours (see ContextRecallNeighbors); each hit more is search work
+	// the budget then throws away; -1 none.
+	ContextMaxRecalled int `env:"CONTEXT_MAX_RECALLED" envDefault:"60"`
+	// ContextRecallSnippet bounds one recalled snippet, in characters, so a
+	// long turn cannot take the room of several short ones; 0 whole.
+	ContextRecallSnippet int `env:"CONTEXT_RECALL_SNIPPET_CHARS" envDefault:"400"`
+	// ContextRecallPerSession caps the recalled hits of one earlier session,
+	// so one long session cannot fill the part. The search's own default
+	// (3) lost evidence on LoCoMo, whose answers gather in a few sessions;
+	// 8 kept it all (docs/benchmarks.md, History).
+	ContextRecallPerSession int `env:"CONTEXT_RECALL_PER_SESSION" envDefault:"8"`
+	// ContextRecallNeighbors is how many of the first hits bring the turns
+	// just before and after them: an answer is often the reply to the turn
+	// found, or the question before it. Deeper hits are less likely what
+	// the message needs, and their neighbours less still, so there the
+	// budget buys more hits instead (chosen with make eval-context:
+	// docs/benchmarks.md, History); 0 none.
+	ContextRecallNeighbors int `env:"CONTEXT_RECALL_NEIGHBORS" envDefault:"10"`
+	// ContextRecallWide is how many of those first hits bring two turns on
+	// each side instead of one: a question asked, its answer and the reply
+	// to it often run over three or four turns, and the best hits are the
+	// likeliest to be the conversation the message is about (chosen with
+	// make eval-context: docs/benchmarks.md, History); 0 none.
+	ContextRecallWide int `env:"CONTEXT_RECALL_WIDE" envDefault:"4"`
+	// ContextRecallKinds are the kinds of entries the context recalls:
+	// message, summary, fact.
+	ContextRecallKinds []string `env:"CONTEXT_RECALL_KINDS" envDefault:"message,summary,fact" envSeparator:","`
+}
+
+// WithDefaults fills what is unset (zero) with the documented defaults,
+// leaving the -1s that turn a part off.
+func (c Config) WithDefaults() Config {
+	d := service.Defaults[Config]()
+	if c.ContextMaxMessages <= 0 {
+		c.ContextMaxMessages = d.ContextMaxMessages
+	}
+	if c.ContextLang == "" {
+		c.ContextLang = d.ContextLang
+	}
+	if c.ContextMaxFacts == 0 {
+		c.ContextMaxFacts = d.ContextMaxFacts
+	}
+	if c.ContextBudget == 0 {
+		c.ContextBudget = d.ContextBudget
+	}
+	if c.ContextMaxSummaries == 0 {
+		c.ContextMaxSummaries = d.ContextMaxSummaries
+	}
+	if c.PublishTimeout <= 0 {
+		c.PublishTimeout = d.PublishTimeout
+	}
+	if c.ContextMaxRecalled == 0 {
+		c.ContextMaxRecalled = d.ContextMaxRecalled
+	}
+	return c
+}
+
+// Options are the service's dependencies.
+type Options struct {
+	Config Config
+	// Limits judge turns and ids as the workers do; the zero value means
+	// events.DefaultLimits.
+	Limits   events.Limits
+	Store    *store.Store
+	JS       jetstream.JetStream
+	Searcher *search.Searcher
+	// Decay ranks facts by their weight now.
+	Decay *store.DecayPolicy
+	Log   *slog.Logger
+	// Now is the clock for TTL, weights and skew checks; nil means time.Now.
+	Now func() time.Time
+	// Turns, when set, is told the outcome of every turn offered (accepted,
+	// duplicate, rejected, failed) and how many: the front door's metrics.
+	Turns func(outcome string, n int)
+}
+
+// Service is the memory service. It is safe for concurrent use.
+type Service struct {
+	cfg      Config
+	limits   events.Limits
+	store    *store.Store
+	js       jetstream.JetStream
+	pub      *queue.Publisher
+	searcher *search.Searcher
+	policy   *store.DecayPolicy
+	log      *slog.Logger
+	now      func() time.Time
+	turns    func(outcome string, n int)
+}
+
+// New builds the service; a configuration it cannot serve (an unknown
+// context language) is an error here, at start.
+func New(o Options) (*Service, error) {
+	cfg := o.Config.WithDefaults()
+	if !validLang(cfg.ContextLang) {
+		return nil, fmt.Errorf("CONTEXT_LANG: %q is not one of en, zh, auto", cfg.ContextLang)
+	}
+	if o.Decay == nil {
+		return nil, errors.New("memory: no decay policy")
+	}
+	s := &Service{cfg: cfg, limits: o.Limits, store: o.Store, js: o.JS, pub: queue.NewPublisher(o.JS),
+		searcher: o.Searcher, policy: o.Decay, log: o.Log, now: o.Now, turns: o.Turns}
+	if s.limits == (events.Limits{}) {
+		s.limits = events.DefaultLimits
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.turns == nil {
+		s.turns = func(string, int) {}
+	}
+	return s, nil
+}
+
+// Limits are the limits turns and ids are judged by.
+func (s *Service) Limits() events.Limits { return s.limits }
+
+// ValidID reports whether an id from a header, path or query is non-empty
+// valid UTF-8 without control characters, within the id limit (0: no limit,
+// as in events.ValidateTurn), i.e. an id a stored event can have.
+func (s *Service) ValidID(v string) bool {
+	return v != "" && utf8.ValidString(v) && (s.limits.MaxIDBytes <= 0 || len(v) <= s.limits.MaxIDBytes) &&
+		!strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f })
+}
+
+// checkID appends a field error when id is not one ValidID accepts.
+func (s *Service) checkID(name, id string, fe *[]contract.FieldError) {
+	if !s.ValidID(id) {
+		*fe = append(*fe, contract.FieldError{Field: name, Message: fmt.Sprintf("required, valid UTF-8 without control characters, at most %d bytes", s.limits.MaxIDBytes)})
+	}
+}
+
+// validLang reports whether lang is a language the prompt is rendered in.
+func validLang(lang string) bool {
+	switch lang {
+	case assemble.LangEN, assemble.LangZH, assemble.LangAuto:
+		return true
+	}
+	return false
+}
+
+// IDError is the answer to a path id (session_id, user_id) that is not one.
+func (s *Service) IDError(name, id string) error {
+	var fe []contract.FieldError
+	s.checkID(name, id, &fe)
+	if fe == nil {
+		return nil
+	}
+	return contract.Invalid("invalid "+strings.ReplaceAll(name, "_", " "), fe...)
+}
+
+// invalid is the answer to parameters with field errors, nil without.
+func invalid(msg string, fe []contract.FieldError) error {
+	if len(fe) == 0 {
+		return nil
+	}
+	return contract.Invalid(msg, fe...)
+}
+
+// noSession is the answer for a session the tenant does not have.
+var noSession = contract.Errorf(contract.CodeNotFound, "no such session")
+
+// readError turns a failed session read into the answer for a session the
+// tenant does not have, or passes the failure on.
+func readError(err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return noSession
+	}
+	return err
+}
+
+// intParam reads an optional integer parameter within [lo, hi]; absent, def.
+func intParam(qv url.Values, name string, def, lo, hi int, fe *[]contract.FieldError) int {
+	v := qv.Get(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		*fe = append(*fe, contract.FieldError{Field: name, Message: fmt.Sprintf("want a whole number from %d to %d", lo, hi)})
+		return def
+	}
+	return n
+}
+
+// countParam reads an optional count from 1 to hi.
+func countParam(qv url.Values, name string, def, hi int, fe *[]contract.FieldError) int {
+	return intParam(qv, name, def, 1, hi, fe)
+}
+
+// nonNil is s, or an empty slice for nil, so that JSON says [] rather than
+// null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// embedFailure says in a word why the query was not embedded.
+func embedFailure(err error) string {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "timeout"
+	}
+	return "error"
+}

@@ -1,0 +1,117 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strconv"
+
+	"github.com/recallhq/recall/pkg/assemble"
+	"github.com/recallhq/recall/pkg/contract"
+	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/store"
+)
+
+// Profile answers the user's interest facts by weight now (limit=) and the
+// interest vector's metadata, with its values when vector=true.
+func (s *Service) Profile(ctx context.Context, tenant, userID string, qv url.Values) (*contract.Profile, error) {
+	if err := s.IDError("user_id", userID); err != nil {
+		return nil, err
+	}
+	var fe []contract.FieldError
+	limit := countParam(qv, "limit", 50, 500, &fe)
+	withValues := false
+	if v := qv.Get("vector"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			fe = append(fe, contract.FieldError{Field: "vector", Message: "want true or false"})
+		}
+		withValues = b
+	}
+	if err := invalid("invalid parameter", fe); err != nil {
+		return nil, err
+	}
+	t := s.store.Tenant(tenant)
+	facts, err := t.Facts(ctx, userID, []string{store.FactActive}, min(max(4*limit, 200), 2000))
+	if err != nil {
+		return nil, err
+	}
+	prof, err := t.Profile(ctx, userID)
+	found := err == nil
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	if !found && len(facts) == 0 {
+		return nil, contract.Errorf(contract.CodeNotFound, "no interest profile for this user")
+	}
+	now := s.now()
+	top := assemble.TopFacts(s.policy, facts, now, limit)
+	stored := make(map[[2]string]store.Fact, len(facts))
+	for _, f := range facts {
+		stored[[2]string{f.Type, f.Value}] = f
+	}
+	out := &contract.Profile{UserID: userID, At: now.UTC(), Facts: make([]contract.ProfileFact, len(top.Facts)), Cuts: toCuts(top.Cuts)}
+	for i, wf := range top.Facts {
+		f := stored[[2]string{wf.Type, wf.Value}]
+		out.Facts[i] = contract.ProfileFact{
+			Type: f.Type, Value: f.Value, Display: f.Display, BaseWeight: f.Weight, Weight: wf.Weight,
+			MentionCount: f.MentionCount, LastMentionedAt: f.LastMentionedAt, ExpiresAt: f.ExpiresAt, Status: f.Status,
+		}
+	}
+	if found {
+		out.Vector = contract.ProfileVector{
+			Present: prof.Vector != nil, Dims: prof.Dims, Model: prof.Model, Sources: prof.Sources,
+			ComputedFrom: &prof.ComputedFrom, UpdatedAt: &prof.UpdatedAt, Revision: prof.Revision,
+		}
+		if withValues {
+			out.Vector.Values = prof.Vector
+		}
+	}
+	return out, nil
+}
+
+// RefreshProfile queues a recompute of the user's interest vector; a
+// refresh already queued takes it in (Duplicate).
+func (s *Service) RefreshProfile(ctx context.Context, tenant, userID string) (*contract.ProfileRefresh, error) {
+	if err := s.IDError("user_id", userID); err != nil {
+		return nil, err
+	}
+	at := s.now().UTC()
+	res, err := queue.NewRefresher(s.js, queue.DefaultRefreshBucket).Publish(ctx, []events.ProfileTask{{TenantID: tenant, UserID: userID, RequestedAt: at}})
+	if err != nil {
+		s.log.Error("publish profile refresh", "tenant_id", tenant, "error", err.Error())
+		return nil, contract.Errorf(contract.CodeUnavailable, "the refresh could not be queued; retry")
+	}
+	return &contract.ProfileRefresh{UserID: userID, RequestedAt: at, Duplicate: res[0].Duplicate}, nil
+}
+
+// Recommendations answers the k= catalog items nearest to the user's
+// interest vector; no_profile while the user has none.
+func (s *Service) Recommendations(ctx context.Context, tenant, userID string, qv url.Values) (*contract.Recommendations, error) {
+	if err := s.IDError("user_id", userID); err != nil {
+		return nil, err
+	}
+	var fe []contract.FieldError
+	k := countParam(qv, "k", 10, 100, &fe)
+	if err := invalid("invalid parameter", fe); err != nil {
+		return nil, err
+	}
+	t := s.store.Tenant(tenant)
+	prof, err := t.Profile(ctx, userID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil, contract.Errorf(contract.CodeNoProfile, "this user has no interest vector yet (no shelf items or interest facts processed); POST .../profile/refresh or add shelf entries")
+	case err != nil:
+		return nil, err
+	case prof.Vector == nil:
+		return nil, contract.Errorf(contract.CodeNoProfile, "this user's interest vector has no direction yet (nothing liked so far)")
+	}
+	items, err := t.Recommend(ctx, userID, prof.Vector, prof.Model, k)
+	if err != nil {
+		return nil, err
+	}
+	return &contract.Recommendations{UserID: userID, K: k, Model: prof.Model, Items: nonNil(mapSlice(items, func(r store.Recommendation) contract.Recommendation {
+		return contract.Recommendation{Ref: r.Ref, Type: r.Type, Title: r.Title, Attrs: r.Attrs, Distance: r.Distance, Score: r.Score}
+	}))}, nil
+}

@@ -1,0 +1,127 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/recallhq/recall/pkg/contract"
+	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/search"
+	"github.com/recallhq/recall/pkg/store"
+)
+
+// Search searches one user's history, from the parameters of
+// contract.SearchParams, and answers the raw hits, most relevant first.
+func (s *Service) Search(ctx context.Context, tenant, userID string, qv url.Values) (*contract.SearchResult, error) {
+	var fe []contract.FieldError
+	if !s.ValidID(userID) {
+		fe = append(fe, contract.FieldError{Field: "user_id", Message: fmt.Sprintf("valid UTF-8 without control characters, at most %d bytes", s.limits.MaxIDBytes)})
+	}
+	q := qv.Get("q")
+	checkQuery(q, "q", true, &fe)
+	p := store.SearchParams{UserID: userID, Now: s.now()}
+	p.K = intParam(qv, "k", store.DefaultSearchK, 1, store.MaxSearchK, &fe)
+	p.MaxPerSession = intParam(qv, "max_per_session", store.DefaultMaxPerSession, 1, store.MaxSearchK, &fe)
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"session_id", &p.SessionID}, {"agent_id", &p.AgentID}} {
+		if v := qv.Get(f.name); v != "" {
+			if !s.ValidID(v) {
+				fe = append(fe, contract.FieldError{Field: f.name, Message: fmt.Sprintf("valid UTF-8 without control characters, at most %d bytes", s.limits.MaxIDBytes)})
+			}
+			*f.dst = v
+		}
+	}
+	if v := qv.Get("role"); v != "" {
+		for _, role := range strings.Split(v, ",") {
+			if role != events.RoleUser && role != events.RoleAssistant {
+				fe = append(fe, contract.FieldError{Field: "role", Message: fmt.Sprintf("%q: one of user, assistant (comma-separated); other turns are not indexed", role)})
+				continue
+			}
+			p.Roles = append(p.Roles, role)
+		}
+	}
+	if v := qv.Get("kind"); v != "" {
+		for _, kind := range strings.Split(v, ",") {
+			if !slices.Contains([]string{store.SearchMessage, store.SearchSummary, store.SearchFact}, kind) {
+				fe = append(fe, contract.FieldError{Field: "kind", Message: fmt.Sprintf("%q: one of message, summary, fact (comma-separated)", kind)})
+				continue
+			}
+			p.Kinds = append(p.Kinds, kind)
+		}
+	}
+	p.Since = queryTime(qv, "since", &fe)
+	p.Until = queryTime(qv, "until", &fe)
+	if !p.Since.IsZero() && !p.Until.IsZero() && !p.Until.After(p.Since) {
+		fe = append(fe, contract.FieldError{Field: "until", Message: "must be after since"})
+	}
+	if v := qv.Get("neighbors"); v != "" {
+		// true or false, or how many turns on each side.
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 && n <= store.MaxNeighborTurns {
+			p.Neighbors, p.NeighborTurns = n > 0, n
+		} else if b, err := strconv.ParseBool(v); err == nil {
+			p.Neighbors = b
+		} else {
+			fe = append(fe, contract.FieldError{Field: "neighbors", Message: fmt.Sprintf("true or false, or the turns on each side, 0 to %d", store.MaxNeighborTurns)})
+		}
+	}
+	if err := invalid("invalid search", fe); err != nil {
+		return nil, err
+	}
+	res, err := s.searcher.Search(ctx, search.Query{TenantID: tenant, Text: q, SearchParams: p})
+	if err != nil {
+		return nil, err
+	}
+	out := &contract.SearchResult{UserID: userID, Query: q, Terms: res.Terms, Search: "lexical", Hits: mapSlice(res.Hits, toSearchHit)}
+	if res.Vector {
+		out.Search = "hybrid"
+	}
+	if out.Terms == nil {
+		out.Terms = []string{}
+	}
+	if out.Hits == nil {
+		out.Hits = []contract.SearchHit{}
+	}
+	if res.EmbedErr != nil {
+		out.Notes = append(out.Notes, contract.Note{Reason: "embedder", Detail: embedFailure(res.EmbedErr)})
+	}
+	return out, nil
+}
+
+// checkQuery checks a query's text: valid UTF-8 without NUL, at most
+// MaxQueryBytes; required says it may not be blank.
+func checkQuery(q, field string, required bool, fe *[]contract.FieldError) {
+	switch {
+	case required && strings.TrimSpace(q) == "":
+		*fe = append(*fe, contract.FieldError{Field: field, Message: "required: the text to search for"})
+	case len(q) > MaxQueryBytes:
+		*fe = append(*fe, contract.FieldError{Field: field, Message: fmt.Sprintf("%d bytes, limit is %d", len(q), MaxQueryBytes)})
+	case !utf8.ValidString(q):
+		*fe = append(*fe, contract.FieldError{Field: field, Message: "not valid UTF-8"})
+	case strings.IndexByte(q, 0) >= 0:
+		*fe = append(*fe, contract.FieldError{Field: field, Message: "contains a NUL character"})
+	}
+}
+
+// queryTime reads an optional time: RFC 3339, or a date (2026-01-01, UTC).
+func queryTime(qv url.Values, name string, fe *[]contract.FieldError) time.Time {
+	v := qv.Get(name)
+	if v == "" {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		t, err = time.Parse(time.DateOnly, v)
+	}
+	if err != nil {
+		*fe = append(*fe, contract.FieldError{Field: name, Message: "want an RFC 3339 time (2026-01-01T08:00:00Z) or a date (2026-01-01)"})
+	}
+	return t
+}

@@ -1,0 +1,261 @@
+package memory
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/recallhq/recall/pkg/contract"
+	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/store"
+)
+
+// Session answers a session's aggregates, its newest messages (oldest
+// first; recent= how many) and its current summary.
+func (s *Service) Session(ctx context.Context, tenant, sessionID string, qv url.Values) (*contract.Session, error) {
+	if err := s.IDError("session_id", sessionID); err != nil {
+		return nil, err
+	}
+	var fe []contract.FieldError
+	n := countParam(qv, "recent", 10, 200, &fe)
+	if err := invalid("invalid parameter", fe); err != nil {
+		return nil, err
+	}
+	sess, msgs, sum, err := s.store.Tenant(tenant).SessionWithSummary(ctx, sessionID, n)
+	if err != nil {
+		return nil, readError(err)
+	}
+	recent := make([]contract.Message, len(msgs))
+	for i, m := range msgs {
+		recent[len(msgs)-1-i] = toMessage(m)
+	}
+	return &contract.Session{SessionInfo: toSessionInfo(sess), Recent: recent, Summary: toSummaryPtr(sum)}, nil
+}
+
+// Messages pages through a session in event-time order (limit=, cursor=);
+// the cursor is opaque to clients.
+func (s *Service) Messages(ctx context.Context, tenant, sessionID string, qv url.Values) (*contract.MessagePage, error) {
+	if err := s.IDError("session_id", sessionID); err != nil {
+		return nil, err
+	}
+	var fe []contract.FieldError
+	limit := countParam(qv, "limit", 50, 500, &fe)
+	after := cursorParam(qv, func(c messageCursor) bool { return c.EventID != "" && !c.OccurredAt.IsZero() }, &fe)
+	if err := invalid("invalid parameter", fe); err != nil {
+		return nil, err
+	}
+	t := s.store.Tenant(tenant)
+	msgs, next, err := t.Messages(ctx, sessionID, store.Cursor(after), limit)
+	if err != nil {
+		return nil, err
+	}
+	if len(msgs) == 0 && after.EventID == "" {
+		if _, err := t.Session(ctx, sessionID); err != nil {
+			return nil, readError(err)
+		}
+	}
+	out := &contract.MessagePage{Messages: nonNil(toMessages(msgs))}
+	if out.Summary, err = currentSummary(ctx, t, sessionID); err != nil {
+		return nil, err
+	}
+	if next != nil {
+		out.NextCursor = encodeCursor(messageCursor(*next))
+	}
+	return out, nil
+}
+
+// messageCursor is a position in a session's messages as a client holds it.
+type messageCursor struct {
+	OccurredAt time.Time `json:"t"`
+	EventID    string    `json:"id"`
+}
+
+// encodeCursor makes a page's position opaque to clients.
+func encodeCursor(c any) string {
+	b, _ := json.Marshal(c)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// cursorParam reads the optional "cursor" parameter: a position this
+// service returned (encodeCursor), which complete accepts. Absent: the zero
+// value, the first page.
+func cursorParam[T any](qv url.Values, complete func(T) bool, fe *[]contract.FieldError) T {
+	var c T
+	v := qv.Get("cursor")
+	if v == "" {
+		return c
+	}
+	b, err := base64.RawURLEncoding.DecodeString(v)
+	if err == nil {
+		err = json.Unmarshal(b, &c)
+	}
+	if err != nil || !complete(c) {
+		*fe = append(*fe, contract.FieldError{Field: "cursor", Message: "not a cursor returned by this API"})
+		var zero T
+		return zero
+	}
+	return c
+}
+
+// currentSummary is the session's current summary, nil while it has none.
+func currentSummary(ctx context.Context, t *store.Tenant, id string) (*contract.Summary, error) {
+	sum, err := t.CurrentSummary(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := toSummary(sum)
+	return &out, nil
+}
+
+// Summaries answers a session's summary versions, newest first (limit=).
+func (s *Service) Summaries(ctx context.Context, tenant, sessionID string, qv url.Values) (*contract.SummaryVersions, error) {
+	if err := s.IDError("session_id", sessionID); err != nil {
+		return nil, err
+	}
+	var fe []contract.FieldError
+	limit := countParam(qv, "limit", 20, 200, &fe)
+	if err := invalid("invalid parameter", fe); err != nil {
+		return nil, err
+	}
+	t := s.store.Tenant(tenant)
+	sums, err := t.SummaryVersions(ctx, sessionID, limit)
+	if err != nil {
+		return nil, err
+	}
+	if len(sums) == 0 {
+		if _, err := t.Session(ctx, sessionID); err != nil {
+			return nil, readError(err)
+		}
+	}
+	return &contract.SummaryVersions{SessionID: sessionID, Summaries: nonNil(mapSlice(sums, toSummary))}, nil
+}
+
+// DeleteSession erases the session's messages from the streams (turns,
+// summary requests, their dead letters: store.DeleteSession's counterpart
+// in JetStream), so neither a redelivery nor a replay brings it back, then
+// deletes its rows and what was derived from it alone (store.DeleteSession
+// says what it keeps). When facts changed, the user's profile is asked to
+// be computed again.
+func (s *Service) DeleteSession(ctx context.Context, tenant, sessionID string) error {
+	if err := s.IDError("session_id", sessionID); err != nil {
+		return err
+	}
+	t := s.store.Tenant(tenant)
+	sess, err := t.Session(ctx, sessionID)
+	if err != nil {
+		return readError(err)
+	}
+	if _, err := queue.PurgeSession(ctx, s.js, tenant, sess.UserID, sessionID); err != nil {
+		return err
+	}
+	d, err := t.DeleteSession(ctx, sessionID)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	if d.Rows["fact_mentions"] > 0 {
+		// The profile is derived from the facts; a lost refresh is made up
+		// by the next one, so its failure does not fail the delete.
+		task := events.ProfileTask{TenantID: tenant, UserID: d.UserID, RequestedAt: s.now().UTC()}
+		if _, err := queue.NewRefresher(s.js, queue.DefaultRefreshBucket).Publish(ctx, []events.ProfileTask{task}); err != nil {
+			s.log.Warn("delete session: profile refresh not queued", "session_id", sessionID, "err", err)
+		}
+	}
+	return nil
+}
+
+// MaxSummarizeWait bounds how long a summary asked for now is waited for.
+const MaxSummarizeWait = 30 * time.Second
+
+// Summarize asks for the session's summary now, and waits up to wait=
+// (seconds, or a duration) for the summarizer to write it. A session
+// without a message since its current summary answers status current and
+// asks for nothing.
+func (s *Service) Summarize(ctx context.Context, tenant, sessionID string, qv url.Values) (*contract.SummarizeResult, error) {
+	if err := s.IDError("session_id", sessionID); err != nil {
+		return nil, err
+	}
+	var wait time.Duration
+	if v := qv.Get("wait"); v != "" {
+		d, err := waitDuration(v)
+		if err != nil || d < 0 || d > MaxSummarizeWait {
+			return nil, contract.Invalid("invalid parameter", contract.FieldError{Field: "wait", Message: "want seconds from 0 to 30 (5) or a duration (5s, 1500ms)"})
+		}
+		wait = d
+	}
+	t := s.store.Tenant(tenant)
+	rctx, cancel := context.WithTimeout(ctx, readTimeout)
+	defer cancel()
+	st, err := t.SummaryState(rctx, sessionID)
+	if err != nil {
+		return nil, readError(err)
+	}
+	if st.Pending() <= 0 {
+		sum, err := currentSummary(rctx, t, sessionID)
+		if err != nil {
+			return nil, err
+		}
+		return &contract.SummarizeResult{SessionID: sessionID, Status: contract.SummaryCurrent, Summary: sum}, nil
+	}
+	req := events.SummarizeRequest{TenantID: tenant, UserID: st.UserID, SessionID: sessionID, Reason: events.SummarizeRequested,
+		FromCount: st.Summarized, ThroughCount: st.Counted, RequestedAt: s.now().UTC()}
+	res, err := s.pub.PublishSummarizeRequests(ctx, []events.SummarizeRequest{req})
+	if err != nil {
+		s.log.Error("publish summarize request", "tenant_id", tenant, "session_id", sessionID, "error", err.Error())
+		return nil, contract.Errorf(contract.CodeUnavailable, "the summary could not be queued; retry")
+	}
+	out := &contract.SummarizeResult{SessionID: sessionID, Status: contract.SummaryQueued,
+		Request: &contract.SummarizeRequest{FromCount: req.FromCount, ThroughCount: req.ThroughCount, Duplicate: res[0].Duplicate}}
+	if wait > 0 && waitSummarized(ctx, t, sessionID, req.ThroughCount, wait) {
+		out.Status = contract.SummarySummarized
+	}
+	rctx, rcancel := context.WithTimeout(ctx, readTimeout) // the wait may have used up the first
+	defer rcancel()
+	if out.Summary, err = currentSummary(rctx, t, sessionID); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// readTimeout bounds the database work of one call.
+const readTimeout = 10 * time.Second
+
+// waitSummarized polls until the session's summary reaches through or wait
+// is up.
+func waitSummarized(ctx context.Context, t *store.Tenant, id string, through int64, wait time.Duration) bool {
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	tick := time.NewTicker(25 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-tick.C:
+			st, err := t.SummaryState(ctx, id)
+			if err == nil && st.Summarized >= through {
+				return true
+			}
+		}
+	}
+}
+
+// waitDuration reads a wait: seconds (5, 1.5) or a Go duration (5s, 1500ms).
+func waitDuration(v string) (time.Duration, error) {
+	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+		if math.IsNaN(secs) || math.IsInf(secs, 0) || secs < 0 || secs > MaxSummarizeWait.Seconds() {
+			return 0, fmt.Errorf("wait %q: out of range", v)
+		}
+		return time.Duration(secs * float64(time.Second)), nil
+	}
+	return time.ParseDuration(v)
+}

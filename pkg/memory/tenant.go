@@ -1,0 +1,121 @@
+package memory
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strconv"
+
+	"github.com/recallhq/recall/pkg/contract"
+	"github.com/recallhq/recall/pkg/events"
+)
+
+// For is the service as one tenant's contract.Memory, for a front door in
+// this process (the API's MCP endpoint): the parameters go through the same
+// checks as a /v1 request's, without a request.
+func (s *Service) For(tenant string) contract.Memory { return tenantMemory{s: s, tenant: tenant} }
+
+type tenantMemory struct {
+	s      *Service
+	tenant string
+}
+
+var _ contract.Memory = tenantMemory{}
+
+func (m tenantMemory) AddTurns(ctx context.Context, turns ...*events.Turn) ([]contract.Accepted, error) {
+	if len(turns) == 0 {
+		return nil, contract.Invalid("no turns")
+	}
+	raws := make([]json.RawMessage, len(turns))
+	for i, t := range turns {
+		if t.ID == "" {
+			t.ID = rand.Text()
+		}
+		if t.TenantID == "" {
+			t.TenantID = m.tenant
+		}
+		if t.OccurredAt.IsZero() {
+			t.OccurredAt = m.s.now().UTC()
+		}
+		raw, err := json.Marshal(t)
+		if err != nil {
+			return nil, fmt.Errorf("encode turn %d: %w", i, err)
+		}
+		raws[i] = raw
+	}
+	res, err := m.s.AddTurns(ctx, m.tenant, raws, len(turns) > 1)
+	if res == nil {
+		return nil, err
+	}
+	return res.Accepted, err
+}
+
+func (m tenantMemory) Context(ctx context.Context, p contract.ContextParams) (*contract.Context, error) {
+	return m.s.Context(ctx, m.tenant, values(p.Body()))
+}
+
+func (m tenantMemory) Search(ctx context.Context, userID string, p contract.SearchParams) (*contract.SearchResult, error) {
+	b, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	var body map[string]any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&body); err != nil {
+		return nil, err
+	}
+	return m.s.Search(ctx, m.tenant, userID, values(body))
+}
+
+func (m tenantMemory) Session(ctx context.Context, sessionID string, recent int) (*contract.Session, error) {
+	return m.s.Session(ctx, m.tenant, sessionID, count("recent", recent))
+}
+
+func (m tenantMemory) Selection(ctx context.Context, sessionID string, n int) (*contract.Selection, error) {
+	return m.s.Selection(ctx, m.tenant, sessionID, n)
+}
+
+func (m tenantMemory) Unseen(ctx context.Context, userID string, req contract.UnseenRequest) (*contract.Unseen, error) {
+	if req.MarkNotified && req.NotificationID == "" {
+		req.NotificationID = rand.Text()
+	}
+	return m.s.Unseen(ctx, m.tenant, userID, req)
+}
+
+func (m tenantMemory) Profile(ctx context.Context, userID string, limit int, vector bool) (*contract.Profile, error) {
+	qv := count("limit", limit)
+	if vector {
+		qv.Set("vector", "true")
+	}
+	return m.s.Profile(ctx, m.tenant, userID, qv)
+}
+
+func (m tenantMemory) Recommendations(ctx context.Context, userID string, k int) (*contract.Recommendations, error) {
+	return m.s.Recommendations(ctx, m.tenant, userID, count("k", k))
+}
+
+func (m tenantMemory) ForgetUser(ctx context.Context, userID string) (*contract.UserData, error) {
+	return m.s.ForgetUser(ctx, m.tenant, userID)
+}
+
+// values writes a body's fields as a URL's query carries them.
+func values(body map[string]any) url.Values {
+	qv := url.Values{}
+	for k, v := range body {
+		qv.Set(k, fmt.Sprint(v))
+	}
+	return qv
+}
+
+// count is a count parameter; 0 leaves the default.
+func count(name string, n int) url.Values {
+	qv := url.Values{}
+	if n != 0 {
+		qv.Set(name, strconv.Itoa(n))
+	}
+	return qv
+}

@@ -1,0 +1,74 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/recallhq/recall/pkg/contract"
+	"github.com/recallhq/recall/pkg/events"
+)
+
+// AddTurns accepts turns as the contract writes them (each one JSON
+// object; batch says they came as an array, so field errors name their
+// place: "[2].role"). The whole batch is validated first and rejected as a
+// whole with every field error: nothing is published from a batch that has
+// an invalid turn. A turn is reported accepted only once JetStream has
+// stored it; when a publish fails, the answer lists what was and was not
+// stored (its Error is set and the error is unavailable), and resending the
+// same turns is safe (dedupe by id).
+func (s *Service) AddTurns(ctx context.Context, tenant string, raws []json.RawMessage, batch bool) (*contract.TurnsResult, error) {
+	turns := make([]events.Turn, len(raws))
+	var fields []contract.FieldError
+	for i, raw := range raws {
+		prefix := ""
+		if batch {
+			prefix = fmt.Sprintf("[%d].", i)
+		}
+		tn, err := events.ParseTurn(raw, s.limits)
+		if err == nil {
+			if tn.TenantID == "" {
+				tn.TenantID = tenant
+			}
+			err = events.ValidateTurn(&tn, events.ValidateOptions{Limits: s.limits, Now: s.now})
+			if tn.TenantID != tenant {
+				fields = append(fields, contract.FieldError{Field: prefix + "tenant_id", Message: "does not match X-Tenant-ID"})
+			}
+		}
+		var ve *events.ValidationError
+		if errors.As(err, &ve) {
+			fields = append(fields, ve.Prefixed(prefix).Fields...)
+		}
+		turns[i] = tn
+	}
+	fields = append(fields, events.RepeatedIDs(turns)...)
+	if len(fields) > 0 {
+		s.turns("rejected", len(turns))
+		return nil, contract.Invalid("invalid turn(s); nothing was accepted", fields...)
+	}
+
+	pctx, cancel := context.WithTimeout(ctx, s.cfg.PublishTimeout)
+	defer cancel()
+	results, err := s.pub.PublishTurns(pctx, turns)
+	out := &contract.TurnsResult{Accepted: make([]contract.Accepted, 0, len(results))}
+	for _, res := range results {
+		if res.Err != nil {
+			out.Failed = append(out.Failed, res.ID)
+			continue
+		}
+		out.Accepted = append(out.Accepted, contract.Accepted{ID: res.ID, Sequence: res.Sequence, Duplicate: res.Duplicate})
+		if res.Duplicate {
+			s.turns("duplicate", 1)
+		} else {
+			s.turns("accepted", 1)
+		}
+	}
+	if err != nil {
+		s.turns("failed", len(out.Failed))
+		s.log.Error("publish turns", "tenant_id", tenant, "failed", len(out.Failed), "error", err.Error())
+		out.Error = contract.Errorf(contract.CodeUnavailable, "some turns were not stored; resend them (ids are deduplicated)")
+		return out, out.Error
+	}
+	return out, nil
+}

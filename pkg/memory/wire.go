@@ -1,0 +1,116 @@
+package memory
+
+import (
+	"github.com/recallhq/recall/pkg/assemble"
+	"github.com/recallhq/recall/pkg/contract"
+	"github.com/recallhq/recall/pkg/store"
+)
+
+// The mappings from the store's rows and the assembler's parts to the /v1
+// contract: the one place a stored field becomes a wire field.
+
+func toMessage(m store.Message) contract.Message {
+	return contract.Message{EventID: m.EventID, SessionID: m.SessionID, UserID: m.UserID, SiteID: m.SiteID, AgentID: m.AgentID,
+		Role: m.Role, Content: m.Content, ToolCalls: m.ToolCalls, Items: m.Items, Metadata: m.Metadata,
+		OccurredAt: m.OccurredAt, StoredAt: m.StoredAt}
+}
+
+// mapSlice maps each element of in, keeping nil nil (JSON null) and empty
+// empty ([]): the wire says what the part said.
+func mapSlice[T, U any](in []T, f func(T) U) []U {
+	if in == nil {
+		return nil
+	}
+	out := make([]U, len(in))
+	for i, x := range in {
+		out[i] = f(x)
+	}
+	return out
+}
+
+func toMessages(ms []store.Message) []contract.Message { return mapSlice(ms, toMessage) }
+
+func toSummary(s store.Summary) contract.Summary {
+	return contract.Summary{SessionID: s.SessionID, UserID: s.UserID, Version: s.Version,
+		FromCount: s.FromCount, ThroughCount: s.ThroughCount,
+		FirstEventID: s.FirstEventID, FirstAt: s.FirstAt, LastEventID: s.LastEventID, LastAt: s.LastAt,
+		CoversFrom: s.CoversFrom, CoversTo: s.CoversTo, MessagesRead: s.MessagesRead,
+		Text: s.Text, KeyTopics: s.KeyTopics, Model: s.Model, Reason: s.Reason, CreatedAt: s.CreatedAt}
+}
+
+func toSummaryPtr(s *store.Summary) *contract.Summary {
+	if s == nil {
+		return nil
+	}
+	out := toSummary(*s)
+	return &out
+}
+
+func toSessionInfo(s store.Session) contract.SessionInfo {
+	return contract.SessionInfo{SessionID: s.SessionID, UserID: s.UserID, SiteID: s.SiteID, AgentID: s.AgentID,
+		MessageCount: s.MessageCount, SystemCount: s.SystemCount, FirstMessageAt: s.FirstMessageAt,
+		LastMessageAt: s.LastMessageAt, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
+}
+
+func toCut(c assemble.Cut) contract.Cut { return contract.Cut{Reason: c.Reason, Count: c.Count} }
+
+func toCuts(cs []assemble.Cut) []contract.Cut { return mapSlice(cs, toCut) }
+
+func toNeighbor(n store.Neighbor) contract.Neighbor {
+	return contract.Neighbor{EventID: n.EventID, Role: n.Role, OccurredAt: n.OccurredAt, Content: n.Content}
+}
+
+func toNeighbors(ns []store.Neighbor) []contract.Neighbor { return mapSlice(ns, toNeighbor) }
+
+func toSearchHit(h store.SearchHit) contract.SearchHit {
+	out := contract.SearchHit{Kind: h.Kind, SourceID: h.SourceID, SessionID: h.SessionID, AgentID: h.AgentID, Role: h.Role,
+		OccurredAt: h.OccurredAt, Text: h.Text, Score: h.Score, LexicalRank: h.LexicalRank, LexicalScore: h.LexicalScore,
+		VectorRank: h.VectorRank, Similarity: h.Similarity, Earlier: toNeighbors(h.Earlier), Later: toNeighbors(h.Later)}
+	if h.Previous != nil {
+		n := toNeighbor(*h.Previous)
+		out.Previous = &n
+	}
+	if h.Next != nil {
+		n := toNeighbor(*h.Next)
+		out.Next = &n
+	}
+	return out
+}
+
+// toContext maps the assembled parts.
+func toContext(p *assemble.Parts) (list *contract.List, w contract.Window, f contract.Facts, s contract.Summaries, r *contract.Recalled) {
+	if p.List != nil {
+		list = &contract.List{EventID: p.List.EventID, OccurredAt: p.List.OccurredAt, Count: p.List.Count, Cuts: toCuts(p.List.Cuts),
+			Items: mapSlice(p.List.Items, func(e assemble.ListEntry) contract.ListEntry {
+				return contract.ListEntry{N: e.N, Ref: e.Ref, Title: e.Title, Attrs: e.Attrs}
+			})}
+	}
+	w = contract.Window{Messages: toMessages(p.Window.Messages), Chars: p.Window.Chars, Truncated: p.Window.Truncated, Cuts: toCuts(p.Window.Cuts)}
+	f = contract.Facts{Facts: toWeightedFacts(p.Facts.Facts), Cuts: toCuts(p.Facts.Cuts)}
+	s = contract.Summaries{Previous: mapSlice(p.Summaries.Previous, toSessionSummary), Cuts: toCuts(p.Summaries.Cuts)}
+	if p.Summaries.Current != nil {
+		c := toSessionSummary(*p.Summaries.Current)
+		s.Current = &c
+	}
+	if p.Recalled != nil {
+		r = &contract.Recalled{Query: p.Recalled.Query, Search: p.Recalled.Search, Cuts: toCuts(p.Recalled.Cuts),
+			Hits: mapSlice(p.Recalled.Hits, func(h assemble.RecalledHit) contract.RecalledHit {
+				return contract.RecalledHit{Kind: h.Kind, EventID: h.EventID, SessionID: h.SessionID, Role: h.Role,
+					OccurredAt: h.OccurredAt, Text: h.Text, Truncated: h.Truncated, Score: h.Score}
+			}),
+			Notes: mapSlice(p.Recalled.Notes, func(n assemble.RecalledNote) contract.Note { return contract.Note{Reason: n.Reason, Detail: n.Detail} })}
+	}
+	return list, w, f, s, r
+}
+
+func toSessionSummary(x assemble.SessionSummary) contract.SessionSummary {
+	return contract.SessionSummary{SessionID: x.SessionID, Summary: x.Summary, KeyTopics: x.KeyTopics, Version: x.Version,
+		MessageCount: x.MessageCount, CoversFrom: x.CoversFrom, CoversTo: x.CoversTo, LastMessageAt: x.LastMessageAt, Model: x.Model}
+}
+
+func toWeightedFacts(fs []assemble.WeightedFact) []contract.WeightedFact {
+	return mapSlice(fs, func(x assemble.WeightedFact) contract.WeightedFact {
+		return contract.WeightedFact{Type: x.Type, Value: x.Value, Display: x.Display, Weight: x.Weight,
+			MentionCount: x.MentionCount, LastMentionedAt: x.LastMentionedAt}
+	})
+}
