@@ -9,7 +9,7 @@ import (
 // Duplicate of a turn stored before (nothing changed).
 type Accepted struct {
 	ID        string `json:"id"`
-	Sequence  uint64 `json:"sequence,omitempty"`
+	Sequence  uint64 `json:"sequence"`
 	Duplicate bool   `json:"duplicate,omitempty"`
 }
 

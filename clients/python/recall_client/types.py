@@ -1,7 +1,8 @@
 """The shapes of Recall's requests and answers, as JSON objects.
 
-Each TypedDict mirrors the Go struct the API encodes (pkg/api, pkg/events,
-pkg/store, pkg/assemble): a field the Go side writes with ``omitempty`` is an
+Each TypedDict mirrors the Go struct the API encodes (pkg/contract, and
+pkg/events for turns; pkg/contract's TestShapesMatchEverywhere holds them to
+it): a field the Go side writes with ``omitempty`` is an
 optional key here, every other key is always present. Times are RFC 3339
 strings as the API sends them; ``attrs``, ``arguments``, ``result`` and
 ``metadata`` are any JSON, kept as sent. Answers are returned as the decoded
@@ -112,9 +113,10 @@ class _ErrorDetailBase(TypedDict):
 
 class ErrorDetail(_ErrorDetailBase, total=False):
     fields: List[FieldError]
+    retry_at: str
 
 
-# --- sessions and messages (pkg/store) ---
+# --- sessions and messages (pkg/contract) ---
 
 
 class _MessageBase(TypedDict):
@@ -128,7 +130,7 @@ class _MessageBase(TypedDict):
 
 
 class Message(_MessageBase, total=False):
-    """A stored turn (store.Message), with its tool calls, items and metadata as sent."""
+    """A stored turn (contract.Message), with its tool calls, items and metadata as sent."""
 
     site_id: str
     agent_id: str
@@ -138,7 +140,7 @@ class Message(_MessageBase, total=False):
 
 
 class Summary(TypedDict):
-    """One version of a session's summary (store.Summary)."""
+    """One version of a session's summary (contract.Summary)."""
 
     session_id: str
     user_id: str
@@ -190,7 +192,7 @@ class MessagesPage(_MessagesPageBase, total=False):
     next_cursor: str
 
 
-# --- context (pkg/assemble) ---
+# --- context (pkg/contract) ---
 
 
 class Cut(TypedDict):

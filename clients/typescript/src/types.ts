@@ -1,7 +1,8 @@
 // The shapes of Recall's requests and answers.
 //
-// Each type mirrors the Go struct the API encodes (pkg/api, pkg/events,
-// pkg/store, pkg/assemble), field for field by its json tag: a field the Go
+// Each type mirrors the Go struct the API encodes (pkg/contract, and
+// pkg/events for turns), field for field by its json tag (pkg/contract's
+// TestShapesMatchEverywhere holds them to it): a field the Go
 // side writes with `omitempty` is optional here, every other field is always
 // present (nullable where Go writes a nil pointer as null). Times are RFC 3339
 // strings as the API sends them; `attrs`, `arguments`, `result` and
@@ -91,6 +92,8 @@ export interface ErrorDetail {
   code: string;
   message: string;
   fields?: FieldError[];
+  /** When the same request will work, where the server knows (still_duplicate). */
+  retry_at?: string;
 }
 
 /** The body of an error answer. POST /v1/turns's 503 adds what was and was not stored. */
@@ -100,9 +103,9 @@ export interface ErrorBody {
   failed?: string[] | null;
 }
 
-// --- sessions and messages (pkg/store) ---
+// --- sessions and messages (pkg/contract) ---
 
-/** A stored turn (store.Message), with its tool calls, items and metadata as sent. */
+/** A stored turn (contract.Message), with its tool calls, items and metadata as sent. */
 export interface Message {
   id: string;
   session_id: string;
@@ -118,7 +121,7 @@ export interface Message {
   stored_at: string;
 }
 
-/** One version of a session's summary (store.Summary). */
+/** One version of a session's summary (contract.Summary). */
 export interface Summary {
   session_id: string;
   user_id: string;
@@ -139,7 +142,7 @@ export interface Summary {
   created_at: string;
 }
 
-/** GET /v1/sessions/{id}: the aggregates (store.Session), the newest messages (oldest first), the summary. */
+/** GET /v1/sessions/{id}: the aggregates (contract.SessionInfo), the newest messages (oldest first), the summary. */
 export interface Session {
   session_id: string;
   user_id: string;
@@ -162,7 +165,7 @@ export interface MessagesPage {
   summary: Summary | null;
 }
 
-// --- context (pkg/assemble) ---
+// --- context (pkg/contract) ---
 
 /** How many entries of a part were left out, and why. */
 export interface Cut {
