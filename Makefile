@@ -48,7 +48,7 @@ test: test-deps
 ## its worker still loads the Chinese dictionary (docs/fuzzing.md)
 FUZZTIME ?= 500x
 fuzz-short:
-	@grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' pkg internal cmd | sed 's/:func /:/' | sort | \
+	@grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' pkg internal cmd tools | sed 's/:func /:/' | sort | \
 	while IFS=: read -r file target; do \
 		echo "fuzz $$target ./$$(dirname $$file)"; \
 		$(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) -parallel 1 "./$$(dirname $$file)" || exit 1; \
@@ -58,7 +58,7 @@ fuzz-short:
 ## about 130k turns) through the whole pipeline of a fresh `recall run`; fails on
 ## any dead letter or any accepted turn not stored
 check-data: deps
-	$(GO) run ./internal/evalcontext -data ../shared/data -check-data -wait-timeout 30m
+	$(GO) run ./tools/checkdata -data ../shared/data -wait-timeout 30m
 
 ## bench: throughput and latency, each next to its raw ceiling measured in the same run
 bench: test-deps
@@ -72,23 +72,23 @@ docs:
 
 ## eval-extract: recall and precision of the rules extractor on ../shared/data/kdconv
 eval-extract:
-	$(GO) run ./internal/evalextract -data ../shared/data
+	$(GO) run ./tools/evalextract -data ../shared/data
 
 ## eval-context: how much of each LoCoMo question's evidence the context holds, through
 ## the whole pipeline (its own database and `recall run`), next to BM25, recency and
 ## full-history baselines on the same turns
 eval-context: deps
-	$(GO) run ./internal/evalcontext -data ../shared/data
+	$(GO) run ./tools/evalcontext -data ../shared/data
 
 ## chaos: every worker its own process against its own nats-server and PostgreSQL
 ## cluster, under kill -9 of workers and NATS and a PostgreSQL crash restart, then
-## exact checks of what was stored (internal/chaos; the short mode also runs in make test)
+## exact checks of what was stored (tools/chaos; the short mode also runs in make test)
 chaos: deps
-	$(GO) run ./internal/chaos -mode full
+	$(GO) run ./tools/chaos -mode full
 
 ## chaos-short: the same in about a minute (TestChaosShort)
 chaos-short: deps
-	$(GO) run ./internal/chaos -mode short
+	$(GO) run ./tools/chaos -mode short
 
 clean:
 	rm -rf bin .data

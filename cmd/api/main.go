@@ -6,8 +6,8 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/recallhq/recall/internal/deps"
 	"github.com/recallhq/recall/pkg/api"
+	"github.com/recallhq/recall/pkg/deps"
 	"github.com/recallhq/recall/pkg/service"
 )
 

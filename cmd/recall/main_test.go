@@ -12,8 +12,8 @@ import (
 
 	"github.com/recallhq/recall/internal/configdoc"
 	"github.com/recallhq/recall/internal/deploycheck"
-	"github.com/recallhq/recall/internal/deps"
 	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/deps"
 	"github.com/recallhq/recall/pkg/mcpserver"
 	"github.com/recallhq/recall/pkg/registry"
 	"github.com/recallhq/recall/pkg/service"

@@ -12,7 +12,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/recallhq/recall/internal/deps"
+	"github.com/recallhq/recall/pkg/deps"
 	"github.com/recallhq/recall/pkg/service"
 )
 

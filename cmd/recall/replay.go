@@ -17,7 +17,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
-	"github.com/recallhq/recall/internal/deps"
+	"github.com/recallhq/recall/pkg/deps"
 	"github.com/recallhq/recall/pkg/service"
 )
 

@@ -16,8 +16,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/internal/deps"
 	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/deps"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"

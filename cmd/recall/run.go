@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/recallhq/recall/internal/deps"
 	"github.com/recallhq/recall/pkg/api"
+	"github.com/recallhq/recall/pkg/deps"
 	"github.com/recallhq/recall/pkg/natsserver"
 	"github.com/recallhq/recall/pkg/registry"
 	"github.com/recallhq/recall/pkg/service"

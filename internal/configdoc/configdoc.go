@@ -25,8 +25,8 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/recallhq/recall/internal/deps"
 	"github.com/recallhq/recall/pkg/api"
+	"github.com/recallhq/recall/pkg/deps"
 	"github.com/recallhq/recall/pkg/mcpserver"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/registry"

@@ -56,6 +56,27 @@ type Options struct {
 	ChildLog    io.Writer     // where the child's stderr goes besides the tail; nil for none
 }
 
+// RepoRoot is the nearest directory above the working directory holding
+// go.mod: Options.Root, where ./cmd/recall is built, and what relative data
+// directories are taken from, so that a tool and its test agree wherever they
+// run.
+func RepoRoot() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := wd; ; {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", errors.New("go.mod not found above " + wd)
+		}
+		d = parent
+	}
+}
+
 // Start creates and migrates a fresh database and starts `recall run`
 // on free ports, waiting for /readyz. The returned stop function stops the
 // child and drops the database (unless Keep); it is safe to call more than

@@ -46,13 +46,20 @@ var (
 )
 
 // RecallBin builds ./cmd/recall once per test binary and returns its path.
+// Under go test it goes beside the test binary, in the go command's work
+// directory, which the go command removes when the run ends, so that no run
+// leaves a copy of the binary behind in the temp dir. A test binary run by
+// hand (go test -c) builds into a temporary directory of its own instead.
 func RecallBin(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "recall-bin-")
-		if err != nil {
-			binErr = err
-			return
+		dir := goTestWorkDir()
+		if dir == "" {
+			var err error
+			if dir, err = os.MkdirTemp("", "recall-bin-"); err != nil {
+				binErr = err
+				return
+			}
 		}
 		binPath = filepath.Join(dir, "recall")
 		out, err := exec.Command("go", "build", "-o", binPath, "github.com/recallhq/recall/cmd/recall").CombinedOutput()
@@ -62,6 +69,22 @@ func RecallBin(t testing.TB) string {
 	})
 	require.NoError(t, binErr)
 	return binPath
+}
+
+// goTestWorkDir is the directory of the running test binary when the go
+// command built it there for go test ($WORK/bNNN, $WORK being the go
+// command's go-build* directory, removed when go test ends unless -work asks
+// to keep it), and "" otherwise.
+func goTestWorkDir() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	dir := filepath.Dir(exe)
+	if !strings.HasPrefix(filepath.Base(filepath.Dir(dir)), "go-build") {
+		return ""
+	}
+	return dir
 }
 
 // StartRecall runs `recall run` on a fresh database with env (KEY=VALUE) on top

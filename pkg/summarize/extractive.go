@@ -73,7 +73,9 @@ type candTopic struct {
 	first int
 }
 
-// Summarize implements Summarizer.
+// Summarize writes the next summary of a session from in, offline: the
+// worker's summary when no model is configured, and its fallback when the
+// model fails or the tenant's model rate is spent.
 func (e *Extractive) Summarize(ctx context.Context, in Input) (Summary, error) {
 	turns := Usable(in.Turns)
 	texts := make([]string, 0, len(turns)+1)

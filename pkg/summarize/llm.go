@@ -39,8 +39,8 @@ func NewLLM(client *llm.Client, rules *extract.Rules, opts Options) *LLM {
 // Model is the model's name, recorded with what it writes.
 func (l *LLM) Model() string { return l.client.Model() }
 
-// Summarize implements Summarizer. A blank input (no usable turns) is an error:
-// the worker never asks for one.
+// Summarize writes the next summary of a session from in by asking the model.
+// A blank input (no usable turns) is an error: the worker never asks for one.
 func (l *LLM) Summarize(ctx context.Context, in Input) (Summary, error) {
 	turns := Usable(in.Turns)
 	if len(turns) == 0 {

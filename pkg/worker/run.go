@@ -9,7 +9,7 @@ import (
 	"os"
 	"slices"
 
-	"github.com/recallhq/recall/internal/deps"
+	"github.com/recallhq/recall/pkg/deps"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/service"
 )

@@ -1,4 +1,4 @@
-package main
+package datasets
 
 import (
 	"bufio"
@@ -9,60 +9,6 @@ import (
 	"path/filepath"
 	"time"
 )
-
-// The other two data sets of ../shared/data as conversations to post: every
-// turn as the data holds it, one user per conversation (KdConv) or per
-// question (LongMemEval), sessions at their dates.
-
-// kdconvDomains are KdConv's folders.
-var kdconvDomains = []string{"film", "music", "travel"}
-
-// kdconvStart is when the KdConv conversations (which carry no dates) are
-// posted as having happened: one an hour from here, in file order.
-var kdconvStart = time.Date(2024, 1, 1, 8, 0, 0, 0, time.UTC)
-
-// loadKdConv reads dataDir/kdconv/<domain>/dev.json: each conversation one
-// session of its own user, the first speaker the user, turns alternating.
-func loadKdConv(dataDir string) ([]conversation, error) {
-	var out []conversation
-	for _, domain := range kdconvDomains {
-		path := filepath.Join(dataDir, "kdconv", domain, "dev.json")
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", path, err)
-		}
-		var convs []struct {
-			Messages []struct {
-				Message string `json:"message"`
-			} `json:"messages"`
-		}
-		if err := json.Unmarshal(raw, &convs); err != nil {
-			return nil, fmt.Errorf("parse %s: %w", path, err)
-		}
-		for i, c := range convs {
-			id := fmt.Sprintf("kdconv-%s-%d", domain, i)
-			start := kdconvStart.Add(time.Duration(len(out)) * time.Hour)
-			cv := conversation{SampleID: id, Sessions: []sessionInfo{{ID: id, Turns: len(c.Messages)}}}
-			for j, m := range c.Messages {
-				cv.Turns = append(cv.Turns, turn{
-					ID: fmt.Sprintf("%s-%d", id, j), SessionID: id, Role: alternateRole(j), Content: m.Message,
-					OccurredAt: start.Add(time.Duration(j) * turnSpacing),
-				})
-			}
-			out = append(out, cv)
-		}
-	}
-	return out, nil
-}
-
-// alternateRole is the role of the i-th utterance of a two-party
-// conversation whose first speaker is the user.
-func alternateRole(i int) string {
-	if i%2 == 0 {
-		return "user"
-	}
-	return "assistant"
-}
 
 const longMemEvalFile = "longmemeval/longmemeval_s_dev.jsonl.gz"
 
@@ -80,12 +26,12 @@ type rawLongMemEval struct {
 	} `json:"haystack_sessions"`
 }
 
-// loadLongMemEval reads dataDir/longmemeval/longmemeval_s_dev.jsonl.gz: one
+// LoadLongMemEval reads dataDir/longmemeval/longmemeval_s_dev.jsonl.gz: one
 // user per instance, each of its history's sessions at its date, turns 30 s
 // apart. Session ids are the instance's id, the session's place in its
 // history and the data's session id: the same session recurs in several
 // instances' histories, and a few times within one.
-func loadLongMemEval(dataDir string) ([]conversation, error) {
+func LoadLongMemEval(dataDir string) ([]Conversation, error) {
 	path := filepath.Join(dataDir, longMemEvalFile)
 	f, err := os.Open(path)
 	if err != nil {
@@ -96,7 +42,7 @@ func loadLongMemEval(dataDir string) ([]conversation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	var out []conversation
+	var out []Conversation
 	sc := bufio.NewScanner(gz)
 	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
 	for line := 1; sc.Scan(); line++ {
@@ -107,16 +53,16 @@ func loadLongMemEval(dataDir string) ([]conversation, error) {
 		if len(r.HaystackDates) != len(r.HaystackSessions) || len(r.HaystackSessionIDs) != len(r.HaystackSessions) {
 			return nil, fmt.Errorf("%s:%d: %d dates and %d ids for %d sessions", path, line, len(r.HaystackDates), len(r.HaystackSessionIDs), len(r.HaystackSessions))
 		}
-		cv := conversation{SampleID: "lme-" + r.QuestionID}
+		cv := Conversation{SampleID: "lme-" + r.QuestionID}
 		for i, sess := range r.HaystackSessions {
 			start, err := time.Parse(longMemEvalDate, r.HaystackDates[i])
 			if err != nil {
 				return nil, fmt.Errorf("%s:%d: session %d: %w", path, line, i, err)
 			}
 			sid := fmt.Sprintf("%s-%d-%s", cv.SampleID, i, r.HaystackSessionIDs[i])
-			cv.Sessions = append(cv.Sessions, sessionInfo{ID: sid, Turns: len(sess)})
+			cv.Sessions = append(cv.Sessions, Session{ID: sid, Turns: len(sess)})
 			for j, t := range sess {
-				cv.Turns = append(cv.Turns, turn{
+				cv.Turns = append(cv.Turns, Turn{
 					ID: fmt.Sprintf("%s-%d", sid, j), SessionID: sid, Role: t.Role, Content: t.Content,
 					OccurredAt: start.Add(time.Duration(j) * turnSpacing),
 				})

@@ -1,6 +1,11 @@
 // Package deps opens what every Recall binary depends on (PostgreSQL, NATS with
 // the streams declared, the metrics registry and the readiness checks) from the
 // config every binary shares, so each main only adds its own part.
+//
+// It sits beside pkg/service rather than inside it: service is the
+// scaffolding every binary uses (config, logging, the operations server), and
+// the store and the queue import it for their config defaults, so service
+// cannot import them back; deps is the layer above all three.
 package deps
 
 import (
@@ -30,7 +35,8 @@ type Config struct {
 	Telemetry telemetry.Config
 }
 
-// Deps are the opened dependencies.
+// Deps are the opened dependencies, one of each per process, so that the API
+// and every worker `recall run` starts share one pool and one connection.
 type Deps struct {
 	Store         *store.Store
 	NC            *nats.Conn

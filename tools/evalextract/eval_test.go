@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/recallhq/recall/internal/datasets"
 	"github.com/recallhq/recall/pkg/extract"
 )
 
@@ -18,7 +19,7 @@ import (
 // let a regression in the extractor land unnoticed.
 func TestTargets(t *testing.T) {
 	t.Parallel()
-	dir, err := findDataDir(defaultDataRelToRoot)
+	dir, err := datasets.Dir(datasets.DefaultDir)
 	require.NoError(t, err)
 	for _, domain := range domains() {
 		path := filepath.Join(dir, "kdconv", domain, "dev.json")

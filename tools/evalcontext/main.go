@@ -9,7 +9,7 @@
 //
 // Usage, from the repository root:
 //
-//	go run ./internal/evalcontext [-data ../shared/data] [-json]
+//	go run ./tools/evalcontext [-data ../shared/data] [-json]
 //	    [-limit-conversations N] [-limit-questions N] [-keep] [-questions FILE]
 //	    [-recall-bin PATH | -api URL [-nats URL]]
 //
@@ -18,10 +18,8 @@
 // and `recall run` as a child process with embedded JetStream on free
 // ports, stopped by SIGTERM when the run ends, fails or is interrupted.
 //
-// With -check-data it runs every conversation of ../shared/data (KdConv,
-// LoCoMo, LongMemEval) through the pipeline instead, and fails when a worker
-// dead-letters a turn or a turn the API accepted is not stored (`make
-// check-data`).
+// The data check (`make check-data`, tools/checkdata) starts the system the
+// same way and posts every conversation of ../shared/data instead.
 //
 // The table goes to stdout, progress to stderr. It exits with status 2 when
 // the run fails.
@@ -36,16 +34,15 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
-	"time"
 
+	"github.com/recallhq/recall/internal/datasets"
 	"github.com/recallhq/recall/internal/recallrun"
 )
 
 func main() {
 	o := options{}
-	data := flag.String("data", defaultDataRelToRoot, "data directory holding locomo/; relative paths are taken from the repository root")
+	data := flag.String("data", datasets.DefaultDir, "data directory holding locomo/; relative paths are taken from the repository root")
 	flag.IntVar(&o.Budget, "budget", 8000, "context budget in characters, for Recall and the budgeted baselines")
 	flag.StringVar(&o.Tenant, "tenant", "eval", "tenant the turns are posted under (X-Tenant-ID)")
 	flag.IntVar(&o.LimitConversations, "limit-conversations", 0, "evaluate only the first N conversations (0: all)")
@@ -54,28 +51,15 @@ func main() {
 	flag.StringVar(&o.APIURL, "api", "", "use this running Recall (e.g. http://127.0.0.1:8080) instead of starting one")
 	flag.StringVar(&o.NATSURL, "nats", "", "with -api: its NATS server, to wait for every worker's consumer (without it only message counts are awaited)")
 	flag.StringVar(&o.APIKey, "api-key", os.Getenv("RECALL_API_KEY"), "with -api: bearer key of the tenant, when the server has API_KEYS")
-	flag.StringVar(&o.System.RecallBin, "recall-bin", "", "prebuilt recall binary (default: go build ./cmd/recall into a temp dir)")
-	flag.StringVar(&o.System.AdminURL, "admin-url", recallrun.DefaultAdminURL, "PostgreSQL server the evaluation database is created on")
-	flag.BoolVar(&o.System.Keep, "keep", false, "keep the evaluation database afterwards")
-	flag.DurationVar(&o.System.StopTimeout, "stop-timeout", 30*time.Second, "how long recall run may take to drain after SIGTERM before it is killed")
-	flag.DurationVar(&o.Settle.Timeout, "wait-timeout", 10*time.Minute, "how long the pipeline may take to catch up")
-	flag.DurationVar(&o.Settle.Quiet, "settle", 5*time.Second, "how long every consumer must stay caught up before questions are asked")
-	flag.Func("env", "a KEY=VALUE setting for recall run (repeatable), e.g. -env CONTEXT_RECALL_NEIGHBORS=0", func(v string) error {
-		if !strings.Contains(v, "=") {
-			return fmt.Errorf("want KEY=VALUE, got %q", v)
-		}
-		o.System.Env = append(o.System.Env, v)
-		return nil
-	})
+	o.System.AddFlags(flag.CommandLine)
+	o.Settle.AddFlags(flag.CommandLine)
 	asJSON := flag.Bool("json", false, "print the report as JSON instead of the table")
 	questionsOut := flag.String("questions", "", "also write every question's scores, row by row, with Recall's prompt, to this file as JSON lines")
-	verbose := flag.Bool("v", false, "also copy recall run's log to stderr")
-	check := flag.Bool("check-data", false, "instead of the evaluation, run every conversation of KdConv, LoCoMo and LongMemEval through the pipeline and fail on any dead letter or lost turn (-limit-conversations cuts each set)")
 	flag.Parse()
 
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	if err := withQuestionsFile(*questionsOut, &o, func() error {
-		return realMain(o, *data, *asJSON, *verbose, *check, log)
+		return realMain(o, *data, *asJSON, log)
 	}); err != nil {
 		fmt.Fprintln(os.Stderr, "evalcontext:", err)
 		os.Exit(2)
@@ -103,32 +87,17 @@ func withQuestionsFile(path string, o *options, f func() error) (err error) {
 // realMain runs the evaluation until it ends or a signal arrives; returning
 // (never exiting) is what lets the deferred clean-up stop the child and drop
 // the database on every path.
-func realMain(o options, data string, asJSON, verbose, check bool, log *slog.Logger) error {
+func realMain(o options, data string, asJSON bool, log *slog.Logger) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	dir, err := findDataDir(data)
+	dir, err := datasets.Dir(data)
 	if err != nil {
 		return err
 	}
 	o.DataDir = dir
-	if o.System.Root, err = repoRoot(); err != nil {
+	if o.System.Root, err = recallrun.RepoRoot(); err != nil {
 		return err
-	}
-	o.Settle.Poll = 250 * time.Millisecond
-	if verbose {
-		o.System.ChildLog = os.Stderr
-	}
-	if check {
-		rep, err := checkData(ctx, o, log)
-		if err != nil {
-			return err
-		}
-		rep.print(os.Stdout)
-		if !rep.ok() {
-			return errors.New("data check failed")
-		}
-		return nil
 	}
 	rep, err := run(ctx, o, log)
 	if err != nil {

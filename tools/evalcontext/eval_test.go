@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
+	"github.com/recallhq/recall/internal/datasets"
 	"github.com/recallhq/recall/internal/recallrun"
 	"github.com/recallhq/recall/internal/testenv"
 )
@@ -26,9 +27,9 @@ func TestEndToEnd(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
-	dir, err := findDataDir(defaultDataRelToRoot)
+	dir, err := datasets.Dir(datasets.DefaultDir)
 	require.NoError(t, err)
-	root, err := repoRoot()
+	root, err := recallrun.RepoRoot()
 	require.NoError(t, err)
 	o := options{
 		DataDir: dir, Budget: 8000, Tenant: "eval", LimitConversations: 1, LimitQuestions: 6, Concurrency: 2,

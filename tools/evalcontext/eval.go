@@ -3,21 +3,17 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
+	"github.com/recallhq/recall/internal/datasets"
 	"github.com/recallhq/recall/internal/recallrun"
 )
-
-const defaultDataRelToRoot = "../shared/data"
 
 // Row names, in the order they are printed.
 const (
@@ -72,18 +68,18 @@ type rowResult struct {
 
 // report is everything one run measured.
 type report struct {
-	Conversations int                `json:"conversations"`
-	Turns         int                `json:"turns"`
-	Stored        int64              `json:"stored_messages"`
-	Questions     int                `json:"questions"`
-	ByCategory    map[string]int     `json:"questions_by_category"`
-	Budget        int                `json:"budget"`
-	Evidence      evidenceStats      `json:"evidence"`
-	Rows          []*rowResult       `json:"rows"`
-	ContextMethod string             `json:"context_method"`
-	Consumers     []string           `json:"consumers"`
-	Database      string             `json:"database,omitempty"` // the database the run created
-	Seconds       map[string]float64 `json:"seconds"`
+	Conversations int                    `json:"conversations"`
+	Turns         int                    `json:"turns"`
+	Stored        int64                  `json:"stored_messages"`
+	Questions     int                    `json:"questions"`
+	ByCategory    map[string]int         `json:"questions_by_category"`
+	Budget        int                    `json:"budget"`
+	Evidence      datasets.EvidenceStats `json:"evidence"`
+	Rows          []*rowResult           `json:"rows"`
+	ContextMethod string                 `json:"context_method"`
+	Consumers     []string               `json:"consumers"`
+	Database      string                 `json:"database,omitempty"` // the database the run created
+	Seconds       map[string]float64     `json:"seconds"`
 }
 
 // Row returns the row of the given name.
@@ -100,7 +96,7 @@ func (r *report) Row(name string) *rowResult {
 // set), waits for the pipeline, asks every question and scores every row.
 func run(ctx context.Context, o options, log *slog.Logger) (*report, error) {
 	began := time.Now()
-	convs, err := loadLoCoMo(o.DataDir)
+	convs, err := datasets.LoadLoCoMo(o.DataDir)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +114,7 @@ func run(ctx context.Context, o options, log *slog.Logger) (*report, error) {
 	for _, c := range convs {
 		rep.Turns += len(c.Turns)
 		for _, q := range c.Questions {
-			rep.Evidence.add(q.EvidenceStats)
+			rep.Evidence.Add(q.EvidenceStats)
 			rep.Questions++
 			rep.ByCategory[catKey(q.Category)]++
 		}
@@ -142,7 +138,7 @@ func run(ctx context.Context, o options, log *slog.Logger) (*report, error) {
 	var total int64
 	for _, cv := range convs {
 		log.Info("posting turns", "user", cv.SampleID, "turns", len(cv.Turns), "sessions", len(cv.Sessions))
-		turns := cv.postable()
+		turns := cv.Postable()
 		refused, err := c.PostTurns(ctx, cv.SampleID, turns)
 		if err != nil {
 			return nil, err
@@ -185,7 +181,7 @@ type prompts [4]string
 
 // score asks Recall for the context of every question, builds the baselines
 // on the same turns, and fills rep.Rows.
-func score(ctx context.Context, c *recallrun.Client, convs []conversation, o options, rep *report, log *slog.Logger) error {
+func score(ctx context.Context, c *recallrun.Client, convs []datasets.Conversation, o options, rep *report, log *slog.Logger) error {
 	rows := make([]*rowResult, len(rowNames))
 	for i, n := range rowNames {
 		rows[i] = &rowResult{Name: n, catSum: map[int]float64{}, catN: map[int]int{}}
@@ -232,7 +228,7 @@ func score(ctx context.Context, c *recallrun.Client, convs []conversation, o opt
 
 // askAll gets Recall's prompt for every question of a conversation, each in a
 // session of its own that was never used, so the context holds no window.
-func askAll(ctx context.Context, c *recallrun.Client, cv conversation, o options) ([]string, error) {
+func askAll(ctx context.Context, c *recallrun.Client, cv datasets.Conversation, o options) ([]string, error) {
 	out := make([]string, len(cv.Questions))
 	errs := make([]error, len(cv.Questions))
 	work := make(chan int)
@@ -275,7 +271,7 @@ type questionScore struct {
 	PromptChars    int     `json:"prompt_chars"`
 }
 
-func (r *rowResult) add(prompt string, q question, evidence []string) questionScore {
+func (r *rowResult) add(prompt string, q datasets.Question, evidence []string) questionScore {
 	s := questionScore{Row: r.Name, EvidenceRecall: -1, AnswerRecall: -1, PromptChars: utf8.RuneCountInString(prompt)}
 	r.questions++
 	r.chars += s.PromptChars
@@ -295,7 +291,7 @@ func (r *rowResult) add(prompt string, q question, evidence []string) questionSc
 }
 
 // writeQuestion writes one question's line of the -questions report.
-func writeQuestion(w io.Writer, sample string, q question, prompt string, scores []questionScore) error {
+func writeQuestion(w io.Writer, sample string, q datasets.Question, prompt string, scores []questionScore) error {
 	b, err := json.Marshal(struct {
 		Sample   string          `json:"sample"`
 		Index    int             `json:"index"`
@@ -365,36 +361,4 @@ func printJSON(w io.Writer, rep *report) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(rep)
-}
-
-// repoRoot is the nearest directory above the working directory holding go.mod.
-func repoRoot() (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for d := wd; ; {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d, nil
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return "", errors.New("go.mod not found above " + wd)
-		}
-		d = parent
-	}
-}
-
-// findDataDir resolves the data directory: an absolute dir as is, a relative
-// one from the repository root, so the program and its test find
-// ../shared/data from wherever they run.
-func findDataDir(dir string) (string, error) {
-	if filepath.IsAbs(dir) {
-		return dir, nil
-	}
-	root, err := repoRoot()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(root, dir), nil
 }

@@ -1,4 +1,4 @@
-package main
+package datasets
 
 import (
 	"encoding/json"
@@ -42,17 +42,17 @@ func TestParseEvidence(t *testing.T) {
 		name    string
 		entries []string
 		want    []string
-		stats   evidenceStats
+		stats   EvidenceStats
 	}{
-		{"well formed", []string{"D1:3", "D2:1"}, []string{"D1:3", "D2:1"}, evidenceStats{Entries: 2, IDs: 2}},
-		{"several in one entry", []string{"D8:6; D9:17"}, []string{"D8:6", "D9:17"}, evidenceStats{Entries: 1, IDs: 2, Repaired: 1}},
-		{"stray colon", []string{"D:11:26"}, []string{"D11:26"}, evidenceStats{Entries: 1, IDs: 1, Repaired: 1}},
-		{"spaces and zeros", []string{" D01: 3 "}, []string{"D1:3"}, evidenceStats{Entries: 1, IDs: 1, Repaired: 1}},
-		{"no id", []string{"D", "D1:3"}, []string{"D1:3"}, evidenceStats{Entries: 2, IDs: 1, Malformed: 1}},
-		{"unknown id", []string{"D10:19", "D1:3"}, []string{"D1:3"}, evidenceStats{Entries: 2, IDs: 1, Unknown: 1}},
-		{"repeats once", []string{"D1:3", "D1:3"}, []string{"D1:3"}, evidenceStats{Entries: 2, IDs: 1}},
-		{"nothing left", []string{"D"}, nil, evidenceStats{Entries: 1, Malformed: 1, NoneLeft: 1}},
-		{"empty list", nil, nil, evidenceStats{NoneLeft: 1}},
+		{"well formed", []string{"D1:3", "D2:1"}, []string{"D1:3", "D2:1"}, EvidenceStats{Entries: 2, IDs: 2}},
+		{"several in one entry", []string{"D8:6; D9:17"}, []string{"D8:6", "D9:17"}, EvidenceStats{Entries: 1, IDs: 2, Repaired: 1}},
+		{"stray colon", []string{"D:11:26"}, []string{"D11:26"}, EvidenceStats{Entries: 1, IDs: 1, Repaired: 1}},
+		{"spaces and zeros", []string{" D01: 3 "}, []string{"D1:3"}, EvidenceStats{Entries: 1, IDs: 1, Repaired: 1}},
+		{"no id", []string{"D", "D1:3"}, []string{"D1:3"}, EvidenceStats{Entries: 2, IDs: 1, Malformed: 1}},
+		{"unknown id", []string{"D10:19", "D1:3"}, []string{"D1:3"}, EvidenceStats{Entries: 2, IDs: 1, Unknown: 1}},
+		{"repeats once", []string{"D1:3", "D1:3"}, []string{"D1:3"}, EvidenceStats{Entries: 2, IDs: 1}},
+		{"nothing left", []string{"D"}, nil, EvidenceStats{Entries: 1, Malformed: 1, NoneLeft: 1}},
+		{"empty list", nil, nil, EvidenceStats{NoneLeft: 1}},
 	}
 	for _, c := range cases {
 		got, st := parseEvidence(c.entries, known)
@@ -89,10 +89,10 @@ func TestBuildConversation(t *testing.T) {
 	c, err := buildConversation(s)
 	require.NoError(t, err)
 
-	require.Equal(t, []sessionInfo{{"conv-x-s1", 2}, {"conv-x-s2", 1}, {"conv-x-s10", 1}}, c.Sessions, "numeric order; a date without turns is no session")
+	require.Equal(t, []Session{{"conv-x-s1", 2}, {"conv-x-s2", 1}, {"conv-x-s10", 1}}, c.Sessions, "numeric order; a date without turns is no session")
 	require.Len(t, c.Turns, 4)
 	first, second := c.Turns[0], c.Turns[1]
-	require.Equal(t, turn{
+	require.Equal(t, Turn{
 		ID: "conv-x-D1:1", DiaID: "D1:1", SessionID: "conv-x-s1", Role: "user",
 		Content:    "Ann: Look at this! [shares a photo: a photo of a dog]",
 		OccurredAt: time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC),
@@ -103,34 +103,34 @@ func TestBuildConversation(t *testing.T) {
 	require.Equal(t, "conv-x-s10", c.Turns[3].SessionID)
 
 	require.Len(t, c.Questions, 2, "category 5 is skipped")
-	require.Equal(t, question{Index: 0, Text: "What did Ann show?", Answer: "a dog", Category: 4, Evidence: []string{"D1:1"},
-		EvidenceStats: evidenceStats{Entries: 1, IDs: 1}}, c.Questions[0])
+	require.Equal(t, Question{Index: 0, Text: "What did Ann show?", Answer: "a dog", Category: 4, Evidence: []string{"D1:1"},
+		EvidenceStats: EvidenceStats{Entries: 1, IDs: 1}}, c.Questions[0])
 	q := c.Questions[1]
 	require.Equal(t, 2, q.Index, "the index in the qa list names the question's session")
 	require.Equal(t, "2023", q.Answer, "number answers are stringified")
 	require.Equal(t, []string{"D1:1", "D2:1"}, q.Evidence)
-	require.Equal(t, evidenceStats{Entries: 2, IDs: 2, Repaired: 1, Malformed: 1}, q.EvidenceStats)
+	require.Equal(t, EvidenceStats{Entries: 2, IDs: 2, Repaired: 1, Malformed: 1}, q.EvidenceStats)
 }
 
 // TestLoadLoCoMo reads the real data, which always sits beside the
 // repository: a missing file fails the test rather than skipping it.
 func TestLoadLoCoMo(t *testing.T) {
 	t.Parallel()
-	dir, err := findDataDir(defaultDataRelToRoot)
+	dir, err := Dir(DefaultDir)
 	require.NoError(t, err)
 	_, err = os.Stat(filepath.Join(dir, locomoFile))
 	require.NoError(t, err, "evaluation data is missing; it must be present beside the repository")
 
-	convs, err := loadLoCoMo(dir)
+	convs, err := LoadLoCoMo(dir)
 	require.NoError(t, err)
 	require.Len(t, convs, 5)
 	turns, questions := 0, 0
-	var ev evidenceStats
+	var ev EvidenceStats
 	for _, c := range convs {
 		turns += len(c.Turns)
 		questions += len(c.Questions)
 		for _, q := range c.Questions {
-			ev.add(q.EvidenceStats)
+			ev.Add(q.EvidenceStats)
 		}
 		for i := 1; i < len(c.Turns); i++ {
 			require.False(t, c.Turns[i].OccurredAt.Before(c.Turns[i-1].OccurredAt), "turns in event-time order")

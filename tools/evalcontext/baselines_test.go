@@ -8,10 +8,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/recallhq/recall/internal/datasets"
 )
 
 // tinyConversation is one user's five turns over three days.
-func tinyConversation() []turn {
+func tinyConversation() []datasets.Turn {
 	day := func(s string) time.Time {
 		t, err := time.Parse("2006-01-02 15:04", s)
 		if err != nil {
@@ -19,7 +21,7 @@ func tinyConversation() []turn {
 		}
 		return t
 	}
-	return []turn{
+	return []datasets.Turn{
 		{DiaID: "D1:1", OccurredAt: day("2023-05-01 13:56"), Content: "Caroline: I adopted a puppy named Oscar."},
 		{DiaID: "D1:2", OccurredAt: day("2023-05-01 13:57"), Content: "Melanie: That is lovely, puppies are great."},
 		{DiaID: "D2:1", OccurredAt: day("2023-06-10 09:00"), Content: "Caroline: I started pottery classes downtown."},
@@ -96,7 +98,7 @@ func TestFullHistoryHoldsEveryTurn(t *testing.T) {
 	require.True(t, strings.HasPrefix(full, "[2023-05-01] Caroline: I adopted"))
 }
 
-func diaIDs(ts []turn) []string {
+func diaIDs(ts []datasets.Turn) []string {
 	out := make([]string, len(ts))
 	for i, t := range ts {
 		out[i] = t.DiaID

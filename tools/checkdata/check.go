@@ -14,11 +14,12 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/recallhq/recall/internal/datasets"
 	"github.com/recallhq/recall/internal/recallrun"
 	"github.com/recallhq/recall/pkg/queue"
 )
 
-// The data check (-check-data, `make check-data`): every conversation of
+// The data check (`make check-data`): every conversation of
 // ../shared/data (KdConv, LoCoMo, LongMemEval: about 130k turns) through the
 // whole pipeline of a fresh `recall run`, expecting every turn the API
 // accepted to be stored and no worker to dead-letter any. Text nobody on the
@@ -45,31 +46,12 @@ type dataCheck struct {
 	Seconds     map[string]float64
 }
 
-// dataSets loads the three data sets, each cut to limit conversations when
-// limit > 0.
-func dataSets(dataDir string, limit int) (map[string][]conversation, []string, error) {
-	names := []string{"kdconv", "locomo", "longmemeval"}
-	loaders := []func(string) ([]conversation, error){loadKdConv, loadLoCoMo, loadLongMemEval}
-	out := map[string][]conversation{}
-	for i, name := range names {
-		convs, err := loaders[i](dataDir)
-		if err != nil {
-			return nil, nil, err
-		}
-		if limit > 0 && limit < len(convs) {
-			convs = convs[:limit]
-		}
-		out[name] = convs
-	}
-	return out, names, nil
-}
-
 // checkData runs the check: start the system, post every set's turns with
 // o.Concurrency users in flight, wait for every worker, then read the
 // dead-letter stream.
 func checkData(ctx context.Context, o options, log *slog.Logger) (*dataCheck, error) {
 	began := time.Now()
-	sets, names, err := dataSets(o.DataDir, o.LimitConversations)
+	sets, names, err := datasets.All(o.DataDir, o.LimitConversations)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +75,7 @@ func checkData(ctx context.Context, o options, log *slog.Logger) (*dataCheck, er
 	)
 	type job struct {
 		set  *dataSetCount
-		conv conversation
+		conv datasets.Conversation
 	}
 	jobs := make(chan job)
 	for range max(o.Concurrency, 1) {
@@ -101,7 +83,7 @@ func checkData(ctx context.Context, o options, log *slog.Logger) (*dataCheck, er
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				turns := j.conv.postable()
+				turns := j.conv.Postable()
 				refused, err := c.PostTurns(ctx, j.conv.SampleID, turns)
 				mu.Lock()
 				if err != nil && firstErr == nil {

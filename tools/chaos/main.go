@@ -12,7 +12,7 @@
 //
 // Usage, from the repository root:
 //
-//	go run ./internal/chaos [-mode short|full] [-turns N] [-seed N] [-keep]
+//	go run ./tools/chaos [-mode short|full] [-turns N] [-seed N] [-keep]
 //	    [-nats-server PATH] [-pg-bin DIR] [-bin DIR]
 //
 // It starts its own infrastructure on free ports and never touches the

@@ -5,7 +5,7 @@
 //
 // Usage, from the repository root:
 //
-//	go run ./internal/evalextract [-data ../shared/data] [-v]
+//	go run ./tools/evalextract [-data ../shared/data] [-v]
 //
 // It exits with status 1 when a target is missed and 2 when the data cannot
 // be read, so that a make target or CI step fails on a regression.
@@ -16,14 +16,16 @@ import (
 	"flag"
 	"fmt"
 	"os"
+
+	"github.com/recallhq/recall/internal/datasets"
 )
 
 func main() {
-	data := flag.String("data", defaultDataRelToRoot, "data directory holding kdconv/; relative paths are taken from the repository root")
+	data := flag.String("data", datasets.DefaultDir, "data directory holding kdconv/; relative paths are taken from the repository root")
 	verbose := flag.Bool("v", false, "list missed names and unmatched extractions")
 	flag.Parse()
 
-	dir, err := findDataDir(*data)
+	dir, err := datasets.Dir(*data)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "evalextract:", err)
 		os.Exit(2)

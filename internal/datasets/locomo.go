@@ -1,4 +1,4 @@
-package main
+package datasets
 
 import (
 	"encoding/json"
@@ -11,80 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/recallhq/recall/internal/recallrun"
 )
-
-// turnSpacing is the event time between two turns of a session: LoCoMo dates a
-// session, not its turns, and the pipeline orders a session's messages by
-// event time, so each turn gets its own instant after the session's start.
-const turnSpacing = 30 * time.Second
-
-// turn is one LoCoMo utterance as it is posted to Recall.
-type turn struct {
-	ID         string // stable event id: <sample_id>-<dia_id>
-	DiaID      string // D<session>:<n>
-	SessionID  string // <sample_id>-s<N>
-	Role       string // speaker_a is the user, speaker_b the assistant
-	Content    string // "<speaker>: <text>" plus the photo caption, as posted
-	OccurredAt time.Time
-}
-
-// question is one QA item of categories 1–4.
-type question struct {
-	Index    int // position in the sample's qa list, which names its session
-	Text     string
-	Answer   string
-	Category int
-	Evidence []string // dia_ids that exist in the conversation
-	// EvidenceStats is what parsing the question's evidence list found.
-	EvidenceStats evidenceStats
-}
-
-// conversation is one LoCoMo sample: one user's whole history and its questions.
-type conversation struct {
-	SampleID  string
-	Turns     []turn // in event-time order
-	Sessions  []sessionInfo
-	Questions []question
-}
-
-// postable is the conversation's turns as the harness posts them.
-func (c conversation) postable() []recallrun.Turn {
-	turns := make([]recallrun.Turn, len(c.Turns))
-	for i, t := range c.Turns {
-		turns[i] = recallrun.Turn{ID: t.ID, SessionID: t.SessionID, Role: t.Role, Content: t.Content, OccurredAt: t.OccurredAt}
-	}
-	return turns
-}
-
-// sessionInfo is one posted session and how many turns it holds.
-type sessionInfo struct {
-	ID    string
-	Turns int
-}
-
-// evidenceStats counts what parseEvidence made of the evidence lists.
-type evidenceStats struct {
-	Entries   int `json:"entries"`   // strings in the evidence lists
-	IDs       int `json:"ids"`       // ids kept
-	Repaired  int `json:"repaired"`  // entries that were not one well-formed id but held some
-	Malformed int `json:"malformed"` // entries without any id: dropped
-	Unknown   int `json:"unknown"`   // ids not in the conversation: dropped
-	NoneLeft  int `json:"questions_without_evidence"`
-}
-
-func (s *evidenceStats) add(o evidenceStats) {
-	s.Entries += o.Entries
-	s.IDs += o.IDs
-	s.Repaired += o.Repaired
-	s.Malformed += o.Malformed
-	s.Unknown += o.Unknown
-	s.NoneLeft += o.NoneLeft
-}
-
-// Dropped is how many evidence references the metrics could not use.
-func (s evidenceStats) Dropped() int { return s.Malformed + s.Unknown }
 
 // rawSample is the JSON of one LoCoMo sample, as far as the evaluation reads it.
 type rawSample struct {
@@ -109,8 +36,8 @@ type rawTurn struct {
 
 const locomoFile = "locomo/locomo_conv1-5.json"
 
-// loadLoCoMo reads dataDir/locomo/locomo_conv1-5.json into conversations.
-func loadLoCoMo(dataDir string) ([]conversation, error) {
+// LoadLoCoMo reads dataDir/locomo/locomo_conv1-5.json into conversations.
+func LoadLoCoMo(dataDir string) ([]Conversation, error) {
 	path := filepath.Join(dataDir, locomoFile)
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -123,7 +50,7 @@ func loadLoCoMo(dataDir string) ([]conversation, error) {
 	if len(samples) == 0 {
 		return nil, fmt.Errorf("%s holds no conversations", path)
 	}
-	convs := make([]conversation, 0, len(samples))
+	convs := make([]Conversation, 0, len(samples))
 	for _, s := range samples {
 		c, err := buildConversation(s)
 		if err != nil {
@@ -139,8 +66,8 @@ var sessionKey = regexp.MustCompile(`^session_(\d+)$`)
 // buildConversation turns a sample into the turns to post and the questions
 // to ask. Sessions are taken in numeric order; a session date without turns
 // (LoCoMo has some) is skipped.
-func buildConversation(s rawSample) (conversation, error) {
-	c := conversation{SampleID: s.SampleID}
+func buildConversation(s rawSample) (Conversation, error) {
+	c := Conversation{SampleID: s.SampleID}
 	var speakerA, speakerB string
 	if err := json.Unmarshal(s.Conversation["speaker_a"], &speakerA); err != nil {
 		return c, fmt.Errorf("speaker_a: %w", err)
@@ -174,7 +101,7 @@ func buildConversation(s rawSample) (conversation, error) {
 			return c, fmt.Errorf("session_%d_date_time: %w", n, err)
 		}
 		sid := fmt.Sprintf("%s-s%d", s.SampleID, n)
-		c.Sessions = append(c.Sessions, sessionInfo{ID: sid, Turns: len(turns)})
+		c.Sessions = append(c.Sessions, Session{ID: sid, Turns: len(turns)})
 		for i, t := range turns {
 			role := "assistant"
 			switch t.Speaker {
@@ -184,7 +111,7 @@ func buildConversation(s rawSample) (conversation, error) {
 			default:
 				return c, fmt.Errorf("%s: speaker %q is neither %q nor %q", t.DiaID, t.Speaker, speakerA, speakerB)
 			}
-			c.Turns = append(c.Turns, turn{
+			c.Turns = append(c.Turns, Turn{
 				ID:         s.SampleID + "-" + t.DiaID,
 				DiaID:      t.DiaID,
 				SessionID:  sid,
@@ -204,7 +131,7 @@ func buildConversation(s rawSample) (conversation, error) {
 			continue // 5: adversarial, no answer in the conversation
 		}
 		ids, st := parseEvidence(q.Evidence, known)
-		c.Questions = append(c.Questions, question{
+		c.Questions = append(c.Questions, Question{
 			Index: i, Text: q.Question, Answer: answerText(q.Answer), Category: q.Category, Evidence: ids, EvidenceStats: st,
 		})
 	}
@@ -277,8 +204,8 @@ var (
 
 // parseEvidence returns the distinct ids of entries that exist in the
 // conversation (known), in order, and what it had to repair or drop.
-func parseEvidence(entries []string, known map[string]bool) ([]string, evidenceStats) {
-	st := evidenceStats{Entries: len(entries)}
+func parseEvidence(entries []string, known map[string]bool) ([]string, EvidenceStats) {
+	st := EvidenceStats{Entries: len(entries)}
 	var ids []string
 	seen := map[string]bool{}
 	for _, e := range entries {

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/recallhq/recall/internal/datasets"
 )
 
 // BM25 parameters: the usual defaults, which nobody tuned on LoCoMo.
@@ -15,7 +17,7 @@ const (
 
 // snippetLine renders a turn the way the context renders a dated snippet of
 // past conversation: "[2023-05-08] Caroline: ...".
-func snippetLine(t turn) string {
+func snippetLine(t datasets.Turn) string {
 	return "[" + t.OccurredAt.UTC().Format("2006-01-02") + "] " + t.Content
 }
 
@@ -23,8 +25,8 @@ func snippetLine(t turn) string {
 // the first line that would take the block over budget characters (newlines
 // included). It returns the lines, so the caller picks the order they are
 // shown in. budget < 0 means no budget.
-func fill(order []turn, budget int) []turn {
-	var out []turn
+func fill(order []datasets.Turn, budget int) []datasets.Turn {
+	var out []datasets.Turn
 	used := 0
 	for _, t := range order {
 		n := utf8.RuneCountInString(snippetLine(t))
@@ -41,7 +43,7 @@ func fill(order []turn, budget int) []turn {
 }
 
 // render joins the turns' snippet lines.
-func render(turns []turn) string {
+func render(turns []datasets.Turn) string {
 	lines := make([]string, len(turns))
 	for i, t := range turns {
 		lines[i] = snippetLine(t)
@@ -51,8 +53,8 @@ func render(turns []turn) string {
 
 // recencyPrompt is the user's newest turns that fit in budget, shown oldest
 // first: what a context made of recent history alone would hold.
-func recencyPrompt(turns []turn, budget int) string {
-	newest := make([]turn, len(turns))
+func recencyPrompt(turns []datasets.Turn, budget int) string {
+	newest := make([]datasets.Turn, len(turns))
 	for i, t := range turns {
 		newest[len(turns)-1-i] = t
 	}
@@ -65,21 +67,21 @@ func recencyPrompt(turns []turn, budget int) string {
 
 // fullHistoryPrompt is every turn of the user, oldest first: the upper bound
 // any budgeted context is measured against.
-func fullHistoryPrompt(turns []turn) string {
+func fullHistoryPrompt(turns []datasets.Turn) string {
 	return render(turns)
 }
 
 // bm25Index ranks one user's turns against a question with Okapi BM25 over
 // content words (tokens minus stopwords).
 type bm25Index struct {
-	turns []turn
+	turns []datasets.Turn
 	tf    []map[string]int
 	lens  []int
 	df    map[string]int
 	avgdl float64
 }
 
-func newBM25(turns []turn) *bm25Index {
+func newBM25(turns []datasets.Turn) *bm25Index {
 	ix := &bm25Index{turns: turns, tf: make([]map[string]int, len(turns)), lens: make([]int, len(turns)), df: map[string]int{}}
 	total := 0
 	for i, t := range turns {
@@ -129,7 +131,7 @@ func (ix *bm25Index) scores(query string) []float64 {
 
 // rank returns the turns that share a content word with the query, best
 // first; ties keep the conversation's order.
-func (ix *bm25Index) rank(query string) []turn {
+func (ix *bm25Index) rank(query string) []datasets.Turn {
 	s := ix.scores(query)
 	idx := make([]int, 0, len(s))
 	for i, v := range s {
@@ -138,7 +140,7 @@ func (ix *bm25Index) rank(query string) []turn {
 		}
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return s[idx[a]] > s[idx[b]] })
-	out := make([]turn, len(idx))
+	out := make([]datasets.Turn, len(idx))
 	for i, j := range idx {
 		out[i] = ix.turns[j]
 	}
