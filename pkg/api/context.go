@@ -68,7 +68,7 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, t *store.Tenant
 	}
 	maxFacts := queryIntIn(qv, "max_facts", max(s.cfg.ContextMaxFacts, 0), 0, 100, &fe)
 	maxSummaries := queryIntIn(qv, "max_summaries", max(s.cfg.ContextMaxSummaries, 0), 0, 20, &fe)
-	maxRecalled := queryIntIn(qv, "max_recalled", max(s.cfg.ContextMaxRecalled, 0), 0, store.MaxSearchK, &fe)
+	maxRecalled := queryIntIn(qv, "max_recalled", max(s.cfg.ContextMaxRecalled, 0), 0, search.MaxK, &fe)
 	query := qv.Get("query")
 	s.checkQuery(query, "query", false, &fe)
 	budget := queryIntIn(qv, "budget", max(s.cfg.ContextBudget, 0), 0, 1000000, &fe)
@@ -93,7 +93,7 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, t *store.Tenant
 	// round trip.
 	var (
 		sr search.Result
-		sp *store.SearchParams
+		sp *search.Params
 	)
 	if query != "" && maxRecalled > 0 {
 		p, res, ok := s.searcher.Prepare(ctx, searchQuery(t.ID(), userID, query, maxRecalled, s.now(), s.cfg))
@@ -104,8 +104,12 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, t *store.Tenant
 	}
 	// Facts are read newest-mention first; several times the number shown is
 	// enough to rank by current weight, which only falls with age.
-	data, err := t.Context(ctx, sessionID, userID, lim.Messages, maxFacts*4, maxSummaries, sp)
-	sr.Hits = data.Hits
+	var data store.ContextData
+	hits, err := search.InBatch(sp, func(scan *store.SearchScan) (err error) {
+		data, err = t.Context(ctx, sessionID, userID, lim.Messages, maxFacts*4, maxSummaries, scan)
+		return err
+	})
+	sr.Hits = hits
 	switch {
 	case err != nil:
 		s.internalError(w, r, err)
@@ -151,7 +155,7 @@ func searchQuery(tenant, userID, query string, k int, now time.Time, cfg Config)
 	// first ContextRecallNeighbors plus as many hits as there are turns
 	// shown as neighbours.
 	n := max(cfg.ContextRecallNeighbors, 0)
-	return search.Query{TenantID: tenant, Text: query, SearchParams: store.SearchParams{UserID: userID, K: k, Now: now,
+	return search.Query{TenantID: tenant, Text: query, Params: search.Params{UserID: userID, K: k, Now: now,
 		MaxPerSession: cfg.ContextRecallPerSession, Neighbors: n > 0, NeighborTurns: turns,
 		NeighborHits: n + shownNeighbors(n, cfg.ContextRecallWide), Kinds: cfg.ContextRecallKinds}}
 }
@@ -173,7 +177,7 @@ func recalled(query string, res search.Result, w assemble.Window, snippet, neigh
 	most := len(res.Hits) + shownNeighbors(neighbors, wide)
 	hits := make([]assemble.RecalledHit, 0, most)
 	seen := make(map[string]bool, most)
-	neighbor := func(n *store.Neighbor, h store.SearchHit) {
+	neighbor := func(n *search.Neighbor, h search.Hit) {
 		if n != nil && !seen[n.EventID] {
 			seen[n.EventID] = true
 			hits = append(hits, assemble.RecalledHit{Kind: store.SearchMessage, EventID: n.EventID, SessionID: h.SessionID,

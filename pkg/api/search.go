@@ -44,9 +44,9 @@ func (s *Server) searchUser(w http.ResponseWriter, r *http.Request, t *store.Ten
 	}
 	q := qv.Get("q")
 	s.checkQuery(q, "q", true, &fe)
-	p := store.SearchParams{UserID: userID, Now: s.now()}
-	p.K = queryIntIn(qv, "k", store.DefaultSearchK, 1, store.MaxSearchK, &fe)
-	p.MaxPerSession = queryIntIn(qv, "max_per_session", store.DefaultMaxPerSession, 1, store.MaxSearchK, &fe)
+	p := search.Params{UserID: userID, Now: s.now()}
+	p.K = queryIntIn(qv, "k", search.DefaultK, 1, search.MaxK, &fe)
+	p.MaxPerSession = queryIntIn(qv, "max_per_session", search.DefaultMaxPerSession, 1, search.MaxK, &fe)
 	for _, f := range []struct {
 		name string
 		dst  *string
@@ -83,12 +83,12 @@ func (s *Server) searchUser(w http.ResponseWriter, r *http.Request, t *store.Ten
 	}
 	if v := qv.Get("neighbors"); v != "" {
 		// true or false, or how many turns on each side.
-		if n, err := strconv.Atoi(v); err == nil && n >= 0 && n <= store.MaxNeighborTurns {
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 && n <= search.MaxNeighborTurns {
 			p.Neighbors, p.NeighborTurns = n > 0, n
 		} else if b, err := strconv.ParseBool(v); err == nil {
 			p.Neighbors = b
 		} else {
-			fe = append(fe, events.FieldError{Field: "neighbors", Message: fmt.Sprintf("true or false, or the turns on each side, 0 to %d", store.MaxNeighborTurns)})
+			fe = append(fe, events.FieldError{Field: "neighbors", Message: fmt.Sprintf("true or false, or the turns on each side, 0 to %d", search.MaxNeighborTurns)})
 		}
 	}
 	if len(fe) > 0 {
@@ -97,7 +97,7 @@ func (s *Server) searchUser(w http.ResponseWriter, r *http.Request, t *store.Ten
 	}
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
-	res, err := s.searcher.Search(ctx, search.Query{TenantID: t.ID(), Text: q, SearchParams: p})
+	res, err := s.searcher.Search(ctx, search.Query{TenantID: t.ID(), Text: q, Params: p})
 	if err != nil {
 		s.internalError(w, r, err)
 		return
@@ -110,7 +110,7 @@ func (s *Server) searchUser(w http.ResponseWriter, r *http.Request, t *store.Ten
 		out.Terms = []string{}
 	}
 	if out.Hits == nil {
-		out.Hits = []store.SearchHit{}
+		out.Hits = []search.Hit{}
 	}
 	if res.EmbedErr != nil {
 		out.Notes = append(out.Notes, client.Note{Reason: "embedder", Detail: embedFailure(res.EmbedErr)})

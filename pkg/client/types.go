@@ -7,6 +7,7 @@ import (
 	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/search"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -136,9 +137,9 @@ type SearchResult struct {
 	// Terms are the query's terms as the analyzer made them.
 	Terms []string `json:"terms"`
 	// Search is "hybrid" (terms and vectors) or "lexical" (terms only).
-	Search string            `json:"search"`
-	Notes  []Note            `json:"notes,omitempty"`
-	Hits   []store.SearchHit `json:"hits"`
+	Search string       `json:"search"`
+	Notes  []Note       `json:"notes,omitempty"`
+	Hits   []search.Hit `json:"hits"`
 }
 
 // ProfileFact is an interest fact as the profile shows it: its stored base
