@@ -141,7 +141,7 @@ func BenchmarkRecall(b *testing.B) {
 	tenant := st.Tenant("bench")
 	raw := rawContextReads(b, users, 8000, clients, func(ctx context.Context, u int) error {
 		p := prep[rand.IntN(len(prep))]
-		_, err := tenant.Search(ctx, store.SearchParams{UserID: fmt.Sprintf("u%d", u), Terms: p.terms, Vector: p.vec, Model: emb.Model(),
+		_, err := search.Find(ctx, tenant, search.Params{UserID: fmt.Sprintf("u%d", u), Terms: p.terms, Vector: p.vec, Model: emb.Model(),
 			K: cfg.ContextMaxRecalled, MaxPerSession: cfg.ContextRecallPerSession, Neighbors: cfg.ContextRecallNeighbors > 0,
 			Kinds: cfg.ContextRecallKinds, Now: now, VectorWeight: search.HashingVectorWeight})
 		return err

@@ -82,9 +82,6 @@ type Config struct {
 	// stalls mid-body is cut off); WriteTimeout writing the answer.
 	ReadTimeout  time.Duration `env:"API_READ_TIMEOUT" envDefault:"30s"`
 	WriteTimeout time.Duration `env:"API_WRITE_TIMEOUT" envDefault:"60s"`
-	// SearchEmbedTimeout bounds embedding a query: past it the search goes
-	// on by terms only, and the context says so.
-	SearchEmbedTimeout time.Duration `env:"SEARCH_EMBED_TIMEOUT" envDefault:"500ms"`
 	// MCPAllowForget offers the forget_user tool on /mcp, which erases a
 	// user for good; off, an agent can read and add memory but not erase it.
 	MCPAllowForget bool `env:"MCP_ALLOW_FORGET" envDefault:"false"`

@@ -16,7 +16,7 @@ import (
 	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/indexer"
 	"github.com/recallhq/recall/pkg/queue"
-	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/search"
 )
 
 type recalledContext struct {
@@ -29,7 +29,7 @@ type searchBody struct {
 	Terms  []string          `json:"terms"`
 	Search string            `json:"search"`
 	Notes  []json.RawMessage `json:"notes"`
-	Hits   []store.SearchHit `json:"hits"`
+	Hits   []search.Hit      `json:"hits"`
 }
 
 // history posts a user's past sessions through ingest and the indexer (the

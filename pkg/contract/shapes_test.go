@@ -387,4 +387,3 @@ func withBases(types map[string][]field, bases map[string][]string) map[string][
 	}
 	return out
 }
-

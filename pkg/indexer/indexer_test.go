@@ -14,7 +14,6 @@ import (
 	"github.com/recallhq/recall/pkg/indexer"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/search"
-	"github.com/recallhq/recall/pkg/store"
 )
 
 var t0 = time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC)
@@ -72,7 +71,7 @@ func TestIndexerIndexesTurnsOnce(t *testing.T) {
 
 	// The search finds them by their terms.
 	an := search.SharedAnalyzer()
-	hits, err := db.Store.Tenant("t").Search(context.Background(), store.SearchParams{UserID: "u", Terms: an.QueryTerms("Hyperion")})
+	hits, err := search.Find(context.Background(), db.Store.Tenant("t"), search.Params{UserID: "u", Terms: an.QueryTerms("Hyperion")})
 	require.NoError(t, err)
 	require.Equal(t, "e2", hits[0].SourceID)
 

@@ -14,7 +14,6 @@
 package memory
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -35,10 +34,10 @@ import (
 	"github.com/recallhq/recall/pkg/store"
 )
 
-// Config is what the service does by default where a request leaves it open:
-// the context's parts and limits.
+// Config is the memory service's part of the API's config: what a context
+// holds where a request leaves it open (its window, facts, summaries and
+// budget), and how long a publish of turns may wait. api.Config embeds it.
 type Config struct {
-
 	// ContextMaxMessages, ContextMaxChars and ContextTTL are the session
 	// window's defaults, which a request may override: the last messages,
 	// their characters, and how old a message may be; ContextLang is the
@@ -65,36 +64,10 @@ type Config struct {
 	// (accepted and failed), not a request that hangs.
 	PublishTimeout time.Duration `env:"API_PUBLISH_TIMEOUT" envDefault:"5s"`
 
-	// ContextMaxRecalled is how many hits of the history search the context
-	// may carry for its query; the budget decides how many fit. At 8000
-	// characters 60 fill the budget once only the first hits bring their
-	// neighbours (see ContextRecallNeighbors); each hit more is search work
-	// the budget then throws away; -1 none.
-	ContextMaxRecalled int `env:"CONTEXT_MAX_RECALLED" envDefault:"60"`
-	// ContextRecallSnippet bounds one recalled snippet, in characters, so a
-	// long turn cannot take the room of several short ones; 0 whole.
-	ContextRecallSnippet int `env:"CONTEXT_RECALL_SNIPPET_CHARS" envDefault:"400"`
-	// ContextRecallPerSession caps the recalled hits of one earlier session,
-	// so one long session cannot fill the part. The search's own default
-	// (3) lost evidence on LoCoMo, whose answers gather in a few sessions;
-	// 8 kept it all (docs/benchmarks.md, History).
-	ContextRecallPerSession int `env:"CONTEXT_RECALL_PER_SESSION" envDefault:"8"`
-	// ContextRecallNeighbors is how many of the first hits bring the turns
-	// just before and after them: an answer is often the reply to the turn
-	// found, or the question before it. Deeper hits are less likely what
-	// the message needs, and their neighbours less still, so there the
-	// budget buys more hits instead (chosen with make eval-context:
-	// docs/benchmarks.md, History); 0 none.
-	ContextRecallNeighbors int `env:"CONTEXT_RECALL_NEIGHBORS" envDefault:"10"`
-	// ContextRecallWide is how many of those first hits bring two turns on
-	// each side instead of one: a question asked, its answer and the reply
-	// to it often run over three or four turns, and the best hits are the
-	// likeliest to be the conversation the message is about (chosen with
-	// make eval-context: docs/benchmarks.md, History); 0 none.
-	ContextRecallWide int `env:"CONTEXT_RECALL_WIDE" envDefault:"4"`
-	// ContextRecallKinds are the kinds of entries the context recalls:
-	// message, summary, fact.
-	ContextRecallKinds []string `env:"CONTEXT_RECALL_KINDS" envDefault:"message,summary,fact" envSeparator:","`
+	// Config is the history search's part (CONTEXT_RECALL_*,
+	// CONTEXT_MAX_RECALLED, SEARCH_EMBED_TIMEOUT): how the context recalls,
+	// and how long a query's embedding may take.
+	search.Config
 }
 
 // WithDefaults fills what is unset (zero) with the documented defaults,
@@ -268,12 +241,4 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
-}
-
-// embedFailure says in a word why the query was not embedded.
-func embedFailure(err error) string {
-	if errors.Is(err, context.DeadlineExceeded) {
-		return "timeout"
-	}
-	return "error"
 }

@@ -25,9 +25,9 @@ func (s *Service) Search(ctx context.Context, tenant, userID string, qv url.Valu
 	}
 	q := qv.Get("q")
 	checkQuery(q, "q", true, &fe)
-	p := store.SearchParams{UserID: userID, Now: s.now()}
-	p.K = intParam(qv, "k", store.DefaultSearchK, 1, store.MaxSearchK, &fe)
-	p.MaxPerSession = intParam(qv, "max_per_session", store.DefaultMaxPerSession, 1, store.MaxSearchK, &fe)
+	p := search.Params{UserID: userID, Now: s.now()}
+	p.K = intParam(qv, "k", search.DefaultK, 1, search.MaxK, &fe)
+	p.MaxPerSession = intParam(qv, "max_per_session", search.DefaultMaxPerSession, 1, search.MaxK, &fe)
 	for _, f := range []struct {
 		name string
 		dst  *string
@@ -64,25 +64,22 @@ func (s *Service) Search(ctx context.Context, tenant, userID string, qv url.Valu
 	}
 	if v := qv.Get("neighbors"); v != "" {
 		// true or false, or how many turns on each side.
-		if n, err := strconv.Atoi(v); err == nil && n >= 0 && n <= store.MaxNeighborTurns {
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 && n <= search.MaxNeighborTurns {
 			p.Neighbors, p.NeighborTurns = n > 0, n
 		} else if b, err := strconv.ParseBool(v); err == nil {
 			p.Neighbors = b
 		} else {
-			fe = append(fe, contract.FieldError{Field: "neighbors", Message: fmt.Sprintf("true or false, or the turns on each side, 0 to %d", store.MaxNeighborTurns)})
+			fe = append(fe, contract.FieldError{Field: "neighbors", Message: fmt.Sprintf("true or false, or the turns on each side, 0 to %d", search.MaxNeighborTurns)})
 		}
 	}
 	if err := invalid("invalid search", fe); err != nil {
 		return nil, err
 	}
-	res, err := s.searcher.Search(ctx, search.Query{TenantID: tenant, Text: q, SearchParams: p})
+	res, err := s.searcher.Search(ctx, search.Query{TenantID: tenant, Text: q, Params: p})
 	if err != nil {
 		return nil, err
 	}
-	out := &contract.SearchResult{UserID: userID, Query: q, Terms: res.Terms, Search: "lexical", Hits: mapSlice(res.Hits, toSearchHit)}
-	if res.Vector {
-		out.Search = "hybrid"
-	}
+	out := &contract.SearchResult{UserID: userID, Query: q, Terms: res.Terms, Search: res.How(), Hits: mapSlice(res.Hits, toSearchHit)}
 	if out.Terms == nil {
 		out.Terms = []string{}
 	}
@@ -90,7 +87,7 @@ func (s *Service) Search(ctx context.Context, tenant, userID string, qv url.Valu
 		out.Hits = []contract.SearchHit{}
 	}
 	if res.EmbedErr != nil {
-		out.Notes = append(out.Notes, contract.Note{Reason: "embedder", Detail: embedFailure(res.EmbedErr)})
+		out.Notes = append(out.Notes, contract.Note{Reason: "embedder", Detail: search.EmbedFailure(res.EmbedErr)})
 	}
 	return out, nil
 }

@@ -3,6 +3,7 @@ package memory
 import (
 	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/contract"
+	"github.com/recallhq/recall/pkg/search"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -56,13 +57,13 @@ func toCut(c assemble.Cut) contract.Cut { return contract.Cut{Reason: c.Reason, 
 
 func toCuts(cs []assemble.Cut) []contract.Cut { return mapSlice(cs, toCut) }
 
-func toNeighbor(n store.Neighbor) contract.Neighbor {
+func toNeighbor(n search.Neighbor) contract.Neighbor {
 	return contract.Neighbor{EventID: n.EventID, Role: n.Role, OccurredAt: n.OccurredAt, Content: n.Content}
 }
 
-func toNeighbors(ns []store.Neighbor) []contract.Neighbor { return mapSlice(ns, toNeighbor) }
+func toNeighbors(ns []search.Neighbor) []contract.Neighbor { return mapSlice(ns, toNeighbor) }
 
-func toSearchHit(h store.SearchHit) contract.SearchHit {
+func toSearchHit(h search.Hit) contract.SearchHit {
 	out := contract.SearchHit{Kind: h.Kind, SourceID: h.SourceID, SessionID: h.SessionID, AgentID: h.AgentID, Role: h.Role,
 		OccurredAt: h.OccurredAt, Text: h.Text, Score: h.Score, LexicalRank: h.LexicalRank, LexicalScore: h.LexicalScore,
 		VectorRank: h.VectorRank, Similarity: h.Similarity, Earlier: toNeighbors(h.Earlier), Later: toNeighbors(h.Later)}

@@ -92,8 +92,8 @@ func truncateUTF8(s string, n int) string {
 }
 
 // Searcher answers queries over one user's history: it analyzes the query,
-// embeds it when an embedder is configured, and runs the store's hybrid
-// search.
+// embeds it when an embedder is configured, and runs the hybrid search
+// (Find).
 //
 // The vector list weighs as much as the lexical one in the fusion, except
 // with the offline hashing embedder (embed.Hashing), whose vectors share
@@ -139,17 +139,17 @@ func NewSearcher(st *store.Store, an *Analyzer, emb embed.Embedder, embedTimeout
 }
 
 // Query is one search: the tenant, the query text, and the user, filters and
-// knobs of store.SearchParams (whose Terms, and Vector, Model and
-// VectorWeight unless given, the searcher fills in).
+// knobs of Params (whose Terms, and Vector, Model and VectorWeight unless
+// given, the searcher fills in).
 type Query struct {
 	TenantID string
 	Text     string
-	store.SearchParams
+	Params
 }
 
 // Result is what a search found, and how it searched.
 type Result struct {
-	Hits []store.SearchHit
+	Hits []Hit
 	// Terms are the query's terms.
 	Terms []string
 	// Vector says whether the vector side ran; EmbedErr is why not when an
@@ -165,7 +165,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) (Result, error) {
 	if !ok {
 		return res, nil
 	}
-	hits, err := s.store.Tenant(q.TenantID).Search(ctx, p)
+	hits, err := Find(ctx, s.store.Tenant(q.TenantID), p)
 	if err != nil {
 		return res, err
 	}
@@ -173,14 +173,14 @@ func (s *Searcher) Search(ctx context.Context, q Query) (Result, error) {
 	return res, nil
 }
 
-// Prepare turns a query into the store's search parameters: its terms, and
-// its vector when an embedder is configured (a failed or slow embedder
-// leaves the vector out and says why in the result). ok is false when the
-// query has neither terms nor a vector, so there is nothing to search for.
-// For a caller that runs the store's search itself, as the context does
-// within its own reads (store.Tenant.Context).
-func (s *Searcher) Prepare(ctx context.Context, q Query) (p store.SearchParams, res Result, ok bool) {
-	p = q.SearchParams
+// Prepare turns a query into search parameters: its terms, and its vector
+// when an embedder is configured (a failed or slow embedder leaves the
+// vector out and says why in the result). ok is false when the query has
+// neither terms nor a vector, so there is nothing to search for. For a
+// caller that runs the search itself, as the context does within its own
+// reads (InBatch, store.Tenant.Context).
+func (s *Searcher) Prepare(ctx context.Context, q Query) (p Params, res Result, ok bool) {
+	p = q.Params
 	p.Terms = s.an.QueryTerms(q.Text)
 	if p.VectorWeight == 0 {
 		p.VectorWeight = s.vectorWeight

@@ -62,13 +62,13 @@ func (b bundle) index(t *testing.T, turns []events.Turn) {
 	}
 }
 
-func (b bundle) search(t *testing.T, tenant, user, text string, p store.SearchParams) search.Result {
+func (b bundle) search(t *testing.T, tenant, user, text string, p search.Params) search.Result {
 	t.Helper()
 	p.UserID = user
 	if p.Now.IsZero() {
 		p.Now = t0
 	}
-	res, err := b.searcher.Search(b.ctx, search.Query{TenantID: tenant, Text: text, SearchParams: p})
+	res, err := b.searcher.Search(b.ctx, search.Query{TenantID: tenant, Text: text, Params: p})
 	require.NoError(t, err)
 	return res
 }
@@ -110,7 +110,7 @@ func TestSearchChineseQuestion(t *testing.T) {
 		{"我之前问过怎么做麻婆豆腐吗", "cooking-0"},
 	}
 	for _, c := range cases {
-		res := b.search(t, "acme", "u1", c.question, store.SearchParams{K: 3})
+		res := b.search(t, "acme", "u1", c.question, search.Params{K: 3})
 		require.NotEmpty(t, res.Hits, c.question)
 		require.Equal(t, c.want, res.Hits[0].SourceID, c.question)
 		require.Equal(t, 1, res.Hits[0].LexicalRank, c.question)
@@ -136,7 +136,7 @@ func TestSearchKdConvTopics(t *testing.T) {
 
 	top1, mrr := 0, 0.0
 	for i, c := range convs {
-		res := b.search(t, "acme", "u1", "我们之前聊过的"+topicName(c.Topic)+"，你还记得吗？", store.SearchParams{K: 10})
+		res := b.search(t, "acme", "u1", "我们之前聊过的"+topicName(c.Topic)+"，你还记得吗？", search.Params{K: 10})
 		session := fmt.Sprintf("kd-film-%d", i)
 		for rank, h := range res.Hits {
 			if h.SessionID == session {
@@ -166,11 +166,11 @@ func TestSearchMixedLanguages(t *testing.T) {
 		turns = append(turns, c.Turns...)
 	}
 	b.index(t, turns)
-	isEnglish := func(h store.SearchHit) bool { return strings.HasPrefix(h.SessionID, "lc-") }
+	isEnglish := func(h search.Hit) bool { return strings.HasPrefix(h.SessionID, "lc-") }
 
 	found, evidence := 0, 0
 	for _, q := range questions {
-		res := b.search(t, "acme", "u1", q.Question, store.SearchParams{K: 10, MaxPerSession: -1})
+		res := b.search(t, "acme", "u1", q.Question, search.Params{K: 10, MaxPerSession: -1})
 		require.NotEmpty(t, res.Hits, q.Question)
 		require.True(t, isEnglish(res.Hits[0]), "%q found %q", q.Question, res.Hits[0].Text)
 		want := map[string]bool{}
@@ -191,7 +191,7 @@ func TestSearchMixedLanguages(t *testing.T) {
 
 	right := 0
 	for i, c := range convs {
-		res := b.search(t, "acme", "u1", "我们之前聊过的"+topicName(c.Topic)+"，你还记得吗？", store.SearchParams{K: 5})
+		res := b.search(t, "acme", "u1", "我们之前聊过的"+topicName(c.Topic)+"，你还记得吗？", search.Params{K: 5})
 		require.NotEmpty(t, res.Hits, c.Topic)
 		require.False(t, isEnglish(res.Hits[0]), "%q found %q", c.Topic, res.Hits[0].Text)
 		if res.Hits[0].SessionID == fmt.Sprintf("kd-music-%d", i) {
@@ -229,13 +229,13 @@ func TestSearchEmbedderDown(t *testing.T) {
 	require.EqualValues(t, 2, n, "stored without vectors")
 
 	res, err := search.NewSearcher(b.db.Store, b.an, down, time.Second, testenv.Logger(t)).
-		Search(b.ctx, search.Query{TenantID: "acme", Text: "Dune", SearchParams: store.SearchParams{UserID: "u1", Now: t0}})
+		Search(b.ctx, search.Query{TenantID: "acme", Text: "Dune", Params: search.Params{UserID: "u1", Now: t0}})
 	require.NoError(t, err)
 	require.False(t, res.Vector)
 	require.ErrorIs(t, res.EmbedErr, errDown)
 	require.Equal(t, []string{"s1-1"}, []string{res.Hits[0].SourceID})
 
-	res = b.search(t, "acme", "u1", "Dune", store.SearchParams{})
+	res = b.search(t, "acme", "u1", "Dune", search.Params{})
 	require.True(t, res.Vector)
 	require.Zero(t, res.Hits[0].VectorRank, "no entry has a vector of the model yet")
 
@@ -245,12 +245,12 @@ func TestSearchEmbedderDown(t *testing.T) {
 	n, err = b.indexer.Index(b.ctx, entries)
 	require.NoError(t, err)
 	require.Zero(t, n, "and a third time changes nothing")
-	res = b.search(t, "acme", "u1", "Dune", store.SearchParams{})
+	res = b.search(t, "acme", "u1", "Dune", search.Params{})
 	require.Equal(t, 1, res.Hits[0].VectorRank)
 	require.Equal(t, 1, res.Hits[0].LexicalRank)
 
 	lexical := search.NewSearcher(b.db.Store, b.an, nil, 0, testenv.Logger(t))
-	res, err = lexical.Search(b.ctx, search.Query{TenantID: "acme", Text: "the of 的", SearchParams: store.SearchParams{UserID: "u1"}})
+	res, err = lexical.Search(b.ctx, search.Query{TenantID: "acme", Text: "the of 的", Params: search.Params{UserID: "u1"}})
 	require.NoError(t, err)
 	require.Empty(t, res.Hits, "a query of stopwords finds nothing")
 	require.Empty(t, res.Terms)

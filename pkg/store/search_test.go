@@ -14,11 +14,15 @@ import (
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/search"
 	"github.com/recallhq/recall/pkg/store"
 )
 
 // The store's search tests give entries their terms directly (the words of
-// their text): the analyzer has tests of its own in package search.
+// their text): the analyzer has tests of its own in package search. They
+// check what the store keeps of the entries (writes, deletes, vectors, the
+// scan) through searches ranked by package search, whose ranking has its
+// own tests there.
 
 type searchSetup struct {
 	ctx context.Context
@@ -45,17 +49,17 @@ func (s searchSetup) upsert(t *testing.T, entries ...store.SearchEntry) int64 {
 	return n
 }
 
-func (s searchSetup) search(t *testing.T, tenant string, p store.SearchParams) []store.SearchHit {
+func (s searchSetup) search(t *testing.T, tenant string, p search.Params) []search.Hit {
 	t.Helper()
 	if p.Now.IsZero() {
 		p.Now = t0
 	}
-	hits, err := s.st.Tenant(tenant).Search(s.ctx, p)
+	hits, err := search.Find(s.ctx, s.st.Tenant(tenant), p)
 	require.NoError(t, err)
 	return hits
 }
 
-func sources(hits []store.SearchHit) []string {
+func sources(hits []search.Hit) []string {
 	out := make([]string, len(hits))
 	for i, h := range hits {
 		out[i] = h.SourceID
@@ -143,9 +147,9 @@ func TestSearchEmbeddingModelChange(t *testing.T) {
 
 	// Only vectors of the query's model are compared: the old model finds
 	// nothing by vector, the new one does.
-	hits := s.search(t, "acme", store.SearchParams{UserID: "u1", Vector: []float32{1, 0, 0}, Model: "small"})
+	hits := s.search(t, "acme", search.Params{UserID: "u1", Vector: []float32{1, 0, 0}, Model: "small"})
 	require.Empty(t, hits)
-	hits = s.search(t, "acme", store.SearchParams{UserID: "u1", Vector: []float32{0, 1, 0, 0}, Model: "large"})
+	hits = s.search(t, "acme", search.Params{UserID: "u1", Vector: []float32{0, 1, 0, 0}, Model: "large"})
 	require.Len(t, hits, 1)
 	require.Equal(t, 1, hits[0].VectorRank)
 	require.InDelta(t, 1.0, hits[0].Similarity, 1e-6)
@@ -175,7 +179,7 @@ func TestSearchEmbeddingsAtHalfPrecision(t *testing.T) {
 	require.InDelta(t, 1, norm, 1e-3, "stored at unit length")
 
 	query := []float32{2e5, -1e5, 7e4, 3e4}
-	hits := s.search(t, "acme", store.SearchParams{UserID: "u1", Vector: query, Model: "m"})
+	hits := s.search(t, "acme", search.Params{UserID: "u1", Vector: query, Model: "m"})
 	require.Len(t, hits, 2)
 	for _, h := range hits {
 		want := embed.Cosine(query, big)
@@ -190,9 +194,9 @@ func TestSearchEmbeddingsAtHalfPrecision(t *testing.T) {
 	nan.Embedding, nan.Model = []float32{1, float32(math.NaN()), 0, 0}, "m"
 	_, err := s.st.UpsertSearchEntries(s.ctx, []store.SearchEntry{nan})
 	require.ErrorContains(t, err, `search entry message "e3": embedding component 1 is NaN`)
-	_, err = s.st.Tenant("acme").Search(s.ctx, store.SearchParams{UserID: "u1", Vector: []float32{float32(math.Inf(1)), 0, 0, 0}, Model: "m"})
+	_, err = search.Find(s.ctx, s.st.Tenant("acme"), search.Params{UserID: "u1", Vector: []float32{float32(math.Inf(1)), 0, 0, 0}, Model: "m"})
 	require.ErrorContains(t, err, "query vector component 0 is +Inf")
-	_, err = s.st.Tenant("acme").Search(s.ctx, store.SearchParams{UserID: "u1", Vector: []float32{}, Model: "m"})
+	_, err = search.Find(s.ctx, s.st.Tenant("acme"), search.Params{UserID: "u1", Vector: []float32{}, Model: "m"})
 	require.ErrorContains(t, err, "query vector of 0 dimensions")
 }
 
@@ -233,9 +237,9 @@ func TestSearchHalfvecMigration(t *testing.T) {
 	require.Equal(t, "[0,0,1]", *rows["u1/message/e2"].Embedding)
 	require.Nil(t, rows["u1/message/e3"].Embedding)
 
-	hits := s.search(t, "acme", store.SearchParams{UserID: "u1", Vector: []float32{3, 4, 0}, Model: "m", Terms: []string{"dune"}})
+	hits := s.search(t, "acme", search.Params{UserID: "u1", Vector: []float32{3, 4, 0}, Model: "m", Terms: []string{"dune"}})
 	require.Len(t, hits, 3)
-	byID := map[string]store.SearchHit{}
+	byID := map[string]search.Hit{}
 	for _, h := range hits {
 		byID[h.SourceID] = h
 	}
@@ -294,224 +298,13 @@ func TestSearchTenantAndUserIsolation(t *testing.T) {
 		OccurredAt: t0, Text: "vector only", Embedding: []float32{1, 0}, Model: "m"}
 	s.upsert(t, vec)
 
-	hits := s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"dune", "spice"},
+	hits := s.search(t, "acme", search.Params{UserID: "u1", Terms: []string{"dune", "spice"},
 		Vector: []float32{1, 0}, Model: "m"})
 	require.Equal(t, []string{"e1"}, sources(hits))
 	require.Equal(t, "dune arrakis", hits[0].Text, "acme's entry, not beta's")
-	hits = s.search(t, "beta", store.SearchParams{UserID: "u1", Terms: []string{"dune"}, Vector: []float32{1, 0}, Model: "m"})
+	hits = s.search(t, "beta", search.Params{UserID: "u1", Terms: []string{"dune"}, Vector: []float32{1, 0}, Model: "m"})
 	require.ElementsMatch(t, []string{"e1", "v1"}, sources(hits))
-	require.Empty(t, s.search(t, "beta", store.SearchParams{UserID: "u2", Terms: []string{"dune"}}))
-}
-
-func TestSearchLexicalRanking(t *testing.T) {
-	t.Parallel()
-	s := setupSearch(t)
-	// "book" is in every entry, "dune" in two: the rare term decides. Between
-	// the two dune entries, the shorter one ranks first (length
-	// normalization), and more occurrences rank higher than one.
-	var batch []store.SearchEntry
-	for i := range 20 {
-		batch = append(batch, msgEntry("acme", "u1", fmt.Sprintf("s%d", i), fmt.Sprintf("filler%d", i), "user",
-			t0, "book about something else entirely "+strings.Repeat("book ", i%3)))
-	}
-	batch = append(batch,
-		msgEntry("acme", "u1", "a", "long", "user", t0, "book dune with many other words around it here"),
-		msgEntry("acme", "u1", "b", "short", "user", t0, "book dune"),
-		msgEntry("acme", "u1", "c", "twice", "user", t0, "dune book dune with many other words around it"),
-	)
-	s.upsert(t, batch...)
-	hits := s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"book", "dune"}, K: 4})
-	require.Equal(t, []string{"short", "twice", "long"}, sources(hits)[:3])
-	for i, h := range hits {
-		require.Equal(t, i+1, h.LexicalRank)
-		require.Positive(t, h.LexicalScore)
-		require.Zero(t, h.VectorRank)
-	}
-	require.Greater(t, hits[2].LexicalScore, hits[3].LexicalScore)
-
-	_, err := s.st.Tenant("acme").Search(s.ctx, store.SearchParams{UserID: "u1"})
-	require.ErrorIs(t, err, store.ErrEmptyQuery)
-}
-
-func TestSearchFusionAndRecency(t *testing.T) {
-	t.Parallel()
-	s := setupSearch(t)
-	e := func(id string, at time.Time, text string, vec []float32) store.SearchEntry {
-		x := msgEntry("acme", "u1", "s-"+id, id, "user", at, text)
-		x.Embedding, x.Model = vec, "m"
-		return x
-	}
-	s.upsert(t,
-		e("both", t0.AddDate(0, -6, 0), "dune review", []float32{1, 0.1}),
-		e("lexical", t0.AddDate(0, -6, 0), "dune", []float32{-1, 0.5}),
-		e("vector", t0.AddDate(0, -6, 0), "unrelated", []float32{1, 0}),
-		// the same text twice, one old, one fresh: the prior orders them
-		e("old", t0.AddDate(-1, 0, 0), "spice melange", []float32{0, 1}),
-		e("fresh", t0.Add(-time.Hour), "spice melange", []float32{0, 1}),
-	)
-	hits := s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"dune"}, Vector: []float32{1, 0}, Model: "m", K: 3})
-	// every entry of the model is in the vector list: "lexical" is first
-	// there and last here, "both" second in each
-	require.Equal(t, "both", hits[0].SourceID, "found well by both sides, first")
-	require.NotZero(t, hits[0].LexicalRank)
-	require.NotZero(t, hits[0].VectorRank)
-
-	hits = s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"spice"}})
-	require.Equal(t, []string{"fresh", "old"}, sources(hits))
-	require.InDelta(t, hits[0].LexicalScore, hits[1].LexicalScore, 1e-9)
-	require.Less(t, hits[0].Score/hits[1].Score, 1.11, "a mild prior: at most +10%")
-	hits = s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"spice"}, RecencyWeight: -1})
-	require.InDelta(t, hits[0].Score, hits[1].Score, 1e-12, "no prior: equal scores")
-}
-
-func TestSearchFilters(t *testing.T) {
-	t.Parallel()
-	s := setupSearch(t)
-	a := msgEntry("acme", "u1", "s1", "a", "user", t0, "dune")
-	a.AgentID = "librarian"
-	s.upsert(t, a,
-		msgEntry("acme", "u1", "s1", "b", "assistant", t0.Add(time.Hour), "dune"),
-		msgEntry("acme", "u1", "s2", "c", "user", t0.Add(2*time.Hour), "dune"),
-		store.SearchEntry{TenantID: "acme", UserID: "u1", Kind: store.SearchSummary, SourceID: "s2", Revision: 1,
-			SessionID: "s2", OccurredAt: t0.Add(2 * time.Hour), Text: "dune", Terms: []string{"dune"}},
-	)
-	q := func(p store.SearchParams) []string {
-		p.UserID, p.Terms = "u1", []string{"dune"}
-		return sources(s.search(t, "acme", p))
-	}
-	require.ElementsMatch(t, []string{"a", "b", "c", "s2"}, q(store.SearchParams{MaxPerSession: -1}))
-	require.ElementsMatch(t, []string{"a", "b"}, q(store.SearchParams{SessionID: "s1"}))
-	require.ElementsMatch(t, []string{"a"}, q(store.SearchParams{AgentID: "librarian"}))
-	require.ElementsMatch(t, []string{"a", "c"}, q(store.SearchParams{Roles: []string{"user"}}))
-	require.ElementsMatch(t, []string{"s2"}, q(store.SearchParams{Kinds: []string{store.SearchSummary}}))
-	require.ElementsMatch(t, []string{"b", "c", "s2"}, q(store.SearchParams{Since: t0.Add(time.Hour)}))
-	require.ElementsMatch(t, []string{"a", "b"}, q(store.SearchParams{Until: t0.Add(2 * time.Hour)}))
-	require.ElementsMatch(t, []string{"b"}, q(store.SearchParams{Since: t0.Add(time.Minute), Until: t0.Add(2 * time.Hour)}))
-}
-
-func TestSearchSessionCap(t *testing.T) {
-	t.Parallel()
-	s := setupSearch(t)
-	// One long session says "dune" forty times, three others once each.
-	var batch []store.SearchEntry
-	for i := range 40 {
-		batch = append(batch, msgEntry("acme", "u1", "long", fmt.Sprintf("long%02d", i), "user", t0, "dune dune dune"))
-	}
-	for i := range 3 {
-		batch = append(batch, msgEntry("acme", "u1", fmt.Sprintf("other%d", i), fmt.Sprintf("other%d", i), "user", t0, "dune and more words"))
-	}
-	s.upsert(t, batch...)
-	perSession := func(hits []store.SearchHit) map[string]int {
-		out := map[string]int{}
-		for _, h := range hits {
-			out[h.SessionID]++
-		}
-		return out
-	}
-	hits := s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"dune"}, K: 6})
-	require.Len(t, hits, 6)
-	require.Equal(t, map[string]int{"long": 3, "other0": 1, "other1": 1, "other2": 1}, perSession(hits))
-	hits = s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"dune"}, K: 6, MaxPerSession: 1})
-	require.Len(t, hits, 4)
-	hits = s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"dune"}, K: 6, MaxPerSession: -1})
-	require.Equal(t, map[string]int{"long": 6}, perSession(hits))
-}
-
-func TestSearchNeighbors(t *testing.T) {
-	t.Parallel()
-	s := setupSearch(t)
-	var turns []store.StoredTurn
-	contents := []string{"hello", "which book should I read next", "try dune by frank herbert", "thanks"}
-	for i, c := range contents {
-		role := events.RoleUser
-		if i%2 == 1 {
-			role = events.RoleAssistant
-		}
-		turns = append(turns, store.StoredTurn{Turn: events.Turn{ID: fmt.Sprintf("t%d", i), TenantID: "acme", UserID: "u1",
-			SessionID: "s1", OccurredAt: t0.Add(time.Duration(i) * time.Minute), Role: role, Content: c}})
-	}
-	turns = append(turns, store.StoredTurn{Turn: events.Turn{ID: "sys", TenantID: "acme", UserID: "u1", SessionID: "s1",
-		OccurredAt: t0.Add(90 * time.Second), Role: events.RoleSystem, Content: "system prompt"}})
-	_, err := s.st.InsertTurns(s.ctx, turns)
-	require.NoError(t, err)
-	var batch []store.SearchEntry
-	for _, tu := range turns {
-		batch = append(batch, msgEntry("acme", "u1", "s1", tu.Turn.ID, tu.Turn.Role, tu.Turn.OccurredAt, tu.Turn.Content))
-	}
-	s.upsert(t, batch...)
-
-	hits := s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"dune"}, Neighbors: true, DialogueWeight: -1})
-	require.Len(t, hits, 1)
-	require.Equal(t, "t2", hits[0].SourceID)
-	require.Equal(t, &store.Neighbor{EventID: "t1", Role: "assistant", OccurredAt: t0.Add(time.Minute), Content: contents[1]}, hits[0].Previous,
-		"the system turn between them is skipped")
-	require.Equal(t, &store.Neighbor{EventID: "t3", Role: "assistant", OccurredAt: t0.Add(3 * time.Minute), Content: contents[3]}, hits[0].Next)
-
-	hits = s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"hello", "thanks"}, Neighbors: true, DialogueWeight: -1})
-	require.Len(t, hits, 2)
-	for _, h := range hits {
-		require.True(t, (h.Previous == nil) != (h.Next == nil), "the first turn has no previous, the last no next")
-	}
-	hits = s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"hello", "thanks"}, Neighbors: true, NeighborHits: 1, DialogueWeight: -1})
-	require.Len(t, hits, 2)
-	require.True(t, (hits[0].Previous == nil) != (hits[0].Next == nil), "the first hit has its neighbour")
-	require.Nil(t, hits[1].Previous, "the second, past NeighborHits, has none")
-	require.Nil(t, hits[1].Next)
-	hits = s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"dune"}, DialogueWeight: -1})
-	require.Nil(t, hits[0].Previous, "neighbours only when asked for")
-	require.Nil(t, hits[0].Next)
-
-	// Two turns on each side: the turns beyond the nearest, nearest first,
-	// as far as the session goes.
-	hits = s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"dune"}, Neighbors: true, NeighborTurns: 2, DialogueWeight: -1})
-	require.Equal(t, "t1", hits[0].Previous.EventID)
-	require.Equal(t, []store.Neighbor{{EventID: "t0", Role: "user", OccurredAt: t0, Content: contents[0]}}, hits[0].Earlier)
-	require.Equal(t, "t3", hits[0].Next.EventID)
-	require.Empty(t, hits[0].Later, "t3 is the session's last turn")
-	hits = s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"which"}, Neighbors: true, NeighborTurns: 3, DialogueWeight: -1})
-	require.Equal(t, "t1", hits[0].SourceID)
-	require.Empty(t, hits[0].Earlier)
-	require.Equal(t, []string{"t3"}, neighborIDs(hits[0].Later))
-	hits = s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"dune"}, NeighborTurns: 2, DialogueWeight: -1})
-	require.Nil(t, hits[0].Previous, "turns without Neighbors are nothing")
-	require.Empty(t, hits[0].Earlier)
-	_, err = s.st.Tenant("acme").Search(s.ctx, store.SearchParams{UserID: "u1", Terms: []string{"dune"}, Neighbors: true, NeighborTurns: store.MaxNeighborTurns + 1})
-	require.ErrorContains(t, err, "neighbor turns")
-}
-
-func neighborIDs(ns []store.Neighbor) []string {
-	var ids []string
-	for _, n := range ns {
-		ids = append(ids, n.EventID)
-	}
-	return ids
-}
-
-// TestSearchDialogue: a turn is scored with its neighbours. The same answer
-// ("dune") in two sessions scores the same alone, and the newer one comes
-// first; read with the question before it, the answer to "what should I read
-// on the flight" comes first for a query about both.
-func TestSearchDialogue(t *testing.T) {
-	t.Parallel()
-	s := setupSearch(t)
-	s.upsert(t,
-		msgEntry("acme", "u1", "a", "question", "user", t0, "what should I read on the flight"),
-		msgEntry("acme", "u1", "a", "answer", "assistant", t0.Add(time.Minute), "dune"),
-		msgEntry("acme", "u1", "b", "hello", "user", t0.Add(time.Hour), "hello there"),
-		msgEntry("acme", "u1", "b", "alone", "assistant", t0.Add(time.Hour+time.Minute), "dune"),
-	)
-	q := store.SearchParams{UserID: "u1", Terms: []string{"flight", "dune"}, Kinds: []string{store.SearchMessage}, Roles: []string{"assistant"}}
-	q.DialogueWeight = -1
-	hits := s.search(t, "acme", q)
-	require.Equal(t, []string{"alone", "answer"}, sources(hits), "alone, equal scores: the newer first")
-	require.InDelta(t, hits[0].LexicalScore, hits[1].LexicalScore, 1e-12)
-	q.DialogueWeight = 0
-	hits = s.search(t, "acme", q)
-	require.Equal(t, []string{"answer", "alone"}, sources(hits), "with its question, the answer first")
-	require.Greater(t, hits[0].LexicalScore, hits[1].LexicalScore)
-	q.DialogueWeight = 1
-	again := s.search(t, "acme", q)
-	require.Greater(t, again[0].LexicalScore, hits[0].LexicalScore, "the weight scales the neighbours' share")
+	require.Empty(t, s.search(t, "beta", search.Params{UserID: "u2", Terms: []string{"dune"}}))
 }
 
 // sessionWithEntries stores a session's turns and their entries, and a
@@ -573,7 +366,7 @@ func TestSearchDeleteSession(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, map[string]int{"message": 2, "summary": 1, "fact": 1}, s.kinds(t, "acme", "u1"),
 		"the session's turns and summary go, and its fact, mentioned there only; the other session's fact stays")
-	for _, h := range s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"dune"}, MaxPerSession: -1, K: 20}) {
+	for _, h := range s.search(t, "acme", search.Params{UserID: "u1", Terms: []string{"dune"}, MaxPerSession: -1, K: 20}) {
 		require.True(t, h.Kind == store.SearchFact || h.SessionID == "s2", h.SourceID)
 	}
 }
@@ -600,7 +393,7 @@ func TestSearchRetention(t *testing.T) {
 	require.EqualValues(t, 1, total.Sessions)
 	require.Equal(t, map[string]int{"message": 2, "summary": 1, "fact": 2}, s.kinds(t, "acme", "u1"),
 		"entries of deleted turns go, and the summary of the deleted session")
-	hits := s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"dune"}, Kinds: []string{store.SearchMessage}, MaxPerSession: -1})
+	hits := s.search(t, "acme", search.Params{UserID: "u1", Terms: []string{"dune"}, Kinds: []string{store.SearchMessage}, MaxPerSession: -1})
 	require.ElementsMatch(t, []string{"s2-2", "s2-3"}, sources(hits))
 	// The deleted turns had been summarized: they leave the summarized count
 	// with the message count, so nothing looks unsummarized, and the next
@@ -617,7 +410,7 @@ func TestSearchFactsWhileActive(t *testing.T) {
 	s := setupSearch(t)
 	s.sessionWithEntries(t, "acme", "u1", "s1", t0, 1)
 	facts := func() []string {
-		return sources(s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"dune"}, Kinds: []string{store.SearchFact}}))
+		return sources(s.search(t, "acme", search.Params{UserID: "u1", Terms: []string{"dune"}, Kinds: []string{store.SearchFact}}))
 	}
 	id := store.FactSourceID("book_title", "dune s1")
 	require.Equal(t, []string{id}, facts())
@@ -662,7 +455,7 @@ func TestSearchSummaryVersions(t *testing.T) {
 		OccurredAt: next.LastAt, Text: next.Text, Terms: []string{"arraki", "summari"}}})
 	require.NoError(t, err)
 
-	hits := s.search(t, "acme", store.SearchParams{UserID: "u1", Terms: []string{"summari"}, Kinds: []string{store.SearchSummary}})
+	hits := s.search(t, "acme", search.Params{UserID: "u1", Terms: []string{"summari"}, Kinds: []string{store.SearchSummary}})
 	require.Len(t, hits, 1, "one entry per session: the current version")
 	require.Equal(t, "arrakis summary", hits[0].Text)
 	require.Equal(t, t0.Add(time.Hour), hits[0].OccurredAt)
@@ -689,25 +482,35 @@ func TestContextWithSearch(t *testing.T) {
 	s := setupSearch(t)
 	s.upsert(t, msgEntry("acme", "u1", "s1", "e1", "user", t0, "dune arrakis"))
 	tn := s.st.Tenant("acme")
-	d, err := tn.Context(s.ctx, "new", "u1", 10, 10, 3, &store.SearchParams{UserID: "u1", Terms: []string{"dune"}})
+	// withSearch reads the context with p's scan in its batch, and the hits
+	// ranked from it, as the API does.
+	withSearch := func(ctx context.Context, p search.Params) (store.ContextData, []search.Hit, error) {
+		var d store.ContextData
+		hits, err := search.InBatch(&p, func(scan *store.SearchScan) (err error) {
+			d, err = tn.Context(ctx, "new", "u1", 10, 10, 3, scan)
+			return err
+		})
+		return d, hits, err
+	}
+	d, hits, err := withSearch(s.ctx, search.Params{UserID: "u1", Terms: []string{"dune"}})
 	require.NoError(t, err)
 	require.False(t, d.Found, "no such session: no window, the search still runs")
-	require.Equal(t, []string{"e1"}, sources(d.Hits))
+	require.Equal(t, []string{"e1"}, sources(hits))
 
-	_, err = tn.Context(s.ctx, "new", "u1", 10, 10, 3, &store.SearchParams{UserID: "u1", Terms: []string{"dune"},
+	_, _, err = withSearch(s.ctx, search.Params{UserID: "u1", Terms: []string{"dune"},
 		Vector: []float32{float32(math.NaN()), 1}, Model: "m"})
 	require.ErrorContains(t, err, "NaN")
-	_, err = tn.Context(s.ctx, "new", "u1", 10, 10, 3, &store.SearchParams{UserID: ""})
+	_, _, err = withSearch(s.ctx, search.Params{UserID: ""})
 	require.ErrorContains(t, err, "user is required", "a bad search is refused before anything is sent")
 
 	ctx, cancel := context.WithCancel(s.ctx)
 	cancel()
-	_, err = tn.Context(ctx, "new", "u1", 10, 10, 3, &store.SearchParams{UserID: "u1", Terms: []string{"dune"}})
+	_, _, err = withSearch(ctx, search.Params{UserID: "u1", Terms: []string{"dune"}})
 	require.ErrorIs(t, err, context.Canceled)
 
 	for range 2 * 8 { // more than the pool holds: none was left behind
-		d, err = tn.Context(s.ctx, "new", "u1", 10, 10, 3, &store.SearchParams{UserID: "u1", Terms: []string{"dune"}})
+		_, hits, err = withSearch(s.ctx, search.Params{UserID: "u1", Terms: []string{"dune"}})
 		require.NoError(t, err)
-		require.Len(t, d.Hits, 1)
+		require.Len(t, hits, 1)
 	}
 }

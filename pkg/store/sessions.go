@@ -107,8 +107,6 @@ type ContextData struct {
 	Summary   *Summary
 	// List is the session's current list (nil when it presented none).
 	List *PresentedList
-	// Hits are what the history search found, when one was asked for.
-	Hits []SearchHit
 }
 
 // PresentedList is the list a turn presented to the user, as it was sent.
@@ -120,21 +118,16 @@ type PresentedList struct {
 
 // Context reads a session's window, its user's facts and the summaries (of the
 // user's other sessions, at most summaryLimit, and of this session) in one
-// pipelined batch; with search, the same batch searches the user's history
-// (see Search), so a context with a query is one round trip on one
-// connection.
-func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, factLimit, summaryLimit int, search *SearchParams) (ContextData, error) {
+// pipelined batch; with search, the same batch reads the search's scan of
+// the user's history (see ScanSearch), so a context with a query is one
+// round trip on one connection. The caller ranks the scan's rows once this
+// returns, with the connection back in the pool (search.InBatch), and
+// releases them.
+func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, factLimit, summaryLimit int, search *SearchScan) (ContextData, error) {
 	var b pgx.Batch
 	d := ContextData{Newest: make([]Message, 0, limit)}
-	var scan *searchScan
 	if search != nil {
-		var err error
-		if scan, err = t.newSearchScan(*search); err != nil {
-			return d, err
-		}
-		defer scan.release()
-		// Read in the batch, ranked once the connection is back (read).
-		b.Queue(q("SearchScan"), scan.args...).Query(scan.read)
+		b.Queue(q("SearchScan"), search.args(t.id)...).Query(search.read)
 	}
 	var sessErr error
 	b.Queue(q("SessionGet"), t.id, sessionID).QueryRow(func(row pgx.Row) error {
@@ -188,9 +181,6 @@ func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, f
 	})
 	if err := t.s.pool.SendBatch(ctx, &b).Close(); err != nil {
 		return d, fmt.Errorf("context: %w", err)
-	}
-	if scan != nil {
-		d.Hits = scan.rank()
 	}
 	return d, nil
 }

@@ -68,8 +68,8 @@ WHERE tenant_id = $1 AND session_id = $2 AND kind IN ('message', 'summary');
 DELETE FROM search_entries WHERE tenant_id = $1 AND user_id = $2;
 
 -- name: SearchScan
--- One user's entries, one row each, as the search ranks them (in Go, see
--- Tenant.Search): $1 tenant, $2 user; $3 the query as a tsquery ('a' | 'b',
+-- One user's entries, one row each, as the search ranks them (in Go, package
+-- search: search.Find; read by SearchScan): $1 tenant, $2 user; $3 the query as a tsquery ('a' | 'b',
 -- NULL for none), $4 the query vector (NULL: none) and $5 its model. Each row
 -- has its terms when it holds a query term (tsvectorsend's binary form; NULL
 -- otherwise), its cosine distance to the query vector when it is embedded by

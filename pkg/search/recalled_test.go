@@ -1,4 +1,4 @@
-package memory
+package search
 
 import (
 	"testing"
@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/pkg/assemble"
-	"github.com/recallhq/recall/pkg/search"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -17,12 +16,12 @@ import (
 func TestRecalledNeighbours(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2023, 5, 8, 9, 0, 0, 0, time.UTC)
-	n := func(id string) store.Neighbor {
-		return store.Neighbor{EventID: id, Role: "user", OccurredAt: at, Content: id}
+	n := func(id string) Neighbor {
+		return Neighbor{EventID: id, Role: "user", OccurredAt: at, Content: id}
 	}
-	ptr := func(id string) *store.Neighbor { v := n(id); return &v }
-	hit := func(id string, prev, next string, earlier, later []store.Neighbor) store.SearchHit {
-		h := store.SearchHit{Kind: store.SearchMessage, SourceID: id, SessionID: "s", Role: "user", OccurredAt: at, Text: id,
+	ptr := func(id string) *Neighbor { v := n(id); return &v }
+	hit := func(id string, prev, next string, earlier, later []Neighbor) Hit {
+		h := Hit{Kind: store.SearchMessage, SourceID: id, SessionID: "s", Role: "user", OccurredAt: at, Text: id,
 			Earlier: earlier, Later: later}
 		if prev != "" {
 			h.Previous = ptr(prev)
@@ -32,10 +31,10 @@ func TestRecalledNeighbours(t *testing.T) {
 		}
 		return h
 	}
-	res := search.Result{Hits: []store.SearchHit{
-		hit("h1", "p1", "n1", []store.Neighbor{n("e1"), n("e0")}, []store.Neighbor{n("l1")}),
+	res := Result{Hits: []Hit{
+		hit("h1", "p1", "n1", []Neighbor{n("e1"), n("e0")}, []Neighbor{n("l1")}),
 		hit("n1", "h1", "l1", nil, nil), // already shown: not a place
-		hit("h2", "p2", "n2", []store.Neighbor{n("e2")}, []store.Neighbor{n("l2")}),
+		hit("h2", "p2", "n2", []Neighbor{n("e2")}, []Neighbor{n("l2")}),
 		hit("h3", "p3", "n3", nil, nil),
 	}}
 	r := recalled("q", res, assemble.Window{}, 0, 2, 1)

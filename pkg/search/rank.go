@@ -1,209 +1,37 @@
-package store
+package search
 
 import (
-	"bytes"
-	"encoding/binary"
-	"errors"
-	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/store"
 )
 
-// searchRow is one of the user's entries as SearchScan returns it.
-type searchRow struct {
-	kind, sourceID, sessionID, role string
-	// agent and body are the entry's agent and text.
-	agent, body string
-	at          time.Time
-	termCount   int32
-	// wanted: the filters keep it; live: not an inactive fact.
-	wanted, live bool
-	// tf is the frequency of each query term (searchScan.index) in the
-	// entry; nil when it holds none.
-	tf []int32
-	// distance is the cosine distance to the query vector, when the entry
-	// is embedded by the query's model; hasDistance says whether it is.
-	distance    float64
-	hasDistance bool
-}
+// The ranking of a search: the scanned rows of a user's history (a
+// store.SearchScan) filtered, scored by BM25 with the dialogue's share,
+// listed by score and by vector distance, fused with the recency prior,
+// capped per session and cut to the top k, as Find documents. It runs on
+// every context with a query, so its arrays are pooled (ranker) and a
+// search allocates only its hits.
 
 // compareKey orders rows by kind, then source: the last tie-break of every
 // list.
-func (e *searchRow) compareKey(o *searchRow) int {
-	if c := strings.Compare(e.kind, o.kind); c != 0 {
+func compareKey(e, o *store.SearchRow) int {
+	if c := strings.Compare(e.Kind, o.Kind); c != 0 {
 		return c
 	}
-	return strings.Compare(e.sourceID, o.sourceID)
+	return strings.Compare(e.SourceID, o.SourceID)
 }
 
 // compareTime orders turns by event time, then id: a session's order.
-func (e *searchRow) compareTime(o *searchRow) int {
-	if c := e.at.Compare(o.at); c != 0 {
+func compareTime(e, o *store.SearchRow) int {
+	if c := e.OccurredAt.Compare(o.OccurredAt); c != 0 {
 		return c
 	}
-	return strings.Compare(e.sourceID, o.sourceID)
-}
-
-// searchColumns are SearchScan's columns, in order, with the types
-// decodeSearchRow reads: in binary format, which pgx asks for these types
-// (a text is the same either way).
-var searchColumns = [...]struct {
-	name string
-	oid  uint32
-}{
-	{"kind", pgtype.TextOID}, {"source_id", pgtype.TextOID}, {"session_id", pgtype.TextOID}, {"role", pgtype.TextOID},
-	{"occurred_at", pgtype.TimestamptzOID}, {"term_count", pgtype.Int4OID}, {"agent_id", pgtype.TextOID},
-	{"body", pgtype.TextOID}, {"terms", pgtype.ByteaOID}, {"distance", pgtype.Float8OID}, {"live", pgtype.BoolOID},
-}
-
-// readSearchRows reads the scan's rows, appending them to out: one
-// allocation for each row's texts, and only the query terms' frequencies
-// kept of its terms (index: term -> place). A user's whole history is read
-// on every search, so this is the search's hottest loop.
-func readSearchRows(rows pgx.Rows, index map[string]int, out []searchRow) ([]searchRow, error) {
-	defer rows.Close()
-	out = out[:0]
-	for rows.Next() {
-		// The columns are checked with the first row: a failed statement
-		// (a cancelled request, an aborted batch) has none, and says why
-		// in Err.
-		if len(out) == 0 {
-			if err := checkSearchColumns(rows.FieldDescriptions()); err != nil {
-				return nil, err
-			}
-		}
-		out = append(out, searchRow{})
-		if err := decodeSearchRow(rows.RawValues(), index, &out[len(out)-1]); err != nil {
-			return out, fmt.Errorf("search scan: row %d: %w", len(out), err)
-		}
-	}
-	return out, rows.Err()
-}
-
-// checkSearchColumns checks that the scan's columns are what
-// decodeSearchRow reads.
-func checkSearchColumns(fields []pgconn.FieldDescription) error {
-	if len(fields) != len(searchColumns) {
-		return fmt.Errorf("search scan: %d columns, want %d", len(fields), len(searchColumns))
-	}
-	for i, f := range fields {
-		// A text is the same bytes in either format.
-		if c := searchColumns[i]; f.Name != c.name || f.DataTypeOID != c.oid || (f.Format != pgx.BinaryFormatCode && c.oid != pgtype.TextOID) {
-			return fmt.Errorf("search scan: column %d is %s (type %d, format %d), want %s (type %d) in binary",
-				i, f.Name, f.DataTypeOID, f.Format, c.name, c.oid)
-		}
-	}
-	return nil
-}
-
-// pgEpoch is where PostgreSQL's binary timestamps count from.
-var pgEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// decodeSearchRow decodes one row of SearchScan in binary format.
-func decodeSearchRow(v [][]byte, index map[string]int, e *searchRow) error {
-	for _, i := range [...]int{0, 1, 2, 3, 4, 5, 6, 7, 10} {
-		if v[i] == nil {
-			return fmt.Errorf("%s is NULL", searchColumns[i].name)
-		}
-	}
-	if len(v[4]) != 8 || len(v[5]) != 4 || len(v[10]) != 1 {
-		return errors.New("malformed binary value")
-	}
-	// The texts share one string: source, session, agent, body; kind and
-	// role are one of a few words.
-	var b strings.Builder
-	b.Grow(len(v[1]) + len(v[2]) + len(v[6]) + len(v[7]))
-	for _, i := range [...]int{1, 2, 6, 7} {
-		b.Write(v[i])
-	}
-	all := b.String()
-	cut := func(n int) string {
-		s := all[:n]
-		all = all[n:]
-		return s
-	}
-	e.sourceID, e.sessionID, e.agent, e.body = cut(len(v[1])), cut(len(v[2])), cut(len(v[6])), cut(len(v[7]))
-	e.kind, e.role = knownWord(v[0]), knownWord(v[3])
-	micros := int64(binary.BigEndian.Uint64(v[4]))
-	e.at = pgEpoch.Add(time.Duration(micros) * time.Microsecond)
-	e.termCount = int32(binary.BigEndian.Uint32(v[5]))
-	e.live = v[10][0] != 0
-	e.wanted = true
-	if v[9] != nil {
-		if len(v[9]) != 8 {
-			return errors.New("malformed distance")
-		}
-		e.distance, e.hasDistance = math.Float64frombits(binary.BigEndian.Uint64(v[9])), true
-	}
-	if v[8] != nil && len(index) > 0 {
-		tf := make([]int32, len(index))
-		if err := tsvectorFrequencies(v[8], index, tf); err != nil {
-			return err
-		}
-		e.tf = tf
-	}
-	return nil
-}
-
-// knownWord returns b as a string, without allocating for the kinds and
-// roles an entry has.
-func knownWord(b []byte) string {
-	switch string(b) {
-	case SearchMessage:
-		return SearchMessage
-	case SearchSummary:
-		return SearchSummary
-	case SearchFact:
-		return SearchFact
-	case events.RoleUser:
-		return events.RoleUser
-	case events.RoleAssistant:
-		return events.RoleAssistant
-	case events.RoleTool:
-		return events.RoleTool
-	case events.RoleSystem:
-		return events.RoleSystem
-	case "":
-		return ""
-	}
-	return string(b)
-}
-
-// tsvectorFrequencies reads a tsvector in PostgreSQL's binary form
-// (tsvectorsend: the number of lexemes; then each lexeme's text, a NUL, its
-// number of positions and the positions, 16 bits each) and sets
-// tf[index[lexeme]] to the number of positions of each lexeme index holds
-// (1 for a lexeme stored without positions).
-func tsvectorFrequencies(b []byte, index map[string]int, tf []int32) error {
-	if len(b) < 4 {
-		return errors.New("malformed tsvector")
-	}
-	n := int(binary.BigEndian.Uint32(b))
-	b = b[4:]
-	for range n {
-		end := bytes.IndexByte(b, 0)
-		if end < 0 || len(b) < end+3 {
-			return errors.New("malformed tsvector")
-		}
-		npos := int(binary.BigEndian.Uint16(b[end+1:]))
-		if j, ok := index[string(b[:end])]; ok {
-			tf[j] = int32(max(npos, 1))
-		}
-		b = b[end+3:]
-		if len(b) < 2*npos {
-			return errors.New("malformed tsvector")
-		}
-		b = b[2*npos:]
-	}
-	return nil
+	return strings.Compare(e.SourceID, o.SourceID)
 }
 
 // rankedHit is a ranked hit: the ranks and scores, the
@@ -220,7 +48,7 @@ type rankedHit struct {
 	lexRank, vecRank            int
 }
 
-// BM25's parameters (see Tenant.Search) and the fusion's constant.
+// BM25's parameters (see Find) and the fusion's constant.
 const (
 	bm25K1   = 1.2
 	bm25B    = 0.75
@@ -234,6 +62,7 @@ const (
 // are pooled), so that a search allocates only its hits and the collector
 // has less to reclaim on every context with a query.
 type ranker struct {
+	wanted   []bool    // row -> the filters keep it (Params.keeps)
 	lex      []float64 // BM25 score per row (bm25Scores)
 	dialogue []float64 // lex with the neighbours' parts (withDialogue)
 	parts    []float64 // each matching row's terms' parts, nTerms each
@@ -256,7 +85,7 @@ var rankers = sync.Pool{New: func() any { return &ranker{groups: map[string]int{
 
 // rankHits ranks the rows for p and returns the hits with their texts, with
 // a pooled ranker.
-func rankHits(rows []searchRow, p SearchParams, nTerms int) []SearchHit {
+func rankHits(rows []store.SearchRow, p Params, nTerms int) []Hit {
 	rk := rankers.Get().(*ranker)
 	defer rk.release()
 	return searchHits(rows, rk.rank(rows, p, nTerms))
@@ -266,7 +95,7 @@ func rankHits(rows []searchRow, p SearchParams, nTerms int) []SearchHit {
 // larger than a pooled row array is left to the collector); what rank
 // returned is not to be read after it.
 func (rk *ranker) release() {
-	if cap(rk.slot) > maxPooledRows {
+	if cap(rk.slot) > store.MaxPooledSearchRows {
 		return
 	}
 	clear(rk.groups)
@@ -294,12 +123,17 @@ func descending(a, b float64) int {
 
 func ascending(a, b float64) int { return descending(b, a) }
 
-// rank ranks the scanned rows for p as Tenant.Search documents: the
+// rank ranks the scanned rows for p as Find documents: the filters, the
 // lexical and vector lists, their fusion with the recency prior, the cap
 // per session and the top k, each hit with its neighbours when asked for.
 // The hits returned are the ranker's own, valid until its next use.
-func (rk *ranker) rank(rows []searchRow, p SearchParams, nTerms int) []rankedHit {
+func (rk *ranker) rank(rows []store.SearchRow, p Params, nTerms int) []rankedHit {
 	depth := p.depth()
+	wanted := grow(rk.wanted, len(rows))
+	for i := range rows {
+		wanted[i] = p.keeps(&rows[i])
+	}
+	rk.wanted = wanted
 	lex := rk.bm25Scores(rows, nTerms)
 	var prevTurn, nextTurn []int
 	if p.DialogueWeight > 0 || p.Neighbors {
@@ -311,7 +145,7 @@ func (rk *ranker) rank(rows []searchRow, p SearchParams, nTerms int) []rankedHit
 
 	byScore := rk.byScore[:0]
 	for i, s := range lex {
-		if s > 0 && rows[i].wanted {
+		if s > 0 && wanted[i] {
 			byScore = append(byScore, i)
 		}
 	}
@@ -319,19 +153,19 @@ func (rk *ranker) rank(rows []searchRow, p SearchParams, nTerms int) []rankedHit
 		if c := descending(lex[a], lex[b]); c != 0 {
 			return c
 		}
-		return rows[a].compareKey(&rows[b])
+		return compareKey(&rows[a], &rows[b])
 	})
 	byDistance := rk.byDist[:0]
 	for i := range rows {
-		if rows[i].hasDistance && rows[i].wanted {
+		if rows[i].HasDistance && wanted[i] {
 			byDistance = append(byDistance, i)
 		}
 	}
 	slices.SortFunc(byDistance, func(a, b int) int {
-		if c := ascending(rows[a].distance, rows[b].distance); c != 0 {
+		if c := ascending(rows[a].Distance, rows[b].Distance); c != 0 {
 			return c
 		}
-		return rows[a].compareKey(&rows[b])
+		return compareKey(&rows[a], &rows[b])
 	})
 	rk.byScore, rk.byDist = byScore, byDistance
 
@@ -360,10 +194,10 @@ func (rk *ranker) rank(rows []searchRow, p SearchParams, nTerms int) []rankedHit
 	for place, i := range byDistance[:min(depth, len(byDistance))] {
 		h := get(i)
 		h.vecRank = place + 1
-		if place > 0 && rows[i].distance == rows[byDistance[place-1]].distance {
+		if place > 0 && rows[i].Distance == rows[byDistance[place-1]].Distance {
 			h.vecRank = get(byDistance[place-1]).vecRank
 		}
-		h.similarity = 1 - rows[i].distance
+		h.similarity = 1 - rows[i].Distance
 	}
 	rk.found = found
 
@@ -371,7 +205,7 @@ func (rk *ranker) rank(rows []searchRow, p SearchParams, nTerms int) []rankedHit
 	for k := range found {
 		h := &found[k]
 		i := h.entry
-		if !rows[i].live {
+		if !rows[i].Live {
 			continue
 		}
 		rrf := 0.0
@@ -381,7 +215,7 @@ func (rk *ranker) rank(rows []searchRow, p SearchParams, nTerms int) []rankedHit
 		if h.vecRank > 0 {
 			rrf += p.VectorWeight / float64(rrfConst+h.vecRank)
 		}
-		age := max(p.Now.Sub(rows[i].at).Seconds(), 0)
+		age := max(p.Now.Sub(rows[i].OccurredAt).Seconds(), 0)
 		h.score = rrf * (1 + p.RecencyWeight*math.Exp2(-min(age/p.RecencyHalfLife.Seconds(), maxPriorHalvings)))
 		scored = append(scored, int32(k))
 	}
@@ -391,10 +225,10 @@ func (rk *ranker) rank(rows []searchRow, p SearchParams, nTerms int) []rankedHit
 			return c
 		}
 		ra, rb := &rows[a.entry], &rows[b.entry]
-		if c := rb.at.Compare(ra.at); c != 0 {
+		if c := rb.OccurredAt.Compare(ra.OccurredAt); c != 0 {
 			return c
 		}
-		return ra.compareKey(rb)
+		return compareKey(ra, rb)
 	})
 	rk.scored = scored
 
@@ -407,9 +241,9 @@ func (rk *ranker) rank(rows []searchRow, p SearchParams, nTerms int) []rankedHit
 		}
 		h := &found[k]
 		e := &rows[h.entry]
-		if p.MaxPerSession > 0 && e.kind != SearchFact {
-			n := rk.groups[e.sessionID] + 1
-			rk.groups[e.sessionID] = n
+		if p.MaxPerSession > 0 && e.Kind != store.SearchFact {
+			n := rk.groups[e.SessionID] + 1
+			rk.groups[e.SessionID] = n
 			if n > p.MaxPerSession {
 				continue
 			}
@@ -447,7 +281,7 @@ func termIndex(terms []string) map[string]int {
 // keeps, for each row holding a query term, each term's part of its score
 // (rk.parts at rk.partOf[row]). nTerms is the number of distinct query
 // terms (the length of a row's tf).
-func (rk *ranker) bm25Scores(rows []searchRow, nTerms int) []float64 {
+func (rk *ranker) bm25Scores(rows []store.SearchRow, nTerms int) []float64 {
 	scores := grow(rk.lex, len(rows))
 	clear(scores)
 	rk.lex, rk.nTerms = scores, nTerms
@@ -466,12 +300,12 @@ func (rk *ranker) bm25Scores(rows []searchRow, nTerms int) []float64 {
 	var total float64
 	matched := 0
 	for i := range rows {
-		total += float64(rows[i].termCount)
-		if rows[i].tf == nil {
+		total += float64(rows[i].TermCount)
+		if rows[i].TF == nil {
 			continue
 		}
 		matched++
-		for j, n := range rows[i].tf {
+		for j, n := range rows[i].TF {
 			if n > 0 {
 				df[j]++
 			}
@@ -489,11 +323,11 @@ func (rk *ranker) bm25Scores(rows []searchRow, nTerms int) []float64 {
 	rk.parts = slab
 	at := int32(0)
 	for i := range rows {
-		f := rows[i].tf
+		f := rows[i].TF
 		if f == nil {
 			continue
 		}
-		norm := bm25K1 * (1 - bm25B + bm25B*float64(rows[i].termCount)/avgdl)
+		norm := bm25K1 * (1 - bm25B + bm25B*float64(rows[i].TermCount)/avgdl)
 		part := slab[at : int(at)+nTerms : int(at)+nTerms]
 		partOf[i] = at
 		at += int32(nTerms)
@@ -544,18 +378,18 @@ func further(order []int, from, n int) beyond {
 // just after it in its session (event time, then id; system turns left out),
 // -1 for none and for rows that are not turns. The dialogue scoring and the
 // neighbours of the hits both read it.
-func (rk *ranker) turnOrder(rows []searchRow) (prev, next []int) {
+func (rk *ranker) turnOrder(rows []store.SearchRow) (prev, next []int) {
 	turns := rk.turns[:0]
 	for i := range rows {
-		if rows[i].kind == SearchMessage && rows[i].role != events.RoleSystem {
+		if rows[i].Kind == store.SearchMessage && rows[i].Role != events.RoleSystem {
 			turns = append(turns, i)
 		}
 	}
 	slices.SortFunc(turns, func(a, b int) int {
-		if c := strings.Compare(rows[a].sessionID, rows[b].sessionID); c != 0 {
+		if c := strings.Compare(rows[a].SessionID, rows[b].SessionID); c != 0 {
 			return c
 		}
-		return rows[a].compareTime(&rows[b])
+		return compareTime(&rows[a], &rows[b])
 	})
 	rk.turns = turns
 	prev, next = grow(rk.prev, len(rows)), grow(rk.next, len(rows))
@@ -565,7 +399,7 @@ func (rk *ranker) turnOrder(rows []searchRow) (prev, next []int) {
 	}
 	for k := 1; k < len(turns); k++ {
 		a, b := turns[k-1], turns[k]
-		if rows[a].sessionID == rows[b].sessionID {
+		if rows[a].SessionID == rows[b].SessionID {
 			next[a], prev[b] = b, a
 		}
 	}

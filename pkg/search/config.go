@@ -1,0 +1,45 @@
+package search
+
+import "time"
+
+// Config is the history search's part of the API's config: how many hits a
+// context recalls for its query and how they are chosen (per session,
+// kinds, neighbours), how long a snippet may be, and how long a query's
+// embedding may take. memory.Config embeds it (and api.Config that), so
+// the variables and their defaults are those of the API (its env tags are
+// the one place the defaults live).
+type Config struct {
+	// ContextMaxRecalled is how many hits of the history search the context
+	// may carry for its query; the budget decides how many fit. At 8000
+	// characters 60 fill the budget once only the first hits bring their
+	// neighbours (see ContextRecallNeighbors); each hit more is search work
+	// the budget then throws away; -1 none.
+	ContextMaxRecalled int `env:"CONTEXT_MAX_RECALLED" envDefault:"60"`
+	// ContextRecallSnippet bounds one recalled snippet, in characters, so a
+	// long turn cannot take the room of several short ones; 0 whole.
+	ContextRecallSnippet int `env:"CONTEXT_RECALL_SNIPPET_CHARS" envDefault:"400"`
+	// ContextRecallPerSession caps the recalled hits of one earlier session,
+	// so one long session cannot fill the part. The search's own default
+	// (3) lost evidence on LoCoMo, whose answers gather in a few sessions;
+	// 8 kept it all (docs/benchmarks.md, History).
+	ContextRecallPerSession int `env:"CONTEXT_RECALL_PER_SESSION" envDefault:"8"`
+	// ContextRecallNeighbors is how many of the first hits bring the turns
+	// just before and after them: an answer is often the reply to the turn
+	// found, or the question before it. Deeper hits are less likely what
+	// the message needs, and their neighbours less still, so there the
+	// budget buys more hits instead (chosen with make eval-context:
+	// docs/benchmarks.md, History); 0 none.
+	ContextRecallNeighbors int `env:"CONTEXT_RECALL_NEIGHBORS" envDefault:"10"`
+	// ContextRecallWide is how many of those first hits bring two turns on
+	// each side instead of one: a question asked, its answer and the reply
+	// to it often run over three or four turns, and the best hits are the
+	// likeliest to be the conversation the message is about (chosen with
+	// make eval-context: docs/benchmarks.md, History); 0 none.
+	ContextRecallWide int `env:"CONTEXT_RECALL_WIDE" envDefault:"4"`
+	// ContextRecallKinds are the kinds of entries the context recalls:
+	// message, summary, fact.
+	ContextRecallKinds []string `env:"CONTEXT_RECALL_KINDS" envDefault:"message,summary,fact" envSeparator:","`
+	// SearchEmbedTimeout bounds embedding a query: past it the search goes
+	// on by terms only, and the context says so.
+	SearchEmbedTimeout time.Duration `env:"SEARCH_EMBED_TIMEOUT" envDefault:"500ms"`
+}

@@ -1,0 +1,297 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/recallhq/recall/pkg/store"
+)
+
+// Params is one search of one user's history. Terms and Vector are the
+// query as the analyzer and the embedder made it; either may be empty, not
+// both. The filters narrow what is found, never how it is weighed.
+type Params struct {
+	UserID string
+	// Terms are the query's distinct terms (Analyzer.QueryTerms).
+	Terms []string
+	// Vector is the query's embedding by Model; nil searches by terms only.
+	// Only entries embedded by the same model are compared with it.
+	Vector []float32
+	Model  string
+	// SessionID and AgentID, when set, keep entries of that session or
+	// agent only. Roles and Kinds, when set, keep entries with one of them;
+	// summaries and facts have no role, so a role filter leaves them out.
+	SessionID string
+	AgentID   string
+	Roles     []string
+	Kinds     []string
+	// Since and Until bound event time, [Since, Until); zero is open.
+	Since time.Time
+	Until time.Time
+	// K is how many hits to return: 0 means 10, at most MaxK.
+	K int
+	// MaxPerSession caps the hits of one session (its turns and summary
+	// together; each fact counts on its own), so that one long session
+	// cannot fill the result: 0 means 3, negative means no cap.
+	MaxPerSession int
+	// Neighbors reads, for each turn found, the session's turns just before
+	// and after it (event time; system turns left out): NeighborTurns on
+	// each side (0 means 1, at most MaxNeighborTurns); for the first
+	// NeighborHits hits only, when it is above 0 (a context shows the
+	// neighbours of its first hits, and every neighbour is a copy of a turn
+	// and its text).
+	Neighbors     bool
+	NeighborTurns int
+	NeighborHits  int
+	// Now is the time the recency prior measures age from: zero means the
+	// current time. RecencyHalfLife (0: 30 days) is the age at which the
+	// prior's lift halves; RecencyWeight (0: 0.1, negative: none) the lift
+	// of an entry of age zero, as a fraction of its relevance score.
+	Now             time.Time
+	RecencyHalfLife time.Duration
+	RecencyWeight   float64
+	// DialogueWeight is how much of a query term's score in a neighbouring
+	// turn a turn without the term borrows (see withDialogue): 0 means 0.5,
+	// negative none.
+	DialogueWeight float64
+	// VectorWeight weighs the vector list against the lexical one in the
+	// fusion: 0 means 1 (equal), negative means the vector list does not
+	// count (its similarities are still reported).
+	VectorWeight float64
+}
+
+// MaxK bounds Params.K.
+const MaxK = 100
+
+// MaxNeighborTurns bounds Params.NeighborTurns.
+const MaxNeighborTurns = 3
+
+// Search defaults, see Params.
+const (
+	DefaultK               = 10
+	DefaultMaxPerSession   = 3
+	DefaultRecencyHalfLife = 30 * 24 * time.Hour
+	DefaultRecencyWeight   = 0.1
+	DefaultDialogueWeight  = 0.5
+	minSearchDepth         = 100
+	maxSearchDepth         = 1000
+	searchDepthPerHit      = 10
+)
+
+// WithDefaults fills the zero fields of p with the defaults.
+func (p Params) WithDefaults() Params {
+	if p.K == 0 {
+		p.K = DefaultK
+	}
+	if p.MaxPerSession == 0 {
+		p.MaxPerSession = DefaultMaxPerSession
+	}
+	if p.Now.IsZero() {
+		p.Now = time.Now()
+	}
+	if p.RecencyHalfLife <= 0 {
+		p.RecencyHalfLife = DefaultRecencyHalfLife
+	}
+	if p.RecencyWeight == 0 {
+		p.RecencyWeight = DefaultRecencyWeight
+	}
+	p.RecencyWeight = max(p.RecencyWeight, 0)
+	if p.DialogueWeight == 0 {
+		p.DialogueWeight = DefaultDialogueWeight
+	}
+	p.DialogueWeight = max(p.DialogueWeight, 0)
+	if p.VectorWeight == 0 {
+		p.VectorWeight = 1
+	}
+	p.VectorWeight = max(p.VectorWeight, 0)
+	return p
+}
+
+// depth is how far down each ranked list (lexical, vector) fusion looks:
+// deep enough that the session cap still leaves k hits when a few sessions
+// hold the best matches.
+func (p Params) depth() int {
+	return min(max(searchDepthPerHit*p.K, minSearchDepth), maxSearchDepth)
+}
+
+// Hit is one thing found in a user's history.
+type Hit struct {
+	Kind       string    `json:"kind"`
+	SourceID   string    `json:"source_id"`
+	SessionID  string    `json:"session_id,omitempty"`
+	AgentID    string    `json:"agent_id,omitempty"`
+	Role       string    `json:"role,omitempty"`
+	OccurredAt time.Time `json:"occurred_at"`
+	Text       string    `json:"text"`
+	// Score orders the hits: fused reciprocal ranks times the recency prior.
+	Score float64 `json:"score"`
+	// LexicalRank and VectorRank are the hit's places (1-based) in the two
+	// ranked lists, 0 when it is not in one; LexicalScore is its BM25 score
+	// and Similarity its cosine similarity to the query vector. For
+	// debugging and tuning.
+	LexicalRank  int     `json:"lexical_rank,omitempty"`
+	LexicalScore float64 `json:"lexical_score,omitempty"`
+	VectorRank   int     `json:"vector_rank,omitempty"`
+	Similarity   float64 `json:"similarity,omitempty"`
+	// Previous and Next are the session's neighbouring turns of a turn
+	// found, when asked for (Params.Neighbors) and there are any.
+	Previous *Neighbor `json:"previous,omitempty"`
+	Next     *Neighbor `json:"next,omitempty"`
+	// Earlier and Later are the turns before Previous and after Next, the
+	// nearest first, when more than one turn on each side was asked for
+	// (Params.NeighborTurns).
+	Earlier []Neighbor `json:"earlier,omitempty"`
+	Later   []Neighbor `json:"later,omitempty"`
+}
+
+// Neighbor is a turn next to a turn found.
+type Neighbor struct {
+	EventID    string    `json:"id"`
+	Role       string    `json:"role"`
+	OccurredAt time.Time `json:"occurred_at"`
+	Content    string    `json:"content"`
+}
+
+// Find finds the best matches for a query in one user's history: BM25
+// over the user's entries and cosine similarity to the entries embedded by
+// the query's model, fused by reciprocal rank, with a mild recency prior and
+// a cap per session; optionally each turn's neighbouring turns.
+//
+// Both sides are exact within the user, never an approximate index: the
+// store reads every entry of the user once (store.Tenant.ScanSearch: its
+// attributes and text, its terms' frequencies when it holds a query term,
+// its distance to the query vector, whether a fact is active), and the
+// ranking is done here (ranker.rank), filters included.
+//
+// The ranking is not one statement: as SQL (CTEs for both lists, the
+// fusion, the cap, a join back for the texts, index lookups for the
+// neighbours) its cost was the executor's, not the data's, several times
+// the scan's (docs/benchmarks.md, History).
+//
+// BM25: k1 = 1.2, b = 0.75, idf = ln(1 + (N - df + 0.5) / (df + 0.5)), with
+// N, the document frequencies and the average length taken over the user's
+// whole history (every kind, whatever the filters), so that a filter
+// narrows the results without changing the weights. A term's frequency is
+// its number of positions in the entry's tsvector; the length is the
+// entry's term count. A turn then borrows DialogueWeight of the score of
+// each query term it lacks from the neighbouring turn that holds it best
+// (withDialogue).
+//
+// Fusion: score = (1/(10 + lexical rank) + VectorWeight × 1/(10 + vector
+// rank)) × (1 + RecencyWeight × 2^(-age / half-life)), a missing rank adding
+// nothing, each list cut at depth(). The constant is 10, not the 60 of the
+// RRF paper, which fused 1000-deep lists of many strong systems: here two
+// short lists feed a top 10, and 10 lets a list's first place count
+// (measured on KdConv and LoCoMo: docs/benchmarks.md, History). The prior
+// lifts a fresh entry by at most RecencyWeight (0.1: the gap between
+// neighbouring places at the top), enough to order near-equal hits, not to
+// overturn relevance.
+// Equal scores share a rank (the same text twice scores the same); ties go
+// to the newer entry.
+func Find(ctx context.Context, t *store.Tenant, p Params) ([]Hit, error) {
+	sc, p, err := p.scan()
+	if err != nil {
+		return nil, err
+	}
+	defer sc.Release()
+	if err := t.ScanSearch(ctx, sc); err != nil {
+		return nil, err
+	}
+	return rankHits(sc.Rows(), p, sc.NumTerms()), nil
+}
+
+// InBatch runs a search whose scan travels in another batch of reads: read
+// queues the store's scan in its batch (store.Tenant.Context takes it), and
+// the rows it read are ranked once it has returned, with its connection
+// back in the pool. With p nil there is no search: read gets a nil scan,
+// and there are no hits. A search p refuses (as Find would) is an error
+// before read runs.
+func InBatch(p *Params, read func(scan *store.SearchScan) error) ([]Hit, error) {
+	if p == nil {
+		return nil, read(nil)
+	}
+	sc, q, err := p.scan()
+	if err != nil {
+		return nil, err
+	}
+	defer sc.Release()
+	if err := read(sc); err != nil {
+		return nil, err
+	}
+	return rankHits(sc.Rows(), q, sc.NumTerms()), nil
+}
+
+// scan checks p, fills in its defaults and prepares the store's scan of
+// its user's entries.
+func (p Params) scan() (*store.SearchScan, Params, error) {
+	p = p.WithDefaults()
+	if p.K < 0 || p.K > MaxK {
+		return nil, p, fmt.Errorf("search: k %d outside 1..%d", p.K, MaxK)
+	}
+	if p.NeighborTurns < 0 || p.NeighborTurns > MaxNeighborTurns {
+		return nil, p, fmt.Errorf("search: neighbor turns %d outside 0..%d", p.NeighborTurns, MaxNeighborTurns)
+	}
+	if !p.Neighbors {
+		p.NeighborTurns = 0
+	}
+	sc, err := store.NewSearchScan(p.UserID, p.Terms, p.Vector, p.Model)
+	return sc, p, err
+}
+
+// keeps reports whether the filters of p keep an entry: its session, agent,
+// role, kind and event time.
+func (p *Params) keeps(e *store.SearchRow) bool {
+	return (p.SessionID == "" || e.SessionID == p.SessionID) &&
+		(p.AgentID == "" || e.AgentID == p.AgentID) &&
+		(len(p.Roles) == 0 || slices.Contains(p.Roles, e.Role)) &&
+		(len(p.Kinds) == 0 || slices.Contains(p.Kinds, e.Kind)) &&
+		(p.Since.IsZero() || !e.OccurredAt.Before(p.Since)) &&
+		(p.Until.IsZero() || e.OccurredAt.Before(p.Until))
+}
+
+// searchHits returns the ranked hits with their texts and the neighbours
+// the ranking found for them.
+func searchHits(entries []store.SearchRow, ranked []rankedHit) []Hit {
+	// The neighbours of all the hits share one array.
+	n := 0
+	for _, r := range ranked {
+		n += r.earlier.n + r.later.n
+		if r.prev >= 0 {
+			n++
+		}
+		if r.next >= 0 {
+			n++
+		}
+	}
+	slab := make([]Neighbor, 0, n)
+	neighbor := func(i int) *Neighbor {
+		if i < 0 {
+			return nil
+		}
+		e := &entries[i]
+		slab = append(slab, Neighbor{EventID: e.SourceID, Role: e.Role, OccurredAt: e.OccurredAt, Content: e.Text})
+		return &slab[len(slab)-1]
+	}
+	turns := func(rows []int32) []Neighbor {
+		if len(rows) == 0 {
+			return nil
+		}
+		start := len(slab)
+		for _, i := range rows {
+			neighbor(int(i))
+		}
+		return slab[start:len(slab):len(slab)]
+	}
+	hits := make([]Hit, 0, len(ranked))
+	for k := range ranked {
+		r := &ranked[k]
+		e := &entries[r.entry]
+		hits = append(hits, Hit{Kind: e.Kind, SourceID: e.SourceID, SessionID: e.SessionID, AgentID: e.AgentID,
+			Role: e.Role, OccurredAt: e.OccurredAt, Text: e.Text, Score: r.score,
+			LexicalRank: r.lexRank, LexicalScore: r.lexScore, VectorRank: r.vecRank, Similarity: r.similarity,
+			Previous: neighbor(r.prev), Next: neighbor(r.next), Earlier: turns(r.earlier.list()), Later: turns(r.later.list())})
+	}
+	return hits
+}

@@ -1,0 +1,272 @@
+package search_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/search"
+	"github.com/recallhq/recall/pkg/store"
+)
+
+// The ranking's tests store entries whose terms are the words of their text
+// (the analyzer has tests of its own) and search them with Find against a
+// real database.
+
+type rankingSetup struct {
+	ctx context.Context
+	st  *store.Store
+}
+
+func setupRanking(t *testing.T) rankingSetup {
+	t.Helper()
+	return rankingSetup{ctx: context.Background(), st: testenv.NewDB(t).Store}
+}
+
+// msgEntry is a turn's entry whose terms are the words of its text.
+func msgEntry(tenant, user, session, id, role string, at time.Time, text string) store.SearchEntry {
+	return store.SearchEntry{TenantID: tenant, UserID: user, Kind: store.SearchMessage, SourceID: id,
+		SessionID: session, Role: role, OccurredAt: at, Text: text, Terms: strings.Fields(text)}
+}
+
+func (s rankingSetup) upsert(t *testing.T, entries ...store.SearchEntry) int64 {
+	t.Helper()
+	n, err := s.st.UpsertSearchEntries(s.ctx, entries)
+	require.NoError(t, err)
+	return n
+}
+
+func (s rankingSetup) search(t *testing.T, tenant string, p search.Params) []search.Hit {
+	t.Helper()
+	if p.Now.IsZero() {
+		p.Now = t0
+	}
+	hits, err := search.Find(s.ctx, s.st.Tenant(tenant), p)
+	require.NoError(t, err)
+	return hits
+}
+
+func sources(hits []search.Hit) []string {
+	out := make([]string, len(hits))
+	for i, h := range hits {
+		out[i] = h.SourceID
+	}
+	return out
+}
+
+func TestSearchLexicalRanking(t *testing.T) {
+	t.Parallel()
+	s := setupRanking(t)
+	// "book" is in every entry, "dune" in two: the rare term decides. Between
+	// the two dune entries, the shorter one ranks first (length
+	// normalization), and more occurrences rank higher than one.
+	var batch []store.SearchEntry
+	for i := range 20 {
+		batch = append(batch, msgEntry("acme", "u1", fmt.Sprintf("s%d", i), fmt.Sprintf("filler%d", i), "user",
+			t0, "book about something else entirely "+strings.Repeat("book ", i%3)))
+	}
+	batch = append(batch,
+		msgEntry("acme", "u1", "a", "long", "user", t0, "book dune with many other words around it here"),
+		msgEntry("acme", "u1", "b", "short", "user", t0, "book dune"),
+		msgEntry("acme", "u1", "c", "twice", "user", t0, "dune book dune with many other words around it"),
+	)
+	s.upsert(t, batch...)
+	hits := s.search(t, "acme", search.Params{UserID: "u1", Terms: []string{"book", "dune"}, K: 4})
+	require.Equal(t, []string{"short", "twice", "long"}, sources(hits)[:3])
+	for i, h := range hits {
+		require.Equal(t, i+1, h.LexicalRank)
+		require.Positive(t, h.LexicalScore)
+		require.Zero(t, h.VectorRank)
+	}
+	require.Greater(t, hits[2].LexicalScore, hits[3].LexicalScore)
+
+	_, err := search.Find(s.ctx, s.st.Tenant("acme"), search.Params{UserID: "u1"})
+	require.ErrorIs(t, err, store.ErrEmptyQuery)
+}
+
+func TestSearchFusionAndRecency(t *testing.T) {
+	t.Parallel()
+	s := setupRanking(t)
+	e := func(id string, at time.Time, text string, vec []float32) store.SearchEntry {
+		x := msgEntry("acme", "u1", "s-"+id, id, "user", at, text)
+		x.Embedding, x.Model = vec, "m"
+		return x
+	}
+	s.upsert(t,
+		e("both", t0.AddDate(0, -6, 0), "dune review", []float32{1, 0.1}),
+		e("lexical", t0.AddDate(0, -6, 0), "dune", []float32{-1, 0.5}),
+		e("vector", t0.AddDate(0, -6, 0), "unrelated", []float32{1, 0}),
+		// the same text twice, one old, one fresh: the prior orders them
+		e("old", t0.AddDate(-1, 0, 0), "spice melange", []float32{0, 1}),
+		e("fresh", t0.Add(-time.Hour), "spice melange", []float32{0, 1}),
+	)
+	hits := s.search(t, "acme", search.Params{UserID: "u1", Terms: []string{"dune"}, Vector: []float32{1, 0}, Model: "m", K: 3})
+	// every entry of the model is in the vector list: "lexical" is first
+	// there and last here, "both" second in each
+	require.Equal(t, "both", hits[0].SourceID, "found well by both sides, first")
+	require.NotZero(t, hits[0].LexicalRank)
+	require.NotZero(t, hits[0].VectorRank)
+
+	hits = s.search(t, "acme", search.Params{UserID: "u1", Terms: []string{"spice"}})
+	require.Equal(t, []string{"fresh", "old"}, sources(hits))
+	require.InDelta(t, hits[0].LexicalScore, hits[1].LexicalScore, 1e-9)
+	require.Less(t, hits[0].Score/hits[1].Score, 1.11, "a mild prior: at most +10%")
+	hits = s.search(t, "acme", search.Params{UserID: "u1", Terms: []string{"spice"}, RecencyWeight: -1})
+	require.InDelta(t, hits[0].Score, hits[1].Score, 1e-12, "no prior: equal scores")
+}
+
+func TestSearchFilters(t *testing.T) {
+	t.Parallel()
+	s := setupRanking(t)
+	a := msgEntry("acme", "u1", "s1", "a", "user", t0, "dune")
+	a.AgentID = "librarian"
+	s.upsert(t, a,
+		msgEntry("acme", "u1", "s1", "b", "assistant", t0.Add(time.Hour), "dune"),
+		msgEntry("acme", "u1", "s2", "c", "user", t0.Add(2*time.Hour), "dune"),
+		store.SearchEntry{TenantID: "acme", UserID: "u1", Kind: store.SearchSummary, SourceID: "s2", Revision: 1,
+			SessionID: "s2", OccurredAt: t0.Add(2 * time.Hour), Text: "dune", Terms: []string{"dune"}},
+	)
+	q := func(p search.Params) []string {
+		p.UserID, p.Terms = "u1", []string{"dune"}
+		return sources(s.search(t, "acme", p))
+	}
+	require.ElementsMatch(t, []string{"a", "b", "c", "s2"}, q(search.Params{MaxPerSession: -1}))
+	require.ElementsMatch(t, []string{"a", "b"}, q(search.Params{SessionID: "s1"}))
+	require.ElementsMatch(t, []string{"a"}, q(search.Params{AgentID: "librarian"}))
+	require.ElementsMatch(t, []string{"a", "c"}, q(search.Params{Roles: []string{"user"}}))
+	require.ElementsMatch(t, []string{"s2"}, q(search.Params{Kinds: []string{store.SearchSummary}}))
+	require.ElementsMatch(t, []string{"b", "c", "s2"}, q(search.Params{Since: t0.Add(time.Hour)}))
+	require.ElementsMatch(t, []string{"a", "b"}, q(search.Params{Until: t0.Add(2 * time.Hour)}))
+	require.ElementsMatch(t, []string{"b"}, q(search.Params{Since: t0.Add(time.Minute), Until: t0.Add(2 * time.Hour)}))
+}
+
+func TestSearchSessionCap(t *testing.T) {
+	t.Parallel()
+	s := setupRanking(t)
+	// One long session says "dune" forty times, three others once each.
+	var batch []store.SearchEntry
+	for i := range 40 {
+		batch = append(batch, msgEntry("acme", "u1", "long", fmt.Sprintf("long%02d", i), "user", t0, "dune dune dune"))
+	}
+	for i := range 3 {
+		batch = append(batch, msgEntry("acme", "u1", fmt.Sprintf("other%d", i), fmt.Sprintf("other%d", i), "user", t0, "dune and more words"))
+	}
+	s.upsert(t, batch...)
+	perSession := func(hits []search.Hit) map[string]int {
+		out := map[string]int{}
+		for _, h := range hits {
+			out[h.SessionID]++
+		}
+		return out
+	}
+	hits := s.search(t, "acme", search.Params{UserID: "u1", Terms: []string{"dune"}, K: 6})
+	require.Len(t, hits, 6)
+	require.Equal(t, map[string]int{"long": 3, "other0": 1, "other1": 1, "other2": 1}, perSession(hits))
+	hits = s.search(t, "acme", search.Params{UserID: "u1", Terms: []string{"dune"}, K: 6, MaxPerSession: 1})
+	require.Len(t, hits, 4)
+	hits = s.search(t, "acme", search.Params{UserID: "u1", Terms: []string{"dune"}, K: 6, MaxPerSession: -1})
+	require.Equal(t, map[string]int{"long": 6}, perSession(hits))
+}
+
+func TestSearchNeighbors(t *testing.T) {
+	t.Parallel()
+	s := setupRanking(t)
+	var turns []store.StoredTurn
+	contents := []string{"hello", "which book should I read next", "try dune by frank herbert", "thanks"}
+	for i, c := range contents {
+		role := events.RoleUser
+		if i%2 == 1 {
+			role = events.RoleAssistant
+		}
+		turns = append(turns, store.StoredTurn{Turn: events.Turn{ID: fmt.Sprintf("t%d", i), TenantID: "acme", UserID: "u1",
+			SessionID: "s1", OccurredAt: t0.Add(time.Duration(i) * time.Minute), Role: role, Content: c}})
+	}
+	turns = append(turns, store.StoredTurn{Turn: events.Turn{ID: "sys", TenantID: "acme", UserID: "u1", SessionID: "s1",
+		OccurredAt: t0.Add(90 * time.Second), Role: events.RoleSystem, Content: "system prompt"}})
+	_, err := s.st.InsertTurns(s.ctx, turns)
+	require.NoError(t, err)
+	var batch []store.SearchEntry
+	for _, tu := range turns {
+		batch = append(batch, msgEntry("acme", "u1", "s1", tu.Turn.ID, tu.Turn.Role, tu.Turn.OccurredAt, tu.Turn.Content))
+	}
+	s.upsert(t, batch...)
+
+	hits := s.search(t, "acme", search.Params{UserID: "u1", Terms: []string{"dune"}, Neighbors: true, DialogueWeight: -1})
+	require.Len(t, hits, 1)
+	require.Equal(t, "t2", hits[0].SourceID)
+	require.Equal(t, &search.Neighbor{EventID: "t1", Role: "assistant", OccurredAt: t0.Add(time.Minute), Content: contents[1]}, hits[0].Previous,
+		"the system turn between them is skipped")
+	require.Equal(t, &search.Neighbor{EventID: "t3", Role: "assistant", OccurredAt: t0.Add(3 * time.Minute), Content: contents[3]}, hits[0].Next)
+
+	hits = s.search(t, "acme", search.Params{UserID: "u1", Terms: []string{"hello", "thanks"}, Neighbors: true, DialogueWeight: -1})
+	require.Len(t, hits, 2)
+	for _, h := range hits {
+		require.True(t, (h.Previous == nil) != (h.Next == nil), "the first turn has no previous, the last no next")
+	}
+	hits = s.search(t, "acme", search.Params{UserID: "u1", Terms: []string{"hello", "thanks"}, Neighbors: true, NeighborHits: 1, DialogueWeight: -1})
+	require.Len(t, hits, 2)
+	require.True(t, (hits[0].Previous == nil) != (hits[0].Next == nil), "the first hit has its neighbour")
+	require.Nil(t, hits[1].Previous, "the second, past NeighborHits, has none")
+	require.Nil(t, hits[1].Next)
+	hits = s.search(t, "acme", search.Params{UserID: "u1", Terms: []string{"dune"}, DialogueWeight: -1})
+	require.Nil(t, hits[0].Previous, "neighbours only when asked for")
+	require.Nil(t, hits[0].Next)
+
+	// Two turns on each side: the turns beyond the nearest, nearest first,
+	// as far as the session goes.
+	hits = s.search(t, "acme", search.Params{UserID: "u1", Terms: []string{"dune"}, Neighbors: true, NeighborTurns: 2, DialogueWeight: -1})
+	require.Equal(t, "t1", hits[0].Previous.EventID)
+	require.Equal(t, []search.Neighbor{{EventID: "t0", Role: "user", OccurredAt: t0, Content: contents[0]}}, hits[0].Earlier)
+	require.Equal(t, "t3", hits[0].Next.EventID)
+	require.Empty(t, hits[0].Later, "t3 is the session's last turn")
+	hits = s.search(t, "acme", search.Params{UserID: "u1", Terms: []string{"which"}, Neighbors: true, NeighborTurns: 3, DialogueWeight: -1})
+	require.Equal(t, "t1", hits[0].SourceID)
+	require.Empty(t, hits[0].Earlier)
+	require.Equal(t, []string{"t3"}, neighborIDs(hits[0].Later))
+	hits = s.search(t, "acme", search.Params{UserID: "u1", Terms: []string{"dune"}, NeighborTurns: 2, DialogueWeight: -1})
+	require.Nil(t, hits[0].Previous, "turns without Neighbors are nothing")
+	require.Empty(t, hits[0].Earlier)
+	_, err = search.Find(s.ctx, s.st.Tenant("acme"), search.Params{UserID: "u1", Terms: []string{"dune"}, Neighbors: true, NeighborTurns: search.MaxNeighborTurns + 1})
+	require.ErrorContains(t, err, "neighbor turns")
+}
+
+func neighborIDs(ns []search.Neighbor) []string {
+	var ids []string
+	for _, n := range ns {
+		ids = append(ids, n.EventID)
+	}
+	return ids
+}
+
+// TestSearchDialogue: a turn is scored with its neighbours. The same answer
+// ("dune") in two sessions scores the same alone, and the newer one comes
+// first; read with the question before it, the answer to "what should I read
+// on the flight" comes first for a query about both.
+func TestSearchDialogue(t *testing.T) {
+	t.Parallel()
+	s := setupRanking(t)
+	s.upsert(t,
+		msgEntry("acme", "u1", "a", "question", "user", t0, "what should I read on the flight"),
+		msgEntry("acme", "u1", "a", "answer", "assistant", t0.Add(time.Minute), "dune"),
+		msgEntry("acme", "u1", "b", "hello", "user", t0.Add(time.Hour), "hello there"),
+		msgEntry("acme", "u1", "b", "alone", "assistant", t0.Add(time.Hour+time.Minute), "dune"),
+	)
+	q := search.Params{UserID: "u1", Terms: []string{"flight", "dune"}, Kinds: []string{store.SearchMessage}, Roles: []string{"assistant"}}
+	q.DialogueWeight = -1
+	hits := s.search(t, "acme", q)
+	require.Equal(t, []string{"alone", "answer"}, sources(hits), "alone, equal scores: the newer first")
+	require.InDelta(t, hits[0].LexicalScore, hits[1].LexicalScore, 1e-12)
+	q.DialogueWeight = 0
+	hits = s.search(t, "acme", q)
+	require.Equal(t, []string{"answer", "alone"}, sources(hits), "with its question, the answer first")
+	require.Greater(t, hits[0].LexicalScore, hits[1].LexicalScore)
+	q.DialogueWeight = 1
+	again := s.search(t, "acme", q)
+	require.Greater(t, again[0].LexicalScore, hits[0].LexicalScore, "the weight scales the neighbours' share")
+}

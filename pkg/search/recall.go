@@ -1,0 +1,114 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/recallhq/recall/pkg/assemble"
+	"github.com/recallhq/recall/pkg/store"
+)
+
+// Query is the history search of a context: the user's k best matches for
+// the current message, with the turns around the first ones.
+func (cfg Config) Query(tenant, userID, query string, k int, now time.Time) Query {
+	turns := 1
+	if cfg.ContextRecallWide > 0 {
+		turns = 2
+	}
+	// recalled gives neighbours to its first ContextRecallNeighbors hits
+	// that no earlier hit showed as a neighbour: those come within the
+	// first ContextRecallNeighbors plus as many hits as there are turns
+	// shown as neighbours.
+	n := max(cfg.ContextRecallNeighbors, 0)
+	return Query{TenantID: tenant, Text: query, Params: Params{UserID: userID, K: k, Now: now,
+		MaxPerSession: cfg.ContextRecallPerSession, Neighbors: n > 0, NeighborTurns: turns,
+		NeighborHits: n + shownNeighbors(n, cfg.ContextRecallWide), Kinds: cfg.ContextRecallKinds}}
+}
+
+// shownNeighbors is the most turns recalled shows as neighbours: four for
+// each of the first wide hits, two for each of the next ones up to
+// neighbors.
+func shownNeighbors(neighbors, wide int) int {
+	neighbors = max(neighbors, 0)
+	return 2*neighbors + 2*max(min(wide, neighbors), 0)
+}
+
+// Recalled turns what a context's history search found into its recalled
+// part (recalled, with the configured snippet and neighbours).
+func (cfg Config) Recalled(query string, res Result, w assemble.Window) *assemble.Recalled {
+	return recalled(query, res, w, cfg.ContextRecallSnippet, cfg.ContextRecallNeighbors, cfg.ContextRecallWide)
+}
+
+// recalled turns what the history search found into the context's recalled
+// part, saying how it searched and why it fell back to terms only: the hits
+// in order, each of the first neighbors hits (not already shown) between
+// the turns just before and after it, and each of the first wide hits
+// between two turns on each side.
+func recalled(query string, res Result, w assemble.Window, snippet, neighbors, wide int) *assemble.Recalled {
+	most := len(res.Hits) + shownNeighbors(neighbors, wide)
+	hits := make([]assemble.RecalledHit, 0, most)
+	seen := make(map[string]bool, most)
+	neighbor := func(n *Neighbor, h Hit) {
+		if n != nil && !seen[n.EventID] {
+			seen[n.EventID] = true
+			hits = append(hits, assemble.RecalledHit{Kind: store.SearchMessage, EventID: n.EventID, SessionID: h.SessionID,
+				Role: n.Role, OccurredAt: n.OccurredAt, Text: n.Content, Score: h.Score})
+		}
+	}
+	rank := 0
+	for _, h := range res.Hits {
+		if h.Kind == store.SearchMessage && seen[h.SourceID] {
+			continue
+		}
+		around := 0 // turns on each side
+		switch {
+		case rank < min(wide, neighbors):
+			around = 2
+		case rank < neighbors:
+			around = 1
+		}
+		rank++
+		if around > 0 {
+			for k := min(around-1, len(h.Earlier)) - 1; k >= 0; k-- {
+				neighbor(&h.Earlier[k], h)
+			}
+			neighbor(h.Previous, h)
+		}
+		hit := assemble.RecalledHit{Kind: h.Kind, SessionID: h.SessionID, Role: h.Role, OccurredAt: h.OccurredAt, Text: h.Text, Score: h.Score}
+		if h.Kind == store.SearchMessage {
+			hit.EventID = h.SourceID
+			seen[h.SourceID] = true
+		}
+		hits = append(hits, hit)
+		if around > 0 {
+			neighbor(h.Next, h)
+			for k := range min(around-1, len(h.Later)) {
+				neighbor(&h.Later[k], h)
+			}
+		}
+	}
+	out := assemble.Recall(query, res.How(), hits, w, snippet)
+	if res.EmbedErr != nil {
+		out.Notes = append(out.Notes, assemble.RecalledNote{Reason: "embedder", Detail: EmbedFailure(res.EmbedErr)})
+	}
+	return out
+}
+
+// How says how the search ran: "hybrid" (terms and vectors) or "lexical"
+// (terms only).
+func (r Result) How() string {
+	if r.Vector {
+		return "hybrid"
+	}
+	return "lexical"
+}
+
+// EmbedFailure says in a word why the query was not embedded: "timeout"
+// or "error".
+func EmbedFailure(err error) string {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "timeout"
+	}
+	return "error"
+}

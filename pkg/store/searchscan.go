@@ -1,0 +1,204 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/recallhq/recall/pkg/events"
+)
+
+// SearchRow is one of a user's search entries as a SearchScan reads it:
+// what ranking needs of it. A search reads every entry of the user, so a
+// row is kept small: its texts share one allocation, and of its terms only
+// the query terms' frequencies are kept.
+type SearchRow struct {
+	Kind, SourceID, SessionID, Role string
+	// AgentID and Text are the entry's agent and text (its snippet).
+	AgentID, Text string
+	// OccurredAt is the entry's event time.
+	OccurredAt time.Time
+	// TermCount is the entry's number of terms: BM25's document length.
+	TermCount int32
+	// Live is false for a fact that is no longer active.
+	Live bool
+	// TF is the frequency of each distinct query term in the entry, in the
+	// order of their first occurrence in the query's terms
+	// (SearchScan.NumTerms of them); nil when it holds none.
+	TF []int32
+	// Distance is the cosine distance to the query vector, when the entry
+	// is embedded by the query's model; HasDistance says whether it is.
+	Distance    float64
+	HasDistance bool
+}
+
+// searchColumns are SearchScan's columns, in order, with the types
+// decodeSearchRow reads: in binary format, which pgx asks for these types
+// (a text is the same either way).
+var searchColumns = [...]struct {
+	name string
+	oid  uint32
+}{
+	{"kind", pgtype.TextOID}, {"source_id", pgtype.TextOID}, {"session_id", pgtype.TextOID}, {"role", pgtype.TextOID},
+	{"occurred_at", pgtype.TimestamptzOID}, {"term_count", pgtype.Int4OID}, {"agent_id", pgtype.TextOID},
+	{"body", pgtype.TextOID}, {"terms", pgtype.ByteaOID}, {"distance", pgtype.Float8OID}, {"live", pgtype.BoolOID},
+}
+
+// readSearchRows reads the scan's rows, appending them to out: one
+// allocation for each row's texts, and only the query terms' frequencies
+// kept of its terms (index: term -> place). A user's whole history is read
+// on every search, so this is the search's hottest loop.
+func readSearchRows(rows pgx.Rows, index map[string]int, out []SearchRow) ([]SearchRow, error) {
+	defer rows.Close()
+	out = out[:0]
+	for rows.Next() {
+		// The columns are checked with the first row: a failed statement
+		// (a cancelled request, an aborted batch) has none, and says why
+		// in Err.
+		if len(out) == 0 {
+			if err := checkSearchColumns(rows.FieldDescriptions()); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, SearchRow{})
+		if err := decodeSearchRow(rows.RawValues(), index, &out[len(out)-1]); err != nil {
+			return out, fmt.Errorf("search scan: row %d: %w", len(out), err)
+		}
+	}
+	return out, rows.Err()
+}
+
+// checkSearchColumns checks that the scan's columns are what
+// decodeSearchRow reads.
+func checkSearchColumns(fields []pgconn.FieldDescription) error {
+	if len(fields) != len(searchColumns) {
+		return fmt.Errorf("search scan: %d columns, want %d", len(fields), len(searchColumns))
+	}
+	for i, f := range fields {
+		// A text is the same bytes in either format.
+		if c := searchColumns[i]; f.Name != c.name || f.DataTypeOID != c.oid || (f.Format != pgx.BinaryFormatCode && c.oid != pgtype.TextOID) {
+			return fmt.Errorf("search scan: column %d is %s (type %d, format %d), want %s (type %d) in binary",
+				i, f.Name, f.DataTypeOID, f.Format, c.name, c.oid)
+		}
+	}
+	return nil
+}
+
+// pgEpoch is where PostgreSQL's binary timestamps count from.
+var pgEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// decodeSearchRow decodes one row of SearchScan in binary format.
+func decodeSearchRow(v [][]byte, index map[string]int, e *SearchRow) error {
+	for _, i := range [...]int{0, 1, 2, 3, 4, 5, 6, 7, 10} {
+		if v[i] == nil {
+			return fmt.Errorf("%s is NULL", searchColumns[i].name)
+		}
+	}
+	if len(v[4]) != 8 || len(v[5]) != 4 || len(v[10]) != 1 {
+		return errors.New("malformed binary value")
+	}
+	// The texts share one string: source, session, agent, body; kind and
+	// role are one of a few words.
+	var b strings.Builder
+	b.Grow(len(v[1]) + len(v[2]) + len(v[6]) + len(v[7]))
+	for _, i := range [...]int{1, 2, 6, 7} {
+		b.Write(v[i])
+	}
+	all := b.String()
+	cut := func(n int) string {
+		s := all[:n]
+		all = all[n:]
+		return s
+	}
+	e.SourceID, e.SessionID, e.AgentID, e.Text = cut(len(v[1])), cut(len(v[2])), cut(len(v[6])), cut(len(v[7]))
+	e.Kind, e.Role = knownWord(v[0]), knownWord(v[3])
+	micros := int64(binary.BigEndian.Uint64(v[4]))
+	e.OccurredAt = pgEpoch.Add(time.Duration(micros) * time.Microsecond)
+	e.TermCount = int32(binary.BigEndian.Uint32(v[5]))
+	e.Live = v[10][0] != 0
+	if v[9] != nil {
+		if len(v[9]) != 8 {
+			return errors.New("malformed distance")
+		}
+		e.Distance, e.HasDistance = math.Float64frombits(binary.BigEndian.Uint64(v[9])), true
+	}
+	if v[8] != nil && len(index) > 0 {
+		tf := make([]int32, len(index))
+		if err := tsvectorFrequencies(v[8], index, tf); err != nil {
+			return err
+		}
+		e.TF = tf
+	}
+	return nil
+}
+
+// knownWord returns b as a string, without allocating for the kinds and
+// roles an entry has.
+func knownWord(b []byte) string {
+	switch string(b) {
+	case SearchMessage:
+		return SearchMessage
+	case SearchSummary:
+		return SearchSummary
+	case SearchFact:
+		return SearchFact
+	case events.RoleUser:
+		return events.RoleUser
+	case events.RoleAssistant:
+		return events.RoleAssistant
+	case events.RoleTool:
+		return events.RoleTool
+	case events.RoleSystem:
+		return events.RoleSystem
+	case "":
+		return ""
+	}
+	return string(b)
+}
+
+// tsvectorFrequencies reads a tsvector in PostgreSQL's binary form
+// (tsvectorsend: the number of lexemes; then each lexeme's text, a NUL, its
+// number of positions and the positions, 16 bits each) and sets
+// tf[index[lexeme]] to the number of positions of each lexeme index holds
+// (1 for a lexeme stored without positions).
+func tsvectorFrequencies(b []byte, index map[string]int, tf []int32) error {
+	if len(b) < 4 {
+		return errors.New("malformed tsvector")
+	}
+	n := int(binary.BigEndian.Uint32(b))
+	b = b[4:]
+	for range n {
+		end := bytes.IndexByte(b, 0)
+		if end < 0 || len(b) < end+3 {
+			return errors.New("malformed tsvector")
+		}
+		npos := int(binary.BigEndian.Uint16(b[end+1:]))
+		if j, ok := index[string(b[:end])]; ok {
+			tf[j] = int32(max(npos, 1))
+		}
+		b = b[end+3:]
+		if len(b) < 2*npos {
+			return errors.New("malformed tsvector")
+		}
+		b = b[2*npos:]
+	}
+	return nil
+}
+
+// termIndex gives each distinct query term its place in SearchRow.TF.
+func termIndex(terms []string) map[string]int {
+	index := make(map[string]int, len(terms))
+	for _, t := range terms {
+		if _, ok := index[t]; !ok && t != "" {
+			index[t] = len(index)
+		}
+	}
+	return index
+}
