@@ -13,23 +13,22 @@ import (
 	"github.com/recallhq/recall/internal/openaitest"
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/api"
-	"github.com/recallhq/recall/pkg/assemble"
+	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/indexer"
 	"github.com/recallhq/recall/pkg/queue"
-	"github.com/recallhq/recall/pkg/search"
 )
 
 type recalledContext struct {
-	Window   assemble.Window    `json:"window"`
-	Recalled *assemble.Recalled `json:"recalled"`
+	Window   contract.Window    `json:"window"`
+	Recalled *contract.Recalled `json:"recalled"`
 	Prompt   string             `json:"prompt"`
 }
 
 type searchBody struct {
-	Terms  []string          `json:"terms"`
-	Search string            `json:"search"`
-	Notes  []json.RawMessage `json:"notes"`
-	Hits   []search.Hit      `json:"hits"`
+	Terms  []string             `json:"terms"`
+	Search string               `json:"search"`
+	Notes  []json.RawMessage    `json:"notes"`
+	Hits   []contract.SearchHit `json:"hits"`
 }
 
 // history posts a user's past sessions through ingest and the indexer (the
@@ -105,7 +104,7 @@ func TestContextRecallsWhatTheQuestionNeeds(t *testing.T) {
 		require.NotEqual(t, "h1", h.EventID, "h1 is in the window")
 		require.NotEqual(t, "h2", h.EventID, "h2, its neighbour, too")
 	}
-	require.Contains(t, c.Recalled.Cuts, assemble.Cut{Reason: "window", Count: 2})
+	require.Contains(t, c.Recalled.Cuts, contract.Cut{Reason: "window", Count: 2})
 
 	// Bad input names the field.
 	require.Equal(t, []string{"max_recalled"}, requireFields(t, b.do(t, http.MethodGet, "/v1/context?user_id=u&session_id=s&query=x&max_recalled=1000", "t", nil), http.StatusBadRequest))
@@ -199,7 +198,7 @@ func TestRecallDegradesToTermsWhenTheEmbedderFails(t *testing.T) {
 	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
 	c := decode[recalledContext](t, res)
 	require.Equal(t, "lexical", c.Recalled.Search)
-	require.Equal(t, []assemble.RecalledNote{{Reason: "embedder", Detail: "error"}}, c.Recalled.Notes)
+	require.Equal(t, []contract.Note{{Reason: "embedder", Detail: "error"}}, c.Recalled.Notes)
 	require.Equal(t, "h1", c.Recalled.Hits[0].EventID, "found by its terms")
 	res = b.do(t, http.MethodGet, "/v1/users/u/search?q="+url.QueryEscape("grey cat"), "t", nil)
 	require.Equal(t, http.StatusOK, res.Status, string(res.Body))

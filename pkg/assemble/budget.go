@@ -21,20 +21,20 @@ import (
 // shown under, and its ref, title and attrs exactly as the turn sent them: the
 // model quotes the real ref instead of inventing one.
 type ListEntry struct {
-	N     int             `json:"n"`
-	Ref   string          `json:"ref"`
-	Title string          `json:"title,omitempty"`
-	Attrs json.RawMessage `json:"attrs,omitempty"`
+	N     int
+	Ref   string
+	Title string
+	Attrs json.RawMessage
 }
 
 // List is the session's current list: the items of its newest turn that
 // presented one.
 type List struct {
-	EventID    string      `json:"event_id"`
-	OccurredAt time.Time   `json:"occurred_at"`
-	Count      int         `json:"count"`
-	Items      []ListEntry `json:"items"`
-	Cuts       []Cut       `json:"cuts,omitempty"`
+	EventID    string
+	OccurredAt time.Time
+	Count      int
+	Items      []ListEntry
+	Cuts       []Cut
 }
 
 // CurrentList builds the list part from the stored list (nil: none).
@@ -61,20 +61,20 @@ func CurrentList(l *store.PresentedList) *List {
 // (what each part left out is in its own cuts). Characters are counted as
 // rendered in the prompt, framing and headings not included. Limit 0: none.
 type Budget struct {
-	Limit int `json:"limit"`
-	Used  int `json:"used"`
+	Limit int
+	Used  int
 	// Parts is what each part spent of Used.
-	Parts PartSpend `json:"parts"`
+	Parts PartSpend
 }
 
 // PartSpend is the characters each part of the context takes in the prompt
 // (summaries: this session's and the previous ones').
 type PartSpend struct {
-	List      int `json:"list"`
-	Window    int `json:"window"`
-	Recalled  int `json:"recalled"`
-	Summaries int `json:"summaries"`
-	Facts     int `json:"facts"`
+	List      int
+	Window    int
+	Recalled  int
+	Summaries int
+	Facts     int
 }
 
 // total is what the parts spent together.

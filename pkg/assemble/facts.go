@@ -9,18 +9,18 @@ import (
 
 // WeightedFact is a fact as the context shows it: with its weight now.
 type WeightedFact struct {
-	Type            string    `json:"type"`
-	Value           string    `json:"value"`
-	Display         string    `json:"display"`
-	Weight          float64   `json:"weight"`
-	MentionCount    int64     `json:"mention_count"`
-	LastMentionedAt time.Time `json:"last_mentioned_at"`
+	Type            string
+	Value           string
+	Display         string
+	Weight          float64
+	MentionCount    int64
+	LastMentionedAt time.Time
 }
 
 // Facts is the interest part of the context.
 type Facts struct {
-	Facts []WeightedFact `json:"facts"`
-	Cuts  []Cut          `json:"cuts,omitempty"`
+	Facts []WeightedFact
+	Cuts  []Cut
 }
 
 // TopFacts ranks active facts by their weight at time at under the policy

@@ -12,36 +12,36 @@ import (
 // without a query.
 type Recalled struct {
 	// Query is the current message the history was searched for.
-	Query string `json:"query"`
+	Query string
 	// Search says how it was searched: "hybrid" (terms and vectors) or
 	// "lexical" (terms only: no embedder, or it failed; see Cuts).
-	Search string         `json:"search"`
-	Hits   []RecalledHit  `json:"hits"`
-	Cuts   []Cut          `json:"cuts,omitempty"`
-	Notes  []RecalledNote `json:"notes,omitempty"`
+	Search string
+	Hits   []RecalledHit
+	Cuts   []Cut
+	Notes  []RecalledNote
 }
 
 // RecalledNote says why the search ran short of what it was asked, without
 // failing the context: {"reason": "embedder", "detail": "timeout"}.
 type RecalledNote struct {
-	Reason string `json:"reason"`
-	Detail string `json:"detail,omitempty"`
+	Reason string
+	Detail string
 }
 
 // RecalledHit is one snippet of the user's past.
 type RecalledHit struct {
 	// Kind is message, summary or fact.
-	Kind      string `json:"kind"`
-	EventID   string `json:"event_id,omitempty"`
-	SessionID string `json:"session_id,omitempty"`
+	Kind      string
+	EventID   string
+	SessionID string
 	// Role is the speaker of a message.
-	Role       string    `json:"role,omitempty"`
-	OccurredAt time.Time `json:"occurred_at"`
+	Role       string
+	OccurredAt time.Time
 	// Text is the snippet as the prompt shows it: the entry's text, cut to
 	// the snippet length at a word boundary where there is one.
-	Text      string  `json:"text"`
-	Truncated bool    `json:"truncated,omitempty"`
-	Score     float64 `json:"score"`
+	Text      string
+	Truncated bool
+	Score     float64
 	// runes is the length of Text once Recall made the snippet (0: not
 	// counted yet).
 	runes int

@@ -397,7 +397,7 @@ func writeCollapsed(b *strings.Builder, s string) bool {
 func describeStructure(ph phrases, m store.Message) string {
 	var parts []string
 	var calls []struct {
-		Name string `json:"name"`
+		Name string
 	}
 	if json.Unmarshal(m.ToolCalls, &calls) == nil && len(calls) > 0 {
 		names := make([]string, len(calls))

@@ -8,20 +8,20 @@ import (
 
 // SessionSummary is a session summary as the context shows it.
 type SessionSummary struct {
-	SessionID string   `json:"session_id"`
-	Summary   string   `json:"summary"`
-	KeyTopics []string `json:"key_topics"`
-	Version   int      `json:"version"`
+	SessionID string
+	Summary   string
+	KeyTopics []string
+	Version   int
 	// MessageCount is how many of the session's non-system messages the
 	// summary accounts for.
-	MessageCount int64 `json:"message_count"`
+	MessageCount int64
 	// CoversFrom and CoversTo are the event-time range the summary covers:
 	// its oldest and newest message. LastMessageAt is CoversTo, under the
 	// name it had before the range was given.
-	CoversFrom    time.Time `json:"covers_from"`
-	CoversTo      time.Time `json:"covers_to"`
-	LastMessageAt time.Time `json:"last_message_at"`
-	Model         string    `json:"model"`
+	CoversFrom    time.Time
+	CoversTo      time.Time
+	LastMessageAt time.Time
+	Model         string
 }
 
 // Summaries is the summary part of the context: what the user talked about in
@@ -29,11 +29,11 @@ type SessionSummary struct {
 type Summaries struct {
 	// Previous are the current summaries of the user's other sessions,
 	// latest first.
-	Previous []SessionSummary `json:"previous"`
+	Previous []SessionSummary
 	// Current is this session's summary, given only when the window no longer
 	// holds the session's first message.
-	Current *SessionSummary `json:"current,omitempty"`
-	Cuts    []Cut           `json:"cuts,omitempty"`
+	Current *SessionSummary
+	Cuts    []Cut
 }
 
 // PickSummaries builds the summary part from the summaries read: the other

@@ -13,9 +13,9 @@ import (
 
 // WindowLimits bound the recent window. Each is overridable per request.
 type WindowLimits struct {
-	Messages int           `json:"max_messages"`
-	Chars    int           `json:"max_chars"`
-	TTL      time.Duration `json:"-"`
+	Messages int
+	Chars    int
+	TTL      time.Duration
 }
 
 // DefaultWindow is 10 messages, 4000 characters, 24 hours.
@@ -23,18 +23,18 @@ var DefaultWindow = WindowLimits{Messages: 10, Chars: 4000, TTL: 24 * time.Hour}
 
 // Cut says how many entries (messages, facts) were left out of a part and why.
 type Cut struct {
-	Reason string `json:"reason"` // "count", "ttl", "chars", "role"; for facts "count", "expired", "decayed"
-	Count  int64  `json:"count"`
+	Reason string // "count", "ttl", "chars", "role"; for facts "count", "expired", "decayed"
+	Count  int64
 }
 
 // Window is the trimmed recent window, oldest first.
 type Window struct {
-	Messages []store.Message `json:"messages"`
-	Chars    int             `json:"chars"`
+	Messages []store.Message
+	Chars    int
 	// Truncated is set when the newest message alone was over the character budget
 	// and was cut short.
-	Truncated bool  `json:"truncated,omitempty"`
-	Cuts      []Cut `json:"cuts,omitempty"`
+	Truncated bool
+	Cuts      []Cut
 }
 
 // Counts are a session's totals, so that what the fetched messages leave out is

@@ -21,10 +21,10 @@ func NewPublisher(js jetstream.JetStream) *Publisher { return &Publisher{js: js}
 
 // PublishResult is the outcome for one turn.
 type PublishResult struct {
-	ID        string `json:"id"`
-	Sequence  uint64 `json:"sequence,omitempty"`
-	Duplicate bool   `json:"duplicate,omitempty"`
-	Err       error  `json:"-"`
+	ID        string
+	Sequence  uint64
+	Duplicate bool
+	Err       error
 }
 
 // PublishTurns publishes every turn concurrently (async publish) and waits for all

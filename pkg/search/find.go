@@ -118,40 +118,40 @@ func (p Params) depth() int {
 
 // Hit is one thing found in a user's history.
 type Hit struct {
-	Kind       string    `json:"kind"`
-	SourceID   string    `json:"source_id"`
-	SessionID  string    `json:"session_id,omitempty"`
-	AgentID    string    `json:"agent_id,omitempty"`
-	Role       string    `json:"role,omitempty"`
-	OccurredAt time.Time `json:"occurred_at"`
-	Text       string    `json:"text"`
+	Kind       string
+	SourceID   string
+	SessionID  string
+	AgentID    string
+	Role       string
+	OccurredAt time.Time
+	Text       string
 	// Score orders the hits: fused reciprocal ranks times the recency prior.
-	Score float64 `json:"score"`
+	Score float64
 	// LexicalRank and VectorRank are the hit's places (1-based) in the two
 	// ranked lists, 0 when it is not in one; LexicalScore is its BM25 score
 	// and Similarity its cosine similarity to the query vector. For
 	// debugging and tuning.
-	LexicalRank  int     `json:"lexical_rank,omitempty"`
-	LexicalScore float64 `json:"lexical_score,omitempty"`
-	VectorRank   int     `json:"vector_rank,omitempty"`
-	Similarity   float64 `json:"similarity,omitempty"`
+	LexicalRank  int
+	LexicalScore float64
+	VectorRank   int
+	Similarity   float64
 	// Previous and Next are the session's neighbouring turns of a turn
 	// found, when asked for (Params.Neighbors) and there are any.
-	Previous *Neighbor `json:"previous,omitempty"`
-	Next     *Neighbor `json:"next,omitempty"`
+	Previous *Neighbor
+	Next     *Neighbor
 	// Earlier and Later are the turns before Previous and after Next, the
 	// nearest first, when more than one turn on each side was asked for
 	// (Params.NeighborTurns).
-	Earlier []Neighbor `json:"earlier,omitempty"`
-	Later   []Neighbor `json:"later,omitempty"`
+	Earlier []Neighbor
+	Later   []Neighbor
 }
 
 // Neighbor is a turn next to a turn found.
 type Neighbor struct {
-	EventID    string    `json:"id"`
-	Role       string    `json:"role"`
-	OccurredAt time.Time `json:"occurred_at"`
-	Content    string    `json:"content"`
+	EventID    string
+	Role       string
+	OccurredAt time.Time
+	Content    string
 }
 
 // Find finds the best matches for a query in one user's history: BM25
