@@ -87,7 +87,7 @@ func (s *Store) IngestTurns(ctx context.Context, turns []StoredTurn, policy Summ
 		dueFrom, dueThrough            []int64
 		dueLast                        []time.Time
 	)
-	err := s.pool.QueryRow(ctx, q("MessageInsertBatch"),
+	err := s.pool.QueryRow(ctx, q(qMessageInsertBatch),
 		tenant, event, session, user, site, agent, role, content, toolCalls, items, metadata, occurred, seq,
 		policy.EveryMessages, max(policy.MinInterval, 0).Microseconds(),
 	).Scan(&res.Sessions, &dueTenant, &dueSession, &dueUser, &dueFrom, &dueThrough, &dueLast)
@@ -142,7 +142,7 @@ func (t *Tenant) Messages(ctx context.Context, sessionID string, after Cursor, l
 	if after.OccurredAt.IsZero() {
 		after.OccurredAt = time.Unix(0, 0)
 	}
-	rows, err := t.s.pool.Query(ctx, q("MessageListAfter"), t.id, sessionID, after.OccurredAt, after.EventID, limit+1)
+	rows, err := t.s.pool.Query(ctx, q(qMessageListAfter), t.id, sessionID, after.OccurredAt, after.EventID, limit+1)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list messages: %w", err)
 	}

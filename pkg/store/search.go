@@ -110,7 +110,7 @@ func upsertSearchEntries(ctx context.Context, db execer, entries []SearchEntry) 
 			embedding[i], model[i] = halfvecArg(e.Embedding), &e.Model
 		}
 	}
-	tag, err := db.Exec(ctx, q("SearchEntryUpsertBatch"), tenant, user, kind, source, revision, session,
+	tag, err := db.Exec(ctx, q(qSearchEntryUpsertBatch), tenant, user, kind, source, revision, session,
 		agent, role, occurred, body, terms, termCount, embedding, model)
 	if err != nil {
 		return 0, err
@@ -238,7 +238,7 @@ func writeLexeme(b *strings.Builder, t string) {
 // already take entries with them (DeleteSession, retention, ForgetUser,
 // the purge of expired facts).
 func (t *Tenant) DeleteSearchEntries(ctx context.Context, userID, kind string, sourceIDs []string) (int64, error) {
-	tag, err := t.s.pool.Exec(ctx, q("SearchEntryDelete"), t.id, userID, kind, sourceIDs)
+	tag, err := t.s.pool.Exec(ctx, q(qSearchEntryDelete), t.id, userID, kind, sourceIDs)
 	if err != nil {
 		return 0, fmt.Errorf("delete search entries: %w", err)
 	}
@@ -443,7 +443,7 @@ func (t *Tenant) Search(ctx context.Context, p SearchParams) ([]SearchHit, error
 	if err != nil {
 		return nil, err
 	}
-	rows, err := t.s.pool.Query(ctx, q("SearchScan"), scan.args...)
+	rows, err := t.s.pool.Query(ctx, q(qSearchScan), scan.args...)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}

@@ -138,7 +138,7 @@ func collectOne(rows pgx.Rows) (*Summary, error) {
 
 // CurrentSummary returns a session's current summary, or ErrNotFound.
 func (t *Tenant) CurrentSummary(ctx context.Context, sessionID string) (Summary, error) {
-	rows, err := t.s.pool.Query(ctx, q("SummaryGetCurrent"), t.id, sessionID)
+	rows, err := t.s.pool.Query(ctx, q(qSummaryGetCurrent), t.id, sessionID)
 	if err != nil {
 		return Summary{}, fmt.Errorf("get summary: %w", err)
 	}
@@ -155,7 +155,7 @@ func (t *Tenant) CurrentSummary(ctx context.Context, sessionID string) (Summary,
 // SummaryVersions returns up to limit versions of a session's summary, newest
 // first.
 func (t *Tenant) SummaryVersions(ctx context.Context, sessionID string, limit int) ([]Summary, error) {
-	rows, err := t.s.pool.Query(ctx, q("SummaryListBySession"), t.id, sessionID, limit)
+	rows, err := t.s.pool.Query(ctx, q(qSummaryListBySession), t.id, sessionID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list summaries: %w", err)
 	}
@@ -192,7 +192,7 @@ func summaryState(ctx context.Context, db interface {
 }, tenantID, sessionID string) (SummaryState, error) {
 	var st SummaryState
 	var at *time.Time
-	err := db.QueryRow(ctx, q("SummaryStateGet"), tenantID, sessionID).Scan(&st.UserID, &st.Counted, &st.Summarized, &at, &st.LastMessageAt)
+	err := db.QueryRow(ctx, q(qSummaryStateGet), tenantID, sessionID).Scan(&st.UserID, &st.Counted, &st.Summarized, &at, &st.LastMessageAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return st, ErrNotFound
 	}
@@ -229,14 +229,14 @@ func (t *Tenant) SummaryInput(ctx context.Context, sessionID string, maxMessages
 		if in.State, err = summaryState(ctx, tx, t.id, sessionID); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, q("SummaryGetCurrent"), t.id, sessionID)
+		rows, err := tx.Query(ctx, q(qSummaryGetCurrent), t.id, sessionID)
 		if err != nil {
 			return err
 		}
 		if in.Previous, err = collectOne(rows); err != nil {
 			return err
 		}
-		rows, err = tx.Query(ctx, q("SummaryMessagesUnread"), t.id, sessionID, maxMessages)
+		rows, err = tx.Query(ctx, q(qSummaryMessagesUnread), t.id, sessionID, maxMessages)
 		if err != nil {
 			return err
 		}
@@ -308,14 +308,14 @@ func (s *Store) WriteSummary(ctx context.Context, w SummaryWrite) ([]UserRef, er
 		if err := markRead(ctx, tx, w.TenantID, sum.SessionID, sum.FromCount, w.Read); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, q("SummaryRetire"), w.TenantID, sum.SessionID); err != nil {
+		if _, err := tx.Exec(ctx, q(qSummaryRetire), w.TenantID, sum.SessionID); err != nil {
 			return err
 		}
 		topics := sum.KeyTopics
 		if topics == nil {
 			topics = []string{}
 		}
-		tag, err := tx.Exec(ctx, q("SummaryInsert"), w.TenantID, sum.SessionID, sum.UserID, sum.Version, sum.FromCount, sum.ThroughCount,
+		tag, err := tx.Exec(ctx, q(qSummaryInsert), w.TenantID, sum.SessionID, sum.UserID, sum.Version, sum.FromCount, sum.ThroughCount,
 			sum.FirstEventID, sum.FirstAt, sum.LastEventID, sum.LastAt, sum.CoversFrom, sum.CoversTo,
 			sum.MessagesRead, sum.Text, topics, sum.Model, sum.Reason)
 		if err != nil {
@@ -324,7 +324,7 @@ func (s *Store) WriteSummary(ctx context.Context, w SummaryWrite) ([]UserRef, er
 		if tag.RowsAffected() != 1 {
 			return ErrSummaryConflict
 		}
-		if _, err := tx.Exec(ctx, q("SummaryStateAdvance"), w.TenantID, sum.SessionID, sum.FromCount, sum.ThroughCount, sum.LastAt); err != nil {
+		if _, err := tx.Exec(ctx, q(qSummaryStateAdvance), w.TenantID, sum.SessionID, sum.FromCount, sum.ThroughCount, sum.LastAt); err != nil {
 			return err
 		}
 		if w.Search != nil {
@@ -353,7 +353,7 @@ func (t *Tenant) AdvanceSummarized(ctx context.Context, sessionID string, from i
 		if err := markRead(ctx, tx, t.id, sessionID, from, read); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, q("SummaryStateAdvance"), t.id, sessionID, from, from+int64(len(read)), nil)
+		_, err := tx.Exec(ctx, q(qSummaryStateAdvance), t.id, sessionID, from, from+int64(len(read)), nil)
 		return err
 	})
 	switch {
@@ -372,7 +372,7 @@ func (t *Tenant) AdvanceSummarized(ctx context.Context, sessionID string, from i
 // orders it with ingest, which takes the same lock to add messages.
 func markRead(ctx context.Context, tx pgx.Tx, tenantID, sessionID string, from int64, read []string) error {
 	var summarized int64
-	err := tx.QueryRow(ctx, q("SummaryStateLock"), tenantID, sessionID).Scan(&summarized)
+	err := tx.QueryRow(ctx, q(qSummaryStateLock), tenantID, sessionID).Scan(&summarized)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return ErrNotFound
 	}
@@ -382,7 +382,7 @@ func markRead(ctx context.Context, tx pgx.Tx, tenantID, sessionID string, from i
 	if summarized != from {
 		return ErrSummaryConflict
 	}
-	tag, err := tx.Exec(ctx, q("SummaryMessagesMark"), tenantID, sessionID, read)
+	tag, err := tx.Exec(ctx, q(qSummaryMessagesMark), tenantID, sessionID, read)
 	if err != nil {
 		return err
 	}
@@ -400,7 +400,7 @@ func (s *Store) ResetSummaryRequests(ctx context.Context, due []DueSession) erro
 	}
 	var b pgx.Batch
 	for _, d := range due {
-		b.Queue(q("SummaryRequestReset"), d.TenantID, d.SessionID, d.ThroughCount)
+		b.Queue(q(qSummaryRequestReset), d.TenantID, d.SessionID, d.ThroughCount)
 	}
 	if err := s.pool.SendBatch(ctx, &b).Close(); err != nil {
 		return fmt.Errorf("reset summary requests: %w", err)
@@ -438,7 +438,7 @@ func (s *Store) SweepIdleSessions(ctx context.Context, before time.Time, pageSiz
 		}
 		cursorAt, cursorTenant, cursorSession := time.Unix(0, 0).UTC(), "", ""
 		for total < maxSessions {
-			rows, err := tx.Query(ctx, q("SummaryIdleSessions"), before, cursorAt, cursorTenant, cursorSession, min(pageSize, maxSessions-total))
+			rows, err := tx.Query(ctx, q(qSummaryIdleSessions), before, cursorAt, cursorTenant, cursorSession, min(pageSize, maxSessions-total))
 			if err != nil {
 				return err
 			}
