@@ -38,6 +38,7 @@ import (
 
 	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/client"
+	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
@@ -71,7 +72,7 @@ type Config struct {
 	ContextMaxFacts int `env:"CONTEXT_MAX_FACTS" envDefault:"10"`
 	// Decay is the facts' decay policy, the decayer's: reads rank facts by
 	// their weight now and leave out those expired or archived by now.
-	Decay store.DecayConfig
+	Decay decay.Config
 	// ContextMaxSummaries is how many summaries of the user's previous
 	// sessions the context carries; -1 for none. A request may ask for 0–20
 	// (max_summaries).
@@ -219,7 +220,7 @@ type Server struct {
 	js      jetstream.JetStream
 	log     *slog.Logger
 	keys    map[string]string // key -> tenant
-	policy  *store.DecayPolicy
+	policy  *decay.Policy
 	now     func() time.Time
 	metrics *metrics
 	reg     *prometheus.Registry

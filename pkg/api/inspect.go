@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/forget"
 	"github.com/recallhq/recall/pkg/store"
@@ -88,7 +89,7 @@ type decayRule struct {
 	ArchivedAfter int `json:"archived_after_periods"`
 }
 
-func ruleOf(r store.DecayRule) decayRule {
+func ruleOf(r decay.Rule) decayRule {
 	return decayRule{PeriodSeconds: r.Period.Seconds(), Factor: r.Factor, Floor: r.Floor, TTLSeconds: r.TTL.Seconds(), ArchivedAfter: r.ArchivedAfter()}
 }
 
@@ -101,7 +102,7 @@ type factView struct {
 	// StatusNow is the status as of now; Status is the one the decayer
 	// last wrote, which lags until its next run.
 	StatusNow string             `json:"status_now"`
-	Curve     []store.CurvePoint `json:"curve"`
+	Curve     []decay.CurvePoint `json:"curve"`
 }
 
 type factsResponse struct {
@@ -154,7 +155,7 @@ func (s *Server) getUserFacts(w http.ResponseWriter, r *http.Request, t *store.T
 	now := s.now()
 	out := factsResponse{UserID: userID, At: now.UTC(), Policy: map[string]decayRule{}, Facts: make([]factView, len(facts))}
 	for i, f := range facts {
-		weight, status := s.policy.Assess(f.Fact, now)
+		weight, status := s.policy.Assess(f.Type, f.Weight, f.LastMentionedAt, f.ExpiresAt, now)
 		out.Facts[i] = factView{FactHistory: f, Weight: weight, StatusNow: status,
 			Curve: nonNil(s.policy.Curve(f.Type, f.Weight, f.Mentions, f.ExpiresAt))}
 		out.Policy[f.Type] = ruleOf(s.policy.Rule(f.Type))

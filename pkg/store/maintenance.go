@@ -77,14 +77,18 @@ func (c *DecayCounts) Add(o DecayCounts) {
 }
 
 // DecayFacts brings the facts stored in heap pages [firstPage, endPage) up to
-// date as of at under the policy, in one statement (one short transaction),
-// and owes a profile refresh to every user whose facts changed (see
-// RefreshOutbox). at is taken to the microsecond, as PostgreSQL stores it.
-func (s *Store) DecayFacts(ctx context.Context, p *DecayPolicy, firstPage, endPage int64, at time.Time) (DecayCounts, error) {
-	sp := p.sqlParams()
-	lo, hi := pageTIDs(firstPage, endPage)
+// date as of at under the rules (the default first, then one per fact type
+// with its own), in one statement (one short transaction), and owes a profile
+// refresh to every user whose facts changed (see RefreshOutbox). at is taken
+// to the microsecond, as PostgreSQL stores it.
+func (s *Store) DecayFacts(ctx context.Context, rules []FactDecayRule, firstPage, endPage int64, at time.Time) (DecayCounts, error) {
 	var c DecayCounts
-	err := s.pool.QueryRow(ctx, q(qFactDecayRange), lo, hi, at.Truncate(time.Microsecond),
+	sp, err := decayParams(rules)
+	if err != nil {
+		return c, err
+	}
+	lo, hi := pageTIDs(firstPage, endPage)
+	err = s.pool.QueryRow(ctx, q(qFactDecayRange), lo, hi, at.Truncate(time.Microsecond),
 		sp.types, sp.periodUS, sp.floors, sp.mult, sp.width).
 		Scan(&c.Scanned, &c.Decayed, &c.Archived, &c.Expired, &c.Reactivated, &c.Users)
 	if err != nil {

@@ -42,6 +42,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/time/rate"
 
+	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/extract"
 	"github.com/recallhq/recall/pkg/llm"
@@ -96,7 +97,7 @@ type Config struct {
 	// Decay is the facts' lifecycle policy, shared with the extractor: key
 	// topics become facts that expire by their type's TTL (FACT_TTL,
 	// FACT_TTL_BY_TYPE).
-	Decay store.DecayConfig
+	Decay decay.Config
 	// Refresh debounces the profile refreshes asked for the users whose key
 	// topics were recorded.
 	Refresh queue.RefreshConfig
