@@ -7,48 +7,18 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/recallhq/recall/pkg/service"
 )
 
-// SummaryPolicy says when a session's summary is due after ingest: at least
-// EveryMessages non-system messages since the last summary and at least
+// SummaryTrigger is when IngestTurns asks for a session's summary, as the
+// ingest statement (MessageInsertBatch) applies it: at least EveryMessages
+// non-system messages since the last summary (≤ 0: never) and at least
 // MinInterval of event time between the newest message the last summary
-// covers and the session's newest message. The first summary of a session has
-// no previous one to measure from, so it is due on the count alone.
-type SummaryPolicy struct {
-	// EveryMessages is the count threshold; 0 means 10, a negative value
-	// turns the threshold trigger off.
-	EveryMessages int `env:"SUMMARY_EVERY_MESSAGES" envDefault:"10"`
-	// MinInterval is the event time that must pass between two summaries of
-	// a session; 0 means 5m (a negative value: no minimum).
-	MinInterval time.Duration `env:"SUMMARY_MIN_INTERVAL" envDefault:"5m"`
-}
-
-// DefaultSummaryPolicy is SummaryPolicy with its env defaults.
-var DefaultSummaryPolicy = service.Defaults[SummaryPolicy]()
-
-// WithDefaults maps the zero values of a policy built in code to the env
-// defaults, like a policy read from an empty environment.
-func (p SummaryPolicy) WithDefaults() SummaryPolicy {
-	if p.EveryMessages == 0 {
-		p.EveryMessages = DefaultSummaryPolicy.EveryMessages
-	}
-	if p.MinInterval == 0 {
-		p.MinInterval = DefaultSummaryPolicy.MinInterval
-	}
-	return p
-}
-
-// Due applies the policy to a session's counters: pending non-system messages
-// since the last summary, the newest message's event time and the event time
-// the last summary reaches (zero: never summarized). The ingest statement
-// applies the same rule in SQL (MessageInsertBatch); this is its reference,
-// for tests and for tools.
-func (p SummaryPolicy) Due(pending int64, lastMessageAt, summarizedAt time.Time) bool {
-	if p.EveryMessages <= 0 || pending < int64(p.EveryMessages) {
-		return false
-	}
-	return summarizedAt.IsZero() || !lastMessageAt.Before(summarizedAt.Add(max(p.MinInterval, 0)))
+// covers and the session's newest message (≤ 0: no minimum); a session never
+// summarized is due on the count alone. The policy, with its defaults and
+// variables, is summarize.Policy.
+type SummaryTrigger struct {
+	EveryMessages int
+	MinInterval   time.Duration
 }
 
 // DueSession is a session an ingest batch made due for a summary: the range
@@ -68,7 +38,7 @@ type IngestResult struct {
 	// Sessions is how many sessions gained messages.
 	Sessions int64
 	// Due are the sessions this batch made due for a summary, each asked once
-	// per summary (see SummaryPolicy).
+	// per summary (see SummaryTrigger).
 	Due []DueSession
 }
 

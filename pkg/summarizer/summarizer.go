@@ -11,7 +11,7 @@
 // sessions that went quiet.
 //
 // Requests are published by three triggers: the ingest worker, when a batch
-// takes a session past the threshold (store.SummaryPolicy); the API, on
+// takes a session past the threshold (summarize.Policy); the API, on
 // POST /v1/sessions/{id}/summarize; and the sweep; and the summarizer itself
 // asks for the rest of a backlog. They are idempotent at every step: a
 // request's dedupe id names the session and the range it asks for, a
