@@ -9,9 +9,8 @@ import (
 
 	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/seen/retention"
 	"github.com/recallhq/recall/pkg/service"
-
-	"github.com/recallhq/recall/pkg/store"
 )
 
 // Config is the decayer's part of the config.
@@ -38,7 +37,7 @@ type Config struct {
 	// time) before it is deleted with its mentions; 0 keeps expired facts.
 	PurgeAfter time.Duration `env:"FACT_PURGE_AFTER" envDefault:"720h"`
 	// Seen is the age of the seen-item registry (ITEMS_SEEN_MAX_AGE).
-	Seen    store.SeenRetentionConfig
+	Seen    retention.Policy
 	Refresh queue.RefreshConfig
 }
 

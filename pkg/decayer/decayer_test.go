@@ -21,6 +21,7 @@ import (
 	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/decayer"
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/seen/retention"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -687,7 +688,7 @@ func TestRetriesADeadlock(t *testing.T) {
 // an item shown again recently stays.
 func TestSeenItemsPrunedByAge(t *testing.T) {
 	t.Parallel()
-	b := setup(t, decayer.Config{Seen: store.SeenRetentionConfig{MaxAge: 90 * 24 * time.Hour}})
+	b := setup(t, decayer.Config{Seen: retention.Policy{MaxAge: 90 * 24 * time.Hour}})
 	ctx := context.Background()
 	list := func(id string, at time.Time, refs ...string) events.Turn {
 		var items []events.Item

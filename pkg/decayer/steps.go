@@ -293,10 +293,11 @@ func sortedKeys[V any](m map[string]V) []string {
 // pruneSeen deletes the seen items (and notifications) last shown longer ago
 // than ITEMS_SEEN_MAX_AGE, by event time, in bounded batches.
 func (d *Decayer) pruneSeen(ctx context.Context, r *Run, s *StepRun) error {
-	if r.Config.Seen.MaxAge <= 0 {
+	cutoff, ok := r.Config.Seen.Cutoff(r.At)
+	if !ok {
 		return nil
 	}
-	n, err := r.Store.PruneSeenItems(ctx, r.At.Add(-r.Config.Seen.MaxAge), r.Config.BatchSize)
+	n, err := r.Store.PruneSeenItems(ctx, cutoff, r.Config.BatchSize)
 	if err != nil {
 		return err
 	}

@@ -21,15 +21,6 @@ const DefaultSeenCap = 100
 // DefaultSeenPruneBatch is the batch PruneSeenItems deletes in when given none.
 const DefaultSeenPruneBatch = 1000
 
-// SeenRetentionConfig is the age part of the seen-item registry, for the job
-// that cleans it (PruneSeenItems with now − MaxAge). The cap is applied at
-// write time (RecordSeen, seen.Config.Cap).
-type SeenRetentionConfig struct {
-	// MaxAge: seen items last shown longer ago than this (event time), and
-	// notifications older than this, are deleted.
-	MaxAge time.Duration `env:"ITEMS_SEEN_MAX_AGE" envDefault:"2160h"`
-}
-
 // ErrNoList is returned for a session that exists but has not presented a list.
 var ErrNoList = errors.New("no list presented in this session")
 
