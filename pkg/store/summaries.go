@@ -17,8 +17,10 @@ import (
 // summarized is due on the count alone. The policy, with its defaults and
 // variables, is summarize.Policy.
 type SummaryTrigger struct {
+	// EveryMessages is the count threshold; ≤ 0 asks for no summary.
 	EveryMessages int
-	MinInterval   time.Duration
+	// MinInterval is the event time between two summaries; ≤ 0: none.
+	MinInterval time.Duration
 }
 
 // DueSession is a session an ingest batch made due for a summary: the range
