@@ -1,6 +1,7 @@
 package queryfile_test
 
 import (
+	"go/format"
 	"go/parser"
 	"go/token"
 	"testing"
@@ -60,6 +61,9 @@ func TestGenerate(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "store", f.Name.Name)
 	require.Regexp(t, `(?m)^// Code generated .* DO NOT EDIT\.$`, string(src))
+	formatted, err := format.Source(src)
+	require.NoError(t, err)
+	require.Equal(t, string(formatted), string(src), "written as gofmt writes it")
 	require.Contains(t, string(src), `qSearchScan = queryName{"SearchScan"}`)
 	require.Contains(t, string(src), "var queryNameList = []queryName{\n\tqSearchScan,\n\tqUserCount,\n}")
 }

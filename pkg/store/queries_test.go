@@ -1,6 +1,7 @@
 package store
 
 import (
+	"go/format"
 	"os"
 	"testing"
 
@@ -20,6 +21,9 @@ func TestQueriesGenUpToDate(t *testing.T) {
 	got, err := os.ReadFile(queryfile.GenFile)
 	require.NoError(t, err)
 	require.Equal(t, string(want), string(got), "%s is out of date with %s: run go generate ./pkg/store", queryfile.GenFile, queryfile.Glob)
+	formatted, err := format.Source(got)
+	require.NoError(t, err)
+	require.Equal(t, string(formatted), string(got), "%s is as gofmt writes it", queryfile.GenFile)
 }
 
 // TestQueryNamesMatchQueries holds the typed names to the statements loaded at
