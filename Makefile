@@ -5,7 +5,7 @@ GO ?= go
 DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/recall?sslmode=disable
 export DATABASE_URL
 
-.PHONY: all build run migrate test test-deps fuzz-short check-data bench deps docs eval-extract eval-context chaos chaos-short clean
+.PHONY: all build run migrate test test-deps fuzz-short check-data bench deps docs generate eval-extract eval-context chaos chaos-short clean
 
 all: build
 
@@ -69,6 +69,12 @@ bench: test-deps
 ## structs and their doc comments (go test ./internal/configdoc fails until it is run)
 docs:
 	$(GO) run ./internal/configdoc/gen
+
+## generate: the Go files made from other sources: the store's typed query names
+## (pkg/store/queries_gen.go) from pkg/store/queries/*.sql (go test ./pkg/store
+## fails until it is run)
+generate:
+	$(GO) generate ./pkg/store
 
 ## eval-extract: recall and precision of the rules extractor on ../shared/data/kdconv
 eval-extract:

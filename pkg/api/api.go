@@ -35,6 +35,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/recallhq/recall/pkg/contract"
+	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/memory"
 	"github.com/recallhq/recall/pkg/service"
@@ -56,7 +57,7 @@ type Config struct {
 	MaxBatch     int   `env:"API_MAX_BATCH" envDefault:"500"`
 	// Decay is the facts' decay policy, the decayer's: reads rank facts by
 	// their weight now and leave out those expired or archived by now.
-	Decay store.DecayConfig
+	Decay decay.Config
 
 	// GCPercent is the Go GC target the API runs with (GOGC, when set, wins). The
 	// API keeps little live memory (a few MB) and allocates per request (about

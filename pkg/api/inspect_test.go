@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/forget"
 	"github.com/recallhq/recall/pkg/store"
@@ -177,14 +178,14 @@ func TestGetUserFacts(t *testing.T) {
 	require.Equal(t, []time.Time{first, second}, f.Mentions)
 	require.Equal(t, 0.9, f.Weight, "45 days after the last mention: one period")
 	require.Equal(t, store.FactActive, f.StatusNow)
-	p := store.DefaultDecayPolicy
+	p := decay.DefaultPolicy
 	require.Equal(t, []curvePoint{
-		{At: first, Weight: 1, Kind: store.CurveMention},
-		{At: first.Add(30 * day), Weight: 0.9, Kind: store.CurveDecay},
-		{At: second, Weight: 1, Kind: store.CurveMention},
-		{At: second.Add(30 * day), Weight: 0.9, Kind: store.CurveDecay},
-		{At: second.Add(60 * day), Weight: p.DecayedWeight("book_title", 1, second, second.Add(60*day)), Kind: store.CurveDecay},
-		{At: second.Add(90 * day), Weight: p.DecayedWeight("book_title", 1, second, second.Add(90*day)), Kind: store.CurveExpired},
+		{At: first, Weight: 1, Kind: decay.CurveMention},
+		{At: first.Add(30 * day), Weight: 0.9, Kind: decay.CurveDecay},
+		{At: second, Weight: 1, Kind: decay.CurveMention},
+		{At: second.Add(30 * day), Weight: 0.9, Kind: decay.CurveDecay},
+		{At: second.Add(60 * day), Weight: p.DecayedWeight("book_title", 1, second, second.Add(60*day)), Kind: decay.CurveDecay},
+		{At: second.Add(90 * day), Weight: p.DecayedWeight("book_title", 1, second, second.Add(90*day)), Kind: decay.CurveExpired},
 	}, f.Curve, "mentions, decay steps until the next mention, and the expiry")
 
 	old := body.Facts[2]

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -24,19 +25,19 @@ type Facts struct {
 }
 
 // TopFacts ranks active facts by their weight at time at under the policy
-// (DecayPolicy.Assess, the one formula), drops those expired or archived by
+// (decay.Policy.Assess, the one formula), drops those expired or archived by
 // then (whether or not the decayer has marked them yet), and keeps the k
 // strongest (all with k < 0).
-func TopFacts(p *store.DecayPolicy, facts []store.Fact, at time.Time, k int) Facts {
+func TopFacts(p *decay.Policy, facts []store.Fact, at time.Time, k int) Facts {
 	var out Facts
 	var expired, faded int64
 	for _, f := range facts {
-		w, status := p.Assess(f, at)
+		w, status := p.Assess(f.Type, f.Weight, f.LastMentionedAt, f.ExpiresAt, at)
 		switch status {
-		case store.FactExpired:
+		case decay.Expired:
 			expired++
 			continue
-		case store.FactArchived:
+		case decay.Archived:
 			faded++
 			continue
 		}

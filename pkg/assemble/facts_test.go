@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/pkg/assemble"
+	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -29,7 +30,7 @@ func TestTopFacts(t *testing.T) {
 		fact("faded", 1, 22*30*day, ttl), // 0.9^22 ≈ 0.098 < 0.1
 		fact("expired", 1, time.Hour, 30*time.Minute),
 	}
-	got := assemble.TopFacts(store.DefaultDecayPolicy, in, now, 4)
+	got := assemble.TopFacts(decay.DefaultPolicy, in, now, 4)
 	var order []string
 	for _, f := range got.Facts {
 		order = append(order, f.Value)
@@ -38,7 +39,7 @@ func TestTopFacts(t *testing.T) {
 	require.InDelta(t, 0.9, got.Facts[3].Weight, 1e-9)
 	require.Equal(t, []assemble.Cut{{Reason: "count", Count: 1}, {Reason: "expired", Count: 1}, {Reason: "decayed", Count: 1}}, got.Cuts)
 
-	none := assemble.TopFacts(store.DefaultDecayPolicy, in, now, 0)
+	none := assemble.TopFacts(decay.DefaultPolicy, in, now, 0)
 	require.Empty(t, none.Facts)
 	require.NotNil(t, none.Facts, "an empty list, not null, in JSON")
 }

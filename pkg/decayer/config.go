@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/seen/retention"
 	"github.com/recallhq/recall/pkg/service"
-
-	"github.com/recallhq/recall/pkg/store"
 )
 
 // Config is the decayer's part of the config.
@@ -30,14 +30,14 @@ type Config struct {
 	// RetentionDefault is how long a tenant's messages are kept after they
 	// occurred (event time); 0 keeps them. RetentionByTenant overrides it per
 	// tenant: "acme=90d,beta=30d" (days, or Go durations such as 720h; 0 keeps).
-	RetentionDefault  Retention         `env:"RETENTION_DEFAULT" envDefault:"0"`
-	RetentionByTenant TenantRetention   `env:"RETENTION_BY_TENANT"`
-	Decay             store.DecayConfig // the facts' decay policy (DECAY_*, FACT_TTL*)
+	RetentionDefault  Retention       `env:"RETENTION_DEFAULT" envDefault:"0"`
+	RetentionByTenant TenantRetention `env:"RETENTION_BY_TENANT"`
+	Decay             decay.Config    // the facts' decay policy (DECAY_*, FACT_TTL*)
 	// PurgeAfter is how long an expired fact is kept (past its expiry, event
 	// time) before it is deleted with its mentions; 0 keeps expired facts.
 	PurgeAfter time.Duration `env:"FACT_PURGE_AFTER" envDefault:"720h"`
 	// Seen is the age of the seen-item registry (ITEMS_SEEN_MAX_AGE).
-	Seen    store.SeenRetentionConfig
+	Seen    retention.Policy
 	Refresh queue.RefreshConfig
 }
 

@@ -26,6 +26,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
 )
@@ -84,7 +85,8 @@ type Options struct {
 type Decayer struct {
 	cfg     Config
 	store   *store.Store
-	policy  *store.DecayPolicy
+	policy  *decay.Policy
+	rules   []store.FactDecayRule // the policy as the store applies it
 	pub     Publisher
 	log     *slog.Logger
 	now     func() time.Time
@@ -105,7 +107,7 @@ func New(o Options) (*Decayer, error) {
 	if cfg.PurgeAfter < 0 {
 		return nil, fmt.Errorf("FACT_PURGE_AFTER: %s is negative; 0 keeps expired facts", cfg.PurgeAfter)
 	}
-	d := &Decayer{cfg: cfg, store: o.Store, policy: policy, pub: o.Publisher, log: o.Log, now: o.Now, metrics: newMetrics(o.Registry)}
+	d := &Decayer{cfg: cfg, store: o.Store, policy: policy, rules: factDecayRules(policy), pub: o.Publisher, log: o.Log, now: o.Now, metrics: newMetrics(o.Registry)}
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
 	}
@@ -123,7 +125,7 @@ func New(o Options) (*Decayer, error) {
 }
 
 // Policy is the decay policy the decayer applies.
-func (d *Decayer) Policy() *store.DecayPolicy { return d.policy }
+func (d *Decayer) Policy() *decay.Policy { return d.policy }
 
 // Report is what a run did.
 type Report struct {
@@ -273,7 +275,7 @@ func (d *Decayer) Loop(ctx context.Context) error {
 type Run struct {
 	// At is the run's time (UTC, microseconds): every rule is judged as of it.
 	At     time.Time
-	Policy *store.DecayPolicy
+	Policy *decay.Policy
 	Store  *store.Store
 	Config Config
 

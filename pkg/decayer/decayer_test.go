@@ -18,8 +18,10 @@ import (
 
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/assemble"
+	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/decayer"
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/seen/retention"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -114,7 +116,7 @@ func (b *bundle) facts(t *testing.T) map[string]row {
 
 func longTTL() decayer.Config {
 	var c decayer.Config
-	c.Decay = store.DefaultDecayConfig
+	c.Decay = decay.DefaultConfig
 	c.Decay.TTL = 5000 * day
 	return c
 }
@@ -342,12 +344,12 @@ func TestPerTypeSettings(t *testing.T) {
 // TestGoAndSQLAgree is the proof that the decay formula is one formula: on the
 // same rows (types with their own rules, random base weights, last mentions
 // and expiries, to the microsecond, some on period boundaries), the weight and
-// status the decayer's SQL writes equal what DecayPolicy computes in Go, bit
+// status the decayer's SQL writes equal what decay.Policy computes in Go, bit
 // for bit, and what the read path (assemble.TopFacts) shows.
 func TestGoAndSQLAgree(t *testing.T) {
 	t.Parallel()
 	cfg := decayer.Config{BatchSize: 500}
-	cfg.Decay = store.DefaultDecayConfig
+	cfg.Decay = decay.DefaultConfig
 	cfg.Decay.PeriodByType = map[string]time.Duration{"topic": time.Hour, "genre": 7*day + 3*time.Second + 7*time.Microsecond}
 	cfg.Decay.FactorByType = map[string]float64{"topic": 0.97, "genre": 0.5, "author": 1}
 	cfg.Decay.FloorByType = map[string]float64{"topic": 0.01, "person": 0.3}
@@ -398,7 +400,7 @@ func TestGoAndSQLAgree(t *testing.T) {
 		require.Len(t, got, n)
 		statuses := map[string]int{}
 		for k, r := range got {
-			w, status := p.Assess(r.Fact, at)
+			w, status := p.Assess(r.Type, r.Weight, r.LastMentionedAt, r.ExpiresAt, at)
 			require.Equal(t, status, r.Status, "%s at %s: status", k, at)
 			require.Equal(t, w, r.weightNow(), "%s at %s: weight, bit for bit", k, at)
 			statuses[status]++
@@ -412,6 +414,15 @@ func TestGoAndSQLAgree(t *testing.T) {
 			require.Positive(t, statuses[s], "the rows cover status %s at %s", s, at)
 		}
 	}
+}
+
+// TestStatusesAreTheStores holds the policy's words for a fact's status to the
+// ones the store keeps and the decayer's SQL writes.
+func TestStatusesAreTheStores(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, store.FactActive, decay.Active)
+	require.Equal(t, store.FactArchived, decay.Archived)
+	require.Equal(t, store.FactExpired, decay.Expired)
 }
 
 func TestRefreshEvents(t *testing.T) {
@@ -677,7 +688,7 @@ func TestRetriesADeadlock(t *testing.T) {
 // an item shown again recently stays.
 func TestSeenItemsPrunedByAge(t *testing.T) {
 	t.Parallel()
-	b := setup(t, decayer.Config{Seen: store.SeenRetentionConfig{MaxAge: 90 * 24 * time.Hour}})
+	b := setup(t, decayer.Config{Seen: retention.Policy{MaxAge: 90 * 24 * time.Hour}})
 	ctx := context.Background()
 	list := func(id string, at time.Time, refs ...string) events.Turn {
 		var items []events.Item

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
 )
@@ -67,7 +68,7 @@ func (d *Decayer) decayFacts(ctx context.Context, r *Run, s *StepRun) error {
 		hi := min(lo+per, pages)
 		var c store.DecayCounts
 		err := retryConflicts(ctx, func() (err error) {
-			c, err = r.Store.DecayFacts(ctx, r.Policy, lo, hi, r.At)
+			c, err = r.Store.DecayFacts(ctx, d.rules, lo, hi, r.At)
 			return err
 		})
 		if err != nil {
@@ -93,6 +94,20 @@ func (d *Decayer) decayFacts(ctx context.Context, r *Run, s *StepRun) error {
 	}
 	s.Add("scanned", total.Scanned)
 	return nil
+}
+
+// factDecayRules is the policy as the store's SQL applies it: the default
+// rule, then each fact type's own, with the multiplier tables the Go formula
+// reads.
+func factDecayRules(p *decay.Policy) []store.FactDecayRule {
+	rule := func(typ string, r decay.Rule) store.FactDecayRule {
+		return store.FactDecayRule{Type: typ, Period: r.Period, Floor: r.Floor, Multipliers: r.Multipliers()}
+	}
+	out := []store.FactDecayRule{rule("", p.Default())}
+	for _, t := range p.Types() {
+		out = append(out, rule(t, p.Rule(t)))
+	}
+	return out
 }
 
 // purgeFacts deletes the facts that expired longer than PurgeAfter ago (event
@@ -278,10 +293,11 @@ func sortedKeys[V any](m map[string]V) []string {
 // pruneSeen deletes the seen items (and notifications) last shown longer ago
 // than ITEMS_SEEN_MAX_AGE, by event time, in bounded batches.
 func (d *Decayer) pruneSeen(ctx context.Context, r *Run, s *StepRun) error {
-	if r.Config.Seen.MaxAge <= 0 {
+	cutoff, ok := r.Config.Seen.Cutoff(r.At)
+	if !ok {
 		return nil
 	}
-	n, err := r.Store.PruneSeenItems(ctx, r.At.Add(-r.Config.Seen.MaxAge), r.Config.BatchSize)
+	n, err := r.Store.PruneSeenItems(ctx, cutoff, r.Config.BatchSize)
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/extract"
 	"github.com/recallhq/recall/pkg/llm"
@@ -49,7 +50,7 @@ type Config struct {
 	ToolResults bool `env:"EXTRACT_TOOL_RESULTS" envDefault:"false"`
 	// Decay is the facts' lifecycle policy; the extractor sets each fact's
 	// expiry from its type's TTL (FACT_TTL, FACT_TTL_BY_TYPE).
-	Decay store.DecayConfig
+	Decay decay.Config
 	// LLM, when LLM_MODEL is set, extracts with a language model; the rules still
 	// answer whenever it fails for good, so extraction never blocks the stream.
 	LLM llm.Config

@@ -1,7 +1,7 @@
 // Package ingest is the worker that stores turns: it consumes the turn stream in
 // batches and writes sessions and messages in one transaction per batch. The same
 // statement reports the sessions the batch made due for a summary
-// (store.SummaryPolicy), and the worker asks for those after the commit.
+// (summarize.Policy), and the worker asks for those after the commit.
 package ingest
 
 import (
@@ -17,6 +17,7 @@ import (
 
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/summarize"
 )
 
 // Def is the ingest worker as the registry lists it.
@@ -37,22 +38,24 @@ type Config struct {
 	Queue worker.Queue `envPrefix:"INGEST_"`
 	// Summary is when a session's summary is due (SUMMARY_EVERY_MESSAGES,
 	// SUMMARY_MIN_INTERVAL).
-	Summary store.SummaryPolicy
+	Summary summarize.Policy
 }
 
 // Worker decodes turns and stores them.
 type Worker struct {
-	store  *store.Store
-	limits events.Limits
-	log    *slog.Logger
-	policy store.SummaryPolicy
-	pub    *queue.Publisher
+	store   *store.Store
+	limits  events.Limits
+	log     *slog.Logger
+	trigger store.SummaryTrigger // cfg.Summary, its zero fields defaulted
+	pub     *queue.Publisher
 }
 
 // New returns the ingest worker: it stores turns and asks for the summaries
 // they make due (cfg.Summary) on d.JS.
 func New(cfg Config, d *worker.Deps) *Worker {
-	return &Worker{store: d.Store, limits: d.Limits, log: d.Log, policy: cfg.Summary, pub: queue.NewPublisher(d.JS)}
+	p := cfg.Summary.WithDefaults()
+	trigger := store.SummaryTrigger{EveryMessages: p.EveryMessages, MinInterval: p.MinInterval}
+	return &Worker{store: d.Store, limits: d.Limits, log: d.Log, trigger: trigger, pub: queue.NewPublisher(d.JS)}
 }
 
 // Handle is the batch handler: malformed or invalid turns fail permanently (the
@@ -70,7 +73,7 @@ func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 }
 
 func (w *Worker) store1(ctx context.Context, turns []store.StoredTurn) error {
-	res, err := w.store.IngestTurns(ctx, turns, w.policy)
+	res, err := w.store.IngestTurns(ctx, turns, w.trigger)
 	if err != nil {
 		return classify(err)
 	}

@@ -27,6 +27,7 @@ import (
 
 	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/contract"
+	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/search"
@@ -108,7 +109,7 @@ type Options struct {
 	JS       jetstream.JetStream
 	Searcher *search.Searcher
 	// Decay ranks facts by their weight now.
-	Decay *store.DecayPolicy
+	Decay *decay.Policy
 	Log   *slog.Logger
 	// Now is the clock for TTL, weights and skew checks; nil means time.Now.
 	Now func() time.Time
@@ -125,7 +126,7 @@ type Service struct {
 	js       jetstream.JetStream
 	pub      *queue.Publisher
 	searcher *search.Searcher
-	policy   *store.DecayPolicy
+	policy   *decay.Policy
 	log      *slog.Logger
 	now      func() time.Time
 	turns    func(outcome string, n int)

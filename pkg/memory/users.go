@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/recallhq/recall/pkg/contract"
+	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/forget"
 	"github.com/recallhq/recall/pkg/store"
 )
@@ -130,12 +131,12 @@ func (s *Service) UserFacts(ctx context.Context, tenant, userID string, qv url.V
 	now := s.now()
 	out := &contract.UserFacts{UserID: userID, At: now.UTC(), Policy: map[string]contract.DecayRule{}, Facts: make([]contract.FactView, len(facts))}
 	for i, f := range facts {
-		weight, status := s.policy.Assess(f.Fact, now)
+		weight, status := s.policy.Assess(f.Type, f.Weight, f.LastMentionedAt, f.ExpiresAt, now)
 		out.Facts[i] = contract.FactView{Type: f.Type, Value: f.Value, Display: f.Display, BaseWeight: f.Weight,
 			MentionCount: f.MentionCount, FirstSeenAt: f.FirstSeenAt, LastMentionedAt: f.LastMentionedAt, ExpiresAt: f.ExpiresAt,
 			Status: f.Status, Source: f.Source, SourceSessionID: f.SourceSessionID, Mentions: f.Mentions,
 			Weight: weight, StatusNow: status,
-			Curve: nonNil(mapSlice(s.policy.Curve(f.Type, f.Weight, f.Mentions, f.ExpiresAt), func(p store.CurvePoint) contract.CurvePoint {
+			Curve: nonNil(mapSlice(s.policy.Curve(f.Type, f.Weight, f.Mentions, f.ExpiresAt), func(p decay.CurvePoint) contract.CurvePoint {
 				return contract.CurvePoint{At: p.At, Weight: p.Weight, Kind: p.Kind}
 			}))}
 		r := s.policy.Rule(f.Type)

@@ -26,6 +26,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/recallhq/recall/pkg/assemble"
+	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
@@ -58,7 +59,7 @@ type Config struct {
 	MaxHold time.Duration `env:"PROFILER_MAX_HOLD" envDefault:"30s"`
 	// Decay is the facts' decay policy, the decayer's: facts count in the
 	// vector by their weight as of the profile's time.
-	Decay store.DecayConfig
+	Decay decay.Config
 	// Embed is the embedder facts are embedded with (EMBED_*): the catalog
 	// worker's, since shelf items' vectors are summed with them.
 	Embed embed.Config
@@ -79,7 +80,7 @@ type Worker struct {
 	cfg     Config
 	store   *store.Store
 	emb     embed.Embedder
-	policy  *store.DecayPolicy
+	policy  *decay.Policy
 	dims    int
 	limits  events.Limits
 	log     *slog.Logger
@@ -205,7 +206,7 @@ func (w *Worker) hold(ctx context.Context, t time.Time) error {
 // profile already does: inputs read at or after due, event time at or after at,
 // same model. A profile never goes back in event time: it is computed as of the
 // newest of at, the stored profile's time and its inputs' event times, and fact
-// weights are decayed up to that time (DecayPolicy.DecayedWeight).
+// weights are decayed up to that time (decay.Policy.DecayedWeight).
 func (w *Worker) Refresh(ctx context.Context, tenantID, userID string, at, due time.Time) (string, error) {
 	// PostgreSQL keeps microseconds. Truncating here (down: the snapshot is
 	// then no later than the real one) makes what is stored exactly what is
@@ -279,7 +280,7 @@ func (w *Worker) Refresh(ctx context.Context, tenantID, userID string, at, due t
 
 // contributions turns the shelf and the facts into weighted vectors: shelf
 // items by embed.ShelfWeight of their status, facts by their weight decayed up
-// to at (DecayPolicy.DecayedWeight). Shelf items without an embedding of this
+// to at (decay.Policy.DecayedWeight). Shelf items without an embedding of this
 // model (the catalog does not have them yet), and facts expired or archived by
 // at, are left out. sources counts what went in.
 func (w *Worker) contributions(ctx context.Context, shelf []store.ShelfVector, facts []store.Fact, at time.Time) ([]embed.Contribution, map[string]int, error) {

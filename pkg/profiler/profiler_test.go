@@ -16,6 +16,7 @@ import (
 
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/catalog"
+	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/profiler"
@@ -250,8 +251,8 @@ func TestProfileFactsDecayAsOfRequestedAt(t *testing.T) {
 	require.Equal(t, asOf, p.ComputedFrom)
 	require.Equal(t, 2, p.Sources["facts"])
 	want, _, ok, err := embed.Combine(b.emb.Dimension(), []embed.Contribution{
-		{Weight: store.DefaultDecayPolicy.DecayedWeight("", 1, t0.Add(70*24*time.Hour), asOf), Vector: b.emb.Vector("science fiction")},
-		{Weight: store.DefaultDecayPolicy.DecayedWeight("", 1, t0.Add(10*24*time.Hour), asOf), Vector: b.emb.Vector("Frank Herbert")},
+		{Weight: decay.DefaultPolicy.DecayedWeight("", 1, t0.Add(70*24*time.Hour), asOf), Vector: b.emb.Vector("science fiction")},
+		{Weight: decay.DefaultPolicy.DecayedWeight("", 1, t0.Add(10*24*time.Hour), asOf), Vector: b.emb.Vector("Frank Herbert")},
 	})
 	require.NoError(t, err)
 	require.True(t, ok)

@@ -76,7 +76,7 @@ func (s *Store) ApplySignals(ctx context.Context, items []CatalogUpsert, shelf [
 		var chTenant, chRef []string
 		var chAt []time.Time
 		if len(items) > 0 {
-			rows, err := tx.Query(ctx, q("CatalogUpsertBatch"), catalogArgs(items)...)
+			rows, err := tx.Query(ctx, q(qCatalogUpsertBatch), catalogArgs(items)...)
 			if err != nil {
 				return fmt.Errorf("upsert catalog items: %w", err)
 			}
@@ -96,12 +96,12 @@ func (s *Store) ApplySignals(ctx context.Context, items []CatalogUpsert, shelf [
 			for i, e := range shelf {
 				tenant[i], user[i], ref[i], status[i], event[i], at[i], force[i] = e.TenantID, e.UserID, e.Ref, e.Status, e.EventID, e.OccurredAt, e.Force
 			}
-			if err := collectRefresh(ctx, tx, q("ShelfUpsertBatch"), note, tenant, user, ref, status, at, event, force); err != nil {
+			if err := collectRefresh(ctx, tx, q(qShelfUpsertBatch), note, tenant, user, ref, status, at, event, force); err != nil {
 				return fmt.Errorf("upsert shelf entries: %w", err)
 			}
 		}
 		if len(chRef) > 0 {
-			if err := collectRefresh(ctx, tx, q("ShelfHoldersByRefs"), note, chTenant, chRef, chAt); err != nil {
+			if err := collectRefresh(ctx, tx, q(qShelfHoldersByRefs), note, chTenant, chRef, chAt); err != nil {
 				return fmt.Errorf("find holders of changed items: %w", err)
 			}
 		}
@@ -232,7 +232,7 @@ func (t *Tenant) CatalogItem(ctx context.Context, ref string) (CatalogItem, erro
 	var it CatalogItem
 	var emb *pgvector.Vector
 	var model *string
-	err := t.s.pool.QueryRow(ctx, q("CatalogItemGet"), t.id, ref).Scan(&it.Ref, &it.Type, &it.Title, &it.Attrs,
+	err := t.s.pool.QueryRow(ctx, q(qCatalogItemGet), t.id, ref).Scan(&it.Ref, &it.Type, &it.Title, &it.Attrs,
 		&emb, &model, &it.Dims, &it.Deleted, &it.SourceEventID, &it.SourceEventAt, &it.UpdatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return it, ErrNotFound
@@ -266,7 +266,7 @@ type ShelfVector struct {
 // Shelf returns a user's shelf, removed items left out, with each item's
 // embedding: the shelf's part of the user's interest vector.
 func (t *Tenant) Shelf(ctx context.Context, userID string) ([]ShelfVector, error) {
-	rows, err := t.s.pool.Query(ctx, q("ShelfListByUser"), t.id, userID)
+	rows, err := t.s.pool.Query(ctx, q(qShelfListByUser), t.id, userID)
 	if err != nil {
 		return nil, fmt.Errorf("list shelf: %w", err)
 	}
@@ -318,10 +318,10 @@ func (t *Tenant) Recommend(ctx context.Context, userID string, vec []float32, mo
 	}
 	var out []Recommendation
 	err := pgx.BeginTxFunc(ctx, t.s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, q("CatalogSearchSettings"), strconv.Itoa(min(max(2*k, 40), 1000))); err != nil {
+		if _, err := tx.Exec(ctx, q(qCatalogSearchSettings), strconv.Itoa(min(max(2*k, 40), 1000))); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, withDims(q("CatalogNearest"), dims), t.id, userID, pgvector.NewVector(vec), model, k)
+		rows, err := tx.Query(ctx, withDims(q(qCatalogNearest), dims), t.id, userID, pgvector.NewVector(vec), model, k)
 		if err != nil {
 			return err
 		}
@@ -384,10 +384,10 @@ func (s *Store) EnsureCatalogIndex(ctx context.Context, dims int) error {
 		return nil
 	}
 	// Absent, or invalid: drop is a no-op for the former.
-	if _, err := conn.Exec(ctx, withDims(q("CatalogIndexDrop"), dims)); err != nil {
+	if _, err := conn.Exec(ctx, withDims(q(qCatalogIndexDrop), dims)); err != nil {
 		return fmt.Errorf("catalog index: drop invalid %s: %w", name, err)
 	}
-	if _, err := conn.Exec(ctx, withDims(q("CatalogIndexCreate"), dims)); err != nil {
+	if _, err := conn.Exec(ctx, withDims(q(qCatalogIndexCreate), dims)); err != nil {
 		return fmt.Errorf("catalog index: create %s: %w", name, err)
 	}
 	return nil
@@ -400,7 +400,7 @@ type querier interface {
 // catalogIndexValid reports whether the index exists and is valid.
 func (s *Store) catalogIndexValid(ctx context.Context, db querier, name string) (bool, error) {
 	var valid bool
-	err := db.QueryRow(ctx, q("CatalogIndexValid"), name).Scan(&valid)
+	err := db.QueryRow(ctx, q(qCatalogIndexValid), name).Scan(&valid)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, nil
 	}

@@ -17,7 +17,7 @@ type CatalogName struct {
 
 // CatalogNames lists the names of a tenant's live catalog items, at most limit.
 func (t *Tenant) CatalogNames(ctx context.Context, limit int) ([]CatalogName, error) {
-	rows, err := t.s.pool.Query(ctx, q("CatalogNamesList"), t.id, limit)
+	rows, err := t.s.pool.Query(ctx, q(qCatalogNamesList), t.id, limit)
 	if err != nil {
 		return nil, fmt.Errorf("catalog names: %w", err)
 	}

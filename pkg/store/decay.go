@@ -2,263 +2,31 @@ package store
 
 import (
 	"errors"
-	"fmt"
-	"sort"
-	"strings"
 	"time"
-
-	"github.com/recallhq/recall/pkg/service"
 )
 
-// DecayConfig is the lifecycle of interest facts, read from env by every binary
-// that writes, reads or maintains facts (extractor, API, profiler, decayer), so
-// that all of them apply the same rule. Set the same values on all of them.
-//
-// A fact's weight now is its base weight times Factor for every full Period
-// since its last mention (event time). Below Floor it no longer counts and the
-// decayer archives it; at its expiry (last mention + TTL) it is expired. Each
-// has a per-type override, as "topic:360h,genre:1440h".
-type DecayConfig struct {
-	// Period, Factor and Floor are the decay policy: weight = base × Factor
-	// per full Period since the last mention (event time); below Floor a
-	// fact is archived. One policy: set the same values on every binary
-	// that reads them. Period ≥ 1s, Factor in (0, 1], Floor in (0, 1], and a
-	// fact must reach the floor within 4096 periods; a binary refuses to
-	// start otherwise, naming the variable.
-	Period time.Duration `env:"DECAY_PERIOD" envDefault:"720h"`
-	Factor float64       `env:"DECAY_FACTOR" envDefault:"0.9"`
-	Floor  float64       `env:"DECAY_FLOOR" envDefault:"0.1"`
-	// TTL is how long after its last mention (event time) a fact expires.
-	TTL time.Duration `env:"FACT_TTL" envDefault:"2160h"`
-	// PeriodByType, FactorByType, FloorByType and TTLByType override the
-	// policy per fact type, as "topic:0.8" or "topic:720h,genre:4320h".
-	PeriodByType map[string]time.Duration `env:"DECAY_PERIOD_BY_TYPE" envKeyValSeparator:":" envSeparator:","`
-	FactorByType map[string]float64       `env:"DECAY_FACTOR_BY_TYPE" envKeyValSeparator:":" envSeparator:","`
-	FloorByType  map[string]float64       `env:"DECAY_FLOOR_BY_TYPE" envKeyValSeparator:":" envSeparator:","`
-	TTLByType    map[string]time.Duration `env:"FACT_TTL_BY_TYPE" envKeyValSeparator:":" envSeparator:","`
-}
-
-// DefaultDecayConfig is the config an empty environment gives: ×0.9 per full
-// 30 days, archived below 0.1, expired 90 days after the last mention.
-var DefaultDecayConfig = service.Defaults[DecayConfig]()
-
-// MaxDecaySteps bounds how many periods a fact may take to fall below its
-// floor (0.9 and 0.1 take 22). It keeps the multiplier tables the SQL side is
-// given small; a factor so close to 1 that it needs more is a mistake.
-const MaxDecaySteps = 4096
-
-// WithDefaults fills the fields left zero (none of which can be zero) with the
-// defaults, so that a config built in code behaves like one read from an empty
-// environment.
-func (c DecayConfig) WithDefaults() DecayConfig {
-	if c.Period == 0 {
-		c.Period = DefaultDecayConfig.Period
-	}
-	if c.Factor == 0 {
-		c.Factor = DefaultDecayConfig.Factor
-	}
-	if c.Floor == 0 {
-		c.Floor = DefaultDecayConfig.Floor
-	}
-	if c.TTL == 0 {
-		c.TTL = DefaultDecayConfig.TTL
-	}
-	return c
-}
-
-// TTLFor is how long a fact of the given type lives after its last mention. It
-// needs no validation, so the extractor can use it straight from the config;
-// a TTL that is not positive falls back to the default.
-func (c DecayConfig) TTLFor(typ string) time.Duration {
-	if d, ok := c.TTLByType[typ]; ok && d > 0 {
-		return d
-	}
-	if c.TTL > 0 {
-		return c.TTL
-	}
-	return DefaultDecayConfig.TTL
-}
-
-// DecayRule is the policy of one fact type.
-type DecayRule struct {
+// FactDecayRule is one fact type's decay rule as the decayer's SQL
+// (FactDecayRange) applies it. The policy and its formula live in pkg/decay;
+// the store is given the rules' plain values, so that it depends on no policy
+// and the SQL reads the very tables the Go formula reads.
+type FactDecayRule struct {
+	// Type is the fact type the rule is for; "" for the default rule, which
+	// comes first and applies to every type without a rule of its own.
+	Type string
+	// Period is the time of one decay step, Floor the weight below which a
+	// fact is archived.
 	Period time.Duration
-	Factor float64
 	Floor  float64
-	TTL    time.Duration
-	// mult[n] is the multiplier after n full periods: 1, then each entry the
-	// previous one times Factor (IEEE double, rounded at every step), ending at
-	// the first entry below Floor. Both sides of the formula read this table,
-	// which is what makes Go and SQL agree to the last bit: no pow() whose
-	// last bit differs between Go's math and the database's libm.
-	mult []float64
+	// Multipliers[n] is the weight's multiplier after n full periods, ending
+	// at the first entry below Floor (decay.Rule.Multipliers); the last entry
+	// is the cap.
+	Multipliers []float64
 }
 
-// DecayPolicy is a validated DecayConfig. It is immutable and safe for
-// concurrent use.
-type DecayPolicy struct {
-	def    DecayRule
-	byType map[string]DecayRule
-	types  []string // sorted override types, for the SQL parameters
-}
-
-// DefaultDecayPolicy is the policy of DefaultDecayConfig.
-var DefaultDecayPolicy = mustPolicy(DefaultDecayConfig)
-
-func mustPolicy(c DecayConfig) *DecayPolicy {
-	p, err := c.Policy()
-	if err != nil {
-		panic(err)
-	}
-	return p
-}
-
-// Policy validates the config and builds the policy. Errors name the variable.
-func (c DecayConfig) Policy() (*DecayPolicy, error) {
-	var errs []error
-	def := DecayRule{Period: c.Period, Factor: c.Factor, Floor: c.Floor, TTL: c.TTL}
-	def.mult, errs = buildRule(def, "", errs)
-	p := &DecayPolicy{def: def, byType: map[string]DecayRule{}}
-	types := map[string]bool{}
-	for t := range c.PeriodByType {
-		types[t] = true
-	}
-	for t := range c.FactorByType {
-		types[t] = true
-	}
-	for t := range c.FloorByType {
-		types[t] = true
-	}
-	for t := range c.TTLByType {
-		types[t] = true
-	}
-	for t := range types {
-		if strings.TrimSpace(t) == "" {
-			errs = append(errs, errors.New("DECAY_*_BY_TYPE, FACT_TTL_BY_TYPE: empty fact type"))
-			continue
-		}
-		r := def
-		if v, ok := c.PeriodByType[t]; ok {
-			r.Period = v
-		}
-		if v, ok := c.FactorByType[t]; ok {
-			r.Factor = v
-		}
-		if v, ok := c.FloorByType[t]; ok {
-			r.Floor = v
-		}
-		if v, ok := c.TTLByType[t]; ok {
-			r.TTL = v
-		}
-		r.mult, errs = buildRule(r, t, errs)
-		p.byType[t] = r
-		p.types = append(p.types, t)
-	}
-	sort.Strings(p.types)
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	return p, nil
-}
-
-// buildRule checks a rule and computes its multiplier table.
-func buildRule(r DecayRule, typ string, errs []error) ([]float64, []error) {
-	name := func(plain, byType string) string {
-		if typ == "" {
-			return plain
-		}
-		return fmt.Sprintf("%s[%s]", byType, typ)
-	}
-	ok := true
-	if r.Period < time.Second {
-		errs = append(errs, fmt.Errorf("%s: %v: want a duration of at least 1s, such as 720h", name("DECAY_PERIOD", "DECAY_PERIOD_BY_TYPE"), r.Period))
-		ok = false
-	}
-	if !(r.Factor > 0 && r.Factor <= 1) {
-		errs = append(errs, fmt.Errorf("%s: %v: want a factor in (0, 1], such as 0.9", name("DECAY_FACTOR", "DECAY_FACTOR_BY_TYPE"), r.Factor))
-		ok = false
-	}
-	if !(r.Floor > 0 && r.Floor <= 1) {
-		errs = append(errs, fmt.Errorf("%s: %v: want a floor in (0, 1], such as 0.1", name("DECAY_FLOOR", "DECAY_FLOOR_BY_TYPE"), r.Floor))
-		ok = false
-	}
-	if r.TTL <= 0 {
-		errs = append(errs, fmt.Errorf("%s: %v: want a positive duration, such as 2160h", name("FACT_TTL", "FACT_TTL_BY_TYPE"), r.TTL))
-		ok = false
-	}
-	if !ok {
-		return nil, errs
-	}
-	mult := []float64{1}
-	for mult[len(mult)-1] >= r.Floor && r.Factor < 1 {
-		if len(mult) > MaxDecaySteps {
-			return nil, append(errs, fmt.Errorf("%s %v with floor %v: a fact would take more than %d periods to be archived; lower the factor or raise the floor",
-				name("DECAY_FACTOR", "DECAY_FACTOR_BY_TYPE"), r.Factor, r.Floor, MaxDecaySteps))
-		}
-		mult = append(mult, mult[len(mult)-1]*r.Factor)
-	}
-	return mult, errs
-}
-
-// Rule is the policy of a fact type: its override, or the default.
-func (p *DecayPolicy) Rule(typ string) DecayRule {
-	if r, ok := p.byType[typ]; ok {
-		return r
-	}
-	return p.def
-}
-
-// TTL is how long a fact of the given type lives after its last mention.
-func (p *DecayPolicy) TTL(typ string) time.Duration { return p.Rule(typ).TTL }
-
-// Periods is the number of full periods of the type between a fact's last
-// mention and at, counted in whole microseconds (what PostgreSQL stores) and
-// capped at the first period whose weight is below the floor. A mention at or
-// after at (an event newer than the moment asked about) has not decayed.
-func (r DecayRule) Periods(lastMentioned, at time.Time) int {
-	d := at.UnixMicro() - lastMentioned.UnixMicro()
-	if d <= 0 || len(r.mult) == 1 {
-		return 0
-	}
-	n := d / r.Period.Microseconds()
-	if n >= int64(len(r.mult)) {
-		return len(r.mult) - 1
-	}
-	return int(n)
-}
-
-// DecayedWeight is a fact's weight at time at: its base weight times Factor
-// for every full Period since its last mention. Both times are event times,
-// never the clock of the machine computing it, so replays agree. Once below
-// the floor the weight stays at its first value below it: the fact no longer
-// counts, and the decayer need not rewrite it every period.
-//
-// This is the one place the formula lives in Go; the decayer's SQL
-// (FactDecayRange in queries/decay.sql) is the one place in SQL, and a test
-// proves the two equal, bit for bit, on the same rows.
-func (p *DecayPolicy) DecayedWeight(typ string, base float64, lastMentioned, at time.Time) float64 {
-	r := p.Rule(typ)
-	return base * r.mult[r.Periods(lastMentioned, at)]
-}
-
-// Assess is a fact's weight at time at and the status it has then: expired
-// once its expiry has passed, archived when its weight is below the floor,
-// active otherwise. The decayer writes the same status (FactDecayRange).
-func (p *DecayPolicy) Assess(f Fact, at time.Time) (float64, string) {
-	w := p.DecayedWeight(f.Type, f.Weight, f.LastMentionedAt, at)
-	switch {
-	case !f.ExpiresAt.After(at):
-		return w, FactExpired
-	case w < p.Rule(f.Type).Floor:
-		return w, FactArchived
-	default:
-		return w, FactActive
-	}
-}
-
-// decaySQLParams are the policy as the decayer's SQL reads it: the rules as
-// arrays, rule 1 being the default (types[1] is NULL, so it matches no type),
-// and the multiplier tables flattened into one array of rows of width entries,
-// each row padded with its last entry (the cap).
+// decaySQLParams are the rules as the decayer's SQL reads them: arrays, rule 1
+// being the default (types[1] is NULL, so it matches no type), and the
+// multiplier tables flattened into one array of rows of width entries, each
+// row padded with its last entry (the cap).
 type decaySQLParams struct {
 	types    []*string
 	periodUS []int64
@@ -267,102 +35,32 @@ type decaySQLParams struct {
 	width    int
 }
 
-func (p *DecayPolicy) sqlParams() decaySQLParams {
-	rules := []DecayRule{p.def}
-	sp := decaySQLParams{types: []*string{nil}}
-	for _, t := range p.types {
-		rules = append(rules, p.byType[t])
-		sp.types = append(sp.types, &t)
+func decayParams(rules []FactDecayRule) (decaySQLParams, error) {
+	var sp decaySQLParams
+	if len(rules) == 0 || rules[0].Type != "" {
+		return sp, errors.New("decay rules: the default rule (no type) must come first")
 	}
-	for _, r := range rules {
-		sp.width = max(sp.width, len(r.mult))
+	for i, r := range rules {
+		if i > 0 && r.Type == "" {
+			return sp, errors.New("decay rules: only the first rule may have no type")
+		}
+		if len(r.Multipliers) == 0 || r.Period < time.Microsecond {
+			return sp, errors.New("decay rules: a rule needs a period and its multiplier table")
+		}
+		sp.width = max(sp.width, len(r.Multipliers))
 	}
-	for _, r := range rules {
+	for i, r := range rules {
+		if i == 0 {
+			sp.types = append(sp.types, nil)
+		} else {
+			sp.types = append(sp.types, &r.Type)
+		}
 		sp.periodUS = append(sp.periodUS, r.Period.Microseconds())
 		sp.floors = append(sp.floors, r.Floor)
-		sp.mult = append(sp.mult, r.mult...)
-		for range sp.width - len(r.mult) {
-			sp.mult = append(sp.mult, r.mult[len(r.mult)-1])
+		sp.mult = append(sp.mult, r.Multipliers...)
+		for range sp.width - len(r.Multipliers) {
+			sp.mult = append(sp.mult, r.Multipliers[len(r.Multipliers)-1])
 		}
 	}
-	return sp
-}
-
-// ArchivedAfter is how many full periods after its last mention a fact of
-// the rule falls below the floor and is archived; 0: never (a factor of 1).
-func (r DecayRule) ArchivedAfter() int { return len(r.mult) - 1 }
-
-// Curve point kinds.
-const (
-	CurveMention  = "mention"
-	CurveDecay    = "decay"
-	CurveArchived = "archived"
-	CurveExpired  = "expired"
-)
-
-// CurvePoint is a moment a fact's weight changed, and its weight from then on.
-type CurvePoint struct {
-	At     time.Time `json:"at"`
-	Weight float64   `json:"weight"`
-	// Kind is what happened: a mention (the weight back to the base), a decay
-	// step, the step that took it below the floor (archived), or its expiry.
-	Kind string `json:"kind"`
-}
-
-// Curve is a fact's weight over time under the policy, as the decayer and
-// the readers judge it (DecayedWeight): from each mention in mentions
-// (ascending, event times) the weight starts at base and drops at every full
-// period, until the next mention, the first step below the floor (after which
-// it stays), or the mention's expiry (mention + TTL; expiresAt for the last
-// mention, as stored), whichever comes first. It runs past now to the
-// expiry, so it also shows what is to come.
-func (p *DecayPolicy) Curve(typ string, base float64, mentions []time.Time, expiresAt time.Time) []CurvePoint {
-	r := p.Rule(typ)
-	var out []CurvePoint
-	for i, m := range mentions {
-		end, expiry := expiresAt, expiresAt
-		if i+1 < len(mentions) {
-			expiry = m.Add(r.TTL)
-			end = mentions[i+1]
-			if expiry.Before(end) {
-				end = expiry
-			}
-		}
-		out = append(out, CurvePoint{At: m, Weight: base, Kind: CurveMention})
-		for k := 1; k <= r.ArchivedAfter(); k++ {
-			at := m.Add(time.Duration(k) * r.Period)
-			if !at.Before(end) {
-				break
-			}
-			pt := CurvePoint{At: at, Weight: p.DecayedWeight(typ, base, m, at), Kind: CurveDecay}
-			if pt.Weight < r.Floor {
-				pt.Kind = CurveArchived
-			}
-			out = append(out, pt)
-			if pt.Kind == CurveArchived {
-				break
-			}
-		}
-		if !end.Before(expiry) {
-			out = append(out, CurvePoint{At: expiry, Weight: p.DecayedWeight(typ, base, m, expiry), Kind: CurveExpired})
-		}
-	}
-	return out
-}
-
-// String describes the policy for logs.
-func (p *DecayPolicy) String() string {
-	f := func(r DecayRule) string {
-		archived := "never archived"
-		if n := r.ArchivedAfter(); n > 0 {
-			archived = fmt.Sprintf("archived after %d periods", n)
-		}
-		return fmt.Sprintf("×%v per %v, floor %v (%s), ttl %v", r.Factor, r.Period, r.Floor, archived, r.TTL)
-	}
-	var b strings.Builder
-	b.WriteString("default: " + f(p.def))
-	for _, t := range p.types {
-		b.WriteString("; " + t + ": " + f(p.byType[t]))
-	}
-	return b.String()
+	return sp, nil
 }

@@ -43,7 +43,7 @@ func (s *Store) SaveDecayerRun(ctx context.Context, r DecayerRun) error {
 	if err != nil {
 		return fmt.Errorf("save decayer run: %w", err)
 	}
-	if _, err := s.pool.Exec(ctx, q("DecayerRunSave"), r.Result, r.At, r.StartedAt, r.FinishedAt, steps, r.Error); err != nil {
+	if _, err := s.pool.Exec(ctx, q(qDecayerRunSave), r.Result, r.At, r.StartedAt, r.FinishedAt, steps, r.Error); err != nil {
 		return fmt.Errorf("save decayer run: %w", err)
 	}
 	return nil
@@ -53,7 +53,7 @@ func (s *Store) SaveDecayerRun(ctx context.Context, r DecayerRun) error {
 // is the last run, and the one with DecayerRunOK the last success. None
 // before the decayer has run.
 func (s *Store) DecayerRuns(ctx context.Context) ([]DecayerRun, error) {
-	rows, err := s.pool.Query(ctx, q("DecayerRunList"))
+	rows, err := s.pool.Query(ctx, q(qDecayerRunList))
 	if err != nil {
 		return nil, fmt.Errorf("list decayer runs: %w", err)
 	}

@@ -1,10 +1,14 @@
 package store
 
 // Query and WithDims expose the query text to the external tests, which check
-// the plans PostgreSQL makes for it.
+// the plans PostgreSQL makes for it; the Q names are the queries they check.
 var (
 	Query    = q
 	WithDims = withDims
+
+	QListItemAt            = qListItemAt
+	QCatalogNearest        = qCatalogNearest
+	QCatalogSearchSettings = qCatalogSearchSettings
 )
 
 // UserTableNames are the tables ForgetUser deletes from.

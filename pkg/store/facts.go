@@ -83,7 +83,7 @@ func recordMentions(ctx context.Context, tx pgx.Tx, ms []Mention) ([]UserRef, er
 		tenant[i], event[i], typ[i], value[i], display[i] = m.TenantID, m.EventID, m.Type, m.Value, m.Display
 		user[i], session[i], source[i], occurred[i], expires[i] = m.UserID, m.SessionID, m.Source, m.OccurredAt, m.ExpiresAt
 	}
-	rows, err := tx.Query(ctx, q("FactMentionBatch"), tenant, event, typ, value, display, user, session, occurred, source, expires)
+	rows, err := tx.Query(ctx, q(qFactMentionBatch), tenant, event, typ, value, display, user, session, occurred, source, expires)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +118,7 @@ type Fact struct {
 // Facts returns a user's facts with any of the given statuses, newest mention
 // first, at most limit.
 func (t *Tenant) Facts(ctx context.Context, userID string, statuses []string, limit int) ([]Fact, error) {
-	rows, err := t.s.pool.Query(ctx, q("FactListByUser"), t.id, userID, statuses, limit)
+	rows, err := t.s.pool.Query(ctx, q(qFactListByUser), t.id, userID, statuses, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list facts: %w", err)
 	}
@@ -165,7 +165,7 @@ type FactCursor struct {
 // the times of its newest mentions (at most mentions). next is the cursor of
 // the page's last fact when the page is full, nil otherwise.
 func (t *Tenant) FactPage(ctx context.Context, userID string, statuses []string, after FactCursor, limit, mentions int) ([]FactHistory, *FactCursor, error) {
-	rows, err := t.s.pool.Query(ctx, q("FactPageByUser"), t.id, userID, statuses, nullTime(after.LastMentionedAt),
+	rows, err := t.s.pool.Query(ctx, q(qFactPageByUser), t.id, userID, statuses, nullTime(after.LastMentionedAt),
 		after.Type, after.Value, limit, mentions)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list facts: %w", err)

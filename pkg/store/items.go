@@ -21,15 +21,6 @@ const DefaultSeenCap = 100
 // DefaultSeenPruneBatch is the batch PruneSeenItems deletes in when given none.
 const DefaultSeenPruneBatch = 1000
 
-// SeenRetentionConfig is the age part of the seen-item registry, for the job
-// that cleans it (PruneSeenItems with now − MaxAge). The cap is applied at
-// write time (RecordSeen, seen.Config.Cap).
-type SeenRetentionConfig struct {
-	// MaxAge: seen items last shown longer ago than this (event time), and
-	// notifications older than this, are deleted.
-	MaxAge time.Duration `env:"ITEMS_SEEN_MAX_AGE" envDefault:"2160h"`
-}
-
 // ErrNoList is returned for a session that exists but has not presented a list.
 var ErrNoList = errors.New("no list presented in this session")
 
@@ -54,7 +45,7 @@ func (t *Tenant) ListItem(ctx context.Context, sessionID string, n int) (ListIte
 	if n < 1 {
 		return li, fmt.Errorf("list item %d: positions start at 1", n)
 	}
-	err := t.s.pool.QueryRow(ctx, q("ListItemAt"), t.id, sessionID, n).Scan(&li.EventID, &li.OccurredAt, &li.Count, &li.Item)
+	err := t.s.pool.QueryRow(ctx, q(qListItemAt), t.id, sessionID, n).Scan(&li.EventID, &li.OccurredAt, &li.Count, &li.Item)
 	if errors.Is(err, pgx.ErrNoRows) {
 		if _, err := t.Session(ctx, sessionID); err != nil {
 			return li, err
@@ -140,9 +131,9 @@ func (b *seenBatch) queue(batch *pgx.Batch, seenCap int) {
 	}
 	slices.Sort(keys)
 	keys = slices.Compact(keys)
-	batch.Queue(q("SeenLockUsers"), keys)
-	batch.Queue(q("SeenRecordBatch"), b.tenant, b.event, b.user, b.session, b.ref, b.title, b.attrs, b.occurred)
-	batch.Queue(q("SeenEvictBeyondCap"), tenants, userIDs, seenCap)
+	batch.Queue(q(qSeenLockUsers), keys)
+	batch.Queue(q(qSeenRecordBatch), b.tenant, b.event, b.user, b.session, b.ref, b.title, b.attrs, b.occurred)
+	batch.Queue(q(qSeenEvictBeyondCap), tenants, userIDs, seenCap)
 }
 
 // seenLockKey is a user's advisory lock key. Two users sharing a key only wait
@@ -171,7 +162,7 @@ type SeenItem struct {
 
 // SeenItems returns a user's seen items, most recently shown first, at most limit.
 func (t *Tenant) SeenItems(ctx context.Context, userID string, limit int) ([]SeenItem, error) {
-	rows, err := t.s.pool.Query(ctx, q("SeenItemListByUser"), t.id, userID, limit)
+	rows, err := t.s.pool.Query(ctx, q(qSeenItemListByUser), t.id, userID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list seen items: %w", err)
 	}
@@ -204,7 +195,7 @@ type UnseenOptions struct {
 func (t *Tenant) Unseen(ctx context.Context, userID string, refs []string, o UnseenOptions) ([]string, int, error) {
 	out := make([]string, 0, len(refs))
 	if !o.Mark {
-		rows, err := t.s.pool.Query(ctx, q("ItemUnseenList"), t.id, userID, refs, o.NotificationID)
+		rows, err := t.s.pool.Query(ctx, q(qItemUnseenList), t.id, userID, refs, o.NotificationID)
 		if err != nil {
 			return nil, 0, fmt.Errorf("unseen items: %w", err)
 		}
@@ -215,7 +206,7 @@ func (t *Tenant) Unseen(ctx context.Context, userID string, refs []string, o Uns
 		}
 		return out, 0, nil
 	}
-	rows, err := t.s.pool.Query(ctx, q("ItemUnseenMark"), t.id, userID, refs, o.NotificationID, o.At)
+	rows, err := t.s.pool.Query(ctx, q(qItemUnseenMark), t.id, userID, refs, o.NotificationID, o.At)
 	if err != nil {
 		return nil, 0, fmt.Errorf("mark unseen items: %w", err)
 	}
@@ -248,13 +239,13 @@ func (s *Store) PruneSeenItems(ctx context.Context, olderThan time.Time, batch i
 		batch = DefaultSeenPruneBatch
 	}
 	var total int64
-	for _, name := range []string{"SeenItemPrune", "ItemNotificationPrune", "SeenListPrune"} {
+	for _, name := range []queryName{qSeenItemPrune, qItemNotificationPrune, qSeenListPrune} {
 		for {
 			tag, err := s.pool.Exec(ctx, q(name), olderThan, batch)
 			if err != nil {
 				return total, fmt.Errorf("prune seen items: %w", err)
 			}
-			if name != "SeenListPrune" {
+			if name != qSeenListPrune {
 				total += tag.RowsAffected()
 			}
 			if tag.RowsAffected() < int64(batch) {

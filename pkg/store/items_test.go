@@ -170,7 +170,7 @@ func TestListItemPlanUsesTheListIndex(t *testing.T) {
 	require.NoError(t, err)
 	_, err = db.Store.Pool().Exec(ctx, `ANALYZE messages`)
 	require.NoError(t, err)
-	rows, err := db.Store.Pool().Query(ctx, "EXPLAIN "+store.Query("ListItemAt"), "t", "s1", 1)
+	rows, err := db.Store.Pool().Query(ctx, "EXPLAIN "+store.Query(store.QListItemAt), "t", "s1", 1)
 	require.NoError(t, err)
 	var plan []string
 	for rows.Next() {

@@ -44,7 +44,7 @@ func (s *Store) TryAdvisoryLock(ctx context.Context, key int64) (unlock func(), 
 // FactPages is the facts table's size in heap pages, and its rows per page as
 // last analyzed (0 when unknown).
 func (s *Store) FactPages(ctx context.Context) (pages int64, density float64, err error) {
-	if err := s.pool.QueryRow(ctx, q("FactPages")).Scan(&pages, &density); err != nil {
+	if err := s.pool.QueryRow(ctx, q(qFactPages)).Scan(&pages, &density); err != nil {
 		return 0, 0, fmt.Errorf("facts size: %w", err)
 	}
 	return pages, density, nil
@@ -77,14 +77,18 @@ func (c *DecayCounts) Add(o DecayCounts) {
 }
 
 // DecayFacts brings the facts stored in heap pages [firstPage, endPage) up to
-// date as of at under the policy, in one statement (one short transaction),
-// and owes a profile refresh to every user whose facts changed (see
-// RefreshOutbox). at is taken to the microsecond, as PostgreSQL stores it.
-func (s *Store) DecayFacts(ctx context.Context, p *DecayPolicy, firstPage, endPage int64, at time.Time) (DecayCounts, error) {
-	sp := p.sqlParams()
-	lo, hi := pageTIDs(firstPage, endPage)
+// date as of at under the rules (the default first, then one per fact type
+// with its own), in one statement (one short transaction), and owes a profile
+// refresh to every user whose facts changed (see RefreshOutbox). at is taken
+// to the microsecond, as PostgreSQL stores it.
+func (s *Store) DecayFacts(ctx context.Context, rules []FactDecayRule, firstPage, endPage int64, at time.Time) (DecayCounts, error) {
 	var c DecayCounts
-	err := s.pool.QueryRow(ctx, q("FactDecayRange"), lo, hi, at.Truncate(time.Microsecond),
+	sp, err := decayParams(rules)
+	if err != nil {
+		return c, err
+	}
+	lo, hi := pageTIDs(firstPage, endPage)
+	err = s.pool.QueryRow(ctx, q(qFactDecayRange), lo, hi, at.Truncate(time.Microsecond),
 		sp.types, sp.periodUS, sp.floors, sp.mult, sp.width).
 		Scan(&c.Scanned, &c.Decayed, &c.Archived, &c.Expired, &c.Reactivated, &c.Users)
 	if err != nil {
@@ -99,7 +103,7 @@ func (s *Store) DecayFacts(ctx context.Context, p *DecayPolicy, firstPage, endPa
 // old mentions a purged fact again as new; it expires again by the same rule.
 func (s *Store) PurgeExpiredFacts(ctx context.Context, firstPage, endPage int64, before time.Time) (facts, mentions int64, err error) {
 	lo, hi := pageTIDs(firstPage, endPage)
-	if err := s.pool.QueryRow(ctx, q("FactPurgeRange"), lo, hi, before).Scan(&facts, &mentions); err != nil {
+	if err := s.pool.QueryRow(ctx, q(qFactPurgeRange), lo, hi, before).Scan(&facts, &mentions); err != nil {
 		return 0, 0, fmt.Errorf("purge expired facts in pages %d-%d: %w", firstPage, endPage, err)
 	}
 	return facts, mentions, nil
@@ -123,7 +127,7 @@ type PendingRefresh struct {
 
 // RefreshOutbox returns the next refreshes owed, in key order after after.
 func (s *Store) RefreshOutbox(ctx context.Context, after UserRef, limit int) ([]PendingRefresh, error) {
-	rows, err := s.pool.Query(ctx, q("RefreshOutboxList"), after.TenantID, after.UserID, limit)
+	rows, err := s.pool.Query(ctx, q(qRefreshOutboxList), after.TenantID, after.UserID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("refresh outbox: %w", err)
 	}
@@ -146,7 +150,7 @@ func (s *Store) RefreshesSent(ctx context.Context, sent []PendingRefresh) error 
 	for i, p := range sent {
 		tenants[i], users[i], ats[i] = p.TenantID, p.UserID, p.RequestedAt
 	}
-	if _, err := s.pool.Exec(ctx, q("RefreshOutboxDelete"), tenants, users, ats); err != nil {
+	if _, err := s.pool.Exec(ctx, q(qRefreshOutboxDelete), tenants, users, ats); err != nil {
 		return fmt.Errorf("refresh outbox delete: %w", err)
 	}
 	return nil
@@ -154,7 +158,7 @@ func (s *Store) RefreshesSent(ctx context.Context, sent []PendingRefresh) error 
 
 // SessionTenants lists every tenant that has sessions.
 func (s *Store) SessionTenants(ctx context.Context) ([]string, error) {
-	rows, err := s.pool.Query(ctx, q("SessionTenants"))
+	rows, err := s.pool.Query(ctx, q(qSessionTenants))
 	if err != nil {
 		return nil, fmt.Errorf("list tenants: %w", err)
 	}
@@ -187,7 +191,7 @@ func (t *Tenant) DeleteOldMessages(ctx context.Context, after string, cutoff tim
 	var b RetentionBatch
 	err := pgx.BeginFunc(ctx, t.s.pool, func(tx pgx.Tx) error {
 		b = RetentionBatch{}
-		rows, err := tx.Query(ctx, q("SessionLockOld"), t.id, after, cutoff, maxSessions)
+		rows, err := tx.Query(ctx, q(qSessionLockOld), t.id, after, cutoff, maxSessions)
 		if err != nil {
 			return err
 		}
@@ -199,7 +203,7 @@ func (t *Tenant) DeleteOldMessages(ctx context.Context, after string, cutoff tim
 			b.Next, b.Done = after, true
 			return nil
 		}
-		rows, err = tx.Query(ctx, q("MessageDeleteOld"), t.id, ids, cutoff, maxMessages)
+		rows, err = tx.Query(ctx, q(qMessageDeleteOld), t.id, ids, cutoff, maxMessages)
 		if err != nil {
 			return err
 		}
@@ -215,11 +219,11 @@ func (t *Tenant) DeleteOldMessages(ctx context.Context, after string, cutoff tim
 			return err
 		}
 		if len(sess) > 0 {
-			if _, err := tx.Exec(ctx, q("SessionFoldDeleted"), t.id, sess, n, sys, summed); err != nil {
+			if _, err := tx.Exec(ctx, q(qSessionFoldDeleted), t.id, sess, n, sys, summed); err != nil {
 				return err
 			}
 		}
-		if err := tx.QueryRow(ctx, q("SessionDeleteEmpty"), t.id, ids).Scan(&b.Sessions); err != nil {
+		if err := tx.QueryRow(ctx, q(qSessionDeleteEmpty), t.id, ids).Scan(&b.Sessions); err != nil {
 			return err
 		}
 		// A full batch may have left old messages in these sessions: look at

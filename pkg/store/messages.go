@@ -39,18 +39,16 @@ type StoredTurn struct {
 // stored as received (events.Turn.ItemsJSON). It returns how many sessions
 // gained messages. It asks for no summaries: the ingest worker uses IngestTurns.
 func (s *Store) InsertTurns(ctx context.Context, turns []StoredTurn) (int64, error) {
-	res, err := s.IngestTurns(ctx, turns, SummaryPolicy{EveryMessages: -1})
+	res, err := s.IngestTurns(ctx, turns, SummaryTrigger{EveryMessages: -1})
 	return res.Sessions, err
 }
 
 // IngestTurns is InsertTurns that also reports, from the same statement, the
-// sessions the batch made due for a summary under policy (zero fields take
-// the defaults, see SummaryPolicy.WithDefaults). Each session is reported once
-// per summary: the request is recorded with the session's counters, so a later
-// batch does not ask again while it is outstanding.
-func (s *Store) IngestTurns(ctx context.Context, turns []StoredTurn, policy SummaryPolicy) (IngestResult, error) {
+// sessions the batch made due for a summary by trigger. Each session is
+// reported once per summary: the request is recorded with the session's
+// counters, so a later batch does not ask again while it is outstanding.
+func (s *Store) IngestTurns(ctx context.Context, turns []StoredTurn, trigger SummaryTrigger) (IngestResult, error) {
 	var res IngestResult
-	policy = policy.WithDefaults()
 	n := len(turns)
 	var (
 		tenant, event, session, user, site, agent, role, content = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
@@ -87,9 +85,9 @@ func (s *Store) IngestTurns(ctx context.Context, turns []StoredTurn, policy Summ
 		dueFrom, dueThrough            []int64
 		dueLast                        []time.Time
 	)
-	err := s.pool.QueryRow(ctx, q("MessageInsertBatch"),
+	err := s.pool.QueryRow(ctx, q(qMessageInsertBatch),
 		tenant, event, session, user, site, agent, role, content, toolCalls, items, metadata, occurred, seq,
-		policy.EveryMessages, max(policy.MinInterval, 0).Microseconds(),
+		trigger.EveryMessages, max(trigger.MinInterval, 0).Microseconds(),
 	).Scan(&res.Sessions, &dueTenant, &dueSession, &dueUser, &dueFrom, &dueThrough, &dueLast)
 	if err != nil {
 		return res, fmt.Errorf("insert turns: %w", err)
@@ -142,7 +140,7 @@ func (t *Tenant) Messages(ctx context.Context, sessionID string, after Cursor, l
 	if after.OccurredAt.IsZero() {
 		after.OccurredAt = time.Unix(0, 0)
 	}
-	rows, err := t.s.pool.Query(ctx, q("MessageListAfter"), t.id, sessionID, after.OccurredAt, after.EventID, limit+1)
+	rows, err := t.s.pool.Query(ctx, q(qMessageListAfter), t.id, sessionID, after.OccurredAt, after.EventID, limit+1)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list messages: %w", err)
 	}

@@ -39,7 +39,7 @@ func (t *Tenant) Profile(ctx context.Context, userID string) (Profile, error) {
 	p := Profile{UserID: userID}
 	var vec *pgvector.Vector
 	var sources []byte
-	err := t.s.pool.QueryRow(ctx, q("ProfileGet"), t.id, userID).Scan(&vec, &p.Model, &p.Dims, &sources,
+	err := t.s.pool.QueryRow(ctx, q(qProfileGet), t.id, userID).Scan(&vec, &p.Model, &p.Dims, &sources,
 		&p.ComputedFrom, &p.SnapshotAt, &p.Revision, &p.UpdatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return p, ErrNotFound
@@ -75,7 +75,7 @@ func (t *Tenant) SaveProfile(ctx context.Context, p Profile) (bool, error) {
 	}
 	vec := vectorArg(p.Vector)
 	var rev int64
-	err = t.s.pool.QueryRow(ctx, q("ProfileUpsert"), t.id, p.UserID, vec, p.Model, p.Dims, sources,
+	err = t.s.pool.QueryRow(ctx, q(qProfileUpsert), t.id, p.UserID, vec, p.Model, p.Dims, sources,
 		p.ComputedFrom, p.SnapshotAt).Scan(&rev)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, nil

@@ -3,54 +3,40 @@ package store
 import (
 	"context"
 	"embed"
-	"fmt"
-	"io/fs"
-	"strings"
 
 	"github.com/exaring/otelpgx"
+
+	"github.com/recallhq/recall/internal/queryfile"
 )
 
+//go:generate go run ../../internal/queryfile/gen
+
 // SQL lives in queries/*.sql next to this code; each statement is introduced by a
-// `-- name: NounVerb` line. They are loaded once at start; a name that is asked for
-// and missing is a programming error caught by the tests.
+// `-- name: NounVerb` line. They are loaded once at start. Code names a statement
+// by its typed name from queries_gen.go (qNounVerb), generated from the same
+// files, so a misspelt name does not compile; a test fails when that file is
+// older than the SQL.
 //
 //go:embed queries/*.sql
 var queryFS embed.FS
 
+// queryName names one statement of queries/*.sql. It is a struct so that only
+// the generated names (and no string) can be given to q.
+type queryName struct{ name string }
+
+// String is the statement's name as written after `-- name:`.
+func (n queryName) String() string { return n.name }
+
 var queries = mustLoadQueries()
 
 func mustLoadQueries() map[string]string {
-	out := map[string]string{}
-	files, err := fs.Glob(queryFS, "queries/*.sql")
+	parsed, err := queryfile.Parse(queryFS)
 	if err != nil {
-		panic(err)
+		panic("store: " + err.Error())
 	}
-	for _, f := range files {
-		body, err := fs.ReadFile(queryFS, f)
-		if err != nil {
-			panic(err)
-		}
-		var name string
-		var sb strings.Builder
-		flush := func() {
-			if name != "" {
-				if _, dup := out[name]; dup {
-					panic(fmt.Sprintf("query %s defined twice", name))
-				}
-				out[name] = strings.TrimSpace(sb.String())
-			}
-			sb.Reset()
-		}
-		for _, line := range strings.Split(string(body), "\n") {
-			if n, ok := strings.CutPrefix(strings.TrimSpace(line), "-- name:"); ok {
-				flush()
-				name = strings.TrimSpace(n)
-				continue
-			}
-			sb.WriteString(line)
-			sb.WriteByte('\n')
-		}
-		flush()
+	out := make(map[string]string, len(parsed))
+	for _, p := range parsed {
+		out[p.Name] = p.SQL
 	}
 	return out
 }
@@ -73,11 +59,13 @@ func querySpanName(ctx context.Context, sql string) string {
 	return otelpgx.SQLOperationName(ctx, sql)
 }
 
-// q returns the named query.
-func q(name string) string {
-	s, ok := queries[name]
+// q returns the named query. Every generated name has its statement (the
+// store's tests check it), so the panic marks a queries_gen.go older than
+// the SQL files.
+func q(name queryName) string {
+	s, ok := queries[name.name]
 	if !ok {
-		panic("store: no query named " + name)
+		panic("store: no query named " + name.name + " (run go generate ./pkg/store)")
 	}
 	return s
 }

@@ -191,13 +191,13 @@ func TestRecommendHNSWWithTenantFilter(t *testing.T) {
 		require.True(t, strings.HasPrefix(rec.Ref, "/small/"), rec.Ref)
 	}
 
-	sql := store.WithDims(store.Query("CatalogNearest"), dims)
+	sql := store.WithDims(store.Query(store.QCatalogNearest), dims)
 	args := []any{"small", "u", vecLiteral(q), "test-model", 10}
 	conn, err := st.Pool().Acquire(ctx)
 	require.NoError(t, err)
 	defer conn.Release()
 	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, store.Query("CatalogSearchSettings"), "40")
+		_, err := tx.Exec(ctx, store.Query(store.QCatalogSearchSettings), "40")
 		require.NoError(t, err)
 		var plan []string
 		rows, err := tx.Query(ctx, "EXPLAIN "+sql, args...)
@@ -236,7 +236,7 @@ func explain(t *testing.T, st *store.Store, sql string, args ...any) string {
 	ctx := context.Background()
 	var plan []string
 	err := pgx.BeginFunc(ctx, st.Pool(), func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, store.Query("CatalogSearchSettings"), "40"); err != nil {
+		if _, err := tx.Exec(ctx, store.Query(store.QCatalogSearchSettings), "40"); err != nil {
 			return err
 		}
 		rows, err := tx.Query(ctx, "EXPLAIN "+sql, args...)

@@ -109,7 +109,7 @@ func upsertSearchEntries(ctx context.Context, db execer, entries []SearchEntry) 
 			embedding[i], model[i] = halfvecArg(e.Embedding), &e.Model
 		}
 	}
-	tag, err := db.Exec(ctx, q("SearchEntryUpsertBatch"), tenant, user, kind, source, revision, session,
+	tag, err := db.Exec(ctx, q(qSearchEntryUpsertBatch), tenant, user, kind, source, revision, session,
 		agent, role, occurred, body, terms, termCount, embedding, model)
 	if err != nil {
 		return 0, err
@@ -237,7 +237,7 @@ func writeLexeme(b *strings.Builder, t string) {
 // already take entries with them (DeleteSession, retention, ForgetUser,
 // the purge of expired facts).
 func (t *Tenant) DeleteSearchEntries(ctx context.Context, userID, kind string, sourceIDs []string) (int64, error) {
-	tag, err := t.s.pool.Exec(ctx, q("SearchEntryDelete"), t.id, userID, kind, sourceIDs)
+	tag, err := t.s.pool.Exec(ctx, q(qSearchEntryDelete), t.id, userID, kind, sourceIDs)
 	if err != nil {
 		return 0, fmt.Errorf("delete search entries: %w", err)
 	}
@@ -306,7 +306,7 @@ func NewSearchScan(userID string, terms []string, vector []float32, model string
 // A context reads the same scan in the batch of its other reads instead
 // (Context).
 func (t *Tenant) ScanSearch(ctx context.Context, sc *SearchScan) error {
-	rows, err := t.s.pool.Query(ctx, q("SearchScan"), sc.args(t.id)...)
+	rows, err := t.s.pool.Query(ctx, q(qSearchScan), sc.args(t.id)...)
 	if err != nil {
 		return fmt.Errorf("search: %w", err)
 	}

@@ -38,7 +38,7 @@ func scanSession(row pgx.Row) (Session, error) {
 
 // Session returns a session's aggregates, or ErrNotFound.
 func (t *Tenant) Session(ctx context.Context, sessionID string) (Session, error) {
-	s, err := scanSession(t.s.pool.QueryRow(ctx, q("SessionGet"), t.id, sessionID))
+	s, err := scanSession(t.s.pool.QueryRow(ctx, q(qSessionGet), t.id, sessionID))
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return s, fmt.Errorf("get session: %w", err)
 	}
@@ -65,20 +65,20 @@ func (t *Tenant) sessionWithRecent(ctx context.Context, sessionID string, since 
 	var sess Session
 	var sessErr error
 	msgs := make([]Message, 0, limit)
-	b.Queue(q("SessionGet"), t.id, sessionID).QueryRow(func(row pgx.Row) error {
+	b.Queue(q(qSessionGet), t.id, sessionID).QueryRow(func(row pgx.Row) error {
 		sess, sessErr = scanSession(row)
 		if errors.Is(sessErr, ErrNotFound) {
 			return nil
 		}
 		return sessErr
 	})
-	b.Queue(q("MessageListRecent"), t.id, sessionID, since, limit, withSystem).Query(func(rows pgx.Rows) error {
+	b.Queue(q(qMessageListRecent), t.id, sessionID, since, limit, withSystem).Query(func(rows pgx.Rows) error {
 		var err error
 		msgs, err = appendMessages(msgs, rows)
 		return err
 	})
 	if withSummary {
-		b.Queue(q("SummaryGetCurrent"), t.id, sessionID).Query(func(rows pgx.Rows) error {
+		b.Queue(q(qSummaryGetCurrent), t.id, sessionID).Query(func(rows pgx.Rows) error {
 			var err error
 			sum, err = collectOne(rows)
 			return err
@@ -127,10 +127,10 @@ func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, f
 	var b pgx.Batch
 	d := ContextData{Newest: make([]Message, 0, limit)}
 	if search != nil {
-		b.Queue(q("SearchScan"), search.args(t.id)...).Query(search.read)
+		b.Queue(q(qSearchScan), search.args(t.id)...).Query(search.read)
 	}
 	var sessErr error
-	b.Queue(q("SessionGet"), t.id, sessionID).QueryRow(func(row pgx.Row) error {
+	b.Queue(q(qSessionGet), t.id, sessionID).QueryRow(func(row pgx.Row) error {
 		d.Session, sessErr = scanSession(row)
 		if errors.Is(sessErr, ErrNotFound) {
 			return nil
@@ -138,19 +138,19 @@ func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, f
 		d.Found = sessErr == nil
 		return sessErr
 	})
-	b.Queue(q("MessageListRecent"), t.id, sessionID, time.Time{}, limit, false).Query(func(rows pgx.Rows) error {
+	b.Queue(q(qMessageListRecent), t.id, sessionID, time.Time{}, limit, false).Query(func(rows pgx.Rows) error {
 		var err error
 		d.Newest, err = appendMessages(d.Newest, rows)
 		return err
 	})
 	if factLimit > 0 {
-		b.Queue(q("FactListByUser"), t.id, userID, []string{FactActive}, factLimit).Query(func(rows pgx.Rows) error {
+		b.Queue(q(qFactListByUser), t.id, userID, []string{FactActive}, factLimit).Query(func(rows pgx.Rows) error {
 			var err error
 			d.Facts, err = pgx.CollectRows(rows, scanFact)
 			return err
 		})
 	}
-	b.Queue(q("SummaryListForContext"), t.id, userID, sessionID, max(summaryLimit, 0)).Query(func(rows pgx.Rows) error {
+	b.Queue(q(qSummaryListForContext), t.id, userID, sessionID, max(summaryLimit, 0)).Query(func(rows pgx.Rows) error {
 		defer rows.Close()
 		for rows.Next() {
 			var s Summary
@@ -167,7 +167,7 @@ func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, f
 		}
 		return rows.Err()
 	})
-	b.Queue(q("MessageCurrentList"), t.id, sessionID).QueryRow(func(row pgx.Row) error {
+	b.Queue(q(qMessageCurrentList), t.id, sessionID).QueryRow(func(row pgx.Row) error {
 		var l PresentedList
 		err := row.Scan(&l.EventID, &l.OccurredAt, rawJSON(&l.Items))
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -205,36 +205,36 @@ type SessionDeleted struct {
 // such session.
 func (t *Tenant) DeleteSession(ctx context.Context, sessionID string) (SessionDeleted, error) {
 	d := SessionDeleted{Rows: map[string]int64{}}
-	exec := func(tx pgx.Tx, table, name string, args ...any) error {
+	exec := func(tx pgx.Tx, table string, name queryName, args ...any) error {
 		tag, err := tx.Exec(ctx, q(name), args...)
 		d.Rows[table] += tag.RowsAffected()
 		return err
 	}
 	err := pgx.BeginFunc(ctx, t.s.pool, func(tx pgx.Tx) error {
 		var lists, lowered int64
-		if err := tx.QueryRow(ctx, q("SessionSeenForget"), t.id, sessionID).Scan(&lists, &lowered); err != nil {
+		if err := tx.QueryRow(ctx, q(qSessionSeenForget), t.id, sessionID).Scan(&lists, &lowered); err != nil {
 			return err
 		}
 		d.Rows["seen_lists"] = lists
 		var mentions, facts, recounted, entries int64
-		if err := tx.QueryRow(ctx, q("SessionFactsForget"), t.id, sessionID).Scan(&mentions, &facts, &recounted, &entries); err != nil {
+		if err := tx.QueryRow(ctx, q(qSessionFactsForget), t.id, sessionID).Scan(&mentions, &facts, &recounted, &entries); err != nil {
 			return err
 		}
 		d.Rows["fact_mentions"], d.Rows["facts"], d.Rows["search_entries"] = mentions, facts, entries
-		if err := exec(tx, "messages", "MessageDeleteBySession", t.id, sessionID); err != nil {
+		if err := exec(tx, "messages", qMessageDeleteBySession, t.id, sessionID); err != nil {
 			return err
 		}
-		if err := exec(tx, "session_summaries", "SummaryDeleteBySession", t.id, sessionID); err != nil {
+		if err := exec(tx, "session_summaries", qSummaryDeleteBySession, t.id, sessionID); err != nil {
 			return err
 		}
-		if err := exec(tx, "search_entries", "SearchDeleteBySession", t.id, sessionID); err != nil {
+		if err := exec(tx, "search_entries", qSearchDeleteBySession, t.id, sessionID); err != nil {
 			return err
 		}
-		if err := tx.QueryRow(ctx, q("SessionDelete"), t.id, sessionID).Scan(&d.UserID); err != nil {
+		if err := tx.QueryRow(ctx, q(qSessionDelete), t.id, sessionID).Scan(&d.UserID); err != nil {
 			return err
 		}
 		d.Rows["sessions"] = 1
-		return exec(tx, "seen_items", "SessionSeenDropUnshown", t.id, d.UserID)
+		return exec(tx, "seen_items", qSessionSeenDropUnshown, t.id, d.UserID)
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return SessionDeleted{}, ErrNotFound

@@ -7,48 +7,20 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/recallhq/recall/pkg/service"
 )
 
-// SummaryPolicy says when a session's summary is due after ingest: at least
-// EveryMessages non-system messages since the last summary and at least
+// SummaryTrigger is when IngestTurns asks for a session's summary, as the
+// ingest statement (MessageInsertBatch) applies it: at least EveryMessages
+// non-system messages since the last summary (≤ 0: never) and at least
 // MinInterval of event time between the newest message the last summary
-// covers and the session's newest message. The first summary of a session has
-// no previous one to measure from, so it is due on the count alone.
-type SummaryPolicy struct {
-	// EveryMessages is the count threshold; 0 means 10, a negative value
-	// turns the threshold trigger off.
-	EveryMessages int `env:"SUMMARY_EVERY_MESSAGES" envDefault:"10"`
-	// MinInterval is the event time that must pass between two summaries of
-	// a session; 0 means 5m (a negative value: no minimum).
-	MinInterval time.Duration `env:"SUMMARY_MIN_INTERVAL" envDefault:"5m"`
-}
-
-// DefaultSummaryPolicy is SummaryPolicy with its env defaults.
-var DefaultSummaryPolicy = service.Defaults[SummaryPolicy]()
-
-// WithDefaults maps the zero values of a policy built in code to the env
-// defaults, like a policy read from an empty environment.
-func (p SummaryPolicy) WithDefaults() SummaryPolicy {
-	if p.EveryMessages == 0 {
-		p.EveryMessages = DefaultSummaryPolicy.EveryMessages
-	}
-	if p.MinInterval == 0 {
-		p.MinInterval = DefaultSummaryPolicy.MinInterval
-	}
-	return p
-}
-
-// Due applies the policy to a session's counters: pending non-system messages
-// since the last summary, the newest message's event time and the event time
-// the last summary reaches (zero: never summarized). The ingest statement
-// applies the same rule in SQL (MessageInsertBatch); this is its reference,
-// for tests and for tools.
-func (p SummaryPolicy) Due(pending int64, lastMessageAt, summarizedAt time.Time) bool {
-	if p.EveryMessages <= 0 || pending < int64(p.EveryMessages) {
-		return false
-	}
-	return summarizedAt.IsZero() || !lastMessageAt.Before(summarizedAt.Add(max(p.MinInterval, 0)))
+// covers and the session's newest message (≤ 0: no minimum); a session never
+// summarized is due on the count alone. The policy, with its defaults and
+// variables, is summarize.Policy.
+type SummaryTrigger struct {
+	// EveryMessages is the count threshold; ≤ 0 asks for no summary.
+	EveryMessages int
+	// MinInterval is the event time between two summaries; ≤ 0: none.
+	MinInterval time.Duration
 }
 
 // DueSession is a session an ingest batch made due for a summary: the range
@@ -68,7 +40,7 @@ type IngestResult struct {
 	// Sessions is how many sessions gained messages.
 	Sessions int64
 	// Due are the sessions this batch made due for a summary, each asked once
-	// per summary (see SummaryPolicy).
+	// per summary (see SummaryTrigger).
 	Due []DueSession
 }
 
@@ -138,7 +110,7 @@ func collectOne(rows pgx.Rows) (*Summary, error) {
 
 // CurrentSummary returns a session's current summary, or ErrNotFound.
 func (t *Tenant) CurrentSummary(ctx context.Context, sessionID string) (Summary, error) {
-	rows, err := t.s.pool.Query(ctx, q("SummaryGetCurrent"), t.id, sessionID)
+	rows, err := t.s.pool.Query(ctx, q(qSummaryGetCurrent), t.id, sessionID)
 	if err != nil {
 		return Summary{}, fmt.Errorf("get summary: %w", err)
 	}
@@ -155,7 +127,7 @@ func (t *Tenant) CurrentSummary(ctx context.Context, sessionID string) (Summary,
 // SummaryVersions returns up to limit versions of a session's summary, newest
 // first.
 func (t *Tenant) SummaryVersions(ctx context.Context, sessionID string, limit int) ([]Summary, error) {
-	rows, err := t.s.pool.Query(ctx, q("SummaryListBySession"), t.id, sessionID, limit)
+	rows, err := t.s.pool.Query(ctx, q(qSummaryListBySession), t.id, sessionID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list summaries: %w", err)
 	}
@@ -192,7 +164,7 @@ func summaryState(ctx context.Context, db interface {
 }, tenantID, sessionID string) (SummaryState, error) {
 	var st SummaryState
 	var at *time.Time
-	err := db.QueryRow(ctx, q("SummaryStateGet"), tenantID, sessionID).Scan(&st.UserID, &st.Counted, &st.Summarized, &at, &st.LastMessageAt)
+	err := db.QueryRow(ctx, q(qSummaryStateGet), tenantID, sessionID).Scan(&st.UserID, &st.Counted, &st.Summarized, &at, &st.LastMessageAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return st, ErrNotFound
 	}
@@ -229,14 +201,14 @@ func (t *Tenant) SummaryInput(ctx context.Context, sessionID string, maxMessages
 		if in.State, err = summaryState(ctx, tx, t.id, sessionID); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, q("SummaryGetCurrent"), t.id, sessionID)
+		rows, err := tx.Query(ctx, q(qSummaryGetCurrent), t.id, sessionID)
 		if err != nil {
 			return err
 		}
 		if in.Previous, err = collectOne(rows); err != nil {
 			return err
 		}
-		rows, err = tx.Query(ctx, q("SummaryMessagesUnread"), t.id, sessionID, maxMessages)
+		rows, err = tx.Query(ctx, q(qSummaryMessagesUnread), t.id, sessionID, maxMessages)
 		if err != nil {
 			return err
 		}
@@ -308,14 +280,14 @@ func (s *Store) WriteSummary(ctx context.Context, w SummaryWrite) ([]UserRef, er
 		if err := markRead(ctx, tx, w.TenantID, sum.SessionID, sum.FromCount, w.Read); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, q("SummaryRetire"), w.TenantID, sum.SessionID); err != nil {
+		if _, err := tx.Exec(ctx, q(qSummaryRetire), w.TenantID, sum.SessionID); err != nil {
 			return err
 		}
 		topics := sum.KeyTopics
 		if topics == nil {
 			topics = []string{}
 		}
-		tag, err := tx.Exec(ctx, q("SummaryInsert"), w.TenantID, sum.SessionID, sum.UserID, sum.Version, sum.FromCount, sum.ThroughCount,
+		tag, err := tx.Exec(ctx, q(qSummaryInsert), w.TenantID, sum.SessionID, sum.UserID, sum.Version, sum.FromCount, sum.ThroughCount,
 			sum.FirstEventID, sum.FirstAt, sum.LastEventID, sum.LastAt, sum.CoversFrom, sum.CoversTo,
 			sum.MessagesRead, sum.Text, topics, sum.Model, sum.Reason)
 		if err != nil {
@@ -324,7 +296,7 @@ func (s *Store) WriteSummary(ctx context.Context, w SummaryWrite) ([]UserRef, er
 		if tag.RowsAffected() != 1 {
 			return ErrSummaryConflict
 		}
-		if _, err := tx.Exec(ctx, q("SummaryStateAdvance"), w.TenantID, sum.SessionID, sum.FromCount, sum.ThroughCount, sum.LastAt); err != nil {
+		if _, err := tx.Exec(ctx, q(qSummaryStateAdvance), w.TenantID, sum.SessionID, sum.FromCount, sum.ThroughCount, sum.LastAt); err != nil {
 			return err
 		}
 		if w.Search != nil {
@@ -353,7 +325,7 @@ func (t *Tenant) AdvanceSummarized(ctx context.Context, sessionID string, from i
 		if err := markRead(ctx, tx, t.id, sessionID, from, read); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, q("SummaryStateAdvance"), t.id, sessionID, from, from+int64(len(read)), nil)
+		_, err := tx.Exec(ctx, q(qSummaryStateAdvance), t.id, sessionID, from, from+int64(len(read)), nil)
 		return err
 	})
 	switch {
@@ -372,7 +344,7 @@ func (t *Tenant) AdvanceSummarized(ctx context.Context, sessionID string, from i
 // orders it with ingest, which takes the same lock to add messages.
 func markRead(ctx context.Context, tx pgx.Tx, tenantID, sessionID string, from int64, read []string) error {
 	var summarized int64
-	err := tx.QueryRow(ctx, q("SummaryStateLock"), tenantID, sessionID).Scan(&summarized)
+	err := tx.QueryRow(ctx, q(qSummaryStateLock), tenantID, sessionID).Scan(&summarized)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return ErrNotFound
 	}
@@ -382,7 +354,7 @@ func markRead(ctx context.Context, tx pgx.Tx, tenantID, sessionID string, from i
 	if summarized != from {
 		return ErrSummaryConflict
 	}
-	tag, err := tx.Exec(ctx, q("SummaryMessagesMark"), tenantID, sessionID, read)
+	tag, err := tx.Exec(ctx, q(qSummaryMessagesMark), tenantID, sessionID, read)
 	if err != nil {
 		return err
 	}
@@ -400,7 +372,7 @@ func (s *Store) ResetSummaryRequests(ctx context.Context, due []DueSession) erro
 	}
 	var b pgx.Batch
 	for _, d := range due {
-		b.Queue(q("SummaryRequestReset"), d.TenantID, d.SessionID, d.ThroughCount)
+		b.Queue(q(qSummaryRequestReset), d.TenantID, d.SessionID, d.ThroughCount)
 	}
 	if err := s.pool.SendBatch(ctx, &b).Close(); err != nil {
 		return fmt.Errorf("reset summary requests: %w", err)
@@ -438,7 +410,7 @@ func (s *Store) SweepIdleSessions(ctx context.Context, before time.Time, pageSiz
 		}
 		cursorAt, cursorTenant, cursorSession := time.Unix(0, 0).UTC(), "", ""
 		for total < maxSessions {
-			rows, err := tx.Query(ctx, q("SummaryIdleSessions"), before, cursorAt, cursorTenant, cursorSession, min(pageSize, maxSessions-total))
+			rows, err := tx.Query(ctx, q(qSummaryIdleSessions), before, cursorAt, cursorTenant, cursorSession, min(pageSize, maxSessions-total))
 			if err != nil {
 				return err
 			}

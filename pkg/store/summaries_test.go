@@ -12,29 +12,12 @@ import (
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/summarize"
 )
 
-func TestSummaryPolicyDue(t *testing.T) {
-	t.Parallel()
-	p := store.DefaultSummaryPolicy
-	cases := []struct {
-		name         string
-		pending      int64
-		last, summAt time.Time
-		due          bool
-	}{
-		{"first summary: the count alone", 10, t0, time.Time{}, true},
-		{"first summary: below the count", 9, t0.Add(time.Hour), time.Time{}, false},
-		{"count without time", 25, t0.Add(4*time.Minute + 59*time.Second), t0, false},
-		{"time without count", 9, t0.Add(time.Hour), t0, false},
-		{"count and time", 10, t0.Add(5 * time.Minute), t0, true},
-	}
-	for _, c := range cases {
-		require.Equal(t, c.due, p.Due(c.pending, c.last, c.summAt), c.name)
-	}
-	require.False(t, store.SummaryPolicy{EveryMessages: -1}.Due(100, t0, time.Time{}), "a negative count turns it off")
-	require.Equal(t, store.DefaultSummaryPolicy, store.SummaryPolicy{}.WithDefaults())
-}
+// defaultTrigger is the default summary policy as the ingest worker hands it
+// to the store (10 messages, 5 minutes).
+var defaultTrigger = store.SummaryTrigger{EveryMessages: summarize.DefaultPolicy.EveryMessages, MinInterval: summarize.DefaultPolicy.MinInterval}
 
 // summaryOf is the next version of a session's summary as the summarizer
 // writes it: it reads the oldest unread messages (at most 20).
@@ -75,7 +58,7 @@ func TestIngestTurnsSummaryThreshold(t *testing.T) {
 	t.Parallel()
 	db := testenv.NewDB(t)
 	ctx := context.Background()
-	policy := store.SummaryPolicy{EveryMessages: 10, MinInterval: 5 * time.Minute}
+	policy := store.SummaryTrigger{EveryMessages: 10, MinInterval: 5 * time.Minute}
 	n := 0
 	ingest := func(count int, at func(i int) time.Time) []store.DueSession {
 		t.Helper()
@@ -128,7 +111,7 @@ func TestIngestTurnsSummaryThreshold(t *testing.T) {
 	require.Empty(t, ingest(3, func(i int) time.Time { return t0.Add(time.Hour + time.Duration(i)*time.Second) }))
 
 	// Off.
-	res, err = db.Store.IngestTurns(ctx, []store.StoredTurn{turn("t", "s2", "x1", t0)}, store.SummaryPolicy{EveryMessages: -1})
+	res, err = db.Store.IngestTurns(ctx, []store.StoredTurn{turn("t", "s2", "x1", t0)}, store.SummaryTrigger{EveryMessages: -1})
 	require.NoError(t, err)
 	require.Empty(t, res.Due)
 }
@@ -143,7 +126,7 @@ func TestIngestTurnsDueManySessions(t *testing.T) {
 			batch = append(batch, turn("t", fmt.Sprintf("s%02d", s), fmt.Sprintf("s%02d-%d", s, i), t0.Add(time.Duration(i)*time.Second)))
 		}
 	}
-	res, err := db.Store.IngestTurns(ctx, batch, store.SummaryPolicy{})
+	res, err := db.Store.IngestTurns(ctx, batch, defaultTrigger)
 	require.NoError(t, err)
 	require.EqualValues(t, 30, res.Sessions)
 	require.Len(t, res.Due, 20)
@@ -151,7 +134,7 @@ func TestIngestTurnsDueManySessions(t *testing.T) {
 		require.Contains(t, []int64{10, 11}, d.ThroughCount, d.SessionID)
 		require.Equal(t, "u-"+d.SessionID, d.UserID)
 	}
-	res, err = db.Store.IngestTurns(ctx, batch, store.SummaryPolicy{})
+	res, err = db.Store.IngestTurns(ctx, batch, defaultTrigger)
 	require.NoError(t, err)
 	require.Zero(t, res.Sessions, "a redelivered batch stores nothing")
 	require.Empty(t, res.Due, "and asks for nothing")
@@ -490,11 +473,11 @@ func TestResetSummaryRequests(t *testing.T) {
 	for i := range 10 {
 		batch = append(batch, turn("t", "s", fmt.Sprintf("e%d", i), t0.Add(time.Duration(i)*time.Second)))
 	}
-	res, err := db.Store.IngestTurns(ctx, batch, store.SummaryPolicy{})
+	res, err := db.Store.IngestTurns(ctx, batch, defaultTrigger)
 	require.NoError(t, err)
 	require.Len(t, res.Due, 1)
 	require.NoError(t, db.Store.ResetSummaryRequests(ctx, res.Due))
-	res, err = db.Store.IngestTurns(ctx, []store.StoredTurn{turn("t", "s", "e10", t0.Add(time.Minute))}, store.SummaryPolicy{})
+	res, err = db.Store.IngestTurns(ctx, []store.StoredTurn{turn("t", "s", "e10", t0.Add(time.Minute))}, defaultTrigger)
 	require.NoError(t, err)
 	require.Len(t, res.Due, 1, "after a reset the next batch asks again")
 	require.EqualValues(t, 11, res.Due[0].ThroughCount)

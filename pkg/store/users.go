@@ -12,19 +12,22 @@ import (
 // that deletes the user's rows, in the order they run (messages are found
 // through the sessions, so they go first). A test checks that every table with
 // a user_id column is here.
-var userTables = []struct{ table, query string }{
-	{"messages", "UserDeleteMessages"},
-	{"session_summaries", "UserDeleteSummaries"},
-	{"sessions", "UserDeleteSessions"},
-	{"fact_mentions", "UserDeleteFactMentions"},
-	{"facts", "UserDeleteFacts"},
-	{"shelf_items", "UserDeleteShelf"},
-	{"user_profiles", "UserDeleteProfile"},
-	{"profile_refresh_outbox", "UserDeleteRefreshOutbox"},
-	{"seen_items", "UserDeleteSeenItems"},
-	{"seen_lists", "UserDeleteSeenLists"},
-	{"item_notifications", "UserDeleteNotifications"},
-	{"search_entries", "UserDeleteSearchEntries"},
+var userTables = []struct {
+	table string
+	query queryName
+}{
+	{"messages", qUserDeleteMessages},
+	{"session_summaries", qUserDeleteSummaries},
+	{"sessions", qUserDeleteSessions},
+	{"fact_mentions", qUserDeleteFactMentions},
+	{"facts", qUserDeleteFacts},
+	{"shelf_items", qUserDeleteShelf},
+	{"user_profiles", qUserDeleteProfile},
+	{"profile_refresh_outbox", qUserDeleteRefreshOutbox},
+	{"seen_items", qUserDeleteSeenItems},
+	{"seen_lists", qUserDeleteSeenLists},
+	{"item_notifications", qUserDeleteNotifications},
+	{"search_entries", qUserDeleteSearchEntries},
 }
 
 // ForgetUser deletes everything stored about a user in one transaction and
@@ -51,7 +54,7 @@ func (t *Tenant) ForgetUser(ctx context.Context, userID string) (map[string]int6
 // CountUser counts, table by table, the rows ForgetUser would delete now:
 // what a confirmation names before a user is forgotten.
 func (t *Tenant) CountUser(ctx context.Context, userID string) (map[string]int64, error) {
-	rows, err := t.s.pool.Query(ctx, q("UserCount"), t.id, userID)
+	rows, err := t.s.pool.Query(ctx, q(qUserCount), t.id, userID)
 	if err != nil {
 		return nil, fmt.Errorf("count user: %w", err)
 	}
@@ -89,7 +92,7 @@ type ActivityCursor struct {
 // with prefix when it is not empty. next is the cursor of the page's last
 // user when the page is full, nil otherwise.
 func (t *Tenant) Users(ctx context.Context, prefix string, after ActivityCursor, limit int) ([]UserActivity, *ActivityCursor, error) {
-	rows, err := t.s.pool.Query(ctx, q("UserListActive"), t.id, nullTime(after.At), after.ID, prefix, limit)
+	rows, err := t.s.pool.Query(ctx, q(qUserListActive), t.id, nullTime(after.At), after.ID, prefix, limit)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list users: %w", err)
 	}
@@ -126,7 +129,7 @@ type UserSession struct {
 // after the cursor (zero: from the start), each with its current summary;
 // next as in Users.
 func (t *Tenant) UserSessions(ctx context.Context, userID string, after ActivityCursor, limit int) ([]UserSession, *ActivityCursor, error) {
-	rows, err := t.s.pool.Query(ctx, q("UserSessionList"), t.id, userID, nullTime(after.At), after.ID, limit)
+	rows, err := t.s.pool.Query(ctx, q(qUserSessionList), t.id, userID, nullTime(after.At), after.ID, limit)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list user sessions: %w", err)
 	}
@@ -145,7 +148,7 @@ func (t *Tenant) UserSessions(ctx context.Context, userID string, after Activity
 	for i, s := range sessions {
 		ids[i], at[s.SessionID] = s.SessionID, i
 	}
-	rows, err = t.s.pool.Query(ctx, q("SummaryListCurrent"), t.id, ids)
+	rows, err = t.s.pool.Query(ctx, q(qSummaryListCurrent), t.id, ids)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list user sessions: %w", err)
 	}

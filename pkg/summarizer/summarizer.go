@@ -11,7 +11,7 @@
 // sessions that went quiet.
 //
 // Requests are published by three triggers: the ingest worker, when a batch
-// takes a session past the threshold (store.SummaryPolicy); the API, on
+// takes a session past the threshold (summarize.Policy); the API, on
 // POST /v1/sessions/{id}/summarize; and the sweep; and the summarizer itself
 // asks for the rest of a backlog. They are idempotent at every step: a
 // request's dedupe id names the session and the range it asks for, a
@@ -42,6 +42,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/time/rate"
 
+	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/extract"
 	"github.com/recallhq/recall/pkg/llm"
@@ -96,7 +97,7 @@ type Config struct {
 	// Decay is the facts' lifecycle policy, shared with the extractor: key
 	// topics become facts that expire by their type's TTL (FACT_TTL,
 	// FACT_TTL_BY_TYPE).
-	Decay store.DecayConfig
+	Decay decay.Config
 	// Refresh debounces the profile refreshes asked for the users whose key
 	// topics were recorded.
 	Refresh queue.RefreshConfig

@@ -24,6 +24,7 @@ import (
 	"github.com/recallhq/recall/pkg/llm"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/summarize"
 	"github.com/recallhq/recall/pkg/summarizer"
 )
 
@@ -521,7 +522,8 @@ func TestBacklogIsSummarizedWhole(t *testing.T) {
 		stored[i] = store.StoredTurn{Turn: turns[i]}
 	}
 	// As ingest does: one batch, one request for the range it made due.
-	res, err := b.db.Store.IngestTurns(ctx, stored, store.SummaryPolicy{})
+	p := summarize.DefaultPolicy
+	res, err := b.db.Store.IngestTurns(ctx, stored, store.SummaryTrigger{EveryMessages: p.EveryMessages, MinInterval: p.MinInterval})
 	require.NoError(t, err)
 	require.Len(t, res.Due, 1)
 	d := res.Due[0]

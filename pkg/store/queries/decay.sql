@@ -15,7 +15,7 @@ WHERE c.oid = 'facts'::regclass;
 -- of this time is not written again).
 --
 -- The weight is the one SQL form of the decay formula (Go:
--- DecayPolicy.DecayedWeight; a test proves them equal on the same rows):
+-- decay.Policy.DecayedWeight; a test proves them equal on the same rows):
 --   n      = full periods since the last mention, in whole microseconds,
 --            capped at the table's last entry
 --   weight = base × mult[n], mult being the type's multiplier table
