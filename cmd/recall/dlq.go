@@ -109,7 +109,7 @@ func runDLQ(ctx context.Context, js jetstream.JetStream, a dlqArgs, out io.Write
 		}
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(e.Showable())
+		return enc.Encode(e.Wire())
 	case "redrive":
 		if a.all == (len(a.seqs) > 0) {
 			return errors.New("dlq redrive: give sequences or -all (not both)")
@@ -179,7 +179,7 @@ func dlqList(ctx context.Context, js jetstream.JetStream, consumer string, asJSO
 	if asJSON {
 		enc := json.NewEncoder(out)
 		return queue.ListDeadLetters(ctx, js, consumer, func(e queue.DeadLetterEntry) error {
-			return enc.Encode(e.Showable())
+			return enc.Encode(e.Wire())
 		})
 	}
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)

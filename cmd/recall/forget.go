@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/recallhq/recall/pkg/contract"
 	"log/slog"
 	"os"
 	"time"
@@ -57,5 +58,6 @@ func forgetCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	log.Info("user forgotten", "tenant_id", rep.TenantID, "user_id", rep.UserID, "rows", rep.Rows, "stream_messages", rep.StreamMessages)
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetIndent("", "  ")
-	return enc.Encode(rep)
+	// The same shape as DELETE /v1/users/{user_id} answers.
+	return enc.Encode(contract.UserData{TenantID: rep.TenantID, UserID: rep.UserID, Rows: rep.Rows, StreamMessages: rep.StreamMessages})
 }

@@ -6,11 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recallhq/recall/pkg/queue"
-
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/pkg/forget"
+	"github.com/recallhq/recall/pkg/contract"
+	"github.com/recallhq/recall/pkg/queue"
 )
 
 func TestDeleteUser(t *testing.T) {
@@ -29,7 +28,7 @@ func TestDeleteUser(t *testing.T) {
 	path := "/v1/users/" + url.PathEscape(doomed)
 	res := b.do(t, http.MethodDelete, path, "t1", nil)
 	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
-	rep := decode[forget.Report](t, res)
+	rep := decode[contract.UserData](t, res)
 	require.Equal(t, doomed, rep.UserID)
 	require.Equal(t, int64(2), rep.Rows["messages"])
 	require.Equal(t, int64(2), rep.Rows["sessions"])

@@ -9,9 +9,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/events"
-	"github.com/recallhq/recall/pkg/forget"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -135,13 +135,13 @@ func TestGetUserCountsWhatForgetRemoves(t *testing.T) {
 	path := "/v1/users/" + url.PathEscape(user)
 	res := b.get(t, "t1", path)
 	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
-	count := decode[forget.Report](t, res)
+	count := decode[contract.UserData](t, res)
 	require.Equal(t, int64(2), count.Rows["messages"])
 	require.Equal(t, int64(2), count.Rows["sessions"])
 	require.Equal(t, int64(1), count.Rows["facts"])
 	require.Equal(t, uint64(2), count.StreamMessages["RECALL_TURNS"])
 
-	del := decode[forget.Report](t, b.do(t, http.MethodDelete, path, "t1", nil))
+	del := decode[contract.UserData](t, b.do(t, http.MethodDelete, path, "t1", nil))
 	require.Equal(t, count, del, "the count is what was removed")
 	requireCode(t, b.get(t, "t1", path), http.StatusNotFound, "not_found")
 	require.Equal(t, http.StatusOK, b.get(t, "t2", path).Status, "the same id in another tenant is someone else")

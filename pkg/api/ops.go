@@ -1,12 +1,10 @@
 package api
 
 import (
-	"encoding/base64"
 	"errors"
 	"net/http"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/events"
@@ -67,7 +65,7 @@ func (s *Server) getDeadLetters(w http.ResponseWriter, r *http.Request, tenant s
 	}
 	out := contract.DeadLetters{DeadLetters: make([]contract.DeadLetter, len(entries))}
 	for i, e := range entries {
-		out.DeadLetters[i] = toDeadLetter(e)
+		out.DeadLetters[i] = e.Wire()
 	}
 	if more {
 		out.NextAfter = entries[len(entries)-1].Seq
@@ -144,17 +142,6 @@ func (s *Server) getDecayer(w http.ResponseWriter, r *http.Request, _ string) {
 		}
 	}
 	writeJSON(w, http.StatusOK, out)
-}
-
-// toDeadLetter is a dead letter as /v1 shows it: the payload as text when
-// it is UTF-8 (it nearly always is: JSON), as base64 otherwise.
-func toDeadLetter(e queue.DeadLetterEntry) contract.DeadLetter {
-	data := base64.StdEncoding.EncodeToString(e.Data)
-	if utf8.Valid(e.Data) {
-		data = string(e.Data)
-	}
-	return contract.DeadLetter{Seq: e.Seq, Consumer: e.Consumer, Stream: e.Stream, StreamSeq: e.StreamSeq, Subject: e.Subject,
-		EventID: e.EventID, Deliveries: e.Deliveries, FailedAt: e.FailedAt, Reason: e.Reason, Data: data, Header: e.Header}
 }
 
 // toDecayerRun is a decayer run as /v1 shows it.

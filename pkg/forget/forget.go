@@ -14,12 +14,12 @@ import (
 
 // Report is what forgetting a user removed.
 type Report struct {
-	TenantID string `json:"tenant_id"`
-	UserID   string `json:"user_id"`
+	TenantID string
+	UserID   string
 	// Rows deleted per table.
-	Rows map[string]int64 `json:"rows"`
+	Rows map[string]int64
 	// StreamMessages purged per stream.
-	StreamMessages map[string]uint64 `json:"stream_messages"`
+	StreamMessages map[string]uint64
 }
 
 // User forgets one user of a tenant. The streams are purged first, so that no

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"sort"
@@ -10,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/events"
 
 	"github.com/nats-io/nats.go"
@@ -21,19 +23,19 @@ import (
 type DeadLetterEntry struct {
 	// Seq is the entry's sequence in the dead-letter stream: the handle for
 	// showing, re-driving and deleting it.
-	Seq        uint64    `json:"seq"`
-	Consumer   string    `json:"consumer"`
-	Stream     string    `json:"stream"`
-	StreamSeq  uint64    `json:"stream_seq"`
-	Subject    string    `json:"subject"`
-	EventID    string    `json:"event_id,omitempty"`
-	Deliveries uint64    `json:"deliveries"`
-	FailedAt   time.Time `json:"failed_at"`
-	Reason     string    `json:"reason"`
+	Seq        uint64
+	Consumer   string
+	Stream     string
+	StreamSeq  uint64
+	Subject    string
+	EventID    string
+	Deliveries uint64
+	FailedAt   time.Time
+	Reason     string
 	// Data and Header are the original message (dead-letter headers removed,
 	// the original Nats-Msg-Id restored).
-	Data   []byte      `json:"data"`
-	Header nats.Header `json:"header,omitempty"`
+	Data   []byte
+	Header nats.Header
 }
 
 // DLQFilter is the subject filter for one consumer's dead letters ("" for all).
@@ -163,17 +165,16 @@ func (e DeadLetterEntry) Tenant() (tenant string, ok bool) {
 	return t, err == nil
 }
 
-// Showable is the entry for people and JSON tools: the payload as text when
-// it is UTF-8 (it nearly always is: JSON), as base64 otherwise.
-func (e DeadLetterEntry) Showable() any {
-	type entry DeadLetterEntry
+// Wire is the entry as /v1 and `recall dlq` show it (contract.DeadLetter):
+// the payload as text when it is UTF-8 (it nearly always is: JSON), as
+// base64 otherwise.
+func (e DeadLetterEntry) Wire() contract.DeadLetter {
+	data := base64.StdEncoding.EncodeToString(e.Data)
 	if utf8.Valid(e.Data) {
-		return struct {
-			entry
-			Data string `json:"data"`
-		}{entry(e), string(e.Data)}
+		data = string(e.Data)
 	}
-	return e
+	return contract.DeadLetter{Seq: e.Seq, Consumer: e.Consumer, Stream: e.Stream, StreamSeq: e.StreamSeq, Subject: e.Subject,
+		EventID: e.EventID, Deliveries: e.Deliveries, FailedAt: e.FailedAt, Reason: e.Reason, Data: data, Header: e.Header}
 }
 
 // ErrNoDeadLetter is returned by GetDeadLetter for a sequence the dead-letter

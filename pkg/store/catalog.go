@@ -214,17 +214,17 @@ func newestShelf(entries []ShelfUpsert) []ShelfUpsert {
 
 // CatalogItem is a stored catalog item.
 type CatalogItem struct {
-	Ref            string          `json:"ref"`
-	Type           string          `json:"type"`
-	Title          string          `json:"title"`
-	Attrs          json.RawMessage `json:"attrs,omitempty"`
-	Embedding      []float32       `json:"-"`
-	EmbeddingModel string          `json:"embedding_model,omitempty"`
-	Dims           int             `json:"dims,omitempty"`
-	Deleted        bool            `json:"deleted"`
-	SourceEventID  string          `json:"source_event_id"`
-	SourceEventAt  time.Time       `json:"source_event_at"`
-	UpdatedAt      time.Time       `json:"updated_at"`
+	Ref            string
+	Type           string
+	Title          string
+	Attrs          json.RawMessage
+	Embedding      []float32
+	EmbeddingModel string
+	Dims           int
+	Deleted        bool
+	SourceEventID  string
+	SourceEventAt  time.Time
+	UpdatedAt      time.Time
 }
 
 // CatalogItem returns one item of the tenant's catalog, or ErrNotFound.
@@ -288,14 +288,14 @@ func (t *Tenant) Shelf(ctx context.Context, userID string) ([]ShelfVector, error
 
 // Recommendation is a catalog item near a user's interest vector.
 type Recommendation struct {
-	Ref   string          `json:"ref"`
-	Type  string          `json:"type"`
-	Title string          `json:"title"`
-	Attrs json.RawMessage `json:"attrs,omitempty"`
+	Ref   string
+	Type  string
+	Title string
+	Attrs json.RawMessage
 	// Distance is the cosine distance to the interest vector (0 = same
 	// direction, 2 = opposite); Score is 1 - Distance, the cosine similarity.
-	Distance float64 `json:"distance"`
-	Score    float64 `json:"score"`
+	Distance float64
+	Score    float64
 }
 
 // MaxRecommendations bounds k in Recommend: HNSW's candidate list

@@ -19,16 +19,18 @@ const (
 // serves it (GET /v1/ops/decayer) from another process than the decayer's.
 type DecayerRun struct {
 	// Result is DecayerRunOK or DecayerRunFailed.
-	Result string `json:"result"`
+	Result string
 	// At is the run's time: every rule was judged as of it.
-	At         time.Time     `json:"at"`
-	StartedAt  time.Time     `json:"started_at"`
-	FinishedAt time.Time     `json:"finished_at"`
-	Steps      []DecayerStep `json:"steps"`
-	Error      string        `json:"error,omitempty"`
+	At         time.Time
+	StartedAt  time.Time
+	FinishedAt time.Time
+	Steps      []DecayerStep
+	Error      string
 }
 
-// DecayerStep is what one step of a run did.
+// DecayerStep is what one step of a run did. Its JSON names are how the
+// steps column stores it (decayer_runs.steps), not the /v1 wire, which is
+// contract.DecayerStep.
 type DecayerStep struct {
 	Name       string           `json:"name"`
 	Batches    int              `json:"batches"`

@@ -102,17 +102,17 @@ func recordMentions(ctx context.Context, tx pgx.Tx, ms []Mention) ([]UserRef, er
 
 // Fact is a stored interest fact.
 type Fact struct {
-	Type            string    `json:"type"`
-	Value           string    `json:"value"`
-	Display         string    `json:"display"`
-	Weight          float64   `json:"base_weight"`
-	MentionCount    int64     `json:"mention_count"`
-	FirstSeenAt     time.Time `json:"first_seen_at"`
-	LastMentionedAt time.Time `json:"last_mentioned_at"`
-	ExpiresAt       time.Time `json:"expires_at"`
-	Status          string    `json:"status"`
-	Source          string    `json:"source"`
-	SourceSessionID string    `json:"source_session_id,omitempty"`
+	Type            string
+	Value           string
+	Display         string
+	Weight          float64
+	MentionCount    int64
+	FirstSeenAt     time.Time
+	LastMentionedAt time.Time
+	ExpiresAt       time.Time
+	Status          string
+	Source          string
+	SourceSessionID string
 }
 
 // Facts returns a user's facts with any of the given statuses, newest mention
@@ -150,14 +150,14 @@ func (f *Fact) utc() {
 type FactHistory struct {
 	Fact
 	// Mentions are the event times of its newest mentions, oldest first.
-	Mentions []time.Time `json:"mentions"`
+	Mentions []time.Time
 }
 
 // FactCursor is a position in a user's facts, newest mention first.
 type FactCursor struct {
-	LastMentionedAt time.Time `json:"at"`
-	Type            string    `json:"type"`
-	Value           string    `json:"value"`
+	LastMentionedAt time.Time
+	Type            string
+	Value           string
 }
 
 // FactPage returns a page of a user's facts with any of the given statuses,

@@ -28,13 +28,13 @@ var ErrNoList = errors.New("no list presented in this session")
 // event time, then event id) that presented items.
 type ListItem struct {
 	// EventID and OccurredAt are the turn that presented the list.
-	EventID    string    `json:"event_id"`
-	OccurredAt time.Time `json:"occurred_at"`
+	EventID    string
+	OccurredAt time.Time
 	// Count is the list's length (0 for an empty list, which still replaces the
 	// one before it).
-	Count int `json:"count"`
+	Count int
 	// Item is the item as it was sent, nil when the position is beyond Count.
-	Item json.RawMessage `json:"item,omitempty"`
+	Item json.RawMessage
 }
 
 // ListItem returns item n (1-based) of the session's current list. A session
@@ -149,15 +149,15 @@ func seenLockKey(tenant, user string) int64 {
 
 // SeenItem is an item a user has been shown.
 type SeenItem struct {
-	Ref   string          `json:"ref"`
-	Title string          `json:"title,omitempty"`
-	Attrs json.RawMessage `json:"attrs,omitempty"`
+	Ref   string
+	Title string
+	Attrs json.RawMessage
 	// TimesShown counts the turns that presented it (each turn once).
-	TimesShown    int64     `json:"times_shown"`
-	FirstSeenAt   time.Time `json:"first_seen_at"`
-	LastSeenAt    time.Time `json:"last_seen_at"`
-	LastEventID   string    `json:"last_event_id"`
-	LastSessionID string    `json:"last_session_id"`
+	TimesShown    int64
+	FirstSeenAt   time.Time
+	LastSeenAt    time.Time
+	LastEventID   string
+	LastSessionID string
 }
 
 // SeenItems returns a user's seen items, most recently shown first, at most limit.

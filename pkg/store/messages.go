@@ -13,18 +13,18 @@ import (
 
 // Message is a stored turn with its full structure.
 type Message struct {
-	EventID    string          `json:"id"`
-	SessionID  string          `json:"session_id"`
-	UserID     string          `json:"user_id"`
-	SiteID     string          `json:"site_id,omitempty"`
-	AgentID    string          `json:"agent_id,omitempty"`
-	Role       string          `json:"role"`
-	Content    string          `json:"content"`
-	ToolCalls  json.RawMessage `json:"tool_calls,omitempty"`
-	Items      json.RawMessage `json:"items,omitempty"`
-	Metadata   json.RawMessage `json:"metadata,omitempty"`
-	OccurredAt time.Time       `json:"occurred_at"`
-	StoredAt   time.Time       `json:"stored_at"`
+	EventID    string
+	SessionID  string
+	UserID     string
+	SiteID     string
+	AgentID    string
+	Role       string
+	Content    string
+	ToolCalls  json.RawMessage
+	Items      json.RawMessage
+	Metadata   json.RawMessage
+	OccurredAt time.Time
+	StoredAt   time.Time
 }
 
 // StoredTurn is a validated turn with the stream sequence it came from.
@@ -130,8 +130,8 @@ func rawJSON(p *json.RawMessage) *[]byte { return (*[]byte)(p) }
 
 // Cursor is a position in a session's event-time order.
 type Cursor struct {
-	OccurredAt time.Time `json:"t"`
-	EventID    string    `json:"id"`
+	OccurredAt time.Time
+	EventID    string
 }
 
 // Messages returns up to limit messages after the cursor, oldest first, and the

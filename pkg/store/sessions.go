@@ -12,16 +12,16 @@ import (
 
 // Session is a session's aggregate row.
 type Session struct {
-	SessionID      string    `json:"session_id"`
-	UserID         string    `json:"user_id"`
-	SiteID         string    `json:"site_id,omitempty"`
-	AgentID        string    `json:"agent_id,omitempty"`
-	MessageCount   int64     `json:"message_count"`
-	SystemCount    int64     `json:"system_count"`
-	FirstMessageAt time.Time `json:"first_message_at"`
-	LastMessageAt  time.Time `json:"last_message_at"`
-	CreatedAt      time.Time `json:"created_at"`
-	UpdatedAt      time.Time `json:"updated_at"`
+	SessionID      string
+	UserID         string
+	SiteID         string
+	AgentID        string
+	MessageCount   int64
+	SystemCount    int64
+	FirstMessageAt time.Time
+	LastMessageAt  time.Time
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
 }
 
 func scanSession(row pgx.Row) (Session, error) {

@@ -46,35 +46,35 @@ type IngestResult struct {
 
 // Summary is one version of a session's summary.
 type Summary struct {
-	SessionID string `json:"session_id"`
-	UserID    string `json:"user_id"`
-	Version   int    `json:"version"`
+	SessionID string
+	UserID    string
+	Version   int
 	// FromCount and ThroughCount count the session's non-system messages
 	// read into a summary before and with this version: it read
 	// ThroughCount-FromCount messages, the oldest (by event time) that no
 	// earlier version had read.
-	FromCount    int64 `json:"from_count"`
-	ThroughCount int64 `json:"through_count"`
+	FromCount    int64
+	ThroughCount int64
 	// The messages read for it: the oldest and newest by event time, and how
 	// many had text.
-	FirstEventID string    `json:"first_event_id"`
-	FirstAt      time.Time `json:"first_at"`
-	LastEventID  string    `json:"last_event_id"`
-	LastAt       time.Time `json:"last_at"`
+	FirstEventID string
+	FirstAt      time.Time
+	LastEventID  string
+	LastAt       time.Time
 	// CoversFrom and CoversTo are the event-time range the summary covers,
 	// with the versions it rolls forward: the oldest and newest message any
 	// of them read. A version that read a late message covers from before
 	// its predecessor's start.
-	CoversFrom   time.Time `json:"covers_from"`
-	CoversTo     time.Time `json:"covers_to"`
-	MessagesRead int       `json:"messages_read"`
-	Text         string    `json:"summary"`
-	KeyTopics    []string  `json:"key_topics"`
+	CoversFrom   time.Time
+	CoversTo     time.Time
+	MessagesRead int
+	Text         string
+	KeyTopics    []string
 	// Model is "extractive" or the language model that wrote it.
-	Model string `json:"model"`
+	Model string
 	// Reason is what asked for it: threshold, request or idle.
-	Reason    string    `json:"reason"`
-	CreatedAt time.Time `json:"created_at"`
+	Reason    string
+	CreatedAt time.Time
 }
 
 func scanSummary(row pgx.CollectableRow) (Summary, error) {

@@ -73,18 +73,18 @@ func (t *Tenant) CountUser(ctx context.Context, userID string) (map[string]int64
 // UserActivity is a user as a tenant's list of users shows them: their
 // sessions, messages and when they were active (event times).
 type UserActivity struct {
-	UserID         string    `json:"user_id"`
-	Sessions       int64     `json:"sessions"`
-	Messages       int64     `json:"messages"`
-	FirstMessageAt time.Time `json:"first_message_at"`
-	LastMessageAt  time.Time `json:"last_message_at"`
+	UserID         string
+	Sessions       int64
+	Messages       int64
+	FirstMessageAt time.Time
+	LastMessageAt  time.Time
 }
 
 // ActivityCursor is a position in a newest-first list: the last row's time
 // and id.
 type ActivityCursor struct {
-	At time.Time `json:"at"`
-	ID string    `json:"id"`
+	At time.Time
+	ID string
 }
 
 // Users returns a page of the tenant's users who have sessions, latest
@@ -122,7 +122,7 @@ func pageCursor[T, C any](rows []T, limit int, after func(T) C) *C {
 // the first).
 type UserSession struct {
 	Session
-	Summary *Summary `json:"summary"`
+	Summary *Summary
 }
 
 // UserSessions returns a page of a user's sessions, latest activity first,
