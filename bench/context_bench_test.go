@@ -24,6 +24,7 @@ import (
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/api"
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/record"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
 )
@@ -269,7 +270,7 @@ func loadContextParts(b *testing.B, db *testenv.DB, sessions int, now time.Time)
 			last := now.Add(-time.Duration(k*36+s%24) * time.Hour)
 			display := fmt.Sprintf("Interest %d of reader %d", k, s)
 			return []any{"bench", fmt.Sprintf("u%d", s), types[k%len(types)], strings.ToLower(display), display, 1.0, int64(1 + k%4),
-				last.Add(-30 * 24 * time.Hour), last, last.Add(90 * 24 * time.Hour), store.FactActive, "rules", fmt.Sprintf("s%d", s)}, nil
+				last.Add(-30 * 24 * time.Hour), last, last.Add(90 * 24 * time.Hour), record.FactActive, "rules", fmt.Sprintf("s%d", s)}, nil
 		}))
 	require.NoError(b, err)
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/recallhq/recall/pkg/extractor"
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/record"
 	"github.com/recallhq/recall/pkg/registry"
 	"github.com/recallhq/recall/pkg/worker"
 
@@ -20,7 +21,6 @@ import (
 	"github.com/recallhq/recall/pkg/deps"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/service"
-	"github.com/recallhq/recall/pkg/store"
 )
 
 // The extractor's output is deleted and rebuilt by a replay: the same facts,
@@ -74,8 +74,8 @@ func TestReplayExtractorRebuildsFacts(t *testing.T) {
 	require.NoError(t, err)
 	n.WaitSettled(t, queue.TurnsStream, "extractor")
 
-	facts := func() map[string][]store.Fact {
-		out := map[string][]store.Fact{}
+	facts := func() map[string][]record.Fact {
+		out := map[string][]record.Fact{}
 		for u := range 3 {
 			user := fmt.Sprintf("u%d", u)
 			fs, err := d.Store.Tenant("acme").Facts(ctx, user, []string{"active", "archived", "expired"}, 1000)

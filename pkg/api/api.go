@@ -6,7 +6,6 @@ package api
 import (
 	"bytes"
 	"context"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
@@ -15,16 +14,14 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
 	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/search"
 
@@ -35,7 +32,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/recallhq/recall/pkg/contract"
-	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/memory"
 	"github.com/recallhq/recall/pkg/service"
@@ -44,90 +40,10 @@ import (
 	"github.com/recallhq/recall/pkg/ui"
 )
 
-// Config is the API's part of the config.
-type Config struct {
-	// Addr is where the HTTP API listens (it serves /healthz, /readyz and
-	// /metrics there too).
-	Addr string `env:"API_ADDR" envDefault:":8080"`
-	// Keys turns on bearer auth: "tenant:key,tenant:key". Each key is valid for its
-	// tenant only. Empty: auth off (X-Tenant-ID alone), for local use.
-	Keys string `env:"API_KEYS"`
-	// MaxBodyBytes bounds a POST body; MaxBatch the turns in one POST.
-	MaxBodyBytes int64 `env:"API_MAX_BODY_BYTES" envDefault:"8388608"`
-	MaxBatch     int   `env:"API_MAX_BATCH" envDefault:"500"`
-	// Decay is the facts' decay policy, the decayer's: reads rank facts by
-	// their weight now and leave out those expired or archived by now.
-	Decay decay.Config
-
-	// GCPercent is the Go GC target the API runs with (GOGC, when set, wins). The
-	// API keeps little live memory (a few MB) and allocates per request (about
-	// 100 KB for a context with a query), so with a small target its heap goal
-	// is the runtime's floor and the collector takes a large share of its CPU;
-	// at 1000 the goal is about 45 MB and it collects half as often, for a
-	// larger resident set (docs/benchmarks.md, History). A heap that holds
-	// more (the Chinese dictionary) is held by MemoryHeadroom instead.
-	// `recall run` does not apply it: that process holds the dictionary from
-	// its start, and this target would let its heap grow to a gigabyte.
-	GCPercent int `env:"API_GC_PERCENT" envDefault:"1000"`
-	// MemoryHeadroom is how far the API binary's heap may grow above what it
-	// holds once started before the runtime collects, whatever GCPercent
-	// allows (a soft limit, raised by what the Chinese dictionary holds when
-	// a query loads it; GOMEMLIMIT, when set, wins; 0: none). Without it
-	// GCPercent alone lets an API holding the dictionary grow to over a
-	// gigabyte under load, with a worse tail latency: the smaller heap is
-	// collected more often, but touches fewer pages. An API that never loads
-	// the dictionary stays far below it. The API binary only: `recall run`
-	// has MEMORY_HEADROOM.
-	MemoryHeadroom int64 `env:"API_MEMORY_HEADROOM" envDefault:"268435456"`
-	// ReadTimeout bounds reading a request, body included (a client that
-	// stalls mid-body is cut off); WriteTimeout writing the answer.
-	ReadTimeout  time.Duration `env:"API_READ_TIMEOUT" envDefault:"30s"`
-	WriteTimeout time.Duration `env:"API_WRITE_TIMEOUT" envDefault:"60s"`
-	// MCPAllowForget offers the forget_user tool on /mcp, which erases a
-	// user for good; off, an agent can read and add memory but not erase it.
-	MCPAllowForget bool `env:"MCP_ALLOW_FORGET" envDefault:"false"`
-	// Embed is the embedder queries are embedded with (EMBED_*): the
-	// indexer's, since their vectors are compared.
-	Embed embed.Config
-	memory.Config
-}
-
-// withDefaults fills the fields where zero cannot work (it would reject every
-// POST or always return an empty window) with the env defaults above, so that a
-// Config built in code behaves like one read from an empty environment.
-// ContextMaxChars and ContextTTL keep zero: it means "no limit" to
-// assemble.TrimWindow.
-func (c Config) withDefaults() Config {
-	d := service.Defaults[Config]()
-	if c.MaxBodyBytes <= 0 {
-		c.MaxBodyBytes = d.MaxBodyBytes
-	}
-	if c.MaxBatch <= 0 {
-		c.MaxBatch = d.MaxBatch
-	}
-	c.Decay = c.Decay.WithDefaults()
-	c.Config = c.Config.WithDefaults()
-	if c.SearchEmbedTimeout <= 0 {
-		c.SearchEmbedTimeout = d.SearchEmbedTimeout
-	}
-	return c
-}
-
 // HTTP is the API's server on its address with its timeouts, for a binary
 // to run.
 func (s *Server) HTTP(reg *prometheus.Registry) service.Server {
 	return service.Server{Name: "api", Addr: s.cfg.Addr, Handler: s.Handler(reg), ReadTimeout: s.cfg.ReadTimeout, WriteTimeout: s.cfg.WriteTimeout}
-}
-
-// ApplyGC sets the process's GC target from GCPercent, unless GOGC is set in the
-// environment (an operator's explicit choice wins) or GCPercent is 0. It reports
-// whether it changed anything.
-func (c Config) ApplyGC() bool {
-	if os.Getenv("GOGC") != "" || c.GCPercent <= 0 {
-		return false
-	}
-	debug.SetGCPercent(c.GCPercent)
-	return true
 }
 
 // Server holds the API's dependencies: the memory service behind its routes,
@@ -214,22 +130,6 @@ func New(o Options) (*Server, error) {
 		log: log, keys: keys, now: now, metrics: m,
 		reg: o.Registry, ready: o.Ready, mem: mem,
 	}, nil
-}
-
-func parseKeys(s string) (map[string]string, error) {
-	keys := map[string]string{}
-	for _, pair := range strings.Split(s, ",") {
-		pair = strings.TrimSpace(pair)
-		if pair == "" {
-			continue
-		}
-		tenant, key, ok := strings.Cut(pair, ":")
-		if !ok || tenant == "" || len(key) < 16 {
-			return nil, errors.New("API_KEYS: want tenant:key pairs separated by commas, keys of at least 16 characters")
-		}
-		keys[key] = tenant
-	}
-	return keys, nil
 }
 
 // Handler returns the routes, with /healthz, /readyz and /metrics. /readyz runs
@@ -413,76 +313,6 @@ func jsonBody(r *http.Request) bool {
 	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
 }
 
-// authenticate reads the tenant from X-Tenant-ID and, when keys are configured,
-// checks that the bearer key belongs to that tenant.
-func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (string, bool) {
-	tenant := r.Header.Get("X-Tenant-ID")
-	switch {
-	case tenant == "":
-		writeError(w, http.StatusBadRequest, "invalid_request", "missing tenant", []events.FieldError{{Field: "X-Tenant-ID", Message: "required header"}})
-		return "", false
-	case !s.validID(tenant):
-		writeError(w, http.StatusBadRequest, "invalid_request", "invalid tenant", []events.FieldError{{Field: "X-Tenant-ID", Message: fmt.Sprintf("must be valid UTF-8 without control characters, at most %d bytes", s.limits.MaxIDBytes)}})
-		return "", false
-	}
-	if len(s.keys) == 0 {
-		return tenant, true
-	}
-	key, problem := bearer(r.Header.Get("Authorization"))
-	if problem != "" {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="recall"`)
-		msg := "missing bearer key"
-		if r.Header.Get("Authorization") != "" {
-			msg = "malformed Authorization header"
-		}
-		writeError(w, http.StatusUnauthorized, "unauthorized", msg,
-			[]events.FieldError{{Field: "Authorization", Message: problem}})
-		return "", false
-	}
-	owner := ""
-	for k, t := range s.keys {
-		if subtle.ConstantTimeCompare([]byte(k), []byte(key)) == 1 {
-			owner = t
-		}
-	}
-	switch {
-	case owner == "":
-		w.Header().Set("WWW-Authenticate", `Bearer realm="recall", error="invalid_token"`)
-		writeError(w, http.StatusUnauthorized, "unauthorized", "unknown key",
-			[]events.FieldError{{Field: "Authorization", Message: "no tenant has this key (API_KEYS)"}})
-		return "", false
-	case owner != tenant:
-		writeError(w, http.StatusForbidden, "forbidden", "key is not valid for this tenant", nil)
-		return "", false
-	}
-	return tenant, true
-}
-
-// bearer reads the key of an "Authorization: Bearer <key>" header. The scheme is
-// case-insensitive (RFC 9110, section 11.1). A header it cannot read gives
-// what is wrong with it, in words a caller can act on.
-func bearer(h string) (key, problem string) {
-	const want = "want \"Bearer <key>\""
-	h = strings.TrimSpace(h)
-	if h == "" {
-		return "", "required header: " + want + " (this server has API_KEYS set)"
-	}
-	scheme, key, ok := strings.Cut(h, " ")
-	switch {
-	case !ok && strings.EqualFold(scheme, "Bearer"):
-		return "", "the key after \"Bearer \" is missing"
-	case !ok:
-		return "", want + ", got a value without a scheme: put \"Bearer \" before the key"
-	case !strings.EqualFold(scheme, "Bearer"):
-		return "", fmt.Sprintf("%s, got the %q scheme", want, scheme)
-	}
-	key = strings.TrimSpace(key)
-	if key == "" {
-		return "", "the key after \"Bearer \" is missing"
-	}
-	return key, ""
-}
-
 type statusWriter struct {
 	http.ResponseWriter
 	status int
@@ -598,29 +428,9 @@ func queryIntIn(qv url.Values, name string, def, lo, hi int, fe *[]events.FieldE
 	return n
 }
 
-// pathID reads and checks an id from the path (session_id, user_id).
-func (s *Server) pathID(w http.ResponseWriter, r *http.Request, name string) (string, bool) {
-	id := r.PathValue(name)
-	if !s.validID(id) {
-		writeError(w, http.StatusBadRequest, "invalid_request", "invalid "+strings.ReplaceAll(name, "_", " "),
-			[]events.FieldError{{Field: name, Message: fmt.Sprintf("required, valid UTF-8 without control characters, at most %d bytes", s.limits.MaxIDBytes)}})
-		return "", false
-	}
-	return id, true
-}
-
-// sessionID reads and checks the path's session id.
-func (s *Server) sessionID(w http.ResponseWriter, r *http.Request) (string, bool) {
-	return s.pathID(w, r, "session_id")
-}
-
-// validID reports whether an id from a header, path or query is non-empty valid
-// UTF-8 without control characters, within the id limit (0: no limit, as in
-// events.ValidateTurn), i.e. an id a stored event can have.
-func (s *Server) validID(v string) bool {
-	return v != "" && utf8.ValidString(v) && (s.limits.MaxIDBytes <= 0 || len(v) <= s.limits.MaxIDBytes) &&
-		!strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f })
-}
+// validID reports whether an id from a header, path or query is one a
+// stored event can have (memory.Service.ValidID).
+func (s *Server) validID(v string) bool { return s.mem.ValidID(v) }
 
 // ctxTimeout bounds database work of one request.
 func ctxTimeout(r *http.Request) (context.Context, context.CancelFunc) {

@@ -12,6 +12,7 @@ import (
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/record"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -177,7 +178,7 @@ func TestGetUserFacts(t *testing.T) {
 	f := body.Facts[1]
 	require.Equal(t, []time.Time{first, second}, f.Mentions)
 	require.Equal(t, 0.9, f.Weight, "45 days after the last mention: one period")
-	require.Equal(t, store.FactActive, f.StatusNow)
+	require.Equal(t, record.FactActive, f.StatusNow)
 	p := decay.DefaultPolicy
 	require.Equal(t, []curvePoint{
 		{At: first, Weight: 1, Kind: decay.CurveMention},
@@ -189,8 +190,8 @@ func TestGetUserFacts(t *testing.T) {
 	}, f.Curve, "mentions, decay steps until the next mention, and the expiry")
 
 	old := body.Facts[2]
-	require.Equal(t, store.FactExpired, old.StatusNow, "past its expiry now")
-	require.Equal(t, store.FactActive, old.Status, "the decayer has not run: the stored status lags")
+	require.Equal(t, record.FactExpired, old.StatusNow, "past its expiry now")
+	require.Equal(t, record.FactActive, old.Status, "the decayer has not run: the stored status lags")
 
 	active := decode[factsBody](t, b.get(t, "t1", userPath("u1", "facts")+"?status=active"))
 	require.Len(t, active.Facts, 3, "the stored status filters")

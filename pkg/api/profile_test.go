@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/record"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
@@ -108,7 +109,7 @@ func TestGetProfile(t *testing.T) {
 	require.EqualValues(t, 2, f.MentionCount)
 	require.Equal(t, testNow.Add(-40*day), f.LastMentionedAt)
 	require.Equal(t, testNow.Add(50*day), f.ExpiresAt)
-	require.Equal(t, store.FactActive, f.Status)
+	require.Equal(t, record.FactActive, f.Status)
 	require.Equal(t, "《三体》", f.Display)
 	require.Len(t, p.Cuts, 1)
 	require.Equal(t, "expired", p.Cuts[0].Reason)

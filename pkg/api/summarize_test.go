@@ -11,6 +11,7 @@ import (
 
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/record"
 	"github.com/recallhq/recall/pkg/store"
 	"github.com/recallhq/recall/pkg/summarizer"
 )
@@ -75,7 +76,7 @@ func (b *bundle) storedSummary(t *testing.T, tenant, session, text string, topic
 	if in.Previous != nil && in.Previous.CoversFrom.Before(coversFrom) {
 		coversFrom = in.Previous.CoversFrom
 	}
-	_, err = b.db.Store.WriteSummary(t.Context(), store.SummaryWrite{TenantID: tenant, Read: in.EventIDs(), Summary: store.Summary{
+	_, err = b.db.Store.WriteSummary(t.Context(), store.SummaryWrite{TenantID: tenant, Read: in.EventIDs(), Summary: record.Summary{
 		SessionID: session, UserID: in.State.UserID, Version: version, FromCount: in.State.Summarized, ThroughCount: in.State.Summarized + int64(len(in.Messages)),
 		FirstEventID: first.EventID, FirstAt: first.OccurredAt, LastEventID: last.EventID, LastAt: last.OccurredAt,
 		CoversFrom: coversFrom, CoversTo: last.OccurredAt,

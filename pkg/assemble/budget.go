@@ -14,7 +14,7 @@ import (
 
 	gojson "github.com/goccy/go-json"
 
-	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/record"
 )
 
 // ListEntry is one item of the session's current list, with the number it was
@@ -38,7 +38,7 @@ type List struct {
 }
 
 // CurrentList builds the list part from the stored list (nil: none).
-func CurrentList(l *store.PresentedList) *List {
+func CurrentList(l *record.PresentedList) *List {
 	if l == nil {
 		return nil
 	}

@@ -8,20 +8,20 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/record"
 )
 
 func budgetParts() Parts {
 	at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	list := CurrentList(&store.PresentedList{EventID: "e9", OccurredAt: at, Items: json.RawMessage(
+	list := CurrentList(&record.PresentedList{EventID: "e9", OccurredAt: at, Items: json.RawMessage(
 		`[{"ref":"/mv/1","title":"沙丘","attrs":{"rating":8.1}},{"ref":"/mv/2","title":"星际穿越"},{"ref":"/mv/823D","title":"流浪地球","attrs":{"tag":"new"}}]`)})
-	var msgs []store.Message
+	var msgs []record.Message
 	for i, c := range []string{"找几部科幻电影", "好的，这是搜索结果", "第三个怎么样？"} {
 		role := "user"
 		if i == 1 {
 			role = "assistant"
 		}
-		msgs = append(msgs, store.Message{EventID: string(rune('a' + i)), Role: role, Content: c, OccurredAt: at.Add(time.Duration(i) * time.Minute)})
+		msgs = append(msgs, record.Message{EventID: string(rune('a' + i)), Role: role, Content: c, OccurredAt: at.Add(time.Duration(i) * time.Minute)})
 	}
 	return Parts{
 		List:   list,
@@ -118,7 +118,7 @@ func TestRenderList(t *testing.T) {
 	require.Contains(t, out, "quote its ref exactly")
 	require.Contains(t, Render(LangZH, p), "原样引用其 ref")
 
-	only := Parts{List: CurrentList(&store.PresentedList{EventID: "e", Items: json.RawMessage(`[{"ref":"/b/1"}]`)})}
+	only := Parts{List: CurrentList(&record.PresentedList{EventID: "e", Items: json.RawMessage(`[{"ref":"/b/1"}]`)})}
 	require.Contains(t, Render(LangEN, only), "1. ref: /b/1")
 	require.Nil(t, CurrentList(nil))
 }

@@ -5,14 +5,14 @@ import (
 	"time"
 
 	"github.com/recallhq/recall/pkg/assemble"
-	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/record"
 )
 
 // A backend appends the rendered block to its system prompt. The window comes from
 // TrimWindow, oldest first; the system prompt of the session is not replayed.
 func ExampleRender() {
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	newestFirst := []store.Message{
+	newestFirst := []record.Message{
 		{EventID: "e3", Role: "assistant", Content: "Here are three:\n1. Dune\n2. Hyperion\n3. Foundation", OccurredAt: now.Add(-time.Minute)},
 		{EventID: "e2", Role: "user", Content: "Recommend some classic   science fiction.", OccurredAt: now.Add(-2 * time.Minute)},
 		{EventID: "e1", Role: "system", Content: "You are a librarian.", OccurredAt: now.Add(-3 * time.Minute)},

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/recallhq/recall/pkg/decay"
-	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/record"
 )
 
 // WeightedFact is a fact as the context shows it: with its weight now.
@@ -28,7 +28,7 @@ type Facts struct {
 // (decay.Policy.Assess, the one formula), drops those expired or archived by
 // then (whether or not the decayer has marked them yet), and keeps the k
 // strongest (all with k < 0).
-func TopFacts(p *decay.Policy, facts []store.Fact, at time.Time, k int) Facts {
+func TopFacts(p *decay.Policy, facts []record.Fact, at time.Time, k int) Facts {
 	var out Facts
 	var expired, faded int64
 	for _, f := range facts {

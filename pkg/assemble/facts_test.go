@@ -8,20 +8,20 @@ import (
 
 	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/decay"
-	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/record"
 )
 
-func fact(value string, mentions int64, age time.Duration, ttl time.Duration) store.Fact {
+func fact(value string, mentions int64, age time.Duration, ttl time.Duration) record.Fact {
 	last := now.Add(-age)
-	return store.Fact{Type: "topic", Value: value, Display: value, Weight: 1, MentionCount: mentions,
-		LastMentionedAt: last, ExpiresAt: last.Add(ttl), Status: store.FactActive}
+	return record.Fact{Type: "topic", Value: value, Display: value, Weight: 1, MentionCount: mentions,
+		LastMentionedAt: last, ExpiresAt: last.Add(ttl), Status: record.FactActive}
 }
 
 func TestTopFacts(t *testing.T) {
 	t.Parallel()
 	day := 24 * time.Hour
 	ttl := 1000 * day
-	in := []store.Fact{
+	in := []record.Fact{
 		fact("day29", 1, 29*day, ttl), // 1.0
 		fact("day30", 1, 30*day, ttl), // 0.9
 		fact("day60", 5, 60*day, ttl), // 0.81

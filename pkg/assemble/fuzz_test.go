@@ -8,7 +8,7 @@ import (
 
 	"github.com/recallhq/recall/internal/textcheck"
 	"github.com/recallhq/recall/pkg/assemble"
-	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/record"
 )
 
 // FuzzCut: a past turn cut to a snippet of n characters (Recall) and the
@@ -37,7 +37,7 @@ func FuzzCut(f *testing.F) {
 		}
 		c.Check(t, textcheck.Text, text, r.Hits[0].Text, snippet)
 
-		w := assemble.TrimWindow([]store.Message{{EventID: "e2", SessionID: "s1", Role: "user", Content: text, OccurredAt: at}},
+		w := assemble.TrimWindow([]record.Message{{EventID: "e2", SessionID: "s1", Role: "user", Content: text, OccurredAt: at}},
 			assemble.Counts{Messages: 1}, assemble.WindowLimits{Messages: 10, Chars: limit}, at)
 		window := textcheck.InputBound(text)
 		if limit > 0 {

@@ -7,9 +7,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/recallhq/recall/pkg/assemble"
-	"github.com/recallhq/recall/pkg/store"
 	"github.com/stretchr/testify/require"
+
+	"github.com/recallhq/recall/pkg/assemble"
+	"github.com/recallhq/recall/pkg/record"
 )
 
 // What the history search recalled is spent after the list and the window
@@ -18,7 +19,7 @@ import (
 func TestRecalledBudgetAndRendering(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC)
-	w := assemble.Window{Messages: []store.Message{{EventID: "w1", Role: "user", Content: "what did I say about the lake?", OccurredAt: at.AddDate(0, 1, 0)}}}
+	w := assemble.Window{Messages: []record.Message{{EventID: "w1", Role: "user", Content: "what did I say about the lake?", OccurredAt: at.AddDate(0, 1, 0)}}}
 	hits := []assemble.RecalledHit{
 		{Kind: assemble.RecalledMessage, EventID: "w1", Role: "user", Text: "what did I say about the lake?", OccurredAt: at},
 		{Kind: assemble.RecalledMessage, EventID: "e1", Role: "user", Text: "We camped   by the lake\nlast weekend, it was lovely and very quiet there", OccurredAt: at, Score: 0.9},

@@ -9,7 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/record"
 )
 
 // Languages the prompt block is rendered in.
@@ -338,7 +338,7 @@ func dateRange(from, to time.Time) string {
 	return f + " – " + t
 }
 
-func writeMessage(b *strings.Builder, ph phrases, m store.Message) {
+func writeMessage(b *strings.Builder, ph phrases, m record.Message) {
 	label, ok := ph.roles[m.Role]
 	if !ok {
 		label = m.Role
@@ -394,7 +394,7 @@ func writeCollapsed(b *strings.Builder, s string) bool {
 // describeStructure stands in for the text of a turn that only called tools or
 // showed a list, so the line is not blank. The list itself is given to the model in
 // structured form, never re-typed here.
-func describeStructure(ph phrases, m store.Message) string {
+func describeStructure(ph phrases, m record.Message) string {
 	var parts []string
 	var calls []struct {
 		Name string

@@ -8,10 +8,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/pkg/assemble"
-	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/record"
 )
 
-func parts(msgs ...store.Message) assemble.Parts {
+func parts(msgs ...record.Message) assemble.Parts {
 	return assemble.Parts{Window: assemble.Window{Messages: msgs}}
 }
 
@@ -61,7 +61,7 @@ func TestRender(t *testing.T) {
 		want []string // lines; nil: the empty string
 	}{
 		{name: "empty memory renders nothing", lang: assemble.LangEN, p: parts()},
-		{name: "empty memory renders nothing in zh too", lang: assemble.LangZH, p: assemble.Parts{Window: assemble.Window{Messages: []store.Message{}}}},
+		{name: "empty memory renders nothing in zh too", lang: assemble.LangZH, p: assemble.Parts{Window: assemble.Window{Messages: []record.Message{}}}},
 		{
 			name: "en",
 			lang: assemble.LangEN,
@@ -139,10 +139,10 @@ func TestRender(t *testing.T) {
 
 func TestRenderStructureOnlyTurns(t *testing.T) {
 	t.Parallel()
-	m := store.Message{EventID: "a", Role: "assistant", OccurredAt: now,
+	m := record.Message{EventID: "a", Role: "assistant", OccurredAt: now,
 		ToolCalls: []byte(`[{"name":"search_books","arguments":{"q":"x"}}]`),
 		Items:     []byte(`[{"ref":"/b/1"},{"ref":"/b/2"},{"ref":"/b/3"}]`)}
-	p := assemble.Parts{Window: assemble.Window{Messages: []store.Message{m}}}
+	p := assemble.Parts{Window: assemble.Window{Messages: []record.Message{m}}}
 	require.Contains(t, assemble.Render(assemble.LangEN, p), "Assistant: (called search_books) (showed a list of 3 items)")
 	require.Contains(t, assemble.Render(assemble.LangZH, p), "助手：（调用了 search_books） （展示了 3 个条目的列表）")
 }
@@ -158,8 +158,8 @@ func TestRenderCollapsesWhiteSpace(t *testing.T) {
 		"é  ü":                 "é ü",
 		"no-space-at-all-here": "no-space-at-all-here",
 	} {
-		m := store.Message{EventID: "a", Role: "user", Content: in, OccurredAt: now}
-		out := assemble.Render(assemble.LangEN, assemble.Parts{Window: assemble.Window{Messages: []store.Message{m}}})
+		m := record.Message{EventID: "a", Role: "user", Content: in, OccurredAt: now}
+		out := assemble.Render(assemble.LangEN, assemble.Parts{Window: assemble.Window{Messages: []record.Message{m}}})
 		require.True(t, strings.HasSuffix(out, "User: "+want), "%q rendered as %q", in, out)
 	}
 }
@@ -167,7 +167,7 @@ func TestRenderCollapsesWhiteSpace(t *testing.T) {
 func TestResolveLangCounts(t *testing.T) {
 	t.Parallel()
 	win := func(s string) assemble.Parts {
-		return assemble.Parts{Window: assemble.Window{Messages: []store.Message{{Content: s}}}}
+		return assemble.Parts{Window: assemble.Window{Messages: []record.Message{{Content: s}}}}
 	}
 	require.Equal(t, assemble.LangZH, assemble.ResolveLang(assemble.LangAuto, win("我想看 Liu Cixin 的三体")))
 	require.Equal(t, assemble.LangEN, assemble.ResolveLang(assemble.LangAuto, win("I loved 三体 by Liu Cixin, any more like it?")))

@@ -3,7 +3,7 @@ package assemble
 import (
 	"time"
 
-	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/record"
 )
 
 // SessionSummary is a session summary as the context shows it.
@@ -39,7 +39,7 @@ type Summaries struct {
 // PickSummaries builds the summary part from the summaries read: the other
 // sessions' as they come (latest first), and the session's own when the
 // window w misses some of the session's non-system messages (c counts them).
-func PickSummaries(previous []store.Summary, current *store.Summary, w Window, c Counts) Summaries {
+func PickSummaries(previous []record.Summary, current *record.Summary, w Window, c Counts) Summaries {
 	out := Summaries{Previous: make([]SessionSummary, len(previous))}
 	for i, s := range previous {
 		out.Previous[i] = sessionSummary(s)
@@ -51,7 +51,7 @@ func PickSummaries(previous []store.Summary, current *store.Summary, w Window, c
 	return out
 }
 
-func sessionSummary(s store.Summary) SessionSummary {
+func sessionSummary(s record.Summary) SessionSummary {
 	topics := s.KeyTopics
 	if topics == nil {
 		topics = []string{}

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/pkg/assemble"
-	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/record"
 )
 
 func TestPickSummaries(t *testing.T) {
@@ -16,10 +16,10 @@ func TestPickSummaries(t *testing.T) {
 	from := at.Add(-72 * time.Hour)
 	// The last version read a late message: the range covered reaches
 	// further than the messages it read.
-	prev := []store.Summary{{SessionID: "a", Text: "A", KeyTopics: []string{"x"}, Version: 2, ThroughCount: 30,
+	prev := []record.Summary{{SessionID: "a", Text: "A", KeyTopics: []string{"x"}, Version: 2, ThroughCount: 30,
 		FirstAt: from.Add(time.Hour), LastAt: at.Add(-time.Hour), CoversFrom: from, CoversTo: at, Model: "m"}}
-	cur := &store.Summary{SessionID: "s", Text: "S", ThroughCount: 12}
-	window := func(n int) assemble.Window { return assemble.Window{Messages: make([]store.Message, n)} }
+	cur := &record.Summary{SessionID: "s", Text: "S", ThroughCount: 12}
+	window := func(n int) assemble.Window { return assemble.Window{Messages: make([]record.Message, n)} }
 
 	got := assemble.PickSummaries(prev, cur, window(10), assemble.Counts{Messages: 12, System: 1})
 	require.Equal(t, []assemble.SessionSummary{{SessionID: "a", Summary: "A", KeyTopics: []string{"x"}, Version: 2, MessageCount: 30,

@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/record"
 )
 
 // WindowLimits bound the recent window. Each is overridable per request.
@@ -29,7 +29,7 @@ type Cut struct {
 
 // Window is the trimmed recent window, oldest first.
 type Window struct {
-	Messages []store.Message
+	Messages []record.Message
 	Chars    int
 	// Truncated is set when the newest message alone was over the character budget
 	// and was cut short.
@@ -52,7 +52,7 @@ type Counts struct {
 // that fit whole; if the newest does not fit alone it is truncated rather than lost.
 // The window is contiguous: once a message does not fit, no older one is taken.
 // Every message left out is counted under the first reason that applies to it.
-func TrimWindow(newestFirst []store.Message, c Counts, lim WindowLimits, now time.Time) Window {
+func TrimWindow(newestFirst []record.Message, c Counts, lim WindowLimits, now time.Time) Window {
 	var w Window
 	var ttlCut, countCut, charCut, systemSeen int64
 	for _, m := range newestFirst {
@@ -64,7 +64,7 @@ func TrimWindow(newestFirst []store.Message, c Counts, lim WindowLimits, now tim
 	unfetchedSystem := min(max(c.System-systemSeen, 0), unfetched)
 	countCut = unfetched - unfetchedSystem
 	roleCut := unfetchedSystem
-	kept := make([]store.Message, 0, len(newestFirst))
+	kept := make([]record.Message, 0, len(newestFirst))
 	var cutoff time.Time
 	if lim.TTL > 0 {
 		cutoff = now.Add(-lim.TTL)

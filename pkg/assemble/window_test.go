@@ -9,20 +9,20 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/pkg/assemble"
-	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/record"
 )
 
 var now = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 
 // msg is a stored message with the given id, role, content and age.
-func msg(id, role, content string, age time.Duration) store.Message {
-	return store.Message{EventID: id, SessionID: "s1", UserID: "u1", Role: role, Content: content, OccurredAt: now.Add(-age)}
+func msg(id, role, content string, age time.Duration) record.Message {
+	return record.Message{EventID: id, SessionID: "s1", UserID: "u1", Role: role, Content: content, OccurredAt: now.Add(-age)}
 }
 
 // newestFirst is n user messages "m<n>".."m1", one minute apart, as the store
 // returns them: m<n> is the newest.
-func newestFirst(n int) []store.Message {
-	out := make([]store.Message, n)
+func newestFirst(n int) []record.Message {
+	out := make([]record.Message, n)
 	for i := range out {
 		k := n - i
 		out[i] = msg(fmt.Sprintf("m%d", k), "user", fmt.Sprintf("c%d", k), time.Duration(i)*time.Minute)
@@ -30,7 +30,7 @@ func newestFirst(n int) []store.Message {
 	return out
 }
 
-func ids(msgs []store.Message) []string {
+func ids(msgs []record.Message) []string {
 	out := make([]string, len(msgs))
 	for i, m := range msgs {
 		out[i] = m.EventID
@@ -43,7 +43,7 @@ func TestTrimWindow(t *testing.T) {
 	day := 24 * time.Hour
 	cases := []struct {
 		name      string
-		in        []store.Message // newest first
+		in        []record.Message // newest first
 		total     int64
 		system    int64 // system turns in the session, fetched or not
 		lim       assemble.WindowLimits
@@ -86,7 +86,7 @@ func TestTrimWindow(t *testing.T) {
 		},
 		{
 			name: "message exactly at the TTL boundary is kept, one nanosecond older is cut",
-			in: []store.Message{
+			in: []record.Message{
 				msg("new", "user", "a", 0),
 				msg("edge", "user", "b", day),
 				msg("old", "user", "c", day+time.Nanosecond),
@@ -100,7 +100,7 @@ func TestTrimWindow(t *testing.T) {
 		},
 		{
 			name:  "zero TTL disables the age cut",
-			in:    []store.Message{msg("new", "user", "a", 0), msg("ancient", "user", "b", 400*day)},
+			in:    []record.Message{msg("new", "user", "a", 0), msg("ancient", "user", "b", 400*day)},
 			total: 2,
 			lim:   assemble.WindowLimits{Messages: 10, Chars: 4000},
 			ids:   []string{"ancient", "new"},
@@ -108,7 +108,7 @@ func TestTrimWindow(t *testing.T) {
 		},
 		{
 			name: "char budget counts runes, not bytes",
-			in: []store.Message{
+			in: []record.Message{
 				msg("m3", "assistant", "再见", 0),       // 2 runes, 6 bytes
 				msg("m2", "user", "世界和", time.Minute), // 3 runes, 9 bytes
 				msg("m1", "user", "你好", 2*time.Minute),
@@ -121,7 +121,7 @@ func TestTrimWindow(t *testing.T) {
 		},
 		{
 			name: "char budget keeps the newest messages that fit whole",
-			in: []store.Message{
+			in: []record.Message{
 				msg("m3", "user", "aaaa", 0),
 				msg("m2", "user", "bbbb", time.Minute),
 				msg("m1", "user", "c", 2*time.Minute),
@@ -134,7 +134,7 @@ func TestTrimWindow(t *testing.T) {
 		},
 		{
 			name: "newest message alone over budget is truncated with an ellipsis",
-			in: []store.Message{
+			in: []record.Message{
 				msg("m2", "assistant", "一二三四五六七八九十", 0),
 				msg("m1", "user", "hi", time.Minute),
 			},
@@ -148,7 +148,7 @@ func TestTrimWindow(t *testing.T) {
 		},
 		{
 			name: "system messages are never replayed",
-			in: []store.Message{
+			in: []record.Message{
 				msg("m3", "user", "q", 0),
 				msg("m2", "system", "you are a librarian", time.Minute),
 				msg("m1", "assistant", "a", 2*time.Minute),
@@ -171,7 +171,7 @@ func TestTrimWindow(t *testing.T) {
 		},
 		{
 			name: "every reason at once",
-			in: []store.Message{
+			in: []record.Message{
 				msg("m6", "system", "sys", 0),
 				msg("m5", "user", "12345", time.Hour),
 				msg("m4", "user", "123456", 2*time.Hour),
@@ -191,7 +191,7 @@ func TestTrimWindow(t *testing.T) {
 		},
 		{
 			name: "ttl and role together",
-			in: []store.Message{
+			in: []record.Message{
 				msg("m4", "user", "now", 0),
 				msg("m3", "system", "sys", time.Hour),
 				msg("m2", "user", "stale", 30*time.Hour),
@@ -207,7 +207,7 @@ func TestTrimWindow(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			in := append([]store.Message(nil), tc.in...)
+			in := append([]record.Message(nil), tc.in...)
 			w := assemble.TrimWindow(in, assemble.Counts{Messages: tc.total, System: tc.system}, tc.lim, now)
 			require.Equal(t, tc.ids, ids(w.Messages))
 			if tc.contents != nil {
@@ -237,7 +237,7 @@ func TestTrimWindowDefaultLimits(t *testing.T) {
 	require.Equal(t, assemble.WindowLimits{Messages: 10, Chars: 4000, TTL: 24 * time.Hour}, assemble.DefaultWindow)
 
 	// 10 messages of 500 characters: the 4000-character budget keeps the newest 8.
-	in := make([]store.Message, 10)
+	in := make([]record.Message, 10)
 	for i := range in {
 		in[i] = msg(fmt.Sprintf("m%02d", 10-i), "user", strings.Repeat("字", 500), time.Duration(i)*time.Minute)
 	}

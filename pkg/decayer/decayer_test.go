@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/record"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/nats-io/nats.go"
@@ -83,7 +84,7 @@ func (b *bundle) mention(t *testing.T, user, typ, value string, at time.Time) {
 }
 
 type row struct {
-	store.Fact
+	record.Fact
 	TenantID, UserID string
 	Decayed          *float64
 	DecayedAt        *time.Time
@@ -140,7 +141,7 @@ func TestBoundaries(t *testing.T) {
 		rep := b.runAt(t, at)
 		f := b.facts(t)[key]
 		require.InDelta(t, tc.weight, f.weightNow(), 1e-12, "day %d", tc.day)
-		require.Equal(t, store.FactActive, f.Status, "day %d", tc.day)
+		require.Equal(t, record.FactActive, f.Status, "day %d", tc.day)
 		require.Equal(t, tc.decayed, rep.Count(decayer.StepFacts, decayer.OutcomeDecayed), "day %d", tc.day)
 		require.Equal(t, b.d.Policy().DecayedWeight(f.Type, f.Weight, f.LastMentionedAt, at), f.weightNow(), "the decayer and the read path agree")
 	}
@@ -171,15 +172,15 @@ func TestRementionResetsWeightAndExpiry(t *testing.T) {
 	rep := b.runAt(t, t0.Add(90*day))
 	require.Equal(t, int64(1), rep.Count(decayer.StepFacts, decayer.OutcomeExpired), "only the fact not mentioned again expires")
 	facts := b.facts(t)
-	require.Equal(t, store.FactActive, facts["u1/topic/sf"].Status)
+	require.Equal(t, record.FactActive, facts["u1/topic/sf"].Status)
 	require.Equal(t, 1.0, facts["u1/topic/sf"].weightNow(), "29 days after the new mention, not 90 after the first")
-	require.Equal(t, store.FactExpired, facts["u1/topic/old"].Status)
+	require.Equal(t, record.FactExpired, facts["u1/topic/old"].Status)
 
 	// An expired fact mentioned again is active again, with a new expiry.
 	b.mention(t, "u1", "topic", "old", t0.Add(100*day))
 	b.runAt(t, t0.Add(101*day))
 	f = b.facts(t)["u1/topic/old"]
-	require.Equal(t, store.FactActive, f.Status)
+	require.Equal(t, record.FactActive, f.Status)
 	require.Equal(t, 1.0, f.weightNow())
 }
 
@@ -189,21 +190,21 @@ func TestArchiveBelowFloor(t *testing.T) {
 	b.mention(t, "u1", "genre", "科幻", t0)
 	rep := b.runAt(t, t0.Add(21*30*day))
 	f := b.facts(t)["u1/genre/科幻"]
-	require.Equal(t, store.FactActive, f.Status)
+	require.Equal(t, record.FactActive, f.Status)
 	require.InDelta(t, 0.109, f.weightNow(), 0.001)
 	require.Equal(t, int64(0), rep.Count(decayer.StepFacts, decayer.OutcomeArchived))
 
 	rep = b.runAt(t, t0.Add(22*30*day))
 	f = b.facts(t)["u1/genre/科幻"]
-	require.Equal(t, store.FactArchived, f.Status, "0.9^22 ≈ 0.098 < 0.1")
+	require.Equal(t, record.FactArchived, f.Status, "0.9^22 ≈ 0.098 < 0.1")
 	require.Less(t, f.weightNow(), 0.1)
 	require.Equal(t, int64(1), rep.Count(decayer.StepFacts, decayer.OutcomeArchived))
 
 	// Kept for history, ignored by the reads (which take active facts only).
-	active, err := b.db.Store.Tenant("acme").Facts(context.Background(), "u1", []string{store.FactActive}, 10)
+	active, err := b.db.Store.Tenant("acme").Facts(context.Background(), "u1", []string{record.FactActive}, 10)
 	require.NoError(t, err)
 	require.Empty(t, active)
-	archived, err := b.db.Store.Tenant("acme").Facts(context.Background(), "u1", []string{store.FactArchived}, 10)
+	archived, err := b.db.Store.Tenant("acme").Facts(context.Background(), "u1", []string{record.FactArchived}, 10)
 	require.NoError(t, err)
 	require.Len(t, archived, 1)
 
@@ -216,9 +217,9 @@ func TestExpiry(t *testing.T) {
 	b := setup(t, decayer.Config{})
 	b.mention(t, "u1", "author", "Herbert", t0)
 	b.runAt(t, t0.Add(90*day-time.Microsecond))
-	require.Equal(t, store.FactActive, b.facts(t)["u1/author/Herbert"].Status)
+	require.Equal(t, record.FactActive, b.facts(t)["u1/author/Herbert"].Status)
 	rep := b.runAt(t, t0.Add(90*day))
-	require.Equal(t, store.FactExpired, b.facts(t)["u1/author/Herbert"].Status, "expired at expires_at")
+	require.Equal(t, record.FactExpired, b.facts(t)["u1/author/Herbert"].Status, "expired at expires_at")
 	require.Equal(t, int64(1), rep.Count(decayer.StepFacts, decayer.OutcomeExpired))
 	rep = b.runAt(t, t0.Add(900*day))
 	require.Zero(t, rep.Count(decayer.StepFacts, "scanned"), "expired facts are not looked at again")
@@ -327,18 +328,18 @@ func TestPerTypeSettings(t *testing.T) {
 	b.runAt(t, t0.Add(14*day))
 	f := b.facts(t)
 	require.Equal(t, 0.25, f["u1/topic/x"].weightNow(), "×0.5 per week, two weeks")
-	require.Equal(t, store.FactActive, f["u1/topic/x"].Status)
-	require.Equal(t, store.FactExpired, f["u1/book_title/x"].Status, "book titles live 10 days")
-	require.Equal(t, store.FactActive, f["u1/person/x"].Status)
+	require.Equal(t, record.FactActive, f["u1/topic/x"].Status)
+	require.Equal(t, record.FactExpired, f["u1/book_title/x"].Status, "book titles live 10 days")
+	require.Equal(t, record.FactActive, f["u1/person/x"].Status)
 	require.Equal(t, 1.0, f["u1/person/x"].weightNow(), "default: 30-day periods")
 
 	b.runAt(t, t0.Add(7*30*day))
 	f = b.facts(t)
-	require.Equal(t, store.FactArchived, f["u1/topic/x"].Status)
-	require.Equal(t, store.FactArchived, f["u1/author/x"].Status, "0.9^7 ≈ 0.48 is below author's floor 0.5")
-	require.Equal(t, store.FactActive, f["u1/person/x"].Status, "0.48 still counts for the default floor")
+	require.Equal(t, record.FactArchived, f["u1/topic/x"].Status)
+	require.Equal(t, record.FactArchived, f["u1/author/x"].Status, "0.9^7 ≈ 0.48 is below author's floor 0.5")
+	require.Equal(t, record.FactActive, f["u1/person/x"].Status, "0.48 still counts for the default floor")
 	require.Equal(t, 1.0, f["u1/genre/x"].weightNow(), "factor 1: no decay")
-	require.Equal(t, store.FactActive, f["u1/genre/x"].Status)
+	require.Equal(t, record.FactActive, f["u1/genre/x"].Status)
 }
 
 // TestGoAndSQLAgree is the proof that the decay formula is one formula: on the
@@ -404,13 +405,13 @@ func TestGoAndSQLAgree(t *testing.T) {
 			require.Equal(t, status, r.Status, "%s at %s: status", k, at)
 			require.Equal(t, w, r.weightNow(), "%s at %s: weight, bit for bit", k, at)
 			statuses[status]++
-			if status == store.FactActive {
-				shown := assemble.TopFacts(p, []store.Fact{r.Fact}, at, -1).Facts
+			if status == record.FactActive {
+				shown := assemble.TopFacts(p, []record.Fact{r.Fact}, at, -1).Facts
 				require.Len(t, shown, 1)
 				require.Equal(t, w, shown[0].Weight, "%s: the read path shows the same weight", k)
 			}
 		}
-		for _, s := range []string{store.FactActive, store.FactArchived, store.FactExpired} {
+		for _, s := range []string{record.FactActive, record.FactArchived, record.FactExpired} {
 			require.Positive(t, statuses[s], "the rows cover status %s at %s", s, at)
 		}
 	}
@@ -420,9 +421,9 @@ func TestGoAndSQLAgree(t *testing.T) {
 // ones the store keeps and the decayer's SQL writes.
 func TestStatusesAreTheStores(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, store.FactActive, decay.Active)
-	require.Equal(t, store.FactArchived, decay.Archived)
-	require.Equal(t, store.FactExpired, decay.Expired)
+	require.Equal(t, record.FactActive, decay.Active)
+	require.Equal(t, record.FactArchived, decay.Archived)
+	require.Equal(t, record.FactExpired, decay.Expired)
 }
 
 func TestRefreshEvents(t *testing.T) {
@@ -741,7 +742,7 @@ func TestPurgeExpiredFacts(t *testing.T) {
 	expiry := t0.Add(time.Hour + 90*day) // u1's Herbert
 
 	rep := b.runAt(t, expiry.Add(30*day))
-	require.Equal(t, store.FactExpired, b.facts(t)["u1/author/Herbert"].Status, "expired exactly PurgeAfter ago: kept")
+	require.Equal(t, record.FactExpired, b.facts(t)["u1/author/Herbert"].Status, "expired exactly PurgeAfter ago: kept")
 	require.Equal(t, int64(300), rep.Count(decayer.StepPurge, decayer.OutcomeFactsPurged), "only the films, expired longer ago")
 	require.Equal(t, int64(300), rep.Count(decayer.StepPurge, decayer.OutcomeMentionsPurged))
 	require.Greater(t, rep.Steps[1].Batches, 1, "in several batches")
@@ -752,9 +753,9 @@ func TestPurgeExpiredFacts(t *testing.T) {
 	facts := b.facts(t)
 	require.NotContains(t, facts, "u1/author/Herbert")
 	require.Zero(t, mentions("u1", "Herbert"))
-	require.Equal(t, store.FactActive, facts["u1/topic/jazz"].Status)
+	require.Equal(t, record.FactActive, facts["u1/topic/jazz"].Status)
 	require.Equal(t, 1, mentions("u1", "jazz"))
-	require.Equal(t, store.FactActive, facts["u2/author/Herbert"].Status, "mentioned again: active, kept")
+	require.Equal(t, record.FactActive, facts["u2/author/Herbert"].Status, "mentioned again: active, kept")
 	require.Equal(t, 2, mentions("u2", "Herbert"))
 	require.Len(t, facts, 2)
 
@@ -763,7 +764,7 @@ func TestPurgeExpiredFacts(t *testing.T) {
 
 	// Mentioned again after the purge, it starts over.
 	b.mention(t, "u1", "author", "Herbert", expiry.Add(40*day))
-	require.Equal(t, store.FactActive, b.facts(t)["u1/author/Herbert"].Status)
+	require.Equal(t, record.FactActive, b.facts(t)["u1/author/Herbert"].Status)
 	require.Equal(t, 1, mentions("u1", "Herbert"))
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/record"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -17,7 +18,6 @@ import (
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/extractor"
 	"github.com/recallhq/recall/pkg/service"
-	"github.com/recallhq/recall/pkg/store"
 )
 
 var t0 = time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC)
@@ -54,11 +54,11 @@ func (b *bundle) waitIdle(t *testing.T) {
 	b.nats.WaitSettled(t, queue.TurnsStream, extractor.Def.Binding.Durable)
 }
 
-func (b *bundle) facts(t *testing.T, tenant, user string) map[string]store.Fact {
+func (b *bundle) facts(t *testing.T, tenant, user string) map[string]record.Fact {
 	t.Helper()
-	fs, err := b.db.Store.Tenant(tenant).Facts(context.Background(), user, []string{store.FactActive}, 100)
+	fs, err := b.db.Store.Tenant(tenant).Facts(context.Background(), user, []string{record.FactActive}, 100)
 	require.NoError(t, err)
-	out := map[string]store.Fact{}
+	out := map[string]record.Fact{}
 	for _, f := range fs {
 		out[f.Type+":"+f.Value] = f
 	}

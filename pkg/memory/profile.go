@@ -10,6 +10,7 @@ import (
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/record"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -33,7 +34,7 @@ func (s *Service) Profile(ctx context.Context, tenant, userID string, qv url.Val
 		return nil, err
 	}
 	t := s.store.Tenant(tenant)
-	facts, err := t.Facts(ctx, userID, []string{store.FactActive}, min(max(4*limit, 200), 2000))
+	facts, err := t.Facts(ctx, userID, []string{record.FactActive}, min(max(4*limit, 200), 2000))
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +48,7 @@ func (s *Service) Profile(ctx context.Context, tenant, userID string, qv url.Val
 	}
 	now := s.now()
 	top := assemble.TopFacts(s.policy, facts, now, limit)
-	stored := make(map[[2]string]store.Fact, len(facts))
+	stored := make(map[[2]string]record.Fact, len(facts))
 	for _, f := range facts {
 		stored[[2]string{f.Type, f.Value}] = f
 	}

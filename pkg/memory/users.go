@@ -10,6 +10,7 @@ import (
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/forget"
+	"github.com/recallhq/recall/pkg/record"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -98,7 +99,7 @@ func toUserData(r forget.Report) *contract.UserData {
 
 // factStatuses are the statuses a fact can have, in the order they are
 // listed by default.
-var factStatuses = []string{store.FactActive, store.FactArchived, store.FactExpired}
+var factStatuses = []string{record.FactActive, record.FactArchived, record.FactExpired}
 
 // UserFacts answers a page of the user's facts with their decay (status=,
 // limit=, mentions=, cursor=): each fact's weight and status now, its

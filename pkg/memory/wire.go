@@ -3,6 +3,7 @@ package memory
 import (
 	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/contract"
+	"github.com/recallhq/recall/pkg/record"
 	"github.com/recallhq/recall/pkg/search"
 	"github.com/recallhq/recall/pkg/store"
 )
@@ -10,7 +11,7 @@ import (
 // The mappings from the store's rows and the assembler's parts to the /v1
 // contract: the one place a stored field becomes a wire field.
 
-func toMessage(m store.Message) contract.Message {
+func toMessage(m record.Message) contract.Message {
 	return contract.Message{EventID: m.EventID, SessionID: m.SessionID, UserID: m.UserID, SiteID: m.SiteID, AgentID: m.AgentID,
 		Role: m.Role, Content: m.Content, ToolCalls: m.ToolCalls, Items: m.Items, Metadata: m.Metadata,
 		OccurredAt: m.OccurredAt, StoredAt: m.StoredAt}
@@ -29,9 +30,9 @@ func mapSlice[T, U any](in []T, f func(T) U) []U {
 	return out
 }
 
-func toMessages(ms []store.Message) []contract.Message { return mapSlice(ms, toMessage) }
+func toMessages(ms []record.Message) []contract.Message { return mapSlice(ms, toMessage) }
 
-func toSummary(s store.Summary) contract.Summary {
+func toSummary(s record.Summary) contract.Summary {
 	return contract.Summary{SessionID: s.SessionID, UserID: s.UserID, Version: s.Version,
 		FromCount: s.FromCount, ThroughCount: s.ThroughCount,
 		FirstEventID: s.FirstEventID, FirstAt: s.FirstAt, LastEventID: s.LastEventID, LastAt: s.LastAt,
@@ -39,7 +40,7 @@ func toSummary(s store.Summary) contract.Summary {
 		Text: s.Text, KeyTopics: s.KeyTopics, Model: s.Model, Reason: s.Reason, CreatedAt: s.CreatedAt}
 }
 
-func toSummaryPtr(s *store.Summary) *contract.Summary {
+func toSummaryPtr(s *record.Summary) *contract.Summary {
 	if s == nil {
 		return nil
 	}

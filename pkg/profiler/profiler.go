@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/record"
 	"github.com/recallhq/recall/pkg/worker"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -230,7 +231,7 @@ func (w *Worker) Refresh(ctx context.Context, tenantID, userID string, at, due t
 	if err != nil {
 		return "", err
 	}
-	facts, err := t.Facts(ctx, userID, []string{store.FactActive}, w.cfg.MaxFacts)
+	facts, err := t.Facts(ctx, userID, []string{record.FactActive}, w.cfg.MaxFacts)
 	if err != nil {
 		return "", err
 	}
@@ -283,7 +284,7 @@ func (w *Worker) Refresh(ctx context.Context, tenantID, userID string, at, due t
 // to at (decay.Policy.DecayedWeight). Shelf items without an embedding of this
 // model (the catalog does not have them yet), and facts expired or archived by
 // at, are left out. sources counts what went in.
-func (w *Worker) contributions(ctx context.Context, shelf []store.ShelfVector, facts []store.Fact, at time.Time) ([]embed.Contribution, map[string]int, error) {
+func (w *Worker) contributions(ctx context.Context, shelf []store.ShelfVector, facts []record.Fact, at time.Time) ([]embed.Contribution, map[string]int, error) {
 	sources := map[string]int{"shelf": 0, "facts": 0, "shelf_without_vector": 0}
 	var out []embed.Contribution
 	for _, s := range shelf {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/record"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -43,7 +44,7 @@ func TurnEntry(t events.Turn) (store.SearchEntry, bool) {
 // version). Its text is the summary with its key topics on a line of their
 // own; its time is the event time of the newest message it covers (CoversTo). agentID
 // is the session's agent, if it has one.
-func SummaryEntry(tenantID, agentID string, s store.Summary) store.SearchEntry {
+func SummaryEntry(tenantID, agentID string, s record.Summary) store.SearchEntry {
 	text := strings.TrimSpace(s.Text)
 	if topics := joinNonEmpty(s.KeyTopics, ", "); topics != "" {
 		text += "\n" + topics

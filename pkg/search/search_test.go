@@ -13,6 +13,7 @@ import (
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/record"
 	"github.com/recallhq/recall/pkg/search"
 	"github.com/recallhq/recall/pkg/store"
 )
@@ -279,7 +280,7 @@ func TestEntries(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, "which one?\nDune", m.Text)
 
-	s := search.SummaryEntry("acme", "librarian", store.Summary{SessionID: "s1", UserID: "u1", Version: 3, LastAt: t0, CoversTo: t0,
+	s := search.SummaryEntry("acme", "librarian", record.Summary{SessionID: "s1", UserID: "u1", Version: 3, LastAt: t0, CoversTo: t0,
 		Text: "Talked about Dune.", KeyTopics: []string{"Dune", "science fiction"}})
 	require.Equal(t, store.SearchEntry{TenantID: "acme", UserID: "u1", Kind: store.SearchSummary, SourceID: "s1", Revision: 3,
 		SessionID: "s1", AgentID: "librarian", OccurredAt: t0, Text: "Talked about Dune.\nDune, science fiction"}, s)

@@ -6,13 +6,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-)
 
-// Fact statuses.
-const (
-	FactActive   = "active"
-	FactArchived = "archived"
-	FactExpired  = "expired"
+	"github.com/recallhq/recall/pkg/record"
 )
 
 // Mention is one fact found in one event (a turn, or a summary): the unit of
@@ -100,24 +95,9 @@ func recordMentions(ctx context.Context, tx pgx.Tx, ms []Mention) ([]UserRef, er
 	return users, err
 }
 
-// Fact is a stored interest fact.
-type Fact struct {
-	Type            string
-	Value           string
-	Display         string
-	Weight          float64
-	MentionCount    int64
-	FirstSeenAt     time.Time
-	LastMentionedAt time.Time
-	ExpiresAt       time.Time
-	Status          string
-	Source          string
-	SourceSessionID string
-}
-
 // Facts returns a user's facts with any of the given statuses, newest mention
 // first, at most limit.
-func (t *Tenant) Facts(ctx context.Context, userID string, statuses []string, limit int) ([]Fact, error) {
+func (t *Tenant) Facts(ctx context.Context, userID string, statuses []string, limit int) ([]record.Fact, error) {
 	rows, err := t.s.pool.Query(ctx, q(qFactListByUser), t.id, userID, statuses, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list facts: %w", err)
@@ -129,26 +109,27 @@ func (t *Tenant) Facts(ctx context.Context, userID string, statuses []string, li
 	return facts, nil
 }
 
-func scanFact(r pgx.CollectableRow) (Fact, error) {
-	var f Fact
+func scanFact(r pgx.CollectableRow) (record.Fact, error) {
+	var f record.Fact
 	err := r.Scan(factDest(&f)...)
-	f.utc()
+	factUTC(&f)
 	return f, err
 }
 
 // factDest is the scan destination of the fact queries' column list.
-func factDest(f *Fact) []any {
+func factDest(f *record.Fact) []any {
 	return []any{&f.Type, &f.Value, &f.Display, &f.Weight, &f.MentionCount, &f.FirstSeenAt,
 		&f.LastMentionedAt, &f.ExpiresAt, &f.Status, &f.Source, &f.SourceSessionID}
 }
 
-func (f *Fact) utc() {
+// factUTC puts a scanned fact's times in UTC.
+func factUTC(f *record.Fact) {
 	f.FirstSeenAt, f.LastMentionedAt, f.ExpiresAt = f.FirstSeenAt.UTC(), f.LastMentionedAt.UTC(), f.ExpiresAt.UTC()
 }
 
 // FactHistory is a fact with the times of its newest mentions.
 type FactHistory struct {
-	Fact
+	record.Fact
 	// Mentions are the event times of its newest mentions, oldest first.
 	Mentions []time.Time
 }
@@ -173,7 +154,7 @@ func (t *Tenant) FactPage(ctx context.Context, userID string, statuses []string,
 	facts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (FactHistory, error) {
 		var f FactHistory
 		err := r.Scan(append(factDest(&f.Fact), &f.Mentions)...)
-		f.utc()
+		factUTC(&f.Fact)
 		for i := range f.Mentions {
 			f.Mentions[i] = f.Mentions[i].UTC()
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/record"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -33,7 +34,7 @@ func TestRecordMentionsIdempotent(t *testing.T) {
 	require.ElementsMatch(t, []store.UserRef{{TenantID: "t", UserID: "u1"}, {TenantID: "t", UserID: "u2"}}, users)
 
 	check := func() {
-		facts, err := db.Store.Tenant("t").Facts(ctx, "u1", []string{store.FactActive}, 10)
+		facts, err := db.Store.Tenant("t").Facts(ctx, "u1", []string{record.FactActive}, 10)
 		require.NoError(t, err)
 		require.Len(t, facts, 2)
 		book := facts[0]
@@ -70,19 +71,19 @@ func TestRecordMentionsOlderMentionKeepsNewest(t *testing.T) {
 	// A replayed, older mention counts, but does not make the fact newer.
 	_, err = db.Store.RecordMentions(ctx, []store.Mention{mention("t", "u", "old", "topic", "太空", "太空!", t0)})
 	require.NoError(t, err)
-	facts, err := db.Store.Tenant("t").Facts(ctx, "u", []string{store.FactActive, store.FactArchived}, 10)
+	facts, err := db.Store.Tenant("t").Facts(ctx, "u", []string{record.FactActive, record.FactArchived}, 10)
 	require.NoError(t, err)
 	require.Len(t, facts, 1)
 	require.EqualValues(t, 2, facts[0].MentionCount)
 	require.Equal(t, t0, facts[0].FirstSeenAt)
 	require.Equal(t, t0.Add(time.Hour), facts[0].LastMentionedAt)
 	require.Equal(t, "太空", facts[0].Display)
-	require.Equal(t, store.FactArchived, facts[0].Status, "an older mention does not revive it")
+	require.Equal(t, record.FactArchived, facts[0].Status, "an older mention does not revive it")
 
 	// A newer one does: weight back to 1.0, active, expiry extended.
 	_, err = db.Store.RecordMentions(ctx, []store.Mention{mention("t", "u", "newer", "topic", "太空", "太空", t0.Add(100*24*time.Hour))})
 	require.NoError(t, err)
-	facts, err = db.Store.Tenant("t").Facts(ctx, "u", []string{store.FactActive}, 10)
+	facts, err = db.Store.Tenant("t").Facts(ctx, "u", []string{record.FactActive}, 10)
 	require.NoError(t, err)
 	require.Len(t, facts, 1)
 	require.Equal(t, 1.0, facts[0].Weight)
@@ -100,9 +101,9 @@ func TestFactsTenantIsolation(t *testing.T) {
 	batch = append(batch, mention("A", "u", "e9", "genre", "历史", "历史", t0))
 	_, err := db.Store.RecordMentions(ctx, batch)
 	require.NoError(t, err)
-	a, err := db.Store.Tenant("A").Facts(ctx, "u", []string{store.FactActive}, 10)
+	a, err := db.Store.Tenant("A").Facts(ctx, "u", []string{record.FactActive}, 10)
 	require.NoError(t, err)
-	b, err := db.Store.Tenant("B").Facts(ctx, "u", []string{store.FactActive}, 10)
+	b, err := db.Store.Tenant("B").Facts(ctx, "u", []string{record.FactActive}, 10)
 	require.NoError(t, err)
 	require.Len(t, a, 2)
 	require.Len(t, b, 1)

@@ -37,8 +37,8 @@ func parsed(t *testing.T, raw string) store.StoredTurn {
 	return store.StoredTurn{Turn: tn}
 }
 
-// record stores turns and records their items, as ingest and the seen worker do.
-func record(ctx context.Context, db *testenv.DB, seenCap int, turns []store.StoredTurn) (int64, error) {
+// recordTurns stores turns and records their items, as ingest and the seen worker do.
+func recordTurns(ctx context.Context, db *testenv.DB, seenCap int, turns []store.StoredTurn) (int64, error) {
 	n, err := db.Store.InsertTurns(ctx, turns)
 	if err != nil {
 		return n, err
@@ -203,12 +203,12 @@ func TestSeenItemsRecordedOncePerTurn(t *testing.T) {
 		listTurn("t", "u1", "s2", "b", t0, "/x", "/z", "/x"),          // a ref twice in one list counts once
 		listTurn("t", "u2", "s3", "c", t0, "/x"),
 	}
-	_, err := record(ctx, db, 0, batch)
+	_, err := recordTurns(ctx, db, 0, batch)
 	require.NoError(t, err)
 	for range 2 { // redelivery, duplicate publish, replay
-		_, err = record(ctx, db, 0, batch)
+		_, err = recordTurns(ctx, db, 0, batch)
 		require.NoError(t, err)
-		_, err = record(ctx, db, 0, batch[2:3])
+		_, err = recordTurns(ctx, db, 0, batch[2:3])
 		require.NoError(t, err)
 	}
 	u1 := seenByRef(t, db, "t", "u1")
@@ -236,7 +236,7 @@ func TestSeenItemsRecordedOncePerTurn(t *testing.T) {
 	// replaces the newest showing's title and attrs.
 	late := listTurn("t", "u1", "s9", "late", t0.Add(-time.Hour), "/x")
 	late.Turn.Items[0].Title, late.Turn.Items[0].Attrs = "old title", json.RawMessage(`{"rating":1}`)
-	_, err = record(ctx, db, 0, []store.StoredTurn{late})
+	_, err = recordTurns(ctx, db, 0, []store.StoredTurn{late})
 	require.NoError(t, err)
 	x = seenByRef(t, db, "t", "u1")["/x"]
 	require.EqualValues(t, 3, x.TimesShown)
@@ -248,7 +248,7 @@ func TestSeenItemsRecordedOncePerTurn(t *testing.T) {
 	// A newer showing updates them.
 	newer := listTurn("t", "u1", "s4", "new", t0.Add(2*time.Hour), "/x")
 	newer.Turn.Items[0].Title, newer.Turn.Items[0].Attrs = "new title", nil
-	_, err = record(ctx, db, 0, []store.StoredTurn{newer})
+	_, err = recordTurns(ctx, db, 0, []store.StoredTurn{newer})
 	require.NoError(t, err)
 	x = seenByRef(t, db, "t", "u1")["/x"]
 	require.EqualValues(t, 4, x.TimesShown)
@@ -262,11 +262,11 @@ func TestSeenItemsCapEvictsOldestFirstSeen(t *testing.T) {
 	db := testenv.NewDB(t)
 	ctx := context.Background()
 	for i, ref := range []string{"/1", "/2", "/3"} {
-		_, err := record(ctx, db, 3, []store.StoredTurn{listTurn("t", "u", "s", fmt.Sprintf("e%d", i), t0.Add(time.Duration(i)*time.Minute), ref)})
+		_, err := recordTurns(ctx, db, 3, []store.StoredTurn{listTurn("t", "u", "s", fmt.Sprintf("e%d", i), t0.Add(time.Duration(i)*time.Minute), ref)})
 		require.NoError(t, err)
 	}
 	// /1 is shown again (last seen now newest) but was still first seen longest ago.
-	_, err := record(ctx, db, 3, []store.StoredTurn{listTurn("t", "u", "s", "e3", t0.Add(10*time.Minute), "/1", "/4")})
+	_, err := recordTurns(ctx, db, 3, []store.StoredTurn{listTurn("t", "u", "s", "e3", t0.Add(10*time.Minute), "/1", "/4")})
 	require.NoError(t, err)
 	got := seenByRef(t, db, "t", "u")
 	require.Len(t, got, 3)
@@ -274,7 +274,7 @@ func TestSeenItemsCapEvictsOldestFirstSeen(t *testing.T) {
 	require.Contains(t, got, "/4")
 
 	// One list longer than the cap keeps the cap too; other users are untouched.
-	_, err = record(ctx, db, 3, []store.StoredTurn{
+	_, err = recordTurns(ctx, db, 3, []store.StoredTurn{
 		listTurn("t", "u", "s", "big", t0.Add(20*time.Minute), "/a", "/b", "/c", "/d", "/e"),
 		listTurn("t", "v", "s2", "v1", t0, "/1", "/2"),
 	})
@@ -291,9 +291,9 @@ func TestSeenItemsCapEvictsOldestFirstSeen(t *testing.T) {
 	for i := range refs {
 		refs[i] = fmt.Sprintf("/r%03d", i)
 	}
-	_, err = record(ctx, db, 0, []store.StoredTurn{listTurn("t", "w", "s3", "w1", t0, refs[:60]...)})
+	_, err = recordTurns(ctx, db, 0, []store.StoredTurn{listTurn("t", "w", "s3", "w1", t0, refs[:60]...)})
 	require.NoError(t, err)
-	_, err = record(ctx, db, 0, []store.StoredTurn{listTurn("t", "w", "s3", "w2", t0.Add(time.Minute), refs[60:]...)})
+	_, err = recordTurns(ctx, db, 0, []store.StoredTurn{listTurn("t", "w", "s3", "w2", t0.Add(time.Minute), refs[60:]...)})
 	require.NoError(t, err)
 	got = seenByRef(t, db, "t", "w")
 	require.Len(t, got, store.DefaultSeenCap)
@@ -325,7 +325,7 @@ func TestSeenItemsConcurrentBatches(t *testing.T) {
 					batch = append(batch, listTurn("t", fmt.Sprintf("u%d", (u+w)%6), fmt.Sprintf("s%d-%d", w, u), id, at,
 						fmt.Sprintf("/r%d", r%5), fmt.Sprintf("/w%d", w), fmt.Sprintf("/x%d", (r*7+w)%9)))
 				}
-				if _, err := record(ctx, db, 8, batch); err != nil {
+				if _, err := recordTurns(ctx, db, 8, batch); err != nil {
 					errs <- err
 				}
 			}
@@ -353,7 +353,7 @@ func TestUnseen(t *testing.T) {
 	t.Parallel()
 	db := testenv.NewDB(t)
 	ctx := context.Background()
-	_, err := record(ctx, db, 0, []store.StoredTurn{
+	_, err := recordTurns(ctx, db, 0, []store.StoredTurn{
 		listTurn("t", "u", "s", "e1", t0, "/mv/1", "/mv/2"),
 		listTurn("t", "other-user", "s2", "e2", t0, "/mv/3"),
 		listTurn("T2", "u", "s", "e1", t0, "/mv/4"),
@@ -419,7 +419,7 @@ func TestPruneSeenItems(t *testing.T) {
 		listTurn("t", "u", "s", "new", cutoff.Add(time.Hour), "/new/1"),
 		listTurn("t2", "v", "s", "other-tenant-old", t0, "/old/x"),
 	)
-	_, err := record(ctx, db, 0, batch)
+	_, err := recordTurns(ctx, db, 0, batch)
 	require.NoError(t, err)
 	ten := db.Store.Tenant("t")
 	_, _, err = ten.Unseen(ctx, "u", []string{"/n/old"}, store.UnseenOptions{Mark: true, At: t0})

@@ -9,23 +9,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/record"
 )
-
-// Message is a stored turn with its full structure.
-type Message struct {
-	EventID    string
-	SessionID  string
-	UserID     string
-	SiteID     string
-	AgentID    string
-	Role       string
-	Content    string
-	ToolCalls  json.RawMessage
-	Items      json.RawMessage
-	Metadata   json.RawMessage
-	OccurredAt time.Time
-	StoredAt   time.Time
-}
 
 // StoredTurn is a validated turn with the stream sequence it came from.
 type StoredTurn struct {
@@ -107,13 +92,13 @@ func ptr[T any](v T) *T { return &v }
 // appendMessages scans every row (the message queries' column list) onto msgs.
 // One scratch row and one destination list serve every row: this is the context
 // read path, and per-row allocations add up there.
-func appendMessages(msgs []Message, rows pgx.Rows) ([]Message, error) {
+func appendMessages(msgs []record.Message, rows pgx.Rows) ([]record.Message, error) {
 	defer rows.Close()
-	var m Message
+	var m record.Message
 	dest := []any{&m.EventID, &m.SessionID, &m.UserID, &m.SiteID, &m.AgentID, &m.Role, &m.Content,
 		rawJSON(&m.ToolCalls), rawJSON(&m.Items), rawJSON(&m.Metadata), &m.OccurredAt, &m.StoredAt}
 	for rows.Next() {
-		m = Message{}
+		m = record.Message{}
 		if err := rows.Scan(dest...); err != nil {
 			return msgs, err
 		}
@@ -136,7 +121,7 @@ type Cursor struct {
 
 // Messages returns up to limit messages after the cursor, oldest first, and the
 // cursor of the last one (zero when the page is not full, i.e. there is no more).
-func (t *Tenant) Messages(ctx context.Context, sessionID string, after Cursor, limit int) ([]Message, *Cursor, error) {
+func (t *Tenant) Messages(ctx context.Context, sessionID string, after Cursor, limit int) ([]record.Message, *Cursor, error) {
 	if after.OccurredAt.IsZero() {
 		after.OccurredAt = time.Unix(0, 0)
 	}
@@ -144,7 +129,7 @@ func (t *Tenant) Messages(ctx context.Context, sessionID string, after Cursor, l
 	if err != nil {
 		return nil, nil, fmt.Errorf("list messages: %w", err)
 	}
-	msgs, err := appendMessages(make([]Message, 0, limit+1), rows)
+	msgs, err := appendMessages(make([]record.Message, 0, limit+1), rows)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list messages: %w", err)
 	}

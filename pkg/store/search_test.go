@@ -14,6 +14,7 @@ import (
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/record"
 	"github.com/recallhq/recall/pkg/search"
 	"github.com/recallhq/recall/pkg/store"
 )
@@ -323,7 +324,7 @@ func (s searchSetup) sessionWithEntries(t *testing.T, tenant, user, session stri
 	_, err := s.st.InsertTurns(s.ctx, turns)
 	require.NoError(t, err)
 	s.upsert(t, entries...)
-	sum := store.Summary{SessionID: session, UserID: user, Version: 1, FromCount: 0, ThroughCount: int64(n),
+	sum := record.Summary{SessionID: session, UserID: user, Version: 1, FromCount: 0, ThroughCount: int64(n),
 		FirstEventID: turns[0].Turn.ID, FirstAt: turns[0].Turn.OccurredAt, LastEventID: turns[n-1].Turn.ID,
 		LastAt: turns[n-1].Turn.OccurredAt, CoversFrom: turns[0].Turn.OccurredAt, CoversTo: turns[n-1].Turn.OccurredAt,
 		MessagesRead: n, Text: "dune summary", Model: "extractive", Reason: "request"}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/record"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -75,7 +76,7 @@ func TestDeleteSessionDerived(t *testing.T) {
 	require.Equal(t, map[string]int64{"sessions": 1, "messages": 2, "session_summaries": 0, "fact_mentions": 2, "facts": 1,
 		"search_entries": 1, "seen_lists": 1, "seen_items": 1}, d.Rows)
 
-	facts, err := ten.Facts(ctx, "u1", []string{store.FactActive, store.FactArchived, store.FactExpired}, 10)
+	facts, err := ten.Facts(ctx, "u1", []string{record.FactActive, record.FactArchived, record.FactExpired}, 10)
 	require.NoError(t, err)
 	require.Len(t, facts, 1, "solaris was mentioned in the deleted session only")
 	require.Equal(t, "dune", facts[0].Value)

@@ -2,12 +2,13 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/recallhq/recall/pkg/record"
 )
 
 // Session is a session's aggregate row.
@@ -48,23 +49,23 @@ func (t *Tenant) Session(ctx context.Context, sessionID string) (Session, error)
 // SessionWithRecent reads a session and its newest messages (newest first) in
 // one round trip, or ErrNotFound. System turns are left out unless withSystem: the
 // context window never replays them, and should not spend its count on them.
-func (t *Tenant) SessionWithRecent(ctx context.Context, sessionID string, since time.Time, limit int, withSystem bool) (Session, []Message, error) {
+func (t *Tenant) SessionWithRecent(ctx context.Context, sessionID string, since time.Time, limit int, withSystem bool) (Session, []record.Message, error) {
 	sess, msgs, _, err := t.sessionWithRecent(ctx, sessionID, since, limit, withSystem, false)
 	return sess, msgs, err
 }
 
 // SessionWithSummary is SessionWithRecent (system turns included) with the
 // session's current summary (nil when it has none yet), in one round trip.
-func (t *Tenant) SessionWithSummary(ctx context.Context, sessionID string, limit int) (Session, []Message, *Summary, error) {
+func (t *Tenant) SessionWithSummary(ctx context.Context, sessionID string, limit int) (Session, []record.Message, *record.Summary, error) {
 	return t.sessionWithRecent(ctx, sessionID, time.Time{}, limit, true, true)
 }
 
-func (t *Tenant) sessionWithRecent(ctx context.Context, sessionID string, since time.Time, limit int, withSystem, withSummary bool) (Session, []Message, *Summary, error) {
+func (t *Tenant) sessionWithRecent(ctx context.Context, sessionID string, since time.Time, limit int, withSystem, withSummary bool) (Session, []record.Message, *record.Summary, error) {
 	var b pgx.Batch
-	var sum *Summary
+	var sum *record.Summary
 	var sess Session
 	var sessErr error
-	msgs := make([]Message, 0, limit)
+	msgs := make([]record.Message, 0, limit)
 	b.Queue(q(qSessionGet), t.id, sessionID).QueryRow(func(row pgx.Row) error {
 		sess, sessErr = scanSession(row)
 		if errors.Is(sessErr, ErrNotFound) {
@@ -101,19 +102,12 @@ func (t *Tenant) sessionWithRecent(ctx context.Context, sessionID string, since 
 type ContextData struct {
 	Found     bool
 	Session   Session
-	Newest    []Message
-	Facts     []Fact
-	Summaries []Summary
-	Summary   *Summary
+	Newest    []record.Message
+	Facts     []record.Fact
+	Summaries []record.Summary
+	Summary   *record.Summary
 	// List is the session's current list (nil when it presented none).
-	List *PresentedList
-}
-
-// PresentedList is the list a turn presented to the user, as it was sent.
-type PresentedList struct {
-	EventID    string
-	OccurredAt time.Time
-	Items      json.RawMessage
+	List *record.PresentedList
 }
 
 // Context reads a session's window, its user's facts and the summaries (of the
@@ -125,7 +119,7 @@ type PresentedList struct {
 // releases them.
 func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, factLimit, summaryLimit int, search *SearchScan) (ContextData, error) {
 	var b pgx.Batch
-	d := ContextData{Newest: make([]Message, 0, limit)}
+	d := ContextData{Newest: make([]record.Message, 0, limit)}
 	if search != nil {
 		b.Queue(q(qSearchScan), search.args(t.id)...).Query(search.read)
 	}
@@ -144,7 +138,7 @@ func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, f
 		return err
 	})
 	if factLimit > 0 {
-		b.Queue(q(qFactListByUser), t.id, userID, []string{FactActive}, factLimit).Query(func(rows pgx.Rows) error {
+		b.Queue(q(qFactListByUser), t.id, userID, []string{record.FactActive}, factLimit).Query(func(rows pgx.Rows) error {
 			var err error
 			d.Facts, err = pgx.CollectRows(rows, scanFact)
 			return err
@@ -153,7 +147,7 @@ func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, f
 	b.Queue(q(qSummaryListForContext), t.id, userID, sessionID, max(summaryLimit, 0)).Query(func(rows pgx.Rows) error {
 		defer rows.Close()
 		for rows.Next() {
-			var s Summary
+			var s record.Summary
 			var own bool
 			if err := rows.Scan(append(summaryDest(&s), &own)...); err != nil {
 				return err
@@ -168,7 +162,7 @@ func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, f
 		return rows.Err()
 	})
 	b.Queue(q(qMessageCurrentList), t.id, sessionID).QueryRow(func(row pgx.Row) error {
-		var l PresentedList
+		var l record.PresentedList
 		err := row.Scan(&l.EventID, &l.OccurredAt, rawJSON(&l.Items))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil

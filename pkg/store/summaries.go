@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/recallhq/recall/pkg/record"
 )
 
 // SummaryTrigger is when IngestTurns asks for a session's summary, as the
@@ -44,53 +46,20 @@ type IngestResult struct {
 	Due []DueSession
 }
 
-// Summary is one version of a session's summary.
-type Summary struct {
-	SessionID string
-	UserID    string
-	Version   int
-	// FromCount and ThroughCount count the session's non-system messages
-	// read into a summary before and with this version: it read
-	// ThroughCount-FromCount messages, the oldest (by event time) that no
-	// earlier version had read.
-	FromCount    int64
-	ThroughCount int64
-	// The messages read for it: the oldest and newest by event time, and how
-	// many had text.
-	FirstEventID string
-	FirstAt      time.Time
-	LastEventID  string
-	LastAt       time.Time
-	// CoversFrom and CoversTo are the event-time range the summary covers,
-	// with the versions it rolls forward: the oldest and newest message any
-	// of them read. A version that read a late message covers from before
-	// its predecessor's start.
-	CoversFrom   time.Time
-	CoversTo     time.Time
-	MessagesRead int
-	Text         string
-	KeyTopics    []string
-	// Model is "extractive" or the language model that wrote it.
-	Model string
-	// Reason is what asked for it: threshold, request or idle.
-	Reason    string
-	CreatedAt time.Time
-}
-
-func scanSummary(row pgx.CollectableRow) (Summary, error) {
-	var s Summary
+func scanSummary(row pgx.CollectableRow) (record.Summary, error) {
+	var s record.Summary
 	err := row.Scan(summaryDest(&s)...)
 	return normalizeSummary(s), err
 }
 
 // summaryDest is the scan destination of the summary queries' column list.
-func summaryDest(s *Summary) []any {
+func summaryDest(s *record.Summary) []any {
 	return []any{&s.SessionID, &s.UserID, &s.Version, &s.FromCount, &s.ThroughCount, &s.FirstEventID, &s.FirstAt,
 		&s.LastEventID, &s.LastAt, &s.CoversFrom, &s.CoversTo, &s.MessagesRead, &s.Text, &s.KeyTopics, &s.Model, &s.Reason, &s.CreatedAt}
 }
 
 // normalizeSummary puts times in UTC and never leaves the topics nil.
-func normalizeSummary(s Summary) Summary {
+func normalizeSummary(s record.Summary) record.Summary {
 	s.FirstAt, s.LastAt, s.CreatedAt = s.FirstAt.UTC(), s.LastAt.UTC(), s.CreatedAt.UTC()
 	s.CoversFrom, s.CoversTo = s.CoversFrom.UTC(), s.CoversTo.UTC()
 	if s.KeyTopics == nil {
@@ -100,7 +69,7 @@ func normalizeSummary(s Summary) Summary {
 }
 
 // collectOne reads at most one summary.
-func collectOne(rows pgx.Rows) (*Summary, error) {
+func collectOne(rows pgx.Rows) (*record.Summary, error) {
 	list, err := pgx.CollectRows(rows, scanSummary)
 	if err != nil || len(list) == 0 {
 		return nil, err
@@ -109,24 +78,24 @@ func collectOne(rows pgx.Rows) (*Summary, error) {
 }
 
 // CurrentSummary returns a session's current summary, or ErrNotFound.
-func (t *Tenant) CurrentSummary(ctx context.Context, sessionID string) (Summary, error) {
+func (t *Tenant) CurrentSummary(ctx context.Context, sessionID string) (record.Summary, error) {
 	rows, err := t.s.pool.Query(ctx, q(qSummaryGetCurrent), t.id, sessionID)
 	if err != nil {
-		return Summary{}, fmt.Errorf("get summary: %w", err)
+		return record.Summary{}, fmt.Errorf("get summary: %w", err)
 	}
 	s, err := collectOne(rows)
 	if err != nil {
-		return Summary{}, fmt.Errorf("get summary: %w", err)
+		return record.Summary{}, fmt.Errorf("get summary: %w", err)
 	}
 	if s == nil {
-		return Summary{}, ErrNotFound
+		return record.Summary{}, ErrNotFound
 	}
 	return *s, nil
 }
 
 // SummaryVersions returns up to limit versions of a session's summary, newest
 // first.
-func (t *Tenant) SummaryVersions(ctx context.Context, sessionID string, limit int) ([]Summary, error) {
+func (t *Tenant) SummaryVersions(ctx context.Context, sessionID string, limit int) ([]record.Summary, error) {
 	rows, err := t.s.pool.Query(ctx, q(qSummaryListBySession), t.id, sessionID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list summaries: %w", err)
@@ -184,8 +153,8 @@ func summaryState(ctx context.Context, db interface {
 // first (event time).
 type SummaryInput struct {
 	State    SummaryState
-	Previous *Summary
-	Messages []Message
+	Previous *record.Summary
+	Messages []record.Message
 }
 
 // SummaryInput reads, in one repeatable-read snapshot, what the next summary
@@ -212,7 +181,7 @@ func (t *Tenant) SummaryInput(ctx context.Context, sessionID string, maxMessages
 		if err != nil {
 			return err
 		}
-		in.Messages, err = appendMessages(make([]Message, 0, maxMessages), rows)
+		in.Messages, err = appendMessages(make([]record.Message, 0, maxMessages), rows)
 		return err
 	})
 	if errors.Is(err, ErrNotFound) {
@@ -237,7 +206,7 @@ func (in SummaryInput) EventIDs() []string {
 // facts its key topics yield.
 type SummaryWrite struct {
 	TenantID string
-	Summary  Summary
+	Summary  record.Summary
 	// Read are the event ids of the messages the version read (all of
 	// SummaryInput.Messages, with text or not): they are marked read in its
 	// transaction. Summary.ThroughCount must be Summary.FromCount plus their

@@ -11,6 +11,7 @@ import (
 
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/record"
 	"github.com/recallhq/recall/pkg/store"
 	"github.com/recallhq/recall/pkg/summarize"
 )
@@ -27,7 +28,7 @@ func summaryOf(t *testing.T, db *testenv.DB, tenant, session string, version int
 	require.NoError(t, err)
 	require.NotEmpty(t, in.Messages)
 	first, last := in.Messages[0], in.Messages[len(in.Messages)-1]
-	sum := store.Summary{SessionID: session, UserID: in.State.UserID, Version: version, FromCount: from, ThroughCount: from + int64(len(in.Messages)),
+	sum := record.Summary{SessionID: session, UserID: in.State.UserID, Version: version, FromCount: from, ThroughCount: from + int64(len(in.Messages)),
 		FirstEventID: first.EventID, FirstAt: first.OccurredAt, LastEventID: last.EventID, LastAt: last.OccurredAt,
 		CoversFrom: first.OccurredAt, CoversTo: last.OccurredAt,
 		MessagesRead: len(in.Messages), Text: fmt.Sprintf("version %d", version), KeyTopics: []string{"科幻"}, Model: "extractive", Reason: "threshold"}
@@ -163,7 +164,7 @@ func TestWriteSummary(t *testing.T) {
 	// A second writer of the same range loses, and writes nothing.
 	_, err = db.Store.WriteSummary(ctx, v1)
 	require.ErrorIs(t, err, store.ErrSummaryConflict)
-	facts, err := ten.Facts(ctx, "u-s", []string{store.FactActive}, 10)
+	facts, err := ten.Facts(ctx, "u-s", []string{record.FactActive}, 10)
 	require.NoError(t, err)
 	require.Len(t, facts, 1)
 	require.EqualValues(t, 1, facts[0].MentionCount, "the key topic is recorded once")

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/recallhq/recall/pkg/record"
 )
 
 // userTables are every table that holds a user's data, each with the statement
@@ -122,7 +124,7 @@ func pageCursor[T, C any](rows []T, limit int, after func(T) C) *C {
 // the first).
 type UserSession struct {
 	Session
-	Summary *Summary
+	Summary *record.Summary
 }
 
 // UserSessions returns a page of a user's sessions, latest activity first,

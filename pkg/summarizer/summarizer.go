@@ -35,6 +35,7 @@ import (
 
 	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/record"
 	"github.com/recallhq/recall/pkg/search"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/worker"
@@ -345,7 +346,7 @@ func (w *Worker) summarizeNext(ctx context.Context, tenantID, sessionID string, 
 	if err != nil {
 		return "", err
 	}
-	row := store.Summary{
+	row := record.Summary{
 		SessionID: sessionID, UserID: st.UserID, Version: version, FromCount: st.Summarized, ThroughCount: st.Summarized + int64(len(read)),
 		FirstEventID: first.EventID, FirstAt: first.OccurredAt, LastEventID: newest.EventID, LastAt: newest.OccurredAt,
 		CoversFrom: coversFrom, CoversTo: coversTo,

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/record"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/nats-io/nats.go"
@@ -122,7 +123,7 @@ func (b *bundle) waitSettled(t *testing.T) {
 	b.nats.WaitSettled(t, queue.TasksStream, summarizer.Def.Binding.Durable)
 }
 
-func (b *bundle) versions(t *testing.T, tenant, session string) []store.Summary {
+func (b *bundle) versions(t *testing.T, tenant, session string) []record.Summary {
 	t.Helper()
 	v, err := b.db.Store.Tenant(tenant).SummaryVersions(context.Background(), session, 100)
 	require.NoError(t, err)
@@ -130,9 +131,9 @@ func (b *bundle) versions(t *testing.T, tenant, session string) []store.Summary 
 }
 
 // waitSummary waits until the session has a summary reaching through messages.
-func (b *bundle) waitSummary(t *testing.T, tenant, session string, through int64) store.Summary {
+func (b *bundle) waitSummary(t *testing.T, tenant, session string, through int64) record.Summary {
 	t.Helper()
-	var cur store.Summary
+	var cur record.Summary
 	require.Eventually(t, func() bool {
 		var err error
 		cur, err = b.db.Store.Tenant(tenant).CurrentSummary(context.Background(), session)
@@ -170,7 +171,7 @@ func TestThresholdTriggerEndToEnd(t *testing.T) {
 	require.Contains(t, sum.KeyTopics, "三体")
 
 	// Key topics are the user's interest facts, recorded under the summary's id.
-	facts, err := b.db.Store.Tenant("t").Facts(context.Background(), "u", []string{store.FactActive}, 50)
+	facts, err := b.db.Store.Tenant("t").Facts(context.Background(), "u", []string{record.FactActive}, 50)
 	require.NoError(t, err)
 	found := false
 	for _, f := range facts {
@@ -235,7 +236,7 @@ func TestRequestsAreIdempotent(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, summarizer.OutcomeCovered, out)
 	require.Len(t, b.versions(t, "t", "s"), 1)
-	facts, err := b.db.Store.Tenant("t").Facts(ctx, "u", []string{store.FactActive}, 50)
+	facts, err := b.db.Store.Tenant("t").Facts(ctx, "u", []string{record.FactActive}, 50)
 	require.NoError(t, err)
 	for _, f := range facts {
 		require.EqualValues(t, 1, f.MentionCount, "%s recorded once", f.Value)
@@ -484,7 +485,7 @@ func (b *bundle) unread(t *testing.T, tenant, session string) int {
 // messages between them: each from where the previous ended, at most
 // SUMMARY_MAX_MESSAGES, oldest first when the messages came in order. It
 // returns the versions, oldest first.
-func (b *bundle) requireCovered(t *testing.T, tenant, session string, n int64, inOrder bool) []store.Summary {
+func (b *bundle) requireCovered(t *testing.T, tenant, session string, n int64, inOrder bool) []record.Summary {
 	t.Helper()
 	v := b.versions(t, tenant, session)
 	slices.Reverse(v)
@@ -545,7 +546,7 @@ func TestBacklogIsSummarizedWhole(t *testing.T) {
 	require.Equal(t, t0.Add(94*time.Second), v[4].CoversTo)
 
 	// Key topics are recorded once per version, under its own event id.
-	facts, err := b.db.Store.Tenant("t").Facts(ctx, "u", []string{store.FactActive}, 50)
+	facts, err := b.db.Store.Tenant("t").Facts(ctx, "u", []string{record.FactActive}, 50)
 	require.NoError(t, err)
 	for _, f := range facts {
 		require.LessOrEqual(t, f.MentionCount, int64(len(v)), f.Value)

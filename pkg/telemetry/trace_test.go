@@ -27,6 +27,7 @@ import (
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/record"
 	"github.com/recallhq/recall/pkg/store"
 	"github.com/recallhq/recall/pkg/telemetry"
 )
@@ -103,7 +104,7 @@ func (p *pipeline) stored(t *testing.T, id string) {
 	t.Helper()
 	require.Eventually(t, func() bool {
 		msgs, _, err := p.db.Store.Tenant("acme").Messages(context.Background(), "s-1", store.Cursor{}, 100)
-		return err == nil && slices.ContainsFunc(msgs, func(m store.Message) bool { return m.EventID == id })
+		return err == nil && slices.ContainsFunc(msgs, func(m record.Message) bool { return m.EventID == id })
 	}, 10*time.Second, 10*time.Millisecond)
 }
 
