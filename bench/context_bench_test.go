@@ -109,10 +109,11 @@ func BenchmarkContext(b *testing.B) {
 	require.Contains(b, c.Window.Messages[perSession-1].Content, "Message 9 of session 7", "oldest first, the newest last")
 	tenant := st.Tenant("bench")
 	// The floor: the store's context batch alone (session, window, facts,
-	// summaries, list in one round trip), from as many goroutines.
+	// summaries, list, attributes in one round trip), from as many
+	// goroutines.
 	rawContext := func() [2]time.Duration {
 		return rawContextReads(b, sessions, 16000, clients, func(ctx context.Context, s int) error {
-			_, err := tenant.Context(ctx, fmt.Sprintf("s%d", s), fmt.Sprintf("u%d", s), cfg.ContextMaxMessages, cfg.ContextMaxFacts*4, cfg.ContextMaxSummaries, nil)
+			_, err := tenant.Context(ctx, fmt.Sprintf("s%d", s), fmt.Sprintf("u%d", s), cfg.ContextMaxMessages, cfg.ContextMaxFacts*4, cfg.ContextMaxSummaries, true, nil)
 			return err
 		})
 	}

@@ -209,6 +209,10 @@ var endpoints = []endpoint{
 	{pattern: "DELETE /v1/users/{user_id}", tenant: (*Server).deleteUser},
 	{pattern: "GET /v1/users/{user_id}/profile", tenant: (*Server).getProfile, query: []param{{"limit", kindNumber}, {"vector", kindBool}}},
 	{pattern: "POST /v1/users/{user_id}/profile/refresh", tenant: (*Server).postProfileRefresh},
+	{pattern: "GET /v1/users/{user_id}/attributes", tenant: (*Server).getAttributes, query: []param{{"history", kindBool}}},
+	{pattern: "PATCH /v1/users/{user_id}/attributes", tenant: (*Server).patchAttributes},
+	{pattern: "PUT /v1/users/{user_id}/attributes/{key}", tenant: (*Server).putAttribute},
+	{pattern: "DELETE /v1/users/{user_id}/attributes/{key}", tenant: (*Server).deleteAttribute, query: []param{{"value", kindText}, {"id", kindText}}},
 	{pattern: "GET /v1/users/{user_id}/recommendations", tenant: (*Server).getRecommendations, query: []param{{"k", kindNumber}}},
 	{pattern: "GET /v1/sessions/{session_id}/selection/{n}", tenant: (*Server).getSelection},
 	{pattern: "POST /v1/users/{user_id}/items/unseen", tenant: (*Server).postUnseen},
@@ -289,7 +293,7 @@ func (s *Server) route(rs routes, pattern string, query []param, h tenantHandler
 			writeError(rw, http.StatusBadRequest, "invalid_request", "unknown parameter", fe)
 			return
 		}
-		if r.Method == http.MethodPost && !jsonBody(r) {
+		if (r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch) && !jsonBody(r) {
 			writeError(rw, http.StatusUnsupportedMediaType, "unsupported_media_type", "the body must be JSON",
 				[]events.FieldError{{Field: "Content-Type", Message: fmt.Sprintf("%q: want application/json", r.Header.Get("Content-Type"))}})
 			return

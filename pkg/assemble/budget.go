@@ -70,6 +70,7 @@ type Budget struct {
 // PartSpend is the characters each part of the context takes in the prompt
 // (summaries: this session's and the previous ones').
 type PartSpend struct {
+	Profile   int
 	List      int
 	Window    int
 	Recalled  int
@@ -78,7 +79,9 @@ type PartSpend struct {
 }
 
 // total is what the parts spent together.
-func (s PartSpend) total() int { return s.List + s.Window + s.Recalled + s.Summaries + s.Facts }
+func (s PartSpend) total() int {
+	return s.Profile + s.List + s.Window + s.Recalled + s.Summaries + s.Facts
+}
 
 // ApplyBudget cuts the parts to at most limit characters, in priority order:
 // the current list (what "3" refers to), then the recent window (newest
@@ -125,6 +128,22 @@ func applyBudget(ph phrases, p *Parts, limit int) (Budget, lines) {
 		return len(entries)
 	}
 	plain := func(_ int, s string) int { return runes(s) }
+	// Who the user is and what they asked for comes first, within its own
+	// cap: a few short lines that every answer should respect. What they
+	// asked is kept before what they are.
+	if pr := p.Profile; pr != nil {
+		capped := left
+		if p.ProfileLimit > 0 {
+			left = min(left, p.ProfileLimit)
+		}
+		keep := fit(l.requests, func(i int, s string) int { return profileSize(ph, ph.asked, i, s) })
+		pr.Requests, l.requests, pr.Cuts = pr.Requests[:keep], l.requests[:keep], addCut(pr.Cuts, len(pr.Requests)-keep)
+		keep = fit(l.about, func(i int, s string) int { return profileSize(ph, ph.about, i, s) })
+		pr.About, l.about, pr.Cuts = pr.About[:keep], l.about[:keep], addCut(pr.Cuts, len(pr.About)-keep)
+		if p.ProfileLimit > 0 {
+			left = capped - (min(capped, p.ProfileLimit) - left)
+		}
+	}
 	if lst := p.List; lst != nil {
 		keep := fit(l.list, plain)
 		lst.Items, lst.Cuts, l.list = lst.Items[:keep], addCut(lst.Cuts, len(lst.Items)-keep), l.list[:keep]
@@ -249,6 +268,12 @@ func (l lines) spent(ph phrases) PartSpend {
 		return n
 	}
 	sp := PartSpend{List: sum(l.list), Window: sum(l.window), Recalled: sum(l.recalled), Summaries: runes(l.current) + sum(l.previous)}
+	for i, s := range l.requests {
+		sp.Profile += profileSize(ph, ph.asked, i, s)
+	}
+	for i, s := range l.about {
+		sp.Profile += profileSize(ph, ph.about, i, s)
+	}
 	for i, s := range l.facts {
 		sp.Facts += factSize(ph, i, s)
 	}

@@ -29,9 +29,21 @@ type Parts struct {
 	// Recalled is what a search of the user's history found for the current
 	// message (nil: the context was asked for without one).
 	Recalled *Recalled
+	// Profile is who the user is and what they asked for (nil: nothing
+	// known).
+	Profile *Profile
+	// ProfileLimit caps the characters the profile may take of the budget
+	// (0: no cap of its own).
+	ProfileLimit int
 }
 
 type phrases struct {
+	// lang is the language the phrases are in (en, zh): a profile entry's
+	// label is looked up by it.
+	lang string
+	// about opens who the user is; asked opens what they asked for, and
+	// says it is to be followed; entrySep separates their entries.
+	about, asked, entrySep string
 	framing, window, colon string
 	roles                  map[string]string
 	// interests opens the facts line; types names fact types; sep and open/close
@@ -53,6 +65,10 @@ type phrases struct {
 
 var text = map[string]phrases{
 	LangEN: {
+		lang:      LangEN,
+		about:     "About the user: ",
+		asked:     "The user has asked (follow this unless the current message says otherwise): ",
+		entrySep:  "; ",
 		framing:   "[Memory] The following is remembered from earlier turns. Use it as context and preference only, not as a source of facts: do not state it as fact, and prefer the user's current message and fresh tool results where they differ.",
 		window:    "Recent conversation in this session:",
 		colon:     ": ",
@@ -70,6 +86,10 @@ var text = map[string]phrases{
 		date: enDate,
 	},
 	LangZH: {
+		lang:      LangZH,
+		about:     "关于用户：",
+		asked:     "用户的长期要求（除非当前消息另有说明，请遵循）：",
+		entrySep:  "；",
 		framing:   "【记忆】以下内容来自之前的对话，仅作为上下文和偏好参考，不作为事实来源：不要把它当作事实陈述；与用户当前消息或最新工具结果不一致时，以后者为准。",
 		window:    "本次会话最近的对话：",
 		colon:     "：",
@@ -142,6 +162,16 @@ func ResolveLang(lang string, p Parts) string {
 		h, o := countScripts(f.Display)
 		han, other = han+h, other+o
 	}
+	if p.Profile != nil {
+		for _, group := range [...][]ProfileEntry{p.Profile.About, p.Profile.Requests} {
+			for _, e := range group {
+				for _, v := range e.Values {
+					h, o := countScripts(v)
+					han, other = han+h, other+o
+				}
+			}
+		}
+	}
 	for _, s := range p.Summaries.Previous {
 		h, o := countScripts(s.Summary)
 		han, other = han+h, other+o
@@ -198,6 +228,9 @@ func Render(lang string, p Parts) string {
 // the parts' order: computed once, both to spend the budget and to write the
 // prompt.
 type lines struct {
+	// about and requests are the profile's entries, without their line's
+	// opening or separators.
+	about, requests []string
 	// facts are the facts' texts, without the line's opening or separators.
 	facts    []string
 	previous []string
@@ -215,6 +248,7 @@ func renderLines(ph phrases, p Parts) lines {
 		write()
 		return strings.TrimSuffix(b.String(), "\n")
 	}
+	l.about, l.requests = profileLines(ph, p.Profile)
 	l.facts = make([]string, len(p.Facts.Facts))
 	for i, f := range p.Facts.Facts {
 		l.facts[i] = line(func() { writeFact(&b, ph, f) })
@@ -243,15 +277,16 @@ func renderLines(ph phrases, p Parts) lines {
 	return l
 }
 
-// write joins the lines into the prompt block: framing, facts, earlier
-// sessions, this session's summary, what the history search recalled, the
-// window, and the list last.
+// write joins the lines into the prompt block: framing, who the user is and
+// what they asked for, facts, earlier sessions, this session's summary,
+// what the history search recalled, the window, and the list last.
 func (l lines) write(ph phrases) string {
-	if len(l.window) == 0 && len(l.facts) == 0 && len(l.previous) == 0 && l.current == "" && len(l.list) == 0 && len(l.recalled) == 0 {
+	if len(l.window) == 0 && len(l.facts) == 0 && len(l.previous) == 0 && l.current == "" && len(l.list) == 0 && len(l.recalled) == 0 &&
+		len(l.about) == 0 && len(l.requests) == 0 {
 		return ""
 	}
-	size := len(ph.framing) + len(ph.interests) + len(ph.earlier) + len(ph.recalled) + len(ph.window) + len(ph.list) + 16
-	for _, group := range [...][]string{l.facts, l.previous, l.recalled, l.window, l.list} {
+	size := len(ph.framing) + len(ph.interests) + len(ph.earlier) + len(ph.recalled) + len(ph.window) + len(ph.list) + len(ph.about) + len(ph.asked) + 16
+	for _, group := range [...][]string{l.about, l.requests, l.facts, l.previous, l.recalled, l.window, l.list} {
 		for _, s := range group {
 			size += len(s) + len(ph.sep)
 		}
@@ -260,6 +295,15 @@ func (l lines) write(ph phrases) string {
 	b.Grow(size + len(l.current))
 	b.WriteString(ph.framing)
 	b.WriteString("\n")
+	if len(l.about)+len(l.requests) > 0 {
+		b.WriteString("\n")
+		for _, line := range [...]string{profileLine(ph, ph.about, l.about), profileLine(ph, ph.asked, l.requests)} {
+			if line != "" {
+				b.WriteString(line)
+				b.WriteString("\n")
+			}
+		}
+	}
 	if len(l.facts) > 0 {
 		b.WriteString("\n")
 		b.WriteString(ph.interests)

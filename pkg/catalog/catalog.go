@@ -1,13 +1,16 @@
-// Package catalog is the worker that keeps the bookshelf: it consumes catalog
-// items and shelf entries from the signal stream on its own durable consumer,
-// embeds the items, stores both (last writer wins by event time, one
-// transaction per batch), and asks the profiler to recompute the vectors of the
-// users whose shelves or shelf items changed.
+// Package catalog is the worker of the signal stream, what the app tells
+// Recall beside chat turns: it consumes catalog items, shelf entries and
+// attribute edits on its own durable consumer, embeds the items, stores the
+// items and shelf entries (last writer wins by event time, one transaction per
+// batch) and the edits (assertions of source explicit, pkg/attribute), and asks
+// the profiler to recompute the vectors of the users whose shelves or shelf
+// items changed.
 package catalog
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -18,6 +21,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/recallhq/recall/pkg/attribute"
 	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
@@ -26,8 +30,8 @@ import (
 // Def is the catalog worker as the registry lists it.
 var Def = worker.Def[Config, *Worker]{
 	Name:    "catalog",
-	Doc:     "stores catalog items (embedded) and shelf entries, and asks for the profiles they change",
-	Binding: queue.Binding{Durable: "catalog", Stream: queue.SignalsStream, Filters: []string{events.CatalogSubjects, events.ShelfSubjects}},
+	Doc:     "stores catalog items (embedded), shelf entries and attribute edits, and asks for the profiles they change",
+	Binding: queue.Binding{Durable: "catalog", Stream: queue.SignalsStream, Filters: []string{events.CatalogSubjects, events.ShelfSubjects, events.AttributeSubjects}},
 	// Embedding is per batch (one request to a remote model for the whole
 	// batch), and the batch is stored in one transaction.
 	BatchSize: 200, Concurrency: 2,
@@ -43,6 +47,8 @@ type Config struct {
 	// Embed is the embedder items are embedded with (EMBED_*): the
 	// profiler's, since their vectors are compared.
 	Embed embed.Config
+	// Attributes are the profile schemas edits are checked against.
+	Attributes attribute.Config
 }
 
 // Worker stores catalog items and shelf entries.
@@ -52,6 +58,7 @@ type Worker struct {
 	dims      int
 	refresher *queue.Refresher
 	limits    events.Limits
+	schemas   *attribute.Schemas
 	log       *slog.Logger
 	metrics   *metrics
 }
@@ -67,6 +74,10 @@ type metrics struct {
 // dimension exists, so that recommendations are served by the index from the
 // first item on.
 func New(ctx context.Context, cfg Config, d *worker.Deps) (*Worker, error) {
+	schemas, err := cfg.Attributes.Schemas()
+	if err != nil {
+		return nil, err
+	}
 	emb, err := d.Embedder(cfg.Embed)
 	if err != nil {
 		return nil, err
@@ -98,7 +109,7 @@ func New(ctx context.Context, cfg Config, d *worker.Deps) (*Worker, error) {
 	}
 	return &Worker{
 		store: d.Store, emb: emb, dims: dims, refresher: queue.NewRefresher(d.JS, cfg.Refresh.Bucket),
-		limits: d.Limits, log: d.Log, metrics: m,
+		limits: d.Limits, schemas: schemas, log: d.Log, metrics: m,
 	}, nil
 }
 
@@ -106,10 +117,11 @@ func New(ctx context.Context, cfg Config, d *worker.Deps) (*Worker, error) {
 func (w *Worker) Dimension() int { return w.dims }
 
 // signal is one event of a batch: a catalog item (text set when it must be
-// embedded from its text) or a shelf entry.
+// embedded from its text), a shelf entry, or an attribute edit.
 type signal struct {
 	item  *store.CatalogUpsert
 	shelf *store.ShelfUpsert
+	attr  *store.AssertionRow
 	text  string
 }
 
@@ -168,22 +180,52 @@ func (w *Worker) prepare(_ context.Context, m queue.Message) (signal, bool, erro
 			TenantID: e.TenantID, UserID: e.UserID, Ref: e.Ref, Status: e.Status,
 			EventID: e.ID, OccurredAt: e.OccurredAt, Force: m.Deliveries > 1,
 		}}, true, nil
+	case events.KindAttributes:
+		e, err := queue.AttributeEnvelope.Read(m, w.limits)
+		if err != nil {
+			return signal{}, false, err
+		}
+		a := attribute.Assertion{Key: e.Key, Op: e.Op, Value: e.Value, Source: attribute.Explicit, EventID: e.ID,
+			Confidence: 1, At: e.OccurredAt}
+		if err := attribute.Normalize(w.schemas.For(e.TenantID), &a); err != nil {
+			// The API checks edits against the same schema; one that fails here
+			// was published by another producer, or the schema changed since.
+			var fe *attribute.FieldError
+			if errors.As(err, &fe) {
+				err = &events.ValidationError{Fields: []events.FieldError{{Field: fe.Field, Message: fe.Message}}}
+			}
+			return signal{}, false, queue.Permanent(err)
+		}
+		w.metrics.events.WithLabelValues("attributes", e.Op).Inc()
+		return signal{attr: &store.AssertionRow{TenantID: e.TenantID, UserID: e.UserID, Assertion: a}}, true, nil
 	default:
-		return signal{}, false, queue.Permanent(fmt.Errorf("subject %q: the catalog worker reads catalog and shelf events only", m.Subject))
+		return signal{}, false, queue.Permanent(fmt.Errorf("subject %q: the catalog worker reads catalog, shelf and attribute events only", m.Subject))
 	}
 }
 
-// apply stores a batch's items and shelf entries in one transaction and asks
-// for the profiles they change.
+// apply stores a batch's items and shelf entries in one transaction, and its
+// attribute edits, and asks for the profiles they change. Both writes are
+// idempotent, so a batch retried after the first succeeded changes nothing
+// twice.
 func (w *Worker) apply(ctx context.Context, sigs []signal) error {
 	var items []store.CatalogUpsert
 	var shelf []store.ShelfUpsert
+	var attrs []store.AssertionRow
 	for _, s := range sigs {
-		if s.item != nil {
+		switch {
+		case s.item != nil:
 			items = append(items, *s.item)
-		} else {
+		case s.shelf != nil:
 			shelf = append(shelf, *s.shelf)
+		default:
+			attrs = append(attrs, *s.attr)
 		}
+	}
+	if _, err := w.store.RecordAssertions(ctx, attrs); err != nil {
+		return err
+	}
+	if len(items) == 0 && len(shelf) == 0 {
+		return nil
 	}
 	refresh, err := w.store.ApplySignals(ctx, items, shelf)
 	if err != nil {

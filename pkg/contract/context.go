@@ -53,6 +53,9 @@ type Context struct {
 	Limits    WindowLimits `json:"limits"`
 	TTL       string       `json:"ttl"`
 	Budget    Budget       `json:"budget"`
+	// Profile is who the user is and what they asked for: their
+	// attributes' current values; nil when none are known.
+	Profile *ContextProfile `json:"profile,omitempty"`
 	// List is the session's current list, nil when it has presented none.
 	List      *List     `json:"list"`
 	Window    Window    `json:"window"`
@@ -88,11 +91,28 @@ type Budget struct {
 
 // PartSpend is the characters each part of the prompt spent.
 type PartSpend struct {
+	Profile   int `json:"profile"`
 	List      int `json:"list"`
 	Window    int `json:"window"`
 	Recalled  int `json:"recalled"`
 	Summaries int `json:"summaries"`
 	Facts     int `json:"facts"`
+}
+
+// ContextProfile is the profile part of a context: who the user is (About)
+// and what they asked the assistant to do (Requests), one entry per key.
+type ContextProfile struct {
+	About    []ProfileEntry `json:"about"`
+	Requests []ProfileEntry `json:"requests"`
+	Cuts     []Cut          `json:"cuts,omitempty"`
+}
+
+// ProfileEntry is one key's current values as the prompt states them.
+type ProfileEntry struct {
+	Key string `json:"key"`
+	// Label is how the prompt named the key, in its language.
+	Label  string   `json:"label"`
+	Values []string `json:"values"`
 }
 
 // List is the session's current list: what the assistant last presented,

@@ -120,6 +120,45 @@ type wireShelfEntry struct {
 	Status     string   `json:"status"`
 }
 
+// Attribute edit ops: put sets a single key's value or adds an item to a
+// set; remove clears a single key, or takes one item out of a set (all of
+// them when Value is empty).
+const (
+	AttributePut    = "put"
+	AttributeRemove = "remove"
+)
+
+// AttributeEdit is a change to a user's profile set explicitly, by the app
+// or the user's settings: a value put or removed for one key of the
+// profile's schema (pkg/attribute). It is stored as an assertion of source
+// explicit; which values are current follows from every assertion in event
+// time, so a replay rebuilds the same profile. The key and value are checked
+// against the tenant's schema by the API before it publishes, and again by
+// the worker that stores it.
+type AttributeEdit struct {
+	V          int       `json:"v"`
+	ID         string    `json:"id"`
+	TenantID   string    `json:"tenant_id"`
+	UserID     string    `json:"user_id"`
+	OccurredAt time.Time `json:"occurred_at"`
+	Key        string    `json:"key"`
+	Op         string    `json:"op"`
+	Value      string    `json:"value,omitempty"`
+
+	badTime string
+}
+
+type wireAttributeEdit struct {
+	V          int      `json:"v"`
+	ID         string   `json:"id"`
+	TenantID   string   `json:"tenant_id"`
+	UserID     string   `json:"user_id"`
+	OccurredAt wireTime `json:"occurred_at"`
+	Key        string   `json:"key"`
+	Op         string   `json:"op"`
+	Value      string   `json:"value"`
+}
+
 type wireProfileTask struct {
 	V           int      `json:"v"`
 	TenantID    string   `json:"tenant_id"`
@@ -223,6 +262,65 @@ func CheckShelfSubject(subject string, e *ShelfEntry) error {
 	return checkSignalSubject(subject, KindShelf, e.TenantID, e.UserID)
 }
 
+// MaxAttributeKeyBytes bounds an attribute edit's key (a schema's key
+// names are shorter); MaxAttributeValueBytes its value, before the schema's
+// own limit in characters.
+const (
+	MaxAttributeKeyBytes   = 64
+	MaxAttributeValueBytes = 4096
+)
+
+// DecodeAttributeEdit parses and validates one encoded attribute edit.
+func DecodeAttributeEdit(raw []byte, opts ValidateOptions) (AttributeEdit, error) {
+	var w wireAttributeEdit
+	if err := decodeEnvelope(raw, opts.Limits, &w); err != nil {
+		return AttributeEdit{}, err
+	}
+	e := AttributeEdit{V: w.V, ID: w.ID, TenantID: w.TenantID, UserID: w.UserID, OccurredAt: w.OccurredAt.t,
+		Key: w.Key, Op: w.Op, Value: w.Value, badTime: w.OccurredAt.bad}
+	return e, ValidateAttributeEdit(&e, opts)
+}
+
+// ValidateAttributeEdit checks an attribute edit's envelope and fills
+// defaults (V); its key and value are the schema's to judge.
+func ValidateAttributeEdit(e *AttributeEdit, opts ValidateOptions) error {
+	var fe fieldErrors
+	checkVersion(&fe, &e.V)
+	checkID(&fe, "id", e.ID, true, opts.Limits)
+	checkID(&fe, "tenant_id", e.TenantID, true, opts.Limits)
+	checkID(&fe, "user_id", e.UserID, true, opts.Limits)
+	checkTime(&fe, "occurred_at", e.OccurredAt, e.badTime, opts)
+	switch {
+	case e.Key == "":
+		fe.add("key", "required: a key of the profile's schema")
+	case len(e.Key) > MaxAttributeKeyBytes:
+		fe.add("key", "%d bytes, limit is %d", len(e.Key), MaxAttributeKeyBytes)
+	}
+	switch e.Op {
+	case AttributePut:
+		if strings.TrimSpace(e.Value) == "" {
+			fe.add("value", "required with op put")
+		}
+	case AttributeRemove:
+	case "":
+		fe.add("op", "required: put or remove")
+	default:
+		fe.add("op", "unknown op %q: put or remove", truncate(e.Op, 32))
+	}
+	if len(e.Value) > MaxAttributeValueBytes {
+		fe.add("value", "%d bytes, limit is %d", len(e.Value), MaxAttributeValueBytes)
+	} else if strings.IndexByte(e.Value, 0) >= 0 {
+		fe.add("value", "contains a NUL character")
+	}
+	return fe.err()
+}
+
+// CheckAttributeEditSubject verifies that an attribute edit arrived on its
+// user's subject.
+func CheckAttributeEditSubject(subject string, e *AttributeEdit) error {
+	return checkSignalSubject(subject, KindAttributes, e.TenantID, e.UserID)
+}
+
 // DecodeProfileTask parses and validates one encoded profile task.
 func DecodeProfileTask(raw []byte, opts ValidateOptions) (ProfileTask, error) {
 	var w wireProfileTask
@@ -324,6 +422,12 @@ func ShelfEntryMsg(e *ShelfEntry) (*nats.Msg, error) {
 		e.V = Version
 	}
 	return signalMsg(ShelfSubject(e.TenantID, e.UserID), MsgID(e.TenantID, e.ID), e)
+}
+
+// AttributeEditMsg is the message an attribute edit is published as: on
+// its user's subject, deduplicated by its id.
+func AttributeEditMsg(e *AttributeEdit) (*nats.Msg, error) {
+	return signalMsg(AttributeSubject(e.TenantID, e.UserID), MsgID(e.TenantID, e.ID), e)
 }
 
 func signalMsg(subject, msgID string, v any) (*nats.Msg, error) {

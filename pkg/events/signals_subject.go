@@ -11,11 +11,14 @@ import (
 //
 //	recall.catalog.<tenant>
 //	recall.shelf.<tenant>.<user>
+//	recall.attributes.<tenant>.<user>
 //	recall.tasks.profile.<tenant>.<user>
 //	recall.tasks.summarize.<tenant>.<user>.<session>
 const (
-	CatalogSubjects     = SubjectRoot + ".catalog.>"
-	ShelfSubjects       = SubjectRoot + ".shelf.>"
+	CatalogSubjects = SubjectRoot + ".catalog.>"
+	ShelfSubjects   = SubjectRoot + ".shelf.>"
+	// AttributeSubjects are the explicit edits of users' profiles.
+	AttributeSubjects   = SubjectRoot + ".attributes.>"
 	TasksSubjects       = SubjectRoot + ".tasks.>"
 	ProfileTaskSubjects = SubjectRoot + ".tasks.profile.>"
 	// SummarizeTaskSubjects are the session summary requests.
@@ -24,8 +27,10 @@ const (
 
 // Subject kinds of the signal stream, as ParseSignalSubject reports them.
 const (
-	KindCatalog     = "catalog"
-	KindShelf       = "shelf"
+	KindCatalog = "catalog"
+	KindShelf   = "shelf"
+	// KindAttributes is an explicit edit of a user's profile.
+	KindAttributes  = "attributes"
 	KindProfileTask = "tasks.profile"
 	// KindSummarizeTask is a session summary request; it carries the session
 	// too (SubjectIDs.SessionID).
@@ -40,6 +45,11 @@ func CatalogSubject(tenantID string) string {
 // ShelfSubject is the subject a user's shelf entries are published on.
 func ShelfSubject(tenantID, userID string) string {
 	return SubjectRoot + "." + KindShelf + "." + EncodeToken(tenantID) + "." + EncodeToken(userID)
+}
+
+// AttributeSubject is the subject a user's attribute edits are published on.
+func AttributeSubject(tenantID, userID string) string {
+	return SubjectRoot + "." + KindAttributes + "." + EncodeToken(tenantID) + "." + EncodeToken(userID)
 }
 
 // ProfileTaskSubject is the subject a user's profile refresh tasks are published on.
@@ -67,12 +77,14 @@ func ParseSignalSubject(subject string) (SubjectIDs, error) {
 		kind, want = KindCatalog, 1
 	case strings.HasPrefix(rest, KindShelf+"."):
 		kind, want = KindShelf, 2
+	case strings.HasPrefix(rest, KindAttributes+"."):
+		kind, want = KindAttributes, 2
 	case strings.HasPrefix(rest, KindProfileTask+"."):
 		kind, want = KindProfileTask, 2
 	case strings.HasPrefix(rest, KindSummarizeTask+"."):
 		kind, want = KindSummarizeTask, 3
 	default:
-		return SubjectIDs{}, fmt.Errorf("subject %q is not a catalog, shelf, profile or summarize task subject", subject)
+		return SubjectIDs{}, fmt.Errorf("subject %q is not a catalog, shelf, attributes, profile or summarize task subject", subject)
 	}
 	toks := strings.Split(rest[len(kind)+1:], ".")
 	if len(toks) != want {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/recallhq/recall/pkg/assemble"
+	"github.com/recallhq/recall/pkg/attribute"
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/search"
 	"github.com/recallhq/recall/pkg/store"
@@ -79,7 +80,7 @@ func (s *Service) Context(ctx context.Context, tenant string, qv url.Values) (*c
 	// search's rows are read in the same batch and ranked after it.
 	var data store.ContextData
 	hits, err := search.InBatch(sp, func(scan *store.SearchScan) (err error) {
-		data, err = t.Context(ctx, sessionID, userID, lim.Messages, maxFacts*4, maxSummaries, scan)
+		data, err = t.Context(ctx, sessionID, userID, lim.Messages, maxFacts*4, maxSummaries, true, scan)
 		return err
 	})
 	sr.Hits = hits
@@ -102,6 +103,8 @@ func (s *Service) Context(ctx context.Context, tenant string, qv url.Values) (*c
 	parts.Window.Messages = nonNil(parts.Window.Messages)
 	parts.Summaries = assemble.PickSummaries(data.Summaries, data.Summary, parts.Window, counts)
 	parts.List = assemble.CurrentList(data.List)
+	parts.Profile = contextProfile(s.schemas.For(tenant), data.Assertions)
+	parts.ProfileLimit = max(s.cfg.ContextProfileChars, 0)
 	if query != "" {
 		parts.Recalled = s.cfg.Config.Recalled(query, sr, parts.Window)
 	}
@@ -113,5 +116,31 @@ func (s *Service) Context(ctx context.Context, tenant string, qv url.Values) (*c
 		Budget: contract.Budget{Limit: spent.Limit, Used: spent.Used, Parts: contract.PartSpend(spent.Parts)},
 	}
 	out.List, out.Window, out.Facts, out.Summaries, out.Recalled = toContext(&parts)
+	out.Profile = toContextProfile(parts.Profile, resolved)
 	return out, nil
+}
+
+// contextProfile is the profile part of a context: the current values of
+// the user's attributes, a key's items together, in the schema's order.
+func contextProfile(schema *attribute.Schema, as []attribute.Assertion) *assemble.Profile {
+	if len(as) == 0 {
+		return nil
+	}
+	var p assemble.Profile
+	for _, v := range attribute.Resolve(schema, as).Current {
+		k, _ := schema.Key(v.Key)
+		group := &p.About
+		if k.Group == attribute.Preference {
+			group = &p.Requests
+		}
+		if n := len(*group); n > 0 && (*group)[n-1].Key == v.Key {
+			(*group)[n-1].Values = append((*group)[n-1].Values, v.Value)
+			continue
+		}
+		*group = append(*group, assemble.ProfileEntry{Key: v.Key, Label: k.Label, Values: []string{v.Value}})
+	}
+	if p.Empty() {
+		return nil
+	}
+	return &p
 }

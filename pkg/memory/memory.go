@@ -26,6 +26,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/recallhq/recall/pkg/assemble"
+	"github.com/recallhq/recall/pkg/attribute"
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/events"
@@ -65,6 +66,15 @@ type Config struct {
 	// (accepted and failed), not a request that hangs.
 	PublishTimeout time.Duration `env:"API_PUBLISH_TIMEOUT" envDefault:"5s"`
 
+	// Attributes are the profile schemas attributes are judged and shown by
+	// (PROFILE_SCHEMA_FILE).
+	Attributes attribute.Config
+	// ContextProfileChars caps the characters who the user is and what
+	// they asked for may take of the context's budget; it comes first, so
+	// this bounds what it can take from the other parts; -1: no cap of its
+	// own.
+	ContextProfileChars int `env:"CONTEXT_PROFILE_CHARS" envDefault:"800"`
+
 	// Config is the history search's part (CONTEXT_RECALL_*,
 	// CONTEXT_MAX_RECALLED, SEARCH_EMBED_TIMEOUT): how the context recalls,
 	// and how long a query's embedding may take.
@@ -92,6 +102,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.PublishTimeout <= 0 {
 		c.PublishTimeout = d.PublishTimeout
+	}
+	if c.ContextProfileChars == 0 {
+		c.ContextProfileChars = d.ContextProfileChars
 	}
 	if c.ContextMaxRecalled == 0 {
 		c.ContextMaxRecalled = d.ContextMaxRecalled
@@ -127,6 +140,7 @@ type Service struct {
 	pub      *queue.Publisher
 	searcher *search.Searcher
 	policy   *decay.Policy
+	schemas  *attribute.Schemas
 	log      *slog.Logger
 	now      func() time.Time
 	turns    func(outcome string, n int)
@@ -142,8 +156,12 @@ func New(o Options) (*Service, error) {
 	if o.Decay == nil {
 		return nil, errors.New("memory: no decay policy")
 	}
+	schemas, err := cfg.Attributes.Schemas()
+	if err != nil {
+		return nil, err
+	}
 	s := &Service{cfg: cfg, limits: o.Limits, store: o.Store, js: o.JS, pub: queue.NewPublisher(o.JS),
-		searcher: o.Searcher, policy: o.Decay, log: o.Log, now: o.Now, turns: o.Turns}
+		searcher: o.Searcher, policy: o.Decay, schemas: schemas, log: o.Log, now: o.Now, turns: o.Turns}
 	if s.limits == (events.Limits{}) {
 		s.limits = events.DefaultLimits
 	}

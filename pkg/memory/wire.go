@@ -116,3 +116,19 @@ func toWeightedFacts(fs []assemble.WeightedFact) []contract.WeightedFact {
 			MentionCount: x.MentionCount, LastMentionedAt: x.LastMentionedAt}
 	})
 }
+
+// toContextProfile maps the profile part, its labels in the prompt's
+// language.
+func toContextProfile(p *assemble.Profile, lang string) *contract.ContextProfile {
+	if p == nil || p.Empty() && len(p.Cuts) == 0 {
+		return nil
+	}
+	entry := func(e assemble.ProfileEntry) contract.ProfileEntry {
+		label := e.Label[lang]
+		if label == "" {
+			label = e.Label[assemble.LangEN]
+		}
+		return contract.ProfileEntry{Key: e.Key, Label: label, Values: e.Values}
+	}
+	return &contract.ContextProfile{About: nonNil(mapSlice(p.About, entry)), Requests: nonNil(mapSlice(p.Requests, entry)), Cuts: toCuts(p.Cuts)}
+}

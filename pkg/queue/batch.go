@@ -19,6 +19,7 @@ var (
 	TurnEnvelope        = Envelope[events.Turn]{events.DecodeTurn, events.CheckSubject}
 	CatalogEnvelope     = Envelope[events.CatalogItem]{events.DecodeCatalogItem, events.CheckCatalogSubject}
 	ShelfEnvelope       = Envelope[events.ShelfEntry]{events.DecodeShelfEntry, events.CheckShelfSubject}
+	AttributeEnvelope   = Envelope[events.AttributeEdit]{events.DecodeAttributeEdit, events.CheckAttributeEditSubject}
 	ProfileTaskEnvelope = Envelope[events.ProfileTask]{events.DecodeProfileTask, events.CheckProfileTaskSubject}
 	SummarizeEnvelope   = Envelope[events.SummarizeRequest]{events.DecodeSummarizeRequest, events.CheckSummarizeSubject}
 )

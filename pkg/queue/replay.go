@@ -18,6 +18,7 @@ import (
 var idTokens = map[string]int{
 	"turns":                  3, // tenant, user, session
 	events.KindShelf:         2, // tenant, user
+	events.KindAttributes:    2, // tenant, user
 	events.KindCatalog:       1, // tenant
 	events.KindProfileTask:   2, // tenant, user
 	events.KindSummarizeTask: 3, // tenant, user, session
@@ -198,7 +199,7 @@ func (b Binding) Replay(ctx context.Context, js jetstream.JetStream, o ReplayOpt
 // events. Catalog items belong to the tenant, not to a user.
 var userSubjects = map[string][]string{
 	TurnsStream:   {events.TurnsSubjects},
-	SignalsStream: {events.ShelfSubjects},
+	SignalsStream: {events.ShelfSubjects, events.AttributeSubjects},
 	TasksStream:   {events.ProfileTaskSubjects, events.SummarizeTaskSubjects},
 }
 

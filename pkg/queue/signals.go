@@ -12,8 +12,9 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// SignalsStream holds what shapes interest vectors apart from chat turns:
-// catalog items and users' shelf entries. They are a source of truth for replay
+// SignalsStream holds what the app tells Recall apart from chat turns:
+// catalog items, users' shelf entries, and explicit edits of their
+// profiles' attributes. They are a source of truth for replay
 // like turns, so the stream keeps them (file storage, limits retention).
 const SignalsStream = "RECALL_SIGNALS"
 
@@ -22,8 +23,8 @@ const SignalsStream = "RECALL_SIGNALS"
 func SignalsStreamConfig(c StreamConfig) jetstream.StreamConfig {
 	return jetstream.StreamConfig{
 		Name:        SignalsStream,
-		Description: "Catalog items and shelf entries; source of truth for the bookshelf and interest vectors.",
-		Subjects:    []string{events.CatalogSubjects, events.ShelfSubjects},
+		Description: "Catalog items, shelf entries and attribute edits; source of truth for the bookshelf, interest vectors and explicit profile values.",
+		Subjects:    []string{events.CatalogSubjects, events.ShelfSubjects, events.AttributeSubjects},
 		Storage:     jetstream.FileStorage,
 		Retention:   jetstream.LimitsPolicy,
 		Replicas:    max(c.Replicas, 1),
@@ -130,6 +131,21 @@ func (p *Publisher) PublishCatalogItems(ctx context.Context, items []events.Cata
 			return nil, err
 		}
 		msgs[i], ids[i] = m, items[i].ID
+	}
+	return publishAll(ctx, p.js, SignalsStream, ids, msgs, nil)
+}
+
+// PublishAttributeEdits publishes attribute edits (validated by the caller)
+// and waits for the server's acks; retrying is safe because of the dedupe id.
+func (p *Publisher) PublishAttributeEdits(ctx context.Context, edits []events.AttributeEdit) ([]PublishResult, error) {
+	msgs := make([]*nats.Msg, len(edits))
+	ids := make([]string, len(edits))
+	for i := range edits {
+		m, err := events.AttributeEditMsg(&edits[i])
+		if err != nil {
+			return nil, err
+		}
+		msgs[i], ids[i] = m, edits[i].ID
 	}
 	return publishAll(ctx, p.js, SignalsStream, ids, msgs, nil)
 }

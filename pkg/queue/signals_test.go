@@ -21,7 +21,7 @@ func TestSignalsStreamDeclared(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, jetstream.FileStorage, info.Config.Storage)
 	require.Equal(t, jetstream.LimitsPolicy, info.Config.Retention)
-	require.ElementsMatch(t, []string{events.CatalogSubjects, events.ShelfSubjects}, info.Config.Subjects)
+	require.ElementsMatch(t, []string{events.CatalogSubjects, events.ShelfSubjects, events.AttributeSubjects}, info.Config.Subjects)
 
 	ts, err := n.JS.Stream(context.Background(), queue.TasksStream)
 	require.NoError(t, err)

@@ -4,6 +4,12 @@ package store
 
 // The typed name of each statement of queries/*.sql, one per `-- name:` line.
 var (
+	// qAttributeAssertionInsertBatch is AttributeAssertionInsertBatch of queries/attributes.sql.
+	qAttributeAssertionInsertBatch = queryName{"AttributeAssertionInsertBatch"}
+	// qAttributeAssertionListByUser is AttributeAssertionListByUser of queries/attributes.sql.
+	qAttributeAssertionListByUser = queryName{"AttributeAssertionListByUser"}
+	// qSessionAttributesForget is SessionAttributesForget of queries/attributes.sql.
+	qSessionAttributesForget = queryName{"SessionAttributesForget"}
 	// qCatalogUpsertBatch is CatalogUpsertBatch of queries/catalog.sql.
 	qCatalogUpsertBatch = queryName{"CatalogUpsertBatch"}
 	// qShelfUpsertBatch is ShelfUpsertBatch of queries/catalog.sql.
@@ -166,11 +172,16 @@ var (
 	qUserListActive = queryName{"UserListActive"}
 	// qUserSessionList is UserSessionList of queries/users.sql.
 	qUserSessionList = queryName{"UserSessionList"}
+	// qUserDeleteAttributes is UserDeleteAttributes of queries/users.sql.
+	qUserDeleteAttributes = queryName{"UserDeleteAttributes"}
 )
 
 // queryNameList is every name above, in the order of the files, for the test
 // that holds them to the statements loaded at start.
 var queryNameList = []queryName{
+	qAttributeAssertionInsertBatch,
+	qAttributeAssertionListByUser,
+	qSessionAttributesForget,
 	qCatalogUpsertBatch,
 	qShelfUpsertBatch,
 	qShelfHoldersByRefs,
@@ -252,4 +263,5 @@ var queryNameList = []queryName{
 	qUserCount,
 	qUserListActive,
 	qUserSessionList,
+	qUserDeleteAttributes,
 }

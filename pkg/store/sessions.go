@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/recallhq/recall/pkg/attribute"
 	"github.com/recallhq/recall/pkg/record"
 )
 
@@ -108,6 +109,9 @@ type ContextData struct {
 	Summary   *record.Summary
 	// List is the session's current list (nil when it presented none).
 	List *record.PresentedList
+	// Assertions are every assertion about the user's attributes (read
+	// when asked for): attribute.Resolve makes the profile part of them.
+	Assertions []attribute.Assertion
 }
 
 // Context reads a session's window, its user's facts and the summaries (of the
@@ -117,7 +121,7 @@ type ContextData struct {
 // round trip on one connection. The caller ranks the scan's rows once this
 // returns, with the connection back in the pool (search.InBatch), and
 // releases them.
-func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, factLimit, summaryLimit int, search *SearchScan) (ContextData, error) {
+func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, factLimit, summaryLimit int, attributes bool, search *SearchScan) (ContextData, error) {
 	var b pgx.Batch
 	d := ContextData{Newest: make([]record.Message, 0, limit)}
 	if search != nil {
@@ -141,6 +145,13 @@ func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, f
 		b.Queue(q(qFactListByUser), t.id, userID, []string{record.FactActive}, factLimit).Query(func(rows pgx.Rows) error {
 			var err error
 			d.Facts, err = pgx.CollectRows(rows, scanFact)
+			return err
+		})
+	}
+	if attributes {
+		b.Queue(q(qAttributeAssertionListByUser), t.id, userID).Query(func(rows pgx.Rows) error {
+			var err error
+			d.Assertions, err = pgx.CollectRows(rows, scanAssertion)
 			return err
 		})
 	}
@@ -189,8 +200,10 @@ type SessionDeleted struct {
 // DeleteSession deletes a session and, in the same transaction, what was
 // derived from it alone: its messages, summaries and search entries; its
 // fact mentions, and the facts left with no mention (with their search
-// entries); its presented lists' records in the seen registry, and the seen
-// items no other showing is left for. What other sessions share is kept and
+// entries); what was read about the user from its turns (stated and
+// inferred attributes: what they set explicitly or usage showed stays); its
+// presented lists' records in the seen registry, and the seen items no other
+// showing is left for. What other sessions share is kept and
 // counted again without this one: a fact mentioned elsewhere too (its
 // mention count, first and last mention, expiry and last session), a seen
 // item shown elsewhere too (one showing fewer per list of this session; its
@@ -222,6 +235,9 @@ func (t *Tenant) DeleteSession(ctx context.Context, sessionID string) (SessionDe
 			return err
 		}
 		if err := exec(tx, "search_entries", qSearchDeleteBySession, t.id, sessionID); err != nil {
+			return err
+		}
+		if err := exec(tx, "attribute_assertions", qSessionAttributesForget, t.id, sessionID); err != nil {
 			return err
 		}
 		if err := tx.QueryRow(ctx, q(qSessionDelete), t.id, sessionID).Scan(&d.UserID); err != nil {

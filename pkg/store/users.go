@@ -30,6 +30,7 @@ var userTables = []struct {
 	{"seen_lists", qUserDeleteSeenLists},
 	{"item_notifications", qUserDeleteNotifications},
 	{"search_entries", qUserDeleteSearchEntries},
+	{"attribute_assertions", qUserDeleteAttributes},
 }
 
 // ForgetUser deletes everything stored about a user in one transaction and

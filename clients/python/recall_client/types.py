@@ -210,6 +210,7 @@ class WindowLimits(TypedDict):
 class PartSpend(TypedDict):
     """The characters each part of the context takes in the prompt."""
 
+    profile: int
     list: int
     window: int
     recalled: int
@@ -327,6 +328,25 @@ class Recalled(_RecalledBase, total=False):
     notes: List[Note]
 
 
+class ProfileEntry(TypedDict):
+    """One key of the user's profile as the prompt states it; ``label`` in the prompt's language."""
+
+    key: str
+    label: str
+    values: List[str]
+
+
+class _ContextProfileBase(TypedDict):
+    about: List[ProfileEntry]
+    requests: List[ProfileEntry]
+
+
+class ContextProfile(_ContextProfileBase, total=False):
+    """Who the user is (``about``) and what they asked the assistant to do (``requests``)."""
+
+    cuts: List[Cut]
+
+
 class _ContextBase(TypedDict):
     user_id: str
     session_id: str
@@ -345,6 +365,7 @@ class Context(_ContextBase, total=False):
     """GET/POST /v1/context: the parts and ``prompt``, the block to put in the system prompt."""
 
     recalled: Recalled
+    profile: "ContextProfile"
 
 
 # --- search ---

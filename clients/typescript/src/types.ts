@@ -179,7 +179,23 @@ export interface WindowLimits {
 }
 
 /** The characters each part of the context takes in the prompt. */
+/** One key of the user's profile as the prompt states it (contract.ProfileEntry). */
+export interface ProfileEntry {
+  key: string;
+  /** How the prompt names the key, in its language. */
+  label: string;
+  values: string[];
+}
+
+/** Who the user is (`about`) and what they asked the assistant to do (`requests`), in every context. */
+export interface ContextProfile {
+  about: ProfileEntry[];
+  requests: ProfileEntry[];
+  cuts?: Cut[];
+}
+
 export interface PartSpend {
+  profile: number;
   list: number;
   window: number;
   recalled: number;
@@ -283,6 +299,8 @@ export interface Context {
   limits: WindowLimits;
   ttl: string;
   budget: Budget;
+  /** Who the user is and what they asked for; absent when nothing is known. */
+  profile?: ContextProfile;
   list: PresentedList | null;
   window: Window;
   facts: Facts;

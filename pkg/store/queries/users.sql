@@ -59,7 +59,8 @@ UNION ALL SELECT 'profile_refresh_outbox', count(*) FROM profile_refresh_outbox 
 UNION ALL SELECT 'seen_items', count(*) FROM seen_items WHERE tenant_id = $1 AND user_id = $2
 UNION ALL SELECT 'seen_lists', count(*) FROM seen_lists WHERE tenant_id = $1 AND user_id = $2
 UNION ALL SELECT 'item_notifications', count(*) FROM item_notifications WHERE tenant_id = $1 AND user_id = $2
-UNION ALL SELECT 'search_entries', count(*) FROM search_entries WHERE tenant_id = $1 AND user_id = $2;
+UNION ALL SELECT 'search_entries', count(*) FROM search_entries WHERE tenant_id = $1 AND user_id = $2
+UNION ALL SELECT 'attribute_assertions', count(*) FROM attribute_assertions WHERE tenant_id = $1 AND user_id = $2;
 
 -- name: UserListActive
 -- A tenant's users by their latest activity (their sessions' newest message,
@@ -84,3 +85,7 @@ WHERE tenant_id = $1 AND user_id = $2
   AND ($3::timestamptz IS NULL OR (last_message_at, session_id) < ($3::timestamptz, $4::text))
 ORDER BY last_message_at DESC, session_id DESC
 LIMIT $5;
+
+-- name: UserDeleteAttributes
+-- Every assertion about who the user is and what they asked for.
+DELETE FROM attribute_assertions WHERE tenant_id = $1 AND user_id = $2;

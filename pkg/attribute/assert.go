@@ -1,0 +1,136 @@
+package attribute
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Sources of an assertion, strongest first.
+const (
+	// Explicit: set through the API or a profile event by the app or the
+	// user's settings.
+	Explicit = "explicit"
+	// Stated: the user said it about themselves in the conversation.
+	Stated = "stated"
+	// Inferred: a language model read it from the conversation.
+	Inferred = "inferred"
+	// Derived: computed from how the user uses the assistant (hours,
+	// languages, message length).
+	Derived = "derived"
+)
+
+// Sources are every source, strongest first.
+var Sources = []string{Explicit, Stated, Inferred, Derived}
+
+// Ops of an assertion.
+const (
+	// Put sets a single key's value, or adds an item to a set.
+	Put = "put"
+	// Remove clears a single key, or takes one item out of a set.
+	Remove = "remove"
+)
+
+// Assertion is one event's word on one key: a value put or removed, by a
+// source, at an event time. Assertions are never changed once made; what is
+// current follows from all of them (Resolve).
+type Assertion struct {
+	Key string
+	// Item identifies a set's item (its normalized value, ItemKey); empty
+	// for a single key.
+	Item string
+	// Value is the value as it was given (empty for a removal).
+	Value string
+	Op    string
+	// Source is explicit, stated, inferred or derived.
+	Source string
+	// EventID is the event that made the assertion: a profile edit, or the
+	// turn it was read from.
+	EventID string
+	// Evidence are the turns it was read from (for stated and inferred
+	// values); SessionID their session.
+	Evidence  []string
+	SessionID string
+	// Confidence is how sure the source is, 0 to 1 (1 for explicit).
+	Confidence float64
+	// At is the event time: when the value became true.
+	At time.Time
+}
+
+// ItemKey is the identity of a set's item: its value lower-cased, spaces
+// collapsed, so "Peanuts" and " peanuts" are one item.
+func ItemKey(v string) string {
+	return strings.Join(strings.FieldsFunc(strings.ToLower(v), unicode.IsSpace), " ")
+}
+
+// Normalize fills Item for a set's assertion from its value, and checks an
+// assertion against the schema: a known key, a known op and source, a value
+// for a put (valid UTF-8, no control characters, within the key's limit); a
+// set's removal may name its item by value or, without one, clear the set.
+// The error names the field.
+func Normalize(s *Schema, a *Assertion) error {
+	k, ok := s.Key(a.Key)
+	if !ok {
+		return &FieldError{Field: "key", Message: fmt.Sprintf("%q is not a key of the profile's schema (%s)", a.Key, strings.Join(s.Names(), ", "))}
+	}
+	if !slices.Contains(Sources, a.Source) {
+		return &FieldError{Field: "source", Message: fmt.Sprintf("%q: want one of %s", a.Source, strings.Join(Sources, ", "))}
+	}
+	a.Value = strings.TrimSpace(a.Value)
+	switch a.Op {
+	case Put:
+		if err := checkValue(k, a.Value); err != nil {
+			return err
+		}
+	case Remove:
+		if a.Value != "" {
+			if err := checkValue(k, a.Value); err != nil {
+				return err
+			}
+		}
+	default:
+		return &FieldError{Field: "op", Message: fmt.Sprintf("%q: want put or remove", a.Op)}
+	}
+	// A set's item is its value's identity; a removal of a set without a
+	// value takes every item out.
+	if k.Kind == Single {
+		a.Item = ""
+	} else if a.Item == "" {
+		a.Item = ItemKey(a.Value)
+	}
+	if a.Confidence < 0 || a.Confidence > 1 {
+		return &FieldError{Field: "confidence", Message: "want a number from 0 to 1"}
+	}
+	return nil
+}
+
+func checkValue(k Key, v string) error {
+	switch {
+	case v == "":
+		return &FieldError{Field: "value", Message: "required"}
+	case !utf8.ValidString(v):
+		return &FieldError{Field: "value", Message: "not valid UTF-8"}
+	case strings.ContainsFunc(v, unicode.IsControl):
+		return &FieldError{Field: "value", Message: "contains a control character"}
+	case utf8.RuneCountInString(v) > k.Limit():
+		return &FieldError{Field: "value", Message: fmt.Sprintf("%d characters, limit is %d for %s", utf8.RuneCountInString(v), k.Limit(), k.Name)}
+	}
+	return nil
+}
+
+// FieldError names the field of an assertion that is wrong.
+type FieldError struct {
+	Field, Message string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
+
+// strength ranks a source: 0 is the strongest.
+func strength(source string) int { return slices.Index(Sources, source) }
+
+// weak sources are the ones that never supersede what was set explicitly
+// or stated by the user.
+func weak(source string) bool { return source == Inferred || source == Derived }

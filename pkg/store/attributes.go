@@ -1,0 +1,77 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/recallhq/recall/pkg/attribute"
+)
+
+// AssertionRow is an assertion about one user of one tenant, as the workers
+// that make assertions store them in batches.
+type AssertionRow struct {
+	TenantID string
+	UserID   string
+	attribute.Assertion
+}
+
+// RecordAssertions stores assertions (normalized by attribute.Normalize);
+// one already stored (the same event, key, item and op) is left as it is,
+// so a redelivery or a replay changes nothing. It returns how many were new.
+func (s *Store) RecordAssertions(ctx context.Context, rows []AssertionRow) (int64, error) {
+	if len(rows) == 0 {
+		return 0, nil
+	}
+	n := len(rows)
+	tenant, user, event, key, item, op, value, source, session := make([]string, n), make([]string, n), make([]string, n),
+		make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	evidence := make([]json.RawMessage, n)
+	confidence := make([]float64, n)
+	at := make([]time.Time, n)
+	for i, r := range rows {
+		tenant[i], user[i], event[i], key[i], item[i], op[i] = r.TenantID, r.UserID, r.EventID, r.Key, r.Item, r.Op
+		value[i], source[i], session[i], confidence[i], at[i] = r.Value, r.Source, r.SessionID, r.Confidence, r.At
+		ev := r.Evidence
+		if ev == nil {
+			ev = []string{}
+		}
+		b, err := json.Marshal(ev)
+		if err != nil {
+			return 0, fmt.Errorf("record assertions: %w", err)
+		}
+		evidence[i] = b
+	}
+	tag, err := s.pool.Exec(ctx, q(qAttributeAssertionInsertBatch), tenant, user, event, key, item, op, value, source,
+		evidence, session, confidence, at)
+	if err != nil {
+		return 0, fmt.Errorf("record assertions: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+// Assertions are every assertion about a user, oldest first: what
+// attribute.Resolve turns into the user's current attributes and their
+// history.
+func (t *Tenant) Assertions(ctx context.Context, userID string) ([]attribute.Assertion, error) {
+	rows, err := t.s.pool.Query(ctx, q(qAttributeAssertionListByUser), t.id, userID)
+	if err != nil {
+		return nil, fmt.Errorf("list assertions: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, scanAssertion)
+	if err != nil {
+		return nil, fmt.Errorf("list assertions: %w", err)
+	}
+	return out, nil
+}
+
+// scanAssertion reads a row of the assertion queries' column list.
+func scanAssertion(r pgx.CollectableRow) (attribute.Assertion, error) {
+	var a attribute.Assertion
+	err := r.Scan(&a.EventID, &a.Key, &a.Item, &a.Op, &a.Value, &a.Source, &a.Evidence, &a.SessionID, &a.Confidence, &a.At)
+	a.At = a.At.UTC()
+	return a, err
+}

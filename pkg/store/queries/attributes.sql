@@ -1,0 +1,25 @@
+-- name: AttributeAssertionInsertBatch
+-- Stores assertions, one row per element of the arrays; one already stored
+-- (a redelivery, a replay) is left as it is.
+INSERT INTO attribute_assertions (tenant_id, user_id, event_id, key, item, op, value, source, evidence, session_id,
+                                  confidence, occurred_at)
+SELECT a.tenant_id, a.user_id, a.event_id, a.key, a.item, a.op, a.value, a.source,
+       COALESCE(ARRAY(SELECT jsonb_array_elements_text(a.evidence)), '{}'), a.session_id, a.confidence, a.occurred_at
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+            $9::jsonb[], $10::text[], $11::float8[], $12::timestamptz[])
+     AS a(tenant_id, user_id, event_id, key, item, op, value, source, evidence, session_id, confidence, occurred_at)
+ON CONFLICT DO NOTHING;
+
+-- name: AttributeAssertionListByUser
+-- Every assertion of a user, oldest first; resolution orders them itself.
+SELECT event_id, key, item, op, value, source, evidence, session_id, confidence, occurred_at
+FROM attribute_assertions
+WHERE tenant_id = $1 AND user_id = $2
+ORDER BY occurred_at, event_id, key, item, op;
+
+-- name: SessionAttributesForget
+-- What was read from the session's turns (stated and inferred values) goes
+-- with it; what was set explicitly or derived from usage is not the
+-- session's.
+DELETE FROM attribute_assertions
+WHERE tenant_id = $1 AND session_id = $2 AND source IN ('stated', 'inferred');
