@@ -371,6 +371,28 @@ func (c *Client) ForgetUser(ctx context.Context, userID string) (*UserData, erro
 	return &out, c.call(ctx, http.MethodDelete, userPath(userID), nil, nil, &out)
 }
 
+// Attributes returns who the user is and what they asked for: the current
+// values of their profile's keys, and with history every earlier value.
+func (c *Client) Attributes(ctx context.Context, userID string, history bool) (*Attributes, error) {
+	q := url.Values{}
+	if history {
+		q.Set("history", "true")
+	}
+	var out Attributes
+	return &out, c.call(ctx, http.MethodGet, userPath(userID, "attributes"), q, nil, &out)
+}
+
+// EditAttributes sets and removes values of the user's profile explicitly
+// (PATCH .../attributes). An id is assigned before the first attempt when
+// the request has none, so a retry stores nothing twice.
+func (c *Client) EditAttributes(ctx context.Context, userID string, req AttributeEdits) (*AttributesAccepted, error) {
+	if req.ID == "" {
+		req.ID = NewID()
+	}
+	var out AttributesAccepted
+	return &out, c.call(ctx, http.MethodPatch, userPath(userID, "attributes"), nil, req, &out)
+}
+
 func sessionPath(id string, rest ...string) string {
 	return "/v1/sessions/" + url.PathEscape(id) + joinRest(rest)
 }

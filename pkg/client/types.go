@@ -61,6 +61,14 @@ type (
 	Error = contract.Error
 	// UserData counts what is stored about a user.
 	UserData = contract.UserData
+	// Attributes are who a user is and what they asked for.
+	Attributes = contract.Attributes
+	// AttributeEdits change a user's profile explicitly.
+	AttributeEdits = contract.AttributeEdits
+	// AttributeEdit is one edit of a profile key.
+	AttributeEdit = contract.AttributeEdit
+	// AttributesAccepted is the answer to attribute edits.
+	AttributesAccepted = contract.AttributesAccepted
 )
 
 // Statuses of a SummarizeResult.

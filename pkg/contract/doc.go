@@ -46,4 +46,10 @@ type Memory interface {
 	Recommendations(ctx context.Context, userID string, k int) (*Recommendations, error)
 	// ForgetUser removes everything stored about a user.
 	ForgetUser(ctx context.Context, userID string) (*UserData, error)
+	// Attributes answers who the user is and what they asked for, with
+	// every earlier value when history is true.
+	Attributes(ctx context.Context, userID string, history bool) (*Attributes, error)
+	// EditAttributes sets and removes values of the user's profile
+	// explicitly; an id is given when the request has none.
+	EditAttributes(ctx context.Context, userID string, req AttributeEdits) (*AttributesAccepted, error)
 }

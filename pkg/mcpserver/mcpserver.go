@@ -1,7 +1,7 @@
 // Package mcpserver offers Recall's memory to agents as Model Context Protocol
 // tools: get_context, search_memory, remember, select_item, unseen_items,
-// get_profile, recommend, and forget_user when allowed. The tools are written
-// once, on top of contract.Memory, and served over stdio (`recall mcp`, its
+// get_profile, set_preference, recommend, and forget_user when allowed. The
+// tools are written once, on top of contract.Memory, and served over stdio (`recall mcp`, its
 // memory the Go client of a Recall API by URL) and over streamable HTTP (the
 // API's own /mcp, its memory the memory service in-process).
 //
@@ -108,9 +108,31 @@ func New(c contract.Memory, b Binding) *mcp.Server {
 		p, err := c.Profile(ctx, user, a.Limit, false)
 		if isNotFound(err) {
 			// Nothing gathered yet is an answer, not a failure.
-			return contract.Profile{UserID: user, Facts: []contract.ProfileFact{}}, nil
+			p, err = &contract.Profile{UserID: user, Facts: []contract.ProfileFact{}}, nil
 		}
-		return p, err
+		if err != nil {
+			return nil, err
+		}
+		attrs, err := c.Attributes(ctx, user, false)
+		if err != nil {
+			return nil, err
+		}
+		return profileAnswer{Profile: p, Attributes: attrs.Current}, nil
+	}))
+	addTool(s, toolSetPreference, userTool(t, func(ctx context.Context, user string, a preferenceArgs) (any, error) {
+		op := a.Op
+		if op == "" {
+			op = events.AttributePut
+		}
+		out, err := c.EditAttributes(ctx, user, contract.AttributeEdits{Edits: []contract.AttributeEdit{{Key: a.Key, Op: op, Value: a.Value}}})
+		// One edit: its fields are the tool's own arguments.
+		var e *contract.Error
+		if errors.As(err, &e) {
+			for i := range e.Fields {
+				e.Fields[i].Field = strings.TrimPrefix(e.Fields[i].Field, "edits[0].")
+			}
+		}
+		return out, err
 	}))
 	addTool(s, toolRecommend, t.recommend)
 	if b.AllowForget {
@@ -525,13 +547,42 @@ type profileArgs struct {
 
 var toolProfile = &mcp.Tool{
 	Name:  "get_profile",
-	Title: "The user's interests",
+	Title: "The user's interests and profile",
 	Description: "The user's interests Recall has gathered (books, authors, topics, genres...), strongest first, each " +
-		"with its weight now (mentions fade with time) and when it was last mentioned.",
+		"with its weight now (mentions fade with time) and when it was last mentioned; and under attributes who the " +
+		"user is and what they asked for (name, location, allergies, reply language, standing requests...), each with " +
+		"its source and since when it holds.",
 	InputSchema: schemaFor[profileArgs](func(p map[string]*jsonschema.Schema) {
 		p["limit"].Minimum, p["limit"].Maximum = ptr(1.0), ptr(500.0)
 	}),
 	Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+}
+
+// profileAnswer is get_profile's answer: the interests, and who the user is
+// and what they asked for (their attributes' current values).
+type profileAnswer struct {
+	*contract.Profile
+	Attributes []contract.AttributeValue `json:"attributes"`
+}
+
+type preferenceArgs struct {
+	forUser
+	Key   string `json:"key" jsonschema:"The profile key: reply_language, reply_length, reply_format, tone, assistant_name, requests (any other standing request), or what the user asked you to remember about them: name, location, occupation, languages, family, pets, diet, allergies, avoid, goals."`
+	Value string `json:"value,omitempty" jsonschema:"The value, in the user's words (\"English\", \"short\", \"never suggest recipes with peanuts\"). With op remove on a list key, the item to take out (none: all)."`
+	Op    string `json:"op,omitempty" jsonschema:"put (the default) or remove."`
+}
+
+var toolSetPreference = &mcp.Tool{
+	Name:  "set_preference",
+	Title: "Remember what the user asked for",
+	Description: "Records, for every later conversation, how the user wants to be answered or what they asked you to " +
+		"remember about them: call it when the user says so (\"answer in English from now on\", \"call me Xiao Li\", " +
+		"\"never suggest peanuts, my daughter is allergic\"). A later call supersedes an earlier value of the same key; " +
+		"list keys (requests, allergies, family...) gather items. get_context then carries it in every context.",
+	InputSchema: schemaFor[preferenceArgs](func(p map[string]*jsonschema.Schema) {
+		p["op"].Enum = []any{events.AttributePut, events.AttributeRemove}
+	}),
+	Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: false},
 }
 
 type recommendArgs struct {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/client"
+	"github.com/recallhq/recall/pkg/contract"
 )
 
 const (
@@ -224,7 +225,7 @@ func (a agent) stored() int64 {
 // exercise lists the tools and calls each, with good and bad arguments.
 func (a agent) exercise() {
 	t := a.t
-	want := []string{"get_context", "get_profile", "recommend", "remember", "search_memory", "select_item", "unseen_items"}
+	want := []string{"get_context", "get_profile", "recommend", "remember", "search_memory", "select_item", "set_preference", "unseen_items"}
 	if a.bound {
 		want = append(want, "forget_user")
 		slices.Sort(want)
@@ -285,6 +286,20 @@ func (a agent) exercise() {
 		return json.Unmarshal(b, &r) == nil && r.K == 3
 	})
 
+	// What the user asked for reaches every later context.
+	a.ok("set_preference", a.args(map[string]any{"key": "reply_language", "value": "English"}), nil)
+	a.ok("set_preference", a.args(map[string]any{"key": "requests", "value": "never suggest recipes with peanuts"}), nil)
+	a.eventually("get_profile", a.args(map[string]any{}), func(_ string, b []byte) bool {
+		var p struct {
+			Attributes []contract.AttributeValue `json:"attributes"`
+		}
+		return json.Unmarshal(b, &p) == nil && len(p.Attributes) == 2 && p.Attributes[0].Key == "reply_language"
+	})
+	a.eventually("get_context", a.args(map[string]any{"session_id": "a-new-session", "message": "any dessert ideas for the weekend?"}),
+		func(text string, _ []byte) bool {
+			return strings.Contains(text, "reply in: English") && strings.Contains(text, "never suggest recipes with peanuts")
+		})
+
 	// Bad arguments: a tool error naming the argument in Recall's own words
 	// ("role: unknown role ..."), as the API answers them, and nothing stored.
 	before := a.stored()
@@ -312,6 +327,8 @@ func (a agent) exercise() {
 		{"unseen_items", "refs: ", a.args(map[string]any{"refs": []string{}})},
 		{"get_profile", "limit: ", a.args(map[string]any{"limit": 501})},
 		{"recommend", "k: ", a.args(map[string]any{"k": 101})},
+		{"set_preference", "key: ", a.args(map[string]any{"key": "shoe_size", "value": "42"})},
+		{"set_preference", "op: ", a.args(map[string]any{"key": "tone", "value": "casual", "op": "append"})},
 	} {
 		res := a.call(c.tool, c.args)
 		require.True(t, res.IsError, "%s %v: want a tool error, got %s", c.tool, c.args, text(res))

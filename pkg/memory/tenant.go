@@ -102,6 +102,18 @@ func (m tenantMemory) ForgetUser(ctx context.Context, userID string) (*contract.
 	return m.s.ForgetUser(ctx, m.tenant, userID)
 }
 
+func (m tenantMemory) Attributes(ctx context.Context, userID string, history bool) (*contract.Attributes, error) {
+	qv := url.Values{}
+	if history {
+		qv.Set("history", "true")
+	}
+	return m.s.Attributes(ctx, m.tenant, userID, qv)
+}
+
+func (m tenantMemory) EditAttributes(ctx context.Context, userID string, req contract.AttributeEdits) (*contract.AttributesAccepted, error) {
+	return m.s.EditAttributes(ctx, m.tenant, userID, req)
+}
+
 // values writes a body's fields as a URL's query carries them.
 func values(body map[string]any) url.Values {
 	qv := url.Values{}
