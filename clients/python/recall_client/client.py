@@ -312,6 +312,24 @@ class Recall:
         q = _params(limit=limit, vector=vector)
         return cast(t.Profile, self._request("GET", "/v1/users/" + _seg(user_id) + "/profile", query=q))
 
+    def attributes(self, user_id: str, *, history: Optional[bool] = None) -> t.Attributes:
+        """Who the user is and what they asked for: the current values of their
+        profile's keys, and with ``history=True`` every earlier one."""
+        q = _params(history=history)
+        return cast(t.Attributes, self._request("GET", "/v1/users/" + _seg(user_id) + "/attributes", query=q))
+
+    def edit_attributes(
+        self, user_id: str, edits: Sequence[t.AttributeEdit], *, id: Optional[str] = None, occurred_at: Optional[Any] = None
+    ) -> t.AttributesAccepted:
+        """Set and remove values of the user's profile explicitly. Every edit is
+        checked first (InvalidRequestError naming ``edits[i].key``, nothing
+        stored); ``id`` is generated when missing and kept across retries, so a
+        retry stores nothing twice."""
+        body: Dict[str, Any] = {"id": id or new_id(), "edits": [dict(e) for e in edits]}
+        if occurred_at is not None:
+            body["occurred_at"] = occurred_at.isoformat() if hasattr(occurred_at, "isoformat") else occurred_at
+        return cast(t.AttributesAccepted, self._request("PATCH", "/v1/users/" + _seg(user_id) + "/attributes", body=body))
+
     def refresh_profile(self, user_id: str) -> t.ProfileRefresh:
         """Queue a recompute of the user's interest vector as of now (debounced per user)."""
         return cast(t.ProfileRefresh, self._request("POST", "/v1/users/" + _seg(user_id) + "/profile/refresh", body={}))

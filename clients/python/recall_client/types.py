@@ -516,6 +516,60 @@ class Recommendations(TypedDict):
     items: List[Recommendation]
 
 
+# --- attributes: who the user is and what they asked for ---
+
+
+class _AttributeValueBase(TypedDict):
+    key: str
+    group: str
+    value: str
+    op: str
+    source: str
+    status: str
+    event_id: str
+    confidence: float
+    valid_from: str
+
+
+class AttributeValue(_AttributeValueBase, total=False):
+    """One value of a profile key, with where it came from and when it held."""
+
+    item: str
+    evidence: List[str]
+    session_id: str
+    valid_to: str
+    ended_by: str
+
+
+class _AttributesBase(TypedDict):
+    user_id: str
+    current: List[AttributeValue]
+
+
+class Attributes(_AttributesBase, total=False):
+    """GET /v1/users/{id}/attributes; ``history`` only when asked for."""
+
+    history: List[AttributeValue]
+
+
+class _AttributeEditBase(TypedDict):
+    key: str
+    op: str
+
+
+class AttributeEdit(_AttributeEditBase, total=False):
+    """One explicit edit: ``put`` a value (or add an item to a set), or ``remove`` one."""
+
+    value: str
+
+
+class AttributesAccepted(TypedDict):
+    """The answer to an edit (202): the events published."""
+
+    user_id: str
+    accepted: List[AcceptedTurn]
+
+
 # --- summaries, deletion ---
 
 

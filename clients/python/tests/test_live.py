@@ -223,6 +223,32 @@ class LiveTest(unittest.TestCase):
         with self.assertRaises(NotFoundError):
             self.recall.profile(self.user)
 
+    def test_attributes_set_explicitly_reach_every_context(self) -> None:
+        acc = self.recall.edit_attributes(
+            self.user,
+            [
+                {"key": "location", "op": "put", "value": "Paris"},
+                {"key": "allergies", "op": "put", "value": "peanuts"},
+            ],
+            occurred_at=datetime(2026, 11, 1, tzinfo=timezone.utc),
+        )
+        self.assertEqual(len(acc["accepted"]), 2)
+        self.recall.edit_attributes(self.user, [{"key": "location", "op": "put", "value": "Berlin"}])
+        attrs = eventually(
+            lambda: (lambda a: a if [v["value"] for v in a["current"]] == ["Berlin", "peanuts"] else None)(
+                self.recall.attributes(self.user, history=True)
+            ),
+            what="the edits stored",
+        )
+        self.assertIn("superseded", [v["status"] for v in attrs["history"]])
+        ctx = self.recall.context(self.user, unique("new-session"), query="any dessert ideas for the weekend?")
+        self.assertEqual([e["key"] for e in ctx["profile"]["about"]], ["location", "allergies"])
+        self.assertIn("allergic to: peanuts", ctx["prompt"])
+        self.assertNotIn("Paris", ctx["prompt"])
+        with self.assertRaises(InvalidRequestError) as cm:
+            self.recall.edit_attributes(self.user, [{"key": "shoe_size", "op": "put", "value": "42"}])
+        self.assertIsNotNone(cm.exception.field("edits[0].key"))
+
 
 if __name__ == "__main__":
     unittest.main()

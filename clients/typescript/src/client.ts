@@ -269,6 +269,26 @@ export class Recall {
     return this.#request<T.Profile>("GET", `/v1/users/${seg(userId)}/profile`, { query: defined(opts) });
   }
 
+  /**
+   * Who the user is and what they asked for: the current values of their
+   * profile's keys, and with `history: true` every earlier one.
+   */
+  async attributes(userId: string, opts: { history?: boolean } = {}): Promise<T.Attributes> {
+    return this.#request<T.Attributes>("GET", `/v1/users/${seg(userId)}/attributes`, { query: defined(opts) });
+  }
+
+  /**
+   * Sets and removes values of the user's profile explicitly. Every edit is
+   * checked first (InvalidRequestError naming `edits[i].key`, nothing stored);
+   * an `id` is generated when missing and kept across retries, so a retry
+   * stores nothing twice.
+   */
+  async editAttributes(userId: string, edits: T.AttributeEdit[], opts: { id?: string; occurredAt?: string | Date } = {}): Promise<T.AttributesAccepted> {
+    const body: T.AttributeEdits = { id: opts.id || newId(), edits };
+    if (opts.occurredAt !== undefined) body.occurred_at = opts.occurredAt instanceof Date ? opts.occurredAt.toISOString() : opts.occurredAt;
+    return this.#request<T.AttributesAccepted>("PATCH", `/v1/users/${seg(userId)}/attributes`, { body });
+  }
+
   /** Queues a recompute of the user's interest vector as of now (debounced per user). */
   async refreshProfile(userId: string): Promise<T.ProfileRefresh> {
     return this.#request<T.ProfileRefresh>("POST", `/v1/users/${seg(userId)}/profile/refresh`, { body: {} });

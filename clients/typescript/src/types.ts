@@ -484,6 +484,53 @@ export interface Recommendations {
   items: Recommendation[];
 }
 
+// --- attributes: who the user is and what they asked for ---
+
+/** One value of a profile key, with where it came from and when it held (contract.AttributeValue). */
+export interface AttributeValue {
+  key: string;
+  group: "about" | "preference";
+  item?: string;
+  value: string;
+  op: "put" | "remove";
+  source: "explicit" | "stated" | "inferred" | "derived";
+  status: "current" | "superseded" | "retracted" | "removal" | "ignored";
+  event_id: string;
+  evidence?: string[];
+  session_id?: string;
+  confidence: number;
+  valid_from: string;
+  valid_to?: string;
+  ended_by?: string;
+}
+
+/** GET /v1/users/{id}/attributes. */
+export interface Attributes {
+  user_id: string;
+  current: AttributeValue[];
+  history?: AttributeValue[];
+}
+
+/** One explicit edit: `put` a value (or add an item to a set), or `remove` one (every item without a value). */
+export interface AttributeEdit {
+  key: string;
+  op: "put" | "remove";
+  value?: string;
+}
+
+/** PATCH /v1/users/{id}/attributes's body. */
+export interface AttributeEdits {
+  id?: string;
+  occurred_at?: string;
+  edits: AttributeEdit[];
+}
+
+/** The answer to an edit (202): the events published. */
+export interface AttributesAccepted {
+  user_id: string;
+  accepted: AcceptedTurn[];
+}
+
 // --- summaries, deletion ---
 
 export interface SummarizeRequest {

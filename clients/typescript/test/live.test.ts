@@ -190,6 +190,27 @@ describe("live Recall", { concurrency: true }, () => {
     await assert.rejects(recall.summarize(session, { wait: 31 }), (err: unknown) => err instanceof InvalidRequestError && err.field("wait") !== undefined);
   });
 
+  it("sets attributes that reach every context", async () => {
+    const { recall, user } = setup();
+    const acc = await recall.editAttributes(user, [
+      { key: "location", op: "put", value: "Paris" },
+      { key: "allergies", op: "put", value: "peanuts" },
+    ], { occurredAt: new Date("2026-11-01T00:00:00Z") });
+    assert.equal(acc.accepted.length, 2);
+    await recall.editAttributes(user, [{ key: "location", op: "put", value: "Berlin" }]);
+    const attrs = await eventually(async () => {
+      const a = await recall.attributes(user, { history: true });
+      return a.current.map((v) => v.value).join() === "Berlin,peanuts" ? a : undefined;
+    }, "the edits stored");
+    assert.ok(attrs.history?.some((v) => v.status === "superseded"));
+    const ctx = await recall.context({ user_id: user, session_id: unique("new-session"), query: "any dessert ideas for the weekend?" });
+    assert.deepEqual(ctx.profile?.about.map((e) => e.key), ["location", "allergies"]);
+    assert.match(ctx.prompt, /allergic to: peanuts/);
+    assert.doesNotMatch(ctx.prompt, /Paris/);
+    await assert.rejects(recall.editAttributes(user, [{ key: "shoe_size", op: "put", value: "42" }]),
+      (err: unknown) => err instanceof InvalidRequestError && err.field("edits[0].key") !== undefined);
+  });
+
   it("summarizes, profiles and forgets", async () => {
     const { recall, user, session, turn, stored } = setup();
     await recall.addTurns([turn("user", "I am reading 《三体》 again and love hard science fiction"), turn("assistant", "Then try Greg Egan next.")]);
