@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"strings"
 	"time"
 
@@ -21,6 +20,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/recallhq/recall/pkg/attribute"
+	"github.com/recallhq/recall/pkg/attribute/stated"
 	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/extract"
@@ -62,6 +63,13 @@ type Config struct {
 	// Embed is the embedder facts are indexed for search with (EMBED_*):
 	// the indexer's.
 	Embed embed.Config
+	// Attributes are the profile schemas what users say of themselves is
+	// checked against (PROFILE_SCHEMA_FILE).
+	Attributes attribute.Config
+	// Stated reads what users say of themselves and ask of the assistant
+	// from their turns ("call me Xiao Li", "answer in English", "我对花生过敏")
+	// into their profile's attributes, as values of source stated.
+	Stated bool `env:"EXTRACT_ATTRIBUTES" envDefault:"true"`
 }
 
 // NewExtractor builds the configured extractor: the rules, or the LLM with the
@@ -102,11 +110,13 @@ type Worker struct {
 	catalog   *catalogs
 	refresher *queue.Refresher
 	index     *search.Indexer
+	schemas   *attribute.Schemas
 }
 
 type metrics struct {
-	turns *prometheus.CounterVec
-	facts *prometheus.CounterVec
+	turns  *prometheus.CounterVec
+	facts  *prometheus.CounterVec
+	stated *prometheus.CounterVec
 }
 
 // New builds the configured extractor (NewExtractor) and returns the worker,
@@ -117,6 +127,9 @@ func New(_ context.Context, cfg Config, d *worker.Deps) (*Worker, error) {
 		return nil, err
 	}
 	w := NewWith(cfg, d, ex, source)
+	if w.schemas, err = cfg.Attributes.Schemas(); err != nil {
+		return nil, err
+	}
 	an := search.SharedAnalyzer()
 	emb, err := d.Embedder(cfg.Embed)
 	if err != nil {
@@ -143,12 +156,18 @@ func NewWith(cfg Config, d *worker.Deps, ex extract.Extractor, source string) *W
 			Namespace: "recall", Subsystem: "extractor", Name: "facts_total",
 			Help: "Facts extracted, by type (before deduplication against stored facts).",
 		}, []string{"type"}),
+		stated: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "recall", Subsystem: "extractor", Name: "stated_attributes_total",
+			Help: "Values users stated of themselves, by key and outcome (read; refused by the tenant's schema).",
+		}, []string{"key", "outcome"}),
 	}
 	if d.Registry != nil {
-		d.Registry.MustRegister(m.turns, m.facts)
+		d.Registry.MustRegister(m.turns, m.facts, m.stated)
 	}
 	w := &Worker{cfg: cfg, store: d.Store, ex: ex, source: source, limits: d.Limits, log: d.Log, roles: roles, metrics: m,
 		catalog: &catalogs{cfg: cfg.Catalog, store: d.Store, byID: map[string]*tenantGazetteer{}}}
+	// The default schema: New loads the configured one.
+	w.schemas, _ = attribute.LoadSchemas("")
 	if d.JS != nil {
 		w.refresher = queue.NewRefresher(d.JS, cfg.Refresh.Bucket)
 	}
@@ -159,17 +178,30 @@ func NewWith(cfg Config, d *worker.Deps, ex extract.Extractor, source string) *W
 // the whole batch are recorded in one transaction (queue.Batch: one bad turn
 // cannot hold back the others), then the users' profiles are asked for.
 func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
-	return queue.Batch[[]store.Mention]{
-		Prepare: func(ctx context.Context, m queue.Message) ([]store.Mention, bool, error) {
+	return queue.Batch[learned]{
+		Prepare: func(ctx context.Context, m queue.Message) (learned, bool, error) {
 			t, err := queue.TurnEnvelope.Read(m, w.limits)
 			if err != nil {
-				return nil, false, err
+				return learned{}, false, err
 			}
 			ms, err := w.mentions(ctx, &t)
-			return ms, len(ms) > 0, err
+			l := learned{mentions: ms, stated: w.statements(&t)}
+			return l, len(l.mentions)+len(l.stated) > 0, err
 		},
-		Store: func(ctx context.Context, all [][]store.Mention) error {
-			batch := slices.Concat(all...)
+		Store: func(ctx context.Context, all []learned) error {
+			var batch []store.Mention
+			var stated []store.AssertionRow
+			for _, l := range all {
+				batch, stated = append(batch, l.mentions...), append(stated, l.stated...)
+			}
+			// Both writes are idempotent: a batch retried after the first
+			// succeeded changes nothing twice.
+			if _, err := w.store.RecordAssertions(ctx, stated); err != nil {
+				return err
+			}
+			if len(batch) == 0 {
+				return nil
+			}
 			entries, err := w.factEntries(ctx, batch)
 			if err != nil {
 				return err
@@ -239,6 +271,36 @@ func (w *Worker) refresh(ctx context.Context, ms []store.Mention) error {
 		return fmt.Errorf("publish profile refresh: %w", err)
 	}
 	return nil
+}
+
+// learned is what one turn taught: interest facts, and what the user said of
+// themselves.
+type learned struct {
+	mentions []store.Mention
+	stated   []store.AssertionRow
+}
+
+// statements reads what a user's turn says of the user and asks of the
+// assistant (stated.Extract), as assertions of source stated with the turn
+// as evidence. A value the tenant's schema has no key for, or refuses, is
+// left out and counted.
+func (w *Worker) statements(t *events.Turn) []store.AssertionRow {
+	if !w.cfg.Stated || t.Role != events.RoleUser || strings.TrimSpace(t.Content) == "" {
+		return nil
+	}
+	var out []store.AssertionRow
+	schema := w.schemas.For(t.TenantID)
+	for _, st := range stated.Extract(t.Content) {
+		a := attribute.Assertion{Key: st.Key, Value: st.Value, Op: attribute.Put, Source: attribute.Stated, EventID: t.ID,
+			Evidence: []string{t.ID}, SessionID: t.SessionID, Confidence: st.Confidence, At: t.OccurredAt}
+		if err := attribute.Normalize(schema, &a); err != nil {
+			w.metrics.stated.WithLabelValues(st.Key, "refused").Inc()
+			continue
+		}
+		w.metrics.stated.WithLabelValues(st.Key, "read").Inc()
+		out = append(out, store.AssertionRow{TenantID: t.TenantID, UserID: t.UserID, Assertion: a})
+	}
+	return out
 }
 
 // mentions runs the extractor over what the turn contributes.

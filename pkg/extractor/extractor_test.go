@@ -6,8 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recallhq/recall/pkg/attribute"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/record"
+	"github.com/recallhq/recall/pkg/store"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -249,4 +251,42 @@ func TestExtractorMatchesTheTenantCatalog(t *testing.T) {
 	bb := b.facts(t, "B", "u")
 	require.NotContains(t, bb, "film:流浪地球", "another tenant's catalog is never used: %v", bb)
 	require.Contains(t, bb, "film:看了", "B's own catalog is used for B")
+}
+
+// What the user says of themselves becomes their attributes, with the turn
+// as evidence, once whatever the redeliveries; the assistant's words do not,
+// and a later move supersedes the old city.
+func TestExtractorReadsStatedAttributes(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.start(t)
+	b.publish(t,
+		turn("1", "t", "u", events.RoleUser, "My daughter is allergic to peanuts, so please never suggest recipes with peanuts. Also I'm planning a trip to Kyoto in April.", t0),
+		turn("2", "t", "u", events.RoleAssistant, "Noted! Call me Ann if you like.", t0.Add(time.Second)),
+		turn("3", "t", "u", events.RoleUser, "我住在巴黎。", t0.Add(time.Minute)),
+		turn("4", "t", "u", events.RoleUser, "I moved to Berlin last week.", t0.Add(time.Hour)),
+	)
+	b.waitIdle(t)
+	as, err := b.db.Store.Tenant("t").Assertions(context.Background(), "u")
+	require.NoError(t, err)
+	r := attribute.Resolve(attribute.Default(), as)
+	var current []string
+	for _, v := range r.Current {
+		current = append(current, v.Key+"="+v.Value)
+		require.Equal(t, attribute.Stated, v.Source)
+		require.Equal(t, []string{v.EventID}, v.Evidence)
+		require.Equal(t, "s1", v.SessionID)
+	}
+	require.Equal(t, []string{"location=Berlin", "allergies=peanuts (daughter)", "requests=please never suggest recipes with peanuts"}, current)
+	require.Len(t, as, 4, "the assistant's turn taught nothing")
+
+	// A redelivered or replayed turn stores nothing twice.
+	b.publish(t, turn("1b", "t", "u", events.RoleUser, "I'm allergic to shellfish.", t0.Add(2*time.Hour)))
+	b.waitIdle(t)
+	again, err := b.db.Store.RecordAssertions(context.Background(), []store.AssertionRow{{TenantID: "t", UserID: "u", Assertion: as[0]}})
+	require.NoError(t, err)
+	require.Zero(t, again)
+	as, err = b.db.Store.Tenant("t").Assertions(context.Background(), "u")
+	require.NoError(t, err)
+	require.Len(t, as, 5)
 }
