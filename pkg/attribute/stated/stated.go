@@ -39,7 +39,7 @@ type rule struct {
 // Capitalized English words (a name, a place, a language); Han runs of a
 // few characters.
 const (
-	enName  = `([A-Z][a-z'-]+(?: [A-Z][a-z'-]+)?)`
+	enName  = `([A-Z][a-z'-]+(?: [A-Z][a-z-]+)?)`
 	enPlace = `([A-Z][A-Za-z.'-]+(?:[ -][A-Z][A-Za-z.'-]+){0,3})`
 	zhName  = `([\p{Han}A-Za-z]{1,4}?)`
 	zhPlace = `(\p{Han}{2,6}?)`
@@ -63,7 +63,7 @@ var rules = []rule{
 	{key: "reply_format", re: regexp.MustCompile(`(?i)\b(?:please )?(?:don't|do not|never|stop) (?:use|using|give me) (bullet points|bullets|lists|tables|emojis|markdown)\b`), confidence: 0.8,
 		value: func(m string) string { return "no " + strings.ToLower(m) }},
 	{key: "assistant_name", re: regexp.MustCompile(`(?i:\bi(?:'ll| will) call you|\byour name is now|\bfrom now on,? your name is)\s+` + enName + `\b`), confidence: 0.85},
-	{key: "requests", re: regexp.MustCompile(`(?i)(?:^|, |and |so |please )((?:please )?(?:never|don't ever|do not ever|don't|do not) (?:suggest|recommend|mention|include) [^.!?\n]{3,80})`), confidence: 0.8,
+	{key: "requests", re: regexp.MustCompile(`(?i)(?:^|, |and |so |please )((?:please )?(?:(?:never|don't ever|do not ever) (?:suggest|recommend|mention)|(?:don't|do not) (?:suggest|recommend)) [^.!?\n]{3,80})`), confidence: 0.8,
 		value: func(m string) string { return strings.TrimSpace(m) }},
 
 	// Chinese: who the user is.
@@ -131,7 +131,7 @@ func value(r rule, m []string) string {
 		}
 		return strings.ToLower(groups[1]) + " (" + strings.ToLower(groups[0]) + ")"
 	}
-	v := groups[0]
+	v := strings.TrimRight(groups[0], ".")
 	if r.value != nil {
 		return r.value(v)
 	}
@@ -176,7 +176,7 @@ func clauses(text string) []string {
 var (
 	question     = regexp.MustCompile(`[?？]\s*$|吗[。！]?\s*$|^(?i:(?:are|do|does|did|is|was|were|have|has|can|could|would|should|will|what|where|who|why|how|which|when)\b)`)
 	negation     = regexp.MustCompile(`(?i)\bnot\b|n't\b|\bnever been\b|\bno longer\b|\bused to\b|不是|没有|并不|不再|以前|曾经`)
-	hypothetical = regexp.MustCompile(`(?i)\b(?:if|suppose|imagine|pretend|what if|would be|were i)\b|如果|假如|要是|假设`)
+	hypothetical = regexp.MustCompile(`(?i)\b(?:if|suppose|imagine|pretend|assume|assuming|let's say|what if|would be|were i|act as)\b|如果|假如|要是|假设`)
 	reported     = regexp.MustCompile(`(?i)\b(?:said|says|told me|asked|wrote)\b|["“”「」『』]|说过|告诉我`)
 )
 
