@@ -11,53 +11,75 @@ import (
 	"github.com/recallhq/recall/internal/recallrun"
 )
 
+// Posted is what Post sent: what the pipeline must store before a question
+// is asked (each session's accepted turns, and their sum), and the turns
+// the API refused, by user in the conversations' order.
+type Posted struct {
+	Want    map[string]int64
+	Total   int64
+	Refused []Refused
+}
+
+// Refused is a turn the API refused (a 400 naming it), and whose it was.
+type Refused struct {
+	User string
+	recallrun.Refusal
+}
+
+// Error is the refusal as the reason a run that needs every turn stops.
+func (r Refused) Error() string {
+	return fmt.Sprintf("the API refused turn %s of %s: %s", r.Turn.ID, r.User, strings.Join(r.Reasons, "; "))
+}
+
 // Post posts every conversation's turns, each under its own user,
-// concurrency users at a time, and returns what the pipeline must store
-// before a question is asked: each session's number of turns, and their
-// sum. A turn the API refuses fails the run, since the scores would then
-// look for evidence that was never posted.
-func Post(ctx context.Context, c *recallrun.Client, convs []datasets.Conversation, concurrency int, log *slog.Logger) (map[string]int64, int64, error) {
+// concurrency users at a time. A turn the API refuses is set aside and
+// returned, so that the evaluation decides whether it can go on without it;
+// the first other failure stops the posting.
+func Post(ctx context.Context, c *recallrun.Client, convs []datasets.Conversation, concurrency int, log *slog.Logger) (Posted, error) {
 	postCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	work := make(chan datasets.Conversation)
+	refused := make([][]recallrun.Refusal, len(convs))
+	work := make(chan int)
 	var wg sync.WaitGroup
 	for range max(concurrency, 1) {
 		wg.Go(func() {
-			for cv := range work {
+			for i := range work {
+				cv := convs[i]
 				log.Info("posting turns", "user", cv.SampleID, "turns", len(cv.Turns), "sessions", len(cv.Sessions))
-				refused, err := c.PostTurns(postCtx, cv.SampleID, cv.Postable())
-				if err == nil && len(refused) > 0 {
-					err = fmt.Errorf("the API refused turn %s of %s: %s", refused[0].Turn.ID, cv.SampleID, strings.Join(refused[0].Reasons, "; "))
-				}
-				if err != nil {
+				var err error
+				if refused[i], err = c.PostTurns(postCtx, cv.SampleID, cv.Postable()); err != nil {
 					stop(err) // the first failure stays the cause
 				}
 			}
 		})
 	}
-	for _, cv := range convs {
+	for i := range convs {
 		if postCtx.Err() != nil {
 			break
 		}
-		work <- cv
+		work <- i
 	}
 	close(work)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return nil, 0, err
+		return Posted{}, err
 	}
 	if postCtx.Err() != nil {
-		return nil, 0, context.Cause(postCtx)
+		return Posted{}, context.Cause(postCtx)
 	}
-	want := map[string]int64{}
-	var total int64
-	for _, cv := range convs {
+	p := Posted{Want: map[string]int64{}}
+	for i, cv := range convs {
 		for _, s := range cv.Sessions {
-			want[s.ID] = int64(s.Turns)
-			total += int64(s.Turns)
+			p.Want[s.ID] = int64(s.Turns)
+			p.Total += int64(s.Turns)
+		}
+		for _, r := range refused[i] {
+			p.Want[r.Turn.SessionID]--
+			p.Total--
+			p.Refused = append(p.Refused, Refused{User: cv.SampleID, Refusal: r})
 		}
 	}
-	return want, total, nil
+	return p, nil
 }
 
 // Ask gets Recall's prompt for every request, concurrency requests in

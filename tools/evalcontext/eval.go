@@ -123,10 +123,14 @@ func run(ctx context.Context, o options, log *slog.Logger) (*report, error) {
 
 	t := time.Now()
 	// One user at a time: the order the turns were always posted in.
-	want, total, err := contexteval.Post(ctx, c, convs, 1, log)
+	posted, err := contexteval.Post(ctx, c, convs, 1, log)
 	if err != nil {
 		return nil, err
 	}
+	if len(posted.Refused) > 0 {
+		return nil, posted.Refused[0]
+	}
+	want, total := posted.Want, posted.Total
 	rep.Seconds["post"] = time.Since(t).Seconds()
 
 	t = time.Now()
