@@ -5,7 +5,7 @@ GO ?= go
 DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/recall?sslmode=disable
 export DATABASE_URL
 
-.PHONY: all build run migrate test test-deps fuzz-short check-data bench deps docs generate eval-extract eval-context chaos chaos-short clean
+.PHONY: all build run migrate test test-deps fuzz-short check-data bench deps docs generate eval-extract eval-context eval-longmem chaos chaos-short clean
 
 all: build
 
@@ -85,6 +85,13 @@ eval-extract:
 ## full-history baselines on the same turns
 eval-context: deps
 	$(GO) run ./tools/evalcontext -data ../shared/data
+
+## eval-longmem: the same measures on LongMemEval_S: each instance one user whose dated
+## sessions go through the whole pipeline, its question asked as the current message of
+## a new session, scored per question type (abstention questions apart) next to BM25,
+## recency and full-history baselines; prints the phases' timings
+eval-longmem: deps
+	$(GO) run ./tools/evallongmem -data ../shared/data -wait-timeout 30m
 
 ## chaos: every worker its own process against its own nats-server and PostgreSQL
 ## cluster, under kill -9 of workers and NATS and a PostgreSQL crash restart, then

@@ -1,7 +1,8 @@
 // Package datasets reads the conversations of ../shared/data (LoCoMo, KdConv,
-// LongMemEval) as turns to post to Recall, for the context evaluation
-// (tools/evalcontext) and the data check (tools/checkdata): both post the
-// same turns, so they read them the same way, here.
+// LongMemEval) as turns to post to Recall, for the context evaluations
+// (tools/evalcontext on LoCoMo, tools/evallongmem on LongMemEval) and the
+// data check (tools/checkdata): they post the same turns, so they read them
+// the same way, here.
 package datasets
 
 import (

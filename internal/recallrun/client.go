@@ -217,12 +217,31 @@ func (c *Client) SessionCount(ctx context.Context, sessionID string) (int64, err
 	return out.MessageCount, err
 }
 
+// UserMessageCount is how many messages Recall holds for a user, over all
+// their sessions (0 when it does not know the user yet).
+func (c *Client) UserMessageCount(ctx context.Context, userID string) (int64, error) {
+	var out struct {
+		Rows map[string]int64 `json:"rows"`
+	}
+	err := c.do(ctx, http.MethodGet, "/v1/users/"+url.PathEscape(userID), nil, &out)
+	var se *errStatus
+	if errors.As(err, &se) && se.Status == http.StatusNotFound {
+		return 0, nil
+	}
+	return out.Rows["messages"], err
+}
+
 // ContextRequest is the body of POST /v1/context (and GET's parameters).
 type ContextRequest struct {
 	UserID    string `json:"user_id"`
 	SessionID string `json:"session_id"`
 	Query     string `json:"query"`
 	Budget    int    `json:"budget"`
+	// At is the time to assemble the context as of (RFC 3339), for an
+	// evaluation whose history is dated in the past. The API does not take
+	// it yet and refuses a request that has it, so it is empty (and not
+	// sent) unless a tool is told to send it.
+	At string `json:"at,omitempty"`
 }
 
 // ContextPrompt asks for the context of the current message q.Query and
@@ -249,6 +268,9 @@ func (c *Client) ContextPrompt(ctx context.Context, q ContextRequest) (string, e
 	v.Set("session_id", q.SessionID)
 	v.Set("query", q.Query)
 	v.Set("budget", strconv.Itoa(q.Budget))
+	if q.At != "" {
+		v.Set("at", q.At)
+	}
 	if err := c.do(ctx, http.MethodGet, "/v1/context?"+v.Encode(), nil, &out); err != nil {
 		return "", err
 	}

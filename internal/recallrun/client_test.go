@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -67,4 +68,113 @@ func TestContextPromptPostOrGet(t *testing.T) {
 		}
 		srv.Close()
 	}
+}
+
+// TestContextPromptAt checks that `at` is sent only when set: the API
+// refuses a parameter it does not know, so a request without a time must not
+// name one.
+func TestContextPromptAt(t *testing.T) {
+	t.Parallel()
+	var (
+		mu     sync.Mutex
+		bodies []map[string]any
+		gotAt  []string
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if r.Method == http.MethodPost {
+			var body map[string]any
+			if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+				t.Errorf("decode body: %v", err)
+			}
+			bodies = append(bodies, body)
+			if body["session_id"] == "get" {
+				w.WriteHeader(http.StatusMethodNotAllowed)
+				return
+			}
+		} else {
+			gotAt = append(gotAt, r.URL.Query().Get("at"))
+			if _, ok := r.URL.Query()["at"]; !ok {
+				gotAt[len(gotAt)-1] = "(none)"
+			}
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"prompt": "p"})
+	}))
+	defer srv.Close()
+	seen := func() ([]map[string]any, []string) {
+		mu.Lock()
+		defer mu.Unlock()
+		return bodies, gotAt
+	}
+	ctx := context.Background()
+	c := NewClient(srv.URL, "eval", "")
+	_, err := c.ContextPrompt(ctx, ContextRequest{UserID: "u", SessionID: "s", Query: "q", Budget: 10})
+	require.NoError(t, err)
+	_, err = c.ContextPrompt(ctx, ContextRequest{UserID: "u", SessionID: "s", Query: "q", Budget: 10, At: "2023-05-30T23:42:00Z"})
+	require.NoError(t, err)
+	posted, _ := seen()
+	require.Len(t, posted, 2)
+	require.NotContains(t, posted[0], "at")
+	require.Equal(t, "2023-05-30T23:42:00Z", posted[1]["at"])
+
+	// The same through GET, on a server without POST.
+	_, err = c.ContextPrompt(ctx, ContextRequest{UserID: "u", SessionID: "get", Query: "q", Budget: 10})
+	require.NoError(t, err)
+	_, err = c.ContextPrompt(ctx, ContextRequest{UserID: "u", SessionID: "get", Query: "q", Budget: 10, At: "2023-05-30T23:42:00Z"})
+	require.NoError(t, err)
+	_, got := seen()
+	require.Equal(t, []string{"(none)", "2023-05-30T23:42:00Z"}, got)
+}
+
+// TestUserCounter counts a user's stored messages through GET
+// /v1/users/{id}, asks again only about users not complete yet, counts an
+// unknown user as none, and fails on more messages than were posted.
+func TestUserCounter(t *testing.T) {
+	t.Parallel()
+	var (
+		mu     sync.Mutex
+		stored = map[string]int64{"a": 3, "b": 1}
+		asked  []string
+	)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/users/{id}", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		id := r.PathValue("id")
+		asked = append(asked, id)
+		n, ok := stored[id]
+		if !ok {
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"user_id": id, "rows": map[string]int64{"messages": n, "sessions": 1}})
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	step := func(f func()) {
+		mu.Lock()
+		defer mu.Unlock()
+		f()
+	}
+
+	c := NewClient(srv.URL, "eval", "")
+	count := UserCounter(c, map[string]int64{"a": 3, "b": 2, "c": 1})
+	got, err := count(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, int64(4), got, "3 of a, 1 of b, c unknown")
+	step(func() {
+		require.ElementsMatch(t, []string{"a", "b", "c"}, asked)
+		asked, stored["b"], stored["c"] = nil, 2, 1
+	})
+	got, err = count(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, int64(6), got)
+	step(func() {
+		require.ElementsMatch(t, []string{"b", "c"}, asked, "a complete user is not asked again")
+	})
+
+	over := UserCounter(c, map[string]int64{"a": 2})
+	_, err = over(context.Background())
+	require.EqualError(t, err, "user a holds 3 messages, 2 were posted")
 }

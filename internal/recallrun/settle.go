@@ -34,17 +34,33 @@ type Counter func(ctx context.Context) (int64, error)
 // number of turns posted) through the API, asking only about the sessions
 // not complete yet.
 func SessionCounter(c *Client, want map[string]int64) Counter {
+	return incomplete("session", want, c.SessionCount)
+}
+
+// UserCounter counts the stored turns of the given users (id to the number
+// of turns posted) through the API, asking only about the users not
+// complete yet: one request a user where SessionCounter makes one a session,
+// for histories of many sessions each (LongMemEval's forty), whose thousands
+// of requests a pass would compete with the workers it waits for.
+func UserCounter(c *Client, want map[string]int64) Counter {
+	return incomplete("user", want, c.UserMessageCount)
+}
+
+// incomplete counts the stored turns of the given sessions or users (id to
+// the number of turns posted) by asking count about those not complete yet;
+// more stored than posted is an error.
+func incomplete(kind string, want map[string]int64, count func(ctx context.Context, id string) (int64, error)) Counter {
 	have := map[string]int64{}
 	return func(ctx context.Context) (int64, error) {
 		var stored int64
 		for id, n := range want {
 			if have[id] < n {
-				got, err := c.SessionCount(ctx, id)
+				got, err := count(ctx, id)
 				if err != nil {
-					return 0, fmt.Errorf("session %s: %w", id, err)
+					return 0, fmt.Errorf("%s %s: %w", kind, id, err)
 				}
 				if got > n {
-					return 0, fmt.Errorf("session %s holds %d messages, %d were posted", id, got, n)
+					return 0, fmt.Errorf("%s %s holds %d messages, %d were posted", kind, id, got, n)
 				}
 				have[id] = got
 			}

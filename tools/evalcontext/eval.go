@@ -7,23 +7,13 @@ import (
 	"io"
 	"log/slog"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
+	"github.com/recallhq/recall/internal/contexteval"
 	"github.com/recallhq/recall/internal/datasets"
 	"github.com/recallhq/recall/internal/recallrun"
 )
-
-// Row names, in the order they are printed.
-const (
-	rowRecall  = "recall"
-	rowBM25    = "bm25"
-	rowRecency = "recency"
-	rowFull    = "full history"
-)
-
-var rowNames = []string{rowRecall, rowBM25, rowRecency, rowFull}
 
 // categoryNames are LoCoMo's question categories by the number its data
 // uses. The paper lists the types in another order (single-hop first); this
@@ -53,17 +43,15 @@ type options struct {
 
 // rowResult is one row of the table.
 type rowResult struct {
-	Name             string             `json:"name"`
-	EvidenceRecall   float64            `json:"evidence_recall"`
-	AnswerRecall     float64            `json:"answer_token_recall"`
-	PromptChars      float64            `json:"prompt_chars"`
-	EvidenceByCat    map[string]float64 `json:"evidence_recall_by_category"`
-	EvidenceScored   int                `json:"evidence_questions"`
-	AnswerScored     int                `json:"answer_questions"`
-	evSum, ansSum    float64
-	chars, questions int
-	catSum           map[int]float64
-	catN             map[int]int
+	Name           string             `json:"name"`
+	EvidenceRecall float64            `json:"evidence_recall"`
+	AnswerRecall   float64            `json:"answer_token_recall"`
+	PromptChars    float64            `json:"prompt_chars"`
+	EvidenceByCat  map[string]float64 `json:"evidence_recall_by_category"`
+	EvidenceScored int                `json:"evidence_questions"`
+	AnswerScored   int                `json:"answer_questions"`
+	ev, ans, chars contexteval.Mean
+	evByCat        contexteval.Groups
 }
 
 // report is everything one run measured.
@@ -134,23 +122,15 @@ func run(ctx context.Context, o options, log *slog.Logger) (*report, error) {
 	c := recallrun.NewClient(apiURL, o.Tenant, o.APIKey)
 
 	t := time.Now()
-	want := map[string]int64{}
-	var total int64
-	for _, cv := range convs {
-		log.Info("posting turns", "user", cv.SampleID, "turns", len(cv.Turns), "sessions", len(cv.Sessions))
-		turns := cv.Postable()
-		refused, err := c.PostTurns(ctx, cv.SampleID, turns)
-		if err != nil {
-			return nil, err
-		}
-		if len(refused) > 0 {
-			return nil, fmt.Errorf("the API refused turn %s of %s: %s", refused[0].Turn.ID, cv.SampleID, strings.Join(refused[0].Reasons, "; "))
-		}
-		for _, s := range cv.Sessions {
-			want[s.ID] = int64(s.Turns)
-			total += int64(s.Turns)
-		}
+	// One user at a time: the order the turns were always posted in.
+	posted, err := contexteval.Post(ctx, c, convs, 1, log)
+	if err != nil {
+		return nil, err
 	}
+	if len(posted.Refused) > 0 {
+		return nil, posted.Refused[0]
+	}
+	want, total := posted.Want, posted.Total
 	rep.Seconds["post"] = time.Since(t).Seconds()
 
 	t = time.Now()
@@ -176,15 +156,12 @@ func run(ctx context.Context, o options, log *slog.Logger) (*report, error) {
 	return rep, nil
 }
 
-// prompts are the four rows' prompts for one question.
-type prompts [4]string
-
 // score asks Recall for the context of every question, builds the baselines
 // on the same turns, and fills rep.Rows.
 func score(ctx context.Context, c *recallrun.Client, convs []datasets.Conversation, o options, rep *report, log *slog.Logger) error {
-	rows := make([]*rowResult, len(rowNames))
-	for i, n := range rowNames {
-		rows[i] = &rowResult{Name: n, catSum: map[int]float64{}, catN: map[int]int{}}
+	rows := make([]*rowResult, len(contexteval.RowNames))
+	for i, n := range contexteval.RowNames {
+		rows[i] = &rowResult{Name: n, evByCat: contexteval.Groups{}}
 	}
 	answered := 0
 	for _, cv := range convs {
@@ -192,16 +169,14 @@ func score(ctx context.Context, c *recallrun.Client, convs []datasets.Conversati
 		for _, t := range cv.Turns {
 			content[t.DiaID] = t.Content
 		}
-		bm := newBM25(cv.Turns)
-		recency := recencyPrompt(cv.Turns, o.Budget)
-		full := fullHistoryPrompt(cv.Turns)
+		base := contexteval.NewBaselines(cv.Turns, o.Budget)
 
 		recalled, err := askAll(ctx, c, cv, o)
 		if err != nil {
 			return err
 		}
 		for i, q := range cv.Questions {
-			ps := prompts{recalled[i], bm.prompt(q.Text, o.Budget), recency, full}
+			ps := base.Prompts(recalled[i], q.Text)
 			evidence := make([]string, len(q.Evidence))
 			for j, id := range q.Evidence {
 				evidence[j] = content[id]
@@ -229,37 +204,15 @@ func score(ctx context.Context, c *recallrun.Client, convs []datasets.Conversati
 // askAll gets Recall's prompt for every question of a conversation, each in a
 // session of its own that was never used, so the context holds no window.
 func askAll(ctx context.Context, c *recallrun.Client, cv datasets.Conversation, o options) ([]string, error) {
-	out := make([]string, len(cv.Questions))
-	errs := make([]error, len(cv.Questions))
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for range max(o.Concurrency, 1) {
-		wg.Go(func() {
-			for i := range work {
-				q := cv.Questions[i]
-				out[i], errs[i] = c.ContextPrompt(ctx, recallrun.ContextRequest{
-					UserID: cv.SampleID, SessionID: fmt.Sprintf("%s-q%d", cv.SampleID, q.Index), Query: q.Text, Budget: o.Budget,
-				})
-			}
-		})
-	}
-	for i := range cv.Questions {
-		if ctx.Err() != nil {
-			break
-		}
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	for i, err := range errs {
-		if err != nil {
-			return nil, fmt.Errorf("context for %s question %d: %w", cv.SampleID, cv.Questions[i].Index, err)
+	reqs := make([]recallrun.ContextRequest, len(cv.Questions))
+	for i, q := range cv.Questions {
+		reqs[i] = recallrun.ContextRequest{
+			UserID: cv.SampleID, SessionID: fmt.Sprintf("%s-q%d", cv.SampleID, q.Index), Query: q.Text, Budget: o.Budget,
 		}
 	}
-	return out, nil
+	return contexteval.Ask(ctx, c, reqs, o.Concurrency, func(i int) string {
+		return fmt.Sprintf("%s question %d", cv.SampleID, cv.Questions[i].Index)
+	})
 }
 
 // questionScore is one row's scores for one question; a score is -1 when the
@@ -273,18 +226,14 @@ type questionScore struct {
 
 func (r *rowResult) add(prompt string, q datasets.Question, evidence []string) questionScore {
 	s := questionScore{Row: r.Name, EvidenceRecall: -1, AnswerRecall: -1, PromptChars: utf8.RuneCountInString(prompt)}
-	r.questions++
-	r.chars += s.PromptChars
-	if v, ok := evidenceRecall(prompt, evidence); ok {
-		r.evSum += v
-		r.EvidenceScored++
-		r.catSum[q.Category] += v
-		r.catN[q.Category]++
+	r.chars.Add(float64(s.PromptChars), true)
+	if v, ok := contexteval.EvidenceRecall(prompt, evidence); ok {
+		r.ev.Add(v, true)
+		r.evByCat.Add(catKey(q.Category), v, true)
 		s.EvidenceRecall = v
 	}
-	if v, ok := answerTokenRecall(prompt, q.Answer); ok {
-		r.ansSum += v
-		r.AnswerScored++
+	if v, ok := contexteval.AnswerTokenRecall(prompt, q.Answer); ok {
+		r.ans.Add(v, true)
 		s.AnswerRecall = v
 	}
 	return s
@@ -310,20 +259,10 @@ func writeQuestion(w io.Writer, sample string, q datasets.Question, prompt strin
 }
 
 func (r *rowResult) finish() {
-	r.EvidenceRecall = mean(r.evSum, r.EvidenceScored)
-	r.AnswerRecall = mean(r.ansSum, r.AnswerScored)
-	r.PromptChars = mean(float64(r.chars), r.questions)
-	r.EvidenceByCat = map[string]float64{}
-	for cat, sum := range r.catSum {
-		r.EvidenceByCat[catKey(cat)] = mean(sum, r.catN[cat])
-	}
-}
-
-func mean(sum float64, n int) float64 {
-	if n == 0 {
-		return 0
-	}
-	return sum / float64(n)
+	r.EvidenceRecall, r.EvidenceScored = r.ev.Value(), r.ev.N
+	r.AnswerRecall, r.AnswerScored = r.ans.Value(), r.ans.N
+	r.PromptChars = r.chars.Value()
+	r.EvidenceByCat = r.evByCat.Values()
 }
 
 func catKey(cat int) string { return fmt.Sprintf("%d %s", cat, categoryNames[cat]) }
@@ -332,18 +271,20 @@ func catKey(cat int) string { return fmt.Sprintf("%d %s", cat, categoryNames[cat
 func printTable(w io.Writer, rep *report) {
 	fmt.Fprintf(w, "context eval: %d conversations, %d turns, %d questions (categories 1-4), budget %d\n",
 		rep.Conversations, rep.Turns, rep.Questions, rep.Budget)
-	fmt.Fprintf(w, "%-13s %-9s %-14s %-13s %-6s %-6s %-6s %-6s\n", "row", "evidence", "answer-tokens", "prompt-chars", "cat1", "cat2", "cat3", "cat4")
-	for _, r := range rep.Rows {
-		fmt.Fprintf(w, "%-13s %-9.3f %-14.3f %-13.0f", r.Name, r.EvidenceRecall, r.AnswerRecall, r.PromptChars)
-		for cat := 1; cat <= 4; cat++ {
-			if v, ok := r.EvidenceByCat[catKey(cat)]; ok {
-				fmt.Fprintf(w, " %-6.3f", v)
-			} else {
-				fmt.Fprintf(w, " %-6s", "-")
-			}
-		}
-		fmt.Fprintln(w)
+	cols := []contexteval.Column{{Head: "row", Width: 13}, {Head: "evidence", Width: 9}, {Head: "answer-tokens", Width: 14}, {Head: "prompt-chars", Width: 13}}
+	for cat := 1; cat <= 4; cat++ {
+		cols = append(cols, contexteval.Column{Head: fmt.Sprintf("cat%d", cat), Width: 6})
 	}
+	var cells [][]string
+	for _, r := range rep.Rows {
+		line := []string{r.Name, contexteval.Cell(r.EvidenceRecall, true, 3), contexteval.Cell(r.AnswerRecall, true, 3), contexteval.Cell(r.PromptChars, true, 0)}
+		for cat := 1; cat <= 4; cat++ {
+			v, ok := r.EvidenceByCat[catKey(cat)]
+			line = append(line, contexteval.Cell(v, ok, 3))
+		}
+		cells = append(cells, line)
+	}
+	contexteval.WriteTable(w, cols, cells)
 	var cats []string
 	for cat := 1; cat <= 4; cat++ {
 		cats = append(cats, fmt.Sprintf("cat%d %s (%d)", cat, categoryNames[cat], rep.ByCategory[catKey(cat)]))
@@ -354,11 +295,4 @@ func printTable(w io.Writer, rep *report) {
 		e.IDs, e.Repaired, e.Dropped(), e.Malformed, e.Unknown, e.NoneLeft)
 	fmt.Fprintf(w, "stored %d of %d turns; context by %s /v1/context; %.0fs (post %.0fs, pipeline %.0fs, questions %.0fs)\n",
 		rep.Stored, rep.Turns, rep.ContextMethod, rep.Seconds["total"], rep.Seconds["post"], rep.Seconds["settle"], rep.Seconds["questions"])
-}
-
-// printJSON writes the report as one JSON document.
-func printJSON(w io.Writer, rep *report) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(rep)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
+	"github.com/recallhq/recall/internal/contexteval"
 	"github.com/recallhq/recall/internal/datasets"
 	"github.com/recallhq/recall/internal/recallrun"
 	"github.com/recallhq/recall/internal/testenv"
@@ -51,7 +52,7 @@ func TestEndToEnd(t *testing.T) {
 	require.Contains(t, rep.Consumers, "RECALL_TURNS/ingest", "the workers' consumers were found and awaited")
 	require.Len(t, rep.Rows, 4)
 
-	full, bm25, recency, recall := rep.Row(rowFull), rep.Row(rowBM25), rep.Row(rowRecency), rep.Row(rowRecall)
+	full, bm25, recency, recall := rep.Row(contexteval.RowFull), rep.Row(contexteval.RowBM25), rep.Row(contexteval.RowRecency), rep.Row(contexteval.RowRecall)
 	require.Equal(t, 1.0, full.EvidenceRecall, "the full history holds every evidence turn")
 	require.Greater(t, bm25.EvidenceRecall, 0.0)
 	require.LessOrEqual(t, bm25.EvidenceRecall, 1.0)

@@ -5,7 +5,9 @@
 // GET/POST /v1/context for every question of categories 1–4 in a fresh
 // session with the question as the current message, and scores the prompt
 // next to three baselines computed on the same turns: BM25 over the user's
-// turns, the newest turns, and the full history (the upper bound).
+// turns, the newest turns, and the full history (the upper bound). The
+// measures, the baselines and the table are internal/contexteval's, shared
+// with the LongMemEval evaluation (tools/evallongmem).
 //
 // Usage, from the repository root:
 //
@@ -26,16 +28,16 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
 
+	"github.com/recallhq/recall/internal/contexteval"
 	"github.com/recallhq/recall/internal/datasets"
 	"github.com/recallhq/recall/internal/recallrun"
 )
@@ -58,30 +60,13 @@ func main() {
 	flag.Parse()
 
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	if err := withQuestionsFile(*questionsOut, &o, func() error {
+	if err := contexteval.WithFile(*questionsOut, func(w io.Writer) error {
+		o.QuestionsOut = w
 		return realMain(o, *data, *asJSON, log)
 	}); err != nil {
 		fmt.Fprintln(os.Stderr, "evalcontext:", err)
 		os.Exit(2)
 	}
-}
-
-// withQuestionsFile runs f with o.QuestionsOut writing to path (nothing when
-// path is empty), and flushes and closes the file however f ends.
-func withQuestionsFile(path string, o *options, f func() error) (err error) {
-	if path == "" {
-		return f()
-	}
-	file, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(file)
-	o.QuestionsOut = w
-	defer func() {
-		err = errors.Join(err, w.Flush(), file.Close())
-	}()
-	return f()
 }
 
 // realMain runs the evaluation until it ends or a signal arrives; returning
@@ -107,7 +92,7 @@ func realMain(o options, data string, asJSON bool, log *slog.Logger) error {
 		return err
 	}
 	if asJSON {
-		return printJSON(os.Stdout, rep)
+		return contexteval.WriteJSON(os.Stdout, rep)
 	}
 	printTable(os.Stdout, rep)
 	return nil

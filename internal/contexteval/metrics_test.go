@@ -1,4 +1,4 @@
-package main
+package contexteval
 
 import (
 	"strings"
@@ -47,11 +47,11 @@ func TestEvidenceRecall(t *testing.T) {
 		{"none", "nothing remembered", 0},
 	}
 	for _, c := range cases {
-		got, ok := evidenceRecall(c.prompt, []string{long, short, other})
+		got, ok := EvidenceRecall(c.prompt, []string{long, short, other})
 		require.True(t, ok, c.name)
 		require.InDelta(t, c.want, got, 1e-9, c.name)
 	}
-	_, ok := evidenceRecall("anything", nil)
+	_, ok := EvidenceRecall("anything", nil)
 	require.False(t, ok, "no evidence: not scored")
 }
 
@@ -80,8 +80,49 @@ func TestAnswerTokenRecall(t *testing.T) {
 		{"empty", "anything", "", 0, false},
 	}
 	for _, c := range cases {
-		got, ok := answerTokenRecall(c.prompt, c.answer)
+		got, ok := AnswerTokenRecall(c.prompt, c.answer)
 		require.Equal(t, c.ok, ok, c.name)
 		require.InDelta(t, c.want, got, 1e-9, c.name)
 	}
+}
+
+func TestSessionRecall(t *testing.T) {
+	t.Parallel()
+	// LongMemEval's turns: long ones, and short ones that recur in many
+	// sessions.
+	plants := []string{
+		"I bought two ferns and a snake plant for the living room last weekend, any care tips?",
+		"Ferns like humidity and indirect light; water the snake plant sparingly.",
+		"Thanks!",
+	}
+	trip := []string{"continue", "We're planning a road trip along the coast of Portugal in September with the kids."}
+	onlyShort := []string{"Hello", "spq"}
+	sessions := [][]string{plants, trip, onlyShort}
+
+	cases := []struct {
+		name   string
+		prompt string
+		want   float64
+	}{
+		// One long turn's first 60 characters, normalized, show the session.
+		{"one turn of a session", "[2023-05-20] User: I bought two ferns and a snake plant for the living room last…", 1.0 / 3},
+		{"the assistant's turn counts too", "Assistant: ferns like humidity and indirect light; water the\nsnake plant sparingly.", 1.0 / 3},
+		// A short turn that other sessions share does not show its session
+		// when the session has long turns.
+		{"a shared short turn", "User: thanks! continue", 0},
+		// A session of short turns only counts by them.
+		{"a session of short turns", "User: hello", 1.0 / 3},
+		{"two of three", "I bought two ferns and a snake plant for the living room last weekend\nWe're planning a road trip along the coast of Portugal in September", 2.0 / 3},
+		{"none", "nothing remembered", 0},
+	}
+	for _, c := range cases {
+		got, ok := SessionRecall(c.prompt, sessions)
+		require.True(t, ok, c.name)
+		require.InDelta(t, c.want, got, 1e-9, c.name)
+	}
+	_, ok := SessionRecall("anything", nil)
+	require.False(t, ok, "no answer session: not scored")
+	got, ok := SessionRecall("anything", [][]string{{"", " "}})
+	require.True(t, ok)
+	require.Equal(t, 0.0, got, "an empty turn shows nothing")
 }

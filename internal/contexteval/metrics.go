@@ -1,8 +1,9 @@
-package main
+package contexteval
 
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // evidenceKeyRunes is how much of an evidence turn must appear in a prompt
@@ -30,9 +31,9 @@ func evidenceKey(content string) string {
 	return n
 }
 
-// evidenceRecall is the share of evidence turns (their contents) whose key
+// EvidenceRecall is the share of evidence turns (their contents) whose key
 // appears in the prompt. ok is false when there is no evidence to find.
-func evidenceRecall(prompt string, evidence []string) (share float64, ok bool) {
+func EvidenceRecall(prompt string, evidence []string) (share float64, ok bool) {
 	if len(evidence) == 0 {
 		return 0, false
 	}
@@ -44,6 +45,54 @@ func evidenceRecall(prompt string, evidence []string) (share float64, ok bool) {
 		}
 	}
 	return float64(found) / float64(len(evidence)), true
+}
+
+// SessionRecall is the share of sessions (each given as its turns'
+// contents) of which the prompt shows a turn: a context that holds any
+// part of the session the answer came from. A turn counts by its key, as
+// evidence does, but only a turn of at least evidenceKeyRunes characters:
+// short turns ("continue", "thanks!") recur across sessions, and finding
+// one says nothing about which session the prompt holds. A session without
+// such a turn counts by its shorter ones. ok is false when there are no
+// sessions.
+func SessionRecall(prompt string, sessions [][]string) (share float64, ok bool) {
+	if len(sessions) == 0 {
+		return 0, false
+	}
+	p := normalize(prompt)
+	found := 0
+	for _, turns := range sessions {
+		if sessionShown(p, turns) {
+			found++
+		}
+	}
+	return float64(found) / float64(len(sessions)), true
+}
+
+// sessionShown reports whether the normalized prompt p holds the key of one
+// of a session's turns: its long turns, or its short ones when it has no
+// long one (see SessionRecall).
+func sessionShown(p string, turns []string) bool {
+	var long, short []string
+	for _, t := range turns {
+		switch k := evidenceKey(t); {
+		case k == "":
+		case utf8.RuneCountInString(k) == evidenceKeyRunes:
+			long = append(long, k)
+		default:
+			short = append(short, k)
+		}
+	}
+	keys := long
+	if len(keys) == 0 {
+		keys = short
+	}
+	for _, k := range keys {
+		if strings.Contains(p, k) {
+			return true
+		}
+	}
+	return false
 }
 
 // tokens splits s into lowercased runs of letters and digits; everything
@@ -65,9 +114,9 @@ func contentWords(s string) []string {
 	return out
 }
 
-// answerTokenRecall is the share of the answer's distinct content words
+// AnswerTokenRecall is the share of the answer's distinct content words
 // found among the prompt's tokens. ok is false when the answer has none.
-func answerTokenRecall(prompt, answer string) (share float64, ok bool) {
+func AnswerTokenRecall(prompt, answer string) (share float64, ok bool) {
 	want := map[string]bool{}
 	for _, t := range contentWords(answer) {
 		want[t] = true

@@ -1,4 +1,4 @@
-package main
+package contexteval
 
 import (
 	"math"
@@ -92,7 +92,7 @@ func TestFullHistoryHoldsEveryTurn(t *testing.T) {
 	for _, tr := range turns {
 		evidence = append(evidence, tr.Content)
 	}
-	got, ok := evidenceRecall(full, evidence)
+	got, ok := EvidenceRecall(full, evidence)
 	require.True(t, ok)
 	require.Equal(t, 1.0, got)
 	require.True(t, strings.HasPrefix(full, "[2023-05-01] Caroline: I adopted"))
@@ -104,4 +104,14 @@ func diaIDs(ts []datasets.Turn) []string {
 		out[i] = t.DiaID
 	}
 	return out
+}
+
+func TestBaselinesPromptsInRowOrder(t *testing.T) {
+	t.Parallel()
+	turns := tinyConversation()
+	q := "What is the name of Caroline's puppy?"
+	got := NewBaselines(turns, 120).Prompts("recalled", q)
+	require.Equal(t, Prompts{"recalled", newBM25(turns).prompt(q, 120), recencyPrompt(turns, 120), fullHistoryPrompt(turns)}, got)
+	require.Len(t, got, len(RowNames))
+	require.Equal(t, []string{RowRecall, RowBM25, RowRecency, RowFull}, RowNames)
 }

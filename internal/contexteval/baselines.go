@@ -1,4 +1,4 @@
-package main
+package contexteval
 
 import (
 	"math"
@@ -9,7 +9,8 @@ import (
 	"github.com/recallhq/recall/internal/datasets"
 )
 
-// BM25 parameters: the usual defaults, which nobody tuned on LoCoMo.
+// BM25 parameters: the usual defaults, which nobody tuned on LoCoMo or
+// LongMemEval.
 const (
 	bm25K1 = 1.2
 	bm25B  = 0.75
@@ -40,6 +41,30 @@ func fill(order []datasets.Turn, budget int) []datasets.Turn {
 		out = append(out, t)
 	}
 	return out
+}
+
+// Prompts are one question's prompts, one per row, in RowNames' order:
+// Recall's, then the baselines'.
+type Prompts [4]string
+
+// Baselines hold what the baselines need of one user's turns, so that every
+// question over them is scored against the same recency and full-history
+// prompts and the same BM25 index.
+type Baselines struct {
+	bm25          *bm25Index
+	recency, full string
+	budget        int
+}
+
+// NewBaselines builds the baselines over turns (in event-time order) at
+// budget characters.
+func NewBaselines(turns []datasets.Turn, budget int) *Baselines {
+	return &Baselines{bm25: newBM25(turns), recency: recencyPrompt(turns, budget), full: fullHistoryPrompt(turns), budget: budget}
+}
+
+// Prompts are the rows' prompts for the question query, given Recall's.
+func (b *Baselines) Prompts(recall, query string) Prompts {
+	return Prompts{recall, b.bm25.prompt(query, b.budget), b.recency, b.full}
 }
 
 // render joins the turns' snippet lines.

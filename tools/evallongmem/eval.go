@@ -1,0 +1,487 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/recallhq/recall/internal/contexteval"
+	"github.com/recallhq/recall/internal/datasets"
+	"github.com/recallhq/recall/internal/recallrun"
+)
+
+// questionType is a LongMemEval question type and the short name the tables
+// print it under.
+type questionType struct{ Name, Short string }
+
+// questionTypes are LongMemEval's question types in the order the paper
+// lists them.
+var questionTypes = []questionType{
+	{"single-session-user", "ss-user"},
+	{"single-session-assistant", "ss-assist"},
+	{"single-session-preference", "ss-pref"},
+	{"multi-session", "multi"},
+	{"knowledge-update", "k-update"},
+	{"temporal-reasoning", "temporal"},
+}
+
+// options configure one evaluation run.
+type options struct {
+	DataDir         string
+	Budget          int
+	Tenant          string
+	Limit           int      // instances; 0: all
+	Only            []string // question ids to evaluate, in the data's order; empty: all
+	Concurrency     int      // context requests in flight
+	PostConcurrency int      // users posted at once
+	// At sends the question's date as the context's time.
+	At bool
+
+	// QuestionsOut, when set, receives one JSON line per question: its
+	// answer, evidence and every row's scores, with Recall's prompt.
+	QuestionsOut io.Writer
+
+	// An already running Recall; empty starts one.
+	APIURL, NATSURL, APIKey string
+	System                  recallrun.Options
+	Settle                  recallrun.SettleOptions
+}
+
+// rowResult is one row of the tables, over one set of questions (the
+// answerable ones, or the abstention ones).
+type rowResult struct {
+	Name           string             `json:"name"`
+	EvidenceRecall float64            `json:"evidence_recall"`
+	SessionRecall  float64            `json:"session_recall"`
+	AnswerRecall   float64            `json:"answer_token_recall"`
+	AnswerHits     float64            `json:"answer_hits"`
+	PromptChars    float64            `json:"prompt_chars"`
+	EvidenceByType map[string]float64 `json:"evidence_recall_by_type"`
+	SessionsByType map[string]float64 `json:"session_recall_by_type"`
+	EvidenceScored int                `json:"evidence_questions"`
+	SessionScored  int                `json:"session_questions"`
+	AnswerScored   int                `json:"answer_questions"`
+
+	ev, ses, ans, hits, chars contexteval.Mean
+	evByType, sesByType       contexteval.Groups
+}
+
+// report is everything one run measured.
+type report struct {
+	Instances int   `json:"instances"`
+	Sessions  int   `json:"sessions"`
+	Turns     int   `json:"turns"`
+	Stored    int64 `json:"stored_messages"`
+	// Refused are the turns the API refused (one of LongMemEval's turns is
+	// longer than a turn may be): never stored, still looked for.
+	Refused     []refusal      `json:"refused_turns"`
+	Questions   int            `json:"questions"` // answerable ones
+	Abstentions int            `json:"abstention_questions"`
+	ByType      map[string]int `json:"questions_by_type"` // answerable ones
+	Evidence    int            `json:"evidence_turns"`
+	Budget      int            `json:"budget"`
+	// At says whether the question's date was sent as the context's time.
+	At            bool         `json:"at"`
+	Rows          []*rowResult `json:"rows"`
+	Abstention    []*rowResult `json:"abstention_rows"`
+	ContextMethod string       `json:"context_method"`
+	Consumers     []string     `json:"consumers"`
+	Database      string       `json:"database,omitempty"` // the database the run created
+	// Seconds are the phases' timings: load, start, post, settle
+	// (the pipeline), questions (asking and scoring), total.
+	Seconds map[string]float64 `json:"seconds"`
+}
+
+// refusal is a turn the API refused, and whether it was evidence.
+type refusal struct {
+	Turn     string `json:"turn"`
+	Reason   string `json:"reason"`
+	Evidence bool   `json:"evidence"`
+}
+
+// refusals are the refused turns for the report, marked when a question
+// looks for them.
+func refusals(refused []contexteval.Refused, insts []datasets.LongMemEvalInstance) []refusal {
+	evidence := map[string]bool{}
+	for _, in := range insts {
+		for _, id := range in.Question.Evidence {
+			evidence[id] = true
+		}
+	}
+	out := make([]refusal, len(refused))
+	for i, r := range refused {
+		out[i] = refusal{Turn: r.Turn.ID, Reason: strings.Join(r.Reasons, "; "), Evidence: evidence[r.Turn.ID]}
+	}
+	return out
+}
+
+// Row returns the row of the given name among the answerable questions'.
+func (r *report) Row(name string) *rowResult { return findRow(r.Rows, name) }
+
+func findRow(rows []*rowResult, name string) *rowResult {
+	for _, row := range rows {
+		if row.Name == name {
+			return row
+		}
+	}
+	return nil
+}
+
+// run posts every instance's history to Recall (started here unless
+// o.APIURL is set), waits for the pipeline, asks every question and scores
+// every row.
+func run(ctx context.Context, o options, log *slog.Logger) (*report, error) {
+	began := time.Now()
+	insts, err := datasets.LoadLongMemEvalInstances(o.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	if insts, err = pick(insts, o.Only, o.Limit); err != nil {
+		return nil, err
+	}
+	rep := &report{Instances: len(insts), Budget: o.Budget, At: o.At, ByType: map[string]int{}, Seconds: map[string]float64{}}
+	convs := make([]datasets.Conversation, len(insts))
+	for i, in := range insts {
+		convs[i] = in.Conversation
+		rep.Sessions += len(in.Sessions)
+		rep.Turns += len(in.Turns)
+		rep.Evidence += len(in.Question.Evidence)
+		if in.Question.Abstention {
+			rep.Abstentions++
+		} else {
+			rep.Questions++
+			rep.ByType[in.Question.Type]++
+		}
+	}
+	rep.Seconds["load"] = time.Since(began).Seconds()
+
+	apiURL, natsURL := o.APIURL, o.NATSURL
+	if apiURL == "" {
+		t := time.Now()
+		sys, stop, err := recallrun.Start(ctx, o.System, log)
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
+		apiURL, natsURL = sys.APIURL, sys.NATSURL
+		rep.Database = sys.DBName
+		rep.Seconds["start"] = time.Since(t).Seconds()
+	}
+	c := recallrun.NewClient(apiURL, o.Tenant, o.APIKey)
+
+	t := time.Now()
+	posted, err := contexteval.Post(ctx, c, convs, o.PostConcurrency, log)
+	if err != nil {
+		return nil, err
+	}
+	rep.Seconds["post"] = time.Since(t).Seconds()
+	rep.Refused = refusals(posted.Refused, insts)
+	log.Info("posted", "turns", posted.Total, "refused", len(posted.Refused), "seconds", rep.Seconds["post"])
+	// Awaited by user: forty sessions each would make thousands of requests
+	// a pass.
+	want := map[string]int64{}
+	for _, in := range insts {
+		for _, s := range in.Sessions {
+			want[in.SampleID] += posted.Want[s.ID]
+		}
+	}
+
+	t = time.Now()
+	so := o.Settle
+	so.NATSURL = natsURL
+	settled, err := recallrun.Settle(ctx, recallrun.UserCounter(c, want), posted.Total, so, log)
+	if err != nil {
+		return nil, err
+	}
+	rep.Stored, rep.Consumers = settled.Stored, settled.Consumers
+	rep.Seconds["settle"] = time.Since(t).Seconds()
+
+	t = time.Now()
+	if err := score(ctx, c, insts, o, rep, log); err != nil {
+		return nil, err
+	}
+	rep.ContextMethod = "POST"
+	if c.GetOnly() {
+		rep.ContextMethod = "GET"
+	}
+	rep.Seconds["questions"] = time.Since(t).Seconds()
+	rep.Seconds["total"] = time.Since(began).Seconds()
+	return rep, nil
+}
+
+// pick keeps the instances of the given question ids (all when none), then
+// the first limit of them (all when 0).
+func pick(insts []datasets.LongMemEvalInstance, only []string, limit int) ([]datasets.LongMemEvalInstance, error) {
+	if len(only) > 0 {
+		var kept []datasets.LongMemEvalInstance
+		for _, in := range insts {
+			if slices.Contains(only, in.Question.ID) {
+				kept = append(kept, in)
+			}
+		}
+		if len(kept) != len(slices.Compact(slices.Sorted(slices.Values(only)))) {
+			return nil, fmt.Errorf("-only names %d questions, the data holds %d of them", len(only), len(kept))
+		}
+		insts = kept
+	}
+	if limit > 0 && limit < len(insts) {
+		insts = insts[:limit]
+	}
+	return insts, nil
+}
+
+// score asks Recall for the context of every question, each in a session
+// of its own that was never used (so the context holds no window), builds
+// the baselines on the same turns, and fills rep's rows.
+func score(ctx context.Context, c *recallrun.Client, insts []datasets.LongMemEvalInstance, o options, rep *report, log *slog.Logger) error {
+	reqs := make([]recallrun.ContextRequest, len(insts))
+	for i, in := range insts {
+		reqs[i] = recallrun.ContextRequest{UserID: in.SampleID, SessionID: in.SampleID + "-question", Query: in.Question.Text, Budget: o.Budget}
+		if o.At {
+			reqs[i].At = in.Question.Date.UTC().Format(time.RFC3339)
+		}
+	}
+	log.Info("asking", "questions", len(reqs), "concurrency", o.Concurrency)
+	recalled, err := contexteval.Ask(ctx, c, reqs, o.Concurrency, func(i int) string {
+		return "question " + insts[i].Question.ID
+	})
+	if err != nil {
+		return err
+	}
+	rep.Rows, rep.Abstention, err = tally(insts, recalled, o)
+	return err
+}
+
+// tally scores every question's prompts (Recall's, recalled[i], and the
+// baselines'), the abstention questions in rows of their own.
+func tally(insts []datasets.LongMemEvalInstance, recalled []string, o options) (rows, abstention []*rowResult, err error) {
+	rows, abstention = newRows(), newRows()
+	for i, in := range insts {
+		q := in.Question
+		target := rows
+		if q.Abstention {
+			target = abstention
+		}
+		evidence, sessions := questionEvidence(in)
+		ps := contexteval.NewBaselines(in.Turns, o.Budget).Prompts(recalled[i], q.Text)
+		scores := make([]questionScore, len(ps))
+		for r, p := range ps {
+			scores[r] = target[r].add(p, q, evidence, sessions)
+		}
+		if o.QuestionsOut != nil {
+			if err := writeQuestion(o.QuestionsOut, in, ps[0], scores); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	for _, r := range slices.Concat(rows, abstention) {
+		r.finish()
+	}
+	return rows, abstention, nil
+}
+
+func newRows() []*rowResult {
+	rows := make([]*rowResult, len(contexteval.RowNames))
+	for i, n := range contexteval.RowNames {
+		rows[i] = &rowResult{Name: n, evByType: contexteval.Groups{}, sesByType: contexteval.Groups{}}
+	}
+	return rows
+}
+
+// questionEvidence is what a prompt should hold for the question: the
+// contents of its evidence turns, each once (a session that recurs in the
+// history marks its turns in every place), and the turns' contents of each
+// answer session, over every place the session holds.
+func questionEvidence(in datasets.LongMemEvalInstance) (evidence []string, sessions [][]string) {
+	bySession := map[string][]string{}
+	content := make(map[string]string, len(in.Turns))
+	for _, t := range in.Turns {
+		content[t.ID] = t.Content
+		bySession[t.SessionID] = append(bySession[t.SessionID], t.Content)
+	}
+	for _, id := range in.Question.Evidence {
+		if c := content[id]; !slices.Contains(evidence, c) {
+			evidence = append(evidence, c)
+		}
+	}
+	for _, places := range in.Question.AnswerSessions {
+		var turns []string
+		for _, sid := range places {
+			turns = append(turns, bySession[sid]...)
+		}
+		sessions = append(sessions, turns)
+	}
+	return evidence, sessions
+}
+
+// questionScore is one row's scores for one question; a score is -1 when the
+// question has nothing to score it by (no evidence, no answer words).
+type questionScore struct {
+	Row            string  `json:"row"`
+	EvidenceRecall float64 `json:"evidence_recall"`
+	SessionRecall  float64 `json:"session_recall"`
+	AnswerRecall   float64 `json:"answer_token_recall"`
+	PromptChars    int     `json:"prompt_chars"`
+}
+
+// add scores one question's prompt. An abstention question's answer says
+// what the history lacks, so its words are not looked for.
+func (r *rowResult) add(prompt string, q datasets.LongMemEvalQuestion, evidence []string, sessions [][]string) questionScore {
+	s := questionScore{Row: r.Name, EvidenceRecall: -1, SessionRecall: -1, AnswerRecall: -1, PromptChars: utf8.RuneCountInString(prompt)}
+	r.chars.Add(float64(s.PromptChars), true)
+	if v, ok := contexteval.EvidenceRecall(prompt, evidence); ok {
+		r.ev.Add(v, true)
+		r.evByType.Add(q.Type, v, true)
+		s.EvidenceRecall = v
+	}
+	if v, ok := contexteval.SessionRecall(prompt, sessions); ok {
+		r.ses.Add(v, true)
+		r.sesByType.Add(q.Type, v, true)
+		s.SessionRecall = v
+	}
+	if q.Abstention {
+		return s
+	}
+	if v, ok := contexteval.AnswerTokenRecall(prompt, q.Answer); ok {
+		r.ans.Add(v, true)
+		r.hits.Add(hit(v), true)
+		s.AnswerRecall = v
+	}
+	return s
+}
+
+// hit is 1 when a prompt holds every content word of the answer.
+func hit(answerRecall float64) float64 {
+	if answerRecall == 1 {
+		return 1
+	}
+	return 0
+}
+
+func (r *rowResult) finish() {
+	r.EvidenceRecall, r.EvidenceScored = r.ev.Value(), r.ev.N
+	r.SessionRecall, r.SessionScored = r.ses.Value(), r.ses.N
+	r.AnswerRecall, r.AnswerScored = r.ans.Value(), r.ans.N
+	r.AnswerHits = r.hits.Value()
+	r.PromptChars = r.chars.Value()
+	r.EvidenceByType = r.evByType.Values()
+	r.SessionsByType = r.sesByType.Values()
+}
+
+// writeQuestion writes one question's line of the -questions report.
+func writeQuestion(w io.Writer, in datasets.LongMemEvalInstance, prompt string, scores []questionScore) error {
+	q := in.Question
+	b, err := json.Marshal(struct {
+		User       string          `json:"user"`
+		ID         string          `json:"question_id"`
+		Type       string          `json:"question_type"`
+		Abstention bool            `json:"abstention"`
+		Date       time.Time       `json:"question_date"`
+		Question   string          `json:"question"`
+		Answer     string          `json:"answer"`
+		Evidence   []string        `json:"evidence"`
+		Sessions   [][]string      `json:"answer_sessions"`
+		Scores     []questionScore `json:"scores"`
+		Prompt     string          `json:"prompt"`
+	}{in.SampleID, q.ID, q.Type, q.Abstention, q.Date, q.Text, q.Answer, q.Evidence, q.AnswerSessions, scores, prompt})
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// printTables writes the human-readable report: the answerable questions'
+// rows, their evidence and session recall per question type, the
+// abstention questions' rows, and the phases' timings.
+func printTables(w io.Writer, rep *report) {
+	fmt.Fprintf(w, "longmemeval context eval: %d instances, %d sessions, %d turns, %d questions (+%d abstention), budget %d\n",
+		rep.Instances, rep.Sessions, rep.Turns, rep.Questions, rep.Abstentions, rep.Budget)
+	cols := []contexteval.Column{{Head: "row", Width: 13}, {Head: "evidence", Width: 9}, {Head: "sessions", Width: 9},
+		{Head: "answer-tokens", Width: 14}, {Head: "answer-hits", Width: 12}, {Head: "prompt-chars", Width: 12}}
+	var cells [][]string
+	for _, r := range rep.Rows {
+		cells = append(cells, []string{r.Name, contexteval.Cell(r.EvidenceRecall, r.EvidenceScored > 0, 3), contexteval.Cell(r.SessionRecall, r.SessionScored > 0, 3),
+			contexteval.Cell(r.AnswerRecall, r.AnswerScored > 0, 3), contexteval.Cell(r.AnswerHits, r.AnswerScored > 0, 3), contexteval.Cell(r.PromptChars, true, 0)})
+	}
+	contexteval.WriteTable(w, cols, cells)
+
+	types := typesOf(rep)
+	var legend []string
+	for _, t := range types {
+		legend = append(legend, fmt.Sprintf("%s %s (%d)", t.Short, t.Name, rep.ByType[t.Name]))
+	}
+	fmt.Fprintf(w, "question types (questions): %s\n", strings.Join(legend, ", "))
+	for _, part := range []struct {
+		head string
+		of   func(*rowResult) map[string]float64
+	}{
+		{"evidence", func(r *rowResult) map[string]float64 { return r.EvidenceByType }},
+		{"sessions", func(r *rowResult) map[string]float64 { return r.SessionsByType }},
+	} {
+		cols := []contexteval.Column{{Head: part.head, Width: 13}}
+		for _, t := range types {
+			cols = append(cols, contexteval.Column{Head: t.Short, Width: 9})
+		}
+		var cells [][]string
+		for _, r := range rep.Rows {
+			line := []string{r.Name}
+			for _, t := range types {
+				v, ok := part.of(r)[t.Name]
+				line = append(line, contexteval.Cell(v, ok, 3))
+			}
+			cells = append(cells, line)
+		}
+		contexteval.WriteTable(w, cols, cells)
+	}
+
+	if len(rep.Abstention) > 0 && rep.Abstentions > 0 {
+		fmt.Fprintf(w, "abstention: %d questions whose answer is not in the history (%d with evidence turns)\n",
+			rep.Abstentions, rep.Abstention[0].EvidenceScored)
+		cols := []contexteval.Column{{Head: "row", Width: 13}, {Head: "evidence", Width: 9}, {Head: "sessions", Width: 9}, {Head: "prompt-chars", Width: 12}}
+		var cells [][]string
+		for _, r := range rep.Abstention {
+			cells = append(cells, []string{r.Name, contexteval.Cell(r.EvidenceRecall, r.EvidenceScored > 0, 3),
+				contexteval.Cell(r.SessionRecall, r.SessionScored > 0, 3), contexteval.Cell(r.PromptChars, true, 0)})
+		}
+		contexteval.WriteTable(w, cols, cells)
+	}
+
+	at := "at the time of the run (/v1/context takes no `at` yet)"
+	if rep.At {
+		at = "at the question's date (`at`)"
+	}
+	fmt.Fprintf(w, "stored %d of %d turns; context by %s /v1/context %s\n", rep.Stored, rep.Turns, rep.ContextMethod, at)
+	for _, r := range rep.Refused {
+		what := "not evidence"
+		if r.Evidence {
+			what = "evidence"
+		}
+		fmt.Fprintf(w, "refused by the API (%s): %s: %s\n", what, r.Turn, r.Reason)
+	}
+	fmt.Fprintf(w, "timings: load %.0fs, start %.0fs, post %.0fs, pipeline %.0fs, questions %.0fs, total %.0fs\n",
+		rep.Seconds["load"], rep.Seconds["start"], rep.Seconds["post"], rep.Seconds["settle"], rep.Seconds["questions"], rep.Seconds["total"])
+}
+
+// typesOf are the question types to print: LongMemEval's in their order,
+// then any other the data holds.
+func typesOf(rep *report) []questionType {
+	out := slices.Clone(questionTypes)
+	var extra []string
+	for name := range rep.ByType {
+		if !slices.ContainsFunc(questionTypes, func(t questionType) bool { return t.Name == name }) {
+			extra = append(extra, name)
+		}
+	}
+	slices.Sort(extra)
+	for _, name := range extra {
+		out = append(out, questionType{name, name})
+	}
+	return out
+}
