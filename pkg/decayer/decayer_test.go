@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recallhq/recall/pkg/attribute"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/record"
 
@@ -573,9 +574,30 @@ func TestRetention(t *testing.T) {
 			add("gamma", "s1", "user", 50*day)
 			_, err := b.db.Store.InsertTurns(context.Background(), turns)
 			require.NoError(t, err)
+			// What the user said of themselves in an old turn goes with it;
+			// a value set explicitly, and one from a turn kept, stay.
+			attr := func(event, key, value, source, session string, age time.Duration) store.AssertionRow {
+				a := attribute.Assertion{Key: key, Value: value, Op: attribute.Put, Source: source, EventID: event,
+					SessionID: session, Confidence: 1, At: t0.Add(-age)}
+				require.NoError(t, attribute.Normalize(attribute.Default(), &a))
+				return store.AssertionRow{TenantID: "acme", UserID: "u1", Assertion: a}
+			}
+			_, err = b.db.Store.RecordAssertions(context.Background(), []store.AssertionRow{
+				attr("s-old-0", "location", "Paris", attribute.Stated, "s-old", 40*day),
+				attr("s-mixed-6", "diet", "vegetarian", attribute.Stated, "s-mixed", 10*day),
+				attr("edit-1", "name", "Ann", attribute.Explicit, "", 50*day),
+			})
+			require.NoError(t, err)
 
 			rep := b.runAt(t, t0)
 			require.Equal(t, int64(6), rep.Count(decayer.StepRetention, decayer.OutcomeMessagesDeleted))
+			require.Equal(t, int64(1), rep.Count(decayer.StepRetention, decayer.OutcomeAttributesDeleted))
+			left, err := b.db.Store.Tenant("acme").Assertions(context.Background(), "u1")
+			require.NoError(t, err)
+			require.Len(t, left, 2)
+			for _, a := range left {
+				require.NotEqual(t, "Paris", a.Value)
+			}
 			require.Equal(t, int64(1), rep.Count(decayer.StepRetention, decayer.OutcomeSessionsDeleted))
 
 			ctx := context.Background()

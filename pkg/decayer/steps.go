@@ -38,6 +38,9 @@ const (
 	// Messages and sessions deleted by retention.
 	OutcomeMessagesDeleted = "messages_deleted"
 	OutcomeSessionsDeleted = "sessions_deleted"
+	// Learned attribute values that went with the turns they were read
+	// from.
+	OutcomeAttributesDeleted = "attributes_deleted"
 	// Users sent a profile refresh.
 	OutcomeUsersRefreshed = "users_refreshed"
 )
@@ -206,6 +209,7 @@ func (d *Decayer) retention(ctx context.Context, r *Run, s *StepRun) error {
 			sess += b.Sessions
 			s.Add(OutcomeMessagesDeleted, b.Messages)
 			s.Add(OutcomeSessionsDeleted, b.Sessions)
+			s.Add(OutcomeAttributesDeleted, b.Attributes)
 			after = b.Next
 			if err := s.Batch(ctx, "tenant_id", tenant); err != nil {
 				return err

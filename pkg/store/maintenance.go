@@ -174,6 +174,9 @@ type RetentionBatch struct {
 	// Messages and Sessions deleted.
 	Messages int64
 	Sessions int64
+	// Attributes are the learned attribute values read from the deleted
+	// turns that went with them.
+	Attributes int64
 	// Next is the cursor for the next call; Done when there is nothing after it.
 	Next string
 	Done bool
@@ -181,7 +184,8 @@ type RetentionBatch struct {
 
 // DeleteOldMessages deletes, in one transaction, at most maxMessages messages
 // older than cutoff (event time) from the tenant's next sessions after the
-// cursor (at most maxSessions of them) with their search entries, takes them
+// cursor (at most maxSessions of them) with their search entries and the
+// attribute values read from them, takes them
 // out of the sessions' aggregates, and deletes the sessions left without
 // messages (and their summaries' search entries). Call it again
 // with Next until Done. Sessions are locked first, in key order, as ingest
@@ -223,6 +227,11 @@ func (t *Tenant) DeleteOldMessages(ctx context.Context, after string, cutoff tim
 				return err
 			}
 		}
+		tag, err := tx.Exec(ctx, q(qAttributeDeleteOld), t.id, ids, cutoff)
+		if err != nil {
+			return err
+		}
+		b.Attributes = tag.RowsAffected()
 		if err := tx.QueryRow(ctx, q(qSessionDeleteEmpty), t.id, ids).Scan(&b.Sessions); err != nil {
 			return err
 		}

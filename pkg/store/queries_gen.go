@@ -10,6 +10,8 @@ var (
 	qAttributeAssertionListByUser = queryName{"AttributeAssertionListByUser"}
 	// qSessionAttributesForget is SessionAttributesForget of queries/attributes.sql.
 	qSessionAttributesForget = queryName{"SessionAttributesForget"}
+	// qAttributeDeleteOld is AttributeDeleteOld of queries/attributes.sql.
+	qAttributeDeleteOld = queryName{"AttributeDeleteOld"}
 	// qCatalogUpsertBatch is CatalogUpsertBatch of queries/catalog.sql.
 	qCatalogUpsertBatch = queryName{"CatalogUpsertBatch"}
 	// qShelfUpsertBatch is ShelfUpsertBatch of queries/catalog.sql.
@@ -182,6 +184,7 @@ var queryNameList = []queryName{
 	qAttributeAssertionInsertBatch,
 	qAttributeAssertionListByUser,
 	qSessionAttributesForget,
+	qAttributeDeleteOld,
 	qCatalogUpsertBatch,
 	qShelfUpsertBatch,
 	qShelfHoldersByRefs,

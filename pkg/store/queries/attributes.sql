@@ -23,3 +23,10 @@ ORDER BY occurred_at, event_id, key, item, op;
 -- session's.
 DELETE FROM attribute_assertions
 WHERE tenant_id = $1 AND session_id = $2 AND source IN ('stated', 'inferred');
+
+-- name: AttributeDeleteOld
+-- Retention: what was read from the given sessions' turns older than $3
+-- (stated and inferred values) goes with those turns; what was set
+-- explicitly or derived from usage is not theirs.
+DELETE FROM attribute_assertions
+WHERE tenant_id = $1 AND session_id = ANY ($2::text[]) AND occurred_at < $3 AND source IN ('stated', 'inferred');
