@@ -161,6 +161,16 @@ func TestInspectorInBrowser(t *testing.T) {
 		status, body := a.do(http.MethodPost, "/v1/sessions/"+s+"/summarize?wait=20s", nil)
 		require.Equal(t, http.StatusOK, status, string(body))
 	}
+	// Who the user is and what they asked for, set explicitly: the user page
+	// shows them, removes one and sets another.
+	status, body := a.do(http.MethodPatch, "/v1/users/"+url.PathEscape(userA)+"/attributes", map[string]any{"id": "seed-attrs",
+		"edits": []map[string]any{{"key": "allergies", "op": "put", "value": "花生"}, {"key": "location", "op": "put", "value": "杭州"},
+			{"key": "reply_language", "op": "put", "value": "中文"}}})
+	require.Equal(t, http.StatusAccepted, status, string(body))
+	require.Eventually(t, func() bool {
+		_, body := a.do(http.MethodGet, "/v1/users/"+url.PathEscape(userA)+"/attributes", nil)
+		return strings.Count(string(body), `"source":"explicit"`) == 3
+	}, 30*time.Second, 100*time.Millisecond, "the catalog worker stores the edits")
 
 	// A catalog and a shelf, published to JetStream as a catalog service
 	// would: the profiler ranks the catalog by the user's interests.
@@ -251,7 +261,7 @@ func TestInspectorInBrowser(t *testing.T) {
 
 	// What the pages did, seen from the API: the re-driven turn was stored,
 	// and the forgotten user is gone.
-	status, body := a.do(http.MethodGet, "/v1/users/"+url.PathEscape(userA), nil)
+	status, body = a.do(http.MethodGet, "/v1/users/"+url.PathEscape(userA), nil)
 	require.Equal(t, http.StatusNotFound, status, "forgotten through the page: %s", body)
 	_, body = a.do(http.MethodGet, "/v1/ops/dead-letters", nil)
 	require.JSONEq(t, `{"dead_letters":[]}`, string(body), "re-driven through the page")

@@ -1,6 +1,8 @@
 // The user page: what Recall holds about one user (counted as forgetting
-// would remove it), their interest facts with weight curves, shelf and
-// recommendations, and their sessions' summaries on a timeline.
+// would remove it), who they are and what they asked for (their attributes,
+// with source, evidence and history, editable), their interest facts with
+// weight curves, shelf and recommendations, and their sessions' summaries on
+// a timeline.
 import { h, api, q, enc, time, day, ago, num, count, plural, weight, chip, card, pager, errorBox, duration } from './core.js';
 import { weightChart, chartLegend } from './chart.js';
 
@@ -11,6 +13,7 @@ const labels = {
   user_profiles: ['interest vector', 'interest vectors'], profile_refresh_outbox: ['pending profile refresh', 'pending profile refreshes'],
   seen_items: ['item seen', 'items seen'], seen_lists: ['list shown', 'lists shown'],
   item_notifications: ['notification', 'notifications'], search_entries: ['search entry', 'search entries'],
+  attribute_assertions: ['profile value', 'profile values'],
 };
 
 /** removal lists what a forget report counts, non-zero rows and stream messages. */
@@ -111,6 +114,74 @@ function factsSection(userID) {
     }, ({ f, at, rule }) => factCard(f, at, rule), { more: 'More facts', empty: 'No interest facts.' }));
 }
 
+/** attributeRow is one current value: key, value, source, since when, its evidence, and a button that removes it. */
+function attributeRow(userID, v, reload) {
+  const remove = h('button', { type: 'button', class: 'small', title: 'Remove this value (an explicit edit)' }, 'Remove');
+  remove.addEventListener('click', async () => {
+    remove.disabled = true;
+    try {
+      await api(`/v1/users/${enc(userID)}/attributes/${enc(v.key)}${q({ value: v.item ? v.value : '' })}`, { method: 'DELETE' });
+      reload();
+    } catch (err) {
+      remove.replaceWith(errorBox(err));
+    }
+  });
+  const evidence = v.session_id ? [' · from ', h('a', { href: `#/session/${enc(v.session_id)}` }, v.session_id)] : null;
+  return h('li', { class: 'attribute' },
+    h('b', null, v.key), ' ', h('span', { class: 'value' }, v.value), ' ', chip(v.source),
+    h('span', { class: 'muted small' }, ` since ${day(v.valid_from)}`, evidence), ' ', remove);
+}
+
+/** attributesSection is who the user is and what they asked for: current values, an edit form, and the history. */
+function attributesSection(userID) {
+  const about = h('ul', { id: 'attributes-about' });
+  const asked = h('ul', { id: 'attributes-asked' });
+  const history = h('ol', { id: 'attributes-history', class: 'small' });
+  const status = h('div');
+  const key = h('input', { id: 'attribute-key', placeholder: 'key (reply_language, allergies…)', autocomplete: 'off' });
+  const value = h('input', { id: 'attribute-value', placeholder: 'value', autocomplete: 'off' });
+  const set = h('button', { type: 'submit', id: 'attribute-set' }, 'Set');
+  async function reload() {
+    try {
+      const r = await api(`/v1/users/${enc(userID)}/attributes${q({ history: true })}`);
+      const rows = (group) => r.current.filter((v) => v.group === group).map((v) => attributeRow(userID, v, later));
+      const a = rows('about');
+      const p = rows('preference');
+      about.replaceChildren(...(a.length ? a : [h('li', { class: 'empty' }, 'Nothing known.')]));
+      asked.replaceChildren(...(p.length ? p : [h('li', { class: 'empty' }, 'Nothing asked.')]));
+      history.replaceChildren(...(r.history || []).map((v) => h('li', null,
+        chip(v.status, v.status), ' ', h('b', null, v.key), ' ', v.op === 'remove' ? `removed ${v.value}` : v.value, ' ', chip(v.source),
+        h('span', { class: 'muted' }, ` ${time(v.valid_from)}`, v.valid_to ? ` – ${time(v.valid_to)}` : ''))));
+    } catch (err) {
+      status.replaceChildren(errorBox(err));
+    }
+  }
+  // An edit is stored by a worker after the API accepts it: read again once
+  // it has had the time to land.
+  function later() { setTimeout(reload, 500); }
+  const form = h('form', { class: 'row', id: 'attribute-form' }, key, value, set);
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    set.disabled = true;
+    status.replaceChildren();
+    try {
+      await api(`/v1/users/${enc(userID)}/attributes/${enc(key.value.trim())}`, { method: 'PUT', body: { value: value.value } });
+      value.value = '';
+      later();
+    } catch (err) {
+      status.replaceChildren(errorBox(err));
+    } finally {
+      set.disabled = false;
+    }
+  });
+  reload();
+  return h('section', { class: 'card', id: 'attributes' },
+    h('h2', null, 'Who the user is'),
+    h('p', { class: 'muted small' }, 'Current values only reach the context; set explicitly, stated by the user, inferred or derived. An edit here is an explicit value.'),
+    h('h3', null, 'About'), about, h('h3', null, 'Asked for'), asked, form, status,
+    h('details', null, h('summary', null, 'History'), history));
+}
+
 function shelfSection(userID) {
   const body = h('div', { id: 'shelf' }, h('p', { class: 'muted' }, 'Loading…'));
   const recs = h('div', { id: 'recommendations' }, h('p', { class: 'muted' }, 'Loading…'));
@@ -152,7 +223,7 @@ export function userPage(userID) {
     page.replaceChildren(
       overview(userID, rep, page),
       h('div', { class: 'grid two' },
-        factsSection(userID),
+        h('div', { class: 'grid' }, attributesSection(userID), factsSection(userID)),
         h('div', { class: 'grid' }, shelfSection(userID), sessionsSection(userID))));
   }).catch((err) => {
     page.replaceChildren(card(userID, err.status === 404 ? h('p', { class: 'empty', id: 'no-user' }, 'Nothing is stored about this user.') : errorBox(err)));
