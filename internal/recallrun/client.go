@@ -29,6 +29,8 @@ type Client struct {
 	getOnly atomic.Bool
 }
 
+// NewClient is a client of the Recall API at base, as tenant, with the
+// bearer key apiKey when the server has API_KEYS set.
 func NewClient(base, tenant, apiKey string) *Client {
 	return &Client{base: base, tenant: tenant, apiKey: apiKey, http: &http.Client{Timeout: 60 * time.Second}}
 }
