@@ -22,12 +22,10 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
 
+	"github.com/recallhq/recall/internal/contexteval"
 	"github.com/recallhq/recall/internal/datasets"
 	"github.com/recallhq/recall/internal/recallrun"
 )
@@ -53,34 +51,15 @@ func main() {
 	flag.Parse()
 
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	if err := realMain(o, *data, log); err != nil {
-		fmt.Fprintln(os.Stderr, "checkdata:", err)
-		os.Exit(2)
-	}
-}
-
-// realMain runs the check until it ends or a signal arrives; returning
-// (never exiting) is what lets the deferred clean-up stop the child and drop
-// the database on every path.
-func realMain(o options, data string, log *slog.Logger) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-
-	dir, err := datasets.Dir(data)
-	if err != nil {
-		return err
-	}
-	o.DataDir = dir
-	if o.System.Root, err = recallrun.RepoRoot(); err != nil {
-		return err
-	}
-	rep, err := checkData(ctx, o, log)
-	if err != nil {
-		return err
-	}
-	rep.print(os.Stdout)
-	if !rep.ok() {
-		return errors.New("data check failed")
-	}
-	return nil
+	contexteval.Main("checkdata", *data, &o.DataDir, &o.System, func(ctx context.Context) error {
+		rep, err := checkData(ctx, o, log)
+		if err != nil {
+			return err
+		}
+		rep.print(os.Stdout)
+		if !rep.ok() {
+			return errors.New("data check failed")
+		}
+		return nil
+	})
 }

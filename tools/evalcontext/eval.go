@@ -24,21 +24,9 @@ var categoryNames = map[int]string{1: "multi-hop", 2: "temporal", 3: "open-domai
 
 // options configure one evaluation run.
 type options struct {
-	DataDir            string
-	Budget             int
-	Tenant             string
+	contexteval.Options
 	LimitConversations int // 0: all
 	LimitQuestions     int // per conversation; 0: all
-	Concurrency        int
-
-	// QuestionsOut, when set, receives one JSON line per question: its
-	// answer, evidence and every row's scores, with Recall's prompt.
-	QuestionsOut io.Writer
-
-	// An already running Recall; empty starts one.
-	APIURL, NATSURL, APIKey string
-	System                  recallrun.Options
-	Settle                  recallrun.SettleOptions
 }
 
 // rowResult is one row of the table.

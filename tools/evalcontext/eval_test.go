@@ -33,9 +33,10 @@ func TestEndToEnd(t *testing.T) {
 	root, err := recallrun.RepoRoot()
 	require.NoError(t, err)
 	o := options{
-		DataDir: dir, Budget: 8000, Tenant: "eval", LimitConversations: 1, LimitQuestions: 6, Concurrency: 2,
-		System: recallrun.Options{AdminURL: testenv.AdminURL(), Root: root, StopTimeout: 30 * time.Second},
-		Settle: recallrun.SettleOptions{Quiet: 3 * time.Second, Timeout: 2 * time.Minute, Poll: 200 * time.Millisecond},
+		Options: contexteval.Options{DataDir: dir, Budget: 8000, Tenant: "eval", Concurrency: 2,
+			System: recallrun.Options{AdminURL: testenv.AdminURL(), Root: root, StopTimeout: 30 * time.Second},
+			Settle: recallrun.SettleOptions{Quiet: 3 * time.Second, Timeout: 2 * time.Minute, Poll: 200 * time.Millisecond}},
+		LimitConversations: 1, LimitQuestions: 6,
 	}
 	log := slog.New(slog.NewTextHandler(t.Output(), nil))
 	rep, err := run(ctx, o, log)

@@ -33,24 +33,12 @@ var questionTypes = []questionType{
 
 // options configure one evaluation run.
 type options struct {
-	DataDir         string
-	Budget          int
-	Tenant          string
+	contexteval.Options
 	Limit           int      // instances; 0: all
 	Only            []string // question ids to evaluate, in the data's order; empty: all
-	Concurrency     int      // context requests in flight
 	PostConcurrency int      // users posted at once
 	// At sends the question's date as the context's time.
 	At bool
-
-	// QuestionsOut, when set, receives one JSON line per question: its
-	// answer, evidence and every row's scores, with Recall's prompt.
-	QuestionsOut io.Writer
-
-	// An already running Recall; empty starts one.
-	APIURL, NATSURL, APIKey string
-	System                  recallrun.Options
-	Settle                  recallrun.SettleOptions
 }
 
 // rowResult is one row of the tables, over one set of questions (the

@@ -101,7 +101,7 @@ func TestTallyAbstentionApart(t *testing.T) {
 		"nothing remembered",
 	}
 	var lines bytes.Buffer
-	rows, abstention, err := tally(insts, recalled, options{Budget: 8000, QuestionsOut: &lines})
+	rows, abstention, err := tally(insts, recalled, options{Options: contexteval.Options{Budget: 8000, QuestionsOut: &lines}})
 	require.NoError(t, err)
 	require.Len(t, rows, 4)
 	require.Len(t, abstention, 4)
@@ -168,9 +168,10 @@ func TestEndToEnd(t *testing.T) {
 	root, err := recallrun.RepoRoot()
 	require.NoError(t, err)
 	o := options{
-		DataDir: dir, Budget: 8000, Tenant: "eval", Only: []string{"852ce960", "982b5123_abs"}, Concurrency: 2, PostConcurrency: 2,
-		System: recallrun.Options{AdminURL: testenv.AdminURL(), Root: root, StopTimeout: 30 * time.Second},
-		Settle: recallrun.SettleOptions{Quiet: 3 * time.Second, Timeout: 2 * time.Minute, Poll: 200 * time.Millisecond},
+		Options: contexteval.Options{DataDir: dir, Budget: 8000, Tenant: "eval", Concurrency: 2,
+			System: recallrun.Options{AdminURL: testenv.AdminURL(), Root: root, StopTimeout: 30 * time.Second},
+			Settle: recallrun.SettleOptions{Quiet: 3 * time.Second, Timeout: 2 * time.Minute, Poll: 200 * time.Millisecond}},
+		Only: []string{"852ce960", "982b5123_abs"}, PostConcurrency: 2,
 	}
 	log := slog.New(slog.NewTextHandler(t.Output(), nil))
 	rep, err := run(ctx, o, log)

@@ -38,24 +38,19 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/recallhq/recall/internal/contexteval"
 	"github.com/recallhq/recall/internal/datasets"
-	"github.com/recallhq/recall/internal/recallrun"
 )
 
 func main() {
 	o := options{}
 	data := flag.String("data", datasets.DefaultDir, "data directory holding longmemeval/; relative paths are taken from the repository root")
-	flag.IntVar(&o.Budget, "budget", 8000, "context budget in characters, for Recall and the budgeted baselines")
-	flag.StringVar(&o.Tenant, "tenant", "eval", "tenant the turns are posted under (X-Tenant-ID)")
+	o.Options.AddFlags(flag.CommandLine)
 	flag.IntVar(&o.Limit, "limit", 0, "evaluate only the first N instances (0: all)")
 	flag.Func("only", "evaluate only these instances: question ids, comma-separated", func(v string) error {
 		for id := range strings.SplitSeq(v, ",") {
@@ -65,53 +60,25 @@ func main() {
 		}
 		return nil
 	})
-	flag.IntVar(&o.Concurrency, "concurrency", 4, "context requests in flight")
 	flag.IntVar(&o.PostConcurrency, "post-concurrency", 4, "users whose turns are posted at once")
 	flag.BoolVar(&o.At, "at", false, "send the question's date as the context's time (`at`); the API refuses it until it takes that parameter")
-	flag.StringVar(&o.APIURL, "api", "", "use this running Recall (e.g. http://127.0.0.1:8080) instead of starting one")
-	flag.StringVar(&o.NATSURL, "nats", "", "with -api: its NATS server, to wait for every worker's consumer (without it only message counts are awaited)")
-	flag.StringVar(&o.APIKey, "api-key", os.Getenv("RECALL_API_KEY"), "with -api: bearer key of the tenant, when the server has API_KEYS")
-	o.System.AddFlags(flag.CommandLine)
-	o.Settle.AddFlags(flag.CommandLine)
 	asJSON := flag.Bool("json", false, "print the report as JSON instead of the tables")
 	questionsOut := flag.String("questions", "", "also write every question's scores, row by row, with Recall's prompt, to this file as JSON lines")
 	flag.Parse()
 
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	if err := contexteval.WithFile(*questionsOut, func(w io.Writer) error {
-		o.QuestionsOut = w
-		return realMain(o, *data, *asJSON, log)
-	}); err != nil {
-		fmt.Fprintln(os.Stderr, "evallongmem:", err)
-		os.Exit(2)
-	}
-}
-
-// realMain runs the evaluation until it ends or a signal arrives; returning
-// (never exiting) is what lets the deferred clean-up stop the child and drop
-// the database on every path.
-func realMain(o options, data string, asJSON bool, log *slog.Logger) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-
-	dir, err := datasets.Dir(data)
-	if err != nil {
-		return err
-	}
-	o.DataDir = dir
-	if o.System.Root, err = recallrun.RepoRoot(); err != nil {
-		return err
-	}
-	rep, err := run(ctx, o, log)
-	if err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("interrupted (%w)", err)
-		}
-		return err
-	}
-	if asJSON {
-		return contexteval.WriteJSON(os.Stdout, rep)
-	}
-	printTables(os.Stdout, rep)
-	return nil
+	contexteval.Main("evallongmem", *data, &o.DataDir, &o.System, func(ctx context.Context) error {
+		return contexteval.WithFile(*questionsOut, func(w io.Writer) error {
+			o.QuestionsOut = w
+			rep, err := run(ctx, o, log)
+			if err != nil {
+				return err
+			}
+			if *asJSON {
+				return contexteval.WriteJSON(os.Stdout, rep)
+			}
+			printTables(os.Stdout, rep)
+			return nil
+		})
+	})
 }
