@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/recallhq/recall/pkg/contract"
@@ -64,9 +63,7 @@ func (s *Server) deleteAttribute(w http.ResponseWriter, r *http.Request, tenant 
 func (s *Server) editAttributes(w http.ResponseWriter, r *http.Request, tenant string, req contract.AttributeEdits, single bool) {
 	out, err := s.mem.EditAttributes(r.Context(), tenant, r.PathValue("user_id"), req)
 	if e, ok := errors.AsType[*contract.Error](err); ok && single {
-		for i := range e.Fields {
-			e.Fields[i].Field = strings.TrimPrefix(e.Fields[i].Field, "edits[0].")
-		}
+		e.TrimFieldPrefix("edits[0].")
 	}
 	s.answer(w, r, http.StatusAccepted, out, err)
 }

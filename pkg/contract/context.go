@@ -33,14 +33,20 @@ type ContextParams struct {
 // text, GET's query): numbers stay whole (1000000, not 1e+06) and TTL is a
 // duration such as "24h".
 func (p ContextParams) Body() map[string]any {
-	b, _ := json.Marshal(p)
+	m := body(p)
+	if p.TTL > 0 {
+		m["ttl"] = p.TTL.String()
+	}
+	return m
+}
+
+// body is v's JSON object as a map, its numbers kept whole (json.Number).
+func body(v any) map[string]any {
+	b, _ := json.Marshal(v)
 	var m map[string]any
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	_ = dec.Decode(&m)
-	if p.TTL > 0 {
-		m["ttl"] = p.TTL.String()
-	}
 	return m
 }
 

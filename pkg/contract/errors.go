@@ -109,6 +109,15 @@ func (e *Error) Field(field string) (string, bool) {
 	return "", false
 }
 
+// TrimFieldPrefix names the fields without prefix: a front door that made a
+// one-edit request out of its own arguments answers in their names
+// ("value", not "edits[0].value").
+func (e *Error) TrimFieldPrefix(prefix string) {
+	for i := range e.Fields {
+		e.Fields[i].Field = strings.TrimPrefix(e.Fields[i].Field, prefix)
+	}
+}
+
 // Temporary reports whether the request may succeed if sent again as it
 // is: the API or a dependency of it was unavailable.
 func (e *Error) Temporary() bool { return e.Status == http.StatusServiceUnavailable }

@@ -40,6 +40,9 @@ func (p SearchParams) MarshalJSON() ([]byte, error) {
 	return json.Marshal(out)
 }
 
+// Body is the parameters as the search route's body reads them.
+func (p SearchParams) Body() map[string]any { return body(p) }
+
 // SearchResult is the raw hits of a search, most relevant first.
 type SearchResult struct {
 	UserID string `json:"user_id"`

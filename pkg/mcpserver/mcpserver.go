@@ -128,9 +128,7 @@ func New(c contract.Memory, b Binding) *mcp.Server {
 		// One edit: its fields are the tool's own arguments.
 		var e *contract.Error
 		if errors.As(err, &e) {
-			for i := range e.Fields {
-				e.Fields[i].Field = strings.TrimPrefix(e.Fields[i].Field, "edits[0].")
-			}
+			e.TrimFieldPrefix("edits[0].")
 		}
 		return out, err
 	}))

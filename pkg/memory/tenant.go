@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -58,17 +57,7 @@ func (m tenantMemory) Context(ctx context.Context, p contract.ContextParams) (*c
 }
 
 func (m tenantMemory) Search(ctx context.Context, userID string, p contract.SearchParams) (*contract.SearchResult, error) {
-	b, err := json.Marshal(p)
-	if err != nil {
-		return nil, err
-	}
-	var body map[string]any
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&body); err != nil {
-		return nil, err
-	}
-	return m.s.Search(ctx, m.tenant, userID, values(body))
+	return m.s.Search(ctx, m.tenant, userID, values(p.Body()))
 }
 
 func (m tenantMemory) Session(ctx context.Context, sessionID string, recent int) (*contract.Session, error) {
