@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	_ "time/tzdata" // zones validate the same with or without the system's database
 	"unicode"
 	"unicode/utf8"
 )
@@ -68,9 +69,9 @@ func ItemKey(v string) string {
 
 // Normalize fills Item for a set's assertion from its value, and checks an
 // assertion against the schema: a known key, a known op and source, a value
-// for a put (valid UTF-8, no control characters, within the key's limit); a
-// set's removal may name its item by value or, without one, clear the set.
-// The error names the field.
+// for a put (valid UTF-8, no control characters, within the key's limit,
+// of the key's format if it has one); a set's removal may name its item by
+// value or, without one, clear the set. The error names the field.
 func Normalize(s *Schema, a *Assertion) error {
 	k, ok := s.Key(a.Key)
 	if !ok {
@@ -118,7 +119,25 @@ func checkValue(k Key, v string) error {
 	case utf8.RuneCountInString(v) > k.Limit():
 		return &FieldError{Field: "value", Message: fmt.Sprintf("%d characters, limit is %d for %s", utf8.RuneCountInString(v), k.Limit(), k.Name)}
 	}
+	switch k.Format {
+	case FormatTimezone:
+		if _, err := Location(v); err != nil {
+			return &FieldError{Field: "value", Message: fmt.Sprintf("%q is not a time zone: want an IANA name such as Asia/Shanghai, Europe/Berlin or UTC", v)}
+		}
+	}
 	return nil
+}
+
+// Location is the time zone a value of a timezone key names. "Local" (the
+// machine's zone, different from one machine to the next) is no value.
+// The time zone database is embedded in the binary (time/tzdata) for
+// machines that have none, so a zone accepted by the API is known to every
+// worker that reckons in it.
+func Location(name string) (*time.Location, error) {
+	if name == "" || name == "Local" {
+		return nil, fmt.Errorf("time zone %q: want an IANA name", name)
+	}
+	return time.LoadLocation(name)
 }
 
 // FieldError names the field of an assertion that is wrong.

@@ -133,6 +133,9 @@ func TestNormalizeNamesTheField(t *testing.T) {
 		{attribute.Assertion{Key: "name", Value: "A\x00nn", Op: attribute.Put, Source: attribute.Explicit}, "value"},
 		{attribute.Assertion{Key: "name", Value: string(long), Op: attribute.Put, Source: attribute.Explicit}, "value"},
 		{attribute.Assertion{Key: "name", Value: "Ann", Op: attribute.Put, Source: attribute.Explicit, Confidence: 1.5}, "confidence"},
+		{attribute.Assertion{Key: "timezone", Value: "Mars/Olympus_Mons", Op: attribute.Put, Source: attribute.Explicit}, "value"},
+		{attribute.Assertion{Key: "timezone", Value: "Local", Op: attribute.Put, Source: attribute.Stated}, "value"},
+		{attribute.Assertion{Key: "timezone", Value: "+08:00", Op: attribute.Put, Source: attribute.Explicit}, "value"},
 	}
 	for _, tc := range cases {
 		err := attribute.Normalize(s, &tc.a)
@@ -144,6 +147,34 @@ func TestNormalizeNamesTheField(t *testing.T) {
 	require.NoError(t, attribute.Normalize(s, &a))
 	require.Equal(t, "tree nuts", a.Item)
 	require.Equal(t, "Tree  Nuts", a.Value)
+}
+
+// A key of format timezone takes IANA zone names, and only them: the
+// zone a user's habits are reckoned in.
+func TestTimezoneFormat(t *testing.T) {
+	t.Parallel()
+	s := attribute.Default()
+	k, ok := s.Key("timezone")
+	require.True(t, ok)
+	require.Equal(t, attribute.FormatTimezone, k.Format)
+	for _, zone := range []string{"Asia/Shanghai", "Europe/Berlin", "America/Argentina/Buenos_Aires", "UTC", " Asia/Tokyo "} {
+		a := attribute.Assertion{Key: "timezone", Value: zone, Op: attribute.Put, Source: attribute.Explicit, Confidence: 1}
+		require.NoError(t, attribute.Normalize(s, &a), zone)
+		loc, err := attribute.Location(a.Value)
+		require.NoError(t, err)
+		require.Equal(t, a.Value, loc.String())
+	}
+	for _, bad := range []string{"Asia/Atlantis", "Local", "GMT+8 Beijing", "../etc/passwd"} {
+		a := attribute.Assertion{Key: "timezone", Value: bad, Op: attribute.Put, Source: attribute.Explicit, Confidence: 1}
+		err := attribute.Normalize(s, &a)
+		var fe *attribute.FieldError
+		require.ErrorAs(t, err, &fe, bad)
+		require.Equal(t, "value", fe.Field)
+		require.Contains(t, fe.Message, "time zone", bad)
+	}
+	// Any other key takes the same text as free text.
+	a := attribute.Assertion{Key: "location", Value: "Asia/Atlantis", Op: attribute.Put, Source: attribute.Explicit, Confidence: 1}
+	require.NoError(t, attribute.Normalize(s, &a))
 }
 
 func TestLoadSchemas(t *testing.T) {
@@ -174,10 +205,11 @@ func TestLoadSchemas(t *testing.T) {
 	require.True(t, ok, "other tenants keep the default")
 
 	for body, want := range map[string]string{
-		`{"tenants": {"t": {"drop": ["nope"]}}}`:                                                     `no key "nope"`,
-		`{"tenants": {"t": {"keys": [{"key": "Bad Key", "kind": "single", "group": "about"}]}}}`:     "keys[",
-		`{"keys": [{"key": "a", "kind": "list", "group": "about", "label": {"en": "a"}}]}`:           `kind "list"`,
-		`{"keys": [{"key": "a", "kind": "single", "group": "about", "label": {"en": "a"}, "x": 1}]}`: "unknown field",
+		`{"tenants": {"t": {"drop": ["nope"]}}}`:                                                               `no key "nope"`,
+		`{"tenants": {"t": {"keys": [{"key": "Bad Key", "kind": "single", "group": "about"}]}}}`:               "keys[",
+		`{"keys": [{"key": "a", "kind": "list", "group": "about", "label": {"en": "a"}}]}`:                     `kind "list"`,
+		`{"keys": [{"key": "a", "kind": "single", "group": "about", "label": {"en": "a"}, "x": 1}]}`:           "unknown field",
+		`{"keys": [{"key": "a", "kind": "single", "group": "about", "label": {"en": "a"}, "format": "date"}]}`: `keys[0].format "date"`,
 	} {
 		_, err := attribute.LoadSchemas(write(body))
 		require.ErrorContains(t, err, want, body)

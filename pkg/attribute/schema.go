@@ -19,6 +19,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strings"
 )
 
 // Kinds of key.
@@ -47,7 +48,20 @@ type Key struct {
 	Doc string `json:"doc"`
 	// MaxChars bounds a value (0: DefaultMaxChars).
 	MaxChars int `json:"max_chars,omitempty"`
+	// Format is a rule every value of the key follows (Formats), checked
+	// with the rest of an assertion (Normalize); empty: free text.
+	Format string `json:"format,omitempty"`
 }
+
+// Formats a key's values may be held to.
+const (
+	// FormatTimezone: an IANA time zone name ("Asia/Shanghai", "UTC"), as
+	// the time zone database names it; what usage habits are reckoned in.
+	FormatTimezone = "timezone"
+)
+
+// Formats are the formats a schema may give a key.
+var Formats = []string{FormatTimezone}
 
 // DefaultMaxChars bounds a value of a key that sets no bound: a phrase, not
 // a document.
@@ -118,6 +132,8 @@ func (s *Schema) check() error {
 			return fmt.Errorf("%s.label.en: required, how the context names the key", where)
 		case k.MaxChars < 0:
 			return fmt.Errorf("%s.max_chars: want 0 (the default, %d) or more", where, DefaultMaxChars)
+		case k.Format != "" && !slices.Contains(Formats, k.Format):
+			return fmt.Errorf("%s.format %q: want one of %s, or none", where, k.Format, strings.Join(Formats, ", "))
 		}
 		seen[k.Name] = true
 	}
