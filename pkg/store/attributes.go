@@ -23,6 +23,10 @@ type AssertionRow struct {
 // one already stored (the same event, key, item and op) is left as it is,
 // so a redelivery or a replay changes nothing. It returns how many were new.
 func (s *Store) RecordAssertions(ctx context.Context, rows []AssertionRow) (int64, error) {
+	return recordAssertions(ctx, s.pool, rows)
+}
+
+func recordAssertions(ctx context.Context, db execer, rows []AssertionRow) (int64, error) {
 	if len(rows) == 0 {
 		return 0, nil
 	}
@@ -45,7 +49,7 @@ func (s *Store) RecordAssertions(ctx context.Context, rows []AssertionRow) (int6
 		}
 		evidence[i] = b
 	}
-	tag, err := s.pool.Exec(ctx, q(qAttributeAssertionInsertBatch), tenant, user, event, key, item, op, value, source,
+	tag, err := db.Exec(ctx, q(qAttributeAssertionInsertBatch), tenant, user, event, key, item, op, value, source,
 		evidence, session, confidence, at)
 	if err != nil {
 		return 0, fmt.Errorf("record assertions: %w", err)

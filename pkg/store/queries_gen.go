@@ -64,6 +64,18 @@ var (
 	qFactListByUser = queryName{"FactListByUser"}
 	// qFactPageByUser is FactPageByUser of queries/facts.sql.
 	qFactPageByUser = queryName{"FactPageByUser"}
+	// qHabitUserPage is HabitUserPage of queries/habits.sql.
+	qHabitUserPage = queryName{"HabitUserPage"}
+	// qHabitMessagesByUsers is HabitMessagesByUsers of queries/habits.sql.
+	qHabitMessagesByUsers = queryName{"HabitMessagesByUsers"}
+	// qHabitMarkSaveBatch is HabitMarkSaveBatch of queries/habits.sql.
+	qHabitMarkSaveBatch = queryName{"HabitMarkSaveBatch"}
+	// qHabitMarkReset is HabitMarkReset of queries/habits.sql.
+	qHabitMarkReset = queryName{"HabitMarkReset"}
+	// qSessionHabitsForget is SessionHabitsForget of queries/habits.sql.
+	qSessionHabitsForget = queryName{"SessionHabitsForget"}
+	// qAttributeAssertionListByUsers is AttributeAssertionListByUsers of queries/habits.sql.
+	qAttributeAssertionListByUsers = queryName{"AttributeAssertionListByUsers"}
 	// qListItemAt is ListItemAt of queries/items.sql.
 	qListItemAt = queryName{"ListItemAt"}
 	// qSeenLockUsers is SeenLockUsers of queries/items.sql.
@@ -176,6 +188,8 @@ var (
 	qUserSessionList = queryName{"UserSessionList"}
 	// qUserDeleteAttributes is UserDeleteAttributes of queries/users.sql.
 	qUserDeleteAttributes = queryName{"UserDeleteAttributes"}
+	// qUserDeleteHabitMarks is UserDeleteHabitMarks of queries/users.sql.
+	qUserDeleteHabitMarks = queryName{"UserDeleteHabitMarks"}
 )
 
 // queryNameList is every name above, in the order of the files, for the test
@@ -211,6 +225,12 @@ var queryNameList = []queryName{
 	qFactMentionBatch,
 	qFactListByUser,
 	qFactPageByUser,
+	qHabitUserPage,
+	qHabitMessagesByUsers,
+	qHabitMarkSaveBatch,
+	qHabitMarkReset,
+	qSessionHabitsForget,
+	qAttributeAssertionListByUsers,
 	qListItemAt,
 	qSeenLockUsers,
 	qSeenRecordBatch,
@@ -267,4 +287,5 @@ var queryNameList = []queryName{
 	qUserListActive,
 	qUserSessionList,
 	qUserDeleteAttributes,
+	qUserDeleteHabitMarks,
 }

@@ -201,7 +201,9 @@ type SessionDeleted struct {
 // derived from it alone: its messages, summaries and search entries; its
 // fact mentions, and the facts left with no mention (with their search
 // entries); what was read about the user from its turns (stated and
-// inferred attributes: what they set explicitly or usage showed stays); its
+// inferred attributes: what they set explicitly stays); what was derived
+// from the user's usage (derived attributes, which counted its messages:
+// the decayer's habits step derives them again from what is left); its
 // presented lists' records in the seen registry, and the seen items no other
 // showing is left for. What other sessions share is kept and
 // counted again without this one: a fact mentioned elsewhere too (its
@@ -244,6 +246,15 @@ func (t *Tenant) DeleteSession(ctx context.Context, sessionID string) (SessionDe
 			return err
 		}
 		d.Rows["sessions"] = 1
+		// The user's habits counted the session's messages: the mark first
+		// (a derivation storing now finishes first, one that read before
+		// stores nothing), then what was derived.
+		if _, err := tx.Exec(ctx, q(qHabitMarkReset), t.id, d.UserID); err != nil {
+			return err
+		}
+		if err := exec(tx, "attribute_assertions", qSessionHabitsForget, t.id, d.UserID); err != nil {
+			return err
+		}
 		return exec(tx, "seen_items", qSessionSeenDropUnshown, t.id, d.UserID)
 	})
 	if errors.Is(err, pgx.ErrNoRows) {

@@ -31,6 +31,7 @@ var userTables = []struct {
 	{"item_notifications", qUserDeleteNotifications},
 	{"search_entries", qUserDeleteSearchEntries},
 	{"attribute_assertions", qUserDeleteAttributes},
+	{"habit_marks", qUserDeleteHabitMarks},
 }
 
 // ForgetUser deletes everything stored about a user in one transaction and

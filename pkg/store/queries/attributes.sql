@@ -19,8 +19,8 @@ ORDER BY occurred_at, event_id, key, item, op;
 
 -- name: SessionAttributesForget
 -- What was read from the session's turns (stated and inferred values) goes
--- with it; what was set explicitly or derived from usage is not the
--- session's.
+-- with it; what was set explicitly is not the session's, and what was
+-- derived from usage goes by SessionHabitsForget (it counted every session).
 DELETE FROM attribute_assertions
 WHERE tenant_id = $1 AND session_id = $2 AND source IN ('stated', 'inferred');
 

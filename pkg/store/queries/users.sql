@@ -60,7 +60,8 @@ UNION ALL SELECT 'seen_items', count(*) FROM seen_items WHERE tenant_id = $1 AND
 UNION ALL SELECT 'seen_lists', count(*) FROM seen_lists WHERE tenant_id = $1 AND user_id = $2
 UNION ALL SELECT 'item_notifications', count(*) FROM item_notifications WHERE tenant_id = $1 AND user_id = $2
 UNION ALL SELECT 'search_entries', count(*) FROM search_entries WHERE tenant_id = $1 AND user_id = $2
-UNION ALL SELECT 'attribute_assertions', count(*) FROM attribute_assertions WHERE tenant_id = $1 AND user_id = $2;
+UNION ALL SELECT 'attribute_assertions', count(*) FROM attribute_assertions WHERE tenant_id = $1 AND user_id = $2
+UNION ALL SELECT 'habit_marks', count(*) FROM habit_marks WHERE tenant_id = $1 AND user_id = $2;
 
 -- name: UserListActive
 -- A tenant's users by their latest activity (their sessions' newest message,
@@ -89,3 +90,7 @@ LIMIT $5;
 -- name: UserDeleteAttributes
 -- Every assertion about who the user is and what they asked for.
 DELETE FROM attribute_assertions WHERE tenant_id = $1 AND user_id = $2;
+
+-- name: UserDeleteHabitMarks
+-- Where the user's habits were last derived.
+DELETE FROM habit_marks WHERE tenant_id = $1 AND user_id = $2;
