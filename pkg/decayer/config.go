@@ -7,7 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recallhq/recall/pkg/attribute"
 	"github.com/recallhq/recall/pkg/decay"
+	"github.com/recallhq/recall/pkg/habits"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/seen/retention"
 	"github.com/recallhq/recall/pkg/service"
@@ -39,6 +41,11 @@ type Config struct {
 	// Seen is the age of the seen-item registry (ITEMS_SEEN_MAX_AGE).
 	Seen    retention.Policy
 	Refresh queue.RefreshConfig
+	// Habits is how users' usage habits are derived from their messages
+	// (HABITS_*), into the keys their tenant's schema has (Attributes,
+	// PROFILE_SCHEMA_FILE).
+	Habits     habits.Config
+	Attributes attribute.Config
 }
 
 // withDefaults fills the fields where zero cannot work with the env tags'
@@ -56,6 +63,7 @@ func (c Config) withDefaults() Config {
 		c.BatchSize = d.BatchSize
 	}
 	c.Decay = c.Decay.WithDefaults()
+	c.Habits = c.Habits.WithDefaults()
 	return c
 }
 

@@ -1,7 +1,8 @@
 // Package decayer is the scheduled job that keeps memory in shape: it brings
 // interest facts up to date with the decay policy (weight now, archived below
 // the floor, expired past their expiry), deletes messages and sessions beyond
-// a tenant's retention, and asks for the profiles of the users whose facts
+// a tenant's retention, derives the usage habits of the users with new
+// messages (pkg/habits), and asks for the profiles of the users whose facts
 // changed to be recomputed. Facts expired for longer than FACT_PURGE_AFTER are
 // deleted with their mentions, so neither table grows without bound.
 //
@@ -26,6 +27,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/recallhq/recall/pkg/attribute"
 	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
@@ -35,7 +37,7 @@ import (
 // stream; `decayer -once` runs one pass for a CronJob.
 var Def = worker.Def[Config, *Decayer]{
 	Name: "decayer",
-	Doc:  "decays, archives, expires and purges facts, applies retention and prunes seen items, on a schedule",
+	Doc:  "decays, archives, expires and purges facts, applies retention, derives usage habits and prunes seen items, on a schedule",
 	New: func(_ context.Context, cfg Config, d *worker.Deps) (*Decayer, error) {
 		return New(Options{Config: cfg, Store: d.Store, Publisher: queue.NewRefresher(d.JS, cfg.Refresh.Bucket), Log: d.Log, Registry: d.Registry})
 	},
@@ -91,9 +93,11 @@ type Decayer struct {
 	log     *slog.Logger
 	now     func() time.Time
 	metrics *metrics
-	// Steps are run in order. New sets facts, purge, retention, seen and
-	// refresh; a new kind of clean-up is one more Step (before refresh if it
-	// changes facts).
+	// schemas are the profiles' keys, per tenant, habits are derived into.
+	schemas *attribute.Schemas
+	// Steps are run in order. New sets facts, purge, retention, habits,
+	// seen and refresh; a new kind of clean-up is one more Step (before
+	// refresh if it changes facts).
 	Steps []Step
 }
 
@@ -107,7 +111,17 @@ func New(o Options) (*Decayer, error) {
 	if cfg.PurgeAfter < 0 {
 		return nil, fmt.Errorf("FACT_PURGE_AFTER: %s is negative; 0 keeps expired facts", cfg.PurgeAfter)
 	}
-	d := &Decayer{cfg: cfg, store: o.Store, policy: policy, rules: factDecayRules(policy), pub: o.Publisher, log: o.Log, now: o.Now, metrics: newMetrics(o.Registry)}
+	if cfg.Habits.Derive {
+		if err := cfg.Habits.Check(); err != nil {
+			return nil, err
+		}
+	}
+	schemas, err := cfg.Attributes.Schemas()
+	if err != nil {
+		return nil, err
+	}
+	d := &Decayer{cfg: cfg, store: o.Store, policy: policy, rules: factDecayRules(policy), pub: o.Publisher, log: o.Log, now: o.Now,
+		metrics: newMetrics(o.Registry), schemas: schemas}
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
 	}
@@ -118,6 +132,7 @@ func New(o Options) (*Decayer, error) {
 		{Name: StepFacts, Run: d.decayFacts},
 		{Name: StepPurge, Run: d.purgeFacts},
 		{Name: StepRetention, Run: d.retention},
+		{Name: StepHabits, Run: d.deriveHabits},
 		{Name: StepSeen, Run: d.pruneSeen},
 		{Name: StepRefresh, Run: d.refresh},
 	}

@@ -18,7 +18,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}, []string{"result"}),
 		rows: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "recall", Subsystem: "decayer", Name: "rows_total",
-			Help: "Rows changed by the decayer, by step and outcome: facts decayed, archived, expired, reactivated, scanned; retention messages_deleted, sessions_deleted; refresh users_refreshed.",
+			Help: "Rows changed by the decayer, by step and outcome: facts decayed, archived, expired, reactivated, scanned; retention messages_deleted, sessions_deleted, attributes_deleted; habits users_derived, attributes_derived; refresh users_refreshed.",
 		}, []string{"step", "outcome"}),
 		batches: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "recall", Subsystem: "decayer", Name: "batches_total",

@@ -20,6 +20,7 @@ const (
 	StepFacts     = "facts"
 	StepPurge     = "purge"
 	StepRetention = "retention"
+	StepHabits    = "habits"
 	StepSeen      = "seen"
 	StepRefresh   = "refresh"
 
@@ -41,6 +42,10 @@ const (
 	// Learned attribute values that went with the turns they were read
 	// from.
 	OutcomeAttributesDeleted = "attributes_deleted"
+	// Users whose usage habits were derived, and the derived values that
+	// changed (put or taken back).
+	OutcomeUsersDerived      = "users_derived"
+	OutcomeAttributesDerived = "attributes_derived"
 	// Users sent a profile refresh.
 	OutcomeUsersRefreshed = "users_refreshed"
 )

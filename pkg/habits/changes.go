@@ -120,7 +120,9 @@ func Changes(s *attribute.Schema, as []attribute.Assertion, h Habits, z Zone) []
 	}
 	single(KeyActiveHours, h.ActiveHours)
 	single(KeyMessageLength, h.Length)
-	set(KeyLanguages, h.Languages)
+	if h.LanguagesKnown {
+		set(KeyLanguages, h.Languages)
+	}
 	set(KeyChannels, h.Channels)
 	// Normalize fills a set's item; a value the tenant's schema refuses (a
 	// max_chars below it) is left out.

@@ -195,9 +195,12 @@ type Habits struct {
 	// Length is "short (median 25 characters)".
 	Length Item
 	// Languages and Channels are the ones with a fair share, most used
-	// first.
-	Languages []Item
-	Channels  []Item
+	// first. Languages are only known when the language of at least
+	// ItemMinMessages messages could be told; otherwise those derived
+	// before stay as they are.
+	Languages      []Item
+	LanguagesKnown bool
+	Channels       []Item
 }
 
 // Item is a derived value and the share of the messages behind it (its
@@ -232,6 +235,7 @@ func (t *Tally) Habits() Habits {
 		in = count(t.chars, func(c int) bool { return c > t.cfg.ShortChars && c < t.cfg.LongChars })
 	}
 	h.Length = Item{Value: fmt.Sprintf("%s (median %d characters)", class, RoundLength(median)), Share: share(in, t.n)}
+	h.LanguagesKnown = t.detected >= t.cfg.ItemMinMessages
 	for lang, n := range t.languages {
 		if n >= t.cfg.ItemMinMessages && float64(n) >= t.cfg.ItemShare*float64(t.detected) {
 			h.Languages = append(h.Languages, Item{Value: lang, Share: share(n, t.detected)})

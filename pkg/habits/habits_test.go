@@ -160,6 +160,8 @@ func TestTally(t *testing.T) {
 	require.Equal(t, 1.0, short.Length.Share)
 	require.Empty(t, short.Channels)
 	require.Empty(t, short.Languages, "no message long enough to tell")
+	require.False(t, short.LanguagesKnown)
+	require.True(t, h.LanguagesKnown)
 
 	long := tally(habits.Config{}, nil, msgs(11, evening, habits.Message{Text: strings.Repeat("word ", 100)}))
 	require.Equal(t, "long (median 500 characters)", long.Length.Value)
@@ -205,7 +207,7 @@ func TestChanges(t *testing.T) {
 	t.Parallel()
 	s := attribute.Default()
 	newest := habits.Message{EventID: "m9", OccurredAt: t0}
-	h := habits.Habits{Enough: true, Messages: 20, Newest: newest,
+	h := habits.Habits{Enough: true, Messages: 20, Newest: newest, LanguagesKnown: true,
 		ActiveHours: habits.Item{Value: "20:00–23:00 (UTC)", Share: 0.9},
 		Length:      habits.Item{Value: "short (median 25 characters)", Share: 0.8},
 		Languages:   []habits.Item{{Value: "English", Share: 0.7}, {Value: "Chinese", Share: 0.3}},
@@ -237,6 +239,12 @@ func TestChanges(t *testing.T) {
 		"put message_length=medium (median 90 characters) @derived:message_length:m20",
 		"remove languages=Chinese @derived:languages:m20",
 	}, ops(habits.Changes(s, first, later, utc)))
+
+	// No message whose language could be told: the languages stay.
+	unknown := later
+	unknown.Languages, unknown.LanguagesKnown = nil, false
+	require.Equal(t, []string{"put message_length=medium (median 90 characters) @derived:message_length:m20"},
+		ops(habits.Changes(s, first, unknown, utc)))
 
 	// No pattern any more: the derived active hours are taken back.
 	spread := h
