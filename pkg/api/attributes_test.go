@@ -129,6 +129,9 @@ func TestAttributesRefuseBadEdits(t *testing.T) {
 		{http.MethodPut, path + "/name", `{"value": "A\u0001"}`, "value"},
 		{http.MethodPut, path + "/shoe_size", `{"value": "42"}`, "key"},
 		{http.MethodDelete, path + "/name?id=%00", ``, "id"},
+		{http.MethodPatch, path, `{"edits": [{"key": "name", "op": "put", "value": "Ann"}, {"key": "timezone", "op": "put", "value": "Asia/Atlantis"}]}`, "edits[1].value"},
+		{http.MethodPut, path + "/timezone", `{"value": "UTC+8"}`, "value"},
+		{http.MethodPut, path + "/timezone", `{"value": "Local"}`, "value"},
 	} {
 		var body []byte
 		if tc.body != "" {
