@@ -39,7 +39,7 @@ func (d *Decayer) deriveHabits(ctx context.Context, r *Run, s *StepRun) error {
 		schema := d.schemas.For(tenant)
 		after := ""
 		for {
-			page, err := t.HabitUsers(ctx, after, r.Config.BatchSize)
+			page, err := t.HabitUsers(ctx, after, r.Config.BatchSize, habits.KeyTimezone)
 			if err != nil {
 				return err
 			}
@@ -94,8 +94,8 @@ func deriveUsers(ctx context.Context, cfg habits.Config, t *store.Tenant, schema
 		// stored since the page was read makes no difference to it.
 		marks[i].TimezoneAssertions = int64(countKey(as[u.UserID], habits.KeyTimezone))
 	}
-	err = t.HabitMessages(ctx, ids, since, cfg.MaxMessages, func(user string, m habits.Message) error {
-		tallies[user].Add(m)
+	err = t.HabitMessages(ctx, ids, since, cfg.MaxMessages, habits.TextChars, func(user string, m store.HabitMessage) error {
+		tallies[user].Add(habits.Message(m))
 		return nil
 	})
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/recallhq/recall/pkg/attribute"
-	"github.com/recallhq/recall/pkg/habits"
 )
 
 // HabitUser is a user as the habits step pages through a tenant's users.
@@ -29,9 +28,10 @@ type HabitUser struct {
 
 // HabitUsers returns the next page of the tenant's users with sessions, by
 // user id after after, at most limit: whether each is due for their habits
-// to be derived, and what their mark will say once they are.
-func (t *Tenant) HabitUsers(ctx context.Context, after string, limit int) ([]HabitUser, error) {
-	rows, err := t.s.pool.Query(ctx, q(qHabitUserPage), t.id, after, limit, habits.KeyTimezone)
+// to be derived, and what their mark will say once they are. timezoneKey is
+// the profile key of the time zone the habits are reckoned in.
+func (t *Tenant) HabitUsers(ctx context.Context, after string, limit int, timezoneKey string) ([]HabitUser, error) {
+	rows, err := t.s.pool.Query(ctx, q(qHabitUserPage), t.id, after, limit, timezoneKey)
 	if err != nil {
 		return nil, fmt.Errorf("habit users: %w", err)
 	}
@@ -73,18 +73,31 @@ func (t *Tenant) AssertionsByUsers(ctx context.Context, userIDs []string) (map[s
 	return out, nil
 }
 
+// HabitMessage is one of a user's own messages as habits are derived from
+// it: where and when it was written, its length and its beginning.
+type HabitMessage struct {
+	EventID    string
+	OccurredAt time.Time
+	SiteID     string
+	AgentID    string
+	// Chars is the length of the whole content, in characters.
+	Chars int
+	// Text is the content's first characters (HabitMessages' textChars).
+	Text string
+}
+
 // HabitMessages streams the users' own messages (role user) that occurred
 // at or after each one's since, newest first, at most limit per user, to
-// fn: the length of each in characters and its first habits.TextChars
-// characters. Nothing is collected, so a batch of users holds no more than
-// one row at a time.
-func (t *Tenant) HabitMessages(ctx context.Context, userIDs []string, since []time.Time, limit int, fn func(userID string, m habits.Message) error) error {
-	rows, err := t.s.pool.Query(ctx, q(qHabitMessagesByUsers), t.id, userIDs, since, limit, habits.TextChars)
+// fn: the length of each in characters and its first textChars characters.
+// Nothing is collected, so a batch of users holds no more than one row at a
+// time.
+func (t *Tenant) HabitMessages(ctx context.Context, userIDs []string, since []time.Time, limit, textChars int, fn func(userID string, m HabitMessage) error) error {
+	rows, err := t.s.pool.Query(ctx, q(qHabitMessagesByUsers), t.id, userIDs, since, limit, textChars)
 	if err != nil {
 		return fmt.Errorf("habit messages: %w", err)
 	}
 	var user string
-	var m habits.Message
+	var m HabitMessage
 	_, err = pgx.ForEachRow(rows, []any{&user, &m.EventID, &m.OccurredAt, &m.SiteID, &m.AgentID, &m.Chars, &m.Text}, func() error {
 		m.OccurredAt = m.OccurredAt.UTC()
 		return fn(user, m)

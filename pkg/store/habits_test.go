@@ -11,7 +11,6 @@ import (
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/attribute"
 	"github.com/recallhq/recall/pkg/events"
-	"github.com/recallhq/recall/pkg/habits"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -45,13 +44,13 @@ func TestHabitStorage(t *testing.T) {
 		SessionID: "s1", OccurredAt: t0.Add(20 * time.Hour), Role: events.RoleUser, Content: "another tenant"}}})
 	require.NoError(t, err)
 
-	users, err := acme.HabitUsers(ctx, "", 10)
+	users, err := acme.HabitUsers(ctx, "", 10, "timezone")
 	require.NoError(t, err)
 	require.Equal(t, []store.HabitUser{
 		{UserID: "u1", Through: t0.Add(10 * time.Hour), Due: true},
 		{UserID: "u2", Through: t0, Due: true},
 	}, users)
-	page, err := acme.HabitUsers(ctx, "u1", 10)
+	page, err := acme.HabitUsers(ctx, "u1", 10, "timezone")
 	require.NoError(t, err)
 	require.Len(t, page, 1, "after a user id")
 
@@ -60,9 +59,9 @@ func TestHabitStorage(t *testing.T) {
 		chars    int
 		text     string
 	}
-	read := func(users []string, since []time.Time, limit int) []got {
+	read := func(users []string, since []time.Time, limit, textChars int) []got {
 		var out []got
-		require.NoError(t, acme.HabitMessages(ctx, users, since, limit, func(u string, m habits.Message) error {
+		require.NoError(t, acme.HabitMessages(ctx, users, since, limit, textChars, func(u string, m store.HabitMessage) error {
 			require.Equal(t, "shop", m.SiteID)
 			require.Equal(t, "librarian", m.AgentID)
 			out = append(out, got{u, m.EventID, m.Chars, m.Text})
@@ -73,7 +72,8 @@ func TestHabitStorage(t *testing.T) {
 	require.Equal(t, []got{
 		{"u1", "b0", 8, "推荐几本科幻小说"}, {"u1", "a3", 10, "question 3"}, {"u1", "a2", 10, "question 2"},
 		{"u2", "c0", 5, "hello"},
-	}, read([]string{"u1", "u2"}, []time.Time{t0.Add(2 * time.Hour), t0}, 3), "own messages, newest first, since, at most the limit")
+	}, read([]string{"u1", "u2"}, []time.Time{t0.Add(2 * time.Hour), t0}, 3, 400), "own messages, newest first, since, at most the limit")
+	require.Equal(t, []got{{"u2", "c0", 5, "hel"}}, read([]string{"u2"}, []time.Time{t0}, 3, 3), "the whole length, the text's beginning")
 
 	// Saved: marks and assertions together; then not due.
 	derived := func(user, event, key, value string) store.AssertionRow {
@@ -88,7 +88,7 @@ func TestHabitStorage(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"u1", "u2"}, marked)
 	require.EqualValues(t, 2, n)
-	users, err = acme.HabitUsers(ctx, "", 10)
+	users, err = acme.HabitUsers(ctx, "", 10, "timezone")
 	require.NoError(t, err)
 	require.False(t, users[0].Due || users[1].Due, "%+v", users)
 
@@ -98,7 +98,7 @@ func TestHabitStorage(t *testing.T) {
 	tz := attribute.Assertion{Key: "timezone", Value: "Asia/Shanghai", Op: attribute.Put, Source: attribute.Explicit, EventID: "edit-1", Confidence: 1, At: t0}
 	_, err = db.Store.RecordAssertions(ctx, []store.AssertionRow{{TenantID: "acme", UserID: "u1", Assertion: tz}})
 	require.NoError(t, err)
-	users, err = acme.HabitUsers(ctx, "", 10)
+	users, err = acme.HabitUsers(ctx, "", 10, "timezone")
 	require.NoError(t, err)
 	require.Equal(t, []store.HabitUser{
 		{UserID: "u1", Through: t0.Add(10 * time.Hour), TimezoneAssertions: 1, Due: true},
@@ -123,7 +123,7 @@ func TestHabitStorage(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, marked)
 	require.Zero(t, n)
-	users, err = acme.HabitUsers(ctx, "", 1)
+	users, err = acme.HabitUsers(ctx, "", 1, "timezone")
 	require.NoError(t, err)
 	require.Equal(t, []store.HabitUser{{UserID: "u1", Through: t0.Add(3*time.Hour + time.Minute), TimezoneAssertions: 1, Generation: 1, Due: true}}, users)
 	marked, _, err = acme.SaveHabits(ctx, users, nil)
