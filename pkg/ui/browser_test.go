@@ -20,7 +20,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/decayer"
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/habits"
 	"github.com/recallhq/recall/pkg/queue"
 )
 
@@ -245,6 +247,13 @@ func TestInspectorInBrowser(t *testing.T) {
 		_, body := a.do(http.MethodGet, "/v1/ops/decayer", nil)
 		return strings.Contains(string(body), `"last_run":{`)
 	}, 20*time.Second, 100*time.Millisecond)
+	// A run now, as the next scheduled one would, derives the users' habits
+	// from the turns above (the seeded user has written five).
+	dc, err := decayer.New(decayer.Options{Config: decayer.Config{Habits: habits.Config{Derive: true, MinMessages: 3}}, Store: l.DB.Store})
+	require.NoError(t, err)
+	rep, err := dc.RunOnce(t.Context())
+	require.NoError(t, err)
+	require.Positive(t, rep.Count(decayer.StepHabits, decayer.OutcomeAttributesDerived))
 
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()

@@ -284,6 +284,8 @@ try {
     'the user page shows who the user is, with each value\'s source');
   check(await page.locator('#attributes-asked').innerText().then((t) => t.includes('reply_language') && t.includes('中文')),
     'and what they asked for');
+  check(await page.locator('#attributes-about li', { hasText: 'active_hours' }).innerText().then((t) => t.includes('derived') && t.includes('UTC')),
+    'and the habits derived from their messages, with their source');
   await page.locator('#attributes-about li', { hasText: '杭州' }).getByRole('button', { name: 'Remove' }).click();
   await page.locator('#attributes-about li', { hasText: '杭州' }).waitFor({ state: 'detached', timeout });
   check(true, 'removing a value takes it off the page once stored');
