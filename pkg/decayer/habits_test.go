@@ -282,3 +282,23 @@ func TestHabitsConfig(t *testing.T) {
 	require.Zero(t, rep.Count(decayer.StepHabits, decayer.OutcomeUsersDerived))
 	require.Empty(t, b.resolved(t, "u1").Current)
 }
+
+// Retention deletes old turns, not what was derived from them: the derived
+// values quote no turn and were true as of their event time.
+func TestHabitsKeptByRetention(t *testing.T) {
+	t.Parallel()
+	b := setup(t, habitsConfig())
+	start := t0.AddDate(0, 0, -20).Truncate(24 * time.Hour)
+	b.insert(t, habitTurns("u1", "s1", start, 6, []int{12, 13}, func(int, int) string { return enEvening }))
+	b.runAt(t, t0)
+	before := b.resolved(t, "u1").Current
+	require.Len(t, before, 4, "hours, length, English, channel")
+
+	b.cfg.RetentionDefault = decayer.Retention(7 * day)
+	b.d = b.newDecayer(t, nil)
+	rep := b.runAt(t, t0.Add(time.Hour))
+	require.EqualValues(t, 24, rep.Count(decayer.StepRetention, decayer.OutcomeMessagesDeleted))
+	require.Zero(t, rep.Count(decayer.StepRetention, decayer.OutcomeAttributesDeleted))
+	require.Zero(t, rep.Count(decayer.StepHabits, decayer.OutcomeAttributesDerived))
+	require.Equal(t, before, b.resolved(t, "u1").Current)
+}
