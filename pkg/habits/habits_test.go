@@ -166,6 +166,10 @@ func TestTally(t *testing.T) {
 	long := tally(habits.Config{}, nil, msgs(11, evening, habits.Message{Text: strings.Repeat("word ", 100)}))
 	require.Equal(t, "long (median 500 characters)", long.Length.Value)
 
+	// Languages are told from the newest messages only.
+	h = tally(habits.Config{LanguageMessages: 4}, nil, msgs(8, evening, habits.Message{Text: zh}), msgs(20, evening.Add(-time.Hour), habits.Message{Text: en}))
+	require.Equal(t, []habits.Item{{Value: "Chinese", Share: 1}}, h.Languages)
+
 	// A language needs its share and a few messages.
 	mixed := append(msgs(10, evening, habits.Message{Text: en}), msgs(2, evening.Add(-time.Hour), habits.Message{Text: zh})...)
 	h = tally(habits.Config{}, nil, mixed)
@@ -183,6 +187,7 @@ func TestConfigCheck(t *testing.T) {
 		"HABITS_ACTIVE_MAX_HOURS":  func(c *habits.Config) { c.ActiveMaxHours = 25 },
 		"HABITS_ITEM_SHARE":        func(c *habits.Config) { c.ItemShare = -0.1 },
 		"HABITS_ITEM_MIN_MESSAGES": func(c *habits.Config) { c.ItemMinMessages = -2 },
+		"HABITS_LANGUAGE_MESSAGES": func(c *habits.Config) { c.LanguageMessages = -1 },
 		"HABITS_LONG_CHARS":        func(c *habits.Config) { c.LongChars = 10 },
 	} {
 		c := habits.Config{}.WithDefaults()
