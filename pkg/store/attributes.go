@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/recallhq/recall/pkg/attribute"
 )
@@ -23,6 +24,14 @@ type AssertionRow struct {
 // one already stored (the same event, key, item and op) is left as it is,
 // so a redelivery or a replay changes nothing. It returns how many were new.
 func (s *Store) RecordAssertions(ctx context.Context, rows []AssertionRow) (int64, error) {
+	return recordAssertions(ctx, s.pool, rows)
+}
+
+// recordAssertions is RecordAssertions on db: the pool, or a transaction
+// that stores them with what they were read beside (a summary's version).
+func recordAssertions(ctx context.Context, db interface {
+	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
+}, rows []AssertionRow) (int64, error) {
 	if len(rows) == 0 {
 		return 0, nil
 	}
@@ -45,7 +54,7 @@ func (s *Store) RecordAssertions(ctx context.Context, rows []AssertionRow) (int6
 		}
 		evidence[i] = b
 	}
-	tag, err := s.pool.Exec(ctx, q(qAttributeAssertionInsertBatch), tenant, user, event, key, item, op, value, source,
+	tag, err := db.Exec(ctx, q(qAttributeAssertionInsertBatch), tenant, user, event, key, item, op, value, source,
 		evidence, session, confidence, at)
 	if err != nil {
 		return 0, fmt.Errorf("record assertions: %w", err)
