@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -107,16 +108,43 @@ func (f feed) roll(ctx context.Context, w writer, turns []datasets.Turn) (summar
 // "painted" meets "painting".
 type scorer struct {
 	names map[string]bool // the speakers' names, lower-cased tokens
+	// first are the first tokens of the speakers' names, the user's first.
+	first []string
 }
 
 func newScorer(speakers []string) scorer {
 	s := scorer{names: map[string]bool{}}
 	for _, sp := range speakers {
-		for _, t := range contexteval.Tokens(sp) {
+		toks := contexteval.Tokens(sp)
+		for _, t := range toks {
 			s.names[t] = true
+		}
+		if len(toks) > 0 {
+			s.first = append(s.first, toks[0])
 		}
 	}
 	return s
+}
+
+// about splits a reference summary by whom its sentences are about: the
+// sentences that open with the user's name, those that open with the
+// other speaker's ("Melanie praised Caroline's empathy"), each joined; a
+// sentence about both ("Caroline and Melanie talked ...") or opening
+// otherwise is in neither.
+func (s scorer) about(reference string) (user, other string) {
+	var parts [2][]string
+	for _, sent := range sentenceEnd.Split(reference, -1) {
+		toks := contexteval.Tokens(sent)
+		if len(toks) == 0 || len(toks) > 2 && toks[1] == "and" && slices.Contains(s.first, toks[2]) {
+			continue
+		}
+		for i, name := range s.first {
+			if i < 2 && toks[0] == name {
+				parts[i] = append(parts[i], sent)
+			}
+		}
+	}
+	return strings.Join(parts[0], " "), strings.Join(parts[1], " ")
 }
 
 // content is the set of distinct content words of tokens.
@@ -241,8 +269,11 @@ type sessionResult struct {
 	Words     int    `json:"words"`
 	Summary   string `json:"summary"`
 	Reference string `json:"reference"`
-	// Recall is each row's recall of the reference.
+	// Recall is each row's recall of the reference; User and Other of its
+	// sentences about the user and about the other speaker (scorer.about).
 	Recall    map[string]float64 `json:"recall"`
+	User      map[string]float64 `json:"user_recall"`
+	Other     map[string]float64 `json:"other_recall"`
 	UserShare float64            `json:"user_sentence_share"`
 	userOK    bool
 }
@@ -253,6 +284,8 @@ func scoreSession(sc scorer, turns []datasets.Turn, sum summarize.Summary, refer
 	toks := contexteval.Tokens(unlabelled(sum.Text))
 	n := len(toks)
 	ref := sc.content(contexteval.Tokens(reference))
+	userText, otherText := sc.about(reference)
+	userRef, otherRef := sc.content(contexteval.Tokens(userText)), sc.content(contexteval.Tokens(otherText))
 	rows := map[string][]string{
 		RowExtractive:    toks,
 		RowLead:          leadTokens(turns, n, func(datasets.Turn) bool { return true }),
@@ -260,10 +293,18 @@ func scoreSession(sc scorer, turns []datasets.Turn, sum summarize.Summary, refer
 		RowAssistantLead: leadTokens(turns, n, func(t datasets.Turn) bool { return t.Role == "assistant" }),
 		RowOracle:        oracleTokens(sc, turns, n, ref),
 	}
-	res := sessionResult{Words: n, Summary: sum.Text, Reference: reference, Recall: map[string]float64{}}
+	res := sessionResult{Words: n, Summary: sum.Text, Reference: reference, Recall: map[string]float64{},
+		User: map[string]float64{}, Other: map[string]float64{}}
 	for name, toks := range rows {
-		if r, ok := recall(sc.content(toks), ref); ok {
+		got := sc.content(toks)
+		if r, ok := recall(got, ref); ok {
 			res.Recall[name] = r
+		}
+		if r, ok := recall(got, userRef); ok {
+			res.User[name] = r
+		}
+		if r, ok := recall(got, otherRef); ok {
+			res.Other[name] = r
 		}
 	}
 	if u, all := userSentences(sum.Text); all > 0 {
@@ -277,8 +318,11 @@ func scoreSession(sc scorer, turns []datasets.Turn, sum summarize.Summary, refer
 type rowResult struct {
 	Name           string             `json:"name"`
 	Recall         float64            `json:"recall"`
+	User           float64            `json:"user_recall"`
+	Other          float64            `json:"other_recall"`
 	ByConversation map[string]float64 `json:"recall_by_conversation"`
 	all            contexteval.Mean
+	user, other    contexteval.Mean
 	byConv         contexteval.Groups
 }
 
@@ -357,11 +401,15 @@ func run(ctx context.Context, dataDir string, limit int) (*report, error) {
 				v, ok := res.Recall[row.Name]
 				row.all.Add(v, ok)
 				row.byConv.Add(c.SampleID, v, ok)
+				v, ok = res.User[row.Name]
+				row.user.Add(v, ok)
+				v, ok = res.Other[row.Name]
+				row.other.Add(v, ok)
 			}
 		}
 	}
 	for _, row := range rep.Rows {
-		row.Recall, row.ByConversation = row.all.Value(), row.byConv.Values()
+		row.Recall, row.User, row.Other, row.ByConversation = row.all.Value(), row.user.Value(), row.other.Value(), row.byConv.Values()
 	}
 	rep.Words, rep.UserShare = words.Value(), share.Value()
 	rep.Seconds = time.Since(began).Seconds()
@@ -386,13 +434,13 @@ func checkTargets(rep *report) error {
 func printTable(w io.Writer, rep *report) {
 	fmt.Fprintf(w, "summary eval: %d conversations, %d sessions, %d turns; %d extractive versions (SUMMARY_MAX_CHARS %d); %.1f words a summary, %.0f%% of its sentences the user's\n",
 		len(rep.Conversations), rep.Sessions, rep.Turns, rep.Versions, rep.MaxRunes, rep.Words, 100*rep.UserShare)
-	cols := []contexteval.Column{{Head: "row", Width: 15}, {Head: "recall", Width: 7}}
+	cols := []contexteval.Column{{Head: "row", Width: 15}, {Head: "recall", Width: 7}, {Head: "user", Width: 6}, {Head: "other", Width: 6}}
 	for _, c := range rep.Conversations {
 		cols = append(cols, contexteval.Column{Head: fmt.Sprintf("%s (%d)", c, rep.SessionsByConv[c]), Width: 13})
 	}
 	var cells [][]string
 	for _, r := range rep.Rows {
-		line := []string{r.Name, contexteval.Cell(r.Recall, r.all.N > 0, 3)}
+		line := []string{r.Name, contexteval.Cell(r.Recall, r.all.N > 0, 3), contexteval.Cell(r.User, r.user.N > 0, 3), contexteval.Cell(r.Other, r.other.N > 0, 3)}
 		for _, c := range rep.Conversations {
 			v, ok := r.ByConversation[c]
 			line = append(line, contexteval.Cell(v, ok, 3))
@@ -400,7 +448,7 @@ func printTable(w io.Writer, rep *report) {
 		cells = append(cells, line)
 	}
 	contexteval.WriteTable(w, cols, cells)
-	fmt.Fprintf(w, "recall: share of the reference session summary's content words (stemmed; no stopwords, no speaker names) in the row, every row cut to the summary's words; %.1fs\n", rep.Seconds)
+	fmt.Fprintf(w, "recall: share of the reference session summary's content words (stemmed; no stopwords, no speaker names) in the row, every row cut to the summary's words (per conversation too); user, other: of the reference's sentences about the user, about the other speaker; %.1fs\n", rep.Seconds)
 }
 
 // printSessions writes every session's summary and scores, for -v.

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/recallhq/recall/internal/contexteval"
 	"github.com/recallhq/recall/internal/datasets"
 	"github.com/recallhq/recall/pkg/summarize"
 )
@@ -150,8 +152,23 @@ func TestScoreSession(t *testing.T) {
 	// hiking with my kids: 3), then the next (I painted a lake at sunrise:
 	// 2), cut to 9 tokens: i went hiking with my kids i painted a.
 	require.InDelta(t, 4.0/5, res.Recall[RowOracle], 1e-9)
+	// About Ann (the user): paint, lake; about Bob: kid, went, hike.
+	require.InDelta(t, 2.0/2, res.User[RowExtractive], 1e-9)
+	require.InDelta(t, 2.0/3, res.Other[RowExtractive], 1e-9)
+	require.InDelta(t, 0.0, res.User[RowAssistantLead], 1e-9)
+	require.InDelta(t, 3.0/3, res.Other[RowAssistantLead], 1e-9)
 	require.InDelta(t, 0.5, res.UserShare, 1e-9)
 	require.True(t, res.userOK)
+}
+
+func TestAbout(t *testing.T) {
+	t.Parallel()
+	sc := newScorer([]string{"Caroline", "Melanie"})
+	user, other := sc.about("Caroline and Melanie talked on 8 May. Caroline's necklace is from Sweden! Melanie and her kids went camping. " +
+		"They both agreed. Melanie praised Caroline.")
+	require.Equal(t, "caroline s necklace is from sweden", strings.Join(contexteval.Tokens(user), " "))
+	require.Equal(t, "melanie and her kids went camping melanie praised caroline", strings.Join(contexteval.Tokens(other), " "),
+		"a sentence opening with both names is about neither")
 }
 
 func TestContentWords(t *testing.T) {

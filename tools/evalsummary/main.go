@@ -17,8 +17,10 @@
 // and a ceiling (oracle): the session's sentences that share most words with
 // the reference. Every row is cut to the same number of words and the
 // reference is whole, so a longer text cannot score higher and the rows
-// read against each other. It prints the recall over all sessions and per
-// conversation.
+// read against each other. It prints the recall over all sessions, the
+// same recall of the reference's sentences about the user and of those
+// about the other speaker (the sentences that open with their names), and
+// the recall per conversation.
 //
 // Usage, from the repository root:
 //
