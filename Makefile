@@ -5,7 +5,7 @@ GO ?= go
 DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/recall?sslmode=disable
 export DATABASE_URL
 
-.PHONY: all build run migrate test test-deps fuzz-short check-data bench deps docs generate eval-extract eval-context eval-longmem chaos chaos-short clean
+.PHONY: all build run migrate test test-deps fuzz-short check-data bench deps docs generate eval-extract eval-summary eval-context eval-longmem chaos chaos-short clean
 
 all: build
 
@@ -79,6 +79,12 @@ generate:
 ## eval-extract: recall and precision of the rules extractor on ../shared/data/kdconv
 eval-extract:
 	$(GO) run ./tools/evalextract -data ../shared/data
+
+## eval-summary: how much of each LoCoMo session the offline (extractive) summary
+## keeps: content-word recall of the session's reference summary, fed as the worker
+## feeds it, next to lead, user-lead, assistant-lead and oracle rows of the same length
+eval-summary:
+	$(GO) run ./tools/evalsummary -data ../shared/data
 
 ## eval-context: how much of each LoCoMo question's evidence the context holds, through
 ## the whole pipeline (its own database and `recall run`), next to BM25, recency and

@@ -95,9 +95,10 @@ func sessionShown(p string, turns []string) bool {
 	return false
 }
 
-// tokens splits s into lowercased runs of letters and digits; everything
-// else (punctuation, apostrophes, white space) separates tokens.
-func tokens(s string) []string {
+// Tokens splits s into lowercased runs of letters and digits; everything
+// else (punctuation, apostrophes, white space) separates tokens. The summary
+// evaluation (tools/evalsummary) counts words by it too.
+func Tokens(s string) []string {
 	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	})
@@ -106,8 +107,8 @@ func tokens(s string) []string {
 // contentWords are the tokens of s that are not stopwords, in order, repeats kept.
 func contentWords(s string) []string {
 	var out []string
-	for _, t := range tokens(s) {
-		if !stopwords[t] {
+	for _, t := range Tokens(s) {
+		if !Stopword(t) {
 			out = append(out, t)
 		}
 	}
@@ -125,7 +126,7 @@ func AnswerTokenRecall(prompt, answer string) (share float64, ok bool) {
 		return 0, false
 	}
 	have := map[string]bool{}
-	for _, t := range tokens(prompt) {
+	for _, t := range Tokens(prompt) {
 		have[t] = true
 	}
 	found := 0
@@ -136,6 +137,10 @@ func AnswerTokenRecall(prompt, answer string) (share float64, ok bool) {
 	}
 	return float64(found) / float64(len(want)), true
 }
+
+// Stopword reports whether a token (lower-cased, as Tokens gives it) is on
+// the stopword list below.
+func Stopword(t string) bool { return stopwords[t] }
 
 // stopwords is a general English stopword list (the common NLTK list):
 // function words that say nothing about what a question or answer is about.

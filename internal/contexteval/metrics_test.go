@@ -58,7 +58,7 @@ func TestEvidenceRecall(t *testing.T) {
 func TestTokens(t *testing.T) {
 	t.Parallel()
 	require.Equal(t, []string{"caroline", "s", "7", "may", "2023", "lgbtq", "don", "t", "café"},
-		tokens("Caroline's 7 May, 2023 — LGBTQ! don't café"))
+		Tokens("Caroline's 7 May, 2023 — LGBTQ! don't café"))
 	require.Equal(t, []string{"caroline", "7", "may", "2023", "lgbtq", "café"},
 		contentWords("Caroline's 7 May, 2023 — LGBTQ! don't café"))
 }

@@ -1,8 +1,9 @@
 // Package datasets reads the conversations of ../shared/data (LoCoMo, KdConv,
 // LongMemEval) as turns to post to Recall, for the context evaluations
-// (tools/evalcontext on LoCoMo, tools/evallongmem on LongMemEval) and the
-// data check (tools/checkdata): they post the same turns, so they read them
-// the same way, here.
+// (tools/evalcontext on LoCoMo, tools/evallongmem on LongMemEval), the
+// summary evaluation (tools/evalsummary, LoCoMo's sessions with their
+// reference summaries) and the data check (tools/checkdata): they use the
+// same turns, so they read them the same way, here.
 package datasets
 
 import (
@@ -31,6 +32,12 @@ type Turn struct {
 	Role       string // speaker_a is the user, speaker_b the assistant
 	Content    string // "<speaker>: <text>" plus the photo caption, as posted
 	OccurredAt time.Time
+
+	// Text is what the speaker wrote, alone, as a chat backend would post
+	// it: Content without the speaker's name and a photo's caption on
+	// LoCoMo, the same as Content where the data set adds neither. The
+	// summary evaluation (tools/evalsummary) summarizes it.
+	Text string
 }
 
 // Question is one LoCoMo QA item of categories 1–4, with the evidence the
@@ -49,7 +56,10 @@ type Question struct {
 // dialogue, a LongMemEval history) and, for LoCoMo, its questions: one user
 // per conversation, so that users never see each other's turns.
 type Conversation struct {
-	SampleID  string
+	SampleID string
+	// Speakers are the names of LoCoMo's two speakers, the user's
+	// (speaker_a) first; the other data sets name none.
+	Speakers  []string
 	Turns     []Turn // in event-time order
 	Sessions  []Session
 	Questions []Question
@@ -69,6 +79,11 @@ func (c Conversation) Postable() []recallrun.Turn {
 type Session struct {
 	ID    string
 	Turns int
+	// Summary is the data set's own summary of the session, written by its
+	// authors (LoCoMo's session_summary), the reference the summary
+	// evaluation (tools/evalsummary) scores against; "" where the data set
+	// has none.
+	Summary string
 }
 
 // EvidenceStats counts what parseEvidence made of the evidence lists, so that

@@ -39,7 +39,7 @@ func LoadKdConv(dataDir string) ([]Conversation, error) {
 			cv := Conversation{SampleID: id, Sessions: []Session{{ID: id, Turns: len(c.Messages)}}}
 			for j, m := range c.Messages {
 				cv.Turns = append(cv.Turns, Turn{
-					ID: fmt.Sprintf("%s-%d", id, j), SessionID: id, Role: alternateRole(j), Content: m.Message,
+					ID: fmt.Sprintf("%s-%d", id, j), SessionID: id, Role: alternateRole(j), Content: m.Message, Text: m.Message,
 					OccurredAt: start.Add(time.Duration(j) * turnSpacing),
 				})
 			}

@@ -18,6 +18,9 @@ type rawSample struct {
 	SampleID     string                     `json:"sample_id"`
 	Conversation map[string]json.RawMessage `json:"conversation"`
 	QA           []rawQA                    `json:"qa"`
+	// SessionSummary holds the dataset's own summary of each session, by
+	// "session_<N>_summary".
+	SessionSummary map[string]string `json:"session_summary"`
 }
 
 type rawQA struct {
@@ -64,8 +67,9 @@ func LoadLoCoMo(dataDir string) ([]Conversation, error) {
 var sessionKey = regexp.MustCompile(`^session_(\d+)$`)
 
 // buildConversation turns a sample into the turns to post and the questions
-// to ask. Sessions are taken in numeric order; a session date without turns
-// (LoCoMo has some) is skipped.
+// to ask, each session with the dataset's summary of it. Sessions are taken
+// in numeric order; a session date without turns (LoCoMo has some) is
+// skipped.
 func buildConversation(s rawSample) (Conversation, error) {
 	c := Conversation{SampleID: s.SampleID}
 	var speakerA, speakerB string
@@ -75,6 +79,7 @@ func buildConversation(s rawSample) (Conversation, error) {
 	if err := json.Unmarshal(s.Conversation["speaker_b"], &speakerB); err != nil {
 		return c, fmt.Errorf("speaker_b: %w", err)
 	}
+	c.Speakers = []string{speakerA, speakerB}
 	var nums []int
 	for k := range s.Conversation {
 		if m := sessionKey.FindStringSubmatch(k); m != nil {
@@ -101,7 +106,7 @@ func buildConversation(s rawSample) (Conversation, error) {
 			return c, fmt.Errorf("session_%d_date_time: %w", n, err)
 		}
 		sid := fmt.Sprintf("%s-s%d", s.SampleID, n)
-		c.Sessions = append(c.Sessions, Session{ID: sid, Turns: len(turns)})
+		c.Sessions = append(c.Sessions, Session{ID: sid, Turns: len(turns), Summary: strings.TrimSpace(s.SessionSummary[fmt.Sprintf("session_%d_summary", n)])})
 		for i, t := range turns {
 			role := "assistant"
 			switch t.Speaker {
@@ -117,6 +122,7 @@ func buildConversation(s rawSample) (Conversation, error) {
 				SessionID:  sid,
 				Role:       role,
 				Content:    turnContent(t),
+				Text:       t.Text,
 				OccurredAt: start.Add(time.Duration(i) * turnSpacing),
 			})
 			known[t.DiaID] = true

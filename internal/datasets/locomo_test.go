@@ -78,6 +78,11 @@ func TestBuildConversation(t *testing.T) {
 	    ],
 	    "session_3_date_time": "9:00 am on 3 June, 2023"
 	  },
+	  "session_summary": {
+	    "session_1_summary": " Ann showed Bob a photo of her dog. ",
+	    "session_2_summary": "Bob said later.",
+	    "session_3_summary": "A session without turns."
+	  },
 	  "qa": [
 	    {"question": "What did Ann show?", "answer": "a dog", "evidence": ["D1:1"], "category": 4},
 	    {"question": "Is there a cat?", "adversarial_answer": "yes", "evidence": ["D1:1"], "category": 5},
@@ -89,16 +94,23 @@ func TestBuildConversation(t *testing.T) {
 	c, err := buildConversation(s)
 	require.NoError(t, err)
 
-	require.Equal(t, []Session{{"conv-x-s1", 2}, {"conv-x-s2", 1}, {"conv-x-s10", 1}}, c.Sessions, "numeric order; a date without turns is no session")
+	require.Equal(t, []string{"Ann", "Bob"}, c.Speakers, "the user first")
+	require.Equal(t, []Session{
+		{ID: "conv-x-s1", Turns: 2, Summary: "Ann showed Bob a photo of her dog."},
+		{ID: "conv-x-s2", Turns: 1, Summary: "Bob said later."},
+		{ID: "conv-x-s10", Turns: 1},
+	}, c.Sessions, "numeric order; a date without turns is no session; each session's own summary, trimmed, or none")
 	require.Len(t, c.Turns, 4)
 	first, second := c.Turns[0], c.Turns[1]
 	require.Equal(t, Turn{
 		ID: "conv-x-D1:1", DiaID: "D1:1", SessionID: "conv-x-s1", Role: "user",
 		Content:    "Ann: Look at this! [shares a photo: a photo of a dog]",
 		OccurredAt: time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC),
+		Text:       "Look at this!",
 	}, first)
 	require.Equal(t, "assistant", second.Role)
 	require.Equal(t, "Bob: Cute.", second.Content)
+	require.Equal(t, "Cute.", second.Text, "what the speaker wrote, without the name")
 	require.Equal(t, 30*time.Second, second.OccurredAt.Sub(first.OccurredAt))
 	require.Equal(t, "conv-x-s10", c.Turns[3].SessionID)
 
@@ -124,10 +136,14 @@ func TestLoadLoCoMo(t *testing.T) {
 	convs, err := LoadLoCoMo(dir)
 	require.NoError(t, err)
 	require.Len(t, convs, 5)
-	turns, questions := 0, 0
+	turns, questions, sessions := 0, 0, 0
 	var ev EvidenceStats
 	for _, c := range convs {
 		turns += len(c.Turns)
+		sessions += len(c.Sessions)
+		for _, s := range c.Sessions {
+			require.NotEmpty(t, s.Summary, "every LoCoMo session has its reference summary: %s", s.ID)
+		}
 		questions += len(c.Questions)
 		for _, q := range c.Questions {
 			ev.Add(q.EvidenceStats)
@@ -137,6 +153,7 @@ func TestLoadLoCoMo(t *testing.T) {
 		}
 	}
 	require.Equal(t, 2760, turns)
+	require.Equal(t, 128, sessions)
 	require.Equal(t, 762, questions)
 	require.Equal(t, 2, ev.Repaired, "D8:6; D9:17 and D:11:26")
 	require.Equal(t, 1, ev.Malformed, "a bare D")

@@ -145,7 +145,7 @@ func buildLongMemEval(r rawLongMemEval) (LongMemEvalInstance, error) {
 		for j, t := range sess {
 			id := fmt.Sprintf("%s-%d", sid, j)
 			cv.Turns = append(cv.Turns, Turn{
-				ID: id, SessionID: sid, Role: t.Role, Content: t.Content,
+				ID: id, SessionID: sid, Role: t.Role, Content: t.Content, Text: t.Content,
 				OccurredAt: start.Add(time.Duration(j) * turnSpacing),
 			})
 			if t.HasAnswer {

@@ -32,14 +32,14 @@ func TestBuildLongMemEval(t *testing.T) {
 	require.NoError(t, err)
 
 	require.Equal(t, "lme-q7_abs", in.SampleID)
-	require.Equal(t, []Session{{"lme-q7_abs-0-s1", 2}, {"lme-q7_abs-1-s2", 2}, {"lme-q7_abs-2-s1", 1}}, in.Sessions, "the history's order")
+	require.Equal(t, []Session{{ID: "lme-q7_abs-0-s1", Turns: 2}, {ID: "lme-q7_abs-1-s2", Turns: 2}, {ID: "lme-q7_abs-2-s1", Turns: 1}}, in.Sessions, "the history's order")
 	ids := make([]string, len(in.Turns))
 	for i, tr := range in.Turns {
 		ids[i] = tr.ID
 	}
 	require.Equal(t, []string{"lme-q7_abs-1-s2-0", "lme-q7_abs-1-s2-1", "lme-q7_abs-0-s1-0", "lme-q7_abs-0-s1-1", "lme-q7_abs-2-s1-0"}, ids, "turns in event-time order")
 	require.Equal(t, Turn{
-		ID: "lme-q7_abs-1-s2-1", SessionID: "lme-q7_abs-1-s2", Role: "assistant", Content: "You said you have a cactus.",
+		ID: "lme-q7_abs-1-s2-1", SessionID: "lme-q7_abs-1-s2", Role: "assistant", Content: "You said you have a cactus.", Text: "You said you have a cactus.",
 		OccurredAt: time.Date(2023, 5, 10, 12, 0, 30, 0, time.UTC),
 	}, in.Turns[1])
 

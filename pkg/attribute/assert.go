@@ -150,6 +150,17 @@ func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
 // strength ranks a source: 0 is the strongest.
 func strength(source string) int { return slices.Index(Sources, source) }
 
-// weak sources are the ones that never supersede what was set explicitly
-// or stated by the user.
-func weak(source string) bool { return source == Inferred || source == Derived }
+// mayEnd reports whether an assertion of source by may end a value of
+// source of: the user's and the app's words end anything; a model's
+// reading of the user's words ends what the user said or a model read,
+// never what was set explicitly; usage statistics end only their own kind.
+func mayEnd(by, of string) bool {
+	switch by {
+	case Explicit, Stated:
+		return true
+	case Inferred:
+		return of != Explicit
+	default:
+		return of == Derived
+	}
+}

@@ -44,7 +44,7 @@ type Resolved struct {
 
 // Resolve decides, from all of a user's assertions in any order, which
 // values are current and when each earlier one ended. The rule (the
-// precedence between sources), documented in docs/profiles.md:
+// precedence between sources), documented in docs/attributes.md:
 //
 //  1. Assertions take effect in event-time order; at the same time the
 //     stronger source goes last, so it wins (explicit, stated, inferred,
@@ -56,8 +56,10 @@ type Resolved struct {
 //  3. The newest word of the user (stated) or of the app (explicit) wins
 //     over an older one of either: "I moved to Berlin" in chat supersedes
 //     a location set in the app's settings, and a later setting supersedes
-//     a statement. An inferred or derived assertion never ends a value that
-//     was set explicitly or stated: it is kept in the history as ignored.
+//     a statement. A model reads the user's words too: a later inferred
+//     assertion may end a stated (or inferred) value, never an explicit
+//     one. A derived assertion (a usage statistic) ends only derived
+//     values. What may not end a value is kept in the history as ignored.
 //
 // Nothing depends on the order the assertions are given in, so a replay
 // or a late event resolves to the same profile.
@@ -85,7 +87,7 @@ func Resolve(s *Schema, as []Assertion) Resolved {
 			}
 		}
 		slices.Sort(ends)
-		if weak(a.Source) && slices.ContainsFunc(ends, func(j int) bool { return !weak(vals[j].Source) }) {
+		if slices.ContainsFunc(ends, func(j int) bool { return !mayEnd(a.Source, vals[j].Source) }) {
 			vals[i].Status = Ignored
 			continue
 		}

@@ -52,10 +52,20 @@ func TestResolvePrecedence(t *testing.T) {
 			[]string{"location=Berlin"}},
 		{"a newer setting beats an older statement", []attribute.Assertion{put("name", "Li", st, "e1", 0), put("name", "Xiao Li", ex, "e2", 5)},
 			[]string{"name=Xiao Li"}},
-		{"an inference does not override a statement", []attribute.Assertion{put("occupation", "teacher", st, "e1", 0), put("occupation", "nurse", inf, "e2", 5)},
+		{"a newer inference reads the user's newer word over an older statement", []attribute.Assertion{put("occupation", "teacher", st, "e1", 0), put("occupation", "nurse", inf, "e2", 5)},
+			[]string{"occupation=nurse"}},
+		{"an inference does not override a setting", []attribute.Assertion{put("occupation", "teacher", ex, "e1", 0), put("occupation", "nurse", inf, "e2", 5)},
 			[]string{"occupation=teacher"}},
+		{"nor retract one", []attribute.Assertion{put("diet", "vegan", ex, "e1", 0), remove("diet", "vegan", inf, "e2", 5)},
+			[]string{"diet=vegan"}},
 		{"nor usage a setting", []attribute.Assertion{put("reply_language", "English", ex, "e1", 0), put("reply_language", "Chinese", der, "e2", 5)},
 			[]string{"reply_language=English"}},
+		{"nor usage a statement", []attribute.Assertion{put("languages", "French", st, "e1", 0), remove("languages", "French", der, "e2", 5)},
+			[]string{"languages=French"}},
+		{"nor usage an inference", []attribute.Assertion{put("occupation", "nurse", inf, "e1", 0), put("occupation", "doctor", der, "e2", 5)},
+			[]string{"occupation=nurse"}},
+		{"newer usage supersedes older usage", []attribute.Assertion{put("reply_length", "short", der, "e1", 0), put("reply_length", "long", der, "e2", 5)},
+			[]string{"reply_length=long"}},
 		{"a newer inference supersedes an older one", []attribute.Assertion{put("occupation", "nurse", inf, "e1", 0), put("occupation", "doctor", inf, "e2", 5)},
 			[]string{"occupation=doctor"}},
 		{"a statement supersedes an inference", []attribute.Assertion{put("occupation", "nurse", inf, "e1", 0), put("occupation", "teacher", st, "e2", 5)},
@@ -93,7 +103,7 @@ func TestResolveHistory(t *testing.T) {
 	t.Parallel()
 	s := attribute.Default()
 	as := []attribute.Assertion{put("location", "Paris", attribute.Stated, "e1", 0), put("location", "Berlin", attribute.Stated, "e2", 5),
-		put("location", "Lyon", attribute.Inferred, "e3", 6), remove("location", "", attribute.Explicit, "e4", 9)}
+		put("location", "Lyon", attribute.Derived, "e3", 6), remove("location", "", attribute.Explicit, "e4", 9)}
 	for i := range as {
 		require.NoError(t, attribute.Normalize(s, &as[i]))
 	}

@@ -102,7 +102,7 @@ func (s *Schema) Names() []string {
 var defaultSchema []byte
 
 // Default is the schema every tenant has unless configured otherwise
-// (schema.json, documented in docs/profiles.md).
+// (schema.json, documented in docs/attributes.md).
 func Default() *Schema {
 	s, err := parseSchema(defaultSchema)
 	if err != nil {
@@ -241,7 +241,7 @@ func strictJSON(b []byte, v any) error {
 type Config struct {
 	// SchemaFile is a JSON file that overrides the default schema (keys
 	// replacing the default's, and per tenant keys added, replaced or
-	// dropped; docs/profiles.md); empty: the default for every tenant.
+	// dropped; docs/attributes.md); empty: the default for every tenant.
 	SchemaFile string `env:"PROFILE_SCHEMA_FILE"`
 }
 

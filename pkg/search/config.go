@@ -39,6 +39,14 @@ type Config struct {
 	// ContextRecallKinds are the kinds of entries the context recalls:
 	// message, summary, fact.
 	ContextRecallKinds []string `env:"CONTEXT_RECALL_KINDS" envDefault:"message,summary,fact" envSeparator:","`
+	// ContextRecallUserWeight lifts the user's own turns over the
+	// assistant's in what the context recalls, as a fraction of their score,
+	// unless the message points back at what the assistant said ("you
+	// recommended…", "remind me…", "你之前推荐的…"): the user's statements about
+	// themselves are what a request for advice needs, and the assistant's
+	// long answers crowd them out (chosen with make eval-longmem:
+	// docs/benchmarks.md); 0 none.
+	ContextRecallUserWeight float64 `env:"CONTEXT_RECALL_USER_WEIGHT" envDefault:"0.3"`
 	// SearchEmbedTimeout bounds embedding a query: past it the search goes
 	// on by terms only, and the context says so.
 	SearchEmbedTimeout time.Duration `env:"SEARCH_EMBED_TIMEOUT" envDefault:"500ms"`

@@ -56,6 +56,11 @@ type Params struct {
 	// turn a turn without the term borrows (see withDialogue): 0 means 0.5,
 	// negative none.
 	DialogueWeight float64
+	// UserWeight lifts the user's own turns over the assistant's, as a
+	// fraction of their fused score (0: none): what a user said about
+	// themselves, asked for and decided is what a later message most often
+	// needs, and an assistant's long answers otherwise crowd it out.
+	UserWeight float64
 	// VectorWeight weighs the vector list against the lexical one in the
 	// fusion: 0 means 1 (equal), negative means the vector list does not
 	// count (its similarities are still reported).

@@ -270,3 +270,48 @@ func TestSearchDialogue(t *testing.T) {
 	again := s.search(t, "acme", q)
 	require.Greater(t, again[0].LexicalScore, hits[0].LexicalScore, "the weight scales the neighbours' share")
 }
+
+// UserWeight lifts the user's own turns over the assistant's of the same
+// relevance, by the given fraction.
+func TestSearchUserWeight(t *testing.T) {
+	t.Parallel()
+	s := setupRanking(t)
+	s.upsert(t,
+		msgEntry("acme", "u1", "s1", "said-by-assistant", "assistant", t0, "guitar strings"),
+		msgEntry("acme", "u1", "s2", "said-by-user", "user", t0, "guitar strings"),
+	)
+	p := search.Params{UserID: "u1", Terms: []string{"guitar"}, RecencyWeight: -1}
+	hits := s.search(t, "acme", p)
+	require.InDelta(t, hits[0].Score, hits[1].Score, 1e-12, "no lift: equal scores")
+	p.UserWeight = 0.3
+	hits = s.search(t, "acme", p)
+	require.Equal(t, []string{"said-by-user", "said-by-assistant"}, sources(hits))
+	require.InDelta(t, 1.3, hits[0].Score/hits[1].Score, 1e-9)
+}
+
+func TestRefersToAssistant(t *testing.T) {
+	t.Parallel()
+	for _, m := range []string{
+		"Can you remind me of the vegan eatery you recommended in New York?",
+		"You mentioned a few language learning apps last time, which were they?",
+		"What was the 7th job in the list you provided?",
+		"I'm going back to your previous answer about dinosaurs.",
+		"你之前推荐的那本书叫什么？",
+		"上次你说的那家餐厅在哪里",
+		"提醒我一下那个电话号码",
+	} {
+		require.True(t, search.RefersToAssistant(m), m)
+	}
+	for _, m := range []string{
+		"Can you recommend a show or movie for me to watch tonight?",
+		"What should I serve for dinner this weekend?",
+		"How many hours have I spent playing games in total?",
+		"Do you think it would be a good idea to attend my high school reunion?",
+		"我最近在读什么书？",
+		"周末有什么好吃的甜点推荐吗",
+		"你推荐什么书？",
+		"What would you suggest for a rainy day?",
+	} {
+		require.False(t, search.RefersToAssistant(m), m)
+	}
+}

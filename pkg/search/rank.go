@@ -217,6 +217,9 @@ func (rk *ranker) rank(rows []store.SearchRow, p Params, nTerms int) []rankedHit
 		}
 		age := max(p.Now.Sub(rows[i].OccurredAt).Seconds(), 0)
 		h.score = rrf * (1 + p.RecencyWeight*math.Exp2(-min(age/p.RecencyHalfLife.Seconds(), maxPriorHalvings)))
+		if p.UserWeight > 0 && rows[i].Role == events.RoleUser {
+			h.score *= 1 + p.UserWeight
+		}
 		scored = append(scored, int32(k))
 	}
 	slices.SortFunc(scored, func(x, y int32) int {

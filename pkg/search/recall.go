@@ -21,9 +21,13 @@ func (cfg Config) Query(tenant, userID, query string, k int, now time.Time) Quer
 	// first ContextRecallNeighbors plus as many hits as there are turns
 	// shown as neighbours.
 	n := max(cfg.ContextRecallNeighbors, 0)
+	user := cfg.ContextRecallUserWeight
+	if RefersToAssistant(query) {
+		user = 0
+	}
 	return Query{TenantID: tenant, Text: query, Params: Params{UserID: userID, K: k, Now: now,
 		MaxPerSession: cfg.ContextRecallPerSession, Neighbors: n > 0, NeighborTurns: turns,
-		NeighborHits: n + shownNeighbors(n, cfg.ContextRecallWide), Kinds: cfg.ContextRecallKinds}}
+		NeighborHits: n + shownNeighbors(n, cfg.ContextRecallWide), Kinds: cfg.ContextRecallKinds, UserWeight: user}}
 }
 
 // shownNeighbors is the most turns recalled shows as neighbours: four for

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/recallhq/recall/pkg/attribute"
 )
@@ -26,7 +27,11 @@ func (s *Store) RecordAssertions(ctx context.Context, rows []AssertionRow) (int6
 	return recordAssertions(ctx, s.pool, rows)
 }
 
-func recordAssertions(ctx context.Context, db execer, rows []AssertionRow) (int64, error) {
+// recordAssertions is RecordAssertions on db: the pool, or a transaction
+// that stores them with what they were read beside (a summary's version).
+func recordAssertions(ctx context.Context, db interface {
+	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
+}, rows []AssertionRow) (int64, error) {
 	if len(rows) == 0 {
 		return 0, nil
 	}

@@ -219,6 +219,10 @@ type SummaryWrite struct {
 	// stored in the same transaction: the session's entry then always holds
 	// its current version.
 	Search *SearchEntry
+	// Assertions are what a model read about the user from the same
+	// messages (pkg/attribute/infer), stored in its transaction under the
+	// summary's event id, so a repeat changes nothing.
+	Assertions []AssertionRow
 }
 
 // SummaryEventID is the event id a summary's key topics are recorded under as
@@ -272,6 +276,9 @@ func (s *Store) WriteSummary(ctx context.Context, w SummaryWrite) ([]UserRef, er
 			if _, err := upsertSearchEntries(ctx, tx, []SearchEntry{*w.Search}); err != nil {
 				return fmt.Errorf("search entry: %w", err)
 			}
+		}
+		if _, err := recordAssertions(ctx, tx, w.Assertions); err != nil {
+			return err
 		}
 		users, err = recordMentions(ctx, tx, w.Mentions)
 		return err

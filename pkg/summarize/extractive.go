@@ -16,9 +16,11 @@ import (
 // Extractive summarizes without any service: it picks the most salient
 // sentences of the conversation (at most two, within the length bound) and
 // takes the key topics from the facts the extractor's rules and lexicon find.
+// What the user says about themselves, asks for and decides weighs most.
 // Small talk (greetings, thanks, acknowledgements: sentences with little
-// content for their length, by the conversation's own measure) is picked
-// only when there is nothing else. The same input always gives the same
+// content for their length, by the conversation's own measure; and
+// reactions to the other, such as praise of their choice and wishes) is
+// picked only when there is nothing else. The same input always gives the same
 // summary. It is safe for concurrent use.
 type Extractive struct {
 	rules *extract.Rules
@@ -44,15 +46,29 @@ const (
 	// factWeight counts a fact (title, person, genre, topic) as this many
 	// keyword occurrences.
 	factWeight = 2.0
-	// questionWeight discounts a sentence that only asks.
+	// questionWeight discounts a sentence that only asks (not the user's
+	// requests, which say what the user wants).
 	questionWeight = 0.6
+	// selfWeight favours the user's sentences about themselves (first
+	// person), intentWeight their requests and decisions: who the user is
+	// and what they asked for is what the memory is for.
+	selfWeight   = 1.5
+	intentWeight = 1.3
+	// fillerWeight discounts a reaction to the other (praise, wishes,
+	// compliments), whoever speaks: it says how the conversation felt, not
+	// what it was about.
+	fillerWeight = 0.4
 )
 
 // sentence is one candidate sentence.
 type sentence struct {
-	text     string
-	role     string // "" for the previous summary's sentences
-	order    int    // position in the conversation, for output order and ties
+	text string
+	role string // "" for the previous summary's sentences
+	// speaker is who said it: the role, or for the previous summary's
+	// sentences the role their label names ("" when unlabelled).
+	speaker  string
+	voice    voice
+	order    int // position in the conversation, for output order and ties
 	keywords []string
 	// size is the sentence's length in words (a Han character counts as
 	// half a word), for its content density.
@@ -93,7 +109,8 @@ func (e *Extractive) Summarize(ctx context.Context, in Input) (Summary, error) {
 	order := 0
 	if in.Previous != nil {
 		for _, s := range splitSentences(in.Previous.Text) {
-			sents = append(sents, sentence{text: s, order: order, keywords: e.rules.Keywords(unlabelled(s))})
+			sents = append(sents, sentence{text: s, order: order, keywords: e.rules.Keywords(unlabelled(s)),
+				speaker: labelRole(s), voice: voiceOf(unlabelled(s))})
 			order++
 		}
 		for i, name := range in.Previous.KeyTopics {
@@ -138,7 +155,8 @@ func (e *Extractive) Summarize(ctx context.Context, in Input) (Summary, error) {
 					fv = append(fv, f.Value)
 				}
 			}
-			sents = append(sents, sentence{text: s, role: t.Role, order: order, keywords: e.rules.Keywords(s), facts: fv, size: wordCount(s)})
+			sents = append(sents, sentence{text: s, role: t.Role, speaker: t.Role, voice: voiceOf(s), order: order,
+				keywords: e.rules.Keywords(s), facts: fv, size: wordCount(s)})
 			order++
 		}
 	}
@@ -251,9 +269,11 @@ func (e *Extractive) text(sents []sentence, weights map[string]float64, zh bool)
 
 // salience is the sentence's score: the weight of its distinct keywords over
 // the square root of its length in keywords (so a sentence is rewarded for
-// saying much about the conversation's subjects, not for being long), for the
-// user's words and the previous summary's, and less for questions and for
-// fragments too short to stand alone.
+// saying much about the conversation's subjects, not for being long), more
+// for the user's words and the previous summary's, and more again for what
+// the user says about themselves, asks for and decides (its voice); less
+// for reactions to the other, for questions and for fragments too short to
+// stand alone.
 func salience(s *sentence, weights map[string]float64, zh bool) float64 {
 	if len(s.keywords) == 0 {
 		return 0
@@ -267,16 +287,24 @@ func salience(s *sentence, weights map[string]float64, zh bool) float64 {
 		}
 	}
 	score := sum / math.Sqrt(float64(len(s.keywords)))
-	switch s.role {
-	case "user":
-		score *= userWeight
-	case "":
+	if s.role == "" {
 		score *= previousWeight
-		if strings.HasPrefix(s.text, "用户：") || strings.HasPrefix(s.text, "User: ") {
-			score *= userWeight
+	}
+	request := false
+	if s.speaker == "user" {
+		score *= userWeight
+		if s.voice.self {
+			score *= selfWeight
+		}
+		if s.voice.intent {
+			score *= intentWeight
+			request = true
 		}
 	}
-	if strings.HasSuffix(s.text, "?") || strings.HasSuffix(s.text, "？") {
+	if s.voice.filler {
+		score *= fillerWeight
+	}
+	if !request && (strings.HasSuffix(s.text, "?") || strings.HasSuffix(s.text, "？")) {
 		score *= questionWeight
 	}
 	if short(s.text, zh) {
@@ -316,6 +344,18 @@ func unlabelled(s string) string {
 		}
 	}
 	return s
+}
+
+// labelRole is the role a previous summary's sentence is labelled with, ""
+// when it has no label.
+func labelRole(s string) string {
+	switch {
+	case strings.HasPrefix(s, "用户："), strings.HasPrefix(s, "User: "):
+		return "user"
+	case strings.HasPrefix(s, "助手："), strings.HasPrefix(s, "Assistant: "):
+		return "assistant"
+	}
+	return ""
 }
 
 // labelled writes a sentence after its speaker's label; the previous
@@ -476,11 +516,12 @@ func typicalDensity(sents []sentence) float64 {
 // talk: half the typical density, or a single content word.
 const smallTalkContent = 0.5
 
-// smallTalk reports a sentence of small talk: a fragment, or little content
-// for its length (contentFactor at most smallTalkContent). The previous
-// summary's sentences are not.
+// smallTalk reports a sentence of small talk: a reaction to the other
+// (praise, wishes: its voice's filler), a fragment, or little content for
+// its length (contentFactor at most smallTalkContent). The previous
+// summary's sentences are small talk only when they are reactions.
 func (s *sentence) smallTalk(zh bool) bool {
-	return s.role != "" && (s.content <= smallTalkContent || short(s.text, zh))
+	return s.voice.filler || s.role != "" && (s.content <= smallTalkContent || short(s.text, zh))
 }
 
 // contentFactor scales a sentence's salience by how much content it carries

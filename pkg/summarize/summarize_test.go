@@ -270,3 +270,94 @@ func TestExtractiveSkipsSmallTalk(t *testing.T) {
 		})
 	}
 }
+
+// TestExtractiveKeepsTheUser: the summary is memory about the user, so
+// what the user says about themselves, asks for and decides comes before
+// the assistant's praise and well-wishing, in either language and in a
+// rolling summary.
+func TestExtractiveKeepsTheUser(t *testing.T) {
+	t.Parallel()
+	e := summarize.NewExtractive(sharedRules(t), summarize.Options{})
+	ctx := context.Background()
+	cases := []struct {
+		name     string
+		previous *summarize.Previous
+		turns    []summarize.Turn
+		want     []string
+		never    []string
+	}{
+		{
+			name: "what the user likes",
+			turns: []summarize.Turn{
+				{Role: "user", Text: "I liked Dune as a teenager."},
+				{Role: "assistant", Text: "Great choice: Dune by Frank Herbert. Enjoy the desert planet Arrakis!"},
+				{Role: "user", Text: "I also enjoy Le Guin."},
+				{Role: "assistant", Text: "Le Guin is wonderful! Enjoy the Earthsea books, a great choice after Dune and Arrakis."},
+			},
+			want:  []string{"User: I liked Dune as a teenager.", "Le Guin"},
+			never: []string{"Great choice", "Enjoy the"},
+		},
+		{
+			name: "what the user asks for and decides",
+			turns: []summarize.Turn{
+				{Role: "user", Text: "Can you recommend a science fiction novel for my trip to Lisbon?"},
+				{Role: "assistant", Text: "Sure! Dune by Frank Herbert is a great choice. You'll love the desert planet Arrakis!"},
+				{Role: "user", Text: "I'll take Dune, and please remember that I don't like horror."},
+				{Role: "assistant", Text: "Great choice! Enjoy Dune by Frank Herbert and the desert planet Arrakis!"},
+			},
+			want:  []string{"User: I'll take Dune, and please remember that I don't like horror."},
+			never: []string{"Great choice", "Enjoy", "You'll love"},
+		},
+		{
+			name: "用户喜欢什么",
+			turns: []summarize.Turn{
+				{Role: "user", Text: "我十几岁时很喜欢《三体》。"},
+				{Role: "assistant", Text: "好选择：刘慈欣的《三体》。祝你在三体世界里读得开心！"},
+				{Role: "user", Text: "我也喜欢王晋康。"},
+				{Role: "assistant", Text: "王晋康很棒！好选择，祝你读《三体》和刘慈欣的其他作品愉快！"},
+			},
+			want:  []string{"用户：我十几岁时很喜欢《三体》。", "王晋康"},
+			never: []string{"好选择", "祝你"},
+		},
+		{
+			name: "用户要什么、决定了什么",
+			turns: []summarize.Turn{
+				{Role: "user", Text: "能给我推荐一本适合旅行时读的科幻小说吗？"},
+				{Role: "assistant", Text: "好选择很多！刘慈欣的《三体》很棒，祝你读得开心！"},
+				{Role: "user", Text: "我决定先读《三体》，以后别给我推荐恐怖小说。"},
+				{Role: "assistant", Text: "好的，祝你阅读愉快！刘慈欣的《三体》是很棒的选择。"},
+			},
+			want:  []string{"用户：我决定先读《三体》，以后别给我推荐恐怖小说。"},
+			never: []string{"好选择", "祝你", "很棒"},
+		},
+		{
+			// The previous version kept the user's words beside the
+			// assistant's praise; new praise does not push them out.
+			name: "rolling",
+			previous: &summarize.Previous{
+				Text:      "User: I liked Dune as a teenager and I enjoy Le Guin. Assistant: Great choice: Dune by Frank Herbert.",
+				KeyTopics: []string{"Le Guin", "Frank Herbert"},
+			},
+			turns: []summarize.Turn{
+				{Role: "assistant", Text: "Enjoy the desert planet Arrakis! Dune by Frank Herbert is a great choice for a summer read."},
+				{Role: "user", Text: "Thanks, Sam!"},
+				{Role: "assistant", Text: "Happy reading, and enjoy Frank Herbert's Arrakis!"},
+			},
+			want:  []string{"User: I liked Dune as a teenager and I enjoy Le Guin."},
+			never: []string{"Great choice", "Enjoy the", "enjoy Frank", "Happy reading"},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			s, err := e.Summarize(ctx, summarize.Input{Previous: c.previous, Turns: c.turns})
+			require.NoError(t, err)
+			for _, w := range c.want {
+				require.Contains(t, s.Text, w)
+			}
+			for _, w := range c.never {
+				require.NotContains(t, strings.ToLower(s.Text), strings.ToLower(w))
+			}
+		})
+	}
+}

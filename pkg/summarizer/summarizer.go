@@ -30,9 +30,13 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/recallhq/recall/pkg/attribute"
+	"github.com/recallhq/recall/pkg/attribute/infer"
 	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/record"
@@ -105,6 +109,18 @@ type Config struct {
 	// Embed is the embedder summaries are indexed for search with (EMBED_*):
 	// the indexer's.
 	Embed embed.Config
+	// Infer, with a model configured (LLM_MODEL), asks it once per summary
+	// version what the version's messages say about the user (the profile's
+	// attributes: pkg/attribute/infer), with the user's current values
+	// shown, and stores the operations it returns, with their evidence, as
+	// values of source inferred in the version's transaction. It is one
+	// more request per version, within the same concurrency cap and the
+	// tenant's rate; a failure leaves the version without inferences.
+	Infer bool `env:"PROFILE_INFER" envDefault:"true"`
+	// InferMinConfidence drops the model's operations that are less sure.
+	InferMinConfidence float64 `env:"PROFILE_INFER_MIN_CONFIDENCE" envDefault:"0.7"`
+	// Attributes are the profile's schemas (PROFILE_SCHEMA_FILE).
+	Attributes attribute.Config
 }
 
 // ttlFor is the lifetime of a fact of the given type, by the shared policy.
@@ -136,6 +152,8 @@ type Worker struct {
 	pub        *queue.Publisher
 	refresher  *queue.Refresher
 	index      *search.Indexer
+	infer      *infer.Inferrer
+	schemas    *attribute.Schemas
 	now        func() time.Time
 }
 
@@ -144,6 +162,8 @@ type metrics struct {
 	summaries *prometheus.CounterVec
 	fallbacks *prometheus.CounterVec
 	swept     prometheus.Counter
+	inferred  *prometheus.CounterVec
+	inferOps  *prometheus.CounterVec
 }
 
 // New builds the rules (key topics and the offline summaries come from them)
@@ -176,8 +196,20 @@ func New(_ context.Context, cfg Config, d *worker.Deps) (*Worker, error) {
 			Help: "Final summaries asked for by the idle sweep.",
 		}),
 	}
+	m.inferred = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "recall", Subsystem: "summarizer", Name: "profile_requests_total",
+		Help: "Requests to the model for what a summary version's messages say about the user (PROFILE_INFER), by outcome: asked, failed, tenant_rate (skipped by the tenant's cap), no_user_turn.",
+	}, []string{"outcome"})
+	m.inferOps = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "recall", Subsystem: "summarizer", Name: "profile_operations_total",
+		Help: "The model's profile operations, by outcome: recorded, or the reason one was dropped (unknown_key, unknown_op, no_evidence, low_confidence, bad_value).",
+	}, []string{"outcome"})
 	if d.Registry != nil {
-		d.Registry.MustRegister(m.requests, m.summaries, m.fallbacks, m.swept)
+		d.Registry.MustRegister(m.requests, m.summaries, m.fallbacks, m.swept, m.inferred, m.inferOps)
+	}
+	schemas, err := cfg.Attributes.Schemas()
+	if err != nil {
+		return nil, err
 	}
 	w := &Worker{cfg: cfg, store: d.Store, extractive: summarize.NewExtractive(rules, cfg.Summary), limits: d.Limits, log: d.Log,
 		metrics: m, limiter: newTenantLimiter(cfg.LLMTenantRate), now: time.Now}
@@ -188,7 +220,11 @@ func New(_ context.Context, cfg Config, d *worker.Deps) (*Worker, error) {
 		}
 		w.client = client
 		w.llm = summarize.NewLLM(client, rules, cfg.Summary)
+		if cfg.Infer {
+			w.infer = infer.New(client, cfg.InferMinConfidence)
+		}
 	}
+	w.schemas = schemas
 	if d.JS != nil {
 		w.pub = queue.NewPublisher(d.JS)
 		w.refresher = queue.NewRefresher(d.JS, cfg.Refresh.Bucket)
@@ -346,13 +382,19 @@ func (w *Worker) summarizeNext(ctx context.Context, tenantID, sessionID string, 
 	if err != nil {
 		return "", err
 	}
+	eventID := store.SummaryEventID(sessionID, st.Summarized, st.Summarized+int64(len(read)))
+	var inferred []store.AssertionRow
+	if writer == "llm" && w.infer != nil {
+		if inferred, err = w.inferProfile(ctx, tenantID, st.UserID, sessionID, eventID, in.Messages); err != nil {
+			return "", err
+		}
+	}
 	row := record.Summary{
 		SessionID: sessionID, UserID: st.UserID, Version: version, FromCount: st.Summarized, ThroughCount: st.Summarized + int64(len(read)),
 		FirstEventID: first.EventID, FirstAt: first.OccurredAt, LastEventID: newest.EventID, LastAt: newest.OccurredAt,
 		CoversFrom: coversFrom, CoversTo: coversTo,
 		MessagesRead: len(turns), Text: sum.Text, KeyTopics: sum.TopicNames(), Model: sum.Model, Reason: reason,
 	}
-	eventID := store.SummaryEventID(sessionID, row.FromCount, row.ThroughCount)
 	var mentions []store.Mention
 	for _, tp := range sum.Topics {
 		if !tp.Mentioned {
@@ -371,7 +413,8 @@ func (w *Worker) summarizeNext(ctx context.Context, tenantID, sessionID string, 
 	if err := w.index.Prepare(ctx, entry); err != nil && !errors.Is(err, search.ErrEmbed) {
 		return "", err
 	}
-	_, err = w.store.WriteSummary(ctx, store.SummaryWrite{TenantID: tenantID, Summary: row, Mentions: mentions, Search: &entry[0], Read: read})
+	_, err = w.store.WriteSummary(ctx, store.SummaryWrite{TenantID: tenantID, Summary: row, Mentions: mentions, Search: &entry[0], Read: read,
+		Assertions: inferred})
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return w.outcome(OutcomeMissing), nil
@@ -392,6 +435,57 @@ func (w *Worker) summarizeNext(ctx context.Context, tenantID, sessionID string, 
 		}
 	}
 	return w.outcome(OutcomeSummarized), nil
+}
+
+// inferProfile asks the model what a version's messages say about the
+// user, showing it the user's current values, and returns the assertions
+// to store with the version (under its event id). The model's failure, or
+// the tenant's rate, leaves the version without them: the summary is not
+// held back for its profile. Only the end of ctx is an error.
+func (w *Worker) inferProfile(ctx context.Context, tenantID, userID, sessionID, eventID string, msgs []record.Message) ([]store.AssertionRow, error) {
+	turns := make([]infer.Turn, 0, len(msgs))
+	for _, m := range msgs {
+		if m.Role == "user" || m.Role == "assistant" {
+			turns = append(turns, infer.Turn{EventID: m.EventID, Role: m.Role, Text: m.Content, At: m.OccurredAt})
+		}
+	}
+	if !slices.ContainsFunc(turns, func(t infer.Turn) bool { return t.Role == "user" && strings.TrimSpace(t.Text) != "" }) {
+		w.metrics.inferred.WithLabelValues("no_user_turn").Inc()
+		return nil, nil
+	}
+	if !w.limiter.wait(ctx, tenantID, w.cfg.LLMTenantWait) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		w.metrics.inferred.WithLabelValues("tenant_rate").Inc()
+		return nil, nil
+	}
+	schema := w.schemas.For(tenantID)
+	as, err := w.store.Tenant(tenantID).Assertions(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	res, err := w.infer.Infer(ctx, schema, infer.Input{SessionID: sessionID, BatchID: eventID, Turns: turns,
+		Current: attribute.Resolve(schema, as).Current})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		w.metrics.inferred.WithLabelValues("failed").Inc()
+		w.log.Warn("profile inference failed; the summary is written without it", "tenant_id", tenantID, "session_id", sessionID,
+			"reason", llm.Reason(err), "error", err.Error())
+		return nil, nil
+	}
+	w.metrics.inferred.WithLabelValues("asked").Inc()
+	for reason, n := range res.Dropped {
+		w.metrics.inferOps.WithLabelValues(reason).Add(float64(n))
+	}
+	out := make([]store.AssertionRow, len(res.Assertions))
+	for i, a := range res.Assertions {
+		out[i] = store.AssertionRow{TenantID: tenantID, UserID: userID, Assertion: a}
+	}
+	w.metrics.inferOps.WithLabelValues("recorded").Add(float64(len(out)))
+	return out, nil
 }
 
 // conflict is the outcome when another summarizer moved the session's range

@@ -60,6 +60,9 @@ func (b *bundle) withLLM(t *testing.T) *openaitest.Server {
 	b.cfg.LLM.BaseURL, b.cfg.LLM.Model = b.llm.URL()+"/v1", "fake-summarizer"
 	b.cfg.LLM.Timeout, b.cfg.LLM.MaxRetries, b.cfg.LLM.MaxConcurrency, b.cfg.LLM.MaxTokens = 2*time.Second, 0, 4, 200
 	b.cfg.LLM.RetryInitial, b.cfg.LLM.RetryMax = time.Millisecond, 10*time.Millisecond
+	// The summary tests count the summary's requests; the profile's have
+	// theirs (profile_test.go).
+	b.cfg.Infer = false
 	return b.llm
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -39,6 +40,9 @@ type options struct {
 	PostConcurrency int      // users posted at once
 	// At sends the question's date as the context's time.
 	At bool
+	// Stored skips posting and settling: the API at APIURL serves a
+	// database that holds the turns already.
+	Stored bool
 }
 
 // rowResult is one row of the tables, over one set of questions (the
@@ -162,6 +166,19 @@ func run(ctx context.Context, o options, log *slog.Logger) (*report, error) {
 		rep.Seconds["start"] = time.Since(t).Seconds()
 	}
 	c := recallrun.NewClient(apiURL, o.Tenant, o.APIKey)
+	if o.Stored {
+		if o.APIURL == "" {
+			return nil, errors.New("-stored asks a running Recall: give its -api")
+		}
+		t := time.Now()
+		if err := score(ctx, c, insts, o, rep, log); err != nil {
+			return nil, err
+		}
+		rep.ContextMethod = "POST"
+		rep.Seconds["questions"] = time.Since(t).Seconds()
+		rep.Seconds["total"] = time.Since(began).Seconds()
+		return rep, nil
+	}
 
 	t := time.Now()
 	posted, err := contexteval.Post(ctx, c, convs, o.PostConcurrency, log)

@@ -22,7 +22,12 @@
 //
 //	go run ./tools/evallongmem [-data ../shared/data] [-json] [-limit N]
 //	    [-only ID,ID] [-budget 8000] [-at] [-keep] [-questions FILE]
-//	    [-recall-bin PATH | -api URL [-nats URL]]
+//	    [-recall-bin PATH | -api URL [-nats URL] [-stored]]
+//
+// To compare context settings without posting again: run once with -keep,
+// start `recall run` on the kept database with the settings to try
+// (DATABASE_URL, API_ADDR, CONTEXT_*), and run with -api and -stored,
+// which only asks and scores.
 //
 // It starts the system as the LoCoMo evaluation (tools/evalcontext) does: a
 // fresh database on the local PostgreSQL (dropped at the end unless -keep),
@@ -61,6 +66,7 @@ func main() {
 		return nil
 	})
 	flag.IntVar(&o.PostConcurrency, "post-concurrency", 4, "users whose turns are posted at once")
+	flag.BoolVar(&o.Stored, "stored", false, "with -api: the turns are stored already (a database kept by -keep, served at -api): only ask and score, to compare context settings quickly")
 	flag.BoolVar(&o.At, "at", false, "send the question's date as the context's time (`at`); the API refuses it until it takes that parameter")
 	asJSON := flag.Bool("json", false, "print the report as JSON instead of the tables")
 	questionsOut := flag.String("questions", "", "also write every question's scores, row by row, with Recall's prompt, to this file as JSON lines")

@@ -176,7 +176,7 @@ func clauses(text string) []string {
 var (
 	question     = regexp.MustCompile(`[?？]\s*$|吗[。！]?\s*$|^(?i:(?:are|do|does|did|is|was|were|have|has|can|could|would|should|will|what|where|who|why|how|which|when)\b)`)
 	negation     = regexp.MustCompile(`(?i)\bnot\b|n't\b|\bnever been\b|\bno longer\b|\bused to\b|不是|没有|并不|不再|以前|曾经`)
-	hypothetical = regexp.MustCompile(`(?i)\b(?:if|suppose|imagine|pretend|assume|assuming|let's say|what if|would be|were i|act as)\b|如果|假如|要是|假设`)
+	hypothetical = regexp.MustCompile(`(?i)\b(?:if|suppose|imagine|pretend|as?sume|as?suming|let's say|what if|would be|were i|act as)\b|如果|假如|要是|假设`)
 	reported     = regexp.MustCompile(`(?i)\b(?:said|says|told me|asked|wrote)\b|["“”「」『』]|说过|告诉我`)
 )
 

@@ -59,6 +59,7 @@ func TestReadsNothingThatIsNotAStatement(t *testing.T) {
 		"I'm not a vegetarian.",
 		"I'm not allergic to anything.",
 		"If I were vegetarian, what would I eat?",
+		"Can you write a resume? Asume that my name is Juan Perez and I'm from Buenos Aires.",
 		"She said \"call me Ann\" and left.",
 		"My friend is vegetarian.",
 		"My friend is allergic to cats.",

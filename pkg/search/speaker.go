@@ -1,0 +1,16 @@
+package search
+
+import "regexp"
+
+// assistantWords are the ways a message points back at what the assistant
+// said earlier ("you mentioned", "remind me what you recommended", "你之前推荐的"),
+// in English and Chinese. A message that does is about the assistant's own
+// turns, and the user's turns get no lift over them (Params.UserWeight).
+var assistantWords = regexp.MustCompile(`(?i)\byou(?:'d| had| have|'ve)? (?:\w+ )?(?:said|mentioned|told|recommended|suggested|provided|gave|wrote|created|listed|shared|explained|described|proposed|came up with|answered)\b|\bdid you (?:say|mention|recommend|suggest)\b` +
+	`|\bremind me\b|\byour (?:previous |earlier |last )?(?:answers?|repl(?:y|ies)|responses?|lists?|suggestions?|recommendations?|advice|explanation|script|story|poem|code)\b` +
+	`|你(?:之前|上次|刚才|以前)(?:说|提到|推荐|建议|告诉|写|列|给|讲)|你(?:说|提到|推荐|建议|告诉|写|列|给|讲)(?:过|的)|提醒我`)
+
+// RefersToAssistant reports whether a message points back at what the
+// assistant said, rather than at what the user said or did.
+func RefersToAssistant(message string) bool { return assistantWords.MatchString(message) }
+
