@@ -106,7 +106,7 @@ func (s *Service) Context(ctx context.Context, tenant string, qv url.Values) (*c
 	parts.Profile = contextProfile(s.schemas.For(tenant), data.Assertions)
 	parts.ProfileLimit = max(s.cfg.ContextProfileChars, 0)
 	if query != "" {
-		parts.Recalled = s.cfg.Config.Recalled(query, sr, parts.Window)
+		parts.Recalled = s.cfg.Config.Recalled(query, sr, parts.Window, s.searcher.Analyzer())
 	}
 	resolved := assemble.ResolveLang(lang, parts)
 	spent, prompt := assemble.Assemble(resolved, &parts, budget)

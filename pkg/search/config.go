@@ -18,6 +18,12 @@ type Config struct {
 	// ContextRecallSnippet bounds one recalled snippet, in characters, so a
 	// long turn cannot take the room of several short ones; 0 whole.
 	ContextRecallSnippet int `env:"CONTEXT_RECALL_SNIPPET_CHARS" envDefault:"400"`
+	// ContextRecallPassages shows, of a turn longer than the snippet, its
+	// opening and then the passage that matches the message best (the
+	// sentence holding most of its terms, and what follows), instead of
+	// its first characters only: in a long answer the sentence a message
+	// needs is often far from the start (docs/benchmarks.md, History).
+	ContextRecallPassages bool `env:"CONTEXT_RECALL_PASSAGES" envDefault:"true"`
 	// ContextRecallPerSession caps the recalled hits of one earlier session,
 	// so one long session cannot fill the part. The search's own default
 	// (3) lost evidence on LoCoMo, whose answers gather in a few sessions;

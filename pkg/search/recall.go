@@ -39,9 +39,13 @@ func shownNeighbors(neighbors, wide int) int {
 }
 
 // Recalled turns what a context's history search found into its recalled
-// part (recalled, with the configured snippet and neighbours).
-func (cfg Config) Recalled(query string, res Result, w assemble.Window) *assemble.Recalled {
-	return recalled(query, res, w, cfg.ContextRecallSnippet, cfg.ContextRecallNeighbors, cfg.ContextRecallWide)
+// part (recalled, with the configured snippet and neighbours); a, when set,
+// finds the passage of a long turn that matches the query (passage).
+func (cfg Config) Recalled(query string, res Result, w assemble.Window, a *Analyzer) *assemble.Recalled {
+	if !cfg.ContextRecallPassages {
+		a = nil
+	}
+	return recalled(query, res, w, cfg.ContextRecallSnippet, cfg.ContextRecallNeighbors, cfg.ContextRecallWide, a)
 }
 
 // recalled turns what the history search found into the context's recalled
@@ -49,7 +53,7 @@ func (cfg Config) Recalled(query string, res Result, w assemble.Window) *assembl
 // in order, each of the first neighbors hits (not already shown) between
 // the turns just before and after it, and each of the first wide hits
 // between two turns on each side.
-func recalled(query string, res Result, w assemble.Window, snippet, neighbors, wide int) *assemble.Recalled {
+func recalled(query string, res Result, w assemble.Window, snippet, neighbors, wide int, a *Analyzer) *assemble.Recalled {
 	most := len(res.Hits) + shownNeighbors(neighbors, wide)
 	hits := make([]assemble.RecalledHit, 0, most)
 	seen := make(map[string]bool, most)
@@ -89,6 +93,22 @@ func recalled(query string, res Result, w assemble.Window, snippet, neighbors, w
 			neighbor(h.Next, h)
 			for k := range min(around-1, len(h.Later)) {
 				neighbor(&h.Later[k], h)
+			}
+		}
+	}
+	if a != nil && snippet > 0 && len(res.Terms) > 0 {
+		want := make(map[string]bool, len(res.Terms))
+		for _, t := range res.Terms {
+			want[t] = true
+		}
+		var buf []string
+		for i := range hits {
+			if hits[i].Kind != store.SearchMessage {
+				continue
+			}
+			var p string
+			if p, buf = passage(a, want, hits[i].Text, snippet, buf); p != "" {
+				hits[i].Text, hits[i].Truncated = p, true
 			}
 		}
 	}

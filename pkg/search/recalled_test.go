@@ -37,7 +37,7 @@ func TestRecalledNeighbours(t *testing.T) {
 		hit("h2", "p2", "n2", []Neighbor{n("e2")}, []Neighbor{n("l2")}),
 		hit("h3", "p3", "n3", nil, nil),
 	}}
-	r := recalled("q", res, assemble.Window{}, 0, 2, 1)
+	r := recalled("q", res, assemble.Window{}, 0, 2, 1, nil)
 	var ids []string
 	for _, h := range r.Hits {
 		ids = append(ids, h.EventID)
@@ -45,7 +45,7 @@ func TestRecalledNeighbours(t *testing.T) {
 	require.Equal(t, []string{"e1", "p1", "h1", "n1", "l1", "p2", "h2", "n2", "h3"}, ids)
 	require.Equal(t, "lexical", r.Search)
 
-	r = recalled("q", res, assemble.Window{}, 0, 0, 4)
+	r = recalled("q", res, assemble.Window{}, 0, 0, 4, nil)
 	ids = ids[:0]
 	for _, h := range r.Hits {
 		ids = append(ids, h.EventID)

@@ -1,0 +1,114 @@
+package search
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Passages: a long turn recalled for a message shows its opening, which
+// names the turn, and then the passage that matches the message, rather
+// than only its first characters: in a long answer the sentence the
+// message needs is often far from the start.
+
+// passageHead is how much of a long turn's opening its snippet keeps
+// before the matching passage, as a share of the snippet (a third).
+const passageHeadShare = 3
+
+// passageScanBytes bounds how much of a turn is looked through for the
+// passage: the analysis of a 64 KB turn on every context would cost more
+// than the passage is worth.
+const passageScanBytes = 16 << 10
+
+// passage returns text cut to n characters around what matches the query
+// terms want: its opening (a third of n), " … ", and from the start of the
+// sentence that holds most of the terms (the earliest of equals) as much as
+// fits, marked "…" where it is cut. It returns "" when text fits in n, or
+// when no sentence past what a plain cut shows holds more of the terms
+// than the opening: the caller then cuts as before.
+func passage(a *Analyzer, want map[string]bool, text string, n int, buf []string) (string, []string) {
+	if a == nil || len(want) == 0 || n <= 0 || utf8.RuneCountInString(text) <= n {
+		return "", buf
+	}
+	head := n / passageHeadShare
+	plain := byteOffset(text, n-8) // what a plain cut shows, less a word
+	scan := text[:min(len(text), passageScanBytes)]
+	best, bestStart, shownBest := 0, -1, 0
+	seen := make(map[string]bool, len(want))
+	for start := 0; start < len(scan); {
+		end := sentenceEnd(scan, start)
+		buf = a.Terms(scan[start:end], buf[:0])
+		clear(seen)
+		score := 0
+		for _, t := range buf {
+			if want[t] && !seen[t] {
+				seen[t] = true
+				score++
+			}
+		}
+		if end <= plain {
+			shownBest = max(shownBest, score)
+		} else if score > best {
+			best, bestStart = score, start
+		}
+		start = end
+	}
+	if bestStart < 0 || best <= shownBest {
+		return "", buf
+	}
+	var b strings.Builder
+	b.WriteString(cutAtWord(text, head))
+	b.WriteString(" … ")
+	rest := strings.TrimLeft(text[bestStart:], " \t\n")
+	room := n - utf8.RuneCountInString(b.String())
+	if utf8.RuneCountInString(rest) <= room {
+		b.WriteString(rest)
+	} else {
+		b.WriteString(cutAtWord(rest, room-1))
+		b.WriteString("…")
+	}
+	return b.String(), buf
+}
+
+// sentenceEnd is the end of the sentence that starts at start: just past
+// its closing punctuation (. ! ? and the full-width 。！？；) and the spaces
+// after it, or past a line break; the end of s when there is none.
+func sentenceEnd(s string, start int) int {
+	for i := start; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		switch r {
+		case '\n', '。', '！', '？', '；':
+			return i
+		case '.', '!', '?':
+			if i == len(s) || s[i] == ' ' || s[i] == '\n' {
+				for i < len(s) && s[i] == ' ' {
+					i++
+				}
+				return i
+			}
+		}
+	}
+	return len(s)
+}
+
+// byteOffset is the byte offset of the n-th character of s (len(s) when
+// s is shorter).
+func byteOffset(s string, n int) int {
+	for i := range s {
+		if n <= 0 {
+			return i
+		}
+		n--
+	}
+	return len(s)
+}
+
+// cutAtWord keeps the first n characters of s, backing off to the last
+// space in their final fifth so a word is not cut in half.
+func cutAtWord(s string, n int) string {
+	cut := s[:byteOffset(s, n)]
+	if i := strings.LastIndexByte(cut, ' '); i > len(cut)*4/5 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ")
+}
