@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/api"
 	"github.com/recallhq/recall/pkg/catalog"
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/decayer"
@@ -20,11 +21,12 @@ import (
 
 // Habits derived from a user's messages show in the profile route, with
 // their source and history, and in every context in the prompt's language,
-// like any other value: after the user set their time zone, the hours are
+// like any other value when the context is configured to show them
+// (CONTEXT_PROFILE_DERIVED): after the user set their time zone, the hours are
 // theirs.
 func TestAttributesDerivedFromUsage(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := setup(t, withConfig(func(c *api.Config) { c.ContextProfileDerived = true }))
 	testenv.StartWorker(t, b.nats, b.db, catalog.Def, nil)
 	path := "/v1/users/u1/attributes"
 

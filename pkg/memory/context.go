@@ -103,7 +103,7 @@ func (s *Service) Context(ctx context.Context, tenant string, qv url.Values) (*c
 	parts.Window.Messages = nonNil(parts.Window.Messages)
 	parts.Summaries = assemble.PickSummaries(data.Summaries, data.Summary, parts.Window, counts)
 	parts.List = assemble.CurrentList(data.List)
-	parts.Profile = contextProfile(s.schemas.For(tenant), data.Assertions)
+	parts.Profile = contextProfile(s.schemas.For(tenant), data.Assertions, s.cfg.ContextProfileDerived)
 	parts.ProfileLimit = max(s.cfg.ContextProfileChars, 0)
 	if query != "" {
 		parts.Recalled = s.cfg.Config.Recalled(query, sr, parts.Window, s.searcher.Analyzer())
@@ -122,12 +122,15 @@ func (s *Service) Context(ctx context.Context, tenant string, qv url.Values) (*c
 
 // contextProfile is the profile part of a context: the current values of
 // the user's attributes, a key's items together, in the schema's order.
-func contextProfile(schema *attribute.Schema, as []attribute.Assertion) *assemble.Profile {
+func contextProfile(schema *attribute.Schema, as []attribute.Assertion, derived bool) *assemble.Profile {
 	if len(as) == 0 {
 		return nil
 	}
 	var p assemble.Profile
 	for _, v := range attribute.Resolve(schema, as).Current {
+		if v.Source == attribute.Derived && !derived {
+			continue
+		}
 		k, _ := schema.Key(v.Key)
 		group := &p.About
 		if k.Group == attribute.Preference {

@@ -74,6 +74,13 @@ type Config struct {
 	// this bounds what it can take from the other parts; -1: no cap of its
 	// own.
 	ContextProfileChars int `env:"CONTEXT_PROFILE_CHARS" envDefault:"800"`
+	// ContextProfileDerived puts the values derived from usage (active
+	// hours, message length, languages used, channels) in the context's
+	// profile part too. Off, they are in the profile route and the
+	// inspector only: on LongMemEval they took some 90 characters of every
+	// prompt and cost evidence (docs/benchmarks.md, History), and what the
+	// user said of themselves or asked for is what a reply needs.
+	ContextProfileDerived bool `env:"CONTEXT_PROFILE_DERIVED" envDefault:"false"`
 
 	// Config is the history search's part (CONTEXT_RECALL_*,
 	// CONTEXT_MAX_RECALLED, SEARCH_EMBED_TIMEOUT): how the context recalls,

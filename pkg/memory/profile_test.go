@@ -21,7 +21,7 @@ func TestProfileCapWithHabits(t *testing.T) {
 	t.Parallel()
 	db := testenv.NewDB(t)
 	svc, err := memory.New(memory.Options{Store: db.Store, Decay: decay.DefaultPolicy, Log: testenv.Logger(t),
-		Config: memory.Config{ContextProfileChars: 220}})
+		Config: memory.Config{ContextProfileChars: 220, ContextProfileDerived: true}})
 	require.NoError(t, err)
 	at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	var rows []store.AssertionRow
@@ -40,6 +40,17 @@ func TestProfileCapWithHabits(t *testing.T) {
 	}
 	_, err = db.Store.RecordAssertions(t.Context(), rows)
 	require.NoError(t, err)
+
+	// By default the values derived from usage stay out of the context.
+	plain, err := memory.New(memory.Options{Store: db.Store, Decay: decay.DefaultPolicy, Log: testenv.Logger(t),
+		Config: memory.Config{ContextProfileChars: 220}})
+	require.NoError(t, err)
+	c, err := plain.Context(t.Context(), "t1", url.Values{"user_id": {"u1"}, "session_id": {"s1"}})
+	require.NoError(t, err)
+	require.Len(t, c.Profile.About, 1)
+	require.Equal(t, "location", c.Profile.About[0].Key)
+	require.NotContains(t, c.Prompt, "Asia/Shanghai")
+	require.Empty(t, c.Profile.Cuts)
 
 	for _, lang := range []string{"en", "zh"} {
 		c, err := svc.Context(t.Context(), "t1", url.Values{"user_id": {"u1"}, "session_id": {"s1"}, "lang": {lang}})

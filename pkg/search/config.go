@@ -18,6 +18,11 @@ type Config struct {
 	// ContextRecallSnippet bounds one recalled snippet, in characters, so a
 	// long turn cannot take the room of several short ones; 0 whole.
 	ContextRecallSnippet int `env:"CONTEXT_RECALL_SNIPPET_CHARS" envDefault:"400"`
+	// ContextRecallNeighborSnippet bounds the snippet of a turn shown as a
+	// hit's neighbour (the question before it, the reply after it), which
+	// is there to read the hit by, not for itself: the room it leaves
+	// holds more hits (docs/benchmarks.md, History); 0: the hits' length.
+	ContextRecallNeighborSnippet int `env:"CONTEXT_RECALL_NEIGHBOR_SNIPPET_CHARS" envDefault:"0"`
 	// ContextRecallPassages shows, of a turn longer than the snippet, its
 	// opening and then the passage that matches the message best (the
 	// sentence holding most of its terms, and what follows), instead of

@@ -14,13 +14,18 @@ import (
 // before the matching passage, as a share of the snippet (a third).
 const passageHeadShare = 3
 
+// passageMinHead is the least opening a short snippet keeps (up to half
+// of it): enough to tell which turn it is.
+const passageMinHead = 100
+
 // passageScanBytes bounds how much of a turn is looked through for the
 // passage: the analysis of a 64 KB turn on every context would cost more
 // than the passage is worth.
 const passageScanBytes = 16 << 10
 
 // passage returns text cut to n characters around what matches the query
-// terms want: its opening (a third of n), " … ", and from the start of the
+// terms want: its opening (a third of n, at least passageMinHead up to
+// half of n), " … ", and from the start of the
 // sentence that holds most of the terms (the earliest of equals) as much as
 // fits, marked "…" where it is cut. It returns "" when text fits in n, or
 // when no sentence past what a plain cut shows holds more of the terms
@@ -29,7 +34,7 @@ func passage(a *Analyzer, want map[string]bool, text string, n int, buf []string
 	if a == nil || len(want) == 0 || n <= 0 || utf8.RuneCountInString(text) <= n {
 		return "", buf
 	}
-	head := n / passageHeadShare
+	head := max(n/passageHeadShare, min(n/2, passageMinHead))
 	plain := byteOffset(text, n-8) // what a plain cut shows, less a word
 	scan := text[:min(len(text), passageScanBytes)]
 	best, bestStart, shownBest := 0, -1, 0

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"time"
+	"unicode/utf8"
 
 	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/store"
@@ -45,23 +46,36 @@ func (cfg Config) Recalled(query string, res Result, w assemble.Window, a *Analy
 	if !cfg.ContextRecallPassages {
 		a = nil
 	}
-	return recalled(query, res, w, cfg.ContextRecallSnippet, cfg.ContextRecallNeighbors, cfg.ContextRecallWide, a)
+	return recalled(query, res, w, snippets{hit: cfg.ContextRecallSnippet, neighbor: cfg.ContextRecallNeighborSnippet},
+		cfg.ContextRecallNeighbors, cfg.ContextRecallWide, a)
 }
+
+// snippets are the lengths recalled turns are cut to: a hit's, and a
+// neighbour's (0: a hit's).
+type snippets struct{ hit, neighbor int }
 
 // recalled turns what the history search found into the context's recalled
 // part, saying how it searched and why it fell back to terms only: the hits
 // in order, each of the first neighbors hits (not already shown) between
 // the turns just before and after it, and each of the first wide hits
 // between two turns on each side.
-func recalled(query string, res Result, w assemble.Window, snippet, neighbors, wide int, a *Analyzer) *assemble.Recalled {
+func recalled(query string, res Result, w assemble.Window, snip snippets, neighbors, wide int, a *Analyzer) *assemble.Recalled {
+	snippet := snip.hit
+	if snip.neighbor <= 0 || snippet > 0 && snip.neighbor > snippet {
+		snip.neighbor = snippet
+	}
 	most := len(res.Hits) + shownNeighbors(neighbors, wide)
 	hits := make([]assemble.RecalledHit, 0, most)
 	seen := make(map[string]bool, most)
+	// isNeighbor marks the hits that are a hit's neighbours, whose snippets
+	// are the neighbours' length.
+	isNeighbor := make([]bool, 0, most)
 	neighbor := func(n *Neighbor, h Hit) {
 		if n != nil && !seen[n.EventID] {
 			seen[n.EventID] = true
 			hits = append(hits, assemble.RecalledHit{Kind: store.SearchMessage, EventID: n.EventID, SessionID: h.SessionID,
 				Role: n.Role, OccurredAt: n.OccurredAt, Text: n.Content, Score: h.Score})
+			isNeighbor = append(isNeighbor, true)
 		}
 	}
 	rank := 0
@@ -89,6 +103,7 @@ func recalled(query string, res Result, w assemble.Window, snippet, neighbors, w
 			seen[h.SourceID] = true
 		}
 		hits = append(hits, hit)
+		isNeighbor = append(isNeighbor, false)
 		if around > 0 {
 			neighbor(h.Next, h)
 			for k := range min(around-1, len(h.Later)) {
@@ -96,20 +111,32 @@ func recalled(query string, res Result, w assemble.Window, snippet, neighbors, w
 			}
 		}
 	}
-	if a != nil && snippet > 0 && len(res.Terms) > 0 {
-		want := make(map[string]bool, len(res.Terms))
+	var want map[string]bool
+	if a != nil && len(res.Terms) > 0 {
+		want = make(map[string]bool, len(res.Terms))
 		for _, t := range res.Terms {
 			want[t] = true
 		}
-		var buf []string
-		for i := range hits {
-			if hits[i].Kind != store.SearchMessage {
-				continue
-			}
-			var p string
-			if p, buf = passage(a, want, hits[i].Text, snippet, buf); p != "" {
-				hits[i].Text, hits[i].Truncated = p, true
-			}
+	}
+	var buf []string
+	for i := range hits {
+		n := snippet
+		if isNeighbor[i] {
+			n = snip.neighbor
+		}
+		if hits[i].Kind != store.SearchMessage || n <= 0 || utf8.RuneCountInString(hits[i].Text) <= n {
+			continue
+		}
+		var p string
+		if want != nil {
+			p, buf = passage(a, want, hits[i].Text, n, buf)
+		}
+		if p == "" && n < snippet {
+			// A neighbour's cut; a hit's is the assembler's.
+			p = cutAtWord(hits[i].Text, n) + "…"
+		}
+		if p != "" {
+			hits[i].Text, hits[i].Truncated = p, true
 		}
 	}
 	out := assemble.Recall(query, res.How(), hits, w, snippet)

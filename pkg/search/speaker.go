@@ -13,4 +13,3 @@ var assistantWords = regexp.MustCompile(`(?i)\byou(?:'d| had| have|'ve)? (?:\w+ 
 // RefersToAssistant reports whether a message points back at what the
 // assistant said, rather than at what the user said or did.
 func RefersToAssistant(message string) bool { return assistantWords.MatchString(message) }
-
