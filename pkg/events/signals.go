@@ -382,17 +382,32 @@ func checkVersion(fe *fieldErrors, v *int) {
 // only when opts.Now is set (at the edge), so that a worker's verdict never
 // depends on when it runs.
 func checkTime(fe *fieldErrors, field string, t time.Time, bad string, opts ValidateOptions) {
-	lim := opts.Limits
 	switch {
 	case bad != "":
 		fe.add(field, "%s", bad)
 	case t.IsZero():
 		fe.add(field, "required (RFC 3339 time, e.g. 2026-11-22T08:00:00Z)")
-	case t.Year() < 2000:
-		fe.add(field, "%s is before 2000", t.Format(time.RFC3339))
-	case opts.Now != nil && lim.MaxFutureSkew > 0 && t.After(opts.Now().Add(lim.MaxFutureSkew)):
-		fe.add(field, "%s is more than %s in the future", t.Format(time.RFC3339), lim.MaxFutureSkew)
+	default:
+		if p := opts.Limits.TimeProblem(t, opts.Now); p != "" {
+			fe.add(field, "%s", p)
+		}
 	}
+}
+
+// TimeProblem says what is wrong with t as the time of an event ("" when
+// nothing): before 2000, or, when now is given and MaxFutureSkew is
+// positive, more than MaxFutureSkew after now. Every event time is judged
+// by it, and so is a moment a request asks about (the `at` of a context or
+// a search: when a turn could have been). Between the two bounds every time
+// is one PostgreSQL's timestamptz holds.
+func (lim Limits) TimeProblem(t time.Time, now func() time.Time) string {
+	switch {
+	case t.Year() < 2000:
+		return t.Format(time.RFC3339) + " is before 2000"
+	case now != nil && lim.MaxFutureSkew > 0 && t.After(now().Add(lim.MaxFutureSkew)):
+		return fmt.Sprintf("%s is more than %s in the future", t.Format(time.RFC3339), lim.MaxFutureSkew)
+	}
+	return ""
 }
 
 func checkRef(fe *fieldErrors, field, ref string) {

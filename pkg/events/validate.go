@@ -224,16 +224,7 @@ func ValidateTurn(t *Turn, opts ValidateOptions) error {
 	checkID(&fe, "site_id", t.SiteID, false, lim)
 	checkID(&fe, "agent_id", t.AgentID, false, lim)
 
-	switch {
-	case t.badTime != "":
-		fe.add("occurred_at", "%s", t.badTime)
-	case t.OccurredAt.IsZero():
-		fe.add("occurred_at", "required (RFC 3339 time, e.g. 2026-11-22T08:00:00Z)")
-	case t.OccurredAt.Year() < 2000:
-		fe.add("occurred_at", "%s is before 2000", t.OccurredAt.Format(time.RFC3339))
-	case opts.Now != nil && lim.MaxFutureSkew > 0 && t.OccurredAt.After(opts.Now().Add(lim.MaxFutureSkew)):
-		fe.add("occurred_at", "%s is more than %s in the future", t.OccurredAt.Format(time.RFC3339), lim.MaxFutureSkew)
-	}
+	checkTime(&fe, "occurred_at", t.OccurredAt, t.badTime, opts)
 
 	switch t.Role {
 	case RoleUser, RoleAssistant, RoleSystem, RoleTool:
