@@ -113,7 +113,7 @@ func BenchmarkContext(b *testing.B) {
 	// goroutines.
 	rawContext := func() [2]time.Duration {
 		return rawContextReads(b, sessions, 16000, clients, func(ctx context.Context, s int) error {
-			_, err := tenant.Context(ctx, fmt.Sprintf("s%d", s), fmt.Sprintf("u%d", s), cfg.ContextMaxMessages, cfg.ContextMaxFacts*4, cfg.ContextMaxSummaries, true, nil)
+			_, err := tenant.Context(ctx, fmt.Sprintf("s%d", s), fmt.Sprintf("u%d", s), cfg.ContextMaxMessages, cfg.ContextMaxFacts*4, cfg.ContextMaxSummaries, true, time.Time{}, nil)
 			return err
 		})
 	}

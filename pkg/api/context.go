@@ -15,7 +15,7 @@ const MaxQueryBytes = memory.MaxQueryBytes
 // body (numbers for counts, strings for the rest).
 var contextParams = []param{{"user_id", kindText}, {"session_id", kindText}, {"query", kindText},
 	{"max_messages", kindNumber}, {"max_chars", kindNumber}, {"ttl", kindText}, {"max_facts", kindNumber},
-	{"max_summaries", kindNumber}, {"max_recalled", kindNumber}, {"budget", kindNumber}, {"lang", kindText}}
+	{"max_summaries", kindNumber}, {"max_recalled", kindNumber}, {"budget", kindNumber}, {"lang", kindText}, {"at", kindText}}
 
 // getContext assembles what the backend puts into its next prompt (the
 // parameters in the URL).

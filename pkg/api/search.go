@@ -8,7 +8,7 @@ import (
 // searchParams are the parameters a search takes: GET's query, POST's body.
 var searchParams = []param{{"q", kindText}, {"k", kindNumber}, {"session_id", kindText}, {"agent_id", kindText},
 	{"role", kindText}, {"kind", kindText}, {"since", kindText}, {"until", kindText}, {"neighbors", kindNumberOrBool},
-	{"max_per_session", kindNumber}}
+	{"max_per_session", kindNumber}, {"at", kindText}}
 
 // getSearch searches one user's history (the parameters in the URL).
 func (s *Server) getSearch(w http.ResponseWriter, r *http.Request, tenant string) {

@@ -130,6 +130,17 @@ func clientHTTP(t *testing.T, l *testenv.Live) {
 		require.Contains(t, got.Prompt, "ref: /book/77A1")
 		require.Nil(t, got.Recalled)
 
+		// As of a moment before the session: none of it yet.
+		got, err = c.Context(ctx, client.ContextParams{UserID: user, SessionID: session, At: "2020-01-01T00:00:00Z"})
+		require.NoError(t, err)
+		require.Empty(t, got.Window.Messages)
+		require.Nil(t, got.List)
+		_, err = c.Context(ctx, client.ContextParams{UserID: user, SessionID: session, At: "2020-01-01"})
+		var e *client.Error
+		require.ErrorAs(t, err, &e)
+		_, ok := e.Field("at")
+		require.True(t, ok, "%v", err)
+
 		// With the current message, by POST: the history is searched for it.
 		zero := 0
 		got, err = c.Context(ctx, client.ContextParams{UserID: user, SessionID: "s-2", Query: "which science fiction books?",

@@ -27,6 +27,11 @@ type ContextParams struct {
 	Budget *int `json:"budget,omitempty"`
 	// Lang is en, zh or auto.
 	Lang string `json:"lang,omitempty"`
+	// At asks for the context as it would have been assembled then (RFC
+	// 3339 with its offset, such as "2023-05-30T23:42:00Z"): its time rules
+	// count from At, and nothing that happened at or after At is in it.
+	// Empty: now.
+	At string `json:"at,omitempty"`
 }
 
 // Body is the parameters as POST /v1/context's body (and, written as

@@ -21,6 +21,9 @@ type SearchParams struct {
 	Neighbors     bool `json:"-"`
 	NeighborTurns int  `json:"-"`
 	MaxPerSession int  `json:"max_per_session,omitempty"`
+	// At searches the history as it stood then (RFC 3339 with its offset):
+	// nothing from At on is read, and recency counts from At. Empty: now.
+	At string `json:"at,omitempty"`
 }
 
 // MarshalJSON writes the parameters as the search route reads them: its

@@ -315,6 +315,7 @@ type contextArgs struct {
 	Message   string `json:"message,omitempty" jsonschema:"The user's current message, as they wrote it: the user's whole history is searched for what bears on it."`
 	Budget    *int   `json:"budget,omitempty" jsonschema:"Total characters of the context (default 8000)."`
 	Lang      string `json:"lang,omitempty" jsonschema:"Language of the rendered block: en, zh, or auto (by the conversation)."`
+	At        string `json:"at,omitempty" jsonschema:"The context as it would have been assembled at this moment (RFC 3339 with its offset, such as 2023-05-30T23:42:00Z), for replaying an earlier turn: nothing from then on is in it. Leave it out for now."`
 }
 
 var toolGetContext = &mcp.Tool{
@@ -340,7 +341,7 @@ func (t *tools) getContext(ctx context.Context, _ *mcp.CallToolRequest, a contex
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := t.c.Context(ctx, contract.ContextParams{UserID: user, SessionID: session, Query: a.Message, Budget: a.Budget, Lang: a.Lang})
+	c, err := t.c.Context(ctx, contract.ContextParams{UserID: user, SessionID: session, Query: a.Message, Budget: a.Budget, Lang: a.Lang, At: a.At})
 	if err != nil {
 		return nil, nil, apiError(err, map[string]string{"query": "message"})
 	}

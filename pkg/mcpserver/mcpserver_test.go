@@ -261,6 +261,11 @@ func (a agent) exercise() {
 	a.eventually("get_context", a.args(map[string]any{"session_id": a.session, "message": "tell me about the second one"}),
 		func(text string, _ []byte) bool { return strings.Contains(text, "ref: /book/77A1") })
 
+	// As of a moment before the session began, none of it is remembered.
+	out = a.ok("get_context", a.args(map[string]any{"session_id": a.session, "message": "tell me about the second one",
+		"at": "2020-01-01T00:00:00Z"}), nil)
+	require.NotContains(t, out, "/book/77A1")
+
 	var sel client.Selection
 	out = a.ok("select_item", a.args(map[string]any{"session_id": a.session, "n": 2}), &sel)
 	require.Equal(t, "/book/77A1", sel.Ref())
@@ -324,6 +329,7 @@ func (a agent) exercise() {
 		{"search_memory", "k: ", a.args(map[string]any{"query": "x", "k": 500})},
 		{"get_context", "lang: ", a.args(map[string]any{"session_id": a.session, "lang": "fr"})},
 		{"get_context", "budget: ", a.args(map[string]any{"session_id": a.session, "budget": -1})},
+		{"get_context", "at: want an RFC 3339 time", a.args(map[string]any{"session_id": a.session, "at": "yesterday"})},
 		{"unseen_items", "refs: ", a.args(map[string]any{"refs": []string{}})},
 		{"get_profile", "limit: ", a.args(map[string]any{"limit": 501})},
 		{"recommend", "k: ", a.args(map[string]any{"k": 101})},

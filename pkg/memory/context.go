@@ -22,6 +22,13 @@ const MaxQueryBytes = 64 << 10
 // belong to user_id; another user's session reads as not found. With a
 // query, the user's whole history is searched for it and what is found
 // becomes the recalled part.
+//
+// With at, the context is the one that would have been assembled then:
+// every time rule (the window's TTL, the facts' decay and expiry, the
+// search's recency) counts from at instead of the clock, and nothing that
+// happened at or after at is read (store.Tenant.Context, search.Params.At):
+// not a message, a list, a mention, an assertion, nor a summary version
+// that read a later message (the version before it stands in, or none).
 func (s *Service) Context(ctx context.Context, tenant string, qv url.Values) (*contract.Context, error) {
 	var fe []contract.FieldError
 	userID, sessionID := qv.Get("user_id"), qv.Get("session_id")
@@ -56,11 +63,17 @@ func (s *Service) Context(ctx context.Context, tenant string, qv url.Values) (*c
 	if !validLang(lang) {
 		fe = append(fe, contract.FieldError{Field: "lang", Message: "one of en, zh, auto"})
 	}
+	at := s.atParam(qv, &fe)
 	if err := invalid("invalid parameter", fe); err != nil {
 		return nil, err
 	}
 
 	t := s.store.Tenant(tenant)
+	// The time every time rule counts from.
+	now := at
+	if at.IsZero() {
+		now = s.now()
+	}
 	// The query is analyzed and embedded first; the history search then runs
 	// in the same batch as the context's own reads: one connection, one
 	// round trip.
@@ -69,7 +82,9 @@ func (s *Service) Context(ctx context.Context, tenant string, qv url.Values) (*c
 		sp *search.Params
 	)
 	if query != "" && maxRecalled > 0 {
-		p, res, ok := s.searcher.Prepare(ctx, s.cfg.Config.Query(tenant, userID, query, maxRecalled, s.now()))
+		q := s.cfg.Config.Query(tenant, userID, query, maxRecalled, now)
+		q.At, q.Decay = at, s.policy
+		p, res, ok := s.searcher.Prepare(ctx, q)
 		if ok {
 			sp = &p
 		}
@@ -80,7 +95,7 @@ func (s *Service) Context(ctx context.Context, tenant string, qv url.Values) (*c
 	// search's rows are read in the same batch and ranked after it.
 	var data store.ContextData
 	hits, err := search.InBatch(sp, func(scan *store.SearchScan) (err error) {
-		data, err = t.Context(ctx, sessionID, userID, lim.Messages, maxFacts*4, maxSummaries, true, scan)
+		data, err = t.Context(ctx, sessionID, userID, lim.Messages, maxFacts*4, maxSummaries, true, at, scan)
 		return err
 	})
 	sr.Hits = hits
@@ -94,7 +109,6 @@ func (s *Service) Context(ctx context.Context, tenant string, qv url.Values) (*c
 		// ask on the first turn of a session.
 		data.Newest, data.Summary, data.List = nil, nil, nil
 	}
-	now := s.now()
 	counts := assemble.Counts{Messages: data.Session.MessageCount, System: data.Session.SystemCount}
 	parts := assemble.Parts{
 		Window: assemble.TrimWindow(data.Newest, counts, lim, now),

@@ -83,6 +83,29 @@ func TestForChecksAndServesLikeTheRoutes(t *testing.T) {
 	require.Contains(t, c.Prompt, "Hyperion")
 	_, err = m.Context(ctx, contract.ContextParams{UserID: "someone else", SessionID: "s1"})
 	requireCode(t, err, contract.CodeNotFound, http.StatusNotFound)
+
+	// As of a moment, the context is what it was then: before the first
+	// turn nothing, a second later the first turn but not yet the list.
+	c, err = m.Context(ctx, contract.ContextParams{UserID: "u1", SessionID: "s1", Query: "Dune", At: at.Format(time.RFC3339Nano)})
+	require.NoError(t, err)
+	require.Empty(t, c.Window.Messages)
+	require.Nil(t, c.List)
+	require.Empty(t, c.Recalled.Hits)
+	c, err = m.Context(ctx, contract.ContextParams{UserID: "u1", SessionID: "s1", At: at.Add(time.Second).Format(time.RFC3339Nano)})
+	require.NoError(t, err)
+	require.Len(t, c.Window.Messages, 1)
+	require.Nil(t, c.List)
+	// A moment that is no time is refused naming it, as the routes do.
+	for _, bad := range []string{"yesterday", "2026-01-01", "1999-12-31T23:00:00Z", time.Now().Add(72 * time.Hour).Format(time.RFC3339)} {
+		_, err = m.Context(ctx, contract.ContextParams{UserID: "u1", SessionID: "s1", At: bad})
+		e = requireCode(t, err, contract.CodeInvalidRequest, http.StatusBadRequest)
+		_, ok = e.Field("at")
+		require.True(t, ok, "%s: %v", bad, err)
+		_, err = m.Search(ctx, "u1", contract.SearchParams{Q: "Dune", At: bad})
+		e = requireCode(t, err, contract.CodeInvalidRequest, http.StatusBadRequest)
+		_, ok = e.Field("at")
+		require.True(t, ok, "%s: %v", bad, err)
+	}
 }
 
 // requireCode asserts err is a *contract.Error of code and status.

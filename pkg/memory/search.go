@@ -62,6 +62,11 @@ func (s *Service) Search(ctx context.Context, tenant, userID string, qv url.Valu
 	if !p.Since.IsZero() && !p.Until.IsZero() && !p.Until.After(p.Since) {
 		fe = append(fe, contract.FieldError{Field: "until", Message: "must be after since"})
 	}
+	// As of at: the history as it stood then, its recency counted from
+	// then (search.Params.At).
+	if p.At = s.atParam(qv, &fe); !p.At.IsZero() {
+		p.Now, p.Decay = p.At, s.policy
+	}
 	if v := qv.Get("neighbors"); v != "" {
 		// true or false, or how many turns on each side.
 		if n, err := strconv.Atoi(v); err == nil && n >= 0 && n <= search.MaxNeighborTurns {
@@ -105,6 +110,30 @@ func checkQuery(q, field string, required bool, fe *[]contract.FieldError) {
 	case strings.IndexByte(q, 0) >= 0:
 		*fe = append(*fe, contract.FieldError{Field: field, Message: "contains a NUL character"})
 	}
+}
+
+// atParam reads the optional `at` of a context or a search: the moment it
+// is asked as of (zero when absent: now). It is the time of a turn, and is
+// judged as a turn's occurred_at is: RFC 3339 with its offset (a date alone
+// says neither the hour nor the zone, and the window's TTL counts in
+// hours), not before 2000 and at most EVENT_MAX_FUTURE_SKEW ahead of the
+// clock (events.Limits.TimeProblem), which also keeps it within what
+// PostgreSQL's timestamptz holds.
+func (s *Service) atParam(qv url.Values, fe *[]contract.FieldError) time.Time {
+	v := qv.Get("at")
+	if v == "" {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		*fe = append(*fe, contract.FieldError{Field: "at", Message: "want an RFC 3339 time with its offset, such as 2023-05-30T23:42:00Z or 2023-05-31T07:42:00+08:00"})
+		return time.Time{}
+	}
+	if p := s.limits.TimeProblem(t, s.now); p != "" {
+		*fe = append(*fe, contract.FieldError{Field: "at", Message: p})
+		return time.Time{}
+	}
+	return t.UTC()
 }
 
 // queryTime reads an optional time: RFC 3339, or a date (2026-01-01, UTC).

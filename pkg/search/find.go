@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -30,6 +31,14 @@ type Params struct {
 	// Since and Until bound event time, [Since, Until); zero is open.
 	Since time.Time
 	Until time.Time
+	// At, when set, searches the history as it stood then: what happened
+	// at or after At is not read at all (store.SearchScan.Before), so,
+	// unlike what Until leaves out, it is not shown as a neighbour nor
+	// counted in the ranking's statistics either; a fact is live when it
+	// was active at At under Decay (nil: decay.DefaultPolicy), not when it
+	// is active now (asOf); and Now, when zero, is At.
+	At    time.Time
+	Decay *decay.Policy
 	// K is how many hits to return: 0 means 10, at most MaxK.
 	K int
 	// MaxPerSession caps the hits of one session (its turns and summary
@@ -92,6 +101,9 @@ func (p Params) WithDefaults() Params {
 	}
 	if p.MaxPerSession == 0 {
 		p.MaxPerSession = DefaultMaxPerSession
+	}
+	if p.Now.IsZero() {
+		p.Now = p.At
 	}
 	if p.Now.IsZero() {
 		p.Now = time.Now()
@@ -204,7 +216,7 @@ func Find(ctx context.Context, t *store.Tenant, p Params) ([]Hit, error) {
 	if err := t.ScanSearch(ctx, sc); err != nil {
 		return nil, err
 	}
-	return rankHits(sc.Rows(), p, sc.NumTerms()), nil
+	return rankHits(asOf(sc.Rows(), p), p, sc.NumTerms()), nil
 }
 
 // InBatch runs a search whose scan travels in another batch of reads: read
@@ -225,7 +237,7 @@ func InBatch(p *Params, read func(scan *store.SearchScan) error) ([]Hit, error) 
 	if err := read(sc); err != nil {
 		return nil, err
 	}
-	return rankHits(sc.Rows(), q, sc.NumTerms()), nil
+	return rankHits(asOf(sc.Rows(), q), q, sc.NumTerms()), nil
 }
 
 // scan checks p, fills in its defaults and prepares the store's scan of
@@ -242,6 +254,9 @@ func (p Params) scan() (*store.SearchScan, Params, error) {
 		p.NeighborTurns = 0
 	}
 	sc, err := store.NewSearchScan(p.UserID, p.Terms, p.Vector, p.Model)
+	if err == nil {
+		sc.Before(p.At)
+	}
 	return sc, p, err
 }
 

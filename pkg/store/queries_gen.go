@@ -8,6 +8,8 @@ var (
 	qAttributeAssertionInsertBatch = queryName{"AttributeAssertionInsertBatch"}
 	// qAttributeAssertionListByUser is AttributeAssertionListByUser of queries/attributes.sql.
 	qAttributeAssertionListByUser = queryName{"AttributeAssertionListByUser"}
+	// qAttributeAssertionListByUserBefore is AttributeAssertionListByUserBefore of queries/attributes.sql.
+	qAttributeAssertionListByUserBefore = queryName{"AttributeAssertionListByUserBefore"}
 	// qSessionAttributesForget is SessionAttributesForget of queries/attributes.sql.
 	qSessionAttributesForget = queryName{"SessionAttributesForget"}
 	// qAttributeDeleteOld is AttributeDeleteOld of queries/attributes.sql.
@@ -62,6 +64,8 @@ var (
 	qFactMentionBatch = queryName{"FactMentionBatch"}
 	// qFactListByUser is FactListByUser of queries/facts.sql.
 	qFactListByUser = queryName{"FactListByUser"}
+	// qFactListByUserBefore is FactListByUserBefore of queries/facts.sql.
+	qFactListByUserBefore = queryName{"FactListByUserBefore"}
 	// qFactPageByUser is FactPageByUser of queries/facts.sql.
 	qFactPageByUser = queryName{"FactPageByUser"}
 	// qHabitUserPage is HabitUserPage of queries/habits.sql.
@@ -106,6 +110,12 @@ var (
 	qMessageListRecent = queryName{"MessageListRecent"}
 	// qMessageCurrentList is MessageCurrentList of queries/messages.sql.
 	qMessageCurrentList = queryName{"MessageCurrentList"}
+	// qMessageListRecentBefore is MessageListRecentBefore of queries/messages.sql.
+	qMessageListRecentBefore = queryName{"MessageListRecentBefore"}
+	// qMessageCountBefore is MessageCountBefore of queries/messages.sql.
+	qMessageCountBefore = queryName{"MessageCountBefore"}
+	// qMessageCurrentListBefore is MessageCurrentListBefore of queries/messages.sql.
+	qMessageCurrentListBefore = queryName{"MessageCurrentListBefore"}
 	// qProfileGet is ProfileGet of queries/profiles.sql.
 	qProfileGet = queryName{"ProfileGet"}
 	// qProfileUpsert is ProfileUpsert of queries/profiles.sql.
@@ -156,6 +166,8 @@ var (
 	qSummaryDeleteBySession = queryName{"SummaryDeleteBySession"}
 	// qSummaryListForContext is SummaryListForContext of queries/summaries.sql.
 	qSummaryListForContext = queryName{"SummaryListForContext"}
+	// qSummaryListForContextBefore is SummaryListForContextBefore of queries/summaries.sql.
+	qSummaryListForContextBefore = queryName{"SummaryListForContextBefore"}
 	// qSummaryListCurrent is SummaryListCurrent of queries/summaries.sql.
 	qSummaryListCurrent = queryName{"SummaryListCurrent"}
 	// qUserDeleteMessages is UserDeleteMessages of queries/users.sql.
@@ -197,6 +209,7 @@ var (
 var queryNameList = []queryName{
 	qAttributeAssertionInsertBatch,
 	qAttributeAssertionListByUser,
+	qAttributeAssertionListByUserBefore,
 	qSessionAttributesForget,
 	qAttributeDeleteOld,
 	qCatalogUpsertBatch,
@@ -224,6 +237,7 @@ var queryNameList = []queryName{
 	qDecayerRunList,
 	qFactMentionBatch,
 	qFactListByUser,
+	qFactListByUserBefore,
 	qFactPageByUser,
 	qHabitUserPage,
 	qHabitMessagesByUsers,
@@ -246,6 +260,9 @@ var queryNameList = []queryName{
 	qMessageDeleteBySession,
 	qMessageListRecent,
 	qMessageCurrentList,
+	qMessageListRecentBefore,
+	qMessageCountBefore,
+	qMessageCurrentListBefore,
 	qProfileGet,
 	qProfileUpsert,
 	qSearchEntryUpsertBatch,
@@ -271,6 +288,7 @@ var queryNameList = []queryName{
 	qSummaryIdleSessions,
 	qSummaryDeleteBySession,
 	qSummaryListForContext,
+	qSummaryListForContextBefore,
 	qSummaryListCurrent,
 	qUserDeleteMessages,
 	qUserDeleteSessions,

@@ -61,6 +61,12 @@ type SearchEntry struct {
 // ends the type whatever the value holds).
 func FactSourceID(factType, value string) string { return factType + "\x1f" + value }
 
+// FactSourceType is the fact type of a fact entry's source (FactSourceID).
+func FactSourceType(sourceID string) string {
+	typ, _, _ := strings.Cut(sourceID, "\x1f")
+	return typ
+}
+
 // UpsertSearchEntries stores a batch of search entries in one statement and
 // returns how many rows it wrote: redelivery, duplicates and replays of
 // entries already stored write none. An entry is written when it is new,
@@ -271,8 +277,16 @@ type SearchScan struct {
 	vector any     // halfvecArg of the query vector, nil for none
 	model  string
 	index  map[string]int // query term -> place in a row's TF (termIndex)
+	before time.Time      // entries at or after it are not read (Before)
 	buf    *[]SearchRow   // the rows read, until Release
 }
+
+// Before bounds the scan to the history as it stood before t (a search or a
+// context asked as of t): the entries of what happened at or after t are
+// not read, as if they were not there (not found, not anyone's neighbour,
+// not counted in the ranking's statistics); zero reads them all. It is
+// applied as the rows are read, so the statement is the same either way.
+func (sc *SearchScan) Before(t time.Time) { sc.before = t }
 
 // NewSearchScan checks a query and prepares its scan: the user whose
 // entries are read, the query's terms (repeats and empty terms ignored) and
@@ -337,7 +351,7 @@ func (sc *SearchScan) Rows() []SearchRow {
 func (sc *SearchScan) read(rows pgx.Rows) error {
 	sc.Release()
 	buf := scanRows.Get().(*[]SearchRow)
-	entries, err := readSearchRows(rows, sc.index, *buf)
+	entries, err := readSearchRows(rows, sc.index, sc.before, *buf)
 	*buf, sc.buf = entries, buf
 	if err != nil {
 		sc.Release()

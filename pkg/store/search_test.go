@@ -488,7 +488,7 @@ func TestContextWithSearch(t *testing.T) {
 	withSearch := func(ctx context.Context, p search.Params) (store.ContextData, []search.Hit, error) {
 		var d store.ContextData
 		hits, err := search.InBatch(&p, func(scan *store.SearchScan) (err error) {
-			d, err = tn.Context(ctx, "new", "u1", 10, 10, 3, false, scan)
+			d, err = tn.Context(ctx, "new", "u1", 10, 10, 3, false, time.Time{}, scan)
 			return err
 		})
 		return d, hits, err

@@ -54,21 +54,29 @@ var searchColumns = [...]struct {
 // readSearchRows reads the scan's rows, appending them to out: one
 // allocation for each row's texts, and only the query terms' frequencies
 // kept of its terms (index: term -> place). A user's whole history is read
-// on every search, so this is the search's hottest loop.
-func readSearchRows(rows pgx.Rows, index map[string]int, out []SearchRow) ([]SearchRow, error) {
+// on every search, so this is the search's hottest loop. With before set,
+// the rows of entries at or after it are passed over unread
+// (SearchScan.Before).
+func readSearchRows(rows pgx.Rows, index map[string]int, before time.Time, out []SearchRow) ([]SearchRow, error) {
 	defer rows.Close()
 	out = out[:0]
+	checked, bounded := false, !before.IsZero()
 	for rows.Next() {
 		// The columns are checked with the first row: a failed statement
 		// (a cancelled request, an aborted batch) has none, and says why
 		// in Err.
-		if len(out) == 0 {
+		if !checked {
 			if err := checkSearchColumns(rows.FieldDescriptions()); err != nil {
 				return nil, err
 			}
+			checked = true
+		}
+		v := rows.RawValues()
+		if bounded && len(v[4]) == 8 && !pgTimestamp(v[4]).Before(before) {
+			continue
 		}
 		out = append(out, SearchRow{})
-		if err := decodeSearchRow(rows.RawValues(), index, &out[len(out)-1]); err != nil {
+		if err := decodeSearchRow(v, index, &out[len(out)-1]); err != nil {
 			return out, fmt.Errorf("search scan: row %d: %w", len(out), err)
 		}
 	}
@@ -93,6 +101,11 @@ func checkSearchColumns(fields []pgconn.FieldDescription) error {
 
 // pgEpoch is where PostgreSQL's binary timestamps count from.
 var pgEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// pgTimestamp decodes a timestamptz in binary format (8 bytes).
+func pgTimestamp(b []byte) time.Time {
+	return pgEpoch.Add(time.Duration(int64(binary.BigEndian.Uint64(b))) * time.Microsecond)
+}
 
 // decodeSearchRow decodes one row of SearchScan in binary format.
 func decodeSearchRow(v [][]byte, index map[string]int, e *SearchRow) error {
@@ -119,8 +132,7 @@ func decodeSearchRow(v [][]byte, index map[string]int, e *SearchRow) error {
 	}
 	e.SourceID, e.SessionID, e.AgentID, e.Text = cut(len(v[1])), cut(len(v[2])), cut(len(v[6])), cut(len(v[7]))
 	e.Kind, e.Role = knownWord(v[0]), knownWord(v[3])
-	micros := int64(binary.BigEndian.Uint64(v[4]))
-	e.OccurredAt = pgEpoch.Add(time.Duration(micros) * time.Microsecond)
+	e.OccurredAt = pgTimestamp(v[4])
 	e.TermCount = int32(binary.BigEndian.Uint32(v[5]))
 	e.Live = v[10][0] != 0
 	if v[9] != nil {

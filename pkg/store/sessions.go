@@ -99,7 +99,12 @@ func (t *Tenant) sessionWithRecent(ctx context.Context, sessionID string, since 
 // trip: the session (ErrNotFound is reported through Session being zero and
 // Found false), its newest non-system messages, the user's newest active facts,
 // the current summaries of the user's other sessions (latest first) and the
-// session's own current summary (nil when it has none).
+// session's own current summary (nil when it has none). Read as of a past
+// moment (Context's at), each is what it was then: the session's counts,
+// its messages and list before then, the user's facts as their mentions
+// before then made them (of every status: Facts' Status is empty, for the
+// reader to judge at that moment), of each session the newest summary
+// version that read only earlier messages, the assertions made before then.
 type ContextData struct {
 	Found     bool
 	Session   Session
@@ -121,9 +126,15 @@ type ContextData struct {
 // round trip on one connection. The caller ranks the scan's rows once this
 // returns, with the connection back in the pool (search.InBatch), and
 // releases them.
-func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, factLimit, summaryLimit int, attributes bool, search *SearchScan) (ContextData, error) {
+//
+// With at set, everything is read as it stood before at (see ContextData),
+// by statements of their own (the ...Before queries), so that a context
+// asked without it reads exactly what it did; the search's scan is bounded
+// by its own (SearchScan.Before).
+func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, factLimit, summaryLimit int, attributes bool, at time.Time, search *SearchScan) (ContextData, error) {
 	var b pgx.Batch
 	d := ContextData{Newest: make([]record.Message, 0, limit)}
+	past := !at.IsZero()
 	if search != nil {
 		b.Queue(q(qSearchScan), search.args(t.id)...).Query(search.read)
 	}
@@ -136,26 +147,49 @@ func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, f
 		d.Found = sessErr == nil
 		return sessErr
 	})
-	b.Queue(q(qMessageListRecent), t.id, sessionID, time.Time{}, limit, false).Query(func(rows pgx.Rows) error {
+	readMessages := func(rows pgx.Rows) error {
 		var err error
 		d.Newest, err = appendMessages(d.Newest, rows)
 		return err
-	})
+	}
+	// The session's counts as they were, in place of the session row's
+	// (today's) once the batch is read.
+	var counts *[2]int64
+	if past {
+		c := new([2]int64)
+		b.Queue(q(qMessageCountBefore), t.id, sessionID, at).QueryRow(func(row pgx.Row) error {
+			return row.Scan(&c[0], &c[1])
+		})
+		counts = c
+		b.Queue(q(qMessageListRecentBefore), t.id, sessionID, at, limit, false).Query(readMessages)
+	} else {
+		b.Queue(q(qMessageListRecent), t.id, sessionID, time.Time{}, limit, false).Query(readMessages)
+	}
 	if factLimit > 0 {
-		b.Queue(q(qFactListByUser), t.id, userID, []string{record.FactActive}, factLimit).Query(func(rows pgx.Rows) error {
+		readFacts := func(rows pgx.Rows) error {
 			var err error
 			d.Facts, err = pgx.CollectRows(rows, scanFact)
 			return err
-		})
+		}
+		if past {
+			b.Queue(q(qFactListByUserBefore), t.id, userID, at, factLimit).Query(readFacts)
+		} else {
+			b.Queue(q(qFactListByUser), t.id, userID, []string{record.FactActive}, factLimit).Query(readFacts)
+		}
 	}
 	if attributes {
-		b.Queue(q(qAttributeAssertionListByUser), t.id, userID).Query(func(rows pgx.Rows) error {
+		readAssertions := func(rows pgx.Rows) error {
 			var err error
 			d.Assertions, err = pgx.CollectRows(rows, scanAssertion)
 			return err
-		})
+		}
+		if past {
+			b.Queue(q(qAttributeAssertionListByUserBefore), t.id, userID, at).Query(readAssertions)
+		} else {
+			b.Queue(q(qAttributeAssertionListByUser), t.id, userID).Query(readAssertions)
+		}
 	}
-	b.Queue(q(qSummaryListForContext), t.id, userID, sessionID, max(summaryLimit, 0)).Query(func(rows pgx.Rows) error {
+	readSummaries := func(rows pgx.Rows) error {
 		defer rows.Close()
 		for rows.Next() {
 			var s record.Summary
@@ -171,8 +205,13 @@ func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, f
 			}
 		}
 		return rows.Err()
-	})
-	b.Queue(q(qMessageCurrentList), t.id, sessionID).QueryRow(func(row pgx.Row) error {
+	}
+	if past {
+		b.Queue(q(qSummaryListForContextBefore), t.id, userID, sessionID, max(summaryLimit, 0), at).Query(readSummaries)
+	} else {
+		b.Queue(q(qSummaryListForContext), t.id, userID, sessionID, max(summaryLimit, 0)).Query(readSummaries)
+	}
+	readList := func(row pgx.Row) error {
 		var l record.PresentedList
 		err := row.Scan(&l.EventID, &l.OccurredAt, rawJSON(&l.Items))
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -183,9 +222,17 @@ func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, f
 			d.List = &l
 		}
 		return err
-	})
+	}
+	if past {
+		b.Queue(q(qMessageCurrentListBefore), t.id, sessionID, at).QueryRow(readList)
+	} else {
+		b.Queue(q(qMessageCurrentList), t.id, sessionID).QueryRow(readList)
+	}
 	if err := t.s.pool.SendBatch(ctx, &b).Close(); err != nil {
 		return d, fmt.Errorf("context: %w", err)
+	}
+	if counts != nil {
+		d.Session.MessageCount, d.Session.SystemCount = counts[0], counts[1]
 	}
 	return d, nil
 }

@@ -189,16 +189,19 @@ class Recall:
         max_recalled: Optional[int] = None,
         budget: Optional[int] = None,
         lang: Optional[str] = None,
+        at: Optional[Union[str, datetime]] = None,
     ) -> t.Context:
         """The assembled context for the next prompt; put ``["prompt"]`` in the
         system prompt. ``query`` is the user's current message: the user's
         history is searched for it. ``ttl``, the oldest message the window
         keeps, is seconds, a ``timedelta`` or a Go duration ("30m", "24h").
-        A long query is sent in a POST body."""
+        ``at`` (RFC 3339 with its offset, or an aware ``datetime``) asks for the
+        context as it would have been assembled then: nothing from then on is
+        in it. A long query is sent in a POST body."""
         p = _params(
             user_id=user_id, session_id=session_id, query=query, max_messages=max_messages, max_chars=max_chars,
             ttl=None if ttl is None else _duration("ttl", ttl)[0], max_facts=max_facts, max_summaries=max_summaries, max_recalled=max_recalled,
-            budget=budget, lang=lang,
+            budget=budget, lang=lang, at=at,
         )
         return cast(t.Context, self._get_or_post("/v1/context", p, query or ""))
 
@@ -216,13 +219,15 @@ class Recall:
         until: Optional[Union[str, datetime]] = None,
         neighbors: Optional[Union[bool, int]] = None,
         max_per_session: Optional[int] = None,
+        at: Optional[Union[str, datetime]] = None,
     ) -> t.SearchResult:
         """The raw hits of a search of one user's history (``role``: user,
         assistant; ``kind``: message, summary, fact; lists or comma-separated;
-        ``neighbors``: True for the turn on each side of a hit, or 0 to 3 turns)."""
+        ``neighbors``: True for the turn on each side of a hit, or 0 to 3 turns;
+        ``at``: the history as it stood then, nothing from then on read)."""
         p = _params(
             q=q, k=k, session_id=session_id, agent_id=agent_id, role=role, kind=kind, since=since, until=until,
-            neighbors=neighbors, max_per_session=max_per_session,
+            neighbors=neighbors, max_per_session=max_per_session, at=at,
         )
         return cast(t.SearchResult, self._get_or_post("/v1/users/" + _seg(user_id) + "/search", p, q))
 

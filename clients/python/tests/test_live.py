@@ -92,6 +92,10 @@ class LiveTest(unittest.TestCase):
         ctx = self.recall.context(self.user, self.session)
         self.assertEqual([(e["n"], e["ref"]) for e in ctx["list"]["items"]], [(1, "/film/sol-7Q2X"), (2, "/film/stk-4M8B"), (3, "/film/arr-9K1C")])
         self.assertIn("3. Arrival — ref: /film/arr-9K1C", ctx["prompt"])
+        # As of a moment before the session, nothing of it yet.
+        before = self.recall.context(self.user, self.session, at=datetime(2020, 1, 1, tzinfo=timezone.utc))
+        self.assertIsNone(before["list"])
+        self.assertEqual(before["window"]["messages"], [])
 
         msgs = self.recall.messages(self.session)["messages"]
         self.assertEqual(msgs[1]["tool_calls"][0]["arguments"], {"q": "slow sci-fi"})
@@ -127,6 +131,10 @@ class LiveTest(unittest.TestCase):
         with self.assertRaises(InvalidRequestError) as cm:
             self.recall.context(self.user, self.session, lang="fr")
         self.assertEqual(cm.exception.field("lang"), "one of en, zh, auto")
+
+        with self.assertRaises(InvalidRequestError) as cm:
+            self.recall.context(self.user, self.session, at="2020-01-01")
+        self.assertIsNotNone(cm.exception.field("at"), cm.exception.fields)
 
         with self.assertRaises(InvalidRequestError) as cm:
             self.recall.selection(self.session, 0)

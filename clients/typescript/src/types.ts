@@ -330,6 +330,11 @@ export interface ContextParams {
   max_recalled?: number;
   budget?: number;
   lang?: "en" | "zh" | "auto";
+  /**
+   * The context as it would have been assembled then (RFC 3339 with its offset,
+   * or a Date): its time rules count from it, and nothing from it on is in it.
+   */
+  at?: string | Date;
 }
 
 // --- search ---
@@ -383,6 +388,8 @@ export interface SearchParams {
   /** `true` for the turn on each side of a hit, or how many turns on each side (0 to 3). */
   neighbors?: boolean | number;
   max_per_session?: number;
+  /** The history as it stood then (RFC 3339 with its offset, or a Date): nothing from it on is read. */
+  at?: string | Date;
 }
 
 // --- presented lists and seen items ---

@@ -94,6 +94,10 @@ describe("live Recall", { concurrency: true }, () => {
     const ctx = await recall.context({ user_id: user, session_id: session });
     assert.deepEqual(ctx.list?.items.map((e) => [e.n, e.ref]), [[1, "/film/sol-7Q2X"], [2, "/film/stk-4M8B"], [3, "/film/arr-9K1C"]]);
     assert.ok(ctx.prompt.includes("3. Arrival — ref: /film/arr-9K1C"), ctx.prompt);
+    // As of a moment before the session, nothing of it yet.
+    const before = await recall.context({ user_id: user, session_id: session, at: new Date("2020-01-01T00:00:00Z") });
+    assert.equal(before.list, null);
+    assert.deepEqual(before.window.messages, []);
 
     const msgs = (await recall.messages(session)).messages;
     assert.deepEqual(msgs[1]!.tool_calls![0]!.arguments, { q: "slow sci-fi" });
@@ -137,6 +141,11 @@ describe("live Recall", { concurrency: true }, () => {
     await assert.rejects(recall.context({ user_id: user, session_id: session, lang: "fr" as "en" }), (err: unknown) => {
       assert.ok(err instanceof InvalidRequestError);
       assert.equal(err.field("lang"), "one of en, zh, auto");
+      return true;
+    });
+    await assert.rejects(recall.context({ user_id: user, session_id: session, at: "2020-01-01" }), (err: unknown) => {
+      assert.ok(err instanceof InvalidRequestError);
+      assert.ok(err.field("at"), JSON.stringify(err.fields));
       return true;
     });
     await assert.rejects(recall.selection(session, 0), (err: unknown) => err instanceof InvalidRequestError && err.field("n") !== undefined);

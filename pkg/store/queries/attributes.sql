@@ -17,6 +17,15 @@ FROM attribute_assertions
 WHERE tenant_id = $1 AND user_id = $2
 ORDER BY occurred_at, event_id, key, item, op;
 
+-- name: AttributeAssertionListByUserBefore
+-- AttributeAssertionListByUser as the user stood before $3: the assertions
+-- made before then, oldest first, so that resolving them gives the values
+-- current then (a value superseded since is current again).
+SELECT event_id, key, item, op, value, source, evidence, session_id, confidence, occurred_at
+FROM attribute_assertions
+WHERE tenant_id = $1 AND user_id = $2 AND occurred_at < $3
+ORDER BY occurred_at, event_id, key, item, op;
+
 -- name: SessionAttributesForget
 -- What was read from the session's turns (stated and inferred values) goes
 -- with it; what was set explicitly is not the session's, and what was

@@ -59,6 +59,31 @@ WHERE tenant_id = $1 AND user_id = $2 AND status = ANY($3::text[])
 ORDER BY last_mentioned_at DESC, type, value
 LIMIT $4;
 
+-- name: FactListByUserBefore
+-- A user's facts as they stood before $3, newest mention first (at most
+-- $4): each fact mentioned before then, counted from those mentions alone
+-- (their number, the first and the last, the session of the last), with
+-- the expiry the last one gave it (the fact's time to live as stored,
+-- expires_at - last_mentioned_at). Every mention sets the base weight, so
+-- the stored one holds. The status is left empty: the stored one is
+-- today's, and the reader judges each fact at $3 (decay.Policy.Assess).
+-- What only a later mention changed (how the value was written, which
+-- extractor saw it) is read as it is now. The user's mentions before $3
+-- are read on their index, the facts by key.
+WITH m AS (
+    SELECT type, value, count(*) AS n, min(occurred_at) AS first_at, max(occurred_at) AS last_at,
+           (array_agg(session_id ORDER BY occurred_at DESC, event_id DESC))[1] AS session_id
+    FROM fact_mentions
+    WHERE tenant_id = $1 AND user_id = $2 AND occurred_at < $3
+    GROUP BY type, value
+)
+SELECT f.type, f.value, f.display, f.weight, m.n, m.first_at, m.last_at,
+       m.last_at + (f.expires_at - f.last_mentioned_at), '', f.source, m.session_id
+FROM m
+JOIN facts f ON f.tenant_id = $1 AND f.user_id = $2 AND f.type = m.type AND f.value = m.value
+ORDER BY m.last_at DESC, f.type, f.value
+LIMIT $4;
+
 -- name: FactPageByUser
 -- A page of a user's facts with the given statuses, newest mention first,
 -- after the keyset cursor ($4 last mention, $5 type, $6 value; NULL: from the

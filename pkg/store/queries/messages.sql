@@ -98,3 +98,30 @@ FROM messages
 WHERE tenant_id = $1 AND session_id = $2 AND items IS NOT NULL
 ORDER BY occurred_at DESC, event_id DESC
 LIMIT 1;
+
+-- name: MessageListRecentBefore
+-- MessageListRecent as the session stood before $3 (a context asked as of
+-- then): its newest messages before $3, newest first; system turns only
+-- when $5. The same index range, bounded above instead of below.
+SELECT event_id, session_id, user_id, site_id, agent_id, role, content,
+       tool_calls, items, metadata, occurred_at, stored_at
+FROM messages
+WHERE tenant_id = $1 AND session_id = $2 AND occurred_at < $3 AND (role <> 'system' OR $5)
+ORDER BY occurred_at DESC, event_id DESC
+LIMIT $4;
+
+-- name: MessageCountBefore
+-- A session's messages and, of them, system turns before $3: its counts as
+-- they stood then (the session row holds today's).
+SELECT count(*), count(*) FILTER (WHERE role = 'system')
+FROM messages
+WHERE tenant_id = $1 AND session_id = $2 AND occurred_at < $3;
+
+-- name: MessageCurrentListBefore
+-- MessageCurrentList as the session stood before $3: the items of its
+-- newest turn before then that presented one.
+SELECT event_id, occurred_at, items
+FROM messages
+WHERE tenant_id = $1 AND session_id = $2 AND items IS NOT NULL AND occurred_at < $3
+ORDER BY occurred_at DESC, event_id DESC
+LIMIT 1;

@@ -106,6 +106,37 @@ UNION ALL
  FROM session_summaries
  WHERE tenant_id = $1 AND session_id = $3 AND current);
 
+-- name: SummaryListForContextBefore
+-- SummaryListForContext as the summaries stood before $5: of each session
+-- its newest version that read only messages before then (covers_to, the
+-- newest message of the version and of those it rolls forward, before
+-- $5), or none when every version read a later one. A version written
+-- from later messages is left out for the one before it: what a context
+-- as of $5 says must not come from after it. The user's sessions that
+-- began before $5 are read on their index, each one's versions newest
+-- first on the version key.
+(SELECT ss.session_id, ss.user_id, ss.version, ss.from_count, ss.through_count, ss.first_event_id, ss.first_at,
+        ss.last_event_id, ss.last_at, ss.covers_from, ss.covers_to, ss.messages_read, ss.summary, ss.key_topics,
+        ss.model, ss.reason, ss.created_at, false
+ FROM sessions s
+ CROSS JOIN LATERAL (
+     SELECT *
+     FROM session_summaries v
+     WHERE v.tenant_id = $1 AND v.session_id = s.session_id AND v.covers_to < $5
+     ORDER BY v.version DESC
+     LIMIT 1) ss
+ WHERE s.tenant_id = $1 AND s.user_id = $2 AND s.session_id <> $3 AND s.first_message_at < $5
+ ORDER BY ss.covers_to DESC, ss.session_id
+ LIMIT $4)
+UNION ALL
+(SELECT session_id, user_id, version, from_count, through_count, first_event_id, first_at,
+        last_event_id, last_at, covers_from, covers_to, messages_read, summary, key_topics, model,
+        reason, created_at, true
+ FROM session_summaries
+ WHERE tenant_id = $1 AND session_id = $3 AND covers_to < $5
+ ORDER BY version DESC
+ LIMIT 1);
+
 -- name: SummaryListCurrent
 -- The current summaries of the given sessions ($2).
 SELECT session_id, user_id, version, from_count, through_count, first_event_id, first_at,
