@@ -94,10 +94,11 @@ eval-context: deps
 
 ## eval-longmem: the same measures on LongMemEval_S: each instance one user whose dated
 ## sessions go through the whole pipeline, its question asked as the current message of
-## a new session, scored per question type (abstention questions apart) next to BM25,
-## recency and full-history baselines; prints the phases' timings
+## a new session at the question's date (`at`), scored per question type (abstention
+## questions apart) next to BM25, recency and full-history baselines; prints the phases'
+## timings
 eval-longmem: deps
-	$(GO) run ./tools/evallongmem -data ../shared/data -wait-timeout 30m
+	$(GO) run ./tools/evallongmem -data ../shared/data -wait-timeout 30m -at
 
 ## chaos: every worker its own process against its own nats-server and PostgreSQL
 ## cluster, under kill -9 of workers and NATS and a PostgreSQL crash restart, then

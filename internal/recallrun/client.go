@@ -240,9 +240,9 @@ type ContextRequest struct {
 	Query     string `json:"query"`
 	Budget    int    `json:"budget"`
 	// At is the time to assemble the context as of (RFC 3339), for an
-	// evaluation whose history is dated in the past. The API does not take
-	// it yet and refuses a request that has it, so it is empty (and not
-	// sent) unless a tool is told to send it.
+	// evaluation whose history is dated in the past; empty, it is not sent
+	// and the context is assembled at the time of the run (an API older
+	// than `at` refuses a request that names it).
 	At string `json:"at,omitempty"`
 }
 

@@ -70,9 +70,9 @@ func TestContextPromptPostOrGet(t *testing.T) {
 	}
 }
 
-// TestContextPromptAt checks that `at` is sent only when set: the API
-// refuses a parameter it does not know, so a request without a time must not
-// name one.
+// TestContextPromptAt checks that `at` is sent only when set: a request
+// without a time must not name one (an empty `at` is no time, and an API
+// older than the parameter refuses it).
 func TestContextPromptAt(t *testing.T) {
 	t.Parallel()
 	var (

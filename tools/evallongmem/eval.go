@@ -77,7 +77,13 @@ type report struct {
 	Abstentions int            `json:"abstention_questions"`
 	ByType      map[string]int `json:"questions_by_type"` // answerable ones
 	Evidence    int            `json:"evidence_turns"`
-	Budget      int            `json:"budget"`
+	// LateEvidence are the evidence turns dated at or after their
+	// question (LongMemEval dates a few answer sessions later on the
+	// question's day): a context as of the question's date (-at) cannot
+	// hold them, and the scores still look for them.
+	LateEvidence  int `json:"evidence_turns_after_question"`
+	LateQuestions int `json:"questions_with_evidence_after_question"`
+	Budget        int `json:"budget"`
 	// At says whether the question's date was sent as the context's time.
 	At            bool         `json:"at"`
 	Rows          []*rowResult `json:"rows"`
@@ -144,6 +150,10 @@ func run(ctx context.Context, o options, log *slog.Logger) (*report, error) {
 		rep.Sessions += len(in.Sessions)
 		rep.Turns += len(in.Turns)
 		rep.Evidence += len(in.Question.Evidence)
+		if n := lateEvidence(in); n > 0 {
+			rep.LateEvidence += n
+			rep.LateQuestions++
+		}
 		if in.Question.Abstention {
 			rep.Abstentions++
 		} else {
@@ -297,6 +307,21 @@ func newRows() []*rowResult {
 		rows[i] = &rowResult{Name: n, evByType: contexteval.Groups{}, sesByType: contexteval.Groups{}}
 	}
 	return rows
+}
+
+// lateEvidence counts the question's evidence turns dated at or after it.
+func lateEvidence(in datasets.LongMemEvalInstance) int {
+	at := make(map[string]time.Time, len(in.Turns))
+	for _, t := range in.Turns {
+		at[t.ID] = t.OccurredAt
+	}
+	n := 0
+	for _, id := range in.Question.Evidence {
+		if !at[id].Before(in.Question.Date) {
+			n++
+		}
+	}
+	return n
 }
 
 // questionEvidence is what a prompt should hold for the question: the
@@ -458,11 +483,15 @@ func printTables(w io.Writer, rep *report) {
 		contexteval.WriteTable(w, cols, cells)
 	}
 
-	at := "at the time of the run (/v1/context takes no `at` yet)"
+	at := "at the time of the run (without -at)"
 	if rep.At {
 		at = "at the question's date (`at`)"
 	}
 	fmt.Fprintf(w, "stored %d of %d turns; context by %s /v1/context %s\n", rep.Stored, rep.Turns, rep.ContextMethod, at)
+	if rep.LateEvidence > 0 {
+		fmt.Fprintf(w, "%d of %d evidence turns (of %d questions) are dated at or after their question: a context as of the question's date cannot hold them\n",
+			rep.LateEvidence, rep.Evidence, rep.LateQuestions)
+	}
 	for _, r := range rep.Refused {
 		what := "not evidence"
 		if r.Evidence {

@@ -60,6 +60,18 @@ func TestQuestionEvidence(t *testing.T) {
 		"an answer session is its turns in every place it holds")
 }
 
+// An evidence turn dated at or after its question is one a context as of
+// the question's date cannot hold.
+func TestLateEvidence(t *testing.T) {
+	t.Parallel()
+	in := instance("q1")
+	require.Zero(t, lateEvidence(in))
+	in.Question.Date = in.Turns[5].OccurredAt
+	require.Equal(t, 1, lateEvidence(in), "the second place's answer, said at the question's time")
+	in.Question.Date = in.Turns[1].OccurredAt.Add(-time.Second)
+	require.Equal(t, 2, lateEvidence(in))
+}
+
 // TestEvidenceInRecallsPrompt scores an evidence turn as Recall's prompt
 // shows it: one line, its markdown's line breaks collapsed, cut after its
 // first 60 characters.
@@ -153,8 +165,8 @@ func TestPick(t *testing.T) {
 // abstention question and the other holding the data's one turn the API
 // refuses: a fresh database, a real `recall run` child with
 // embedded JetStream, every turn through the API and the workers, the
-// context asked per question, and the tables printed. It skips only under
-// -short.
+// context asked per question at its date (-at, as make eval-longmem asks),
+// and the tables printed. It skips only under -short.
 func TestEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL-backed recall run as a child process")
@@ -171,7 +183,7 @@ func TestEndToEnd(t *testing.T) {
 		Options: contexteval.Options{DataDir: dir, Budget: 8000, Tenant: "eval", Concurrency: 2,
 			System: recallrun.Options{AdminURL: testenv.AdminURL(), Root: root, StopTimeout: 30 * time.Second},
 			Settle: recallrun.SettleOptions{Quiet: 3 * time.Second, Timeout: 2 * time.Minute, Poll: 200 * time.Millisecond}},
-		Only: []string{"852ce960", "982b5123_abs"}, PostConcurrency: 2,
+		Only: []string{"852ce960", "982b5123_abs"}, PostConcurrency: 2, At: true,
 	}
 	log := slog.New(slog.NewTextHandler(t.Output(), nil))
 	rep, err := run(ctx, o, log)
@@ -213,6 +225,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 	require.Contains(t, out.String(), "abstention: 1 questions")
 	require.Contains(t, out.String(), "timings: load ")
+	require.Contains(t, out.String(), "/v1/context at the question's date (`at`)")
 
 	// The run dropped its database.
 	conn, err := pgx.Connect(ctx, testenv.AdminURL())

@@ -12,11 +12,12 @@
 // API refuses (one of the data's is longer than a turn may be) is reported
 // and not awaited; the baselines keep it and the scores still look for it.
 //
-// The question's date should be the context's time: the history is years
-// old, and a question such as "how many weeks ago" is asked at that date.
-// /v1/context takes no time yet, so the context is asked at the time of the
-// run; -at sends the question's date as `at`, which the API refuses until it
-// has that parameter.
+// The question's date is the context's time: the history is years old, and
+// a question such as "how many weeks ago" is asked at that date. -at (on in
+// `make eval-longmem`) sends it as the context's `at`, so that the window's
+// TTL, the facts' decay and expiry and the recall's recency count from it
+// and nothing dated after the question is read; without -at the context is
+// asked at the time of the run (as an API older than `at` needs).
 //
 // Usage, from the repository root:
 //
@@ -67,7 +68,7 @@ func main() {
 	})
 	flag.IntVar(&o.PostConcurrency, "post-concurrency", 4, "users whose turns are posted at once")
 	flag.BoolVar(&o.Stored, "stored", false, "with -api: the turns are stored already (a database kept by -keep, served at -api): only ask and score, to compare context settings quickly")
-	flag.BoolVar(&o.At, "at", false, "send the question's date as the context's time (`at`); the API refuses it until it takes that parameter")
+	flag.BoolVar(&o.At, "at", false, "send the question's date as the context's time (`at`); without it, the time of the run")
 	asJSON := flag.Bool("json", false, "print the report as JSON instead of the tables")
 	questionsOut := flag.String("questions", "", "also write every question's scores, row by row, with Recall's prompt, to this file as JSON lines")
 	flag.Parse()
