@@ -236,3 +236,15 @@ func TestEndToEnd(t *testing.T) {
 	require.NotEmpty(t, rep.Database)
 	require.False(t, exists, "database %s left behind", rep.Database)
 }
+
+// A question is asked at its date, or a second after its history's newest
+// turn when the history runs past the date.
+func TestAskedAt(t *testing.T) {
+	t.Parallel()
+	in := instance("q1")
+	require.Equal(t, in.Question.Date, askedAt(in))
+	require.Zero(t, lateEvidence(in))
+	in.Question.Date = in.Turns[4].OccurredAt // the third session's first turn
+	require.Equal(t, in.Turns[5].OccurredAt.Add(time.Second), askedAt(in))
+	require.Equal(t, 1, lateEvidence(in), "the third session's answer is dated after the question")
+}

@@ -16,8 +16,10 @@
 // a question such as "how many weeks ago" is asked at that date. -at (on in
 // `make eval-longmem`) sends it as the context's `at`, so that the window's
 // TTL, the facts' decay and expiry and the recall's recency count from it
-// and nothing dated after the question is read; without -at the context is
-// asked at the time of the run (as an API older than `at` needs).
+// and nothing dated after the question is read (a question whose history
+// runs past its date, as 20 of LongMemEval_S's do, is asked a second after
+// its newest turn); without -at the context is asked at the time of the run
+// (as an API older than `at` needs).
 //
 // Usage, from the repository root:
 //
