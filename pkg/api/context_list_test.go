@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +14,10 @@ type fullContextBody struct {
 	Budget struct {
 		Limit int `json:"limit"`
 		Used  int `json:"used"`
+		Parts struct {
+			Framing int `json:"framing"`
+			List    int `json:"list"`
+		} `json:"parts"`
 	} `json:"budget"`
 	List *struct {
 		EventID string `json:"event_id"`
@@ -83,19 +86,20 @@ func TestContextCarriesTheCurrentList(t *testing.T) {
 
 	// A budget that holds the list and little else: the list stays whole, the
 	// window gives way (newest first), and the cut says why.
-	listChars := 0
-	for _, line := range strings.Split(c.Prompt, "\n") {
-		if len(line) > 3 && line[1] == '.' && strings.Contains(line, "ref: ") {
-			listChars += len([]rune(line))
-		}
-	}
-	res = b.get(t, "t1", contextPath("u1", "s1", "budget", strconv.Itoa(listChars+6)))
+	// Every character counts: the framing, the list's part (its heading and
+	// line breaks), and the window's heading, blank line and newest line.
+	require.Equal(t, len([]rune(c.Prompt)), c.Budget.Used)
+	newest := "\n本次会话最近的对话：\n用户：3\n"
+	require.Contains(t, c.Prompt, "用户：3\n")
+	res = b.get(t, "t1", contextPath("u1", "s1", "budget", strconv.Itoa(c.Budget.Parts.Framing+c.Budget.Parts.List+len([]rune(newest)))))
 	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
 	c = decode[fullContextBody](t, res)
 	require.Len(t, c.List.Items, 3)
 	require.Empty(t, c.List.Cuts)
 	require.Len(t, c.Window.Messages, 1)
 	require.Equal(t, "3", c.Window.Messages[0].Content, "the newest message is kept first")
+	require.Equal(t, len([]rune(c.Prompt)), c.Budget.Used)
+	require.LessOrEqual(t, c.Budget.Used, c.Budget.Limit)
 	require.Contains(t, c.Window.Cuts, struct {
 		Reason string `json:"reason"`
 		Count  int64  `json:"count"`

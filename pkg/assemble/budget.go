@@ -57,9 +57,11 @@ func CurrentList(l *record.PresentedList) *List {
 	return &List{EventID: l.EventID, OccurredAt: l.OccurredAt, Count: len(items), Items: items}
 }
 
-// Budget is the total character budget and how much of it the parts use
-// (what each part left out is in its own cuts). Characters are counted as
-// rendered in the prompt, framing and headings not included. Limit 0: none.
+// Budget is the total character budget and how much of it the prompt uses
+// (what each part left out is in its own cuts). Every character of the
+// prompt counts: the framing, each part's heading, the line breaks and the
+// blank lines between parts, so Used is the prompt's length and never more
+// than Limit. Limit 0: none.
 type Budget struct {
 	Limit int
 	Used  int
@@ -67,9 +69,11 @@ type Budget struct {
 	Parts PartSpend
 }
 
-// PartSpend is the characters each part of the context takes in the prompt
-// (summaries: this session's and the previous ones').
+// PartSpend is the characters each part of the context takes in the prompt,
+// its heading, line breaks and the blank line before it included
+// (summaries: this session's and the previous ones'), and the framing's.
 type PartSpend struct {
+	Framing   int
 	Profile   int
 	List      int
 	Window    int
@@ -80,7 +84,7 @@ type PartSpend struct {
 
 // total is what the parts spent together.
 func (s PartSpend) total() int {
-	return s.Profile + s.List + s.Window + s.Recalled + s.Summaries + s.Facts
+	return s.Framing + s.Profile + s.List + s.Window + s.Recalled + s.Summaries + s.Facts
 }
 
 // ApplyBudget cuts the parts to at most limit characters, in priority order:
@@ -115,7 +119,8 @@ func applyBudget(ph phrases, p *Parts, limit int) (Budget, lines) {
 	rest := *p
 	rest.Recalled = nil
 	l := renderLines(ph, rest)
-	left := limit
+	// The framing opens any prompt that holds anything.
+	left := limit - runes(ph.framing)
 	// fit counts how many of the entries fit, in order, each sized by size.
 	fit := func(entries []string, size func(i int, s string) int) int {
 		for i, s := range entries {
@@ -127,7 +132,6 @@ func applyBudget(ph phrases, p *Parts, limit int) (Budget, lines) {
 		}
 		return len(entries)
 	}
-	plain := func(_ int, s string) int { return runes(s) }
 	// Who the user is and what they asked for comes first, within its own
 	// cap: a few short lines that every answer should respect. What they
 	// asked is kept before what they are.
@@ -136,16 +140,21 @@ func applyBudget(ph phrases, p *Parts, limit int) (Budget, lines) {
 		if p.ProfileLimit > 0 {
 			left = min(left, p.ProfileLimit)
 		}
+		// The blank line before the profile, refunded when nothing fits.
+		left--
 		keep := fit(l.requests, func(i int, s string) int { return profileSize(ph, ph.asked, i, s) })
 		pr.Requests, l.requests, pr.Cuts = pr.Requests[:keep], l.requests[:keep], addCut(pr.Cuts, len(pr.Requests)-keep)
 		keep = fit(l.about, func(i int, s string) int { return profileSize(ph, ph.about, i, s) })
 		pr.About, l.about, pr.Cuts = pr.About[:keep], l.about[:keep], addCut(pr.Cuts, len(pr.About)-keep)
+		if len(l.about)+len(l.requests) == 0 {
+			left++
+		}
 		if p.ProfileLimit > 0 {
 			left = capped - (min(capped, p.ProfileLimit) - left)
 		}
 	}
 	if lst := p.List; lst != nil {
-		keep := fit(l.list, plain)
+		keep := fit(l.list, blockSize(ph.list))
 		lst.Items, lst.Cuts, l.list = lst.Items[:keep], addCut(lst.Cuts, len(lst.Items)-keep), l.list[:keep]
 	}
 	// The window is oldest first; its newest messages are kept.
@@ -154,7 +163,7 @@ func applyBudget(ph phrases, p *Parts, limit int) (Budget, lines) {
 	for i, s := range l.window {
 		newestFirst[len(l.window)-1-i] = s
 	}
-	if cut := len(w.Messages) - fit(newestFirst, plain); cut > 0 {
+	if cut := len(w.Messages) - fit(newestFirst, blockSize(ph.window)); cut > 0 {
 		for _, m := range w.Messages[:cut] {
 			w.Chars -= runes(m.Content)
 		}
@@ -167,16 +176,32 @@ func applyBudget(ph phrases, p *Parts, limit int) (Budget, lines) {
 		r.Hits, r.Cuts, l.recalled = hits, addCut(r.Cuts, len(r.Hits)-len(hits)), lines
 	}
 	s := &p.Summaries
-	if s.Current != nil && fit([]string{l.current}, plain) == 0 {
+	if s.Current != nil && fit([]string{l.current}, func(_ int, c string) int { return runes(c) + 2 }) == 0 {
 		s.Current, s.Cuts, l.current = nil, addCut(s.Cuts, 1), ""
 	}
-	keep := fit(l.previous, plain)
+	keep := fit(l.previous, blockSize(ph.earlier))
 	s.Previous, s.Cuts, l.previous = s.Previous[:keep], addCut(s.Cuts, len(s.Previous)-keep), l.previous[:keep]
 	f := &p.Facts
 	keep = fit(l.facts, func(i int, s string) int { return factSize(ph, i, s) })
+	if keep == 0 {
+		l.facts = nil
+	}
 	f.Facts, f.Cuts, l.facts = f.Facts[:keep], addCut(f.Cuts, len(f.Facts)-keep), l.facts[:keep]
 	sp := l.spent(ph)
 	return Budget{Limit: limit, Used: sp.total(), Parts: sp}, l
+}
+
+// blockSize is what entry i of a block part (the list, the window, the
+// earlier sessions' summaries) costs in the prompt: its line and line
+// break, and for the first, the blank line and the part's heading before
+// it.
+func blockSize(heading string) func(i int, s string) int {
+	return func(i int, s string) int {
+		if i == 0 {
+			return runes(heading) + runes(s) + 3
+		}
+		return runes(s) + 1
+	}
 }
 
 // fitRecalled keeps the recalled hits that fit in what is left, in order: a
@@ -219,7 +244,12 @@ func fitRecalled(ph phrases, hits []RecalledHit, left *int) ([]RecalledHit, []st
 				}
 			}
 		}
-		n := recalledLineRunes(ph, d, h, g < 0)
+		// Each line ends with a line break; the first kept opens the part
+		// with a blank line and its heading.
+		n := recalledLineRunes(ph, d, h, g < 0) + 1
+		if len(kept) == 0 {
+			n += runes(ph.recalled) + 2
+		}
 		if n > *left {
 			continue
 		}
@@ -267,15 +297,33 @@ func (l lines) spent(ph phrases) PartSpend {
 		}
 		return n
 	}
-	sp := PartSpend{List: sum(l.list), Window: sum(l.window), Recalled: sum(l.recalled), Summaries: runes(l.current) + sum(l.previous)}
+	block := func(heading string, group []string) int {
+		if len(group) == 0 {
+			return 0
+		}
+		return runes(heading) + 2 + sum(group) + len(group)
+	}
+	sp := PartSpend{List: block(ph.list, l.list), Window: block(ph.window, l.window), Recalled: block(ph.recalled, l.recalled),
+		Summaries: block(ph.earlier, l.previous)}
+	if l.current != "" {
+		sp.Summaries += runes(l.current) + 2
+	}
 	for i, s := range l.requests {
 		sp.Profile += profileSize(ph, ph.asked, i, s)
 	}
 	for i, s := range l.about {
 		sp.Profile += profileSize(ph, ph.about, i, s)
 	}
+	if sp.Profile > 0 {
+		sp.Profile++
+	}
 	for i, s := range l.facts {
 		sp.Facts += factSize(ph, i, s)
+	}
+	if sp.total() > 0 {
+		// The framing's line; the prompt's last line break is trimmed,
+		// which the framing's own break pays for.
+		sp.Framing = runes(ph.framing)
 	}
 	return sp
 }
@@ -407,7 +455,8 @@ func currentLine(ph phrases, s SessionSummary) string { return ph.current + coll
 // the line's opening for the first, a separator for the others.
 func factSize(ph phrases, i int, s string) int {
 	if i == 0 {
-		return runes(ph.interests) + runes(s)
+		// The blank line before, the opening, and the line break after.
+		return runes(ph.interests) + runes(s) + 2
 	}
 	return runes(ph.sep) + runes(s)
 }

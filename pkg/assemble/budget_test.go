@@ -72,15 +72,17 @@ func TestApplyBudgetPriority(t *testing.T) {
 		previous, facts int
 	}{
 		{"everything fits", all.Used, 3, 3, true, 2, 2},
-		{"only part of the list", two, 2, 0, false, 0, 0},
-		{"the list and the newest message", listSize + newest, 3, 1, false, 0, 0},
+		// The framing, the blank line and heading before each part, and a
+		// line break after each line count too.
+		{"only part of the list", runes(ph.framing) + runes(ph.list) + 3 + two + 1, 2, 0, false, 0, 0},
+		{"the list and the newest message", runes(ph.framing) + runes(ph.list) + 3 + listSize + 2 + runes(ph.window) + 3 + newest, 3, 1, false, 0, 0},
 		{"nothing", 1, 0, 0, false, 0, 0},
 	} {
 		p := budgetParts()
 		b := ApplyBudget(LangZH, &p, c.limit)
 		require.LessOrEqual(t, b.Used, c.limit, c.name)
 		require.Equal(t, b.Parts, renderLines(ph, p).spent(ph), c.name)
-		require.Equal(t, b.Used, b.Parts.List+b.Parts.Window+b.Parts.Recalled+b.Parts.Summaries+b.Parts.Facts, "%s: the parts add up", c.name)
+		require.Equal(t, b.Used, b.Parts.Framing+b.Parts.Profile+b.Parts.List+b.Parts.Window+b.Parts.Recalled+b.Parts.Summaries+b.Parts.Facts, "%s: the parts add up", c.name)
 		if c.items > 0 {
 			require.Positive(t, b.Parts.List, c.name)
 		}
@@ -92,6 +94,7 @@ func TestApplyBudgetPriority(t *testing.T) {
 		require.Equal(t, b, qb, c.name)
 		require.Equal(t, p, q, c.name)
 		require.Equal(t, Render(LangZH, p), prompt, c.name)
+		require.Equal(t, runes(prompt), qb.Used, "%s: every character of the prompt is counted", c.name)
 		require.Len(t, p.List.Items, c.items, c.name)
 		require.Equal(t, int64(3-c.items), cutsOf(p.List.Cuts), c.name)
 		require.Len(t, p.Window.Messages, c.msgs, c.name)

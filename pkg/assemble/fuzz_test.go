@@ -3,6 +3,7 @@ package assemble_test
 import (
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -48,6 +49,7 @@ func FuzzCut(f *testing.F) {
 		}
 
 		b, prompt := assemble.Assemble("", &assemble.Parts{Window: w, Recalled: r}, limit)
+		require.Equal(t, utf8.RuneCountInString(prompt), b.Used, "every character of the prompt is counted; made from %s", textcheck.Quote(text))
 		if limit > 0 {
 			require.LessOrEqual(t, b.Used, limit, "made from %s", textcheck.Quote(text))
 		}

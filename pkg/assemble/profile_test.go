@@ -3,6 +3,7 @@ package assemble_test
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -47,7 +48,8 @@ func TestProfileBudget(t *testing.T) {
 	require.Less(t, len(p.Profile.About), 2)
 	require.Equal(t, []assemble.Cut{{Reason: "budget", Count: int64(2 - len(p.Profile.About))}}, p.Profile.Cuts)
 	require.LessOrEqual(t, b.Parts.Profile, 70)
-	require.Equal(t, b.Parts.Profile, b.Used)
+	require.Equal(t, b.Parts.Framing+b.Parts.Profile, b.Used)
+	require.Equal(t, utf8.RuneCountInString(prompt), b.Used)
 	require.Contains(t, prompt, "别用列表")
 	require.NotContains(t, prompt, "女儿对花生过敏")
 }

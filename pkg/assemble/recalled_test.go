@@ -42,11 +42,15 @@ func TestRecalledBudgetAndRendering(t *testing.T) {
 
 	// A budget that holds the window and one recalled line: the rest of the
 	// recalled part is a budget cut, and the facts after it get nothing.
-	budget := utf8.RuneCountInString("User: what did I say about the lake?") + utf8.RuneCountInString("[Mon 8 May 2023] User: We camped by the lake last…")
+	one := p
+	one.Facts = assemble.Facts{}
+	one.Recalled = assemble.Recall("the lake", "lexical", slices.Clone(hits2[:2]), w, 30)
+	budget := utf8.RuneCountInString(assemble.Render(assemble.LangEN, one))
 	p2 := p
 	p2.Recalled = assemble.Recall("the lake", "lexical", hits2, w, 30)
 	b, out := assemble.Assemble(assemble.LangEN, &p2, budget)
 	require.Equal(t, budget, b.Used)
+	require.Equal(t, budget, utf8.RuneCountInString(out), "every character counts")
 	require.Len(t, p2.Recalled.Hits, 1)
 	require.Equal(t, []assemble.Cut{{Reason: "window", Count: 1}, {Reason: "budget", Count: 2}}, p2.Recalled.Cuts)
 	require.Empty(t, p2.Facts.Facts)
@@ -88,10 +92,11 @@ func TestRecalledGroupsByConversation(t *testing.T) {
 
 	// A budget of exactly those lines keeps them all; one character less
 	// drops the last hit that no longer fits (the group's date included).
-	size := utf8.RuneCountInString(want) - strings.Count(want, "\n")
+	size := utf8.RuneCountInString(assemble.Render(assemble.LangEN, p))
 	for _, budget := range []int{size, size - 1} {
 		p := assemble.Parts{Recalled: assemble.Recall("camp", "lexical", slices.Clone(hits), assemble.Window{}, 0)}
 		b, out := assemble.Assemble(assemble.LangEN, &p, budget)
+		require.Equal(t, utf8.RuneCountInString(out), b.Used)
 		if budget == size {
 			require.Equal(t, size, b.Used)
 			require.Contains(t, out, want)

@@ -102,6 +102,8 @@ type Budget struct {
 
 // PartSpend is the characters each part of the prompt spent.
 type PartSpend struct {
+	// Framing is the framing line that opens the prompt.
+	Framing   int `json:"framing"`
 	Profile   int `json:"profile"`
 	List      int `json:"list"`
 	Window    int `json:"window"`

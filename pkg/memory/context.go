@@ -120,7 +120,7 @@ func (s *Service) Context(ctx context.Context, tenant string, qv url.Values) (*c
 	parts.Profile = contextProfile(s.schemas.For(tenant), data.Assertions, s.cfg.ContextProfileDerived)
 	parts.ProfileLimit = max(s.cfg.ContextProfileChars, 0)
 	if query != "" {
-		parts.Recalled = s.cfg.Config.Recalled(query, sr, parts.Window, s.searcher.Analyzer())
+		parts.Recalled = s.cfg.Config.Recalled(query, sr, parts.Window)
 	}
 	resolved := assemble.ResolveLang(lang, parts)
 	spent, prompt := assemble.Assemble(resolved, &parts, budget)

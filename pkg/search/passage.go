@@ -24,32 +24,39 @@ const passageMinHead = 100
 const passageScanBytes = 16 << 10
 
 // passage returns text cut to n characters around what matches the query
-// terms want: its opening (a third of n, at least passageMinHead up to
-// half of n), " … ", and from the start of the
-// sentence that holds most of the terms (the earliest of equals) as much as
-// fits, marked "…" where it is cut. It returns "" when text fits in n, or
-// when no sentence past what a plain cut shows holds more of the terms
-// than the opening: the caller then cuts as before.
-func passage(a *Analyzer, want map[string]bool, text string, n int, buf []string) (string, []string) {
-	if a == nil || len(want) == 0 || n <= 0 || utf8.RuneCountInString(text) <= n {
-		return "", buf
+// terms: its opening (a third of n, at least passageMinHead up to half of
+// n), " … ", and from the start of the sentence that holds most of the
+// terms (the earliest of equals) as much as fits, marked "…" where it is
+// cut. It returns "" when text fits in n, or when no sentence past what a
+// plain cut shows holds more of the terms than the opening: the caller
+// then cuts as before.
+//
+// A term is found in a sentence where a word starts with it (the query's
+// terms are stems: "fare" finds "fares"), a Han term anywhere: cheaper
+// than analyzing every sentence, and a passage needs no more.
+func passage(terms []string, text string, n int) string {
+	if len(terms) == 0 || n <= 0 || utf8.RuneCountInString(text) <= n {
+		return ""
 	}
 	head := max(n/passageHeadShare, min(n/2, passageMinHead))
 	plain := byteOffset(text, n-8) // what a plain cut shows, less a word
 	scan := text[:min(len(text), passageScanBytes)]
+	// Lower-cased once when that keeps every offset (ASCII), else by
+	// sentence.
+	lower := ""
+	if ascii(scan) {
+		lower = strings.ToLower(scan)
+	}
 	best, bestStart, shownBest := 0, -1, 0
-	seen := make(map[string]bool, len(want))
 	for start := 0; start < len(scan); {
 		end := sentenceEnd(scan, start)
-		buf = a.Terms(scan[start:end], buf[:0])
-		clear(seen)
-		score := 0
-		for _, t := range buf {
-			if want[t] && !seen[t] {
-				seen[t] = true
-				score++
-			}
+		var sentence string
+		if lower != "" {
+			sentence = lower[start:end]
+		} else {
+			sentence = strings.ToLower(scan[start:end])
 		}
+		score := termsIn(sentence, terms)
 		if end <= plain {
 			shownBest = max(shownBest, score)
 		} else if score > best {
@@ -58,7 +65,7 @@ func passage(a *Analyzer, want map[string]bool, text string, n int, buf []string
 		start = end
 	}
 	if bestStart < 0 || best <= shownBest {
-		return "", buf
+		return ""
 	}
 	var b strings.Builder
 	b.WriteString(cutAtWord(text, head))
@@ -71,7 +78,46 @@ func passage(a *Analyzer, want map[string]bool, text string, n int, buf []string
 		b.WriteString(cutAtWord(rest, room-1))
 		b.WriteString("…")
 	}
-	return b.String(), buf
+	return b.String()
+}
+
+// termsIn counts the terms a lower-cased sentence holds: at the start of a
+// word, or anywhere for a term that begins with a Han character.
+func termsIn(sentence string, terms []string) int {
+	n := 0
+	for _, t := range terms {
+		if t == "" {
+			continue
+		}
+		han := isHan([]rune(t[:min(len(t), utf8.UTFMax)])[0])
+		for from := 0; from < len(sentence); {
+			i := strings.Index(sentence[from:], t)
+			if i < 0 {
+				break
+			}
+			i += from
+			if han || i == 0 || !isWordRune(lastRune(sentence[:i])) {
+				n++
+				break
+			}
+			from = i + len(t)
+		}
+	}
+	return n
+}
+
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+func lastRune(s string) rune {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return r
 }
 
 // sentenceEnd is the end of the sentence that starts at start: just past

@@ -40,14 +40,11 @@ func shownNeighbors(neighbors, wide int) int {
 }
 
 // Recalled turns what a context's history search found into its recalled
-// part (recalled, with the configured snippet and neighbours); a, when set,
-// finds the passage of a long turn that matches the query (passage).
-func (cfg Config) Recalled(query string, res Result, w assemble.Window, a *Analyzer) *assemble.Recalled {
-	if !cfg.ContextRecallPassages {
-		a = nil
-	}
+// part (recalled, with the configured snippet and neighbours, and the
+// passage of a long turn that matches the query: passage).
+func (cfg Config) Recalled(query string, res Result, w assemble.Window) *assemble.Recalled {
 	return recalled(query, res, w, snippets{hit: cfg.ContextRecallSnippet, neighbor: cfg.ContextRecallNeighborSnippet},
-		cfg.ContextRecallNeighbors, cfg.ContextRecallWide, a)
+		cfg.ContextRecallNeighbors, cfg.ContextRecallWide, cfg.ContextRecallPassages)
 }
 
 // snippets are the lengths recalled turns are cut to: a hit's, and a
@@ -59,7 +56,7 @@ type snippets struct{ hit, neighbor int }
 // in order, each of the first neighbors hits (not already shown) between
 // the turns just before and after it, and each of the first wide hits
 // between two turns on each side.
-func recalled(query string, res Result, w assemble.Window, snip snippets, neighbors, wide int, a *Analyzer) *assemble.Recalled {
+func recalled(query string, res Result, w assemble.Window, snip snippets, neighbors, wide int, passages bool) *assemble.Recalled {
 	snippet := snip.hit
 	if snip.neighbor <= 0 || snippet > 0 && snip.neighbor > snippet {
 		snip.neighbor = snippet
@@ -111,14 +108,10 @@ func recalled(query string, res Result, w assemble.Window, snip snippets, neighb
 			}
 		}
 	}
-	var want map[string]bool
-	if a != nil && len(res.Terms) > 0 {
-		want = make(map[string]bool, len(res.Terms))
-		for _, t := range res.Terms {
-			want[t] = true
-		}
+	var terms []string
+	if passages {
+		terms = res.Terms
 	}
-	var buf []string
 	for i := range hits {
 		n := snippet
 		if isNeighbor[i] {
@@ -127,10 +120,7 @@ func recalled(query string, res Result, w assemble.Window, snip snippets, neighb
 		if hits[i].Kind != store.SearchMessage || n <= 0 || utf8.RuneCountInString(hits[i].Text) <= n {
 			continue
 		}
-		var p string
-		if want != nil {
-			p, buf = passage(a, want, hits[i].Text, n, buf)
-		}
+		p := passage(terms, hits[i].Text, n)
 		if p == "" && n < snippet {
 			// A neighbour's cut; a hit's is the assembler's.
 			p = cutAtWord(hits[i].Text, n) + "…"

@@ -158,9 +158,6 @@ type Result struct {
 	EmbedErr error
 }
 
-// Analyzer is the analyzer queries and texts are read with.
-func (s *Searcher) Analyzer() *Analyzer { return s.an }
-
 // Search searches a user's history. A query that yields neither terms nor a
 // vector finds nothing and is no error.
 func (s *Searcher) Search(ctx context.Context, q Query) (Result, error) {

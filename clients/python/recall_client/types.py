@@ -208,8 +208,9 @@ class WindowLimits(TypedDict):
 
 
 class PartSpend(TypedDict):
-    """The characters each part of the context takes in the prompt."""
+    """The characters each part of the context takes in the prompt (headings and line breaks included), and the framing's."""
 
+    framing: int
     profile: int
     list: int
     window: int

@@ -195,6 +195,7 @@ export interface ContextProfile {
 }
 
 export interface PartSpend {
+  framing: number;
   profile: number;
   list: number;
   window: number;
