@@ -75,8 +75,13 @@ func TestForChecksAndServesLikeTheRoutes(t *testing.T) {
 	_, err = svc.For("t2").Selection(ctx, "s1", 1)
 	requireCode(t, err, contract.CodeNotFound, http.StatusNotFound)
 
-	c, err := m.Context(ctx, contract.ContextParams{UserID: "u1", SessionID: "s1", Query: "Dune"})
-	require.NoError(t, err)
+	// The two turns may be stored by different ingest batches: wait for
+	// both, not only the list's.
+	var c *contract.Context
+	require.Eventually(t, func() bool {
+		c, err = m.Context(ctx, contract.ContextParams{UserID: "u1", SessionID: "s1", Query: "Dune"})
+		return err == nil && len(c.Window.Messages) == 2
+	}, 10*time.Second, 20*time.Millisecond)
 	require.Len(t, c.Window.Messages, 2)
 	require.NotNil(t, c.List)
 	require.Equal(t, "/book/1", c.List.Items[0].Ref)
