@@ -108,8 +108,13 @@ func Recall(query, search string, hits []RecalledHit, w Window, snippetRunes int
 
 // cutRunes keeps the first n characters of s, backing off to the last space
 // in its final fifth so a word is not cut in half, and marks the cut.
-func cutRunes(s string, n int) string {
-	end := 0
+func cutRunes(s string, n int) string { return CutAtWord(s, n) + "…" }
+
+// CutAtWord keeps the first n characters of s (all of it when shorter),
+// backing off to the last space in their final fifth so a word is not cut
+// in half; it adds no mark.
+func CutAtWord(s string, n int) string {
+	end := len(s)
 	for i := range s {
 		if n == 0 {
 			end = i
@@ -121,7 +126,7 @@ func cutRunes(s string, n int) string {
 	if i := strings.LastIndexByte(cut, ' '); i > len(cut)*4/5 {
 		cut = cut[:i]
 	}
-	return cut + "…"
+	return cut
 }
 
 // recalledGroup is the conversation a recalled turn belongs to in the

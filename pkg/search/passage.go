@@ -3,6 +3,8 @@ package search
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/recallhq/recall/pkg/assemble"
 )
 
 // Passages: a long turn recalled for a message shows its opening, which
@@ -89,7 +91,8 @@ func termsIn(sentence string, terms []string) int {
 		if t == "" {
 			continue
 		}
-		han := isHan([]rune(t[:min(len(t), utf8.UTFMax)])[0])
+		first, _ := utf8.DecodeRuneInString(t)
+		han := isHan(first)
 		for from := 0; from < len(sentence); {
 			i := strings.Index(sentence[from:], t)
 			if i < 0 {
@@ -154,12 +157,7 @@ func byteOffset(s string, n int) int {
 	return len(s)
 }
 
-// cutAtWord keeps the first n characters of s, backing off to the last
-// space in their final fifth so a word is not cut in half.
+// cutAtWord is assemble.CutAtWord without trailing spaces.
 func cutAtWord(s string, n int) string {
-	cut := s[:byteOffset(s, n)]
-	if i := strings.LastIndexByte(cut, ' '); i > len(cut)*4/5 {
-		cut = cut[:i]
-	}
-	return strings.TrimRight(cut, " ")
+	return strings.TrimRight(assemble.CutAtWord(s, n), " ")
 }
