@@ -241,11 +241,7 @@ func DecodeShelfEntry(raw []byte, opts ValidateOptions) (ShelfEntry, error) {
 // ValidateShelfEntry checks a shelf entry and fills defaults (V).
 func ValidateShelfEntry(e *ShelfEntry, opts ValidateOptions) error {
 	var fe fieldErrors
-	checkVersion(&fe, &e.V)
-	checkID(&fe, "id", e.ID, true, opts.Limits)
-	checkID(&fe, "tenant_id", e.TenantID, true, opts.Limits)
-	checkID(&fe, "user_id", e.UserID, true, opts.Limits)
-	checkTime(&fe, "occurred_at", e.OccurredAt, e.badTime, opts)
+	checkSignal(&fe, &e.V, e.ID, e.TenantID, e.UserID, e.OccurredAt, e.badTime, opts)
 	checkRef(&fe, "ref", e.Ref)
 	switch e.Status {
 	case ShelfWant, ShelfReading, ShelfRead, ShelfAbandoned, ShelfRemoved:
@@ -285,11 +281,7 @@ func DecodeAttributeEdit(raw []byte, opts ValidateOptions) (AttributeEdit, error
 // defaults (V); its key and value are the schema's to judge.
 func ValidateAttributeEdit(e *AttributeEdit, opts ValidateOptions) error {
 	var fe fieldErrors
-	checkVersion(&fe, &e.V)
-	checkID(&fe, "id", e.ID, true, opts.Limits)
-	checkID(&fe, "tenant_id", e.TenantID, true, opts.Limits)
-	checkID(&fe, "user_id", e.UserID, true, opts.Limits)
-	checkTime(&fe, "occurred_at", e.OccurredAt, e.badTime, opts)
+	checkSignal(&fe, &e.V, e.ID, e.TenantID, e.UserID, e.OccurredAt, e.badTime, opts)
 	switch {
 	case e.Key == "":
 		fe.add("key", "required: a key of the profile's schema")
@@ -381,6 +373,16 @@ func checkVersion(fe *fieldErrors, v *int) {
 // checkTime applies the rules every event time follows; the future-skew check
 // only when opts.Now is set (at the edge), so that a worker's verdict never
 // depends on when it runs.
+// checkSignal checks what every user signal carries: its version (filled
+// when 0), its id, tenant, user and event time.
+func checkSignal(fe *fieldErrors, v *int, id, tenant, user string, at time.Time, badTime string, opts ValidateOptions) {
+	checkVersion(fe, v)
+	checkID(fe, "id", id, true, opts.Limits)
+	checkID(fe, "tenant_id", tenant, true, opts.Limits)
+	checkID(fe, "user_id", user, true, opts.Limits)
+	checkTime(fe, "occurred_at", at, badTime, opts)
+}
+
 func checkTime(fe *fieldErrors, field string, t time.Time, bad string, opts ValidateOptions) {
 	switch {
 	case bad != "":
