@@ -135,6 +135,9 @@ func findRow(rows []*rowResult, name string) *rowResult {
 // o.APIURL is set), waits for the pipeline, asks every question and scores
 // every row.
 func run(ctx context.Context, o options, log *slog.Logger) (*report, error) {
+	if o.Stored && o.APIURL == "" {
+		return nil, errors.New("-stored asks a running Recall: give its -api")
+	}
 	began := time.Now()
 	insts, err := datasets.LoadLongMemEvalInstances(o.DataDir)
 	if err != nil {
@@ -176,24 +179,33 @@ func run(ctx context.Context, o options, log *slog.Logger) (*report, error) {
 		rep.Seconds["start"] = time.Since(t).Seconds()
 	}
 	c := recallrun.NewClient(apiURL, o.Tenant, o.APIKey)
-	if o.Stored {
-		if o.APIURL == "" {
-			return nil, errors.New("-stored asks a running Recall: give its -api")
-		}
-		t := time.Now()
-		if err := score(ctx, c, insts, o, rep, log); err != nil {
+	if !o.Stored {
+		if err := feed(ctx, c, natsURL, insts, convs, o, rep, log); err != nil {
 			return nil, err
 		}
-		rep.ContextMethod = "POST"
-		rep.Seconds["questions"] = time.Since(t).Seconds()
-		rep.Seconds["total"] = time.Since(began).Seconds()
-		return rep, nil
 	}
 
 	t := time.Now()
+	if err := score(ctx, c, insts, o, rep, log); err != nil {
+		return nil, err
+	}
+	rep.ContextMethod = "POST"
+	if c.GetOnly() {
+		rep.ContextMethod = "GET"
+	}
+	rep.Seconds["questions"] = time.Since(t).Seconds()
+	rep.Seconds["total"] = time.Since(began).Seconds()
+	return rep, nil
+}
+
+// feed posts every instance's turns and waits until the pipeline has
+// stored and processed them, recording the phases in rep.
+func feed(ctx context.Context, c *recallrun.Client, natsURL string, insts []datasets.LongMemEvalInstance, convs []datasets.Conversation,
+	o options, rep *report, log *slog.Logger) error {
+	t := time.Now()
 	posted, err := contexteval.Post(ctx, c, convs, o.PostConcurrency, log)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	rep.Seconds["post"] = time.Since(t).Seconds()
 	rep.Refused = refusals(posted.Refused, insts)
@@ -212,22 +224,11 @@ func run(ctx context.Context, o options, log *slog.Logger) (*report, error) {
 	so.NATSURL = natsURL
 	settled, err := recallrun.Settle(ctx, recallrun.UserCounter(c, want), posted.Total, so, log)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	rep.Stored, rep.Consumers = settled.Stored, settled.Consumers
 	rep.Seconds["settle"] = time.Since(t).Seconds()
-
-	t = time.Now()
-	if err := score(ctx, c, insts, o, rep, log); err != nil {
-		return nil, err
-	}
-	rep.ContextMethod = "POST"
-	if c.GetOnly() {
-		rep.ContextMethod = "GET"
-	}
-	rep.Seconds["questions"] = time.Since(t).Seconds()
-	rep.Seconds["total"] = time.Since(began).Seconds()
-	return rep, nil
+	return nil
 }
 
 // pick keeps the instances of the given question ids (all when none), then
