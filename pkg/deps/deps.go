@@ -11,6 +11,7 @@ package deps
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/recallhq/recall/pkg/queue"
@@ -108,7 +109,13 @@ func open(ctx context.Context, c Config, name string, log *slog.Logger, declare 
 	return d, func() { queue.Close(nc, 5*time.Second); st.Close(); flush() }, nil
 }
 
-// Ops is the operations server (/healthz, /readyz, /metrics) on OPS_ADDR.
+// Ops is the operations server (/healthz, /readyz, /metrics, and the Go
+// profiles when OPS_PROFILING is on) on OPS_ADDR.
 func (d *Deps) Ops(c Config, log *slog.Logger) service.Task {
-	return service.Server{Name: "ops", Addr: c.OpsAddr, Handler: service.OpsHandler(d.Registry, d.Checks...)}.Task(log, c.ShutdownTimeout)
+	mux := http.NewServeMux()
+	service.RegisterOps(mux, d.Registry, d.Checks...)
+	if c.OpsProfiling {
+		service.RegisterProfiling(mux)
+	}
+	return service.Server{Name: "ops", Addr: c.OpsAddr, Handler: mux}.Task(log, c.ShutdownTimeout)
 }

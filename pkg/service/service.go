@@ -13,6 +13,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"reflect"
@@ -35,6 +36,12 @@ type Base struct {
 	// OpsAddr serves /healthz, /readyz and /metrics (the API serves them on its own
 	// address too).
 	OpsAddr string `env:"OPS_ADDR" envDefault:":9090"`
+	// OpsProfiling adds Go's profiles (/debug/pprof/: CPU, heap, goroutines,
+	// mutex and block) to the operations server, for finding where a worker's
+	// time goes under real load. Off by default: a CPU profile costs while it
+	// is taken, and the ops port should not be reachable from outside the
+	// cluster either way.
+	OpsProfiling bool `env:"OPS_PROFILING" envDefault:"false"`
 	// ShutdownTimeout bounds the whole drain after SIGTERM; keep the
 	// orchestrator's grace period (Kubernetes' terminationGracePeriodSeconds)
 	// above it.
@@ -260,6 +267,15 @@ func OpsHandler(reg *prometheus.Registry, checks ...Check) http.Handler {
 	mux := http.NewServeMux()
 	RegisterOps(mux, reg, checks...)
 	return mux
+}
+
+// RegisterProfiling adds Go's profiles under /debug/pprof/ to mux.
+func RegisterProfiling(mux *http.ServeMux) {
+	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+	mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
 }
 
 // RegisterOps adds the operations routes to an existing mux.
