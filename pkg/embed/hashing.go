@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -119,21 +118,17 @@ func (h *Hashing) Vector(text string) []float32 {
 	}
 	sc := scratchPool.Get().(*scratch)
 	defer sc.release()
-	keys := sc.features(s)
-	slices.Sort(keys) // equal features become runs, counted without a map
-	for i := 0; i < len(keys); {
-		key := keys[i]
-		j := i + 1
-		for j < len(keys) && keys[j] == key {
-			j++
+	sc.count(sc.features(s))
+	for i, key := range sc.table {
+		n := sc.counts[i]
+		if n == 0 {
+			continue
 		}
 		tf := 1.0
-		if j-i > 1 {
-			tf += math.Log(float64(j - i))
+		if n > 1 {
+			tf += math.Log(float64(n))
 		}
-		w := float32(keyWeight(key) * tf * probeScale)
-		addProbes(vec, key, w)
-		i = j
+		addProbes(vec, key, float32(keyWeight(key)*tf*probeScale))
 	}
 	normalize(vec)
 	return vec
@@ -143,8 +138,12 @@ func (h *Hashing) Vector(text string) []float32 {
 // allocates little more than the result.
 type scratch struct {
 	keys []uint64 // one hashed key per feature occurrence
-	buf  []byte   // the current run, with word markers for non-CJK runs
-	offs []int    // byte offsets of rune starts in buf, plus len(buf)
+	// table and counts are an open-addressing count of keys: a slot holds
+	// a distinct key and how often it occurs (0: the slot is empty).
+	table  []uint64
+	counts []uint32
+	buf    []byte // the current run, with word markers for non-CJK runs
+	offs   []int  // byte offsets of rune starts in buf, plus len(buf)
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -158,6 +157,32 @@ func (sc *scratch) release() {
 		return
 	}
 	scratchPool.Put(sc)
+}
+
+// count tallies keys into sc.table and sc.counts, which it sizes to a power
+// of two at least twice len(keys) and clears. Slots are probed linearly
+// from the key's low bits above the weight flag; keys are already mixed
+// hashes, so no further hashing is needed. The slots' order, and so the
+// order Vector adds features in, depends on the text alone.
+func (sc *scratch) count(keys []uint64) {
+	size := 16
+	for size < 2*len(keys) {
+		size <<= 1
+	}
+	if cap(sc.table) < size {
+		sc.table, sc.counts = make([]uint64, size), make([]uint32, size)
+	}
+	sc.table, sc.counts = sc.table[:size], sc.counts[:size]
+	clear(sc.counts)
+	mask := uint64(size - 1)
+	for _, k := range keys {
+		i := (k >> 1) & mask
+		for sc.counts[i] != 0 && sc.table[i] != k {
+			i = (i + 1) & mask
+		}
+		sc.table[i] = k
+		sc.counts[i]++
+	}
 }
 
 // features splits the normalised text s into runs and returns the key of

@@ -219,3 +219,23 @@ func BenchmarkHashing(b *testing.B) {
 	}
 	b.ReportMetric(float64(n)/time.Since(start).Seconds(), "texts/s")
 }
+
+// BenchmarkHashingLong measures embedding one long turn (about 1,000
+// characters, as chat histories with pasted answers hold), where counting
+// the repeated features is most of the work.
+func BenchmarkHashingLong(b *testing.B) {
+	h := NewHashing(0)
+	text := "Here are a few ideas for quick vegetarian dinners this week. Monday: a chickpea and spinach curry " +
+		"with coconut milk, served over basmati rice; it takes about twenty-five minutes. Tuesday: whole-wheat " +
+		"pasta with roasted cherry tomatoes, garlic, basil and a handful of toasted pine nuts. Wednesday: black " +
+		"bean tacos with pickled red onion, avocado and a squeeze of lime. Thursday: a vegetable stir-fry with " +
+		"tofu, broccoli, snap peas and a ginger-soy glaze over jasmine rice. Friday: homemade margherita flatbreads " +
+		"using store-bought dough, fresh mozzarella and a drizzle of olive oil. Saturday: lentil soup with carrots, " +
+		"celery and cumin, with crusty bread on the side. Sunday: a Mediterranean grain bowl with quinoa, cucumber, " +
+		"kalamata olives, feta and a lemon-tahini dressing. Would you like a shopping list for the week, or tips on " +
+		"preparing some of these ingredients ahead of time so that weeknights go even faster?"
+	b.ReportAllocs()
+	for b.Loop() {
+		h.Vector(text)
+	}
+}

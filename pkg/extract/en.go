@@ -82,7 +82,8 @@ func (st *state) english() {
 
 	// Trigger phrases: "books by X", "I love X".
 	for i := range words {
-		for _, tr := range st.en.triggers {
+		for _, ti := range st.en.byFirst[words[i].lower] {
+			tr := st.en.triggers[ti]
 			n := len(tr.words)
 			if i+n >= len(words) || !matchWords(words[i:i+n], tr.words) {
 				continue

@@ -179,6 +179,9 @@ type enWords struct {
 	connectors, abbreviations, orgWords, placeWords, generic map[string]bool
 	triggers                                                 []enTrigger
 	possessive                                               map[string]Kind
+	// byFirst indexes triggers by their first word, in file order, so
+	// that a word is tried only against the triggers it can open.
+	byFirst map[string][]int
 }
 
 // parseEnWords builds enWords from its file.
@@ -219,6 +222,10 @@ func parseEnWords(file, data string) (*enWords, error) {
 		default:
 			return nil, fmt.Errorf("extract: %s: unknown section %q", file, s.name)
 		}
+	}
+	w.byFirst = make(map[string][]int)
+	for i, tr := range w.triggers {
+		w.byFirst[tr.words[0]] = append(w.byFirst[tr.words[0]], i)
 	}
 	return w, nil
 }

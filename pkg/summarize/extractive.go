@@ -150,9 +150,12 @@ func (e *Extractive) Summarize(ctx context.Context, in Input) (Summary, error) {
 		}
 		for _, s := range splitSentences(t.Text) {
 			var fv []string
-			for _, f := range facts {
-				if strings.Contains(extract.Normalize(s), f.Value) {
-					fv = append(fv, f.Value)
+			if len(facts) > 0 {
+				norm := extract.Normalize(s)
+				for _, f := range facts {
+					if strings.Contains(norm, f.Value) {
+						fv = append(fv, f.Value)
+					}
 				}
 			}
 			sents = append(sents, sentence{text: s, role: t.Role, speaker: t.Role, voice: voiceOf(s), order: order,

@@ -1,8 +1,10 @@
 package summarize
 
 import (
+	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // voice is what a sentence's form says about what it is, whatever its
@@ -49,23 +51,32 @@ func voiceOf(s string) voice {
 			second++
 		}
 	}
-	joined := " " + strings.Join(words, " ") + " "
 	opening := strings.TrimLeftFunc(s, notLetter)
+	han := !ascii(s) // the Chinese cues need a character outside ASCII
 	// Praise of what the other did and wishes for them are reactions
 	// whatever follows ("Congrats on the show, I'll be watching!"); an
 	// exclamation is one unless the speaker goes on about themselves
 	// ("That's great, I finally finished my thesis!").
 	self := first > second
-	if startsWithAny(words, reactionOpenings) || hasPrefixAny(opening, reactionOpeningsZh) ||
-		!self && (startsWithAny(words, exclamations) || containsAny(joined, reactionPhrases) ||
-			hasPrefixAny(opening, exclamationsZh) || containsAnyRaw(s, reactionPhrasesZh)) {
+	if reactionOpenings.opens(words) || han && hasPrefixAny(opening, reactionOpeningsZh) ||
+		!self && (exclamations.opens(words) || reactionPhrases.within(words) ||
+			han && (hasPrefixAny(opening, exclamationsZh) || containsAnyRaw(s, reactionPhrasesZh))) {
 		return voice{filler: true}
 	}
 	return voice{
-		self: self,
-		intent: containsAny(joined, intentPhrases) || strings.Contains(joined, " please ") ||
-			containsAnyRaw(s, intentZh) || strings.HasPrefix(opening, "请"),
+		self:   self,
+		intent: intentPhrases.within(words) || han && (containsAnyRaw(s, intentZh) || strings.HasPrefix(opening, "请")),
 	}
+}
+
+// ascii reports whether s is ASCII only.
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // chatWords are a sentence's words in lower case, apostrophes kept inside
@@ -82,17 +93,6 @@ func chatWords(s string) []string {
 }
 
 func notLetter(r rune) bool { return !unicode.IsLetter(r) }
-
-// containsAny reports whether joined (words between single spaces, with a
-// space at each end) holds one of the phrases as whole words.
-func containsAny(joined string, phrases []string) bool {
-	for _, p := range phrases {
-		if strings.Contains(joined, " "+p+" ") {
-			return true
-		}
-	}
-	return false
-}
 
 // containsAnyRaw reports whether s holds one of the substrings (Chinese,
 // which has no spaces between words).
@@ -114,18 +114,50 @@ func hasPrefixAny(s string, prefixes []string) bool {
 	return false
 }
 
-// startsWithAny reports whether the words open with one of the phrases,
-// after an interjection or two ("Oh, enjoy!", "Wow, great choice").
-func startsWithAny(words []string, phrases []string) bool {
+// phrases are word sequences as chatWords gives them, grouped by their
+// first word, so that finding one in a sentence is a map lookup per word
+// rather than a substring search per phrase.
+type phrases map[string][][]string
+
+// phraseSet builds phrases from space-separated lower-case phrases.
+func phraseSet(list ...string) phrases {
+	p := phrases{}
+	for _, ph := range list {
+		ws := strings.Fields(ph)
+		p[ws[0]] = append(p[ws[0]], ws[1:])
+	}
+	return p
+}
+
+// at reports whether one of the phrases begins at words[i].
+func (p phrases) at(words []string, i int) bool {
+	for _, rest := range p[words[i]] {
+		if len(words)-i-1 >= len(rest) && slices.Equal(words[i+1:i+1+len(rest)], rest) {
+			return true
+		}
+	}
+	return false
+}
+
+// within reports whether the words hold one of the phrases as whole words.
+func (p phrases) within(words []string) bool {
+	for i := range words {
+		if p.at(words, i) {
+			return true
+		}
+	}
+	return false
+}
+
+// opens reports whether the words open with one of the phrases, after an
+// interjection or two ("Oh, enjoy!", "Wow, great choice").
+func (p phrases) opens(words []string) bool {
 	for skip := 0; skip <= 2 && skip < len(words); skip++ {
 		if skip > 0 && !interjections[words[skip-1]] {
 			break
 		}
-		joined := " " + strings.Join(words[skip:], " ") + " "
-		for _, p := range phrases {
-			if strings.HasPrefix(joined, " "+p+" ") {
-				return true
-			}
+		if p.at(words, skip) {
+			return true
 		}
 	}
 	return false
@@ -152,14 +184,14 @@ var (
 
 // intentPhrases open a request or a decision: what the user asks the
 // assistant to do, or says they will do.
-var intentPhrases = []string{
+var intentPhrases = phraseSet(
 	"i'll", "i will", "i'm going to", "i am going to", "i'm gonna", "let's", "let us",
 	"i decided", "i've decided", "i have decided", "i'm decided", "i chose", "i've chosen", "i'll take", "i'll go with",
 	"i want", "i'd like", "i would like", "i need", "i plan", "i'm planning", "i am planning",
 	"i'm looking for", "i am looking for", "i prefer", "i'd prefer",
 	"can you", "could you", "would you", "will you", "remind me", "remember that", "don't recommend", "do not recommend",
-	"recommend", "suggest",
-}
+	"recommend", "suggest", "please",
+)
 
 // intentZh are the same in Chinese (and a sentence that opens with 请).
 var intentZh = []string{
@@ -169,29 +201,29 @@ var intentZh = []string{
 
 // reactionOpenings open praise of what the other did or chose, or a wish
 // for them.
-var reactionOpenings = []string{
+var reactionOpenings = phraseSet(
 	"great choice", "good choice", "excellent choice", "nice choice", "great pick", "good pick", "nice pick",
 	"enjoy", "have fun", "have a great", "have a good", "have a wonderful", "good luck", "best of luck",
 	"happy reading", "happy listening", "happy watching", "congrats", "congratulations", "well done",
 	"keep it up", "take care", "way to go", "good for you", "lucky you", "bravo",
-}
+)
 
 // exclamations open a reaction unless the speaker goes on about
 // themselves.
-var exclamations = []string{
+var exclamations = phraseSet(
 	"that's great", "that's awesome", "that's amazing", "that's wonderful", "that's fantastic", "that's so",
 	"sounds great", "sounds amazing", "sounds awesome", "sounds wonderful", "sounds fun", "sounds like fun",
 	"what a great", "what a wonderful", "what an amazing", "how wonderful", "how exciting", "awesome", "amazing", "wonderful",
-}
+)
 
 // reactionPhrases are reactions wherever they stand in a sentence that is
 // not about its speaker.
-var reactionPhrases = []string{
+var reactionPhrases = phraseSet(
 	"great choice", "good choice", "excellent choice", "you'll love", "you will love", "you'd love", "you're going to love",
 	"hope you enjoy", "hope you like", "hope you have", "enjoy it", "enjoy your",
 	"proud of you", "happy for you", "glad for you", "excited for you", "stoked for you", "thrilled for you",
 	"means a lot", "lucky you", "good for you",
-}
+)
 
 // The same in Chinese.
 var (

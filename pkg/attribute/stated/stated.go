@@ -14,6 +14,7 @@ package stated
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -34,6 +35,21 @@ type rule struct {
 	re         *regexp.Regexp
 	value      func(m string) string
 	confidence float64
+	// hints are words one of which every clause the pattern matches holds,
+	// in lower case: a clause without any is not tried (the patterns are
+	// slow; most clauses say nothing of the kind).
+	hints []string
+}
+
+// mayMatch reports whether the lower-cased clause holds one of the rule's
+// hints.
+func (r rule) mayMatch(lower string) bool {
+	for _, h := range r.hints {
+		if strings.Contains(lower, h) {
+			return true
+		}
+	}
+	return false
 }
 
 // Capitalized English words (a name, a place, a language); Han runs of a
@@ -49,37 +65,37 @@ var family = `(daughter|son|wife|husband|partner|kid|child|children|kids|mother|
 
 var rules = []rule{
 	// English: who the user is.
-	{key: "name", re: regexp.MustCompile(`(?i:\bmy name is|\bmy name's|\bcall me|\bi go by|\bplease call me)\s+` + enName + `\b`), confidence: 0.9},
-	{key: "location", re: regexp.MustCompile(`(?i:\bi live in|\bi(?:'ve| have)? (?:just |recently )?moved to|\bi(?:'m| am) based in|\bi relocated to)\s+(?:the )?` + enPlace), confidence: 0.85},
-	{key: "occupation", re: regexp.MustCompile(`(?i)\b(?:i work as|my job is|i(?:'m| am) working as) (?:an? )?([a-z]+(?: [a-z]+)?)\b`), confidence: 0.8,
+	{key: "name", hints: []string{"my name", "call me", "go by"}, re: regexp.MustCompile(`(?i:\bmy name is|\bmy name's|\bcall me|\bi go by|\bplease call me)\s+` + enName + `\b`), confidence: 0.9},
+	{key: "location", hints: []string{"live in", "moved to", "based in", "relocated to"}, re: regexp.MustCompile(`(?i:\bi live in|\bi(?:'ve| have)? (?:just |recently )?moved to|\bi(?:'m| am) based in|\bi relocated to)\s+(?:the )?` + enPlace), confidence: 0.85},
+	{key: "occupation", hints: []string{"work as", "my job is", "working as"}, re: regexp.MustCompile(`(?i)\b(?:i work as|my job is|i(?:'m| am) working as) (?:an? )?([a-z]+(?: [a-z]+)?)\b`), confidence: 0.8,
 		value: beforePreposition},
-	{key: "diet", re: regexp.MustCompile(`(?i)\bi(?:'m| am) (?:a |now )?(vegetarian|vegan|pescatarian|gluten[- ]free|lactose[- ]intolerant|halal|kosher)\b`), confidence: 0.9},
-	{key: "allergies", re: regexp.MustCompile(`(?i)\bi(?:'m| am) (?:severely |very )?allergic to ([a-z][a-z -]{1,30}?)(?:\s+(?:and|so|but)\b|[,.;!]|$)`), confidence: 0.9},
-	{key: "allergies", re: regexp.MustCompile(`(?i)\bmy ` + family + ` (?:is|'s|are) (?:severely |very )?allergic to ([a-z][a-z -]{1,30}?)(?:\s+(?:and|so|but)\b|[,.;!]|$)`), confidence: 0.85},
+	{key: "diet", hints: []string{"vegetarian", "vegan", "pescatarian", "gluten", "lactose", "halal", "kosher"}, re: regexp.MustCompile(`(?i)\bi(?:'m| am) (?:a |now )?(vegetarian|vegan|pescatarian|gluten[- ]free|lactose[- ]intolerant|halal|kosher)\b`), confidence: 0.9},
+	{key: "allergies", hints: []string{"allergic to"}, re: regexp.MustCompile(`(?i)\bi(?:'m| am) (?:severely |very )?allergic to ([a-z][a-z -]{1,30}?)(?:\s+(?:and|so|but)\b|[,.;!]|$)`), confidence: 0.9},
+	{key: "allergies", hints: []string{"allergic to"}, re: regexp.MustCompile(`(?i)\bmy ` + family + ` (?:is|'s|are) (?:severely |very )?allergic to ([a-z][a-z -]{1,30}?)(?:\s+(?:and|so|but)\b|[,.;!]|$)`), confidence: 0.85},
 	// English: what the user asks of the assistant.
-	{key: "reply_language", re: regexp.MustCompile(`(?i:(?:^|please |from now on,? |always |only |and ))(?i:(?:answer|reply|respond|write|talk|speak)(?: to me)?(?: only)? in)\s+(English|Chinese|Mandarin|French|German|Spanish|Japanese|Korean|Italian|Portuguese|Russian)\b`), confidence: 0.9},
-	{key: "reply_length", re: regexp.MustCompile(`(?i)(?:^|please |just |and )(?:keep (?:it|them|your (?:answers|replies))|be) (short|brief|concise)\b`), confidence: 0.8,
+	{key: "reply_language", hints: []string{"english", "chinese", "mandarin", "french", "german", "spanish", "japanese", "korean", "italian", "portuguese", "russian"}, re: regexp.MustCompile(`(?i:(?:^|please |from now on,? |always |only |and ))(?i:(?:answer|reply|respond|write|talk|speak)(?: to me)?(?: only)? in)\s+(English|Chinese|Mandarin|French|German|Spanish|Japanese|Korean|Italian|Portuguese|Russian)\b`), confidence: 0.9},
+	{key: "reply_length", hints: []string{"short", "brief", "concise"}, re: regexp.MustCompile(`(?i)(?:^|please |just |and )(?:keep (?:it|them|your (?:answers|replies))|be) (short|brief|concise)\b`), confidence: 0.8,
 		value: func(string) string { return "short" }},
-	{key: "reply_format", re: regexp.MustCompile(`(?i)\b(?:please )?(?:don't|do not|never|stop) (?:use|using|give me) (bullet points|bullets|lists|tables|emojis|markdown)\b`), confidence: 0.8,
+	{key: "reply_format", hints: []string{"bullet", "lists", "tables", "emojis", "markdown"}, re: regexp.MustCompile(`(?i)\b(?:please )?(?:don't|do not|never|stop) (?:use|using|give me) (bullet points|bullets|lists|tables|emojis|markdown)\b`), confidence: 0.8,
 		value: func(m string) string { return "no " + strings.ToLower(m) }},
-	{key: "assistant_name", re: regexp.MustCompile(`(?i:\bi(?:'ll| will) call you|\byour name is now|\bfrom now on,? your name is)\s+` + enName + `\b`), confidence: 0.85},
-	{key: "requests", re: regexp.MustCompile(`(?i)(?:^|, |and |so |please )((?:please )?(?:(?:never|don't ever|do not ever) (?:suggest|recommend|mention)|(?:don't|do not) (?:suggest|recommend)) [^.!?\n]{3,80})`), confidence: 0.8,
+	{key: "assistant_name", hints: []string{"call you", "your name is"}, re: regexp.MustCompile(`(?i:\bi(?:'ll| will) call you|\byour name is now|\bfrom now on,? your name is)\s+` + enName + `\b`), confidence: 0.85},
+	{key: "requests", hints: []string{"suggest", "recommend", "mention"}, re: regexp.MustCompile(`(?i)(?:^|, |and |so |please )((?:please )?(?:(?:never|don't ever|do not ever) (?:suggest|recommend|mention)|(?:don't|do not) (?:suggest|recommend)) [^.!?\n]{3,80})`), confidence: 0.8,
 		value: func(m string) string { return strings.TrimSpace(m) }},
 
 	// Chinese: who the user is.
-	{key: "name", re: regexp.MustCompile(`(?:我叫|我的名字是|(?:^|请|你|就|以后|可以)叫我)` + zhName + `(?:就行|就好|吧|好了|[，。！,.!]|$)`), confidence: 0.85,
+	{key: "name", hints: []string{"我叫", "叫我", "我的名字是"}, re: regexp.MustCompile(`(?:我叫|我的名字是|(?:^|请|你|就|以后|可以)叫我)` + zhName + `(?:就行|就好|吧|好了|[，。！,.!]|$)`), confidence: 0.85,
 		value: notAVerbsObject},
-	{key: "location", re: regexp.MustCompile(`(?:我(?:现在)?住在|我(?:刚|最近)?搬到了?)` + zhPlace + `(?:住|生活|工作|了|[，。！,.!]|$)`), confidence: 0.8},
-	{key: "occupation", re: regexp.MustCompile(`我是(?:一名|一位)(\p{Han}{2,5}?)(?:[，。！,.!]|$)`), confidence: 0.8},
-	{key: "diet", re: regexp.MustCompile(`我(?:吃素|是素食(?:者|主义者))`), confidence: 0.9, value: func(string) string { return "素食" }},
-	{key: "allergies", re: regexp.MustCompile(`我对(\p{Han}{1,6}?)过敏`), confidence: 0.9},
-	{key: "allergies", re: regexp.MustCompile(`我(女儿|儿子|老婆|老公|妻子|丈夫|孩子|妈妈|爸爸|宝宝)对(\p{Han}{1,6}?)过敏`), confidence: 0.85},
+	{key: "location", hints: []string{"住在", "搬到"}, re: regexp.MustCompile(`(?:我(?:现在)?住在|我(?:刚|最近)?搬到了?)` + zhPlace + `(?:住|生活|工作|了|[，。！,.!]|$)`), confidence: 0.8},
+	{key: "occupation", hints: []string{"我是一"}, re: regexp.MustCompile(`我是(?:一名|一位)(\p{Han}{2,5}?)(?:[，。！,.!]|$)`), confidence: 0.8},
+	{key: "diet", hints: []string{"吃素", "素食"}, re: regexp.MustCompile(`我(?:吃素|是素食(?:者|主义者))`), confidence: 0.9, value: func(string) string { return "素食" }},
+	{key: "allergies", hints: []string{"过敏"}, re: regexp.MustCompile(`我对(\p{Han}{1,6}?)过敏`), confidence: 0.9},
+	{key: "allergies", hints: []string{"过敏"}, re: regexp.MustCompile(`我(女儿|儿子|老婆|老公|妻子|丈夫|孩子|妈妈|爸爸|宝宝)对(\p{Han}{1,6}?)过敏`), confidence: 0.85},
 	// Chinese: what the user asks of the assistant.
-	{key: "reply_language", re: regexp.MustCompile(`用(中文|英文|英语|汉语|日语|韩语|法语|德语)(?:来)?(?:回答|回复|跟我说|和我说|交流|写)`), confidence: 0.9},
-	{key: "reply_length", re: regexp.MustCompile(`(?:^|请|回答|回复|说得?|写得?)(?:简短|简洁|短)一?点`), confidence: 0.8, value: func(string) string { return "简短" }},
-	{key: "reply_format", re: regexp.MustCompile(`(?:别|不要|不用)(?:再)?用(列表|表格|表情)`), confidence: 0.8, value: func(m string) string { return "不要用" + m }},
-	{key: "assistant_name", re: regexp.MustCompile(`(?:你就叫|以后你叫|你的名字就叫)` + zhName + `(?:吧|好了|[，。！,.!]|$)`), confidence: 0.85},
-	{key: "requests", re: regexp.MustCompile(`((?:以后)?(?:别|不要|千万别)(?:再)?(?:推荐|建议|提到)[^，。！？,.!?\n]{1,40})`), confidence: 0.8},
+	{key: "reply_language", hints: []string{"用"}, re: regexp.MustCompile(`用(中文|英文|英语|汉语|日语|韩语|法语|德语)(?:来)?(?:回答|回复|跟我说|和我说|交流|写)`), confidence: 0.9},
+	{key: "reply_length", hints: []string{"点"}, re: regexp.MustCompile(`(?:^|请|回答|回复|说得?|写得?)(?:简短|简洁|短)一?点`), confidence: 0.8, value: func(string) string { return "简短" }},
+	{key: "reply_format", hints: []string{"列表", "表格", "表情"}, re: regexp.MustCompile(`(?:别|不要|不用)(?:再)?用(列表|表格|表情)`), confidence: 0.8, value: func(m string) string { return "不要用" + m }},
+	{key: "assistant_name", hints: []string{"你就叫", "以后你叫", "你的名字就叫"}, re: regexp.MustCompile(`(?:你就叫|以后你叫|你的名字就叫)` + zhName + `(?:吧|好了|[，。！,.!]|$)`), confidence: 0.85},
+	{key: "requests", hints: []string{"推荐", "建议", "提到"}, re: regexp.MustCompile(`((?:以后)?(?:别|不要|千万别)(?:再)?(?:推荐|建议|提到)[^，。！？,.!?\n]{1,40})`), confidence: 0.8},
 }
 
 // Extract reads the statements of one turn of the user's: each clause at
@@ -87,12 +103,16 @@ var rules = []rule{
 func Extract(text string) []Statement {
 	var out []Statement
 	for _, clause := range clauses(text) {
-		if guarded(clause) {
+		lower := strings.ToLower(clause)
+		if strings.ContainsRune(lower, 'ſ') { // (?i) folds the long s to s
+			lower = strings.ReplaceAll(lower, "ſ", "s")
+		}
+		if !slices.ContainsFunc(rules, func(r rule) bool { return r.mayMatch(lower) }) || guarded(clause) {
 			continue
 		}
 		seen := map[string]bool{}
 		for _, r := range rules {
-			if seen[r.key] {
+			if seen[r.key] || !r.mayMatch(lower) {
 				continue
 			}
 			m := r.re.FindStringSubmatch(clause)
