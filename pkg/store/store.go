@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 
 	"github.com/exaring/otelpgx"
 	"github.com/jackc/pgx/v5"
@@ -21,10 +22,18 @@ type Config struct {
 	// URL is the PostgreSQL database; its schema must be migrated first
 	// (`recall migrate`).
 	URL string `env:"DATABASE_URL" envDefault:"postgres://postgres@127.0.0.1:5432/recall?sslmode=disable"`
-	// MaxConns bounds the pool; 0 means max(4, CPUs). A small pool queues requests
-	// fairly in the process instead of making PostgreSQL's backends fight for the
-	// same cores, which is what keeps tail latency down.
+	// MaxConns bounds the pool; 0 means max(4, CPUs), and in `recall run`,
+	// whose one pool serves every worker and the API, that plus one for each
+	// handler the workers run at once. A small pool queues requests fairly in
+	// the process instead of making PostgreSQL's backends fight for the same
+	// cores, which is what keeps tail latency down.
 	MaxConns int32 `env:"DATABASE_MAX_CONNS" envDefault:"0"`
+}
+
+// DefaultMaxConns is the pool's size when DATABASE_MAX_CONNS is 0 (and the
+// URL sets no pool_max_conns): max(4, CPUs), pgxpool's own default.
+func DefaultMaxConns() int32 {
+	return int32(max(4, runtime.NumCPU()))
 }
 
 // ErrNotFound is returned when a row the caller asked for does not exist for the

@@ -25,6 +25,7 @@
 package summarizer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -279,13 +280,33 @@ func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 		g.last = g.last || w.cfg.Queue.Consumer.MaxDeliver > 0 && m.Deliveries >= uint64(w.cfg.Queue.Consumer.MaxDeliver)
 		g.idx = append(g.idx, i)
 	}
+	var refresh []events.ProfileTask
 	for _, g := range order {
-		_, err := w.Summarize(ctx, g.tenantID, g.sessionID, g.through, g.reason, g.last)
+		_, err := w.summarize(ctx, g.tenantID, g.sessionID, g.through, g.reason, g.last, &refresh)
 		for _, i := range g.idx {
 			errs[i] = err
 		}
 	}
+	w.refresh(ctx, refresh)
 	return errs
+}
+
+// refresh asks for the profiles of the users whose facts the batch's
+// summaries changed, in one publish for the whole batch: each is
+// committed, and a user's profile catches up with their next change if the
+// publish fails.
+func (w *Worker) refresh(ctx context.Context, tasks []events.ProfileTask) {
+	if len(tasks) == 0 || w.refresher == nil {
+		return
+	}
+	// One task a user, at the newest change.
+	slices.SortStableFunc(tasks, func(a, b events.ProfileTask) int {
+		return cmp.Or(cmp.Compare(a.TenantID, b.TenantID), cmp.Compare(a.UserID, b.UserID), b.RequestedAt.Compare(a.RequestedAt))
+	})
+	tasks = slices.CompactFunc(tasks, func(a, b events.ProfileTask) bool { return a.TenantID == b.TenantID && a.UserID == b.UserID })
+	if _, err := w.refresher.Publish(ctx, tasks); err != nil {
+		w.log.Warn("publish profile refresh", "tasks", len(tasks), "error", err.Error())
+	}
 }
 
 // Summarize brings a session's summary up to at least through non-system
@@ -297,6 +318,15 @@ func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 // last says that a failing model will not get another chance at this
 // request (see Config.LLMFallback). It returns the outcome.
 func (w *Worker) Summarize(ctx context.Context, tenantID, sessionID string, through int64, reason string, last bool) (string, error) {
+	var refresh []events.ProfileTask
+	out, err := w.summarize(ctx, tenantID, sessionID, through, reason, last, &refresh)
+	w.refresh(ctx, refresh)
+	return out, err
+}
+
+// summarize is Summarize, appending the profile refresh its version asks
+// for to refresh instead of publishing it, so that a batch publishes once.
+func (w *Worker) summarize(ctx context.Context, tenantID, sessionID string, through int64, reason string, last bool, refresh *[]events.ProfileTask) (string, error) {
 	t := w.store.Tenant(tenantID)
 	in, err := t.SummaryInput(ctx, sessionID, w.cfg.MaxMessages)
 	switch {
@@ -307,7 +337,7 @@ func (w *Worker) Summarize(ctx context.Context, tenantID, sessionID string, thro
 	case in.State.Summarized >= through || len(in.Messages) == 0:
 		return w.outcome(OutcomeCovered), nil
 	}
-	out, err := w.summarizeNext(ctx, tenantID, sessionID, in, through, reason, last)
+	out, err := w.summarizeNext(ctx, tenantID, sessionID, in, through, reason, last, refresh)
 	if err != nil || out != OutcomeSummarized && out != OutcomeEmpty {
 		return out, err
 	}
@@ -344,7 +374,7 @@ func (w *Worker) askNext(ctx context.Context, req events.SummarizeRequest) error
 // summarizeNext writes the version that reads in's messages (or, when none
 // has text, marks them read without one) and returns the outcome; through
 // is the request's, for when another summarizer got there first.
-func (w *Worker) summarizeNext(ctx context.Context, tenantID, sessionID string, in store.SummaryInput, through int64, reason string, last bool) (string, error) {
+func (w *Worker) summarizeNext(ctx context.Context, tenantID, sessionID string, in store.SummaryInput, through int64, reason string, last bool, refresh *[]events.ProfileTask) (string, error) {
 	st := in.State
 	read := in.EventIDs()
 	turns := make([]summarize.Turn, len(in.Messages))
@@ -426,13 +456,8 @@ func (w *Worker) summarizeNext(ctx context.Context, tenantID, sessionID string, 
 	w.metrics.summaries.WithLabelValues(writer, reason).Inc()
 	w.log.Debug("summary written", "tenant_id", tenantID, "session_id", sessionID, "version", version,
 		"from", row.FromCount, "through", row.ThroughCount, "model", row.Model, "topics", len(row.KeyTopics))
-	if len(mentions) > 0 && w.refresher != nil {
-		task := events.ProfileTask{TenantID: tenantID, UserID: st.UserID, RequestedAt: newest.OccurredAt}
-		if _, err := w.refresher.Publish(ctx, []events.ProfileTask{task}); err != nil {
-			// The summary is committed; the profile catches up with the
-			// user's next change.
-			w.log.Warn("publish profile refresh", "tenant_id", tenantID, "user_id", st.UserID, "error", err.Error())
-		}
+	if len(mentions) > 0 {
+		*refresh = append(*refresh, events.ProfileTask{TenantID: tenantID, UserID: st.UserID, RequestedAt: newest.OccurredAt})
 	}
 	return w.outcome(OutcomeSummarized), nil
 }

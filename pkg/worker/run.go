@@ -98,6 +98,16 @@ func Load(workers []Worker, environ map[string]string) ([]Config, error) {
 	return out, errors.Join(errs...)
 }
 
+// Handlers is how many handler calls the workers run at once, all told:
+// the sum of their runners' concurrency.
+func Handlers(cfgs []Config) int {
+	n := 0
+	for _, c := range cfgs {
+		n += c.Queue().Runner.Concurrency
+	}
+	return n
+}
+
 // Tasks builds the workers and returns what runs them live: each one's
 // runner on its durable consumer, then its periodic tasks.
 func Tasks(ctx context.Context, d *Deps, metrics *queue.RunnerMetrics, cfgs []Config) ([]service.Task, error) {
