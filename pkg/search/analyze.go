@@ -58,12 +58,12 @@ type Analyzer struct {
 }
 
 // SharedAnalyzer returns an analyzer over the process's shared segmenter,
-// which it loads on the first text with a Han character (about two seconds
-// of CPU, and some 250 MB held from then on). A process that never meets
-// Chinese never holds the dictionary: its memory stays small, and each
-// garbage collection has a few MB to mark instead of the dictionary's
-// millions of objects, which under load set the API's tail latency
-// (docs/benchmarks.md, History).
+// which it loads on the first text with a Han character (about a quarter of
+// a second of CPU, and some 24 MB held from then on). A process that never
+// meets Chinese never holds the dictionary: its memory stays small. (gse's
+// own dictionary, which package segment used to load, was millions of
+// objects that every garbage collection marked, which under load set the
+// API's tail latency: docs/benchmarks.md, History.)
 // Should the dictionary fail to load (it is embedded in the binary, so only
 // a broken build or memory exhausted), Han runs are indexed and searched as
 // character bigrams: coarser, but nothing is lost.

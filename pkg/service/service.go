@@ -50,20 +50,21 @@ type Base struct {
 	// holds once it has started before the runtime collects (a soft limit,
 	// LimitMemory; 0 leaves the runtime alone; GOMEMLIMIT, when set, wins),
 	// in bytes (128 MiB). The extractor and summarizer hold the Chinese
-	// segmenter's dictionary (about 250 MB) from their start, and the
-	// runtime's default target would let such a heap double; a process that
-	// loads the dictionary later, on its first Chinese text (the indexer),
-	// has its limit raised by what the dictionary holds. The API binary has
-	// its own, API_MEMORY_HEADROOM.
+	// segmenter's dictionary (about 24 MB, which the collector does not
+	// scan) from their start, and the runtime's default target grows a heap
+	// in proportion to what is live; a process that loads the dictionary
+	// later, on its first Chinese text (the indexer), has its limit raised
+	// by what the dictionary holds. The API binary has its own,
+	// API_MEMORY_HEADROOM.
 	MemoryHeadroom int64 `env:"MEMORY_HEADROOM" envDefault:"134217728"`
 }
 
 // LimitMemory sets the runtime's soft memory limit to what the process holds
 // now plus headroom, unless GOMEMLIMIT is set or headroom is 0. Call it once
-// start-up has loaded what the process keeps (the segmenter's dictionary is a
-// few hundred megabytes): the default GC target grows the heap in proportion
-// to what is live, so a process holding a large dictionary would otherwise
-// double it before collecting. It returns the limit set (0: none).
+// start-up has loaded what the process keeps (the segmenter's dictionary,
+// about 24 MB): the default GC target grows the heap in proportion to what is
+// live, so a process holding a large heap would otherwise double it before
+// collecting. It returns the limit set (0: none).
 func LimitMemory(headroom int64) int64 {
 	if headroom <= 0 || os.Getenv("GOMEMLIMIT") != "" {
 		return 0
