@@ -35,6 +35,20 @@ func recordAssertions(ctx context.Context, db interface {
 	if len(rows) == 0 {
 		return 0, nil
 	}
+	args, err := assertionArgs(rows)
+	if err != nil {
+		return 0, err
+	}
+	tag, err := db.Exec(ctx, q(qAttributeAssertionInsertBatch), args...)
+	if err != nil {
+		return 0, fmt.Errorf("record assertions: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+// assertionArgs are qAttributeAssertionInsertBatch's arguments for rows,
+// for a caller that runs it in a batch of its own.
+func assertionArgs(rows []AssertionRow) ([]any, error) {
 	n := len(rows)
 	tenant, user, event, key, item, op, value, source, session := make([]string, n), make([]string, n), make([]string, n),
 		make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
@@ -50,16 +64,11 @@ func recordAssertions(ctx context.Context, db interface {
 		}
 		b, err := json.Marshal(ev)
 		if err != nil {
-			return 0, fmt.Errorf("record assertions: %w", err)
+			return nil, fmt.Errorf("record assertions: %w", err)
 		}
 		evidence[i] = b
 	}
-	tag, err := db.Exec(ctx, q(qAttributeAssertionInsertBatch), tenant, user, event, key, item, op, value, source,
-		evidence, session, confidence, at)
-	if err != nil {
-		return 0, fmt.Errorf("record assertions: %w", err)
-	}
-	return tag.RowsAffected(), nil
+	return []any{tenant, user, event, key, item, op, value, source, evidence, session, confidence, at}, nil
 }
 
 // Assertions are every assertion about a user, oldest first: what

@@ -71,6 +71,16 @@ func recordMentions(ctx context.Context, tx pgx.Tx, ms []Mention) ([]UserRef, er
 	if len(ms) == 0 {
 		return nil, nil
 	}
+	rows, err := tx.Query(ctx, q(qFactMentionBatch), mentionArgs(ms)...)
+	if err != nil {
+		return nil, err
+	}
+	return mentionedUsers(rows)
+}
+
+// mentionArgs are qFactMentionBatch's arguments for ms, for a caller that
+// runs it in a batch of its own.
+func mentionArgs(ms []Mention) []any {
 	n := len(ms)
 	tenant, event, typ, value, display, user, session, source := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	occurred, expires := make([]time.Time, n), make([]time.Time, n)
@@ -78,14 +88,16 @@ func recordMentions(ctx context.Context, tx pgx.Tx, ms []Mention) ([]UserRef, er
 		tenant[i], event[i], typ[i], value[i], display[i] = m.TenantID, m.EventID, m.Type, m.Value, m.Display
 		user[i], session[i], source[i], occurred[i], expires[i] = m.UserID, m.SessionID, m.Source, m.OccurredAt, m.ExpiresAt
 	}
-	rows, err := tx.Query(ctx, q(qFactMentionBatch), tenant, event, typ, value, display, user, session, occurred, source, expires)
-	if err != nil {
-		return nil, err
-	}
+	return []any{tenant, event, typ, value, display, user, session, occurred, source, expires}
+}
+
+// mentionedUsers reads qFactMentionBatch's rows: the users whose facts
+// changed, each once.
+func mentionedUsers(rows pgx.Rows) ([]UserRef, error) {
 	seen := map[UserRef]bool{}
 	var users []UserRef
 	var u UserRef
-	_, err = pgx.ForEachRow(rows, []any{&u.TenantID, &u.UserID}, func() error {
+	_, err := pgx.ForEachRow(rows, []any{&u.TenantID, &u.UserID}, func() error {
 		if !seen[u] {
 			seen[u] = true
 			users = append(users, u)

@@ -93,6 +93,20 @@ func upsertSearchEntries(ctx context.Context, db execer, entries []SearchEntry) 
 	if len(entries) == 0 {
 		return 0, nil
 	}
+	args, err := searchEntryArgs(entries)
+	if err != nil {
+		return 0, err
+	}
+	tag, err := db.Exec(ctx, q(qSearchEntryUpsertBatch), args...)
+	if err != nil {
+		return 0, err
+	}
+	return tag.RowsAffected(), nil
+}
+
+// searchEntryArgs are qSearchEntryUpsertBatch's arguments for entries, for
+// a caller that runs it in a batch of its own.
+func searchEntryArgs(entries []SearchEntry) ([]any, error) {
 	n := len(entries)
 	var (
 		tenant, user, kind, source = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
@@ -106,7 +120,7 @@ func upsertSearchEntries(ctx context.Context, db execer, entries []SearchEntry) 
 	for i := range entries {
 		e := &entries[i]
 		if err := e.validate(); err != nil {
-			return 0, err
+			return nil, err
 		}
 		tenant[i], user[i], kind[i], source[i], revision[i] = e.TenantID, e.UserID, e.Kind, e.SourceID, e.Revision
 		session[i], agent[i], role[i], occurred[i], body[i] = e.SessionID, e.AgentID, e.Role, e.OccurredAt, e.Text
@@ -115,12 +129,7 @@ func upsertSearchEntries(ctx context.Context, db execer, entries []SearchEntry) 
 			embedding[i], model[i] = halfvecArg(e.Embedding), &e.Model
 		}
 	}
-	tag, err := db.Exec(ctx, q(qSearchEntryUpsertBatch), tenant, user, kind, source, revision, session,
-		agent, role, occurred, body, terms, termCount, embedding, model)
-	if err != nil {
-		return 0, err
-	}
-	return tag.RowsAffected(), nil
+	return []any{tenant, user, kind, source, revision, session, agent, role, occurred, body, terms, termCount, embedding, model}, nil
 }
 
 func (e *SearchEntry) validate() error {

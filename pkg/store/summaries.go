@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/recallhq/recall/pkg/record"
 )
@@ -131,9 +132,14 @@ func (t *Tenant) SummaryState(ctx context.Context, sessionID string) (SummarySta
 func summaryState(ctx context.Context, db interface {
 	QueryRow(context.Context, string, ...any) pgx.Row
 }, tenantID, sessionID string) (SummaryState, error) {
+	return scanSummaryState(db.QueryRow(ctx, q(qSummaryStateGet), tenantID, sessionID))
+}
+
+// scanSummaryState reads qSummaryStateGet's row; ErrNotFound without one.
+func scanSummaryState(row pgx.Row) (SummaryState, error) {
 	var st SummaryState
 	var at *time.Time
-	err := db.QueryRow(ctx, q(qSummaryStateGet), tenantID, sessionID).Scan(&st.UserID, &st.Counted, &st.Summarized, &at, &st.LastMessageAt)
+	err := row.Scan(&st.UserID, &st.Counted, &st.Summarized, &at, &st.LastMessageAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return st, ErrNotFound
 	}
@@ -165,24 +171,25 @@ type SummaryInput struct {
 // ErrNotFound when the session does not exist.
 func (t *Tenant) SummaryInput(ctx context.Context, sessionID string, maxMessages int) (SummaryInput, error) {
 	var in SummaryInput
+	// One snapshot, one round trip: the three reads go in one batch.
 	err := pgx.BeginTxFunc(ctx, t.s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		var err error
-		if in.State, err = summaryState(ctx, tx, t.id, sessionID); err != nil {
+		var b pgx.Batch
+		b.Queue(q(qSummaryStateGet), t.id, sessionID).QueryRow(func(row pgx.Row) error {
+			var err error
+			in.State, err = scanSummaryState(row)
 			return err
-		}
-		rows, err := tx.Query(ctx, q(qSummaryGetCurrent), t.id, sessionID)
-		if err != nil {
+		})
+		b.Queue(q(qSummaryGetCurrent), t.id, sessionID).Query(func(rows pgx.Rows) error {
+			var err error
+			in.Previous, err = collectOne(rows)
 			return err
-		}
-		if in.Previous, err = collectOne(rows); err != nil {
+		})
+		b.Queue(q(qSummaryMessagesUnread), t.id, sessionID, maxMessages).Query(func(rows pgx.Rows) error {
+			var err error
+			in.Messages, err = appendMessages(make([]record.Message, 0, maxMessages), rows)
 			return err
-		}
-		rows, err = tx.Query(ctx, q(qSummaryMessagesUnread), t.id, sessionID, maxMessages)
-		if err != nil {
-			return err
-		}
-		in.Messages, err = appendMessages(make([]record.Message, 0, maxMessages), rows)
-		return err
+		})
+		return tx.SendBatch(ctx, &b).Close()
 	})
 	if errors.Is(err, ErrNotFound) {
 		return in, err
@@ -249,39 +256,48 @@ func (s *Store) WriteSummary(ctx context.Context, w SummaryWrite) ([]UserRef, er
 		return nil, fmt.Errorf("write summary: through_count %d is not from_count %d plus the %d messages read", sum.ThroughCount, sum.FromCount, len(w.Read))
 	}
 	var users []UserRef
+	// Every statement goes in one pipelined batch (a round trip instead of
+	// one a statement): the first check that fails, in order, is the
+	// answer, and the transaction rolls back whatever followed it.
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if err := markRead(ctx, tx, w.TenantID, sum.SessionID, sum.FromCount, w.Read); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, q(qSummaryRetire), w.TenantID, sum.SessionID); err != nil {
-			return err
-		}
+		var b pgx.Batch
+		queueMarkRead(&b, w.TenantID, sum.SessionID, sum.FromCount, w.Read)
+		b.Queue(q(qSummaryRetire), w.TenantID, sum.SessionID)
 		topics := sum.KeyTopics
 		if topics == nil {
 			topics = []string{}
 		}
-		tag, err := tx.Exec(ctx, q(qSummaryInsert), w.TenantID, sum.SessionID, sum.UserID, sum.Version, sum.FromCount, sum.ThroughCount,
+		b.Queue(q(qSummaryInsert), w.TenantID, sum.SessionID, sum.UserID, sum.Version, sum.FromCount, sum.ThroughCount,
 			sum.FirstEventID, sum.FirstAt, sum.LastEventID, sum.LastAt, sum.CoversFrom, sum.CoversTo,
-			sum.MessagesRead, sum.Text, topics, sum.Model, sum.Reason)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() != 1 {
-			return ErrSummaryConflict
-		}
-		if _, err := tx.Exec(ctx, q(qSummaryStateAdvance), w.TenantID, sum.SessionID, sum.FromCount, sum.ThroughCount, sum.LastAt); err != nil {
-			return err
-		}
+			sum.MessagesRead, sum.Text, topics, sum.Model, sum.Reason).Exec(func(tag pgconn.CommandTag) error {
+			if tag.RowsAffected() != 1 {
+				return ErrSummaryConflict
+			}
+			return nil
+		})
+		b.Queue(q(qSummaryStateAdvance), w.TenantID, sum.SessionID, sum.FromCount, sum.ThroughCount, sum.LastAt)
 		if w.Search != nil {
-			if _, err := upsertSearchEntries(ctx, tx, []SearchEntry{*w.Search}); err != nil {
+			args, err := searchEntryArgs([]SearchEntry{*w.Search})
+			if err != nil {
 				return fmt.Errorf("search entry: %w", err)
 			}
+			b.Queue(q(qSearchEntryUpsertBatch), args...)
 		}
-		if _, err := recordAssertions(ctx, tx, w.Assertions); err != nil {
-			return err
+		if len(w.Assertions) > 0 {
+			args, err := assertionArgs(w.Assertions)
+			if err != nil {
+				return err
+			}
+			b.Queue(q(qAttributeAssertionInsertBatch), args...)
 		}
-		users, err = recordMentions(ctx, tx, w.Mentions)
-		return err
+		if len(w.Mentions) > 0 {
+			b.Queue(q(qFactMentionBatch), mentionArgs(w.Mentions)...).Query(func(rows pgx.Rows) error {
+				var err error
+				users, err = mentionedUsers(rows)
+				return err
+			})
+		}
+		return tx.SendBatch(ctx, &b).Close()
 	})
 	switch {
 	case errors.Is(err, ErrNotFound), errors.Is(err, ErrSummaryConflict):
@@ -298,11 +314,10 @@ func (s *Store) WriteSummary(ctx context.Context, w SummaryWrite) ([]UserRef, er
 // already, or the messages were read or deleted meanwhile).
 func (t *Tenant) AdvanceSummarized(ctx context.Context, sessionID string, from int64, read []string) (bool, error) {
 	err := pgx.BeginFunc(ctx, t.s.pool, func(tx pgx.Tx) error {
-		if err := markRead(ctx, tx, t.id, sessionID, from, read); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, q(qSummaryStateAdvance), t.id, sessionID, from, from+int64(len(read)), nil)
-		return err
+		var b pgx.Batch
+		queueMarkRead(&b, t.id, sessionID, from, read)
+		b.Queue(q(qSummaryStateAdvance), t.id, sessionID, from, from+int64(len(read)), nil)
+		return tx.SendBatch(ctx, &b).Close()
 	})
 	switch {
 	case errors.Is(err, ErrSummaryConflict), errors.Is(err, ErrNotFound):
@@ -313,31 +328,33 @@ func (t *Tenant) AdvanceSummarized(ctx context.Context, sessionID string, from i
 	return true, nil
 }
 
-// markRead locks the session, checks that its summarized range stands at
-// from, and marks the messages read, all of them still unread: otherwise
-// ErrSummaryConflict (another writer got there first, or messages were
-// deleted), or ErrNotFound for a session that is gone. The session's row lock
-// orders it with ingest, which takes the same lock to add messages.
-func markRead(ctx context.Context, tx pgx.Tx, tenantID, sessionID string, from int64, read []string) error {
-	var summarized int64
-	err := tx.QueryRow(ctx, q(qSummaryStateLock), tenantID, sessionID).Scan(&summarized)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return ErrNotFound
-	}
-	if err != nil {
-		return err
-	}
-	if summarized != from {
-		return ErrSummaryConflict
-	}
-	tag, err := tx.Exec(ctx, q(qSummaryMessagesMark), tenantID, sessionID, read)
-	if err != nil {
-		return err
-	}
-	if tag.RowsAffected() != int64(len(read)) {
-		return ErrSummaryConflict
-	}
-	return nil
+// queueMarkRead queues, first in a transaction's batch, locking the session,
+// checking that its summarized range stands at from, and marking the
+// messages read, all of them still unread: otherwise ErrSummaryConflict
+// (another writer got there first, or messages were deleted), or
+// ErrNotFound for a session that is gone; what the batch runs after a
+// failed check is rolled back with it. The session's row lock orders it
+// with ingest, which takes the same lock to add messages.
+func queueMarkRead(b *pgx.Batch, tenantID, sessionID string, from int64, read []string) {
+	b.Queue(q(qSummaryStateLock), tenantID, sessionID).QueryRow(func(row pgx.Row) error {
+		var summarized int64
+		err := row.Scan(&summarized)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			return ErrNotFound
+		case err != nil:
+			return err
+		case summarized != from:
+			return ErrSummaryConflict
+		}
+		return nil
+	})
+	b.Queue(q(qSummaryMessagesMark), tenantID, sessionID, read).Exec(func(tag pgconn.CommandTag) error {
+		if tag.RowsAffected() != int64(len(read)) {
+			return ErrSummaryConflict
+		}
+		return nil
+	})
 }
 
 // ResetSummaryRequests forgets the threshold requests of the given sessions,
