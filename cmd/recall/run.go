@@ -14,7 +14,6 @@ import (
 	"github.com/recallhq/recall/pkg/natsserver"
 	"github.com/recallhq/recall/pkg/registry"
 	"github.com/recallhq/recall/pkg/service"
-	"github.com/recallhq/recall/pkg/store"
 	"github.com/recallhq/recall/pkg/worker"
 )
 
@@ -70,15 +69,8 @@ func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	// would let the heap grow to a gigabyte; the runtime's default keeps it
 	// near what is live.
 
-	// One pool serves every worker and the API here. Unset, its size is
-	// what a worker's own process would have (store.Config.MaxConns) plus
-	// a connection per handler the workers run at once: at max(4, CPUs)
-	// alone, the workers' handlers (18 by default) queued behind each
-	// other's transactions, and a backfill's summaries waited for a
-	// connection most of their time.
-	if cfg.DB.MaxConns == 0 {
-		cfg.DB.MaxConns = store.DefaultMaxConns() + int32(worker.Handlers(cfgs))
-	}
+	// One pool serves every worker and the API here.
+	worker.SizePool(&cfg.DB, cfgs)
 	d, closeDeps, err := deps.Open(ctx, cfg.Config, "run", log)
 	if err != nil {
 		return err

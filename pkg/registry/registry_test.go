@@ -10,6 +10,8 @@ import (
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/registry"
 	"github.com/recallhq/recall/pkg/service"
+	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/summarizer"
 	"github.com/recallhq/recall/pkg/worker"
 )
 
@@ -39,7 +41,7 @@ func TestEffectiveDefaults(t *testing.T) {
 		"indexer":    {Consumer: consumer, Runner: runner(200, 2)},
 		"catalog":    {Consumer: consumer, Runner: runner(200, 2)},
 		"profiler":   {Consumer: consumer, Runner: runner(200, 4)},
-		"summarizer": {Consumer: consumer, Runner: runner(16, 4)},
+		"summarizer": {Consumer: consumer, Runner: runner(16, 8)},
 		"decayer":    {},
 	}
 	require.ElementsMatch(t, registry.Names(), func() []string {
@@ -80,4 +82,30 @@ func TestWorkerConfigFromEnv(t *testing.T) {
 	_, err = registry.Get("summarise")
 	require.ErrorContains(t, err, `unknown worker "summarise"`)
 	require.NotContains(t, registry.Replayable(), "decayer")
+}
+
+// A process's pool holds the store's default plus a connection for every
+// handler its workers run at once, unless DATABASE_MAX_CONNS says otherwise.
+func TestPoolSizedForTheHandlers(t *testing.T) {
+	t.Parallel()
+	all, err := worker.Load(registry.All, map[string]string{})
+	require.NoError(t, err)
+	handlers := 0
+	for _, c := range all {
+		handlers += c.Queue().Runner.Concurrency
+	}
+	require.Equal(t, 22, handlers, "the registry's concurrency defaults")
+	db := service.Defaults[deps.Config]().DB
+	worker.SizePool(&db, all)
+	require.Equal(t, store.DefaultMaxConns()+22, db.MaxConns)
+
+	one, err := worker.Load([]worker.Worker{summarizer.Def}, map[string]string{"SUMMARIZER_CONCURRENCY": "3"})
+	require.NoError(t, err)
+	db = service.Defaults[deps.Config]().DB
+	worker.SizePool(&db, one)
+	require.Equal(t, store.DefaultMaxConns()+3, db.MaxConns)
+
+	db.MaxConns = 7
+	worker.SizePool(&db, all)
+	require.Equal(t, int32(7), db.MaxConns, "an operator's DATABASE_MAX_CONNS stands")
 }

@@ -22,9 +22,9 @@ type Config struct {
 	// URL is the PostgreSQL database; its schema must be migrated first
 	// (`recall migrate`).
 	URL string `env:"DATABASE_URL" envDefault:"postgres://postgres@127.0.0.1:5432/recall?sslmode=disable"`
-	// MaxConns bounds the pool; 0 means max(4, CPUs), and in `recall run`,
-	// whose one pool serves every worker and the API, that plus one for each
-	// handler the workers run at once. A small pool queues requests fairly in
+	// MaxConns bounds the pool; 0 means max(4, CPUs), and in a process that
+	// runs workers (recall run included), that plus one for each handler the
+	// workers run at once (worker.SizePool). A small pool queues requests fairly in
 	// the process instead of making PostgreSQL's backends fight for the same
 	// cores, which is what keeps tail latency down.
 	MaxConns int32 `env:"DATABASE_MAX_CONNS" envDefault:"0"`

@@ -12,6 +12,7 @@ import (
 	"github.com/recallhq/recall/pkg/deps"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/service"
+	"github.com/recallhq/recall/pkg/store"
 )
 
 // Main is a worker binary's main: cmd/<name>/main.go is `worker.Main(x.Worker)`.
@@ -50,6 +51,7 @@ func Run(ctx context.Context, log *slog.Logger, name string, workers []Worker, o
 		return errors.New("-once runs one worker")
 	}
 
+	SizePool(&base.DB, cfgs)
 	d, closeDeps, err := deps.Open(ctx, base, name, log)
 	if err != nil {
 		return err
@@ -98,14 +100,23 @@ func Load(workers []Worker, environ map[string]string) ([]Config, error) {
 	return out, errors.Join(errs...)
 }
 
-// Handlers is how many handler calls the workers run at once, all told:
-// the sum of their runners' concurrency.
-func Handlers(cfgs []Config) int {
+// SizePool sizes the database pool of a process running the workers of
+// cfgs when DATABASE_MAX_CONNS leaves it to the process: the store's
+// default (for the API, periodic tasks and reads outside handlers) plus a
+// connection for each handler the workers run at once, so that no handler
+// waits for another's transaction to end before it can begin its own.
+// Measured on a backfill (make check-data) with every worker in one
+// process: at the default alone (4 here) the summarizer's handlers waited
+// for a connection most of their time.
+func SizePool(db *store.Config, cfgs []Config) {
+	if db.MaxConns != 0 {
+		return
+	}
 	n := 0
 	for _, c := range cfgs {
 		n += c.Queue().Runner.Concurrency
 	}
-	return n
+	db.MaxConns = store.DefaultMaxConns() + int32(n)
 }
 
 // Tasks builds the workers and returns what runs them live: each one's
