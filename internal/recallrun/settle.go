@@ -18,6 +18,9 @@ type SettleOptions struct {
 	Quiet   time.Duration // how long everything must stay caught up
 	Timeout time.Duration
 	Poll    time.Duration
+	// Since is when the work waited for began (the first turn posted), what
+	// each consumer's busy time is counted from; zero: when Settle starts.
+	Since time.Time
 }
 
 // Settled is what the wait found.
@@ -25,6 +28,27 @@ type Settled struct {
 	Stored    int64         // messages the sessions hold
 	Consumers []string      // durable consumers waited for
 	Took      time.Duration // until the pipeline was seen caught up for good
+	// Drains are the consumers' own: how much each handled and when it was
+	// last seen with work, for each worker's rate.
+	Drains []Drain
+}
+
+// Drain is one durable consumer's part of the wait.
+type Drain struct {
+	Consumer string // stream/name
+	Acked    uint64 // deliveries finished when the pipeline settled
+	// Busy is from SettleOptions.Since to the last poll that saw it with
+	// work; 0 when no poll did (it was done before the wait began).
+	Busy time.Duration
+}
+
+// Rate is the consumer's deliveries a second over its busy time (0 without
+// one).
+func (d Drain) Rate() float64 {
+	if d.Busy <= 0 {
+		return 0
+	}
+	return float64(d.Acked) / d.Busy.Seconds()
 }
 
 // Counter says how many of the posted turns are stored so far.
@@ -93,6 +117,11 @@ func Settle(ctx context.Context, count Counter, total int64, o SettleOptions, lo
 		log.Warn("no NATS URL: waiting for the sessions' message counts only, not for the workers")
 	}
 
+	since := o.Since
+	if since.IsZero() {
+		since = start
+	}
+	drains := map[string]*Drain{}
 	var quietSince time.Time
 	lastReport := time.Time{}
 	for {
@@ -117,8 +146,18 @@ func Settle(ctx context.Context, count Counter, total int64, o SettleOptions, lo
 			}
 			res.Consumers = res.Consumers[:0]
 			for _, l := range lags {
-				res.Consumers = append(res.Consumers, l.Stream+"/"+l.Name)
+				name := l.Stream + "/" + l.Name
+				res.Consumers = append(res.Consumers, name)
 				caughtUp = caughtUp && l.Idle()
+				d := drains[name]
+				if d == nil {
+					d = &Drain{Consumer: name}
+					drains[name] = d
+				}
+				d.Acked = l.Acked
+				if !l.Idle() {
+					d.Busy = time.Since(since)
+				}
 			}
 		}
 
@@ -130,6 +169,9 @@ func Settle(ctx context.Context, count Counter, total int64, o SettleOptions, lo
 			quietSince = now
 		case now.Sub(quietSince) >= o.Quiet:
 			res.Took = quietSince.Sub(start)
+			for _, name := range res.Consumers {
+				res.Drains = append(res.Drains, *drains[name])
+			}
 			log.Info("pipeline caught up", "stored", stored, "consumers", len(lags), "took", res.Took.Round(time.Millisecond))
 			return res, nil
 		}

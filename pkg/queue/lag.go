@@ -13,6 +13,9 @@ import (
 type ConsumerLag struct {
 	Stream, Name        string
 	Pending, AckPending uint64
+	// Acked is the consumer's acknowledgement floor: how many deliveries
+	// it has finished, in order.
+	Acked uint64
 }
 
 // Idle reports whether the consumer has nothing to deliver and nothing
@@ -44,7 +47,8 @@ func ConsumerLags(ctx context.Context, js jetstream.JetStream) ([]ConsumerLag, e
 			if ci.Config.Durable == "" {
 				continue
 			}
-			out = append(out, ConsumerLag{Stream: name, Name: ci.Name, Pending: ci.NumPending, AckPending: uint64(ci.NumAckPending)})
+			out = append(out, ConsumerLag{Stream: name, Name: ci.Name, Pending: ci.NumPending, AckPending: uint64(ci.NumAckPending),
+				Acked: ci.AckFloor.Consumer})
 		}
 		if err := cons.Err(); err != nil {
 			return nil, fmt.Errorf("list consumers of %s: %w", name, err)
