@@ -5,14 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/recallhq/recall/pkg/contract"
 	"log/slog"
 	"os"
 	"time"
 
-	"github.com/recallhq/recall/pkg/queue"
-
+	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/forget"
+	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
 )
