@@ -47,6 +47,15 @@ type Config struct {
 	// likeliest to be the conversation the message is about (chosen with
 	// make eval-context: docs/benchmarks.md, History); 0 none.
 	ContextRecallWide int `env:"CONTEXT_RECALL_WIDE" envDefault:"4"`
+	// ContextRecallNeighborsUpTo is the longest hit (in characters) that
+	// brings its neighbours: a short turn ("yes, that one", "what about
+	// the second?") says little without the turns around it, a long one
+	// stands on its own, and its neighbours' lines would buy other hits
+	// instead. 0: any hit, whatever its length. Chosen with make
+	// eval-longmem and make eval-context (docs/benchmarks.md, History):
+	// 200 gave LongMemEval's long turns 0.880 -> 0.911 evidence and
+	// 0.928 -> 0.961 sessions, and left LoCoMo's short ones as they were.
+	ContextRecallNeighborsUpTo int `env:"CONTEXT_RECALL_NEIGHBORS_UP_TO" envDefault:"200"`
 	// ContextRecallKinds are the kinds of entries the context recalls:
 	// message, summary, fact.
 	ContextRecallKinds []string `env:"CONTEXT_RECALL_KINDS" envDefault:"message,summary,fact" envSeparator:","`

@@ -44,19 +44,25 @@ func shownNeighbors(neighbors, wide int) int {
 // passage of a long turn that matches the query: passage).
 func (cfg Config) Recalled(query string, res Result, w assemble.Window) *assemble.Recalled {
 	return recalled(query, res, w, snippets{hit: cfg.ContextRecallSnippet, neighbor: cfg.ContextRecallNeighborSnippet},
-		cfg.ContextRecallNeighbors, cfg.ContextRecallWide, cfg.ContextRecallPassages)
+		neighbors{first: cfg.ContextRecallNeighbors, wide: cfg.ContextRecallWide, upTo: cfg.ContextRecallNeighborsUpTo}, cfg.ContextRecallPassages)
 }
 
 // snippets are the lengths recalled turns are cut to: a hit's, and a
 // neighbour's (0: a hit's).
 type snippets struct{ hit, neighbor int }
 
+// neighbors says which hits bring the turns around them: each of the first
+// ones, two on each side for the first wide of them, and only hits of at
+// most upTo characters (0: any).
+type neighbors struct{ first, wide, upTo int }
+
 // recalled turns what the history search found into the context's recalled
 // part, saying how it searched and why it fell back to terms only: the hits
 // in order, each of the first neighbors hits (not already shown) between
 // the turns just before and after it, and each of the first wide hits
 // between two turns on each side.
-func recalled(query string, res Result, w assemble.Window, snip snippets, neighbors, wide int, passages bool) *assemble.Recalled {
+func recalled(query string, res Result, w assemble.Window, snip snippets, nb neighbors, passages bool) *assemble.Recalled {
+	neighbors, wide := nb.first, nb.wide
 	snippet := snip.hit
 	if snip.neighbor <= 0 || snippet > 0 && snip.neighbor > snippet {
 		snip.neighbor = snippet
@@ -88,6 +94,9 @@ func recalled(query string, res Result, w assemble.Window, snip snippets, neighb
 			around = 1
 		}
 		rank++
+		if nb.upTo > 0 && utf8.RuneCountInString(h.Text) > nb.upTo {
+			around = 0
+		}
 		if around > 0 {
 			for k := min(around-1, len(h.Earlier)) - 1; k >= 0; k-- {
 				neighbor(&h.Earlier[k], h)

@@ -39,7 +39,7 @@ func TestRecalledNeighbours(t *testing.T) {
 		hit("h2", "p2", "n2", []Neighbor{n("e2")}, []Neighbor{n("l2")}),
 		hit("h3", "p3", "n3", nil, nil),
 	}}
-	r := recalled("q", res, assemble.Window{}, snippets{}, 2, 1, false)
+	r := recalled("q", res, assemble.Window{}, snippets{}, neighbors{first: 2, wide: 1}, false)
 	var ids []string
 	for _, h := range r.Hits {
 		ids = append(ids, h.EventID)
@@ -47,12 +47,22 @@ func TestRecalledNeighbours(t *testing.T) {
 	require.Equal(t, []string{"e1", "p1", "h1", "n1", "l1", "p2", "h2", "n2", "h3"}, ids)
 	require.Equal(t, "lexical", r.Search)
 
-	r = recalled("q", res, assemble.Window{}, snippets{}, 0, 4, false)
+	r = recalled("q", res, assemble.Window{}, snippets{}, neighbors{first: 0, wide: 4}, false)
 	ids = ids[:0]
 	for _, h := range r.Hits {
 		ids = append(ids, h.EventID)
 	}
 	require.Equal(t, []string{"h1", "n1", "h2", "h3"}, ids, "no neighbours at all with neighbors 0")
+
+	// A hit longer than upTo stands alone; a short one keeps its neighbours.
+	res.Hits[0].Text = strings.Repeat("long ", 30)
+	r = recalled("q", res, assemble.Window{}, snippets{}, neighbors{first: 2, wide: 1, upTo: 100}, false)
+	ids = ids[:0]
+	for _, h := range r.Hits {
+		ids = append(ids, h.EventID)
+	}
+	require.Equal(t, []string{"h1", "n1", "l1", "h2", "h3"}, ids,
+		"h1 alone (still one of the first two places); n1, no longer its neighbour, a hit with its next turn")
 }
 
 // A neighbour's snippet is cut to the neighbours' length; a hit keeps the
@@ -63,7 +73,7 @@ func TestRecalledNeighbourSnippets(t *testing.T) {
 	long := strings.Repeat("word ", 60) // 300 characters
 	res := Result{Hits: []Hit{{Kind: store.SearchMessage, SourceID: "h", SessionID: "s", Role: "user", OccurredAt: at, Text: long,
 		Previous: &Neighbor{EventID: "p", Role: "assistant", OccurredAt: at, Content: long}}}}
-	r := recalled("q", res, assemble.Window{}, snippets{hit: 250, neighbor: 100}, 1, 0, false)
+	r := recalled("q", res, assemble.Window{}, snippets{hit: 250, neighbor: 100}, neighbors{first: 1, wide: 0}, false)
 	require.Len(t, r.Hits, 2)
 	require.Equal(t, "p", r.Hits[0].EventID)
 	require.True(t, r.Hits[0].Truncated)
@@ -71,6 +81,6 @@ func TestRecalledNeighbourSnippets(t *testing.T) {
 	require.True(t, r.Hits[1].Truncated)
 	require.Equal(t, 251, utf8.RuneCountInString(r.Hits[1].Text)+1, "the hit is cut to 250 and marked: %q", r.Hits[1].Text)
 
-	r = recalled("q", res, assemble.Window{}, snippets{hit: 250}, 1, 0, false)
+	r = recalled("q", res, assemble.Window{}, snippets{hit: 250}, neighbors{first: 1, wide: 0}, false)
 	require.Equal(t, utf8.RuneCountInString(r.Hits[0].Text), utf8.RuneCountInString(r.Hits[1].Text), "no neighbours' length: the hits'")
 }
