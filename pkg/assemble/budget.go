@@ -172,8 +172,16 @@ func applyBudget(ph phrases, p *Parts, limit int) (Budget, lines) {
 	// What the history search found for the current message, most relevant
 	// first, comes before the summaries: it is what this message needs.
 	if r := p.Recalled; r != nil {
+		// What the summaries and facts would take, held back from the
+		// recalled part up to its share, so that it cannot starve them.
+		held := 0
+		if share := p.RecalledShare; share > 0 && share < 1 {
+			held = min(l.restSize(ph), int(float64(left)*(1-share)))
+		}
+		left -= held
 		hits, lines := fitRecalled(ph, r.Hits, &left)
 		r.Hits, r.Cuts, l.recalled = hits, addCut(r.Cuts, len(r.Hits)-len(hits)), lines
+		left += held
 	}
 	s := &p.Summaries
 	if s.Current != nil && fit([]string{l.current}, func(_ int, c string) int { return runes(c) + 2 }) == 0 {
@@ -189,6 +197,23 @@ func applyBudget(ph phrases, p *Parts, limit int) (Budget, lines) {
 	f.Facts, f.Cuts, l.facts = f.Facts[:keep], addCut(f.Cuts, len(f.Facts)-keep), l.facts[:keep]
 	sp := l.spent(ph)
 	return Budget{Limit: limit, Used: sp.total(), Parts: sp}, l
+}
+
+// restSize is what the parts after the recalled one (this session's
+// summary, the earlier sessions' summaries, the facts) would take whole.
+func (l lines) restSize(ph phrases) int {
+	n := 0
+	if l.current != "" {
+		n += runes(l.current) + 2
+	}
+	earlier := blockSize(ph.earlier)
+	for i, s := range l.previous {
+		n += earlier(i, s)
+	}
+	for i, s := range l.facts {
+		n += factSize(ph, i, s)
+	}
+	return n
 }
 
 // blockSize is what entry i of a block part (the list, the window, the

@@ -2,9 +2,11 @@ package assemble
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -140,4 +142,42 @@ func TestNeedsCollapse(t *testing.T) {
 			t.Errorf("%q: collapsed %q, want %q", s, collapsed(s), b.String())
 		}
 	}
+}
+
+// The recalled part takes at most its share of what the parts before it
+// leave when the summaries and facts need the rest; at share 1 it may take
+// it all. Either way the prompt fits the budget.
+func TestRecalledShare(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	withHits := func(share float64) Parts {
+		p := budgetParts()
+		p.List, p.Window = nil, Window{}
+		var hits []RecalledHit
+		for i := range 60 {
+			hits = append(hits, RecalledHit{Kind: "message", EventID: strconv.Itoa(i), SessionID: "old" + strconv.Itoa(i%5),
+				Role: "user", OccurredAt: at.Add(-time.Duration(i) * time.Hour), Text: strings.Repeat("科幻小说和电影 ", 10)})
+		}
+		p.Recalled = &Recalled{Query: "科幻", Search: "lexical", Hits: hits}
+		p.RecalledShare = share
+		return p
+	}
+	const limit = 2000
+	all := withHits(1)
+	b, prompt := Assemble("zh", &all, limit)
+	require.LessOrEqual(t, b.Used, limit)
+	require.Equal(t, b.Used, utf8.RuneCountInString(prompt))
+	require.NotContains(t, prompt, "用户聊了刘慈欣的小说", "at share 1 the recalled hits take the earlier sessions' room")
+
+	shared := withHits(0.8)
+	b, prompt = Assemble("zh", &shared, limit)
+	require.LessOrEqual(t, b.Used, limit)
+	require.Equal(t, b.Used, utf8.RuneCountInString(prompt))
+	require.Positive(t, b.Parts.Summaries, "the summaries are held their part")
+	require.Positive(t, b.Parts.Facts)
+	require.Contains(t, prompt, "用户聊了刘慈欣的小说")
+	require.Less(t, len(shared.Recalled.Hits), len(all.Recalled.Hits))
+	require.Contains(t, prompt, "用户问了周末的天气", "held what they need, all of it here")
+	require.Greater(t, b.Parts.Recalled, limit-b.Parts.Summaries-b.Parts.Facts-b.Parts.Framing-200,
+		"and the recalled part the rest, less than a line of it unused")
 }

@@ -35,6 +35,11 @@ type Parts struct {
 	// ProfileLimit caps the characters the profile may take of the budget
 	// (0: no cap of its own).
 	ProfileLimit int
+	// RecalledShare is the most the recalled part may take of what the
+	// profile, the list and the window leave, when the summaries and facts
+	// would use the rest: they are held that much of it, at most what they
+	// need (0 or 1 and above: no share; the recalled part may take it all).
+	RecalledShare float64
 }
 
 type phrases struct {

@@ -119,6 +119,7 @@ func (s *Service) Context(ctx context.Context, tenant string, qv url.Values) (*c
 	parts.List = assemble.CurrentList(data.List)
 	parts.Profile = contextProfile(s.schemas.For(tenant), data.Assertions, s.cfg.ContextProfileDerived)
 	parts.ProfileLimit = max(s.cfg.ContextProfileChars, 0)
+	parts.RecalledShare = s.cfg.ContextRecalledShare
 	if query != "" {
 		parts.Recalled = s.cfg.Config.Recalled(query, sr, parts.Window)
 	}

@@ -74,6 +74,16 @@ type Config struct {
 	// this bounds what it can take from the other parts; -1: no cap of its
 	// own.
 	ContextProfileChars int `env:"CONTEXT_PROFILE_CHARS" envDefault:"800"`
+	// ContextRecalledShare is the most the recalled part may take of what
+	// the profile, the current list and the window leave of the budget
+	// when the sessions' summaries and the interest facts would use the
+	// rest (they are held the rest, at most what they need); 1: the
+	// recalled part may take it all, which a query with many matches
+	// always does. At 0.95 of 8000 characters the newest earlier session's
+	// summary keeps its place. Measured (docs/benchmarks.md, History):
+	// every share held lowers the evals' evidence a little, since their
+	// evidence is turns: 0.95 cost LongMemEval 0.005 and LoCoMo 0.009.
+	ContextRecalledShare float64 `env:"CONTEXT_RECALLED_SHARE" envDefault:"0.95"`
 	// ContextProfileDerived puts the values derived from usage (active
 	// hours, message length, languages used, channels) in the context's
 	// profile part too. Off, they are in the profile route and the
@@ -115,6 +125,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.ContextMaxRecalled == 0 {
 		c.ContextMaxRecalled = d.ContextMaxRecalled
+	}
+	if c.ContextRecalledShare <= 0 || c.ContextRecalledShare > 1 {
+		c.ContextRecalledShare = d.ContextRecalledShare
 	}
 	return c
 }
