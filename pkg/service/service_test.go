@@ -97,6 +97,21 @@ func TestOpsHandler(t *testing.T) {
 	code, body = get("/metrics")
 	require.Equal(t, http.StatusOK, code)
 	require.True(t, strings.Contains(body, "go_goroutines"))
+	code, _ = get("/debug/pprof/")
+	require.Equal(t, http.StatusNotFound, code, "no profiles unless asked for")
+}
+
+// OPS_PROFILING's routes serve Go's profiles.
+func TestRegisterProfiling(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	service.RegisterProfiling(mux)
+	for _, path := range []string{"/debug/pprof/", "/debug/pprof/heap?debug=1", "/debug/pprof/goroutine?debug=1", "/debug/pprof/cmdline"} {
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		require.Equal(t, http.StatusOK, rec.Code, path)
+		require.NotEmpty(t, rec.Body.String(), path)
+	}
 }
 
 func TestRunAllStopsOthersOnFailure(t *testing.T) {
