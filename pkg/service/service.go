@@ -49,14 +49,15 @@ type Base struct {
 	// MemoryHeadroom is how far the Go heap may grow above what the process
 	// holds once it has started before the runtime collects (a soft limit,
 	// LimitMemory; 0 leaves the runtime alone; GOMEMLIMIT, when set, wins),
-	// in bytes (128 MiB). The extractor and summarizer hold the Chinese
-	// segmenter's dictionary (about 24 MB, which the collector does not
-	// scan) from their start, and the runtime's default target grows a heap
-	// in proportion to what is live; a process that loads the dictionary
-	// later, on its first Chinese text (the indexer), has its limit raised
-	// by what the dictionary holds. The API binary has its own,
-	// API_MEMORY_HEADROOM.
-	MemoryHeadroom int64 `env:"MEMORY_HEADROOM" envDefault:"134217728"`
+	// in bytes (256 MiB). A process that loads the Chinese segmenter's
+	// dictionary later, on its first Chinese text (the indexer), has its
+	// limit raised by what the dictionary holds (about 24 MB). Measured on
+	// a backfill with every worker in one process (make check-data, two
+	// cores): at 128 MiB the collector ran so often that posting took 31 s
+	// and the last worker finished 84 s after the first post, at a peak of
+	// 273 MB; at 256 MiB, 17 s and 68 s at 338 MB; with no limit, 13 s and
+	// 64 s at 693 MB. The API binary has its own, API_MEMORY_HEADROOM.
+	MemoryHeadroom int64 `env:"MEMORY_HEADROOM" envDefault:"268435456"`
 }
 
 // LimitMemory sets the runtime's soft memory limit to what the process holds
