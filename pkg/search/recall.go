@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/recallhq/recall/pkg/assemble"
+	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -43,13 +44,14 @@ func shownNeighbors(neighbors, wide int) int {
 // part (recalled, with the configured snippet and neighbours, and the
 // passage of a long turn that matches the query: passage).
 func (cfg Config) Recalled(query string, res Result, w assemble.Window) *assemble.Recalled {
-	return recalled(query, res, w, snippets{hit: cfg.ContextRecallSnippet, neighbor: cfg.ContextRecallNeighborSnippet},
+	return recalled(query, res, w, snippets{hit: cfg.ContextRecallSnippet, neighbor: cfg.ContextRecallNeighborSnippet, assistant: cfg.ContextRecallAssistantSnippet},
 		neighbors{first: cfg.ContextRecallNeighbors, wide: cfg.ContextRecallWide, upTo: cfg.ContextRecallNeighborsUpTo}, cfg.ContextRecallPassages)
 }
 
-// snippets are the lengths recalled turns are cut to: a hit's, and a
-// neighbour's (0: a hit's).
-type snippets struct{ hit, neighbor int }
+// snippets are the lengths recalled turns are cut to: a hit's, a
+// neighbour's (0: a hit's), and an assistant's hit when the message points
+// back at what the assistant said (at most a hit's when smaller).
+type snippets struct{ hit, neighbor, assistant int }
 
 // neighbors says which hits bring the turns around them: each of the first
 // ones, two on each side for the first wide of them, and only hits of at
@@ -121,22 +123,35 @@ func recalled(query string, res Result, w assemble.Window, snip snippets, nb nei
 	if passages {
 		terms = res.Terms
 	}
+	// A message that points back at what the assistant said ("remind me
+	// what you suggested") is answered inside the assistant's turns, often
+	// past what a snippet shows: those get ContextRecallAssistantSnippet.
+	toAssistant := snip.assistant > snippet && RefersToAssistant(query)
 	for i := range hits {
 		n := snippet
 		if isNeighbor[i] {
 			n = snip.neighbor
+		} else if toAssistant && hits[i].Role == events.RoleAssistant {
+			n = snip.assistant
 		}
-		if hits[i].Kind != store.SearchMessage || n <= 0 || utf8.RuneCountInString(hits[i].Text) <= n {
+		if n <= 0 || utf8.RuneCountInString(hits[i].Text) <= n {
 			continue
 		}
-		p := passage(terms, hits[i].Text, n)
-		if p == "" && n < snippet {
-			// A neighbour's cut; a hit's is the assembler's.
+		var p string
+		if hits[i].Kind == store.SearchMessage {
+			p = passage(terms, hits[i].Text, n)
+		}
+		if p == "" && (n < snippet || toAssistant) {
+			// A neighbour's cut, and every cut when the assembler is given
+			// the assistant's length; otherwise a hit's is the assembler's.
 			p = cutAtWord(hits[i].Text, n) + "…"
 		}
 		if p != "" {
 			hits[i].Text, hits[i].Truncated = p, true
 		}
+	}
+	if toAssistant {
+		snippet = snip.assistant
 	}
 	out := assemble.Recall(query, res.How(), hits, w, snippet)
 	if res.EmbedErr != nil {

@@ -84,3 +84,34 @@ func TestRecalledNeighbourSnippets(t *testing.T) {
 	r = recalled("q", res, assemble.Window{}, snippets{hit: 250}, neighbors{first: 1, wide: 0}, false)
 	require.Equal(t, utf8.RuneCountInString(r.Hits[0].Text), utf8.RuneCountInString(r.Hits[1].Text), "no neighbours' length: the hits'")
 }
+
+// A message that points back at what the assistant said gets the
+// assistant's turns at their own, longer length; everything else keeps a
+// hit's.
+func TestRecalledAssistantSnippets(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2023, 5, 8, 9, 0, 0, 0, time.UTC)
+	long := strings.Repeat("Try a slow-cooked chickpea stew with smoked paprika and lemon. ", 20)
+	res := Result{Hits: []Hit{
+		{Kind: store.SearchMessage, SourceID: "a1", SessionID: "s", Role: "assistant", OccurredAt: at, Text: long},
+		{Kind: store.SearchMessage, SourceID: "u1", SessionID: "s", Role: "user", OccurredAt: at, Text: long},
+		{Kind: store.SearchSummary, SourceID: "s", SessionID: "s", OccurredAt: at, Text: long},
+	}}
+	lengths := func(query string) []int {
+		r := recalled(query, res, assemble.Window{}, snippets{hit: 300, assistant: 800}, neighbors{}, false)
+		var out []int
+		for _, h := range r.Hits {
+			out = append(out, utf8.RuneCountInString(h.Text))
+		}
+		return out
+	}
+	got := lengths("Can you remind me what you suggested for dinner?")
+	require.Len(t, got, 3)
+	require.Greater(t, got[0], 600, "the assistant's turn at its own length")
+	require.LessOrEqual(t, got[0], 801)
+	require.LessOrEqual(t, got[1], 301, "the user's turn at a hit's")
+	require.LessOrEqual(t, got[2], 301, "a summary at a hit's")
+	for _, n := range lengths("What stew should I cook tonight?") {
+		require.LessOrEqual(t, n, 301, "a message about something else: every hit at a hit's length")
+	}
+}
