@@ -65,9 +65,9 @@ func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	}
 	service.LogConfig(log, logged...)
 	// The API's GC target (API_GC_PERCENT) is not applied here: this process
-	// also holds the segmenter's dictionary, and a fivefold target over that
-	// would let the heap grow to a gigabyte; the runtime's default keeps it
-	// near what is live.
+	// also holds every worker's batches, which a tenfold target over what is
+	// live would multiply; the runtime's default and MEMORY_HEADROOM keep
+	// the heap near what is live.
 
 	// One pool serves every worker and the API here.
 	worker.SizePool(&cfg.DB, cfgs)

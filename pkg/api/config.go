@@ -32,19 +32,20 @@ type Config struct {
 	// is the runtime's floor and the collector takes a large share of its CPU;
 	// at 1000 the goal is about 45 MB and it collects half as often, for a
 	// larger resident set (docs/benchmarks.md, History). A heap that holds
-	// more (the Chinese dictionary) is held by MemoryHeadroom instead.
-	// `recall run` does not apply it: that process holds the dictionary from
-	// its start, and this target would let its heap grow to a gigabyte.
+	// more (the Chinese dictionary, 24 MB) is held by MemoryHeadroom
+	// instead. `recall run` does not apply it: that process holds every
+	// worker's batches too, and a tenfold target over what is live would
+	// multiply them.
 	GCPercent int `env:"API_GC_PERCENT" envDefault:"1000"`
 	// MemoryHeadroom is how far the API binary's heap may grow above what it
 	// holds once started before the runtime collects, whatever GCPercent
 	// allows (a soft limit, raised by what the Chinese dictionary holds when
 	// a query loads it; GOMEMLIMIT, when set, wins; 0: none). Without it
-	// GCPercent alone lets an API holding the dictionary grow to over a
-	// gigabyte under load, with a worse tail latency: the smaller heap is
-	// collected more often, but touches fewer pages. An API that never loads
-	// the dictionary stays far below it. The API binary only: `recall run`
-	// has MEMORY_HEADROOM.
+	// GCPercent alone let an API holding the dictionary grow to over a
+	// gigabyte under load, with a worse tail latency, when the dictionary
+	// took 234 MB of heap (it now takes 24 MB): the smaller heap is
+	// collected more often, but touches fewer pages. The API binary only:
+	// `recall run` has MEMORY_HEADROOM.
 	MemoryHeadroom int64 `env:"API_MEMORY_HEADROOM" envDefault:"268435456"`
 	// ReadTimeout bounds reading a request, body included (a client that
 	// stalls mid-body is cut off); WriteTimeout writing the answer.

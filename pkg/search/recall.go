@@ -60,16 +60,15 @@ type neighbors struct{ first, wide, upTo int }
 
 // recalled turns what the history search found into the context's recalled
 // part, saying how it searched and why it fell back to terms only: the hits
-// in order, each of the first neighbors hits (not already shown) between
-// the turns just before and after it, and each of the first wide hits
+// in order, each of the first nb.first hits (not already shown) between
+// the turns just before and after it, and each of the first nb.wide hits
 // between two turns on each side.
 func recalled(query string, res Result, w assemble.Window, snip snippets, nb neighbors, passages bool) *assemble.Recalled {
-	neighbors, wide := nb.first, nb.wide
 	snippet := snip.hit
 	if snip.neighbor <= 0 || snippet > 0 && snip.neighbor > snippet {
 		snip.neighbor = snippet
 	}
-	most := len(res.Hits) + shownNeighbors(neighbors, wide)
+	most := len(res.Hits) + shownNeighbors(nb.first, nb.wide)
 	hits := make([]assemble.RecalledHit, 0, most)
 	seen := make(map[string]bool, most)
 	// isNeighbor marks the hits that are a hit's neighbours, whose snippets
@@ -90,9 +89,9 @@ func recalled(query string, res Result, w assemble.Window, snip snippets, nb nei
 		}
 		around := 0 // turns on each side
 		switch {
-		case rank < min(wide, neighbors):
+		case rank < min(nb.wide, nb.first):
 			around = 2
-		case rank < neighbors:
+		case rank < nb.first:
 			around = 1
 		}
 		rank++
