@@ -17,8 +17,10 @@ const maxPieceRunes = 8
 // writeStream sends chunks as server-sent events, one "data: {json}" event
 // each, then "data: [DONE]", as OpenAI streams a chat completion. It flushes
 // after every event so the client sees each one as it is written, and waits
-// delay before every chunk but the first. It stops, leaving the stream
-// unfinished, when the client goes away or the server closes.
+// delay before every chunk but the first. When the client goes away or the
+// server closes first, it aborts the response, so that a client still
+// reading sees a broken connection rather than a body that ends as if the
+// stream were complete.
 func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, chunks []map[string]any, delay time.Duration) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
@@ -26,11 +28,11 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, chunks []ma
 	rc := http.NewResponseController(w)
 	for i, chunk := range chunks {
 		if i > 0 && !s.pause(r, delay) {
-			return
+			panic(http.ErrAbortHandler)
 		}
 		data, err := json.Marshal(chunk)
 		if err != nil || !writeEvent(w, rc, data) {
-			return
+			panic(http.ErrAbortHandler)
 		}
 	}
 	writeEvent(w, rc, []byte("[DONE]"))
