@@ -6,8 +6,10 @@
 // network, a key or a bill, and they need to script what goes wrong: rate
 // limits, server errors, slow answers and answers that are not what the
 // prompt asked for. Server answers chat completions from a queue of scripted
-// replies and embeddings with deterministic vectors, and records every
-// request so that tests can assert what the client sent.
+// replies, as one JSON answer or as a stream of server-sent events when the
+// client asks for one, embeddings with deterministic vectors and the model
+// list with the models it was given, and records every request so that tests
+// can assert what the client sent.
 //
 // A Server is meant to be shared by every package that speaks the protocol
 // (the extractor, the summarizer, the embedder), so it knows nothing about
@@ -36,17 +38,32 @@ import (
 // failing test, large enough for distinct texts to get distinct vectors.
 const DefaultDimensions = 8
 
-// Reply scripts one answer of the server. The zero value is a 200 with an
-// empty JSON object as the assistant's content.
+// Reply scripts one answer of the server. The zero value is a 200 whose
+// assistant content is empty; the answer the server gives when nothing is
+// scripted has "{}" as content.
 type Reply struct {
 	// Status is the HTTP status; 0 means 200.
 	Status int
 	// Content is the assistant message of a successful chat completion. It
 	// is sent verbatim, so a test can send fenced, truncated or plain text.
+	// A streamed answer sends it in several pieces: words with the spaces
+	// before them, and runs of more than a few characters without a space
+	// (JSON, Chinese) cut into short pieces.
 	Content string
+	// Chunks, when not empty, are the exact pieces in which a streamed
+	// answer sends the content, for tests that need to know where the
+	// pieces break. The content is then their concatenation, in a streamed
+	// and a JSON answer alike, and Content is not used.
+	Chunks []string
+	// ChunkDelay is a pause before every chunk of a streamed answer but the
+	// first, so a test can see chunks arrive one by one and measure the time
+	// to the first token. Like Delay, it ends early when the client goes
+	// away or the server is closed. A JSON answer ignores it.
+	ChunkDelay time.Duration
 	// ToolCalls, when not empty, makes the answer an assistant message that
 	// calls these tools (content null unless Content is set), as a model
-	// answers a request that offered tools.
+	// answers a request that offered tools. A streamed answer sends each
+	// call's arguments in several fragments.
 	ToolCalls []ToolCall
 	// FinishReason is the choice's finish_reason; empty means "stop", or
 	// "tool_calls" when the reply has ToolCalls. Set it to "length" to act
@@ -69,9 +86,10 @@ type Reply struct {
 	// protocol's promises: a wrong count, missing or repeated indices, mixed
 	// lengths, vectors that are not of unit length.
 	Data []Embedding
-	// Delay holds the answer back, to trigger client timeouts. The wait ends
-	// early when the client goes away or the server is closed, so a slow
-	// reply never keeps a test running.
+	// Delay holds the answer back, to trigger client timeouts; a streamed
+	// answer sends nothing, not even its headers, until it is over. The
+	// wait ends early when the client goes away or the server is closed, so
+	// a slow reply never keeps a test running.
 	Delay time.Duration
 	// Wait, when not nil, holds the answer back until it is closed (or the
 	// client goes away), so a test can keep requests in flight for as long
@@ -99,7 +117,9 @@ type Message struct {
 
 // ToolCall is a function call of an assistant message, in the protocol's
 // shape: {"id", "type": "function", "function": {"name", "arguments"}}. A
-// scripted call with an empty Type is sent as "function".
+// scripted call with an empty Type is sent as "function", and one with an
+// empty ID as "call_<n>", n its position in the reply, because clients match
+// tool results (and the fragments of a streamed call) to calls by id.
 type ToolCall struct {
 	ID       string       `json:"id"`
 	Type     string       `json:"type"`
@@ -151,6 +171,11 @@ type Request struct {
 	// ResponseFormat is the requested response_format type, such as
 	// json_object, or empty.
 	ResponseFormat string
+	// Stream tells that the client asked for a streamed answer.
+	Stream bool
+	// IncludeUsage is stream_options.include_usage: the client asked for a
+	// last chunk that carries the token usage.
+	IncludeUsage bool
 
 	// Input holds the texts of an embeddings request.
 	Input []string
@@ -164,6 +189,17 @@ type Request struct {
 // Option configures a Server.
 type Option func(*Server)
 
+// DefaultModel is the one model the server lists when no WithModels option
+// names others.
+const DefaultModel = "fake-model"
+
+// WithModels sets the models that GET /v1/models lists, in this order, for
+// code that checks or offers what an endpoint serves. Without models the list
+// is empty.
+func WithModels(ids ...string) Option {
+	return func(s *Server) { s.models = append([]string(nil), ids...) }
+}
+
 // WithDimensions sets the embedding length used when a request does not ask
 // for one, to match the vector columns of the code under test.
 func WithDimensions(n int) Option {
@@ -173,9 +209,10 @@ func WithDimensions(n int) Option {
 // Server is a running fake endpoint. Its methods are safe for concurrent use,
 // because the clients under test call it from many goroutines.
 type Server struct {
-	srv  *httptest.Server
-	done chan struct{}
-	dims int
+	srv    *httptest.Server
+	done   chan struct{}
+	dims   int
+	models []string
 
 	mu           sync.Mutex
 	chat         []Reply
@@ -188,11 +225,13 @@ type Server struct {
 }
 
 // New starts a server that is closed when the test ends. Until a test says
-// otherwise, every chat completion answers 200 with "{}" as content and every
-// embeddings request answers with Vector of each input.
+// otherwise, every chat completion answers 200 with "{}" as content, every
+// embeddings request answers with Vector of each input and the model list
+// holds DefaultModel. Each route answers with and without the /v1 prefix,
+// for clients configured with either form of the API root.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
-	s := &Server{done: make(chan struct{}), dims: DefaultDimensions}
+	s := &Server{done: make(chan struct{}), dims: DefaultDimensions, models: []string{DefaultModel}}
 	for _, o := range opts {
 		o(s)
 	}
@@ -201,6 +240,8 @@ func New(t testing.TB, opts ...Option) *Server {
 	mux.HandleFunc("POST /chat/completions", s.handleChat)
 	mux.HandleFunc("POST /v1/embeddings", s.handleEmbeddings)
 	mux.HandleFunc("POST /embeddings", s.handleEmbeddings)
+	mux.HandleFunc("GET /v1/models", s.handleModels)
+	mux.HandleFunc("GET /models", s.handleModels)
 	s.srv = httptest.NewServer(mux)
 	t.Cleanup(s.Close)
 	return s
@@ -364,6 +405,60 @@ type chatBody struct {
 	ResponseFormat      *struct {
 		Type string `json:"type"`
 	} `json:"response_format"`
+	Stream        bool `json:"stream"`
+	StreamOptions *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+}
+
+// completion is a successful chat answer worked out once from its Reply, so
+// that the JSON answer and the stream say the same thing.
+type completion struct {
+	// id, created and model are the same in the answer and every chunk.
+	id      string
+	created int64
+	model   string
+	// content is the whole assistant content; pieces are the parts a
+	// stream sends it in.
+	content string
+	pieces  []string
+	// calls are the tool calls with their defaults filled in.
+	calls  []ToolCall
+	finish string
+}
+
+// newCompletion fills in the defaults of reply: the content from Chunks, the
+// tool calls' type and id, the finish reason.
+func newCompletion(req Request, reply Reply) completion {
+	c := completion{
+		id:      "chatcmpl-fake",
+		created: time.Now().Unix(),
+		model:   req.Model,
+		content: reply.Content,
+		pieces:  reply.Chunks,
+		finish:  cmp.Or(reply.FinishReason, "stop"),
+	}
+	if len(reply.Chunks) > 0 {
+		c.content = strings.Join(reply.Chunks, "")
+	} else {
+		c.pieces = splitText(reply.Content)
+	}
+	if len(reply.ToolCalls) > 0 {
+		c.calls = make([]ToolCall, len(reply.ToolCalls))
+		for i, call := range reply.ToolCalls {
+			call.Type = cmp.Or(call.Type, "function")
+			call.ID = cmp.Or(call.ID, fmt.Sprintf("call_%d", i))
+			c.calls[i] = call
+		}
+		c.finish = cmp.Or(reply.FinishReason, "tool_calls")
+	}
+	return c
+}
+
+// chatUsage is the token usage of every chat answer: the fake does not count
+// tokens, but clients and gateways that pass usage on need one to be there.
+func chatUsage() map[string]int {
+	return map[string]int{"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
 }
 
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
@@ -384,6 +479,8 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		if body.ResponseFormat != nil {
 			req.ResponseFormat = body.ResponseFormat.Type
 		}
+		req.Stream = body.Stream
+		req.IncludeUsage = body.StreamOptions != nil && body.StreamOptions.IncludeUsage
 	}
 	defer s.begin(req)()
 	if decodeErr != nil {
@@ -398,31 +495,31 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	if s.answered(w, r, reply) {
 		return
 	}
-	msg := map[string]any{"role": "assistant", "content": reply.Content}
-	finish := cmp.Or(reply.FinishReason, "stop")
-	if len(reply.ToolCalls) > 0 {
-		calls := make([]ToolCall, len(reply.ToolCalls))
-		for i, c := range reply.ToolCalls {
-			c.Type = cmp.Or(c.Type, "function")
-			calls[i] = c
-		}
-		msg["tool_calls"] = calls
-		if reply.Content == "" {
+	c := newCompletion(req, reply)
+	if req.Stream {
+		s.writeStream(w, r, streamChunks(c, req.IncludeUsage), reply.ChunkDelay)
+		return
+	}
+	// OpenAI sends content null, not "", when the model only calls tools.
+	msg := map[string]any{"role": "assistant", "content": c.content, "refusal": nil}
+	if len(c.calls) > 0 {
+		msg["tool_calls"] = c.calls
+		if c.content == "" {
 			msg["content"] = nil
 		}
-		finish = cmp.Or(reply.FinishReason, "tool_calls")
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
-		"id":      "chatcmpl-fake",
+		"id":      c.id,
 		"object":  "chat.completion",
-		"created": time.Now().Unix(),
-		"model":   req.Model,
+		"created": c.created,
+		"model":   c.model,
 		"choices": []map[string]any{{
 			"index":         0,
 			"message":       msg,
-			"finish_reason": finish,
+			"logprobs":      nil,
+			"finish_reason": c.finish,
 		}},
-		"usage": map[string]int{"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+		"usage": chatUsage(),
 	})
 }
 
@@ -492,6 +589,22 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// modelCreated is the creation time of every listed model: a fixed time, so
+// that the list is the same in every run.
+const modelCreated = 1700000000
+
+// handleModels lists the server's models in the shape of OpenAI's GET
+// /v1/models. It answers every request the same way; the request is recorded
+// like the others.
+func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
+	defer s.begin(Request{Path: r.URL.Path, Header: r.Header.Clone()})()
+	data := make([]map[string]any, len(s.models))
+	for i, id := range s.models {
+		data[i] = map[string]any{"id": id, "object": "model", "created": modelCreated, "owned_by": "openaitest"}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})
+}
+
 // answered holds the request as reply scripts and writes its headers, then
 // writes a reply that is not a success (a raw body, an error status); it
 // reports whether nothing more is to be written.
@@ -514,16 +627,8 @@ func (s *Server) answered(w http.ResponseWriter, r *http.Request, reply Reply) b
 // hold waits out a reply's Delay and Wait. It reports false when the client
 // went away or the server closed first, in which case nothing is written.
 func (s *Server) hold(r *http.Request, reply Reply) bool {
-	if reply.Delay > 0 {
-		timer := time.NewTimer(reply.Delay)
-		defer timer.Stop()
-		select {
-		case <-timer.C:
-		case <-r.Context().Done():
-			return false
-		case <-s.done:
-			return false
-		}
+	if !s.pause(r, reply.Delay) {
+		return false
 	}
 	if reply.Wait != nil {
 		select {
@@ -535,6 +640,24 @@ func (s *Server) hold(r *http.Request, reply Reply) bool {
 		}
 	}
 	return true
+}
+
+// pause waits for d, or not at all when d is not positive. It reports false
+// when the client went away or the server closed first.
+func (s *Server) pause(r *http.Request, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	case <-s.done:
+		return false
+	}
 }
 
 // inputTexts accepts the string and array-of-strings forms of input; token

@@ -339,3 +339,135 @@ func TestToolCalls(t *testing.T) {
 	require.Equal(t, []openaitest.ToolCall{{ID: "call_1", Type: "function", Function: openaitest.FunctionCall{Name: "search_films", Arguments: `{"query":"sci-fi"}`}}}, sent[1].ToolCalls)
 	require.Equal(t, openaitest.Message{Role: "tool", Content: `[{"ref":"/f/1"}]`, ToolCallID: "call_1"}, sent[2])
 }
+
+func TestModels(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		opts []openaitest.Option
+		want []string
+	}{
+		{"default", nil, []string{openaitest.DefaultModel}},
+		{"scripted", []openaitest.Option{openaitest.WithModels("gpt-4o-mini", "text-embedding-3-small")}, []string{"gpt-4o-mini", "text-embedding-3-small"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := openaitest.New(t, tt.opts...)
+			list, err := client(s).ListModels(t.Context())
+			require.NoError(t, err)
+			var ids []string
+			for _, m := range list.Models {
+				ids = append(ids, m.ID)
+				require.Equal(t, "model", m.Object)
+				require.NotZero(t, m.CreatedAt)
+				require.NotEmpty(t, m.OwnedBy)
+			}
+			require.Equal(t, tt.want, ids)
+
+			reqs := s.Requests()
+			require.Len(t, reqs, 1)
+			require.Equal(t, "/v1/models", reqs[0].Path)
+			require.Equal(t, "Bearer test-key", reqs[0].Header.Get("Authorization"))
+			require.Empty(t, s.ChatRequests())
+		})
+	}
+}
+
+// TestModelsWire pins the list's JSON, on both paths, and an empty list.
+func TestModelsWire(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		path string
+		opts []openaitest.Option
+		want string
+	}{
+		{"/v1/models", nil, `{"object":"list","data":[{"id":"fake-model","object":"model","created":1700000000,"owned_by":"openaitest"}]}`},
+		{"/models", []openaitest.Option{openaitest.WithModels("a")}, `{"object":"list","data":[{"id":"a","object":"model","created":1700000000,"owned_by":"openaitest"}]}`},
+		{"/v1/models", []openaitest.Option{openaitest.WithModels()}, `{"object":"list","data":[]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			t.Parallel()
+			s := openaitest.New(t, tt.opts...)
+			resp, err := http.Get(s.URL() + tt.path)
+			require.NoError(t, err)
+			body, err := io.ReadAll(resp.Body)
+			require.NoError(t, err)
+			require.NoError(t, resp.Body.Close())
+			require.Equal(t, http.StatusOK, resp.StatusCode)
+			require.Equal(t, "application/json", resp.Header.Get("Content-Type"))
+			require.JSONEq(t, tt.want, string(body))
+			require.Equal(t, tt.path, s.Requests()[0].Path)
+		})
+	}
+}
+
+// TestChatWire pins the JSON of non-streamed answers: a tool call comes with
+// its id, type and arguments as a JSON string, and content null.
+func TestChatWire(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		reply openaitest.Reply
+		want  string
+	}{
+		{
+			name:  "content",
+			reply: openaitest.Reply{Content: "Dune."},
+			want: `{"id":"chatcmpl-fake","object":"chat.completion","model":"m",
+				"choices":[{"index":0,"message":{"role":"assistant","content":"Dune.","refusal":null},"logprobs":null,"finish_reason":"stop"}],
+				"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`,
+		},
+		{
+			name:  "chunks",
+			reply: openaitest.Reply{Chunks: []string{"Du", "ne."}, ChunkDelay: time.Hour},
+			want: `{"id":"chatcmpl-fake","object":"chat.completion","model":"m",
+				"choices":[{"index":0,"message":{"role":"assistant","content":"Dune.","refusal":null},"logprobs":null,"finish_reason":"stop"}],
+				"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`,
+		},
+		{
+			name: "tool calls",
+			reply: openaitest.Reply{ToolCalls: []openaitest.ToolCall{
+				{ID: "call_x", Function: openaitest.FunctionCall{Name: "search_films", Arguments: `{"query":"sci-fi"}`}},
+				{Function: openaitest.FunctionCall{Name: "rate_film", Arguments: `{"stars":5}`}},
+			}},
+			want: `{"id":"chatcmpl-fake","object":"chat.completion","model":"m",
+				"choices":[{"index":0,"message":{"role":"assistant","content":null,"refusal":null,"tool_calls":[
+					{"id":"call_x","type":"function","function":{"name":"search_films","arguments":"{\"query\":\"sci-fi\"}"}},
+					{"id":"call_1","type":"function","function":{"name":"rate_film","arguments":"{\"stars\":5}"}}
+				]},"logprobs":null,"finish_reason":"tool_calls"}],
+				"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`,
+		},
+		{
+			name: "tool call with content",
+			reply: openaitest.Reply{Content: "Looking.", ToolCalls: []openaitest.ToolCall{
+				{ID: "call_x", Type: "function", Function: openaitest.FunctionCall{Name: "f", Arguments: `{}`}},
+			}},
+			want: `{"id":"chatcmpl-fake","object":"chat.completion","model":"m",
+				"choices":[{"index":0,"message":{"role":"assistant","content":"Looking.","refusal":null,"tool_calls":[
+					{"id":"call_x","type":"function","function":{"name":"f","arguments":"{}"}}
+				]},"logprobs":null,"finish_reason":"tool_calls"}],
+				"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := openaitest.New(t)
+			s.Enqueue(tt.reply)
+			resp, err := http.Post(s.URL()+"/v1/chat/completions", "application/json", strings.NewReader(`{"model":"m","stream":false}`))
+			require.NoError(t, err)
+			var body map[string]any
+			require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
+			require.NoError(t, resp.Body.Close())
+			require.Equal(t, "application/json", resp.Header.Get("Content-Type"))
+			require.NotZero(t, body["created"])
+			delete(body, "created")
+			got, err := json.Marshal(body)
+			require.NoError(t, err)
+			require.JSONEq(t, tt.want, string(got))
+			require.False(t, s.ChatRequests()[0].Stream)
+		})
+	}
+}
