@@ -59,7 +59,7 @@ func memoryOfRun(b *testing.B, bin string, n int) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(bin, "recall"), "run")
 	cmd.Env = append(os.Environ(), "DATABASE_URL="+db.URL, "NATS_URL=", "EMBEDDED_NATS_PORT=-1", "DATA_DIR="+b.TempDir(),
-		"API_ADDR=127.0.0.1:0", "OPS_ADDR=127.0.0.1:0", "LOG_LEVEL=warn")
+		"API_ADDR=127.0.0.1:0", "OPS_ADDR=127.0.0.1:0", "GATEWAY_ADDR=127.0.0.1:0", "LOG_LEVEL=warn")
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(b, err)
 	var stderr bytes.Buffer

@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/recallhq/recall/pkg/access"
 	"github.com/recallhq/recall/pkg/api"
 	"github.com/recallhq/recall/pkg/deps"
+	"github.com/recallhq/recall/pkg/gateway"
 	"github.com/recallhq/recall/pkg/natsserver"
 	"github.com/recallhq/recall/pkg/registry"
 	"github.com/recallhq/recall/pkg/service"
@@ -22,8 +24,9 @@ type runConfig struct {
 	deps.Config
 	// With NATS_URL unset, an embedded JetStream server is started here.
 	deps.EmbeddedNATS
-	Data deps.Data
-	API  api.Config
+	Data    deps.Data
+	API     api.Config
+	Gateway gateway.Config
 }
 
 // runCmd runs the API and every registered worker (their runners, the
@@ -88,7 +91,18 @@ func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	if limit := service.LimitMemory(cfg.MemoryHeadroom); limit > 0 {
 		log.Info("memory limit set", "bytes", limit, "headroom", cfg.MemoryHeadroom)
 	}
+	keys, err := access.ParseKeys(cfg.API.Keys)
+	if err != nil {
+		return err
+	}
+	gw, err := gateway.New(gateway.Options{Config: cfg.Gateway, Memory: srv.Memory(), Keys: keys, Log: log.With("worker", "gateway"), Registry: d.Registry})
+	if err != nil {
+		return err
+	}
 	httpSrv := srv.HTTP(d.Registry)
+	tasks = append(tasks, gw.Task(log, d.Registry, cfg.ShutdownTimeout, func(addr string) {
+		fmt.Fprintf(os.Stdout, "Gateway (OpenAI-compatible, upstream %s): %s/v1\n", cfg.Gateway.UpstreamURL, localURL(addr))
+	}))
 	tasks = append(tasks, d.Ops(cfg.Config, log), func(ctx context.Context) error {
 		return httpSrv.Serve(ctx, log, cfg.ShutdownTimeout, func(addr string) {
 			base := localURL(addr)

@@ -35,7 +35,7 @@ func TestRunEndToEnd(t *testing.T) {
 	dataDir := t.TempDir()
 	env := append(os.Environ(),
 		"DATABASE_URL="+db.URL, "NATS_URL=", "EMBEDDED_NATS_PORT=-1", "DATA_DIR="+dataDir,
-		"API_ADDR=127.0.0.1:0", "OPS_ADDR=127.0.0.1:0", "LOG_LEVEL=info")
+		"API_ADDR=127.0.0.1:0", "OPS_ADDR=127.0.0.1:0", "GATEWAY_ADDR=127.0.0.1:0", "LOG_LEVEL=info")
 	migrate := exec.Command(bin, "migrate")
 	migrate.Env = env
 	out, err = migrate.CombinedOutput()

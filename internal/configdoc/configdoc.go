@@ -27,6 +27,7 @@ import (
 
 	"github.com/recallhq/recall/pkg/api"
 	"github.com/recallhq/recall/pkg/deps"
+	"github.com/recallhq/recall/pkg/gateway"
 	"github.com/recallhq/recall/pkg/mcpserver"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/registry"
@@ -72,11 +73,12 @@ var logLevel = Part{Value: service.Defaults[service.Base](), Only: []string{"LOG
 func Binaries() []Binary {
 	shared := Part{Value: service.Defaults[deps.Config]()}
 	apiPart := Part{Value: service.Defaults[api.Config]()}
+	gatewayPart := Part{Value: service.Defaults[gateway.Config]()}
 	data := Part{Value: service.Defaults[deps.Data]()}
 	nats := Part{Value: service.Defaults[queue.NATSConfig]()}
 	db := Part{Value: service.Defaults[store.Config]()}
 
-	out := []Binary{{Name: "api", Parts: []Part{shared, apiPart}}}
+	out := []Binary{{Name: "api", Parts: []Part{shared, apiPart}}, {Name: "gateway", Parts: []Part{shared, apiPart, gatewayPart}}}
 	var workers []Part
 	for _, w := range registry.All {
 		p := Part{Value: workerDefaults(w)}
@@ -85,7 +87,7 @@ func Binaries() []Binary {
 	}
 	anyWorker := append([]Part{shared, data}, workers...)
 	return append(out,
-		Binary{Name: "run", Parts: append([]Part{shared, {Value: service.Defaults[deps.EmbeddedNATS]()}, data, apiPart}, workers...)},
+		Binary{Name: "run", Parts: append([]Part{shared, {Value: service.Defaults[deps.EmbeddedNATS]()}, data, apiPart, gatewayPart}, workers...)},
 		Binary{Name: "worker", Parts: anyWorker},
 		Binary{Name: "replay", Parts: anyWorker},
 		Binary{Name: "migrate", Parts: []Part{logLevel, db}},

@@ -16,7 +16,7 @@ import (
 func TestComposeShape(t *testing.T) {
 	t.Parallel()
 	p := deploycheck.LoadCompose(t)
-	want := []string{"api", "catalog", "extractor", "ingest", "migrate", "nats", "postgres", "profiler"}
+	want := []string{"api", "catalog", "extractor", "gateway", "ingest", "migrate", "nats", "postgres", "profiler"}
 	for _, name := range want {
 		_, err := p.GetService(name)
 		require.NoError(t, err, "compose has service %s", name)

@@ -55,7 +55,7 @@ func TestK8sWorkloads(t *testing.T) {
 	shutdown, err := time.ParseDuration(cm.Data["SHUTDOWN_TIMEOUT"])
 	require.NoError(t, err)
 
-	wantDeployments := []string{"recall-api"}
+	wantDeployments := []string{"recall-api", "recall-gateway"}
 	for name := range workerBindings() {
 		wantDeployments = append(wantDeployments, "recall-"+name)
 	}
@@ -79,8 +79,14 @@ func TestK8sWorkloads(t *testing.T) {
 
 		ops := containerPort(t, c, "ops")
 		require.Equal(t, opsPort, ops, "%s: the ops port is OPS_ADDR's", name)
-		checkProbe(t, name, c.ReadinessProbe, "/readyz")
-		checkProbe(t, name, c.LivenessProbe, "/healthz")
+		// The gateway is ready whatever PostgreSQL and NATS say (it fails
+		// open): its readiness is its own port's, which checks nothing else.
+		ready := "ops"
+		if name == "recall-gateway" {
+			ready = "http"
+		}
+		checkProbe(t, name, c.ReadinessProbe, "/readyz", ready)
+		checkProbe(t, name, c.LivenessProbe, "/healthz", "ops")
 		require.Equal(t, "9090", d.Spec.Template.Annotations["prometheus.io/port"], "%s: metrics scraped on the ops port", name)
 
 		require.False(t, c.Resources.Requests.Cpu().IsZero(), "%s: cpu request", name)
@@ -104,6 +110,13 @@ func TestK8sWorkloads(t *testing.T) {
 	require.Equal(t, "http", svc.Spec.Ports[0].TargetPort.String())
 	require.Equal(t, "recall-api", k.HPAs["recall-api"].Spec.ScaleTargetRef.Name)
 
+	gw := k.Deployments["recall-gateway"].Spec.Template.Spec.Containers[0]
+	require.Equal(t, containerPort(t, gw, "http"), portOf(t, envValue(gw, "GATEWAY_ADDR")), "the gateway listens where its port says")
+	gsvc := k.Services["recall-gateway"]
+	require.NotNil(t, gsvc)
+	require.Equal(t, k.Deployments["recall-gateway"].Spec.Template.Labels, gsvc.Spec.Selector)
+	require.Equal(t, "http", gsvc.Spec.Ports[0].TargetPort.String())
+
 	cron := k.CronJobs["recall-decayer"]
 	require.NotNil(t, cron, "the decayer runs as a CronJob")
 	require.Equal(t, batchv1.ForbidConcurrent, cron.Spec.ConcurrencyPolicy)
@@ -126,7 +139,7 @@ func TestK8sWorkloads(t *testing.T) {
 func TestK8sScaledObjectsFollowConsumerLag(t *testing.T) {
 	t.Parallel()
 	k := LoadK8s(t)
-	require.Len(t, k.ScaledObjects, len(workerBindings()))
+	require.Len(t, k.ScaledObjects, len(workerBindings())+1, "the workers' and the gateway's")
 	for worker, b := range workerBindings() {
 		so := k.ScaledObjects["recall-"+worker]
 		require.NotNil(t, so, "ScaledObject for %s", worker)
@@ -143,6 +156,26 @@ func TestK8sScaledObjectsFollowConsumerLag(t *testing.T) {
 		require.GreaterOrEqual(t, *so.Spec.MinReplicaCount, int32(1), "%s: never scaled to zero (it would stop draining slowly-arriving work)", worker)
 		require.Greater(t, *so.Spec.MaxReplicaCount, *so.Spec.MinReplicaCount)
 	}
+}
+
+// The gateway scales on its chat request rate, a query of the metric it
+// serves, which must parse as PromQL.
+func TestK8sGatewayScalesOnRequestRate(t *testing.T) {
+	t.Parallel()
+	k := LoadK8s(t)
+	so := k.ScaledObjects["recall-gateway"]
+	require.NotNil(t, so)
+	require.Equal(t, "recall-gateway", so.Spec.ScaleTargetRef.Name)
+	require.Len(t, so.Spec.Triggers, 1)
+	tr := so.Spec.Triggers[0]
+	require.Equal(t, "prometheus", tr.Type)
+	require.NotEmpty(t, tr.Metadata["serverAddress"])
+	require.NotEmpty(t, tr.Metadata["threshold"])
+	q := tr.Metadata["query"]
+	_, err := promQL.ParseExpr(q)
+	require.NoError(t, err, q)
+	require.Contains(t, q, `recall_gateway_request_duration_seconds_count{route="POST /v1/chat/completions"}`)
+	require.GreaterOrEqual(t, *so.Spec.MinReplicaCount, int32(1))
 }
 
 func TestK8sStrictDecodingCatchesTypos(t *testing.T) {
@@ -183,12 +216,12 @@ func containerPort(t *testing.T, c corev1.Container, name string) int32 {
 	return 0
 }
 
-func checkProbe(t *testing.T, name string, p *corev1.Probe, path string) {
+func checkProbe(t *testing.T, name string, p *corev1.Probe, path, port string) {
 	t.Helper()
 	require.NotNil(t, p, "%s: probe for %s", name, path)
 	require.NotNil(t, p.HTTPGet, name)
 	require.Equal(t, path, p.HTTPGet.Path, name)
-	require.Equal(t, "ops", p.HTTPGet.Port.String(), name)
+	require.Equal(t, port, p.HTTPGet.Port.String(), name)
 }
 
 func envValue(c corev1.Container, name string) string {

@@ -10,9 +10,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/recallhq/recall/internal/openaitest"
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/api"
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/gateway"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/registry"
 	"github.com/recallhq/recall/pkg/service"
@@ -50,6 +52,16 @@ func recallSeries(t *testing.T) series {
 	srv.Handler(reg).ServeHTTP(w, req)
 	require.Equal(t, http.StatusAccepted, w.Code, w.Body.String())
 
+	// The gateway, in front of a fake upstream, after one request.
+	up := openaitest.New(t)
+	gw, err := gateway.New(gateway.Options{Config: gateway.Config{UpstreamURL: up.URL() + "/v1"}, Memory: srv.Memory(), Registry: reg, Log: testenv.Logger(t)})
+	require.NoError(t, err)
+	req = httptest.NewRequest(http.MethodPost, "/v1/chat/completions", strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`))
+	req.Header.Set("X-Tenant-ID", "demo")
+	w = httptest.NewRecorder()
+	gw.Handler(reg).ServeHTTP(w, req)
+	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+
 	s, err := exported(reg, rec.kinds())
 	require.NoError(t, err)
 	s.add("up", nil)
@@ -82,6 +94,9 @@ func TestOperatorKitSelectsExportedMetrics(t *testing.T) {
 				require.NoError(t, s.check(r.Expr))
 			})
 		}
+	})
+	t.Run("gateway scaling", func(t *testing.T) {
+		require.NoError(t, s.check(LoadK8s(t).ScaledObjects["recall-gateway"].Spec.Triggers[0].Metadata["query"]))
 	})
 	t.Run("dashboard", func(t *testing.T) {
 		d := loadDashboard(t)

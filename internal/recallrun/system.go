@@ -150,6 +150,7 @@ func Start(ctx context.Context, o Options, log *slog.Logger) (*System, func(), e
 		"EMBEDDED_NATS_PORT": strconv.Itoa(ports[2]),
 		"API_ADDR":           apiAddr,
 		"OPS_ADDR":           opsAddr,
+		"GATEWAY_ADDR":       "127.0.0.1:0",
 		"DATA_DIR":           filepath.Join(tmp, "data"),
 		"LOG_LEVEL":          "warn",
 		// LoCoMo's sessions are years old, so every one of them is idle at

@@ -96,7 +96,7 @@ func StartRecall(t testing.TB, env ...string) *Live {
 	bin := RecallBin(t)
 	full := append(os.Environ(),
 		"DATABASE_URL="+db.URL, "NATS_URL=", "EMBEDDED_NATS_PORT=-1", "DATA_DIR="+t.TempDir(),
-		"API_ADDR=127.0.0.1:0", "OPS_ADDR=127.0.0.1:0", "LOG_LEVEL=info")
+		"API_ADDR=127.0.0.1:0", "OPS_ADDR=127.0.0.1:0", "GATEWAY_ADDR=127.0.0.1:0", "LOG_LEVEL=info")
 	full = append(full, env...)
 
 	cmd := exec.Command(bin, "run")

@@ -31,6 +31,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/recallhq/recall/pkg/access"
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/memory"
@@ -54,7 +55,7 @@ type Server struct {
 	store   *store.Store
 	js      jetstream.JetStream
 	log     *slog.Logger
-	keys    map[string]string // key -> tenant
+	keys    *access.Keys
 	now     func() time.Time
 	metrics *metrics
 	reg     *prometheus.Registry
@@ -82,19 +83,11 @@ type Options struct {
 // New builds the server. A configuration mistake (malformed keys, an unknown
 // context language) is an error here, at start, rather than a 400 on every request.
 func New(o Options) (*Server, error) {
-	keys, err := parseKeys(o.Config.Keys)
+	keys, err := access.ParseKeys(o.Config.Keys)
 	if err != nil {
 		return nil, err
 	}
 	cfg := o.Config.withDefaults()
-	policy, err := cfg.Decay.Policy()
-	if err != nil {
-		return nil, err
-	}
-	limits := o.Limits
-	if limits == (events.Limits{}) {
-		limits = events.DefaultLimits
-	}
 	now := o.Now
 	if now == nil {
 		now = time.Now
@@ -109,28 +102,67 @@ func New(o Options) (*Server, error) {
 	if o.Registry != nil {
 		reg = o.Registry
 	}
+	m := newMetrics(reg)
+	mem, err := NewMemory(MemoryOptions{Config: o.Config, Limits: o.Limits, Store: o.Store, JS: o.JS, Log: log, Now: now,
+		Turns: func(outcome string, n int) { m.turns.WithLabelValues(outcome).Add(float64(n)) }})
+	if err != nil {
+		return nil, err
+	}
+	return &Server{
+		cfg: cfg, limits: mem.Limits(), store: o.Store, js: o.JS,
+		log: log, keys: keys, now: now, metrics: m,
+		reg: o.Registry, ready: o.Ready, mem: mem,
+	}, nil
+}
+
+// MemoryOptions are what NewMemory builds a memory service from.
+type MemoryOptions struct {
+	// Config is the API's config: its memory part (CONTEXT_*), the decay
+	// policy and the embedder queries are embedded with.
+	Config Config
+	// Limits judge turns as the workers do; the zero value means events.DefaultLimits.
+	Limits events.Limits
+	Store  *store.Store
+	JS     jetstream.JetStream
+	Log    *slog.Logger
+	// Now is the clock for TTL and skew checks; nil means time.Now.
+	Now func() time.Time
+	// Turns is told the outcome of every turn offered; nil: nobody.
+	Turns func(outcome string, n int)
+}
+
+// NewMemory builds the memory service the API's routes call, as any other
+// front door of this process or its own binary (the chat gateway) builds
+// the same one: the same context settings, decay policy and embedder. A
+// configuration it cannot serve (an unknown context language, an embedder
+// it cannot build) is an error here, at start.
+func NewMemory(o MemoryOptions) (*memory.Service, error) {
+	cfg := o.Config.withDefaults()
+	policy, err := cfg.Decay.Policy()
+	if err != nil {
+		return nil, err
+	}
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	// Queries are analyzed as the indexer analyzes turns (the process's one
 	// segmenter) and embedded by the same model.
 	emb, err := embed.New(cfg.Embed, cfg.Embed.Dimensions)
 	if err != nil {
 		return nil, err
 	}
-	m := newMetrics(reg)
-	mem, err := memory.New(memory.Options{Config: cfg.Config, Limits: limits, Store: o.Store, JS: o.JS, Decay: policy, Log: log, Now: now,
+	return memory.New(memory.Options{Config: cfg.Config, Limits: o.Limits, Store: o.Store, JS: o.JS, Decay: policy, Log: log, Now: o.Now,
 		// The searcher's analyzer loads the segmenter's dictionary on the
 		// first Chinese text (search.SharedAnalyzer).
 		Searcher: search.NewSearcher(o.Store, search.SharedAnalyzer(), emb, cfg.SearchEmbedTimeout, log),
-		Turns:    func(outcome string, n int) { m.turns.WithLabelValues(outcome).Add(float64(n)) },
+		Turns:    o.Turns,
 	})
-	if err != nil {
-		return nil, err
-	}
-	return &Server{
-		cfg: cfg, limits: limits, store: o.Store, js: o.JS,
-		log: log, keys: keys, now: now, metrics: m,
-		reg: o.Registry, ready: o.Ready, mem: mem,
-	}, nil
 }
+
+// Memory is the memory service behind the API's routes, for another front
+// door of the same process (the chat gateway in `recall run`).
+func (s *Server) Memory() *memory.Service { return s.mem }
 
 // Handler returns the routes, with /healthz, /readyz and /metrics. /readyz runs
 // Options.Ready followed by ready; /metrics serves reg, or Options.Registry when

@@ -86,6 +86,8 @@ type WindowLimits struct {
 }
 
 // Cut counts what a part left out and why: "count", "ttl", "chars", "role";
+// for the window "conversation" (the caller's request holds it: the chat
+// gateway);
 // for facts "count", "expired", "decayed"; "budget" for any part.
 type Cut struct {
 	Reason string `json:"reason"`

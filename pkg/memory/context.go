@@ -9,6 +9,7 @@ import (
 	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/attribute"
 	"github.com/recallhq/recall/pkg/contract"
+	"github.com/recallhq/recall/pkg/record"
 	"github.com/recallhq/recall/pkg/search"
 	"github.com/recallhq/recall/pkg/store"
 )
@@ -30,6 +31,23 @@ const MaxQueryBytes = 64 << 10
 // not a message, a list, a mention, an assertion, nor a summary version
 // that read a later message (the version before it stands in, or none).
 func (s *Service) Context(ctx context.Context, tenant string, qv url.Values) (*contract.Context, error) {
+	return s.ContextWith(ctx, tenant, qv, ContextOptions{})
+}
+
+// ContextOptions change how a context is rendered for a front door whose
+// caller holds the conversation itself.
+type ContextOptions struct {
+	// Conversation, when not nil, is the texts of the conversation the
+	// caller sends with its request (the chat gateway's messages): the
+	// session's window is then not rendered, since the prompt holds it
+	// already, though it still keeps what it holds out of the recalled
+	// part; and these texts, not the window, decide the language when it
+	// is auto.
+	Conversation []string
+}
+
+// ContextWith is Context with options.
+func (s *Service) ContextWith(ctx context.Context, tenant string, qv url.Values, o ContextOptions) (*contract.Context, error) {
 	var fe []contract.FieldError
 	userID, sessionID := qv.Get("user_id"), qv.Get("session_id")
 	for _, p := range [...]struct{ name, v string }{{"user_id", userID}, {"session_id", sessionID}} {
@@ -123,7 +141,22 @@ func (s *Service) Context(ctx context.Context, tenant string, qv url.Values) (*c
 	if query != "" {
 		parts.Recalled = s.cfg.Config.Recalled(query, sr, parts.Window)
 	}
-	resolved := assemble.ResolveLang(lang, parts)
+	var resolved string
+	if o.Conversation != nil {
+		conv := parts
+		conv.Window = assemble.Window{Messages: make([]record.Message, len(o.Conversation))}
+		for i, text := range o.Conversation {
+			conv.Window.Messages[i].Content = text
+		}
+		resolved = assemble.ResolveLang(lang, conv)
+		w := assemble.Window{Messages: []record.Message{}}
+		if n := len(parts.Window.Messages); n > 0 {
+			w.Cuts = []assemble.Cut{{Reason: "conversation", Count: int64(n)}}
+		}
+		parts.Window = w
+	} else {
+		resolved = assemble.ResolveLang(lang, parts)
+	}
 	spent, prompt := assemble.Assemble(resolved, &parts, budget)
 	out := &contract.Context{
 		UserID: userID, SessionID: sessionID, Lang: resolved, TTL: lim.TTL.String(), Prompt: prompt,

@@ -72,3 +72,10 @@ func (s *Service) AddTurns(ctx context.Context, tenant string, raws []json.RawMe
 	}
 	return out, nil
 }
+
+// StoredTurns reports which of the tenant's turn ids are stored, so that a
+// front door that sees a conversation again (the chat gateway: clients
+// resend the whole history with every request) publishes only what is new.
+func (s *Service) StoredTurns(ctx context.Context, tenant string, ids []string) (map[string]bool, error) {
+	return s.store.Tenant(tenant).StoredIDs(ctx, ids)
+}

@@ -113,6 +113,23 @@ func Defaults[T any]() T {
 	return cfg
 }
 
+// ZeroDefaults is cfg with each of its own fields that is unset (its zero
+// value) set to that field's default (Defaults): a config built in code then
+// behaves like one read from an empty environment. Nested structs are left
+// as they are; a field whose zero value means something (a 0 that turns a
+// part off) must be filled by hand instead.
+func ZeroDefaults[T any](cfg T) T {
+	d := Defaults[T]()
+	v, dv := reflect.ValueOf(&cfg).Elem(), reflect.ValueOf(d)
+	for i := range v.NumField() {
+		f := v.Field(i)
+		if f.Kind() != reflect.Struct && f.CanSet() && f.IsZero() {
+			f.Set(dv.Field(i))
+		}
+	}
+	return cfg
+}
+
 // nameVariables rewrites parse errors, which name Go fields, to name the env
 // variables an operator actually sets.
 func nameVariables[T any](err error) error {

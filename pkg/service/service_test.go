@@ -183,3 +183,17 @@ func TestServerCutsOffAStalledBody(t *testing.T) {
 	cancel()
 	require.NoError(t, <-done)
 }
+
+func TestZeroDefaultsFillsOnlyWhatIsUnset(t *testing.T) {
+	type inner struct {
+		N int `env:"ZD_INNER" envDefault:"9"`
+	}
+	type cfg struct {
+		A string        `env:"ZD_A" envDefault:"a"`
+		B time.Duration `env:"ZD_B" envDefault:"2s"`
+		C int           `env:"ZD_C" envDefault:"3"`
+		I inner
+	}
+	got := service.ZeroDefaults(cfg{B: time.Minute})
+	require.Equal(t, cfg{A: "a", B: time.Minute, C: 3}, got, "set fields stay; nested structs are left alone")
+}

@@ -140,3 +140,25 @@ func (t *Tenant) Messages(ctx context.Context, sessionID string, after Cursor, l
 	last := msgs[limit-1]
 	return msgs, &Cursor{OccurredAt: last.OccurredAt, EventID: last.EventID}, nil
 }
+
+// StoredIDs reports which of ids the tenant has stored as messages, so that
+// a front door that sees a conversation again (the chat gateway: clients
+// resend the whole history) publishes only what is new.
+func (t *Tenant) StoredIDs(ctx context.Context, ids []string) (map[string]bool, error) {
+	out := make(map[string]bool, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := t.s.pool.Query(ctx, q(qMessageStoredIDs), t.id, ids)
+	if err != nil {
+		return nil, fmt.Errorf("stored ids: %w", err)
+	}
+	ids, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("stored ids: %w", err)
+	}
+	for _, id := range ids {
+		out[id] = true
+	}
+	return out, nil
+}

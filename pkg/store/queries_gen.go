@@ -116,6 +116,8 @@ var (
 	qMessageCountBefore = queryName{"MessageCountBefore"}
 	// qMessageCurrentListBefore is MessageCurrentListBefore of queries/messages.sql.
 	qMessageCurrentListBefore = queryName{"MessageCurrentListBefore"}
+	// qMessageStoredIDs is MessageStoredIDs of queries/messages.sql.
+	qMessageStoredIDs = queryName{"MessageStoredIDs"}
 	// qProfileGet is ProfileGet of queries/profiles.sql.
 	qProfileGet = queryName{"ProfileGet"}
 	// qProfileUpsert is ProfileUpsert of queries/profiles.sql.
@@ -263,6 +265,7 @@ var queryNameList = []queryName{
 	qMessageListRecentBefore,
 	qMessageCountBefore,
 	qMessageCurrentListBefore,
+	qMessageStoredIDs,
 	qProfileGet,
 	qProfileUpsert,
 	qSearchEntryUpsertBatch,

@@ -125,3 +125,7 @@ FROM messages
 WHERE tenant_id = $1 AND session_id = $2 AND items IS NOT NULL AND occurred_at < $3
 ORDER BY occurred_at DESC, event_id DESC
 LIMIT 1;
+
+-- name: MessageStoredIDs
+-- Which of the given event ids the tenant has stored as messages.
+SELECT event_id FROM messages WHERE tenant_id = $1 AND event_id = ANY($2::text[]);
