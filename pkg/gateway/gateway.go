@@ -334,7 +334,11 @@ func (g *Gateway) chat(w http.ResponseWriter, r *http.Request) {
 			reply = replyOf(b)
 		}
 		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(b)
+		if _, err := w.Write(b); err != nil {
+			// The caller never got the reply: it is not what the user saw.
+			g.log.Info("gateway answer not delivered", "error", err.Error())
+			return
+		}
 		_, _ = io.Copy(w, resp.Body)
 	}
 	if x == nil || reply == nil {

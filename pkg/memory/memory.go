@@ -126,6 +126,9 @@ func (c Config) WithDefaults() Config {
 	if c.ContextMaxRecalled == 0 {
 		c.ContextMaxRecalled = d.ContextMaxRecalled
 	}
+	if c.ContextRecallIDFPower <= 0 {
+		c.ContextRecallIDFPower = d.ContextRecallIDFPower
+	}
 	if c.ContextRecalledShare <= 0 || c.ContextRecalledShare > 1 {
 		c.ContextRecalledShare = d.ContextRecalledShare
 	}

@@ -80,6 +80,17 @@ type Config struct {
 	// long answers crowd them out (chosen with make eval-longmem:
 	// docs/benchmarks.md); 0 none.
 	ContextRecallUserWeight float64 `env:"CONTEXT_RECALL_USER_WEIGHT" envDefault:"0.3"`
+	// ContextRecallIDFPower weighs the terms of the message the context
+	// recalls for by their IDF raised to this power (Params.IDFPower; 1:
+	// BM25 as it is): a chat message says much besides what it asks about,
+	// and its rare words are what tells the turns it needs. 2 weighs a
+	// query term as the classic tf-idf vector space does (its IDF on both
+	// sides). Chosen with make eval-longmem and make eval-context
+	// (docs/benchmarks.md, History): LongMemEval evidence 0.919 -> 0.928,
+	// its preference questions 0.794 -> 0.912, multi-session 0.832 ->
+	// 0.839, answer tokens 0.752 -> 0.746; LoCoMo 0.825 / 0.791 -> 0.824 /
+	// 0.788.
+	ContextRecallIDFPower float64 `env:"CONTEXT_RECALL_IDF_POWER" envDefault:"2"`
 	// SearchEmbedTimeout bounds embedding a query: past it the search goes
 	// on by terms only, and the context says so.
 	SearchEmbedTimeout time.Duration `env:"SEARCH_EMBED_TIMEOUT" envDefault:"500ms"`

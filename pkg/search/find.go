@@ -70,6 +70,14 @@ type Params struct {
 	// themselves, asked for and decided is what a later message most often
 	// needs, and an assistant's long answers otherwise crowd it out.
 	UserWeight float64
+	// IDFPower raises each query term's IDF to this power in the lexical
+	// score (0 means 1: BM25 as it is). At 2 a query term weighs by its IDF
+	// as the document's occurrences do, as in the classic tf-idf vector
+	// space: a message that says much besides what it asks about ("I've
+	// been thinking about making a cocktail for an upcoming get-together,
+	// any suggestions?") is matched by its rare words rather than by turns
+	// holding several of its common ones.
+	IDFPower float64
 	// VectorWeight weighs the vector list against the lexical one in the
 	// fusion: 0 means 1 (equal), negative means the vector list does not
 	// count (its similarities are still reported).

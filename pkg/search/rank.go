@@ -134,7 +134,7 @@ func (rk *ranker) rank(rows []store.SearchRow, p Params, nTerms int) []rankedHit
 		wanted[i] = p.keeps(&rows[i])
 	}
 	rk.wanted = wanted
-	lex := rk.bm25Scores(rows, nTerms)
+	lex := rk.bm25Scores(rows, nTerms, p.IDFPower)
 	var prevTurn, nextTurn []int
 	if p.DialogueWeight > 0 || p.Neighbors {
 		prevTurn, nextTurn = rk.turnOrder(rows)
@@ -283,8 +283,9 @@ func termIndex(terms []string) map[string]int {
 // row that holds none), with the collection statistics of all the rows; and
 // keeps, for each row holding a query term, each term's part of its score
 // (rk.parts at rk.partOf[row]). nTerms is the number of distinct query
-// terms (the length of a row's tf).
-func (rk *ranker) bm25Scores(rows []store.SearchRow, nTerms int) []float64 {
+// terms (the length of a row's tf); each term's IDF is raised to power
+// (Params.IDFPower; 0 or 1: as it is).
+func (rk *ranker) bm25Scores(rows []store.SearchRow, nTerms int, power float64) []float64 {
 	scores := grow(rk.lex, len(rows))
 	clear(scores)
 	rk.lex, rk.nTerms = scores, nTerms
@@ -320,6 +321,9 @@ func (rk *ranker) bm25Scores(rows []store.SearchRow, nTerms int) []float64 {
 	rk.idf = idf
 	for j := range idf {
 		idf[j] = math.Log(1 + (n-df[j]+0.5)/(df[j]+0.5))
+		if power > 0 && power != 1 {
+			idf[j] = math.Pow(idf[j], power)
+		}
 	}
 	slab := grow(rk.parts, matched*nTerms)
 	clear(slab)

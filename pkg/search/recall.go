@@ -29,7 +29,8 @@ func (cfg Config) Query(tenant, userID, query string, k int, now time.Time) Quer
 	}
 	return Query{TenantID: tenant, Text: query, Params: Params{UserID: userID, K: k, Now: now,
 		MaxPerSession: cfg.ContextRecallPerSession, Neighbors: n > 0, NeighborTurns: turns,
-		NeighborHits: n + shownNeighbors(n, cfg.ContextRecallWide), Kinds: cfg.ContextRecallKinds, UserWeight: user}}
+		NeighborHits: n + shownNeighbors(n, cfg.ContextRecallWide), Kinds: cfg.ContextRecallKinds, UserWeight: user,
+		IDFPower: cfg.ContextRecallIDFPower}}
 }
 
 // shownNeighbors is the most turns recalled shows as neighbours: four for

@@ -1,0 +1,34 @@
+package search
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/recallhq/recall/pkg/store"
+)
+
+// A long message's rare word tells the turn it needs better than several
+// of its common words do: at IDFPower 2 the turn holding the rare term
+// outranks the one holding four common ones, which plain BM25 prefers.
+func TestIDFPowerFavoursTheRareTerms(t *testing.T) {
+	// Query terms: one rare (in 2 of 100 turns), four common (in 30 each).
+	rows := make([]store.SearchRow, 100)
+	for i := range rows {
+		rows[i] = store.SearchRow{TermCount: 20, Live: true}
+	}
+	rare := []int32{1, 0, 0, 0, 0}
+	common := []int32{0, 1, 1, 1, 1}
+	rows[0].TF = rare
+	rows[1].TF = []int32{1, 0, 0, 0, 0}
+	rows[2].TF = common
+	for i := 3; i < 32; i++ {
+		rows[i].TF = []int32{0, 1, 1, 1, 1}
+	}
+	rk := &ranker{}
+	plain := append([]float64(nil), rk.bm25Scores(rows, 5, 0)...)
+	require.Greater(t, plain[2], plain[0], "plain BM25: the common words win")
+	require.Equal(t, plain, rk.bm25Scores(rows, 5, 1), "power 1 is BM25 as it is")
+	squared := rk.bm25Scores(rows, 5, 2)
+	require.Greater(t, squared[0], squared[2], "IDF squared: the rare word wins")
+}
