@@ -1,6 +1,8 @@
 // Package clients holds the Python and TypeScript clients (clients/python,
-// clients/typescript); its test runs their own test suites, and the agent
-// example built on the Python client, against one live Recall.
+// clients/typescript); its test runs their own test suites, the agent
+// example built on the Python client, and the chat gateway driven by the
+// official openai npm package (clients/openai-node), against one live
+// Recall.
 package clients
 
 import (
@@ -24,20 +26,23 @@ import (
 // tenants are the tenants the suites run as, one each, with their API keys:
 // the live Recall runs with API_KEYS, so every suite sends its key too.
 var tenants = map[string]string{
-	"python":     "py-clients-key-0123456789",
-	"typescript": "ts-clients-key-0123456789",
-	"agent":      "agent-example-key-0123456789",
+	"python":      "py-clients-key-0123456789",
+	"typescript":  "ts-clients-key-0123456789",
+	"agent":       "agent-example-key-0123456789",
+	"openai-node": "openai-node-key-0123456789",
 }
 
 // TestClients starts one Recall (`recall run` on its own database and
-// ports) and runs each suite against it as its own tenant.
+// ports, its gateway in front of a fake model upstream) and runs each suite
+// against it as its own tenant.
 func TestClients(t *testing.T) {
 	t.Parallel()
 	var keys []string
 	for tenant, key := range tenants {
 		keys = append(keys, tenant+":"+key)
 	}
-	live := testenv.StartRecall(t, "API_KEYS="+strings.Join(keys, ","))
+	up := newScriptedUpstream(t)
+	live := testenv.StartRecall(t, "API_KEYS="+strings.Join(keys, ","), "GATEWAY_UPSTREAM_URL="+up.URL()+"/v1", "GATEWAY_UPSTREAM_API_KEY=")
 	env := func(tenant string) []string {
 		return []string{"RECALL_URL=" + live.URL, "RECALL_TENANT=" + tenant, "RECALL_API_KEY=" + tenants[tenant]}
 	}
@@ -69,6 +74,11 @@ func TestClients(t *testing.T) {
 	t.Run("agent", func(t *testing.T) {
 		t.Parallel()
 		testAgent(t, live, env("agent"))
+	})
+
+	t.Run("openai-node", func(t *testing.T) {
+		t.Parallel()
+		testOpenAINode(t, live, up, env("openai-node"))
 	})
 }
 

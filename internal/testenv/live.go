@@ -27,6 +27,11 @@ type Live struct {
 	URL string
 	// InspectorURL is the inspector's, as the process prints it.
 	InspectorURL string
+	// GatewayURL is the chat gateway's OpenAI API root, as the process
+	// prints it (http://127.0.0.1:port/v1): the base URL an OpenAI client
+	// is given. Its upstream is GATEWAY_UPSTREAM_URL of the env passed to
+	// StartRecall.
+	GatewayURL string
 	// NATSURL is the embedded JetStream server's URL, for publishers.
 	NATSURL string
 	// DB is the database it runs on.
@@ -106,38 +111,31 @@ func StartRecall(t testing.TB, env ...string) *Live {
 	logs := &syncBuffer{}
 	cmd.Stderr = logs
 	require.NoError(t, cmd.Start())
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	// exited is closed when the process has exited, with waitErr set: a
+	// channel closed rather than a value sent, so that every wait below and
+	// the cleanup all see it.
+	var waitErr error
+	exited := make(chan struct{})
+	go func() { waitErr = cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
-		case <-done:
+		case <-exited:
 		case <-time.After(30 * time.Second):
 			_ = cmd.Process.Kill()
-			<-done
+			<-exited
 		}
 	})
 
-	// The binary prints where the API and NATS listen, then keeps writing
-	// nothing to stdout that matters here.
-	apiRe := regexp.MustCompile(`^API: (http://\S+)`)
-	lines := bufio.NewScanner(stdout)
 	l := &Live{DB: db, Bin: bin, Env: full, Output: logs}
-	inspectorRe := regexp.MustCompile(`^Inspector: (http://\S+)`)
-	for (l.URL == "" || l.InspectorURL == "") && lines.Scan() {
-		line := lines.Text()
-		if u, ok := strings.CutPrefix(line, "NATS (embedded JetStream): "); ok {
-			l.NATSURL = u
-		}
-		if m := apiRe.FindStringSubmatch(line); m != nil {
-			l.URL = m[1]
-		}
-		if m := inspectorRe.FindStringSubmatch(line); m != nil {
-			l.InspectorURL = m[1]
+	if err := l.readAddresses(stdout, exited, time.Minute); err != nil {
+		select {
+		case <-exited:
+			t.Fatalf("recall run: %v (exit: %v)\n%s", err, waitErr, logs.String())
+		default:
+			t.Fatalf("recall run: %v\n%s", err, logs.String())
 		}
 	}
-	go func() { _, _ = io.Copy(io.Discard, stdout) }()
-	require.NotEmpty(t, l.URL, "recall run printed no API address:\n%s", logs.String())
 	require.Equal(t, l.URL+"/ui/", l.InspectorURL, "recall run prints the inspector's URL next to the API's")
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -154,11 +152,77 @@ func StartRecall(t testing.TB, env ...string) *Live {
 		select {
 		case <-ctx.Done():
 			t.Fatalf("recall run not ready after a minute:\n%s", logs.String())
-		case err := <-done:
-			t.Fatalf("recall run exited: %v\n%s", err, logs.String())
+		case <-exited:
+			t.Fatalf("recall run exited: %v\n%s", waitErr, logs.String())
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// Lines `recall run` prints on stdout that say where it listens.
+var (
+	apiLine       = regexp.MustCompile(`^API: (http://\S+)`)
+	inspectorLine = regexp.MustCompile(`^Inspector: (http://\S+)`)
+	gatewayLine   = regexp.MustCompile(`^Gateway \(OpenAI-compatible, upstream \S*\): (http://\S+/v1)$`)
+	natsLine      = regexp.MustCompile(`^NATS \(embedded JetStream\): (\S+)`)
+)
+
+// readAddresses reads the addresses `recall run` prints on stdout until the
+// API's, the inspector's and the gateway's have all been seen (its servers
+// start concurrently, so the lines come in any order). It fails, naming
+// what is missing, when the process exits or within is over first, so that
+// a line that never comes does not hang the test. The rest of stdout is
+// read and discarded in any case, so that the process never blocks
+// writing it.
+func (l *Live) readAddresses(stdout io.Reader, exited <-chan struct{}, within time.Duration) error {
+	lines := make(chan string)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			case <-stop:
+			}
+		}
+	}()
+	targets := []struct {
+		re  *regexp.Regexp
+		dst *string
+	}{{apiLine, &l.URL}, {inspectorLine, &l.InspectorURL}, {gatewayLine, &l.GatewayURL}, {natsLine, &l.NATSURL}}
+	timeout := time.After(within)
+	for l.URL == "" || l.InspectorURL == "" || l.GatewayURL == "" {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				return fmt.Errorf("stdout closed with no %s line", l.missing())
+			}
+			for _, tg := range targets {
+				if m := tg.re.FindStringSubmatch(line); m != nil {
+					*tg.dst = m[1]
+				}
+			}
+		case <-exited:
+			return fmt.Errorf("exited with no %s line", l.missing())
+		case <-timeout:
+			return fmt.Errorf("no %s line within %s", l.missing(), within)
+		}
+	}
+	return nil
+}
+
+// missing names the address lines not read yet ("API or Gateway"), for
+// readAddresses' errors.
+func (l *Live) missing() string {
+	var names []string
+	for _, a := range [...]struct{ name, v string }{{"API", l.URL}, {"Inspector", l.InspectorURL}, {"Gateway", l.GatewayURL}} {
+		if a.v == "" {
+			names = append(names, a.name)
+		}
+	}
+	return strings.Join(names, " or ")
 }
 
 // syncBuffer is an io.Writer safe for a process's output and a test's reads.
