@@ -22,6 +22,10 @@ type exchange struct {
 	reply *message
 	// items are the items the caller said the reply presents (recall.items).
 	items []events.Item
+	// selected is the item the request's last message picks from the list
+	// just shown, at position n (remember): its turn records the pick.
+	selected *events.Item
+	n        int
 	// at is when the request arrived; done when the answer was complete.
 	at, done time.Time
 	model    string
@@ -96,7 +100,12 @@ func (x *exchange) turns(lim events.Limits) []events.Turn {
 			if text == "" {
 				continue
 			}
-			add(events.Turn{Role: events.RoleUser, Content: text}, "user\x00"+text)
+			t := events.Turn{Role: events.RoleUser, Content: text}
+			if i == len(x.msgs)-1 && x.selected != nil {
+				// What "3" meant, kept with it: the list may change later.
+				t.Metadata, _ = json.Marshal(map[string]any{"selection": map[string]any{"n": x.n, "ref": x.selected.Ref}})
+			}
+			add(t, "user\x00"+text)
 		case roleAssistant:
 			if text := strings.TrimSpace(m.Text); text != "" {
 				said = append(said, text)

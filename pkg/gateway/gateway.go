@@ -370,6 +370,7 @@ func (g *Gateway) prompt(w http.ResponseWriter, r *http.Request, req *chatReques
 	default:
 		w.Header().Set(HeaderMemory, "on")
 		g.m.memory.WithLabelValues("on").Inc()
+		x.selected, x.n = rec.selected, rec.n
 		if rec.text != "" {
 			if messages, err = withMemory(req.raw, req.msgs, rec.text, g.cfg.ContextMessage); err != nil {
 				return nil, err

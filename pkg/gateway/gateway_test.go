@@ -245,6 +245,7 @@ func TestFilmBotSelectionReachesTheUpstreamWithTheRealRef(t *testing.T) {
 
 	stored = r.messages(t, "s1", 4)
 	require.Equal(t, "3", stored[2].Content)
+	require.JSONEq(t, `{"selection":{"n":3,"ref":"/mv/77BR"}}`, string(stored[2].Metadata), "what the pick meant is kept with it")
 	require.Equal(t, "Blade Runner 2049 it is.", stored[3].Content)
 	r.settled(t)
 	require.Len(t, r.messages(t, "s1", 4), 4, "the resent history added nothing")
