@@ -33,7 +33,7 @@ import (
 // BenchmarkMemory reports the resident memory of the real binaries: `recall
 // run` (embedded JetStream, every worker and the API in one process) at start,
 // after 100k turns went through every worker, and after a context load; and
-// each single-worker binary (and the API) at start. Targets: `recall run` at
+// each single-worker binary (and the API and the gateway) at start. Targets: `recall run` at
 // most 500 MB at its peak, a worker that does not segment Chinese at most
 // 60 MB. BENCH_MEMORY_TURNS overrides the number of turns.
 func BenchmarkMemory(b *testing.B) {
@@ -121,17 +121,19 @@ func memoryOfRun(b *testing.B, bin string, n int) {
 		start.now>>20, ingested.now>>20, loaded.now>>20, loaded.peak>>20)
 }
 
-// memoryOfWorkers starts each single-worker binary, and the API, against one
-// JetStream server and database, and reads its memory once it is ready.
+// memoryOfWorkers starts each single-worker binary, the API and the gateway,
+// against one JetStream server and database, and reads its memory once it is
+// ready (on OPS_ADDR, whose readiness pings PostgreSQL and NATS).
 func memoryOfWorkers(b *testing.B, bin string) {
 	db := testenv.NewDB(b)
 	nt := testenv.NewNATS(b)
-	names := append(registry.Names(), "api")
+	names := append(registry.Names(), "api", "gateway")
 	var parts []string
 	for _, name := range names {
 		addr := freeAddr(b)
 		cmd := exec.Command(filepath.Join(bin, name))
-		cmd.Env = append(os.Environ(), "DATABASE_URL="+db.URL, "NATS_URL="+nt.URL, "OPS_ADDR="+addr, "API_ADDR="+freeAddr(b), "LOG_LEVEL=warn")
+		cmd.Env = append(os.Environ(), "DATABASE_URL="+db.URL, "NATS_URL="+nt.URL, "OPS_ADDR="+addr, "API_ADDR="+freeAddr(b),
+			"GATEWAY_ADDR="+freeAddr(b), "LOG_LEVEL=warn")
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		require.NoError(b, cmd.Start(), name)
@@ -142,7 +144,7 @@ func memoryOfWorkers(b *testing.B, bin string) {
 		parts = append(parts, fmt.Sprintf("%s %d MB", name, m.now>>20))
 		b.ReportMetric(float64(m.now)/(1<<20), name+"_MB")
 	}
-	fmt.Printf("  single binaries at start: %s (target <= 60 MB without the segmenter: all but the extractor and summarizer; the api and indexer load it on their first Chinese text)\n", strings.Join(parts, ", "))
+	fmt.Printf("  single binaries at start: %s (target <= 60 MB without the segmenter: all but the extractor and summarizer; the api, gateway and indexer load it on their first Chinese text)\n", strings.Join(parts, ", "))
 }
 
 type memory struct{ now, peak int64 }

@@ -195,7 +195,7 @@ func loadHistories(b testing.TB, db *testenv.DB, users, perUser int, texts []str
 		if k%2 == 1 {
 			role = events.RoleAssistant
 		}
-		return fmt.Sprintf("u%d", u), fmt.Sprintf("s%d-%d", u, k/10), role, texts[(u*37+k)%len(texts)],
+		return fmt.Sprintf("u%d", u), fmt.Sprintf("s%d-%d", u, k/10), role, historyText(texts, u, k),
 			last.Add(-time.Duration(perUser-k) * 24 * time.Hour)
 	}
 	total := users * perUser
@@ -255,6 +255,10 @@ func loadHistories(b testing.TB, db *testenv.DB, users, perUser int, texts []str
 		require.NoError(b, err, sql)
 	}
 }
+
+// historyText is the text of user u's kth turn as loadHistories writes
+// it: each user a different slice of texts.
+func historyText(texts []string, u, k int) string { return texts[(u*37+k)%len(texts)] }
 
 // startAPIBinary builds the API binary and starts it against db and a
 // JetStream server of its own; it is stopped (SIGTERM) when the benchmark

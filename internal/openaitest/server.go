@@ -206,6 +206,15 @@ func WithDimensions(n int) Option {
 	return func(s *Server) { s.dims = n }
 }
 
+// WithoutRecording keeps the server from recording the requests it answers:
+// Requests and ChatRequests stay empty, while a Respond function still sees
+// each request and InFlight still counts them. It is for load tests, where
+// keeping every request would hold the whole load in memory and make the
+// fake itself slower as the load goes on.
+func WithoutRecording() Option {
+	return func(s *Server) { s.unrecorded = true }
+}
+
 // Server is a running fake endpoint. Its methods are safe for concurrent use,
 // because the clients under test call it from many goroutines.
 type Server struct {
@@ -213,6 +222,8 @@ type Server struct {
 	done   chan struct{}
 	dims   int
 	models []string
+	// unrecorded: requests are not kept (WithoutRecording).
+	unrecorded bool
 
 	mu           sync.Mutex
 	chat         []Reply
@@ -367,7 +378,9 @@ func Vector(text string, dims int) []float32 {
 func (s *Server) begin(req Request) func() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.requests = append(s.requests, req)
+	if !s.unrecorded {
+		s.requests = append(s.requests, req)
+	}
 	s.inFlight++
 	s.maxInFlight = max(s.maxInFlight, s.inFlight)
 	return func() {

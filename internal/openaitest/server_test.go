@@ -113,6 +113,24 @@ func TestRecordsRequests(t *testing.T) {
 	require.Equal(t, 1, s.MaxInFlight())
 }
 
+// A server that does not record still answers, and its Respond function
+// still sees what was asked.
+func TestWithoutRecording(t *testing.T) {
+	t.Parallel()
+	s := openaitest.New(t, openaitest.WithoutRecording())
+	s.Respond(func(r openaitest.Request) openaitest.Reply {
+		return openaitest.Reply{Content: strings.ToUpper(r.Messages[1].Content)}
+	})
+	for _, q := range []string{"one", "two"} {
+		resp, err := chat(t.Context(), client(s), q)
+		require.NoError(t, err)
+		require.Equal(t, strings.ToUpper(q), resp.Choices[0].Message.Content)
+	}
+	require.Empty(t, s.Requests())
+	require.Empty(t, s.ChatRequests())
+	require.Equal(t, 1, s.MaxInFlight())
+}
+
 func TestRawReplies(t *testing.T) {
 	t.Parallel()
 	s := openaitest.New(t)

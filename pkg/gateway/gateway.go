@@ -23,7 +23,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -286,7 +285,7 @@ func (g *Gateway) chat(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set(HeaderMemory, "off")
 		g.m.memory.WithLabelValues("off").Inc()
 		if req.hadExt {
-			out, err = json.Marshal(req.fields) // without the "recall" object
+			out = rawObject(req.fields) // without the "recall" object
 		}
 	default:
 		w.Header().Set(HeaderSession, x.session)
@@ -357,7 +356,7 @@ func (g *Gateway) prompt(w http.ResponseWriter, r *http.Request, req *chatReques
 	rec, err := g.remember(ctx, x)
 	cancel()
 	g.m.memoryTime.Observe(time.Since(start).Seconds())
-	messages := req.raw
+	text := ""
 	switch {
 	case err != nil:
 		w.Header().Set(HeaderMemory, "unavailable")
@@ -371,18 +370,9 @@ func (g *Gateway) prompt(w http.ResponseWriter, r *http.Request, req *chatReques
 		w.Header().Set(HeaderMemory, "on")
 		g.m.memory.WithLabelValues("on").Inc()
 		x.selected, x.n = rec.selected, rec.n
-		if rec.text != "" {
-			if messages, err = withMemory(req.raw, req.msgs, rec.text, g.cfg.ContextMessage); err != nil {
-				return nil, err
-			}
-		}
+		text = rec.text
 	}
-	b, err := json.Marshal(messages)
-	if err != nil {
-		return nil, err
-	}
-	req.fields["messages"] = b
-	return json.Marshal(req.fields)
+	return upstreamBody(req, text, g.cfg.ContextMessage)
 }
 
 // exchange is who a chat request is from and which conversation it

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -126,6 +128,74 @@ func itemLabel(attrs json.RawMessage) string {
 	return ""
 }
 
+// upstreamBody is the request's body for the upstream: its fields as
+// received, without the "recall" object, and its messages with the memory
+// text added as placement says (GATEWAY_CONTEXT_MESSAGE); the messages as
+// received when the text is empty.
+func upstreamBody(req *chatRequest, memory, placement string) ([]byte, error) {
+	messages := req.raw
+	if memory != "" {
+		var err error
+		if messages, err = withMemory(req.raw, req.msgs, memory, placement); err != nil {
+			return nil, err
+		}
+	}
+	req.fields["messages"] = rawArray(messages)
+	return rawObject(req.fields), nil
+}
+
+// rawObject writes a JSON object of values that are JSON already (read
+// from the request body the gateway parsed, or written by json.Marshal),
+// its keys in order and its values byte for byte. json.Marshal would check
+// and compact every value again, a character at a time: the memory's
+// several kilobytes, three times a request (its message, the messages, the
+// body). A nil value is null.
+func rawObject(fields map[string]json.RawMessage) []byte {
+	keys := slices.Sorted(maps.Keys(fields))
+	n := 2
+	for k, v := range fields {
+		n += len(k) + len(v) + 8
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		key, _ := json.Marshal(k) // a string always encodes
+		b = append(b, key...)
+		b = append(b, ':')
+		b = appendRaw(b, fields[k])
+	}
+	return append(b, '}')
+}
+
+// rawArray writes a JSON array of values that are JSON already, as they
+// are (see rawObject).
+func rawArray(items []json.RawMessage) []byte {
+	n := 2
+	for _, v := range items {
+		n += len(v) + 1
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '[')
+	for i, v := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendRaw(b, v)
+	}
+	return append(b, ']')
+}
+
+// appendRaw appends a JSON value as it is, null when it is empty.
+func appendRaw(b []byte, v json.RawMessage) []byte {
+	if len(v) == 0 {
+		return append(b, "null"...)
+	}
+	return append(b, v...)
+}
+
 // withMemory is the request's messages with the memory text added as the
 // configuration says (GATEWAY_CONTEXT_MESSAGE): merged into the caller's
 // leading system or developer message, or as a system message of its own.
@@ -176,19 +246,15 @@ func appendText(raw json.RawMessage, text string) (json.RawMessage, error) {
 			return nil, err
 		}
 		part, _ := json.Marshal(map[string]string{"type": "text", "text": text})
-		b, err := json.Marshal(append(parts, part))
-		if err != nil {
-			return nil, err
-		}
-		m["content"] = b
-		return json.Marshal(m)
+		m["content"] = rawArray(append(parts, part))
+		return rawObject(m), nil
 	}
 	b, err := json.Marshal(s)
 	if err != nil {
 		return nil, err
 	}
 	m["content"] = b
-	return json.Marshal(m)
+	return rawObject(m), nil
 }
 
 // clip cuts s to at most n bytes at a character boundary.
