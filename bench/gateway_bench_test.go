@@ -64,7 +64,7 @@ const gatewaySamples = 64
 // as its query, and all four turns of the exchange are published. The
 // rows: direct; through the gateway with memory on; with no user
 // (pass-through); streamed, to the first token and to the end, direct and
-// with memory on; and direct and with memory on again, paced to
+// with memory on; and direct and with memory on again, streamed and not, paced to
 // BENCH_GATEWAY_PACED_RATE (200) requests a second in all, so that
 // requests do not queue behind one another (a chat backend's users wait
 // seconds for the model between requests). Target: a p99 overhead of at
@@ -130,6 +130,8 @@ func BenchmarkGateway(b *testing.B) {
 		streamMemory := row(chatLoad{url: through, calls: calls, memory: true, stream: true})
 		pacedRaw := row(chatLoad{url: direct, calls: calls, memory: true, rate: pace})
 		pacedMemory := row(chatLoad{url: through, calls: calls, memory: true, rate: pace})
+		pacedRawStream := row(chatLoad{url: direct, calls: calls, memory: true, stream: true, rate: pace})
+		pacedStreamMemory := row(chatLoad{url: through, calls: calls, memory: true, stream: true, rate: pace})
 		gw.waitPublished(b)
 		mem := rss(b, gw.cmd.Process.Pid)
 		metrics := gw.metrics(b)
@@ -138,7 +140,7 @@ func BenchmarkGateway(b *testing.B) {
 		// longer than GATEWAY_MEMORY_TIMEOUT on a busy machine, which the
 		// lines count), and the prompts the fake upstream saw held the
 		// user's own history.
-		for _, r := range []loadResult{withMemory, streamMemory, pacedMemory} {
+		for _, r := range []loadResult{withMemory, streamMemory, pacedMemory, pacedStreamMemory} {
 			require.GreaterOrEqual(b, r.memory["on"], r.n*99/100, "X-Recall-Memory of the answers with a user: %v", r.memory)
 		}
 		require.Equal(b, passThrough.n, passThrough.memory["off"], "X-Recall-Memory of the answers without a user: %v", passThrough.memory)
@@ -155,6 +157,7 @@ func BenchmarkGateway(b *testing.B) {
 		ttftP50, ttftP99 := ms(streamMemory.firstP(50)-rawStream.firstP(50)), ms(streamMemory.firstP(99)-rawStream.firstP(99))
 		streamP50, streamP99 := over(streamMemory, rawStream)
 		pacedP50, pacedP99 := over(pacedMemory, pacedRaw)
+		pacedTTFT50, pacedTTFT99 := ms(pacedStreamMemory.firstP(50)-pacedRawStream.firstP(50)), ms(pacedStreamMemory.firstP(99)-pacedRawStream.firstP(99))
 		fmt.Printf("  POST /v1/chat/completions, %d clients (Go, in this process), %ds a row; the upstream a fake in this process answering at once\n", clients, seconds)
 		fmt.Printf("    direct to the upstream: p50 %.2f ms, p99 %.2f ms, %.0f req/s\n", ms(rawPlain.p(50)), ms(rawPlain.p(99)), rawPlain.rate)
 		fmt.Printf("    through the gateway, memory on: p50 %.2f ms, p99 %.2f ms, %.0f req/s; overhead p50 %+.2f ms, p99 %+.2f ms (target p99 overhead <= 10 ms); %s; %d of %d prompts sampled held the user's history\n",
@@ -170,6 +173,9 @@ func BenchmarkGateway(b *testing.B) {
 			pace, time.Duration(float64(clients)/pace*float64(time.Second)).Round(time.Millisecond), ms(pacedRaw.p(50)), ms(pacedRaw.p(99)))
 		fmt.Printf("    paced, through the gateway, memory on: p50 %.2f ms, p99 %.2f ms, %.0f req/s; overhead p50 %+.2f ms, p99 %+.2f ms (target p99 overhead <= 10 ms); %s\n",
 			ms(pacedMemory.p(50)), ms(pacedMemory.p(99)), pacedMemory.rate, pacedP50, pacedP99, pacedMemory.gateway())
+		fmt.Printf("    paced, streamed, direct: first token p50 %.2f ms, p99 %.2f ms\n", ms(pacedRawStream.firstP(50)), ms(pacedRawStream.firstP(99)))
+		fmt.Printf("    paced, streamed through the gateway, memory on: first token p50 %.2f ms, p99 %.2f ms; overhead first token p50 %+.2f ms, p99 %+.2f ms (target p99 overhead <= 10 ms); %s\n",
+			ms(pacedStreamMemory.firstP(50)), ms(pacedStreamMemory.firstP(99)), pacedTTFT50, pacedTTFT99, pacedStreamMemory.gateway())
 		fmt.Printf("  gateway: turns published %.0f (duplicate %.0f, already stored %.0f, dropped %.0f, lost %.0f); %d MB resident after the load (peak %d MB)\n",
 			published, metrics.value("recall_gateway_turns_total", "outcome", "duplicate"), metrics.value("recall_gateway_turns_total", "outcome", "already_stored"),
 			metrics.value("recall_gateway_turns_total", "outcome", "dropped"), metrics.value("recall_gateway_turns_total", "outcome", "lost"), mem.now>>20, mem.peak>>20)
@@ -180,6 +186,7 @@ func BenchmarkGateway(b *testing.B) {
 		b.ReportMetric(passP99, "passthrough_overhead_p99_ms")
 		b.ReportMetric(ttftP99, "first_token_overhead_p99_ms")
 		b.ReportMetric(pacedP99, "paced_overhead_p99_ms")
+		b.ReportMetric(pacedTTFT99, "paced_first_token_overhead_p99_ms")
 		b.ReportMetric(withMemory.rate, "gateway_req/s")
 		b.ReportMetric(float64(withMemory.gatewayCPU.Microseconds()), "gateway_cpu_us/req")
 		b.ReportMetric(float64(mem.now)/(1<<20), "gateway_MB")

@@ -31,7 +31,9 @@ func run(ctx context.Context, log *slog.Logger) error {
 		return err
 	}
 	service.LogConfig(log, cfg)
-	cfg.API.ApplyGC()
+	// Its own GC target (GATEWAY_GC_PERCENT), not the API's: at the API's
+	// 1000 its heap grew to the memory headroom under load.
+	cfg.Gateway.ApplyGC()
 
 	keys, err := access.ParseKeys(cfg.API.Keys)
 	if err != nil {

@@ -3,6 +3,8 @@ package gateway
 import (
 	"fmt"
 	"net/url"
+	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -53,12 +55,24 @@ type Config struct {
 	// ids), not held without bound. The next request of the same
 	// conversation resends its history, so they are published then.
 	PublishQueue int `env:"GATEWAY_PUBLISH_QUEUE" envDefault:"10000"`
-	// PublishConcurrency is how many exchanges are published at once.
-	PublishConcurrency int `env:"GATEWAY_PUBLISH_CONCURRENCY" envDefault:"4"`
+	// PublishConcurrency is how many exchanges are published at once. A
+	// publish mostly waits (a lookup in the store, JetStream's ack), so
+	// more than the cores: at 4 a saturated gateway (make bench) filled
+	// its queue and dropped turns.
+	PublishConcurrency int `env:"GATEWAY_PUBLISH_CONCURRENCY" envDefault:"16"`
 	// PublishRetryFor is how long an exchange's turns are retried while
 	// JetStream or PostgreSQL is away, before they are counted as lost
 	// and logged with their ids.
 	PublishRetryFor time.Duration `env:"GATEWAY_PUBLISH_RETRY_FOR" envDefault:"10m"`
+	// GCPercent is the Go GC target the gateway binary runs with (GOGC,
+	// when set, wins; 0: the runtime's default, 100). A request allocates
+	// its body, its memory's search and the prompt, and holds little after
+	// it: a higher target trades resident memory for CPU. Measured with
+	// make bench (docs/benchmarks.md, History), CPU a request and resident
+	// memory under load: at the API's 1000, 680–864 µs and 274 MB; at 400,
+	// 800 µs and 162 MB; at 100, 1141 µs and 74 MB. `recall run` does not
+	// apply it (MEMORY_HEADROOM there).
+	GCPercent int `env:"GATEWAY_GC_PERCENT" envDefault:"400"`
 	// ReadTimeout bounds reading a request; WriteTimeout writing an answer,
 	// a whole stream included, so it is at least UpstreamTimeout.
 	ReadTimeout  time.Duration `env:"GATEWAY_READ_TIMEOUT" envDefault:"60s"`
@@ -66,8 +80,24 @@ type Config struct {
 }
 
 // withDefaults fills what is unset (zero) with the documented defaults.
-// ContextBudget keeps its 0: the context's own budget.
-func (c Config) withDefaults() Config { return service.ZeroDefaults(c) }
+// ContextBudget keeps its 0: the context's own budget; GCPercent too (the
+// runtime's default).
+func (c Config) withDefaults() Config {
+	gc := c.GCPercent
+	c = service.ZeroDefaults(c)
+	c.GCPercent = gc
+	return c
+}
+
+// ApplyGC sets the process's GC target to GCPercent, unless GOGC is set
+// or it is 0; it reports whether it did.
+func (c Config) ApplyGC() bool {
+	if os.Getenv("GOGC") != "" || c.GCPercent <= 0 {
+		return false
+	}
+	debug.SetGCPercent(c.GCPercent)
+	return true
+}
 
 // check reports a setting the gateway cannot work with, naming it.
 func (c Config) check() error {
