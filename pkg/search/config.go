@@ -85,11 +85,11 @@ type Config struct {
 	// BM25 as it is): a chat message says much besides what it asks about,
 	// and its rare words are what tells the turns it needs. 2 weighs a
 	// query term as the classic tf-idf vector space does (its IDF on both
-	// sides). Chosen with make eval-longmem and make eval-context
-	// (docs/benchmarks.md, History): LongMemEval evidence 0.919 -> 0.928,
-	// its preference questions 0.794 -> 0.912, multi-session 0.832 ->
-	// 0.839, answer tokens 0.752 -> 0.746; LoCoMo 0.825 / 0.791 -> 0.824 /
-	// 0.788.
+	// sides); a number's is left as it is. Chosen with make eval-longmem
+	// and make eval-context (docs/benchmarks.md, History): LongMemEval
+	// evidence 0.918 -> 0.932, its preference questions 0.794 -> 0.912,
+	// multi-session 0.836 -> 0.856, answer tokens 0.749 -> 0.744; LoCoMo
+	// 0.825 / 0.791 -> 0.826 / 0.789.
 	ContextRecallIDFPower float64 `env:"CONTEXT_RECALL_IDF_POWER" envDefault:"2"`
 	// SearchEmbedTimeout bounds embedding a query: past it the search goes
 	// on by terms only, and the context says so.

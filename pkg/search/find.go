@@ -76,7 +76,9 @@ type Params struct {
 	// space: a message that says much besides what it asks about ("I've
 	// been thinking about making a cocktail for an upcoming get-together,
 	// any suggestions?") is matched by its rare words rather than by turns
-	// holding several of its common ones.
+	// holding several of its common ones. A number's IDF is not raised: a
+	// match of "9" or "2022" is as often a coincidence as what the message
+	// means.
 	IDFPower float64
 	// VectorWeight weighs the vector list against the lexical one in the
 	// fusion: 0 means 1 (equal), negative means the vector list does not

@@ -134,7 +134,7 @@ func (rk *ranker) rank(rows []store.SearchRow, p Params, nTerms int) []rankedHit
 		wanted[i] = p.keeps(&rows[i])
 	}
 	rk.wanted = wanted
-	lex := rk.bm25Scores(rows, nTerms, p.IDFPower)
+	lex := rk.bm25Scores(rows, nTerms, p.IDFPower, p.Terms)
 	var prevTurn, nextTurn []int
 	if p.DialogueWeight > 0 || p.Neighbors {
 		prevTurn, nextTurn = rk.turnOrder(rows)
@@ -283,9 +283,10 @@ func termIndex(terms []string) map[string]int {
 // row that holds none), with the collection statistics of all the rows; and
 // keeps, for each row holding a query term, each term's part of its score
 // (rk.parts at rk.partOf[row]). nTerms is the number of distinct query
-// terms (the length of a row's tf); each term's IDF is raised to power
-// (Params.IDFPower; 0 or 1: as it is).
-func (rk *ranker) bm25Scores(rows []store.SearchRow, nTerms int, power float64) []float64 {
+// terms (the length of a row's tf), terms the query's distinct terms in
+// the same order; each term's IDF is raised to power (Params.IDFPower; 0
+// or 1: as it is), a number's excepted (numeric).
+func (rk *ranker) bm25Scores(rows []store.SearchRow, nTerms int, power float64, terms []string) []float64 {
 	scores := grow(rk.lex, len(rows))
 	clear(scores)
 	rk.lex, rk.nTerms = scores, nTerms
@@ -321,7 +322,7 @@ func (rk *ranker) bm25Scores(rows []store.SearchRow, nTerms int, power float64) 
 	rk.idf = idf
 	for j := range idf {
 		idf[j] = math.Log(1 + (n-df[j]+0.5)/(df[j]+0.5))
-		if power > 0 && power != 1 {
+		if power > 0 && power != 1 && !(j < len(terms) && numeric(terms[j])) {
 			idf[j] = math.Pow(idf[j], power)
 		}
 	}
@@ -456,4 +457,18 @@ func (rk *ranker) withDialogue(lex []float64, prevTurn, nextTurn []int, weight f
 		}
 	}
 	return out
+}
+
+// numeric reports whether a query term is a number ("9", "2022"): rare in a
+// history, so its IDF is high already, but a match is as often a
+// coincidence (another day's "9", another year) as what the message means,
+// and a date in a question is more often the turn's date than its words;
+// its IDF is not raised (Params.IDFPower).
+func numeric(t string) bool {
+	for _, r := range t {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return t != ""
 }
