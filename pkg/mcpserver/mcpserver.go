@@ -355,6 +355,7 @@ type searchArgs struct {
 	SessionID string `json:"session_id,omitempty" jsonschema:"Only this conversation."`
 	Since     string `json:"since,omitempty" jsonschema:"Only from this time on: an RFC 3339 time or a date (2026-01-31)."`
 	Until     string `json:"until,omitempty" jsonschema:"Only before this time: an RFC 3339 time or a date."`
+	At        string `json:"at,omitempty" jsonschema:"Search the history as it stood at this moment (RFC 3339 with its offset, such as 2023-05-30T23:42:00Z): nothing from then on is found, and recency counts from then. Leave it out for now."`
 }
 
 var toolSearch = &mcp.Tool{
@@ -375,7 +376,7 @@ func (t *tools) search(ctx context.Context, _ *mcp.CallToolRequest, a searchArgs
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := t.c.Search(ctx, user, contract.SearchParams{Q: a.Query, K: a.K, SessionID: a.SessionID, Since: a.Since, Until: a.Until})
+	res, err := t.c.Search(ctx, user, contract.SearchParams{Q: a.Query, K: a.K, SessionID: a.SessionID, Since: a.Since, Until: a.Until, At: a.At})
 	if err != nil {
 		return nil, nil, apiError(err, map[string]string{"q": "query"})
 	}

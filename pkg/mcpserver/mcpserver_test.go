@@ -275,6 +275,9 @@ func (a agent) exercise() {
 	a.eventually("search_memory", a.args(map[string]any{"query": "science fiction"}), func(text string, _ []byte) bool {
 		return strings.Contains(text, "Here are three")
 	})
+	// As of a moment before the session began, the search finds none of it.
+	out = a.ok("search_memory", a.args(map[string]any{"query": "science fiction", "at": "2020-01-01T00:00:00Z"}), nil)
+	require.NotContains(t, out, "Here are three")
 	a.eventually("unseen_items", a.args(map[string]any{"refs": []string{"/book/19F0", "/book/NEW"}}), func(_ string, b []byte) bool {
 		var u client.Unseen
 		return json.Unmarshal(b, &u) == nil && slices.Equal(u.Unseen, []string{"/book/NEW"})
@@ -327,6 +330,7 @@ func (a agent) exercise() {
 		{"select_item", "session_id: ", a.args(map[string]any{"session_id": "nobody's", "n": 1})},
 		{"search_memory", "query: ", a.args(map[string]any{})},
 		{"search_memory", "k: ", a.args(map[string]any{"query": "x", "k": 500})},
+		{"search_memory", "at: ", a.args(map[string]any{"query": "x", "at": "yesterday"})},
 		{"get_context", "lang: ", a.args(map[string]any{"session_id": a.session, "lang": "fr"})},
 		{"get_context", "budget: ", a.args(map[string]any{"session_id": a.session, "budget": -1})},
 		{"get_context", "at: want an RFC 3339 time", a.args(map[string]any{"session_id": a.session, "at": "yesterday"})},
