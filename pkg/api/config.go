@@ -1,8 +1,6 @@
 package api
 
 import (
-	"os"
-	"runtime/debug"
 	"time"
 
 	"github.com/recallhq/recall/pkg/decay"
@@ -84,10 +82,4 @@ func (c Config) withDefaults() Config {
 // ApplyGC sets the process's GC target from GCPercent, unless GOGC is set in the
 // environment (an operator's explicit choice wins) or GCPercent is 0. It reports
 // whether it changed anything.
-func (c Config) ApplyGC() bool {
-	if os.Getenv("GOGC") != "" || c.GCPercent <= 0 {
-		return false
-	}
-	debug.SetGCPercent(c.GCPercent)
-	return true
-}
+func (c Config) ApplyGC() bool { return service.SetGCPercent(c.GCPercent) }

@@ -3,8 +3,6 @@ package gateway
 import (
 	"fmt"
 	"net/url"
-	"os"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -91,13 +89,7 @@ func (c Config) withDefaults() Config {
 
 // ApplyGC sets the process's GC target to GCPercent, unless GOGC is set
 // or it is 0; it reports whether it did.
-func (c Config) ApplyGC() bool {
-	if os.Getenv("GOGC") != "" || c.GCPercent <= 0 {
-		return false
-	}
-	debug.SetGCPercent(c.GCPercent)
-	return true
-}
+func (c Config) ApplyGC() bool { return service.SetGCPercent(c.GCPercent) }
 
 // check reports a setting the gateway cannot work with, naming it.
 func (c Config) check() error {

@@ -113,6 +113,17 @@ func Defaults[T any]() T {
 	return cfg
 }
 
+// SetGCPercent sets the process's GC target to percent, unless GOGC is set
+// in the environment (an operator's explicit choice wins) or percent is 0
+// or less. It reports whether it changed anything.
+func SetGCPercent(percent int) bool {
+	if os.Getenv("GOGC") != "" || percent <= 0 {
+		return false
+	}
+	debug.SetGCPercent(percent)
+	return true
+}
+
 // ZeroDefaults is cfg with each of its own fields that is unset (its zero
 // value) set to that field's default (Defaults): a config built in code then
 // behaves like one read from an empty environment. Nested structs are left
