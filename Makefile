@@ -5,7 +5,7 @@ GO ?= go
 DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/recall?sslmode=disable
 export DATABASE_URL
 
-.PHONY: all build run migrate test test-deps fuzz-short check-data bench deps docs generate eval-extract eval-summary eval-context eval-longmem chaos chaos-short clean
+.PHONY: all build run migrate test test-deps fuzz-short check-data bench bench-large deps docs generate eval-extract eval-summary eval-context eval-longmem chaos chaos-short clean
 
 all: build
 
@@ -61,9 +61,17 @@ check-data: deps
 	$(GO) run ./tools/checkdata -data ../shared/data -wait-timeout 30m
 
 ## bench: throughput and latency, each next to its raw ceiling measured in the same run
+## (all but BenchmarkLarge)
 bench: test-deps
 	@command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk; }
-	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./bench/
+	$(GO) test -run '^$$' -bench . -skip '^BenchmarkLarge$$' -benchtime 1x -timeout 30m ./bench/
+
+## bench-large: the cost of growth: one database grown from 1M to 10M messages (10k, then
+## 100k users of 100 turns), the context with a query, ingest and indexing end to end and
+## the sizes at each, as ratios (about 45 minutes and 25 GB of disk; docs/benchmarks.md)
+bench-large: test-deps
+	@command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk; }
+	$(GO) test -run '^$$' -bench '^BenchmarkLarge$$' -benchtime 1x -timeout 3h ./bench/
 
 ## docs: the configuration reference in docs/configuration.md, from the config
 ## structs and their doc comments (go test ./internal/configdoc fails until it is run)

@@ -174,6 +174,30 @@ func NewDB(t testing.TB) *DB {
 	return &DB{URL: url, Name: name, Store: st}
 }
 
+// KeptDB opens the database name, creating it from the migrated template
+// when there is none (created is then true), and leaves it in place when
+// the test ends, for a benchmark whose data takes long to load to reuse on
+// its next run. A database kept by an older checkout is migrated first.
+func KeptDB(t testing.TB, name string) (db *DB, created bool) {
+	t.Helper()
+	ctx := context.Background()
+	tmpl, err := template(ctx)
+	require.NoError(t, err)
+	require.NoError(t, withAdmin(ctx, func(conn *pgx.Conn) error {
+		if err := conn.QueryRow(ctx, `SELECT NOT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&created); err != nil || !created {
+			return err
+		}
+		_, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()+" TEMPLATE "+tmpl)
+		return err
+	}))
+	url := dbURL(name)
+	require.NoError(t, migrateURL(ctx, url))
+	st, err := store.Open(ctx, store.Config{URL: url, MaxConns: 8})
+	require.NoError(t, err)
+	t.Cleanup(st.Close)
+	return &DB{URL: url, Name: name, Store: st}, created
+}
+
 // NATS is an in-process JetStream server for one test, with Recall's streams.
 type NATS struct {
 	URL  string
