@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -253,6 +254,28 @@ func (c *Cluster) Stop() {
 // the process that made it, by which ReapStale tells a directory in use
 // from one left behind.
 const OwnerFile = "owner.pid"
+
+// FreePorts asks the kernel for n distinct free ports on 127.0.0.1. They
+// are released before the servers bind them; another process taking one in
+// between makes a start fail, which is reported.
+func FreePorts(n int) ([]int, error) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	out := make([]int, 0, n)
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("free port: %w", err)
+		}
+		ls = append(ls, l)
+		out = append(out, l.Addr().(*net.TCPAddr).Port)
+	}
+	return out, nil
+}
 
 // Claim writes this process's pid into dir's OwnerFile.
 func Claim(dir string) error {

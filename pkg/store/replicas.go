@@ -42,8 +42,9 @@ type ReadConfig struct {
 	// MaxLagBytes bounds the same in WAL bytes not yet replayed; 0: no
 	// bound in bytes, MaxLag alone.
 	MaxLagBytes int64 `env:"DATABASE_READ_MAX_LAG_BYTES" envDefault:"0"`
-	// CheckInterval is how often each replica's lag is measured (and how
-	// long a check may take); the time measure is as fine as it.
+	// CheckInterval is how often each replica's lag is measured; the time
+	// measure is as fine as it. A check may take as long, or a second when
+	// that is longer; one that takes longer fails.
 	CheckInterval time.Duration `env:"DATABASE_READ_CHECK_INTERVAL" envDefault:"1s"`
 	// MaxConns bounds each replica's pool; 0: as DATABASE_MAX_CONNS's
 	// default, max(4, CPUs).
@@ -260,7 +261,7 @@ func (rt *readRouter) run(ctx context.Context) {
 // primary had at this check. Both are measured at the checks, so the time
 // lag can be short by up to one CheckInterval.
 func (rt *readRouter) check(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(ctx, rt.cfg.CheckInterval)
+	ctx, cancel := context.WithTimeout(ctx, max(rt.cfg.CheckInterval, time.Second))
 	defer cancel()
 	var primaryLSN int64
 	err := rt.primary.pool.QueryRow(ctx, `SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint`).Scan(&primaryLSN)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -115,7 +114,7 @@ func Run(ctx context.Context, o Options, log *slog.Logger) (*Report, error) {
 func (r *run) do(ctx context.Context, natsBin, pgBin string) error {
 	o := r.o
 	setup := time.Now()
-	ports, err := freePorts(2 + 1 + len(processNames))
+	ports, err := pgcluster.FreePorts(2 + 1 + len(processNames))
 	if err != nil {
 		return err
 	}
@@ -840,28 +839,6 @@ func reapStale(log *slog.Logger) {
 		log.Warn("cleaned up after an earlier run whose harness died", "dir", dir)
 		_ = os.RemoveAll(filepath.Join(dir, "bin"))
 	}
-}
-
-// freePorts asks the kernel for n distinct free ports on 127.0.0.1. They
-// are released before the servers bind them; another process taking one in
-// between makes a start fail, which is reported.
-func freePorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	out := make([]int, 0, n)
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("free port: %w", err)
-		}
-		ls = append(ls, l)
-		out = append(out, l.Addr().(*net.TCPAddr).Port)
-	}
-	return out, nil
 }
 
 // repoRoot is the directory holding the module's go.mod, found upwards
