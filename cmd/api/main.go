@@ -31,6 +31,9 @@ func run(ctx context.Context, log *slog.Logger) error {
 		return err
 	}
 	defer closeDeps()
+	if err := d.Store.OpenReplicas(ctx, cfg.API.Read, d.Registry, log); err != nil {
+		return err
+	}
 
 	srv, err := api.New(api.Options{Config: cfg.API, Limits: cfg.Limits.Limits(), Store: d.Store, JS: d.JS, Log: log, Registry: d.Registry, Ready: d.Checks})
 	if err != nil {

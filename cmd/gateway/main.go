@@ -44,6 +44,9 @@ func run(ctx context.Context, log *slog.Logger) error {
 		return err
 	}
 	defer closeDeps()
+	if err := d.Store.OpenReplicas(ctx, cfg.API.Read, d.Registry, log); err != nil {
+		return err
+	}
 
 	mem, err := api.NewMemory(api.MemoryOptions{Config: cfg.API, Limits: cfg.Limits.Limits(), Store: d.Store, JS: d.JS, Log: log})
 	if err != nil {

@@ -79,6 +79,11 @@ func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 		return err
 	}
 	defer closeDeps()
+	// The replicas serve the API's and the gateway's reads only; the
+	// workers' store calls all go to the primary.
+	if err := d.Store.OpenReplicas(ctx, cfg.API.Read, d.Registry, log); err != nil {
+		return err
+	}
 
 	tasks, err := worker.Tasks(ctx, worker.NewDeps(d, cfg.Config, log), d.RunnerMetrics, cfgs)
 	if err != nil {

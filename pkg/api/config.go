@@ -7,6 +7,7 @@ import (
 	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/memory"
 	"github.com/recallhq/recall/pkg/service"
+	"github.com/recallhq/recall/pkg/store"
 )
 
 // Config is the API's part of the config.
@@ -55,6 +56,10 @@ type Config struct {
 	// Embed is the embedder queries are embedded with (EMBED_*): the
 	// indexer's, since their vectors are compared.
 	Embed embed.Config
+	// Read is where the API's reads may go besides DATABASE_URL: read
+	// replicas (DATABASE_READ_*), opened by the binary that serves the API
+	// (store.Store.OpenReplicas).
+	Read store.ReadConfig
 	memory.Config
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/recallhq/recall/pkg/attribute"
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/store"
 )
 
 // MaxAttributeEdits bounds the edits of one request.
@@ -35,7 +36,11 @@ func (s *Service) Attributes(ctx context.Context, tenant, userID string, qv url.
 	if err := invalid("invalid parameter", fe); err != nil {
 		return nil, err
 	}
-	as, err := s.store.Tenant(tenant).Assertions(ctx, userID)
+	var as []attribute.Assertion
+	err := s.read(ctx, tenant, func(t *store.Tenant) (err error) {
+		as, err = t.Assertions(ctx, userID)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -86,7 +86,6 @@ func (s *Service) ContextWith(ctx context.Context, tenant string, qv url.Values,
 		return nil, err
 	}
 
-	t := s.store.Tenant(tenant)
 	// The time every time rule counts from.
 	now := at
 	if at.IsZero() {
@@ -111,9 +110,15 @@ func (s *Service) ContextWith(ctx context.Context, tenant string, qv url.Values,
 	// Facts are read newest-mention first; several times the number shown is
 	// enough to rank by current weight, which only falls with age. The
 	// search's rows are read in the same batch and ranked after it.
-	var data store.ContextData
-	hits, err := search.InBatch(sp, func(scan *store.SearchScan) (err error) {
-		data, err = t.Context(ctx, sessionID, userID, lim.Messages, maxFacts*4, maxSummaries, true, at, scan)
+	var (
+		data store.ContextData
+		hits []search.Hit
+	)
+	err := s.read(ctx, tenant, func(t *store.Tenant) (err error) {
+		hits, err = search.InBatch(sp, func(scan *store.SearchScan) (err error) {
+			data, err = t.Context(ctx, sessionID, userID, lim.Messages, maxFacts*4, maxSummaries, true, at, scan)
+			return err
+		})
 		return err
 	})
 	sr.Hits = hits

@@ -25,6 +25,9 @@ func (s *Service) Selection(ctx context.Context, tenant, sessionID string, n int
 	if n < 1 {
 		return nil, contract.Invalid("invalid position", contract.FieldError{Field: "n", Message: "want a whole number from 1: the position in the list as shown to the user"})
 	}
+	// The primary, not a replica: the list a user answers "3" to was
+	// presented a moment ago, and an older list from a lagging replica would
+	// resolve the number to another item.
 	li, err := s.store.Tenant(tenant).ListItem(ctx, sessionID, n)
 	switch {
 	case errors.Is(err, store.ErrNoList):
@@ -110,7 +113,11 @@ func (s *Service) Seen(ctx context.Context, tenant, userID string, qv url.Values
 	if err := invalid("invalid parameter", fe); err != nil {
 		return nil, err
 	}
-	items, err := s.store.Tenant(tenant).SeenItems(ctx, userID, limit)
+	var items []store.SeenItem
+	err := s.read(ctx, tenant, func(t *store.Tenant) (err error) {
+		items, err = t.SeenItems(ctx, userID, limit)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

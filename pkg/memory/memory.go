@@ -14,6 +14,7 @@
 package memory
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -235,6 +236,18 @@ func (s *Service) IDError(name, id string) error {
 		return nil
 	}
 	return contract.Invalid("invalid "+strings.ReplaceAll(name, "_", " "), fe...)
+}
+
+// read runs fn on one tenant's view of the store the API's reads go to: a
+// usable read replica, else the primary (store.Store.Read), so fn may run
+// twice and must set its results. Only reads that may be a moment behind
+// the writes (at most DATABASE_READ_MAX_LAG) go through it: a turn posted
+// reaches the database through the stream and the ingest worker anyway, so
+// no read of what a turn stored was ever sure to see it at once. Writes,
+// and reads that decide a write or wait for one (turn dedupe, unseen items,
+// summarize, forget, a session's delete), use s.store, the primary.
+func (s *Service) read(ctx context.Context, tenant string, fn func(t *store.Tenant) error) error {
+	return s.store.Read(ctx, func(r *store.Store) error { return fn(r.Tenant(tenant)) })
 }
 
 // invalid is the answer to parameters with field errors, nil without.

@@ -33,14 +33,23 @@ func (s *Service) Profile(ctx context.Context, tenant, userID string, qv url.Val
 	if err := invalid("invalid parameter", fe); err != nil {
 		return nil, err
 	}
-	t := s.store.Tenant(tenant)
-	facts, err := t.Facts(ctx, userID, []string{record.FactActive}, min(max(4*limit, 200), 2000))
+	var (
+		facts []record.Fact
+		prof  store.Profile
+		found bool
+	)
+	err := s.read(ctx, tenant, func(t *store.Tenant) (err error) {
+		if facts, err = t.Facts(ctx, userID, []string{record.FactActive}, min(max(4*limit, 200), 2000)); err != nil {
+			return err
+		}
+		prof, err = t.Profile(ctx, userID)
+		found = err == nil
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		return err
+	})
 	if err != nil {
-		return nil, err
-	}
-	prof, err := t.Profile(ctx, userID)
-	found := err == nil
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, err
 	}
 	if !found && len(facts) == 0 {
@@ -98,8 +107,17 @@ func (s *Service) Recommendations(ctx context.Context, tenant, userID string, qv
 	if err := invalid("invalid parameter", fe); err != nil {
 		return nil, err
 	}
-	t := s.store.Tenant(tenant)
-	prof, err := t.Profile(ctx, userID)
+	var (
+		prof  store.Profile
+		items []store.Recommendation
+	)
+	err := s.read(ctx, tenant, func(t *store.Tenant) (err error) {
+		if prof, err = t.Profile(ctx, userID); err != nil || prof.Vector == nil {
+			return err
+		}
+		items, err = t.Recommend(ctx, userID, prof.Vector, prof.Model, k)
+		return err
+	})
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return nil, contract.Errorf(contract.CodeNoProfile, "this user has no interest vector yet (no shelf items or interest facts processed); POST .../profile/refresh or add shelf entries")
@@ -107,10 +125,6 @@ func (s *Service) Recommendations(ctx context.Context, tenant, userID string, qv
 		return nil, err
 	case prof.Vector == nil:
 		return nil, contract.Errorf(contract.CodeNoProfile, "this user's interest vector has no direction yet (nothing liked so far)")
-	}
-	items, err := t.Recommend(ctx, userID, prof.Vector, prof.Model, k)
-	if err != nil {
-		return nil, err
 	}
 	return &contract.Recommendations{UserID: userID, K: k, Model: prof.Model, Items: nonNil(mapSlice(items, func(r store.Recommendation) contract.Recommendation {
 		return contract.Recommendation{Ref: r.Ref, Type: r.Type, Title: r.Title, Attrs: r.Attrs, Distance: r.Distance, Score: r.Score}

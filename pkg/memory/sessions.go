@@ -14,6 +14,7 @@ import (
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/record"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -28,7 +29,15 @@ func (s *Service) Session(ctx context.Context, tenant, sessionID string, qv url.
 	if err := invalid("invalid parameter", fe); err != nil {
 		return nil, err
 	}
-	sess, msgs, sum, err := s.store.Tenant(tenant).SessionWithSummary(ctx, sessionID, n)
+	var (
+		sess store.Session
+		msgs []record.Message
+		sum  *record.Summary
+	)
+	err := s.read(ctx, tenant, func(t *store.Tenant) (err error) {
+		sess, msgs, sum, err = t.SessionWithSummary(ctx, sessionID, n)
+		return err
+	})
 	if err != nil {
 		return nil, readError(err)
 	}
@@ -51,20 +60,27 @@ func (s *Service) Messages(ctx context.Context, tenant, sessionID string, qv url
 	if err := invalid("invalid parameter", fe); err != nil {
 		return nil, err
 	}
-	t := s.store.Tenant(tenant)
-	msgs, next, err := t.Messages(ctx, sessionID, store.Cursor(after), limit)
-	if err != nil {
-		return nil, err
-	}
-	if len(msgs) == 0 && after.EventID == "" {
-		if _, err := t.Session(ctx, sessionID); err != nil {
-			return nil, readError(err)
+	var (
+		msgs []record.Message
+		next *store.Cursor
+		sum  *contract.Summary
+	)
+	err := s.read(ctx, tenant, func(t *store.Tenant) (err error) {
+		if msgs, next, err = t.Messages(ctx, sessionID, store.Cursor(after), limit); err != nil {
+			return err
 		}
+		if len(msgs) == 0 && after.EventID == "" {
+			if _, err := t.Session(ctx, sessionID); err != nil {
+				return err
+			}
+		}
+		sum, err = currentSummary(ctx, t, sessionID)
+		return err
+	})
+	if err != nil {
+		return nil, readError(err)
 	}
-	out := &contract.MessagePage{Messages: nonNil(toMessages(msgs))}
-	if out.Summary, err = currentSummary(ctx, t, sessionID); err != nil {
-		return nil, err
-	}
+	out := &contract.MessagePage{Messages: nonNil(toMessages(msgs)), Summary: sum}
 	if next != nil {
 		out.NextCursor = encodeCursor(messageCursor(*next))
 	}
@@ -127,15 +143,16 @@ func (s *Service) Summaries(ctx context.Context, tenant, sessionID string, qv ur
 	if err := invalid("invalid parameter", fe); err != nil {
 		return nil, err
 	}
-	t := s.store.Tenant(tenant)
-	sums, err := t.SummaryVersions(ctx, sessionID, limit)
-	if err != nil {
-		return nil, err
-	}
-	if len(sums) == 0 {
-		if _, err := t.Session(ctx, sessionID); err != nil {
-			return nil, readError(err)
+	var sums []record.Summary
+	err := s.read(ctx, tenant, func(t *store.Tenant) (err error) {
+		if sums, err = t.SummaryVersions(ctx, sessionID, limit); err != nil || len(sums) > 0 {
+			return err
 		}
+		_, err = t.Session(ctx, sessionID)
+		return err
+	})
+	if err != nil {
+		return nil, readError(err)
 	}
 	return &contract.SummaryVersions{SessionID: sessionID, Summaries: nonNil(mapSlice(sums, toSummary))}, nil
 }
@@ -150,6 +167,7 @@ func (s *Service) DeleteSession(ctx context.Context, tenant, sessionID string) e
 	if err := s.IDError("session_id", sessionID); err != nil {
 		return err
 	}
+	// The primary throughout: what is deleted is what the primary holds.
 	t := s.store.Tenant(tenant)
 	sess, err := t.Session(ctx, sessionID)
 	if err != nil {
@@ -192,6 +210,8 @@ func (s *Service) Summarize(ctx context.Context, tenant, sessionID string, qv ur
 		}
 		wait = d
 	}
+	// The primary: the state decides what to ask for, and the wait is for
+	// the summarizer's write to land; a replica would see it later.
 	t := s.store.Tenant(tenant)
 	rctx, cancel := context.WithTimeout(ctx, readTimeout)
 	defer cancel()

@@ -77,5 +77,7 @@ func (s *Service) AddTurns(ctx context.Context, tenant string, raws []json.RawMe
 // front door that sees a conversation again (the chat gateway: clients
 // resend the whole history with every request) publishes only what is new.
 func (s *Service) StoredTurns(ctx context.Context, tenant string, ids []string) (map[string]bool, error) {
+	// The primary: a turn stored a moment ago that a lagging replica has
+	// not seen yet would be published again.
 	return s.store.Tenant(tenant).StoredIDs(ctx, ids)
 }

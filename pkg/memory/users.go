@@ -41,7 +41,14 @@ func (s *Service) Users(ctx context.Context, tenant string, qv url.Values) (*con
 	if err := invalid("invalid parameter", fe); err != nil {
 		return nil, err
 	}
-	users, next, err := s.store.Tenant(tenant).Users(ctx, prefix, store.ActivityCursor(after), limit)
+	var (
+		users []store.UserActivity
+		next  *store.ActivityCursor
+	)
+	err := s.read(ctx, tenant, func(t *store.Tenant) (err error) {
+		users, next, err = t.Users(ctx, prefix, store.ActivityCursor(after), limit)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +68,11 @@ func (s *Service) User(ctx context.Context, tenant, userID string) (*contract.Us
 	if err := s.IDError("user_id", userID); err != nil {
 		return nil, err
 	}
-	rep, err := forget.Count(ctx, s.store, s.js, tenant, userID)
+	var rep forget.Report
+	err := s.store.Read(ctx, func(r *store.Store) (err error) {
+		rep, err = forget.Count(ctx, r, s.js, tenant, userID)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +136,14 @@ func (s *Service) UserFacts(ctx context.Context, tenant, userID string, qv url.V
 	if err := invalid("invalid parameter", fe); err != nil {
 		return nil, err
 	}
-	facts, next, err := s.store.Tenant(tenant).FactPage(ctx, userID, statuses, store.FactCursor(after), limit, mentions)
+	var (
+		facts []store.FactHistory
+		next  *store.FactCursor
+	)
+	err := s.read(ctx, tenant, func(t *store.Tenant) (err error) {
+		facts, next, err = t.FactPage(ctx, userID, statuses, store.FactCursor(after), limit, mentions)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +180,14 @@ func (s *Service) UserSessions(ctx context.Context, tenant, userID string, qv ur
 	if err := invalid("invalid parameter", fe); err != nil {
 		return nil, err
 	}
-	sessions, next, err := s.store.Tenant(tenant).UserSessions(ctx, userID, store.ActivityCursor(after), limit)
+	var (
+		sessions []store.UserSession
+		next     *store.ActivityCursor
+	)
+	err := s.read(ctx, tenant, func(t *store.Tenant) (err error) {
+		sessions, next, err = t.UserSessions(ctx, userID, store.ActivityCursor(after), limit)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +206,11 @@ func (s *Service) Shelf(ctx context.Context, tenant, userID string) (*contract.S
 	if err := s.IDError("user_id", userID); err != nil {
 		return nil, err
 	}
-	shelf, err := s.store.Tenant(tenant).Shelf(ctx, userID)
+	var shelf []store.ShelfVector
+	err := s.read(ctx, tenant, func(t *store.Tenant) (err error) {
+		shelf, err = t.Shelf(ctx, userID)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -165,7 +165,13 @@ func (s *Searcher) Search(ctx context.Context, q Query) (Result, error) {
 	if !ok {
 		return res, nil
 	}
-	hits, err := Find(ctx, s.store.Tenant(q.TenantID), p)
+	// A search reads what was indexed, which a read replica may serve
+	// (store.Store.Read).
+	var hits []Hit
+	err := s.store.Read(ctx, func(r *store.Store) (err error) {
+		hits, err = Find(ctx, r.Tenant(q.TenantID), p)
+		return err
+	})
 	if err != nil {
 		return res, err
 	}

@@ -265,13 +265,25 @@ func Fields(t reflect.Type) []Field {
 }
 
 // MaskURL is a URL with its password, if any, replaced by ***: what a tool
-// may print of a DATABASE_URL it works on.
+// may print of a DATABASE_URL it works on. A comma-separated list of URLs
+// (DATABASE_READ_URL) has each one's masked. The user info ends at the
+// URL's last @, so a password holding an @ of its own is masked whole.
 func MaskURL(s string) string {
-	scheme, rest, _ := strings.Cut(s, "://")
-	userinfo, host, ok := strings.Cut(rest, "@")
-	if !ok {
+	parts := strings.Split(s, ",")
+	for i, p := range parts {
+		parts[i] = maskOne(p)
+	}
+	return strings.Join(parts, ",")
+}
+
+// maskOne is MaskURL of one URL.
+func maskOne(s string) string {
+	scheme, rest, ok := strings.Cut(s, "://")
+	at := strings.LastIndex(rest, "@")
+	if !ok || at < 0 {
 		return s
 	}
+	userinfo, host := rest[:at], rest[at+1:]
 	if user, _, hasPass := strings.Cut(userinfo, ":"); hasPass {
 		return scheme + "://" + user + ":***@" + host
 	}

@@ -39,6 +39,11 @@ func TestLoadConfigAndMask(t *testing.T) {
 	require.Equal(t, "postgres://u:***@h/db", m["DATABASE_URL"])
 	require.Equal(t, "***", m["API_KEYS"])
 	require.Equal(t, "y", m["PLAIN"])
+
+	// A list of URLs (DATABASE_READ_URL) has every password masked, and a
+	// password with an @ in it is masked whole.
+	require.Equal(t, "postgres://a:***@r1:5432/db,postgres://b@r2/db,postgres://c:***@r3/db?sslmode=disable",
+		service.MaskURL("postgres://a:pw1@r1:5432/db,postgres://b@r2/db,postgres://c:p@ss@r3/db?sslmode=disable"))
 	require.Contains(t, service.EnvVars[cfg](), "SHUTDOWN_TIMEOUT")
 	require.Contains(t, service.EnvVars[cfg](), "DATABASE_URL")
 

@@ -1,5 +1,7 @@
 package store
 
+import "time"
+
 // Query and WithDims expose the query text to the external tests, which check
 // the plans PostgreSQL makes for it; the Q names are the queries they check.
 var (
@@ -25,3 +27,16 @@ var MigrationsIn = migrationsIn
 
 // TSVectorFrequencies is tsvectorFrequencies, for the tests of the search.
 var TSVectorFrequencies = tsvectorFrequencies
+
+// LagSince is lsnHistory's time lag over the samples given (at, lsn
+// pairs), for its table test.
+func LagSince(samples [][2]int64, keep time.Duration, replay int64, now time.Time) time.Duration {
+	var h lsnHistory
+	for _, s := range samples {
+		h.add(time.Unix(s[0], 0), s[1], keep)
+	}
+	return h.since(replay, now)
+}
+
+// ReplicaFailure is replicaFailure, for its table test.
+var ReplicaFailure = replicaFailure

@@ -43,17 +43,36 @@ var ErrNotFound = errors.New("not found")
 // Store is the shared pool. It is safe for concurrent use.
 type Store struct {
 	pool *pgxpool.Pool
+	// reads sends the API's reads to the read replicas (OpenReplicas); nil
+	// without them, and in a replica's own Store.
+	reads *readRouter
 }
 
 // Open connects, registers pgvector's types on every connection, and checks that
 // the schema is at this build's version (migrations are a separate step).
 func Open(ctx context.Context, c Config) (*Store, error) {
-	pc, err := pgxpool.ParseConfig(c.URL)
+	pool, err := newPool(ctx, c.URL, c.MaxConns)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{pool: pool}
+	if err := s.checkSchema(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// newPool is a pool on url (the primary's or a replica's; it connects when
+// first used) with pgvector's types on every connection and, when tracing
+// is on, a span per statement.
+func newPool(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error) {
+	pc, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("database url: %w", err)
 	}
-	if c.MaxConns > 0 {
-		pc.MaxConns = c.MaxConns
+	if maxConns > 0 {
+		pc.MaxConns = maxConns
 	}
 	pc.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
 		return pgxvec.RegisterTypes(ctx, conn)
@@ -73,12 +92,7 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("database pool: %w", err)
 	}
-	s := &Store{pool: pool}
-	if err := s.checkSchema(ctx); err != nil {
-		pool.Close()
-		return nil, err
-	}
-	return s, nil
+	return pool, nil
 }
 
 func (s *Store) checkSchema(ctx context.Context) error {
@@ -95,8 +109,13 @@ func (s *Store) checkSchema(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the pool.
-func (s *Store) Close() { s.pool.Close() }
+// Close stops the replicas' checks and closes every pool.
+func (s *Store) Close() {
+	if s.reads != nil {
+		s.reads.close()
+	}
+	s.pool.Close()
+}
 
 // Pool exposes the pool for tools and tests that need raw access.
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }

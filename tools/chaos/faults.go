@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/recallhq/recall/internal/pgcluster"
 )
 
 // faultKind is what a scheduled fault does.
@@ -105,7 +106,7 @@ type faultRecord struct {
 type injector struct {
 	procs map[string]*proc
 	nats  *natsServer
-	pg    *pgCluster
+	pg    *pgcluster.Cluster
 	log   *slog.Logger
 	start time.Time
 	// restartDelay is how long the NATS server stays down.

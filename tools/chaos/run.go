@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,13 +13,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/recallhq/recall/internal/pgcluster"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/queue"
 )
@@ -48,7 +47,7 @@ type run struct {
 	bin   string
 	rep   *Report
 	nats  *natsServer
-	pg    *pgCluster
+	pg    *pgcluster.Cluster
 	procs map[string]*proc
 	order []string // processes running, in start order
 	env   map[string]string
@@ -69,7 +68,7 @@ func Run(ctx context.Context, o Options, log *slog.Logger) (*Report, error) {
 	r := &run{o: o, log: log, procs: map[string]*proc{}, start: time.Now(),
 		rep: &Report{Mode: o.Mode, Seed: o.Seed, Exits: map[string][]procExit{}}}
 	reapStale(log)
-	pgBin, err := findPGBin(o.PGBin)
+	pgBin, err := pgcluster.FindBin(o.PGBin)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +87,7 @@ func Run(ctx context.Context, o Options, log *slog.Logger) (*Report, error) {
 		return nil, err
 	}
 	r.dir, r.rep.Dir = dir, dir
-	if err := os.WriteFile(filepath.Join(dir, harnessPidFile), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+	if err := pgcluster.Claim(dir); err != nil {
 		return nil, err
 	}
 	log.Info("chaos run", "mode", o.Mode, "turns", o.Turns, "dir", dir)
@@ -115,7 +114,7 @@ func Run(ctx context.Context, o Options, log *slog.Logger) (*Report, error) {
 func (r *run) do(ctx context.Context, natsBin, pgBin string) error {
 	o := r.o
 	setup := time.Now()
-	ports, err := freePorts(2 + 1 + len(processNames))
+	ports, err := pgcluster.FreePorts(2 + 1 + len(processNames))
 	if err != nil {
 		return err
 	}
@@ -123,10 +122,10 @@ func (r *run) do(ctx context.Context, natsBin, pgBin string) error {
 		return err
 	}
 	r.rep.NATSServer = r.nats.version.String() + " (" + natsBin + ")"
-	if r.pg, err = newPGCluster(ctx, pgBin, filepath.Join(r.dir, "pg"), ports[1]); err != nil {
+	if r.pg, err = pgcluster.New(ctx, pgBin, filepath.Join(r.dir, "pg"), ports[1]); err != nil {
 		return err
 	}
-	r.rep.PostgreSQL = r.pg.version
+	r.rep.PostgreSQL = r.pg.Version
 
 	// Build, the cluster, the NATS server and the rules (for the expected
 	// mentions) at once: they take seconds each.
@@ -359,7 +358,7 @@ func (r *run) migrate(ctx context.Context) error {
 	cmd := exec.CommandContext(ctx, filepath.Join(r.bin, "recall"), "migrate")
 	cmd.Env = envList(r.env)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("recall migrate: %w (is pgvector installed for %s? run make deps, which runs scripts/ensure-pgvector.sh)\n%s", err, r.pg.version, out)
+		return fmt.Errorf("recall migrate: %w (is pgvector installed for %s? run make deps, which runs scripts/ensure-pgvector.sh)\n%s", err, r.pg.Version, out)
 	}
 	return nil
 }
@@ -825,62 +824,21 @@ func (r *run) teardown() {
 	r.log.Info("stopped everything")
 }
 
-// runDirPrefix names the runs' directories under the temp dir, and
-// harnessPidFile in each holds the pid of the harness that made it.
-const (
-	runDirPrefix   = "recall-chaos-"
-	harnessPidFile = "harness.pid"
-)
+// runDirPrefix names the runs' directories under the temp dir; each holds
+// the pid of the harness that made it (pgcluster.Claim).
+const runDirPrefix = "recall-chaos-"
 
 // reapStale stops the PostgreSQL clusters that earlier runs left running
 // because their harness died without stopping them (killed, or a test
 // binary's -timeout): the NATS server and the Recall processes die with the
 // harness (Pdeathsig), but pg_ctl's server is a daemon. Only directories
-// this harness made are looked at, only when their harness's pid is gone;
-// the cluster is stopped by its postmaster's pid file, and the binaries are
-// removed (logs and data stay).
+// this harness made are looked at, only when their harness's pid is gone
+// (pgcluster.ReapStale); their binaries are removed too (logs and data stay).
 func reapStale(log *slog.Logger) {
-	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), runDirPrefix+"*"))
-	for _, dir := range dirs {
-		b, err := os.ReadFile(filepath.Join(dir, harnessPidFile))
-		if err != nil {
-			continue
-		}
-		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-		if err != nil || pid <= 0 || syscall.Kill(pid, 0) == nil {
-			continue // unreadable, or its harness is still running
-		}
-		c := &pgCluster{dir: filepath.Join(dir, "pg"), logPath: filepath.Join(dir, "pg", "postgres.log")}
-		if pm := c.Pid(); pm > 0 && syscall.Kill(pm, 0) == nil {
-			log.Warn("stopping a cluster an earlier run left running", "dir", dir, "postmaster", pm)
-			// SIGQUIT is PostgreSQL's immediate shutdown.
-			_ = syscall.Kill(pm, syscall.SIGQUIT)
-		}
+	for _, dir := range pgcluster.ReapStale(filepath.Join(os.TempDir(), runDirPrefix+"*")) {
+		log.Warn("cleaned up after an earlier run whose harness died", "dir", dir)
 		_ = os.RemoveAll(filepath.Join(dir, "bin"))
-		_ = os.Remove(filepath.Join(dir, harnessPidFile))
 	}
-}
-
-// freePorts asks the kernel for n distinct free ports on 127.0.0.1. They
-// are released before the servers bind them; another process taking one in
-// between makes a start fail, which is reported.
-func freePorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	out := make([]int, 0, n)
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("free port: %w", err)
-		}
-		ls = append(ls, l)
-		out = append(out, l.Addr().(*net.TCPAddr).Port)
-	}
-	return out, nil
 }
 
 // repoRoot is the directory holding the module's go.mod, found upwards
