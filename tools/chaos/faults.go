@@ -121,8 +121,8 @@ type injector struct {
 	js jetstream.JetStream
 	// natsKilled are the cluster's servers killed so far, by name.
 	natsKilled map[string]bool
-	log   *slog.Logger
-	start time.Time
+	log        *slog.Logger
+	start      time.Time
 	// restartDelay is how long the NATS server stays down.
 	natsDown time.Duration
 

@@ -188,6 +188,7 @@ func (r *run) do(ctx context.Context, natsBin, pgBin string) error {
 	// Publish under faults.
 	pstart := time.Now()
 	w := newWorkload(o.Turns, o.ChunkSize, 0.3, o.Seed, time.Now())
+	forget := markForgotten(w, o.ForgetUsers)
 	r.rep.Workload = summarize(w)
 	led := newLedger()
 	pub := &publisher{js: r.js, apiURL: "http://" + r.env["API_ADDR"], http: &http.Client{Timeout: 10 * time.Second}, ledger: led}
@@ -271,6 +272,15 @@ func (r *run) do(ctx context.Context, natsBin, pgBin string) error {
 		return err
 	}
 	r.rep.phase("replay", rstart)
+
+	// Forget, last: it removes rows the checks above count.
+	if len(forget) > 0 {
+		fstart := time.Now()
+		if err := r.forgetChecks(ctx, forget); err != nil {
+			return err
+		}
+		r.rep.phase("forget", fstart)
+	}
 	return nil
 }
 
