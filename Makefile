@@ -5,7 +5,7 @@ GO ?= go
 DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/recall?sslmode=disable
 export DATABASE_URL
 
-.PHONY: all build run migrate test test-deps fuzz-short check-data bench bench-large deps docs generate eval-extract eval-summary eval-context eval-longmem chaos chaos-short clean
+.PHONY: all build run migrate test test-deps fuzz-short check-data bench bench-large deps docs generate eval-extract eval-summary eval-context eval-longmem chaos chaos-short chaos-cluster clean
 
 all: build
 
@@ -117,6 +117,14 @@ chaos: deps
 ## chaos-short: the same in about a minute (TestChaosShort)
 chaos-short: deps
 	$(GO) run ./tools/chaos -mode short
+
+## chaos-cluster: the short mode's load and kills against a cluster of three
+## nats-servers (streams and consumers at three replicas), each killed with kill -9
+## in turn, the turn stream's leader first; then a forget, and a grep of every
+## server's store directory, Raft logs included, for the forgotten users' text
+## (about 5 minutes: nats-server compacts a stream's Raft log every 2 to 3 minutes)
+chaos-cluster: deps
+	$(GO) run ./tools/chaos -mode cluster
 
 clean:
 	rm -rf bin .data

@@ -47,7 +47,7 @@ func TestFaultSchedule(t *testing.T) {
 	t.Parallel()
 	procs := []string{"api", "ingest", "extractor", "seen", "summarizer"}
 	extra := []string{"ingest", "extractor"}
-	plan := faultSchedule(procs, extra, 3, 1, 60*time.Second, 500*time.Millisecond)
+	plan := faultSchedule(procs, extra, 3, 1, 1, 60*time.Second, 500*time.Millisecond)
 	require.Len(t, plan, 3*len(procs)+len(extra)+2)
 
 	kills := map[string][]int{}
@@ -81,7 +81,7 @@ func TestFaultSchedule(t *testing.T) {
 	// of all the others apart.
 	procs = []string{"api", "ingest", "extractor", "seen", "summarizer", "profiler", "decayer"}
 	extra = []string{"ingest", "extractor", "seen", "summarizer"}
-	plan = faultSchedule(procs, extra, 1, 1, 24*time.Second, 0)
+	plan = faultSchedule(procs, extra, 1, 1, 1, 24*time.Second, 0)
 	last := map[string]int{}
 	for i, f := range plan {
 		if f.Kind != faultKill {
@@ -96,7 +96,7 @@ func TestFaultSchedule(t *testing.T) {
 
 func TestFaultScheduleMinGap(t *testing.T) {
 	t.Parallel()
-	plan := faultSchedule([]string{"a", "b"}, nil, 5, 0, 5*time.Second, time.Second)
+	plan := faultSchedule([]string{"a", "b"}, nil, 5, 0, 1, 5*time.Second, time.Second)
 	for i := 1; i < len(plan); i++ {
 		require.GreaterOrEqual(t, plan[i].At-plan[i-1].At, time.Second)
 	}

@@ -141,6 +141,8 @@ const (
 		  AND NOT EXISTS (
 		      SELECT 1 FROM search_entries e
 		      WHERE e.tenant_id = m.tenant_id AND e.user_id = m.user_id AND e.kind = 'message' AND e.source_id = m.event_id)`
+	// The unique key makes this 0; the check says so in the table.
+	qDuplicated     = `SELECT count(*) - count(DISTINCT (tenant_id, event_id)) FROM messages`
 	qMentionDupKeys = `SELECT count(*) - count(DISTINCT (tenant_id, event_id, type, value)) FROM fact_mentions`
 	qFactCountsOff  = `
 		SELECT count(*) FROM facts f

@@ -10,6 +10,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/recallhq/recall/internal/pgcluster"
+
+	"github.com/recallhq/recall/pkg/queue"
 )
 
 // faultKind is what a scheduled fault does.
@@ -30,15 +32,17 @@ type plannedFault struct {
 
 // faultSchedule spreads the faults evenly over the first 90% of the publish
 // time: every process killed kills times and the turn-stream workers
-// extraKills more, the NATS kill a third of the way in and the PostgreSQL
-// restart two thirds in. The kill next in line is the one of the process
+// extraKills more, natsKills kills of a NATS server and the PostgreSQL
+// restart evenly among them (one NATS kill: a third of the way in, the
+// restart two thirds in; a cluster's three: at a fifth, two and three
+// fifths, the restart at four). The kill next in line is the one of the process
 // with the most kills left, then the one killed longest ago, so two kills of
 // one process are as far apart as the others allow. Slots are at least
 // minGap apart; with the same process's kills len(procs) slots apart and
 // that longer than AckWait, a killed worker's messages are back
 // (redelivered after AckWait) before it dies again, so with fewer kills per
 // worker than MaxDeliver no message loses all its deliveries to kills.
-func faultSchedule(procs, extra []string, kills, extraKills int, span, minGap time.Duration) []plannedFault {
+func faultSchedule(procs, extra []string, kills, extraKills, natsKills int, span, minGap time.Duration) []plannedFault {
 	left := map[string]int{}
 	for _, p := range procs {
 		left[p] = kills
@@ -71,18 +75,25 @@ func faultSchedule(procs, extra []string, kills, extraKills int, span, minGap ti
 		left[best]--
 		order = append(order, best)
 	}
+	// The NATS kills and the PostgreSQL restart take evenly spaced slots
+	// among the process kills: with one NATS kill a third and two thirds
+	// of the way in.
+	special := map[int]faultKind{}
+	total := len(order) + natsKills + 1
+	for i := 1; i <= natsKills+1; i++ {
+		kind := faultNATS
+		if i == natsKills+1 {
+			kind = faultPostgres
+		}
+		special[i*total/(natsKills+2)] = kind
+	}
 	var out []plannedFault
-	total := len(order) + 2
-	natsAt, pgAt := total/3, 2*total/3
 	k := 0
 	for slot := 0; slot < total; slot++ {
 		f := plannedFault{}
-		switch slot {
-		case natsAt:
-			f.Kind = faultNATS
-		case pgAt:
-			f.Kind = faultPostgres
-		default:
+		if kind, ok := special[slot]; ok {
+			f.Kind = kind
+		} else {
 			f.Kind, f.Process = faultKill, order[k]
 			k++
 		}
@@ -105,10 +116,14 @@ type faultRecord struct {
 // injector carries out faults against the run's processes and servers.
 type injector struct {
 	procs map[string]*proc
-	nats  *natsServer
+	nats  *natsCluster
 	pg    *pgcluster.Cluster
-	log   *slog.Logger
-	start time.Time
+	// js is the harness's own connection, to find a cluster's leaders.
+	js jetstream.JetStream
+	// natsKilled are the cluster's servers killed so far, by name.
+	natsKilled map[string]bool
+	log        *slog.Logger
+	start      time.Time
 	// restartDelay is how long the NATS server stays down.
 	natsDown time.Duration
 
@@ -173,18 +188,87 @@ func (in *injector) kill(ctx context.Context, name string) error {
 }
 
 func (in *injector) killNATS(ctx context.Context) error {
+	if in.nats.Clustered() {
+		return in.killClusterServer(ctx)
+	}
+	s := in.nats.servers[0]
 	at := time.Now()
-	pid, err := in.nats.Kill()
+	pid, err := s.Kill()
 	if err != nil {
 		return err
 	}
 	if !sleepCtx(ctx, in.natsDown) {
 		return ctx.Err()
 	}
-	if err := in.nats.Start(ctx); err != nil {
+	if err := s.Start(ctx); err != nil {
 		return fmt.Errorf("restart nats-server: %w", err)
 	}
-	in.record(at, "kill -9 nats-server", fmt.Sprintf("pid %d; same port and store; restarted as pid %d, JetStream up after %s", pid, in.nats.Pid(), time.Since(at).Round(time.Millisecond)))
+	in.record(at, "kill -9 nats-server", fmt.Sprintf("pid %d; same port and store; restarted as pid %d, JetStream up after %s", pid, s.Pid(), time.Since(at).Round(time.Millisecond)))
+	return nil
+}
+
+// killClusterServer kills one server of the cluster with SIGKILL and starts
+// it again on the same ports and store: the current leader of the turn
+// stream when it has not been killed yet (the first kill always finds it),
+// else the next server not yet killed, so that the cluster's kills take
+// each server in turn. It then waits until every stream and consumer has
+// all its replicas current again, so that the next kill never takes a
+// quorum away; the schedule's later faults wait for that.
+func (in *injector) killClusterServer(ctx context.Context) error {
+	if in.natsKilled == nil {
+		in.natsKilled = map[string]bool{}
+	}
+	leader, lerr := streamLeader(ctx, in.js, queue.TurnsStream)
+	var s *natsServer
+	role := "a follower of " + queue.TurnsStream
+	if l := in.nats.Server(leader); l != nil && !in.natsKilled[leader] {
+		s, role = l, "leader of "+queue.TurnsStream
+	} else {
+		for _, c := range in.nats.servers {
+			if !in.natsKilled[c.name] {
+				s = c
+				break
+			}
+		}
+		if s == nil {
+			s = in.nats.servers[0]
+		}
+		if s.name == leader {
+			role = "leader of " + queue.TurnsStream
+		}
+	}
+	if lerr != nil {
+		role = "leader of " + queue.TurnsStream + " unknown: " + lerr.Error()
+	}
+	in.natsKilled[s.name] = true
+	at := time.Now()
+	pid, err := s.Kill()
+	if err != nil {
+		return err
+	}
+	if !sleepCtx(ctx, in.natsDown) {
+		return ctx.Err()
+	}
+	if err := s.Start(ctx); err != nil {
+		return fmt.Errorf("restart nats-server %s: %w", s.name, err)
+	}
+	up := time.Since(at)
+	took, bad, herr := waitClusterHealthy(ctx, in.js, len(in.nats.servers), 60*time.Second)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	newLeader, _ := streamLeader(ctx, in.js, queue.TurnsStream)
+	detail := fmt.Sprintf("%s (%s), pid %d; same ports and store; restarted as pid %d, JetStream up after %s; %s leader now %s",
+		s.name, role, pid, s.Pid(), up.Round(time.Millisecond), queue.TurnsStream, newLeader)
+	switch {
+	case herr != nil:
+		detail += "; replicas not checked: " + herr.Error()
+	case len(bad) > 0:
+		detail += fmt.Sprintf("; %d groups still not current after %s: %s", len(bad), took.Round(time.Millisecond), bad[0])
+	default:
+		detail += fmt.Sprintf("; every stream and consumer with all %d replicas current %s after the restart", len(in.nats.servers), took.Round(time.Millisecond))
+	}
+	in.record(at, "kill -9 "+s.name, detail)
 	return nil
 }
 

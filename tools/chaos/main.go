@@ -12,7 +12,7 @@
 //
 // Usage, from the repository root:
 //
-//	go run ./tools/chaos [-mode short|full] [-turns N] [-seed N] [-keep]
+//	go run ./tools/chaos [-mode short|full|cluster] [-turns N] [-seed N] [-keep]
 //	    [-nats-server PATH] [-pg-bin DIR] [-bin DIR]
 //
 // It starts its own infrastructure on free ports and never touches the
@@ -26,7 +26,11 @@
 // -keep).
 //
 // The short mode (about a minute) is TestChaosShort in `go test`; the full
-// mode is `make chaos`.
+// mode is `make chaos`. The cluster mode (`make chaos-cluster`) runs three
+// nats-servers clustered on loopback ports, every stream and consumer at
+// three replicas, kills each server in turn (the turn stream's leader
+// first), and at the end forgets two users and greps every server's store
+// directory, Raft logs included, for their text.
 package main
 
 import (
@@ -40,8 +44,8 @@ import (
 )
 
 func main() {
-	mode := flag.String("mode", "full", "short (about a minute) or full")
-	turns := flag.Int("turns", 0, "distinct turns to publish (0: the mode's default: short 3000, full 30000)")
+	mode := flag.String("mode", "full", "short (about a minute), full, or cluster (three nats-servers at three replicas, about 5 minutes)")
+	turns := flag.Int("turns", 0, "distinct turns to publish (0: the mode's default: short 3000, full 30000, cluster 4000)")
 	seed := flag.Uint64("seed", 1, "seed of the workload")
 	keep := flag.Bool("keep", false, "keep the run's directory (logs, data) even when every check passes")
 	natsServer := flag.String("nats-server", "", "nats-server binary (default: the release go.mod pins, built for the run)")

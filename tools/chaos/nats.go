@@ -19,13 +19,19 @@ import (
 
 // natsServer is a nats-server process of the run's own: JetStream on, its
 // store in the run's directory, a port of its own on 127.0.0.1. It can be
-// killed and started again on the same port and store.
+// killed and started again on the same port and store. In a cluster it also
+// has a route port and the other servers' routes.
 type natsServer struct {
 	bin     string
 	version serverVersion
+	name    string // server_name: the name stream and consumer infos give
 	port    int
 	dir     string
 	logPath string
+	// cluster is its route port (0: a single server); routes are every
+	// server's route URL, its own included (a server ignores its own).
+	cluster int
+	routes  []string
 
 	cmd  *exec.Cmd
 	done chan struct{}
@@ -103,7 +109,7 @@ func newNATSServer(ctx context.Context, bin, dir, logPath string, port int) (*na
 	if err != nil {
 		return nil, fmt.Errorf("%s --version: %w", bin, err)
 	}
-	return &natsServer{bin: bin, version: v, port: port, dir: dir, logPath: logPath}, nil
+	return &natsServer{bin: bin, version: v, name: "recall-chaos", port: port, dir: dir, logPath: logPath}, nil
 }
 
 // URL is the client URL.
@@ -119,22 +125,42 @@ func (s *natsServer) Pid() int {
 
 // Start starts the server and waits until JetStream answers.
 func (s *natsServer) Start(ctx context.Context) error {
+	if err := s.spawn(); err != nil {
+		return err
+	}
+	return s.waitReady(ctx, 30*time.Second)
+}
+
+// args are the server's command line: client port and store, and in a
+// cluster its route port, the routes and the cluster's name.
+func (s *natsServer) args() []string {
+	args := []string{"-a", "127.0.0.1", "-p", strconv.Itoa(s.port), "-js", "-sd", s.dir, "-n", s.name}
+	if s.cluster != 0 {
+		args = append(args, "--cluster_name", "recall-chaos", "-cluster", "nats://127.0.0.1:"+strconv.Itoa(s.cluster),
+			"-routes", strings.Join(s.routes, ","))
+	}
+	return args
+}
+
+// spawn starts the process without waiting for it: the first server of a
+// cluster has no JetStream until a quorum of its peers is up.
+func (s *natsServer) spawn() error {
 	lf, err := os.OpenFile(s.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
 	defer lf.Close()
-	fmt.Fprintf(lf, "--- chaos: starting nats-server at %s\n", time.Now().UTC().Format(time.RFC3339Nano))
-	cmd := exec.Command(s.bin, "-a", "127.0.0.1", "-p", strconv.Itoa(s.port), "-js", "-sd", s.dir, "-n", "recall-chaos")
+	fmt.Fprintf(lf, "--- chaos: starting nats-server %s at %s\n", s.name, time.Now().UTC().Format(time.RFC3339Nano))
+	cmd := exec.Command(s.bin, s.args()...)
 	cmd.Stdout, cmd.Stderr = lf, lf
 	cmd.SysProcAttr = childProcAttr()
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start nats-server: %w", err)
+		return fmt.Errorf("start nats-server %s: %w", s.name, err)
 	}
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
 	s.cmd, s.done = cmd, done
-	return s.waitReady(ctx, 30*time.Second)
+	return nil
 }
 
 func (s *natsServer) waitReady(ctx context.Context, timeout time.Duration) error {
@@ -143,11 +169,11 @@ func (s *natsServer) waitReady(ctx context.Context, timeout time.Duration) error
 		if err := s.ping(ctx); err == nil {
 			return nil
 		} else if time.Now().After(deadline) {
-			return fmt.Errorf("nats-server on port %d not ready after %s: %w (log: %s)", s.port, timeout, err, s.logPath)
+			return fmt.Errorf("nats-server %s on port %d not ready after %s: %w (log: %s)", s.name, s.port, timeout, err, s.logPath)
 		}
 		select {
 		case <-s.done:
-			return fmt.Errorf("nats-server exited at start; see %s", s.logPath)
+			return fmt.Errorf("nats-server %s exited at start; see %s", s.name, s.logPath)
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(100 * time.Millisecond):

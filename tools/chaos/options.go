@@ -5,10 +5,21 @@ import (
 	"time"
 )
 
-// Options say how big the run is and how hard it hits. Two modes fill them:
-// short (about a minute, run by `go test`) and full (`make chaos`).
+// Options say how big the run is and how hard it hits. Three modes fill
+// them: short (about a minute, run by `go test`), full (`make chaos`) and
+// cluster (`make chaos-cluster`: three nats-servers, everything at three
+// replicas).
 type Options struct {
 	Mode string
+	// Servers is how many nats-servers run: 1, or a cluster of 3 whose
+	// streams and consumers have a replica on each (STREAM_REPLICAS=3).
+	// Each server is then killed with SIGKILL in turn, the turn stream's
+	// leader first.
+	Servers int
+	// ForgetUsers is how many users are forgotten once the checks are done
+	// (their user turns carry a text unique to them), after which no
+	// server's store directory may hold that text.
+	ForgetUsers int
 	// Turns is how many distinct turns are published.
 	Turns int
 	// Seed makes the workload and the fault schedule reproducible.
@@ -64,6 +75,7 @@ type Options struct {
 func ModeOptions(mode string) (Options, error) {
 	o := Options{
 		Mode:            mode,
+		Servers:         1,
 		Seed:            1,
 		Poison:          true,
 		DuplicateWindow: 2 * time.Second,
@@ -98,8 +110,21 @@ func ModeOptions(mode string) (Options, error) {
 		o.StallKill = true
 		o.Quiet = 5 * time.Second
 		o.SettleTimeout = 5 * time.Minute
+	case "cluster":
+		// The short mode's load and kills, against three servers each
+		// killed once (a third of the way in, then every sixth of the
+		// publishing), and a forget at the end.
+		o.Turns = 4000
+		o.Publish = 40 * time.Second
+		o.ChunkSize = 40
+		o.KillsPerProcess = 1
+		o.ExtraKills = 1
+		o.Servers = 3
+		o.ForgetUsers = 2
+		o.Quiet = 3 * time.Second
+		o.SettleTimeout = 3 * time.Minute
 	default:
-		return o, fmt.Errorf("mode %q: want short or full", mode)
+		return o, fmt.Errorf("mode %q: want short, full or cluster", mode)
 	}
 	return o, nil
 }

@@ -46,7 +46,7 @@ type run struct {
 	dir   string
 	bin   string
 	rep   *Report
-	nats  *natsServer
+	nats  *natsCluster
 	pg    *pgcluster.Cluster
 	procs map[string]*proc
 	order []string // processes running, in start order
@@ -114,14 +114,25 @@ func Run(ctx context.Context, o Options, log *slog.Logger) (*Report, error) {
 func (r *run) do(ctx context.Context, natsBin, pgBin string) error {
 	o := r.o
 	setup := time.Now()
-	ports, err := pgcluster.FreePorts(2 + 1 + len(processNames))
+	// NATS takes a client port per server and, clustered, a route port
+	// each; then PostgreSQL, the API and every process's ops port.
+	natsPorts := 1
+	if o.Servers > 1 {
+		natsPorts = 2 * o.Servers
+	}
+	ports, err := pgcluster.FreePorts(natsPorts + 1 + 1 + len(processNames))
 	if err != nil {
 		return err
 	}
-	if r.nats, err = newNATSServer(ctx, natsBin, filepath.Join(r.dir, "nats"), filepath.Join(r.dir, "nats-server.log"), ports[0]); err != nil {
+	if r.nats, err = newNATSCluster(ctx, natsBin, r.dir, o.Servers, ports[:natsPorts]); err != nil {
 		return err
 	}
+	// From here ports[1] is PostgreSQL's and ports[2:] the processes'.
+	ports = ports[natsPorts-1:]
 	r.rep.NATSServer = r.nats.version.String() + " (" + natsBin + ")"
+	if r.nats.Clustered() {
+		r.rep.NATSServer += "; a cluster of " + strconv.Itoa(len(r.nats.servers)) + ": " + r.nats.Describe()
+	}
 	if r.pg, err = pgcluster.New(ctx, pgBin, filepath.Join(r.dir, "pg"), ports[1]); err != nil {
 		return err
 	}
@@ -160,10 +171,15 @@ func (r *run) do(ctx context.Context, natsBin, pgBin string) error {
 	if err := r.migrate(ctx); err != nil {
 		return err
 	}
-	if err := r.startProcesses(ctx, ports[2:]); err != nil {
+	if err := r.connect(ctx); err != nil {
 		return err
 	}
-	if err := r.connect(ctx); err != nil {
+	if r.nats.Clustered() {
+		if err := r.declareStreams(ctx); err != nil {
+			return err
+		}
+	}
+	if err := r.startProcesses(ctx, ports[2:]); err != nil {
 		return err
 	}
 	r.rep.phase("setup", setup)
@@ -171,10 +187,11 @@ func (r *run) do(ctx context.Context, natsBin, pgBin string) error {
 	// Publish under faults.
 	pstart := time.Now()
 	w := newWorkload(o.Turns, o.ChunkSize, 0.3, o.Seed, time.Now())
+	forget := markForgotten(w, o.ForgetUsers)
 	r.rep.Workload = summarize(w)
 	led := newLedger()
 	pub := &publisher{js: r.js, apiURL: "http://" + r.env["API_ADDR"], http: &http.Client{Timeout: 10 * time.Second}, ledger: led}
-	in := &injector{procs: r.procs, nats: r.nats, pg: r.pg, log: r.log, start: time.Now(), natsDown: time.Second}
+	in := &injector{procs: r.procs, nats: r.nats, js: r.js, pg: r.pg, log: r.log, start: time.Now(), natsDown: time.Second}
 	r.rep.PublishStart = in.start
 	var extra []string
 	for _, n := range turnWorkers {
@@ -182,7 +199,7 @@ func (r *run) do(ctx context.Context, natsBin, pgBin string) error {
 			extra = append(extra, n)
 		}
 	}
-	plan := faultSchedule(r.order, extra, o.KillsPerProcess, o.ExtraKills, o.Publish, (o.AckWait+time.Second)/time.Duration(len(r.order)))
+	plan := faultSchedule(r.order, extra, o.KillsPerProcess, o.ExtraKills, len(r.nats.servers), o.Publish, (o.AckWait+time.Second)/time.Duration(len(r.order)))
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var pubErr, faultErr error
@@ -254,6 +271,15 @@ func (r *run) do(ctx context.Context, natsBin, pgBin string) error {
 		return err
 	}
 	r.rep.phase("replay", rstart)
+
+	// Forget, last: it removes rows the checks above count.
+	if len(forget) > 0 {
+		fstart := time.Now()
+		if err := r.forgetChecks(ctx, forget); err != nil {
+			return err
+		}
+		r.rep.phase("forget", fstart)
+	}
 	return nil
 }
 
@@ -322,6 +348,8 @@ func (r *run) childEnv() map[string]string {
 		// summaries as soon as they are stored.
 		"SUMMARY_SWEEP_INTERVAL": "1s",
 		"SHUTDOWN_TIMEOUT":       "10s",
+		// One replica per server: 3 in the cluster mode.
+		"STREAM_REPLICAS": strconv.Itoa(len(r.nats.servers)),
 	}
 	for _, p := range []string{"INGEST_", "EXTRACTOR_", "SEEN_", "INDEXER_", "SUMMARIZER_", "PROFILER_", "CATALOG_"} {
 		env[p+"CONSUMER_ACK_WAIT"] = o.AckWait.String()
@@ -486,6 +514,15 @@ func (r *run) checks(ctx context.Context, e *expected, led *ledger) error {
 		}
 	}
 	r.rep.add(rows...)
+	lost := countRow("acknowledged turns not stored (lost)", 0, int64(len(missing)))
+	if len(missing) > 0 {
+		lost.Evidence = lostEvidence(missing, led, silent, dlq)
+	}
+	dups, err := scalar(ctx, r.db, qDuplicated)
+	if err != nil {
+		return err
+	}
+	r.rep.add(lost, countRow("turns stored more than once (duplicated)", 0, dups))
 	sums, err := summaryChecks(ctx, r.db)
 	if err != nil {
 		return err
@@ -500,6 +537,10 @@ func (r *run) checks(ctx context.Context, e *expected, led *ledger) error {
 	}
 	r.rep.add(row)
 	r.rep.add(dlqRows(dlq, r.o.Poison, r.nats.version)...)
+
+	if r.nats.Clustered() {
+		r.rep.add(r.replicaRows(ctx)...)
+	}
 
 	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
