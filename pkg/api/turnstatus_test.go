@@ -16,6 +16,7 @@ import (
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/indexer"
 	"github.com/recallhq/recall/pkg/ingest"
+	"github.com/recallhq/recall/pkg/summarizer"
 )
 
 // Wire formats of the turn status route and of a POST's wait, spelled out
@@ -95,6 +96,15 @@ func TestPostTurnsWaitSearchable(t *testing.T) {
 	st := decode[turnStatusBody](t, res)
 	require.Equal(t, turnStatusBody{ID: "w1", Sequence: got.Accepted[0].Sequence, SessionID: "s1", UserID: "u1", Stored: true, Searchable: true,
 		Workers: map[string]workerBody{"ingest": {Done: true}, "indexer": {Done: true}}}, st)
+
+	// Summarized once a summary version has read it.
+	testenv.StartWorker(t, b.nats, b.db, summarizer.Def, nil)
+	res = b.do(t, http.MethodPost, sessionPath("s1", "summarize")+"?wait=10s", "t1", nil)
+	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
+	require.Equal(t, "summarized", decode[summarizeBody](t, res).Status)
+	st = decodeStatus(b.get(t, "t1", turnPath("w1", 0)))
+	require.True(t, st.Summarized)
+	require.True(t, st.Stored && st.Searchable)
 
 	// A resent turn (a duplicate) waits for its original, which is done.
 	res = b.postWait(t, "t1", "wait=stored", newTurn("w1", "u1", "s1", "My neighbour keeps bees on the roof of the old observatory.", at))

@@ -55,8 +55,8 @@ func Floors(ctx context.Context, js jetstream.JetStream, stream string) (map[str
 }
 
 // maxDeadLettersPerSubject bounds how many dead letters of one subject and
-// consumer DeadLettersOf reads looking for one message's: a session whose
-// turns a worker keeps giving up on is reported as far as that goes.
+// consumer SubjectDeadLetters reads: of a session whose turns a worker
+// keeps giving up on, the oldest that many are reported.
 const maxDeadLettersPerSubject = 200
 
 // DeadLettersOf finds the dead letters of the message at sequence seq of
