@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -79,13 +80,11 @@ func clipText(v string, n int) string {
 	if len(v) <= n {
 		return v
 	}
-	for n > 0 && !utf8RuneStart(v[n]) {
+	for n > 0 && !utf8.RuneStart(v[n]) {
 		n--
 	}
 	return v[:n] + "…"
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // AddTurnsWait is AddTurns followed, when every turn was published, by the
 // wait w asks for: until every accepted turn (a duplicate's original
