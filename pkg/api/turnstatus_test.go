@@ -156,7 +156,8 @@ func TestTurnStatusFromPendingToDone(t *testing.T) {
 	startIngest(t, b.db, b.nats, events.DefaultLimits)
 	require.Eventually(t, func() bool {
 		r, err := b.send(t.Context(), http.MethodGet, turnPath("p1", seq), "t1", nil)
-		return err == nil && r.Status == http.StatusOK && decodeStatus(r).Stored
+		// The row is committed a moment before ingest acknowledges it.
+		return err == nil && r.Status == http.StatusOK && decodeStatus(r).Stored && decodeStatus(r).Workers["ingest"].Done
 	}, 30*time.Second, 20*time.Millisecond)
 	// Stored: found by id alone, with the sequence it was stored from.
 	res = b.get(t, "t1", turnPath("p1", 0))
