@@ -38,7 +38,9 @@ type TurnStatus struct {
 	SessionID string `json:"session_id"`
 	UserID    string `json:"user_id"`
 	// Stored: the turn is a stored message (the session, window and
-	// context have it).
+	// context have it). It can be true a moment before the ingest
+	// worker's progress says done: the worker acknowledges after its
+	// commit.
 	Stored bool `json:"stored"`
 	// Searchable: stored, and the indexer has finished with it without
 	// giving up.
