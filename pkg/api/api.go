@@ -229,7 +229,8 @@ type endpoint struct {
 var endpoints = []endpoint{
 	{pattern: "GET /openapi.json", open: (*Server).getOpenAPI},
 	{pattern: mcpRoute},
-	{pattern: "POST /v1/turns", tenant: (*Server).postTurns},
+	{pattern: "POST /v1/turns", tenant: (*Server).postTurns, query: []param{{"wait", kindText}, {"timeout", kindText}}},
+	{pattern: "GET /v1/turns/{id}", tenant: (*Server).getTurn, query: []param{{"seq", kindNumber}}},
 	{pattern: "GET /v1/sessions/{session_id}", tenant: (*Server).getSession, query: []param{{"recent", kindNumber}}},
 	{pattern: "GET /v1/sessions/{session_id}/messages", tenant: (*Server).getMessages, query: pageParams},
 	{pattern: "DELETE /v1/sessions/{session_id}", tenant: (*Server).deleteSession},

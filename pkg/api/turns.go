@@ -16,8 +16,16 @@ import (
 // rejected as a whole with every field error; nothing is published from a request
 // that has any invalid turn. A turn is reported accepted only once JetStream has
 // stored it; on a publish failure the response lists what was and was not stored,
-// and resending the same request is safe (dedupe by id).
+// and resending the same request is safe (dedupe by id). With ?wait=stored or
+// searchable (and an optional timeout=) the answer comes once the workers have
+// got that far with every accepted turn, or when the bound passes, and says which
+// (memory.Service.AddTurnsWait).
 func (s *Server) postTurns(w http.ResponseWriter, r *http.Request, tenant string) {
+	wait, err := s.mem.TurnWaitParams(r.URL.Query())
+	if err != nil {
+		s.answer(w, r, 0, nil, err)
+		return
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
 	if err != nil {
 		var mbe *http.MaxBytesError
@@ -46,7 +54,7 @@ func (s *Server) postTurns(w http.ResponseWriter, r *http.Request, tenant string
 		return
 	}
 
-	out, err := s.mem.AddTurns(r.Context(), tenant, raws, isArray)
+	out, err := s.mem.AddTurnsWait(r.Context(), tenant, raws, isArray, wait)
 	if out != nil && out.Error != nil {
 		w.Header().Set("Retry-After", "1")
 		writeJSON(w, http.StatusServiceUnavailable, out)
@@ -82,4 +90,13 @@ func splitBody(body []byte) ([]json.RawMessage, bool, error) {
 	default:
 		return nil, false, errors.New("want a turn object or an array of them")
 	}
+}
+
+// getTurn answers where one of the tenant's turns stands: stored, each
+// turn-stream worker done with it or not, searchable, summarized
+// (memory.Service.TurnStatus). A turn not stored yet is found with ?seq=, the
+// sequence its POST answered.
+func (s *Server) getTurn(w http.ResponseWriter, r *http.Request, tenant string) {
+	out, err := s.mem.TurnStatus(r.Context(), tenant, r.PathValue("id"), r.URL.Query())
+	s.answer(w, r, http.StatusOK, out, err)
 }

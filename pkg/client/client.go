@@ -115,17 +115,7 @@ func (c *Client) AddTurns(ctx context.Context, turns ...*events.Turn) ([]Accepte
 	if len(turns) == 0 {
 		return nil, &Error{Status: http.StatusBadRequest, Code: "invalid_request", Message: "no turns"}
 	}
-	for _, t := range turns {
-		if t.ID == "" {
-			t.ID = NewID()
-		}
-		if t.TenantID == "" {
-			t.TenantID = c.tenant
-		}
-		if t.OccurredAt.IsZero() {
-			t.OccurredAt = c.now().UTC()
-		}
-	}
+	c.complete(turns)
 	if c.js != nil {
 		return c.publish(ctx, turns)
 	}
@@ -138,6 +128,70 @@ func (c *Client) AddTurns(ctx context.Context, turns ...*events.Turn) ([]Accepte
 		return res.Accepted, err
 	}
 	return res.Accepted, nil
+}
+
+// Wait is what AddTurnsWait waits for after the turns are accepted: For is
+// WaitStored or WaitSearchable, for at most Timeout (0: the API's default,
+// API_TURN_WAIT, 2 s unless configured; at most API_TURN_WAIT_MAX, 10 s).
+type Wait struct {
+	For     string
+	Timeout time.Duration
+}
+
+// AddTurnsWait is AddTurns that answers once every accepted turn is stored
+// (WaitStored) or stored and searchable (WaitSearchable), or when the wait's
+// bound passes: the answer's Wait says which (Reached), and names the turns
+// it did not hold for. It always goes by POST /v1/turns, with or without
+// WithJetStream: the API does the waiting. Each attempt's timeout is the
+// caller's context; a retry sends the same ids.
+func (c *Client) AddTurnsWait(ctx context.Context, w Wait, turns ...*events.Turn) (*TurnsResult, error) {
+	if len(turns) == 0 {
+		return nil, &Error{Status: http.StatusBadRequest, Code: "invalid_request", Message: "no turns"}
+	}
+	c.complete(turns)
+	var body any = turns
+	if len(turns) == 1 {
+		body = turns[0]
+	}
+	q := url.Values{}
+	if w.For != "" {
+		q.Set("wait", w.For)
+	}
+	if w.Timeout > 0 {
+		q.Set("timeout", w.Timeout.String())
+	}
+	var res TurnsResult
+	err := c.call(ctx, http.MethodPost, "/v1/turns", q, body, &res)
+	return &res, err
+}
+
+// TurnStatus returns where one turn stands: stored, each turn-stream
+// worker done with it, searchable, summarized. A turn not stored yet is
+// found only with seq, the sequence AddTurns answered (0 for none): without
+// it, such a turn is a 404 *Error, as is another tenant's.
+func (c *Client) TurnStatus(ctx context.Context, id string, seq uint64) (*TurnStatus, error) {
+	q := url.Values{}
+	if seq != 0 {
+		q.Set("seq", strconv.FormatUint(seq, 10))
+	}
+	var out TurnStatus
+	return &out, c.call(ctx, http.MethodGet, "/v1/turns/"+url.PathEscape(id), q, nil, &out)
+}
+
+// complete fills what a producer may leave out of turns (ID, TenantID,
+// OccurredAt: now), writing them into the turns so the caller knows the ids.
+func (c *Client) complete(turns []*events.Turn) {
+	for _, t := range turns {
+		if t.ID == "" {
+			t.ID = NewID()
+		}
+		if t.TenantID == "" {
+			t.TenantID = c.tenant
+		}
+		if t.OccurredAt.IsZero() {
+			t.OccurredAt = c.now().UTC()
+		}
+	}
 }
 
 // publish validates turns as the API does and publishes them to JetStream,

@@ -183,6 +183,38 @@ func clientHTTP(t *testing.T, l *testenv.Live) {
 		require.True(t, ok, "%v", err)
 	})
 
+	t.Run("wait and turn status", func(t *testing.T) {
+		tn := &events.Turn{UserID: user, SessionID: "s-wait", Role: events.RoleUser, Content: "I keep bees on the roof of the old observatory"}
+		res, err := c.AddTurnsWait(ctx, client.Wait{For: client.WaitSearchable, Timeout: 10 * time.Second}, tn)
+		require.NoError(t, err)
+		require.Len(t, res.Accepted, 1)
+		require.NotNil(t, res.Wait)
+		require.True(t, res.Wait.Reached, "%+v", res.Wait)
+		require.Equal(t, client.WaitSearchable, res.Wait.For)
+		// Searchable as soon as the answer came: no polling.
+		found, err := c.Search(ctx, user, client.SearchParams{Q: "bees observatory"})
+		require.NoError(t, err)
+		require.NotEmpty(t, found.Hits)
+		require.Equal(t, tn.ID, found.Hits[0].SourceID)
+
+		st, err := c.TurnStatus(ctx, tn.ID, 0)
+		require.NoError(t, err)
+		require.True(t, st.Stored && st.Searchable, "%+v", st)
+		require.Equal(t, res.Accepted[0].Sequence, st.Sequence)
+		require.Equal(t, "s-wait", st.SessionID)
+		require.Equal(t, client.WorkerProgress{Done: true}, st.Workers["ingest"])
+		require.Equal(t, client.WorkerProgress{Done: true}, st.Workers["indexer"])
+
+		_, err = c.TurnStatus(ctx, "no-such-turn", 0)
+		var e *client.Error
+		require.ErrorAs(t, err, &e)
+		require.Equal(t, http.StatusNotFound, e.Status)
+		_, err = c.AddTurnsWait(ctx, client.Wait{For: "soon"}, &events.Turn{UserID: user, SessionID: "s-wait", Role: events.RoleUser, Content: "x"})
+		require.ErrorAs(t, err, &e)
+		_, ok := e.Field("wait")
+		require.True(t, ok, "%v", err)
+	})
+
 	t.Run("selection", func(t *testing.T) {
 		sel, err := c.Selection(ctx, session, 2)
 		require.NoError(t, err)

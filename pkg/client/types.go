@@ -55,6 +55,12 @@ type (
 	SummarizeRequest = contract.SummarizeRequest
 	// TurnsResult is the answer to a POST of turns.
 	TurnsResult = contract.TurnsResult
+	// TurnsWait is how the wait of AddTurnsWait ended.
+	TurnsWait = contract.TurnsWait
+	// TurnStatus is where one turn stands in the pipeline.
+	TurnStatus = contract.TurnStatus
+	// WorkerProgress is whether one worker has finished with a turn.
+	WorkerProgress = contract.WorkerProgress
 	// ErrorBody is how every error is answered.
 	ErrorBody = contract.ErrorBody
 	// Error is an error the API answered.
@@ -69,6 +75,12 @@ type (
 	AttributeEdit = contract.AttributeEdit
 	// AttributesAccepted is the answer to attribute edits.
 	AttributesAccepted = contract.AttributesAccepted
+)
+
+// What AddTurnsWait may wait for.
+const (
+	WaitStored     = contract.WaitStored
+	WaitSearchable = contract.WaitSearchable
 )
 
 // Statuses of a SummarizeResult.

@@ -14,11 +14,13 @@ type Accepted struct {
 }
 
 // TurnsResult is the answer to a POST of turns; Failed lists what was not
-// stored when the answer is 503.
+// stored when the answer is 503. Wait says how a wait the request asked for
+// (?wait=) ended.
 type TurnsResult struct {
 	Error    *Error     `json:"error,omitempty"`
 	Accepted []Accepted `json:"accepted"`
 	Failed   []string   `json:"failed,omitempty"`
+	Wait     *TurnsWait `json:"wait,omitempty"`
 }
 
 // Message is a stored turn with its full structure: tool calls and the

@@ -45,6 +45,9 @@ var shapes = []shape{
 	{v: events.Item{}, openapi: "Item", ts: "Item", py: "Item", request: true},
 	{v: contract.Accepted{}, openapi: "Accepted", ts: "AcceptedTurn", py: "AcceptedTurn"},
 	{v: contract.TurnsResult{}, openapi: "", ts: "", py: ""},
+	{v: contract.TurnsWait{}, openapi: "TurnsWait", ts: "TurnsWait", py: "TurnsWait"},
+	{v: contract.TurnStatus{}, openapi: "TurnStatus", ts: "TurnStatus", py: "TurnStatus"},
+	{v: contract.WorkerProgress{}, openapi: "WorkerProgress", ts: "WorkerProgress", py: "WorkerProgress"},
 	{v: contract.Message{}, openapi: "Message", ts: "Message", py: "Message"},
 	{v: contract.Summary{}, openapi: "SummaryVersion", ts: "Summary", py: "Summary"},
 	{v: contract.Session{}, openapi: "Session", ts: "Session", py: "Session"},
@@ -114,11 +117,12 @@ var shapes = []shape{
 }
 
 // clientOnly are the clients' types that are no wire shape of their own:
-// what a caller may leave out of a turn, and a duration as seconds or text.
+// what a caller may leave out of a turn, a duration as seconds or text, and
+// what a POST of turns may wait for (WaitFor).
 // TypeScript's ErrorBody is both an error answer (ErrorBody) and the 503 of
 // POST /v1/turns (TurnsResult) in one type, and TurnsAccepted that route's
 // 202 (TurnsResult without its error).
-var clientOnly = []string{"TurnInput", "Duration", "JSONValue", "JSONObject", "Role", "TurnsAccepted", "ErrorBody"}
+var clientOnly = []string{"TurnInput", "Duration", "JSONValue", "JSONObject", "Role", "TurnsAccepted", "ErrorBody", "WaitFor"}
 
 // field is a JSON field as Go writes it.
 type field struct {
@@ -348,10 +352,21 @@ func parseTS(src string) map[string][]field {
 }
 
 // parsePython reads the TypedDicts of a Python file: each one's fields,
-// those of a class with total=False optional, its bases' included.
+// those of a class with total=False optional, its bases' included. A
+// TypedDict declared by call (`X = TypedDict("X", {"for": str})`, for a
+// field whose name is a Python keyword) is read too.
 func parsePython(src string) map[string][]field {
 	out := map[string][]field{}
 	bases := map[string][]string{}
+	call := regexp.MustCompile(`(?m)^(\w+) = TypedDict\("\w+", \{([^}]*)\}(, total=False)?\)`)
+	key := regexp.MustCompile(`"(\w+)":`)
+	for _, m := range call.FindAllStringSubmatch(src, -1) {
+		fs := []field{}
+		for _, k := range key.FindAllStringSubmatch(m[2], -1) {
+			fs = append(fs, field{name: k[1], optional: m[3] != ""})
+		}
+		out[m[1]] = fs
+	}
 	head := regexp.MustCompile(`^class (\w+)\(([^)]*)\):`)
 	prop := regexp.MustCompile(`^    (\w+): `)
 	lines := strings.Split(src, "\n")

@@ -66,6 +66,12 @@ type Config struct {
 	// while NATS is away the answer is 503 with what was and was not stored
 	// (accepted and failed), not a request that hangs.
 	PublishTimeout time.Duration `env:"API_PUBLISH_TIMEOUT" envDefault:"5s"`
+	// TurnWait is how long a POST of turns that asks to wait (?wait=stored
+	// or searchable) without a timeout= waits for it; TurnWaitMax is the
+	// most a timeout= may ask for (more is a 400). Keep it well under
+	// API_WRITE_TIMEOUT, which bounds the whole answer.
+	TurnWait    time.Duration `env:"API_TURN_WAIT" envDefault:"2s"`
+	TurnWaitMax time.Duration `env:"API_TURN_WAIT_MAX" envDefault:"10s"`
 
 	// Attributes are the profile schemas attributes are judged and shown by
 	// (PROFILE_SCHEMA_FILE).
@@ -121,6 +127,12 @@ func (c Config) WithDefaults() Config {
 	if c.PublishTimeout <= 0 {
 		c.PublishTimeout = d.PublishTimeout
 	}
+	if c.TurnWaitMax <= 0 {
+		c.TurnWaitMax = d.TurnWaitMax
+	}
+	if c.TurnWait <= 0 {
+		c.TurnWait = min(d.TurnWait, c.TurnWaitMax)
+	}
 	if c.ContextProfileChars == 0 {
 		c.ContextProfileChars = d.ContextProfileChars
 	}
@@ -168,6 +180,9 @@ type Service struct {
 	log      *slog.Logger
 	now      func() time.Time
 	turns    func(outcome string, n int)
+	// floors caches the turn stream's consumer floors for a moment, so
+	// that many waits and status reads share one listing.
+	floors floorCache
 }
 
 // New builds the service; a configuration it cannot serve (an unknown
@@ -179,6 +194,9 @@ func New(o Options) (*Service, error) {
 	}
 	if o.Decay == nil {
 		return nil, errors.New("memory: no decay policy")
+	}
+	if cfg.TurnWait > cfg.TurnWaitMax {
+		return nil, fmt.Errorf("API_TURN_WAIT (%s) is over API_TURN_WAIT_MAX (%s)", cfg.TurnWait, cfg.TurnWaitMax)
 	}
 	schemas, err := cfg.Attributes.Schemas()
 	if err != nil {

@@ -204,7 +204,7 @@ func (s *Service) Summarize(ctx context.Context, tenant, sessionID string, qv ur
 	}
 	var wait time.Duration
 	if v := qv.Get("wait"); v != "" {
-		d, err := waitDuration(v)
+		d, err := waitDuration(v, MaxSummarizeWait)
 		if err != nil || d < 0 || d > MaxSummarizeWait {
 			return nil, contract.Invalid("invalid parameter", contract.FieldError{Field: "wait", Message: "want seconds from 0 to 30 (5) or a duration (5s, 1500ms)"})
 		}
@@ -269,10 +269,11 @@ func waitSummarized(ctx context.Context, t *store.Tenant, id string, through int
 	}
 }
 
-// waitDuration reads a wait: seconds (5, 1.5) or a Go duration (5s, 1500ms).
-func waitDuration(v string) (time.Duration, error) {
+// waitDuration reads a wait: seconds (5, 1.5) or a Go duration (5s,
+// 1500ms); seconds beyond maxV are an error (before they could overflow).
+func waitDuration(v string, maxV time.Duration) (time.Duration, error) {
 	if secs, err := strconv.ParseFloat(v, 64); err == nil {
-		if math.IsNaN(secs) || math.IsInf(secs, 0) || secs < 0 || secs > MaxSummarizeWait.Seconds() {
+		if math.IsNaN(secs) || math.IsInf(secs, 0) || secs < 0 || secs > maxV.Seconds() {
 			return 0, fmt.Errorf("wait %q: out of range", v)
 		}
 		return time.Duration(secs * float64(time.Second)), nil

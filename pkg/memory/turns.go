@@ -19,6 +19,13 @@ import (
 // stored (its Error is set and the error is unavailable), and resending the
 // same turns is safe (dedupe by id).
 func (s *Service) AddTurns(ctx context.Context, tenant string, raws []json.RawMessage, batch bool) (*contract.TurnsResult, error) {
+	out, _, err := s.addTurns(ctx, tenant, raws, batch)
+	return out, err
+}
+
+// addTurns is AddTurns that also answers the subject each accepted turn
+// was published on, by id.
+func (s *Service) addTurns(ctx context.Context, tenant string, raws []json.RawMessage, batch bool) (*contract.TurnsResult, map[string]string, error) {
 	turns := make([]events.Turn, len(raws))
 	var fields []contract.FieldError
 	for i, raw := range raws {
@@ -45,13 +52,17 @@ func (s *Service) AddTurns(ctx context.Context, tenant string, raws []json.RawMe
 	fields = append(fields, events.RepeatedIDs(turns)...)
 	if len(fields) > 0 {
 		s.turns("rejected", len(turns))
-		return nil, contract.Invalid("invalid turn(s); nothing was accepted", fields...)
+		return nil, nil, contract.Invalid("invalid turn(s); nothing was accepted", fields...)
 	}
 
 	pctx, cancel := context.WithTimeout(ctx, s.cfg.PublishTimeout)
 	defer cancel()
 	results, err := s.pub.PublishTurns(pctx, turns)
 	out := &contract.TurnsResult{Accepted: make([]contract.Accepted, 0, len(results))}
+	subjects := make(map[string]string, len(turns))
+	for i := range turns {
+		subjects[turns[i].ID] = events.TurnSubject(turns[i].TenantID, turns[i].UserID, turns[i].SessionID)
+	}
 	for _, res := range results {
 		if res.Err != nil {
 			out.Failed = append(out.Failed, res.ID)
@@ -68,9 +79,9 @@ func (s *Service) AddTurns(ctx context.Context, tenant string, raws []json.RawMe
 		s.turns("failed", len(out.Failed))
 		s.log.Error("publish turns", "tenant_id", tenant, "failed", len(out.Failed), "error", err.Error())
 		out.Error = contract.Errorf(contract.CodeUnavailable, "some turns were not stored; resend them (ids are deduplicated)")
-		return out, out.Error
+		return out, subjects, out.Error
 	}
-	return out, nil
+	return out, subjects, nil
 }
 
 // StoredTurns reports which of the tenant's turn ids are stored, so that a

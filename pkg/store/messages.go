@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -161,4 +162,30 @@ func (t *Tenant) StoredIDs(ctx context.Context, ids []string) (map[string]bool, 
 		out[id] = true
 	}
 	return out, nil
+}
+
+// TurnRow is where one stored turn stands, for the turn status route.
+type TurnRow struct {
+	SessionID, UserID, Role string
+	// Seq is the turn stream's sequence the turn was stored from (0 for a
+	// turn stored without one).
+	Seq uint64
+	// Summarized: a version of the session's summary has read the turn.
+	Summarized bool
+}
+
+// TurnRow reads one stored turn by its event id; ErrNotFound when the tenant
+// has none by that id.
+func (t *Tenant) TurnRow(ctx context.Context, eventID string) (TurnRow, error) {
+	var r TurnRow
+	var seq int64
+	err := t.s.pool.QueryRow(ctx, q(qMessageStatusGet), t.id, eventID).Scan(&r.SessionID, &r.UserID, &r.Role, &seq, &r.Summarized)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return r, ErrNotFound
+	}
+	if err != nil {
+		return r, fmt.Errorf("turn %s: %w", eventID, err)
+	}
+	r.Seq = uint64(max(seq, 0))
+	return r, nil
 }

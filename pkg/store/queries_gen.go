@@ -118,6 +118,8 @@ var (
 	qMessageCurrentListBefore = queryName{"MessageCurrentListBefore"}
 	// qMessageStoredIDs is MessageStoredIDs of queries/messages.sql.
 	qMessageStoredIDs = queryName{"MessageStoredIDs"}
+	// qMessageStatusGet is MessageStatusGet of queries/messages.sql.
+	qMessageStatusGet = queryName{"MessageStatusGet"}
 	// qProfileGet is ProfileGet of queries/profiles.sql.
 	qProfileGet = queryName{"ProfileGet"}
 	// qProfileUpsert is ProfileUpsert of queries/profiles.sql.
@@ -266,6 +268,7 @@ var queryNameList = []queryName{
 	qMessageCountBefore,
 	qMessageCurrentListBefore,
 	qMessageStoredIDs,
+	qMessageStatusGet,
 	qProfileGet,
 	qProfileUpsert,
 	qSearchEntryUpsertBatch,

@@ -147,17 +147,48 @@ class Recall:
         res = cast(t.TurnsAccepted, self._request("POST", "/v1/turns", body=body))
         return res["accepted"][0]
 
-    def add_turns(self, turns: Sequence[t.TurnInput]) -> t.TurnsAccepted:
+    def add_turns(
+        self,
+        turns: Sequence[t.TurnInput],
+        *,
+        wait: Optional[str] = None,
+        timeout: Optional[Duration] = None,
+    ) -> t.TurnsAccepted:
         """Store a batch of turns in one request (at most the server's
         API_MAX_BATCH, 500). Invalid turns reject the whole batch with every
         field error (``[i].field``); ``accepted`` lists the ids in order.
         Turns without ``occurred_at`` get now plus their index in microseconds,
-        so that they keep the batch's order in the session."""
+        so that they keep the batch's order in the session.
+
+        ``wait`` ("stored" or "searchable") answers once every accepted turn
+        is stored, or stored and searchable, or when ``timeout`` passes
+        (seconds, a ``timedelta`` or a Go duration; the server's
+        API_TURN_WAIT, 2 s, when absent; at most API_TURN_WAIT_MAX, 10 s):
+        the answer's ``wait`` says which (``reached``). Each attempt's
+        timeout is the client's plus the wait's."""
         if not turns:
             raise ValueError("turns: at least one")
+        q: Dict[str, Any] = {}
+        request_timeout = self.timeout
+        if wait is not None:
+            q["wait"] = wait
+            # Without a timeout the server waits API_TURN_WAIT, which is at
+            # most API_TURN_WAIT_MAX (10 s unless configured).
+            request_timeout += 10.0
+        if timeout is not None:
+            q["timeout"], seconds = _duration("timeout", timeout)
+            # An unreadable duration is refused by the API at once.
+            request_timeout = self.timeout + (seconds or 0.0)
         now = datetime.now(timezone.utc)
         body = [self._complete(x, now + timedelta(microseconds=i)) for i, x in enumerate(turns)]
-        return cast(t.TurnsAccepted, self._request("POST", "/v1/turns", body=body))
+        return cast(t.TurnsAccepted, self._request("POST", "/v1/turns", query=q, body=body, timeout=request_timeout))
+
+    def turn_status(self, turn_id: str, *, seq: Optional[int] = None) -> t.TurnStatus:
+        """Where one turn stands: ``stored``, each turn-stream worker's
+        progress (``workers``), ``searchable``, ``summarized``. A turn not
+        stored yet is found only with ``seq``, the ``sequence`` its add
+        answered; without it, and for another tenant's turn, NotFoundError."""
+        return cast(t.TurnStatus, self._request("GET", "/v1/turns/" + _seg(turn_id), query=_params(seq=seq)))
 
     @staticmethod
     def _complete(turn: t.TurnInput, now: datetime) -> Dict[str, Any]:

@@ -90,10 +90,54 @@ class AcceptedTurn(_AcceptedTurnBase, total=False):
     duplicate: bool
 
 
-class TurnsAccepted(TypedDict):
-    """The answer of POST /v1/turns (202)."""
+# ``for`` is a Python keyword, so the wait's base is declared by call.
+_TurnsWaitBase = TypedDict("_TurnsWaitBase", {"for": str, "reached": bool, "waited_ms": int})
 
+
+class TurnsWait(_TurnsWaitBase, total=False):
+    """How a wait of POST /v1/turns ended (``for``: stored or searchable):
+    ``reached`` when it held for every accepted turn within the bound;
+    ``pending`` the ids it did not hold for, ``dead_lettered`` those a
+    worker it waited for gave up on."""
+
+    pending: List[str]
+    dead_lettered: List[str]
+
+
+class _TurnsAcceptedBase(TypedDict):
     accepted: List[AcceptedTurn]
+
+
+class TurnsAccepted(_TurnsAcceptedBase, total=False):
+    """The answer of POST /v1/turns (202); ``wait`` when the request asked to wait."""
+
+    wait: TurnsWait
+
+
+class _WorkerProgressBase(TypedDict):
+    done: bool
+
+
+class WorkerProgress(_WorkerProgressBase, total=False):
+    """Whether one worker has finished with a turn; ``dead_letter`` (the dead
+    letter's sequence) when it gave up on it."""
+
+    dead_letter: int
+
+
+class TurnStatus(TypedDict):
+    """Where one turn stands (GET /v1/turns/{id}): each turn-stream worker's
+    progress from its consumer's acknowledgement floor; ``summarized`` when
+    a summary version has read it."""
+
+    id: str
+    sequence: int
+    session_id: str
+    user_id: str
+    stored: bool
+    searchable: bool
+    summarized: bool
+    workers: Dict[str, WorkerProgress]
 
 
 # --- errors ---

@@ -116,6 +116,32 @@ class LiveTest(unittest.TestCase):
         self.assertEqual((marked["unseen"], marked["marked"]), (["/film/new-1"], 1))
         self.assertEqual(self.recall.unseen(self.user, ["/film/new-1", "/film/new-2"])["unseen"], ["/film/new-2"])
 
+    def test_wait_searchable_and_turn_status(self) -> None:
+        res = self.recall.add_turns([self.turn("user", "My neighbour keeps bees on the roof of the old observatory")], wait="searchable", timeout=10)
+        acc = res["accepted"][0]
+        self.assertTrue(res["wait"]["reached"], res["wait"])
+        self.assertEqual(res["wait"]["for"], "searchable")
+        # Searchable as soon as the answer came: no polling.
+        hits = self.recall.search(self.user, "bees observatory")["hits"]
+        self.assertTrue(hits)
+        self.assertEqual(hits[0]["source_id"], acc["id"])
+
+        st = self.recall.turn_status(acc["id"])
+        self.assertTrue(st["stored"] and st["searchable"], st)
+        self.assertEqual((st["sequence"], st["session_id"], st["user_id"]), (acc["sequence"], self.session, self.user))
+        self.assertEqual(st["workers"]["ingest"], {"done": True})
+        self.assertEqual(st["workers"]["indexer"], {"done": True})
+        self.assertEqual(self.recall.turn_status(acc["id"], seq=acc["sequence"])["id"], acc["id"])
+
+        with self.assertRaises(NotFoundError):
+            self.recall.turn_status(unique("never"))
+        with self.assertRaises(InvalidRequestError) as cm:
+            self.recall.add_turns([self.turn("user", "x")], wait="soon")
+        self.assertIsNotNone(cm.exception.field("wait"), cm.exception.fields)
+        with self.assertRaises(InvalidRequestError) as cm:
+            self.recall.add_turns([self.turn("user", "x")], wait="stored", timeout="11s")
+        self.assertIsNotNone(cm.exception.field("timeout"), cm.exception.fields)
+
     def test_bad_requests_name_the_field(self) -> None:
         with self.assertRaises(InvalidRequestError) as cm:
             self.recall.add_turn(self.turn("bot", "hello"))

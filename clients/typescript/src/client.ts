@@ -145,11 +145,36 @@ export class Recall {
    * field error (`[i].field`); `accepted` lists the ids in order. Turns
    * without `occurred_at` get now plus their index in milliseconds, so that
    * they keep the batch's order in the session.
+   *
+   * `wait` ("stored" or "searchable") answers once every accepted turn is
+   * stored, or stored and searchable, or when `timeout` passes (seconds or a
+   * Go duration; the server's API_TURN_WAIT, 2 s, when absent; at most
+   * API_TURN_WAIT_MAX, 10 s): the answer's `wait` says which (`reached`).
+   * Each attempt's timeout is the client's plus the wait's.
    */
-  async addTurns(turns: T.TurnInput[]): Promise<T.TurnsAccepted> {
+  async addTurns(turns: T.TurnInput[], opts: { wait?: T.WaitFor; timeout?: T.Duration } = {}): Promise<T.TurnsAccepted> {
     if (turns.length === 0) throw new TypeError("turns: at least one");
+    const timeout = opts.timeout === undefined ? undefined : goDuration("timeout", opts.timeout);
+    // Without a timeout the server waits API_TURN_WAIT, which is at most
+    // API_TURN_WAIT_MAX (10 s unless configured); an unreadable duration is
+    // refused by the API at once.
+    const waitMs = timeout !== undefined ? (durationMs(timeout) ?? 0) : opts.wait !== undefined ? 10_000 : 0;
     const now = Date.now();
-    return this.#request<T.TurnsAccepted>("POST", "/v1/turns", { body: turns.map((t, i) => complete(t, now + i)) });
+    return this.#request<T.TurnsAccepted>("POST", "/v1/turns", {
+      query: defined({ wait: opts.wait, timeout }),
+      body: turns.map((t, i) => complete(t, now + i)),
+      timeoutMs: this.timeoutMs + waitMs,
+    });
+  }
+
+  /**
+   * Where one turn stands: `stored`, each turn-stream worker's progress
+   * (`workers`), `searchable`, `summarized`. A turn not stored yet is found
+   * only with `seq`, the `sequence` its add answered; without it, and for
+   * another tenant's turn, NotFoundError.
+   */
+  async turnStatus(turnId: string, opts: { seq?: number } = {}): Promise<T.TurnStatus> {
+    return this.#request<T.TurnStatus>("GET", `/v1/turns/${seg(turnId)}`, { query: defined(opts) });
   }
 
   // --- context and search ---

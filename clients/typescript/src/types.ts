@@ -74,9 +74,48 @@ export interface AcceptedTurn {
   duplicate?: boolean;
 }
 
-/** The answer of POST /v1/turns (202). */
+/** The answer of POST /v1/turns (202); `wait` when the request asked to wait. */
 export interface TurnsAccepted {
   accepted: AcceptedTurn[];
+  wait?: TurnsWait;
+}
+
+/** What a POST of turns may wait for: stored by ingest, or stored and indexed. */
+export type WaitFor = "stored" | "searchable";
+
+/**
+ * How a wait of POST /v1/turns ended: `reached` when it held for every
+ * accepted turn within the bound; `pending` the ids it did not hold for,
+ * `dead_lettered` those a worker it waited for gave up on.
+ */
+export interface TurnsWait {
+  for: WaitFor;
+  reached: boolean;
+  waited_ms: number;
+  pending?: string[];
+  dead_lettered?: string[];
+}
+
+/**
+ * Where one turn stands (GET /v1/turns/{id}): each turn-stream worker's
+ * progress from its consumer's acknowledgement floor; `summarized` when a
+ * summary version has read it.
+ */
+export interface TurnStatus {
+  id: string;
+  sequence: number;
+  session_id: string;
+  user_id: string;
+  stored: boolean;
+  searchable: boolean;
+  summarized: boolean;
+  workers: Record<string, WorkerProgress>;
+}
+
+/** Whether one worker has finished with a turn; `dead_letter` when it gave up on it. */
+export interface WorkerProgress {
+  done: boolean;
+  dead_letter?: number;
 }
 
 // --- errors ---

@@ -31,6 +31,30 @@ function setup() {
 }
 
 describe("live Recall", { concurrency: true }, () => {
+  it("waits until turns are searchable and reports a turn's status", async () => {
+    const { recall, user, session, turn } = setup();
+    const res = await recall.addTurns([turn("user", "My neighbour keeps bees on the roof of the old observatory")], { wait: "searchable", timeout: 10 });
+    const acc = res.accepted[0]!;
+    assert.ok(res.wait?.reached, JSON.stringify(res.wait));
+    assert.equal(res.wait?.for, "searchable");
+    // Searchable as soon as the answer came: no polling.
+    const hits = (await recall.search(user, "bees observatory")).hits;
+    assert.equal(hits[0]?.source_id, acc.id);
+
+    const st = await recall.turnStatus(acc.id);
+    assert.ok(st.stored && st.searchable, JSON.stringify(st));
+    assert.deepEqual([st.sequence, st.session_id, st.user_id], [acc.sequence, session, user]);
+    assert.deepEqual(st.workers["ingest"], { done: true });
+    assert.deepEqual(st.workers["indexer"], { done: true });
+    assert.equal((await recall.turnStatus(acc.id, { seq: acc.sequence })).id, acc.id);
+
+    await assert.rejects(recall.turnStatus(unique("never")), (err: unknown) => err instanceof NotFoundError);
+    await assert.rejects(recall.addTurns([turn("user", "x")], { wait: "soon" as "stored" }),
+      (err: unknown) => err instanceof InvalidRequestError && err.field("wait") !== undefined);
+    await assert.rejects(recall.addTurns([turn("user", "x")], { wait: "stored", timeout: "11s" }),
+      (err: unknown) => err instanceof InvalidRequestError && err.field("timeout") !== undefined);
+  });
+
   it("shows a stored turn in the context and the messages", async () => {
     const { recall, user, session, turn, stored } = setup();
     const acc = await recall.addTurn(turn("user", "Which films did Tarkovsky make in the seventies?"));

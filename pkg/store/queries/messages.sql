@@ -129,3 +129,10 @@ LIMIT 1;
 -- name: MessageStoredIDs
 -- Which of the given event ids the tenant has stored as messages.
 SELECT event_id FROM messages WHERE tenant_id = $1 AND event_id = ANY($2::text[]);
+
+-- name: MessageStatusGet
+-- Where one stored turn stands: its session, role, the turn stream's sequence
+-- it was stored from, and whether a summary version has read it.
+SELECT session_id, user_id, role, stream_seq, summarized
+FROM messages
+WHERE tenant_id = $1 AND event_id = $2;
