@@ -63,11 +63,12 @@ func CheckServiceEnv(t testing.TB, p *types.Project, service string, reads, requ
 // WorkerRequired are the variables every long-running binary must be given.
 var WorkerRequired = []string{"DATABASE_URL", "NATS_URL", "OPS_ADDR"}
 
-// CheckDeployEnv checks a long-running binary's env in both deployments: the
+// CheckDeployEnv checks a long-running binary's env in every deployment: the
 // compose service named like the binary and the Kubernetes workload
-// recall-<binary>.
+// recall-<binary>, in the base and as the cluster overlay renders it.
 func CheckDeployEnv(t testing.TB, binary string, reads []string) {
 	t.Helper()
 	CheckServiceEnv(t, LoadCompose(t), binary, reads, WorkerRequired)
 	CheckK8sEnv(t, LoadK8s(t), "recall-"+binary, reads, WorkerRequired)
+	CheckK8sEnv(t, LoadK8sCluster(t), "recall-"+binary, reads, WorkerRequired)
 }

@@ -16,6 +16,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
 )
 
@@ -56,6 +58,32 @@ type ScaledObject struct {
 	} `json:"spec"`
 }
 
+// CNPGCluster is CloudNativePG's postgresql.cnpg.io/v1 Cluster, the fields
+// the cluster overlay uses (decoded strictly, so a misspelt field fails).
+type CNPGCluster struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Spec              struct {
+		Instances             int    `json:"instances"`
+		ImageName             string `json:"imageName"`
+		PrimaryUpdateStrategy string `json:"primaryUpdateStrategy,omitempty"`
+		PostgreSQL            struct {
+			Parameters map[string]string `json:"parameters,omitempty"`
+		} `json:"postgresql"`
+		Bootstrap struct {
+			InitDB struct {
+				Database               string   `json:"database"`
+				Owner                  string   `json:"owner"`
+				PostInitApplicationSQL []string `json:"postInitApplicationSQL,omitempty"`
+			} `json:"initdb"`
+		} `json:"bootstrap"`
+		Storage struct {
+			Size string `json:"size"`
+		} `json:"storage"`
+		Resources corev1.ResourceRequirements `json:"resources,omitempty"`
+	} `json:"spec"`
+}
+
 // K8s is the kustomize base in deploy/k8s, every manifest decoded strictly into
 // its Kubernetes API type.
 type K8s struct {
@@ -67,9 +95,14 @@ type K8s struct {
 	Services      map[string]*corev1.Service
 	HPAs          map[string]*autoscalingv2.HorizontalPodAutoscaler
 	ScaledObjects map[string]*ScaledObject
+	// PGClusters are the CloudNativePG clusters (the cluster overlay's).
+	PGClusters map[string]*CNPGCluster
 }
 
 var docSep = regexp.MustCompile(`(?m)^---\s*$`)
+
+// envRef is a reference to another variable in an env value, $(NAME).
+var envRef = regexp.MustCompile(`\$\(([A-Za-z_][A-Za-z0-9_]*)\)`)
 
 // LoadK8s reads deploy/k8s: the kustomization, then every resource it lists.
 func LoadK8s(t testing.TB) *K8s {
@@ -92,7 +125,7 @@ func newK8s() *K8s {
 		Deployments: map[string]*appsv1.Deployment{}, Jobs: map[string]*batchv1.Job{},
 		CronJobs: map[string]*batchv1.CronJob{}, ConfigMaps: map[string]*corev1.ConfigMap{},
 		Services: map[string]*corev1.Service{}, HPAs: map[string]*autoscalingv2.HorizontalPodAutoscaler{},
-		ScaledObjects: map[string]*ScaledObject{},
+		ScaledObjects: map[string]*ScaledObject{}, PGClusters: map[string]*CNPGCluster{},
 	}
 }
 
@@ -122,6 +155,8 @@ func (k *K8s) decode(file string, raw []byte) error {
 			obj = &autoscalingv2.HorizontalPodAutoscaler{}
 		case "keda.sh/v1alpha1 ScaledObject":
 			obj = &ScaledObject{}
+		case "postgresql.cnpg.io/v1 Cluster":
+			obj = &CNPGCluster{}
 		default:
 			return fmt.Errorf("%s doc %d: unexpected kind %q %q", file, i, tm.APIVersion, tm.Kind)
 		}
@@ -147,9 +182,76 @@ func (k *K8s) decode(file string, raw []byte) error {
 			k.HPAs[name] = o
 		case *ScaledObject:
 			k.ScaledObjects[name] = o
+		case *CNPGCluster:
+			k.PGClusters[name] = o
 		}
 	}
 	return nil
+}
+
+// LoadK8sCluster renders the cluster overlay (deploy/k8s-cluster: the base on
+// a NATS cluster and a CloudNativePG cluster) with kustomize itself, as
+// `kubectl apply -k` would, patches applied, and decodes every resource of
+// the result strictly into its type.
+func LoadK8sCluster(t testing.TB) *K8s {
+	t.Helper()
+	out, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), filepath.Join(RepoRoot(), "deploy", "k8s-cluster"))
+	require.NoError(t, err, "kustomize build deploy/k8s-cluster")
+	raw, err := out.AsYaml()
+	require.NoError(t, err)
+	k := newK8s()
+	require.NoError(t, k.decode("deploy/k8s-cluster (rendered)", raw))
+	return k
+}
+
+// NATSValues are the values of the official NATS Helm chart (nats-io/k8s,
+// chart nats 2.x) that deploy/k8s-cluster/nats-values.yaml sets, decoded
+// strictly, so a key the chart does not have fails.
+type NATSValues struct {
+	Config struct {
+		Cluster struct {
+			Enabled  bool `json:"enabled"`
+			Replicas int  `json:"replicas"`
+		} `json:"cluster"`
+		JetStream struct {
+			Enabled   bool `json:"enabled"`
+			FileStore struct {
+				PVC struct {
+					Size string `json:"size"`
+				} `json:"pvc"`
+			} `json:"fileStore"`
+		} `json:"jetstream"`
+		Monitor struct {
+			Enabled bool `json:"enabled"`
+		} `json:"monitor"`
+	} `json:"config"`
+	Container struct {
+		Image struct {
+			Tag string `json:"tag"`
+		} `json:"image"`
+		Merge struct {
+			Resources corev1.ResourceRequirements `json:"resources"`
+		} `json:"merge"`
+	} `json:"container"`
+	PodTemplate struct {
+		TopologySpreadConstraints map[string]struct {
+			MaxSkew           int    `json:"maxSkew"`
+			WhenUnsatisfiable string `json:"whenUnsatisfiable"`
+		} `json:"topologySpreadConstraints"`
+	} `json:"podTemplate"`
+	PodDisruptionBudget struct {
+		Enabled bool `json:"enabled"`
+	} `json:"podDisruptionBudget"`
+}
+
+// LoadNATSValues reads deploy/k8s-cluster/nats-values.yaml.
+func LoadNATSValues(t testing.TB) NATSValues {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(RepoRoot(), "deploy", "k8s-cluster", "nats-values.yaml"))
+	require.NoError(t, err)
+	var v NATSValues
+	require.NoError(t, yaml.UnmarshalStrict(raw, &v), "nats-values.yaml")
+	return v
 }
 
 func stripComments(b []byte) []byte {
@@ -199,9 +301,20 @@ func CheckK8sEnv(t testing.TB, k *K8s, workload string, reads, required []string
 			set[key] = true
 		}
 	}
+	// A variable another one's value refers to as $(NAME) (Kubernetes'
+	// expansion, the overlay's way of putting a Secret's password into a
+	// URL) is used, though the binary does not read it.
+	referenced := map[string]bool{}
+	for i, e := range c.Env {
+		for _, m := range envRef.FindAllStringSubmatch(e.Value, -1) {
+			j := slices.IndexFunc(c.Env, func(d corev1.EnvVar) bool { return d.Name == m[1] })
+			require.True(t, j >= 0 && j < i, "%s: %s refers to $(%s), which is not set before it", workload, e.Name, m[1])
+			referenced[m[1]] = true
+		}
+	}
 	var unknown []string
 	for name := range set {
-		if !slices.Contains(reads, name) {
+		if !slices.Contains(reads, name) && !referenced[name] {
 			unknown = append(unknown, name)
 		}
 	}

@@ -1,8 +1,11 @@
 package deploycheck
 
 import (
+	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
 
 // workerBindings are the stream workers of the registry: each is a
@@ -230,5 +235,155 @@ func envValue(c corev1.Container, name string) string {
 			return e.Value
 		}
 	}
+	return ""
+}
+
+// The cluster overlay, rendered by kustomize: the base's workloads on a
+// three-node NATS cluster and a CloudNativePG cluster of a primary and a
+// replica, every binary's DATABASE_URL the operator's application URL, the
+// API's and the gateway's reads on the replicas, streams at three replicas.
+func TestK8sClusterOverlay(t *testing.T) {
+	t.Parallel()
+	base, k := LoadK8s(t), LoadK8sCluster(t)
+	values := LoadNATSValues(t)
+
+	// The same workloads as the base.
+	for _, names := range [][2][]string{{keys(base.Deployments), keys(k.Deployments)}, {keys(base.Jobs), keys(k.Jobs)}, {keys(base.CronJobs), keys(k.CronJobs)}} {
+		require.Equal(t, names[0], names[1])
+	}
+
+	// PostgreSQL: one cluster, a primary and at least one replica, with the
+	// database and the extension the migrations need.
+	require.Len(t, k.PGClusters, 1)
+	var pg *CNPGCluster
+	for _, c := range k.PGClusters {
+		pg = c
+	}
+	require.GreaterOrEqual(t, pg.Spec.Instances, 2, "a primary and a replica")
+	require.NotEmpty(t, pg.Spec.ImageName)
+	require.Contains(t, pg.Spec.Bootstrap.InitDB.PostInitApplicationSQL, "CREATE EXTENSION IF NOT EXISTS vector")
+	appSecret := pg.Name + "-app" // the operator's Secret of the application user
+	for _, name := range slices.Concat(keys(k.Deployments), keys(k.Jobs), keys(k.CronJobs)) {
+		c := k.PodSpec(t, name).Containers[0]
+		e := c.Env[slices.IndexFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == "DATABASE_URL" })]
+		require.NotNil(t, e.ValueFrom, name)
+		require.Equal(t, &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: appSecret}, Key: "uri"}, e.ValueFrom.SecretKeyRef, "%s: the primary's URL", name)
+	}
+	for _, name := range []string{"recall-api", "recall-gateway"} {
+		c := k.PodSpec(t, name).Containers[0]
+		read := envValue(c, "DATABASE_READ_URL")
+		u, err := url.Parse(read)
+		require.NoError(t, err, read)
+		require.Equal(t, pg.Name+"-ro", u.Hostname(), "%s reads from the operator's read-only Service", name)
+		require.Equal(t, "/"+pg.Spec.Bootstrap.InitDB.Database, u.Path)
+		// The user and password are the application user's.
+		for _, m := range envRef.FindAllStringSubmatch(read, -1) {
+			i := slices.IndexFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == m[1] })
+			require.GreaterOrEqual(t, i, 0)
+			require.Equal(t, appSecret, c.Env[i].ValueFrom.SecretKeyRef.Name, "%s: $(%s)", name, m[1])
+		}
+	}
+	for name := range k.Deployments {
+		if name != "recall-api" && name != "recall-gateway" {
+			require.Empty(t, envValue(k.Deployments[name].Spec.Template.Spec.Containers[0], "DATABASE_READ_URL"), "%s: writers stay on the primary", name)
+		}
+	}
+
+	// NATS: the chart's three servers with JetStream on files, each on its
+	// own node; the streams at three replicas; the release the code pins.
+	require.True(t, values.Config.Cluster.Enabled)
+	require.Equal(t, 3, values.Config.Cluster.Replicas)
+	require.True(t, values.Config.JetStream.Enabled)
+	require.NotEmpty(t, values.Config.JetStream.FileStore.PVC.Size)
+	require.True(t, values.Config.Monitor.Enabled, "KEDA reads the consumers' lag from the monitoring port")
+	require.Contains(t, values.PodTemplate.TopologySpreadConstraints, "kubernetes.io/hostname")
+	require.Equal(t, strings.TrimPrefix(goModVersion(t, "github.com/nats-io/nats-server/v2"), "v")+"-alpine", values.Container.Image.Tag)
+	cm := k.ConfigMaps["recall-config"]
+	replicas, err := strconv.Atoi(cm.Data["STREAM_REPLICAS"])
+	require.NoError(t, err)
+	require.Equal(t, 3, replicas)
+	require.LessOrEqual(t, replicas, values.Config.Cluster.Replicas)
+	require.Equal(t, "nats://nats:4222", cm.Data["NATS_URL"], "the chart's Service of release nats")
+	for worker := range workerBindings() {
+		tr := k.ScaledObjects["recall-"+worker].Spec.Triggers[0]
+		require.Equal(t, "nats-headless:8222", tr.Metadata["natsServerMonitoringEndpoint"], "%s: KEDA asks the consumer's leader, <server>.nats-headless", worker)
+	}
+	require.Equal(t, "prometheus", k.ScaledObjects["recall-gateway"].Spec.Triggers[0].Type)
+}
+
+// A patch of the overlay that no longer fits the base (DATABASE_URL moved
+// from the first place) fails the render instead of setting the wrong
+// variable: the overlay's own patch over a base whose first variable is
+// another.
+func TestK8sClusterPatchesTestTheirTarget(t *testing.T) {
+	t.Parallel()
+	patch, err := os.ReadFile(filepath.Join(RepoRoot(), "deploy", "k8s-cluster", "database-url.yaml"))
+	require.NoError(t, err)
+	fs := filesys.MakeFsInMemory()
+	deployment := func(first string) string {
+		return `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: recall-x
+spec:
+  selector:
+    matchLabels: {app: x}
+  template:
+    metadata:
+      labels: {app: x}
+    spec:
+      containers:
+        - name: x
+          image: recall
+          env:
+            - name: ` + first + `
+              valueFrom:
+                secretKeyRef: {name: recall-database, key: url}
+`
+	}
+	for _, f := range [][2]string{
+		{"/overlay/kustomization.yaml", "resources: [../base]\npatches:\n  - path: database-url.yaml\n    target: {kind: Deployment}\n"},
+		{"/overlay/database-url.yaml", string(patch)},
+		{"/base/kustomization.yaml", "resources: [x.yaml]\n"},
+	} {
+		require.NoError(t, fs.WriteFile(f[0], []byte(f[1])))
+	}
+	build := func() (string, error) {
+		out, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(fs, "/overlay")
+		if err != nil {
+			return "", err
+		}
+		raw, err := out.AsYaml()
+		return string(raw), err
+	}
+	require.NoError(t, fs.WriteFile("/base/x.yaml", []byte(deployment("DATABASE_URL"))))
+	out, err := build()
+	require.NoError(t, err)
+	require.Contains(t, out, "name: recall-pg-app", "the patch applies where DATABASE_URL is first")
+	require.NoError(t, fs.WriteFile("/base/x.yaml", []byte(deployment("DATABASE_READ_URL"))))
+	_, err = build()
+	require.Error(t, err, "the patch refuses a base whose first variable is another")
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// goModVersion is the version go.mod requires of module.
+func goModVersion(t *testing.T, module string) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(RepoRoot(), "go.mod"))
+	require.NoError(t, err)
+	for _, line := range strings.Split(string(raw), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == module {
+			return f[1]
+		}
+	}
+	t.Fatalf("go.mod does not require %s", module)
 	return ""
 }
