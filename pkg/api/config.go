@@ -31,7 +31,7 @@ type Config struct {
 	// is the runtime's floor and the collector takes a large share of its CPU;
 	// at 1000 the goal is about 45 MB and it collects half as often, for a
 	// larger resident set (docs/benchmarks.md, History). A heap that holds
-	// more (the Chinese dictionary, 24 MB) is held by MemoryHeadroom
+	// more (the Chinese dictionary, 20 MB) is held by MemoryHeadroom
 	// instead. `recall run` does not apply it: that process holds every
 	// worker's batches too, and a tenfold target over what is live would
 	// multiply them.
@@ -42,7 +42,7 @@ type Config struct {
 	// a query loads it; GOMEMLIMIT, when set, wins; 0: none). Without it
 	// GCPercent alone let an API holding the dictionary grow to over a
 	// gigabyte under load, with a worse tail latency, when the dictionary
-	// took 234 MB of heap (it now takes 24 MB): the smaller heap is
+	// took 234 MB of heap (it now takes 20 MB): the smaller heap is
 	// collected more often, but touches fewer pages. The API binary only:
 	// `recall run` has MEMORY_HEADROOM.
 	MemoryHeadroom int64 `env:"API_MEMORY_HEADROOM" envDefault:"268435456"`

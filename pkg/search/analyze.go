@@ -59,7 +59,7 @@ type Analyzer struct {
 
 // SharedAnalyzer returns an analyzer over the process's shared segmenter,
 // which it loads on the first text with a Han character (about a quarter of
-// a second of CPU, and some 24 MB held from then on). A process that never
+// a second of CPU, and some 20 MB held from then on). A process that never
 // meets Chinese never holds the dictionary: its memory stays small. (gse's
 // own dictionary, which package segment used to load, was millions of
 // objects that every garbage collection marked, which under load set the

@@ -35,8 +35,16 @@ type slot struct {
 const (
 	refShift  = 30
 	refOffset = 1<<refShift - 1
-	// maxLoad is the table's fill, in 1/8, past which it doubles.
+	// maxLoad is the table's fill, in 1/8, past which it doubles while it
+	// is built.
 	maxLoad = 4
+	// finalLoad is the fill, in 1/100, of the table a load ends with: the
+	// words and prefixes are rehashed into as many slots as that takes
+	// (not a power of two: the index is the hash scaled to the table), so
+	// that the table is no larger than its contents need. The lookup walks
+	// a text and asks for prefixes most of which are not there, so misses
+	// dominate; see docs/benchmarks.md (History) for the fill chosen.
+	finalLoad = 50
 	// unknownDist is the cost of a character no dictionary word starts
 	// with, gse's pseudo-word: a constant, not derived from frequencies.
 	unknownDist = 32
@@ -73,7 +81,6 @@ func load(files ...string) (*Segmenter, error) {
 	}
 	b := &builder{s: &Segmenter{}, tagIdx: map[string]uint8{}}
 	b.s.slots = make([]slot, 1<<bits.Len(uint(2*lines)))
-	b.s.shift = uint(64 - bits.Len(uint(len(b.s.slots)-1)))
 	b.s.src = make([]string, len(files)+1)
 	copy(b.s.src, files)
 	lowered := len(files)
@@ -113,6 +120,7 @@ func load(files ...string) (*Segmenter, error) {
 			sl.dist = logTotal - sl.dist
 		}
 	}
+	b.resize(b.entries * 100 / finalLoad)
 	unknown, err := b.tag("x")
 	if err != nil {
 		return nil, err
@@ -221,10 +229,13 @@ func (b *builder) insert(key string, at uint32) *slot {
 
 // grow doubles the table; gse's data never needs it, as load sizes the
 // table from the number of lines.
-func (b *builder) grow() {
+func (b *builder) grow() { b.resize(2 * len(b.s.slots)) }
+
+// resize moves the entries into a table of n slots (at least one more than
+// there are entries, so that a miss ends at an empty slot).
+func (b *builder) resize(n int) {
 	old := b.s.slots
-	b.s.slots = make([]slot, 2*len(old))
-	b.s.shift--
+	b.s.slots = make([]slot, max(n, b.entries+1))
 	for _, sl := range old {
 		if sl.n != 0 {
 			*b.s.empty(hashAdd(hashSeed, b.s.key(&sl))) = sl
@@ -232,11 +243,20 @@ func (b *builder) grow() {
 	}
 }
 
+// home is the first slot a key of mixed hash m is looked for in: m scaled
+// to the table's size (the high word of m × size), any size.
+func (s *Segmenter) home(m uint64) int {
+	hi, _ := bits.Mul64(m, uint64(len(s.slots)))
+	return int(hi)
+}
+
 // empty is the slot where a key of hash h that the table lacks goes.
 func (s *Segmenter) empty(h uint64) *slot {
 	m := mix(h)
-	mask := len(s.slots) - 1
-	for i := int(m >> s.shift); ; i = (i + 1) & mask {
+	for i := s.home(m); ; i++ {
+		if i == len(s.slots) {
+			i = 0
+		}
 		if s.slots[i].n == 0 {
 			return &s.slots[i]
 		}
@@ -249,8 +269,10 @@ func (s *Segmenter) empty(h uint64) *slot {
 func (s *Segmenter) find(h uint64, key string, fold bool) *slot {
 	m := mix(h)
 	tag := uint16(m)
-	mask := len(s.slots) - 1
-	for i := int(m >> s.shift); ; i = (i + 1) & mask {
+	for i := s.home(m); ; i++ {
+		if i == len(s.slots) {
+			i = 0
+		}
 		sl := &s.slots[i]
 		if sl.n == 0 {
 			return nil

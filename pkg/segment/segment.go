@@ -6,7 +6,7 @@
 // pointers (a trie, and per word slices of byte slices), which the garbage
 // collector marks on every cycle: under a soft memory limit most of a
 // worker's collection time went to it. Here the words are a hash table of
-// fixed-size entries without pointers (24 MB, which the collector does not
+// fixed-size entries without pointers (20 MB, which the collector does not
 // scan) whose keys are read in place from gse's embedded dictionary text
 // (source.go). gse is only needed as the source of that text, and by the
 // tests, which require the same tokens as gse's Segment for every input
@@ -32,8 +32,6 @@ import (
 type Segmenter struct {
 	// slots is the hash table of words and of their prefixes (slot).
 	slots []slot
-	// shift turns a mixed hash into a slot index (its top bits).
-	shift uint
 	// src holds the keys' bytes: gse's dictionary files, then the keys
 	// that differ from their line (lower-cased).
 	src []string
