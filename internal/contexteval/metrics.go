@@ -138,6 +138,63 @@ func AnswerTokenRecall(prompt, answer string) (share float64, ok bool) {
 	return float64(found) / float64(len(want)), true
 }
 
+// Where are the places an answer's word can be, for AnswerWhere: in the
+// prompt; else in an evidence turn (a prompt that held that turn whole
+// would have it); else elsewhere in the history only, in turns that are not
+// evidence (numbers and common words that happen to be said); else nowhere
+// in the history (a computed answer: a count, a sum, a span of days).
+const (
+	InPrompt = iota
+	InEvidence
+	InHistoryOnly
+	Nowhere
+	Places
+)
+
+// AnswerWhere shares the answer's distinct content words among the places
+// above, for a prompt, the question's evidence turns and every turn of its
+// history; the shares add up to 1. ok is false when the answer has no
+// content word. Over many questions, the first two places are as much of
+// the answer as retrieving the evidence can put in a prompt: the rest only
+// text that is not evidence brings in, by chance.
+func AnswerWhere(prompt, answer string, evidence, history []string) (share [Places]float64, ok bool) {
+	want := map[string]bool{}
+	for _, t := range contentWords(answer) {
+		want[t] = true
+	}
+	if len(want) == 0 {
+		return share, false
+	}
+	in := func(texts ...string) map[string]bool {
+		have := map[string]bool{}
+		for _, s := range texts {
+			for _, t := range Tokens(s) {
+				if want[t] {
+					have[t] = true
+				}
+			}
+		}
+		return have
+	}
+	p, e, h := in(prompt), in(evidence...), in(history...)
+	for t := range want {
+		switch {
+		case p[t]:
+			share[InPrompt]++
+		case e[t]:
+			share[InEvidence]++
+		case h[t]:
+			share[InHistoryOnly]++
+		default:
+			share[Nowhere]++
+		}
+	}
+	for i := range share {
+		share[i] /= float64(len(want))
+	}
+	return share, true
+}
+
 // Stopword reports whether a token (lower-cased, as Tokens gives it) is on
 // the stopword list below.
 func Stopword(t string) bool { return stopwords[t] }

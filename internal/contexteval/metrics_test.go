@@ -63,6 +63,19 @@ func TestTokens(t *testing.T) {
 		contentWords("Caroline's 7 May, 2023 — LGBTQ! don't café"))
 }
 
+func TestAnswerWhere(t *testing.T) {
+	t.Parallel()
+	evidence := []string{"I bought a Fender guitar and a Korg piano."}
+	history := append([]string{"We met 4 friends at the park."}, evidence...)
+	// "korg" is in the prompt; "fender" only in the evidence; "4" in the
+	// history only; "instruments" nowhere.
+	share, ok := AnswerWhere("You told me about your Korg.", "4 instruments: the Fender, the Korg", evidence, history)
+	require.True(t, ok)
+	require.Equal(t, [Places]float64{0.25, 0.25, 0.25, 0.25}, share)
+	_, ok = AnswerWhere("anything", "it is", evidence, history)
+	require.False(t, ok)
+}
+
 func TestAnswerTokenRecall(t *testing.T) {
 	t.Parallel()
 	cases := []struct {

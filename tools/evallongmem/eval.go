@@ -60,7 +60,13 @@ type rowResult struct {
 	SessionScored  int                `json:"session_questions"`
 	AnswerScored   int                `json:"answer_questions"`
 
+	// AnswerWhere is where the answer's words are, averaged over the
+	// questions (contexteval.AnswerWhere): in the prompt, in evidence
+	// turns only, in other turns of the history only, nowhere.
+	AnswerWhere [contexteval.Places]float64 `json:"answer_words_where"`
+
 	ev, ses, ans, hits, chars contexteval.Mean
+	where                     [contexteval.Places]contexteval.Mean
 	evByType, sesByType       contexteval.Groups
 }
 
@@ -285,10 +291,17 @@ func tally(insts []datasets.LongMemEvalInstance, recalled []string, o options) (
 			target = abstention
 		}
 		evidence, sessions := questionEvidence(in)
+		history := make([]string, len(in.Turns))
+		for k, t := range in.Turns {
+			history[k] = t.Content
+		}
 		ps := contexteval.NewBaselines(in.Turns, o.Budget).Prompts(recalled[i], q.Text)
 		scores := make([]questionScore, len(ps))
 		for r, p := range ps {
 			scores[r] = target[r].add(p, q, evidence, sessions)
+			if !q.Abstention {
+				target[r].addWhere(p, q.Answer, evidence, history)
+			}
 		}
 		if o.QuestionsOut != nil {
 			if err := writeQuestion(o.QuestionsOut, in, ps[0], scores); err != nil {
@@ -403,6 +416,14 @@ func (r *rowResult) add(prompt string, q datasets.LongMemEvalQuestion, evidence 
 	return s
 }
 
+// addWhere counts where the answer's words are for one prompt.
+func (r *rowResult) addWhere(prompt, answer string, evidence, history []string) {
+	share, ok := contexteval.AnswerWhere(prompt, answer, evidence, history)
+	for i := range share {
+		r.where[i].Add(share[i], ok)
+	}
+}
+
 // hit is 1 when a prompt holds every content word of the answer.
 func hit(answerRecall float64) float64 {
 	if answerRecall == 1 {
@@ -416,6 +437,9 @@ func (r *rowResult) finish() {
 	r.SessionRecall, r.SessionScored = r.ses.Value(), r.ses.N
 	r.AnswerRecall, r.AnswerScored = r.ans.Value(), r.ans.N
 	r.AnswerHits = r.hits.Value()
+	for i := range r.where {
+		r.AnswerWhere[i] = r.where[i].Value()
+	}
 	r.PromptChars = r.chars.Value()
 	r.EvidenceByType = r.evByType.Values()
 	r.SessionsByType = r.sesByType.Values()
@@ -487,6 +511,21 @@ func printTables(w io.Writer, rep *report) {
 		}
 		contexteval.WriteTable(w, cols, cells)
 	}
+
+	// Where the answers' words are: what retrieving the evidence can put in
+	// a prompt (in the prompt or in evidence turns) and what only other
+	// text brings in by chance (numbers and words said elsewhere).
+	fmt.Fprintln(w, "answer words: in the prompt; else in evidence turns; else only in other turns of the history; else nowhere (a computed answer)")
+	cols = []contexteval.Column{{Head: "row", Width: 13}, {Head: "in-prompt", Width: 10}, {Head: "evidence", Width: 9},
+		{Head: "history-only", Width: 13}, {Head: "nowhere", Width: 8}, {Head: "reachable", Width: 10}}
+	cells = nil
+	for _, r := range rep.Rows {
+		wh := r.AnswerWhere
+		cells = append(cells, []string{r.Name, contexteval.Cell(wh[contexteval.InPrompt], true, 3), contexteval.Cell(wh[contexteval.InEvidence], true, 3),
+			contexteval.Cell(wh[contexteval.InHistoryOnly], true, 3), contexteval.Cell(wh[contexteval.Nowhere], true, 3),
+			contexteval.Cell(wh[contexteval.InPrompt]+wh[contexteval.InEvidence], true, 3)})
+	}
+	contexteval.WriteTable(w, cols, cells)
 
 	if len(rep.Abstention) > 0 && rep.Abstentions > 0 {
 		fmt.Fprintf(w, "abstention: %d questions whose answer is not in the history (%d with evidence turns)\n",
