@@ -84,7 +84,7 @@ func Open(ctx context.Context, c NATSConfig, streams StreamConfig, name string, 
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := EnsureStreams(ctx, js, streams); err != nil {
+	if err := ensureStreams(ctx, js, streams, DeclareRetryFor, log); err != nil {
 		nc.Close()
 		return nil, nil, err
 	}

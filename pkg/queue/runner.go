@@ -197,7 +197,11 @@ func NewRunner(ctx context.Context, js jetstream.JetStream, stream string, cc je
 	}
 	limit := cc.MaxDeliver
 	cc = Unlimited(cc)
-	cons, err := js.CreateOrUpdateConsumer(ctx, stream, cc)
+	var cons jetstream.Consumer
+	err := declare(ctx, "consumer "+cc.Durable, DeclareRetryFor, log, func(ctx context.Context) (err error) {
+		cons, err = js.CreateOrUpdateConsumer(ctx, stream, cc)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("consumer %s on %s: %w", cc.Durable, stream, err)
 	}

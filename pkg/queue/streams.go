@@ -73,10 +73,19 @@ func DLQStreamConfig(c StreamConfig) jetstream.StreamConfig {
 
 // EnsureStreams creates or updates every stream Recall uses. It is idempotent and
 // safe to run from every replica at start. (The signal stream is updated before
-// the task stream is created: tasks used to be signal subjects.)
+// the task stream is created: tasks used to be signal subjects.) A declaration
+// JetStream cannot answer yet is asked again for up to DeclareRetryFor.
 func EnsureStreams(ctx context.Context, js jetstream.JetStream, c StreamConfig) error {
+	return ensureStreams(ctx, js, c, DeclareRetryFor, nil)
+}
+
+func ensureStreams(ctx context.Context, js jetstream.JetStream, c StreamConfig, retryFor time.Duration, log *slog.Logger) error {
 	for _, sc := range streamConfigs(c) {
-		if _, err := js.CreateOrUpdateStream(ctx, sc); err != nil {
+		err := declare(ctx, "stream "+sc.Name, retryFor, log, func(ctx context.Context) error {
+			_, err := js.CreateOrUpdateStream(ctx, sc)
+			return err
+		})
+		if err != nil {
 			return fmt.Errorf("ensure stream %s: %w", sc.Name, err)
 		}
 	}
