@@ -141,6 +141,7 @@ func TestContextAt(t *testing.T) {
 	require.Empty(t, c.Window.Cuts, "the November turn is not counted either")
 	got := recalled(c)
 	require.Contains(t, got, "jun-1")
+	require.Contains(t, c.Prompt, "[Tue 2 June 2026, 4 months ago] User: I started cello lessons", "how long before at, not before now")
 	for _, id := range []string{"nov-1", "nov2-1", "cur-3"} {
 		require.NotContains(t, got, id, "said after at")
 	}

@@ -179,7 +179,7 @@ func applyBudget(ph phrases, p *Parts, limit int) (Budget, lines) {
 			held = min(l.restSize(ph), int(float64(left)*(1-share)))
 		}
 		left -= held
-		hits, lines := fitRecalled(ph, r.Hits, &left)
+		hits, lines := fitRecalled(ph, r.Hits, &left, p.Now)
 		r.Hits, r.Cuts, l.recalled = hits, addCut(r.Cuts, len(r.Hits)-len(hits)), lines
 		left += held
 	}
@@ -241,7 +241,7 @@ func blockSize(heading string) func(i int, s string) int {
 // come in the order of their first hit kept, so the most relevant
 // conversation still comes first; summaries and facts are a group each.
 // The hits are returned most relevant first, as they were given.
-func fitRecalled(ph phrases, hits []RecalledHit, left *int) ([]RecalledHit, []string) {
+func fitRecalled(ph phrases, hits []RecalledHit, left *int, now time.Time) ([]RecalledHit, []string) {
 	// The hits are the part's own: the kept ones move to its front.
 	kept := hits[:0]
 	// groups[k] is the group of kept[k], numbered in order of appearance;
@@ -254,7 +254,7 @@ func fitRecalled(ph phrases, hits []RecalledHit, left *int) ([]RecalledHit, []st
 	}
 	var shared []sharedGroup
 	count := 0
-	d := &dates{ph: ph}
+	d := &dates{ph: ph, now: now}
 	for _, h := range hits {
 		if *left <= 0 {
 			break

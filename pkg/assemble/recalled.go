@@ -151,9 +151,17 @@ func recalledGroupOf(h RecalledHit) (recalledGroup, bool) {
 	return recalledGroup{h.SessionID, dayKey(h.OccurredAt)}, true
 }
 
-// dates writes the days of recalled lines, each day once.
+// midnight is t's day at midnight UTC.
+func midnight(t time.Time) time.Time {
+	y, m, d := t.UTC().Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}
+
+// dates writes the days of recalled lines, each day once, with how long
+// before now each was when now is set.
 type dates struct {
-	ph phrases
+	ph  phrases
+	now time.Time
 	// days are the days written so far: a few dozen at most, searched
 	// newest first (hits of one conversation come together).
 	days []day
@@ -172,6 +180,14 @@ func (d *dates) of(t time.Time) string {
 		}
 	}
 	s := d.ph.date(t.UTC())
+	if !d.now.IsZero() {
+		// Calendar days between the two days (in UTC, as the dates are
+		// written), so a turn of last night is "yesterday" this morning.
+		n := midnight(d.now).Sub(midnight(t)).Hours() / 24
+		if n >= 0 {
+			s += d.ph.agoSep + d.ph.ago(int(n+0.5))
+		}
+	}
 	d.days = append(d.days, day{k, s})
 	return s
 }

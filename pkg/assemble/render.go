@@ -35,6 +35,11 @@ type Parts struct {
 	// ProfileLimit caps the characters the profile may take of the budget
 	// (0: no cap of its own).
 	ProfileLimit int
+	// Now is the time the context is for (its `at`, or the time it was
+	// asked): each recalled day says how long before it that day was
+	// ("Fri 5 May 2023, 25 days ago"), so that "how long ago" and "how long
+	// between" can be read off the prompt. Zero: dates alone.
+	Now time.Time
 	// RecalledShare is the most the recalled part may take of what the
 	// profile, the list and the window leave, when the summaries and facts
 	// would use the rest: they are held that much of it, at most what they
@@ -66,6 +71,10 @@ type phrases struct {
 	// factLabel stand where a role would in its lines; date writes a day.
 	recalled, summaryLabel, factLabel string
 	date                              func(time.Time) string
+	// ago says how many days before the context's time a day was
+	// (ageOf), after agoSep.
+	ago    func(days int) string
+	agoSep string
 }
 
 var text = map[string]phrases{
@@ -88,7 +97,7 @@ var text = map[string]phrases{
 		roles:        map[string]string{"user": "User", "assistant": "Assistant", "tool": "Tool", "system": "System"},
 		recalled:     "From the user's earlier conversations, what may bear on the current message (most relevant first, dated):",
 		summaryLabel: "Summary", factLabel: "Interest",
-		date: enDate,
+		date: enDate, ago: enAgo, agoSep: ", ",
 	},
 	LangZH: {
 		lang:      LangZH,
@@ -109,7 +118,7 @@ var text = map[string]phrases{
 		roles:        map[string]string{"user": "用户", "assistant": "助手", "tool": "工具", "system": "系统"},
 		recalled:     "用户以往对话中可能与当前消息相关的内容（按相关度排序，附日期）：",
 		summaryLabel: "摘要", factLabel: "兴趣",
-		date: zhDate,
+		date: zhDate, ago: zhAgo, agoSep: "，",
 	},
 }
 
@@ -131,6 +140,66 @@ func enDate(t time.Time) string {
 	b = append(b, ' ')
 	b = strconv.AppendInt(b, int64(y), 10)
 	return string(b)
+}
+
+// enAgo and zhAgo say how long ago a day was, in days up to two months
+// (what "how many days ago" and "how many weeks between" are counted in),
+// then in months, then in years: "today", "yesterday", "25 days ago",
+// "4 months ago", "2 years ago" (今天, 昨天, 25天前, 4个月前, 2年前).
+func enAgo(days int) string {
+	switch n, unit := ageOf(days); unit {
+	case ageToday:
+		return "today"
+	case ageYesterday:
+		return "yesterday"
+	case ageDays:
+		return strconv.Itoa(n) + " days ago"
+	case ageMonths:
+		return strconv.Itoa(n) + " months ago"
+	default:
+		return strconv.Itoa(n) + " years ago"
+	}
+}
+
+func zhAgo(days int) string {
+	switch n, unit := ageOf(days); unit {
+	case ageToday:
+		return "今天"
+	case ageYesterday:
+		return "昨天"
+	case ageDays:
+		return strconv.Itoa(n) + "天前"
+	case ageMonths:
+		return strconv.Itoa(n) + "个月前"
+	default:
+		return strconv.Itoa(n) + "年前"
+	}
+}
+
+// The units an age is said in.
+const (
+	ageToday = iota
+	ageYesterday
+	ageDays
+	ageMonths
+	ageYears
+)
+
+// ageOf is an age of days days in the unit it is said in: days below 60,
+// whole months (of 30.44 days, rounded) below two years, whole years after.
+func ageOf(days int) (int, int) {
+	switch {
+	case days <= 0:
+		return 0, ageToday
+	case days == 1:
+		return 1, ageYesterday
+	case days < 60:
+		return days, ageDays
+	case days < 730:
+		return int(float64(days)/30.44 + 0.5), ageMonths
+	default:
+		return days / 365, ageYears
+	}
 }
 
 var zhWeekdays = [...]string{"日", "一", "二", "三", "四", "五", "六"}
@@ -267,7 +336,7 @@ func renderLines(ph phrases, p Parts) lines {
 	}
 	if p.Recalled != nil {
 		unlimited := math.MaxInt
-		_, l.recalled = fitRecalled(ph, p.Recalled.Hits, &unlimited)
+		_, l.recalled = fitRecalled(ph, p.Recalled.Hits, &unlimited, p.Now)
 	}
 	l.window = make([]string, len(p.Window.Messages))
 	for i, m := range p.Window.Messages {

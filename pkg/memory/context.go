@@ -143,6 +143,7 @@ func (s *Service) ContextWith(ctx context.Context, tenant string, qv url.Values,
 	parts.Profile = contextProfile(s.schemas.For(tenant), data.Assertions, s.cfg.ContextProfileDerived)
 	parts.ProfileLimit = max(s.cfg.ContextProfileChars, 0)
 	parts.RecalledShare = s.cfg.ContextRecalledShare
+	parts.Now = now
 	if query != "" {
 		parts.Recalled = s.cfg.Config.Recalled(query, sr, parts.Window)
 	}
