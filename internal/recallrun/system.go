@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -24,6 +23,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/recallhq/recall/internal/pgcluster"
 )
 
 // DefaultAdminURL is the local PostgreSQL the evaluation database is created on.
@@ -136,7 +136,7 @@ func Start(ctx context.Context, o Options, log *slog.Logger) (*System, func(), e
 	})
 	log.Info("database created", "database", s.DBName)
 
-	ports, err := freePorts(3)
+	ports, err := pgcluster.FreePorts(3)
 	if err != nil {
 		return fail(err)
 	}
@@ -256,28 +256,6 @@ func childEnv(set map[string]string) []string {
 		env = append(env, k+"="+v)
 	}
 	return env
-}
-
-// freePorts asks the kernel for n distinct free TCP ports on 127.0.0.1. They
-// are released before the child binds them; another process taking one in
-// between makes the child fail to start, which is reported, not hidden.
-func freePorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	ports := make([]int, 0, n)
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("free port: %w", err)
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
 
 // databaseURL is adminURL with its database replaced by name.
