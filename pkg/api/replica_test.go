@@ -40,6 +40,17 @@ func TestReadReplica(t *testing.T) {
 	// from the start.
 	require.Equal(t, 1.0, metric(t, reg, "recall_db_replica_usable", "replica", replica))
 
+	// The same replica, given as a replica of another server (the
+	// machine's): never read, whatever its lag.
+	other := testenv.NewDB(t)
+	otherReg := prometheus.NewRegistry()
+	require.NoError(t, other.Store.OpenReplicas(ctx, store.ReadConfig{URL: rep.ReplicaURL, MaxLag: time.Hour, CheckInterval: time.Hour}, otherReg, testenv.Logger(t)))
+	require.Equal(t, 0.0, metric(t, otherReg, "recall_db_replica_usable", "replica", replica), "a standby of another primary")
+	require.NoError(t, other.Store.Read(ctx, func(r *store.Store) error {
+		require.Same(t, other.Store, r, "its reads go to its own primary")
+		return nil
+	}))
+
 	nt := testenv.NewNATS(t)
 	srv, err := api.New(api.Options{
 		Config: api.Config{Config: memory.Config{ContextMaxMessages: 10, ContextLang: "auto"}},

@@ -263,8 +263,9 @@ func (rt *readRouter) run(ctx context.Context) {
 func (rt *readRouter) check(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, max(rt.cfg.CheckInterval, time.Second))
 	defer cancel()
-	var primaryLSN int64
-	err := rt.primary.pool.QueryRow(ctx, `SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint`).Scan(&primaryLSN)
+	var primaryLSN, primaryID int64
+	err := rt.primary.pool.QueryRow(ctx, `SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint,
+		(SELECT system_identifier FROM pg_control_system())`).Scan(&primaryLSN, &primaryID)
 	if err != nil {
 		// Without the primary's position no lag can be bounded.
 		for _, r := range rt.replicas {
@@ -276,18 +277,24 @@ func (rt *readRouter) check(ctx context.Context) {
 	rt.history.add(now, primaryLSN, max(2*rt.cfg.MaxLag, time.Minute))
 	var wg sync.WaitGroup
 	for _, r := range rt.replicas {
-		wg.Go(func() { rt.checkReplica(ctx, r, primaryLSN) })
+		wg.Go(func() { rt.checkReplica(ctx, r, primaryLSN, primaryID) })
 	}
 	wg.Wait()
 }
 
-// checkReplica measures one replica against the primary's position.
-func (rt *readRouter) checkReplica(ctx context.Context, r *replica, primaryLSN int64) {
+// checkReplica measures one replica against the primary's position. A
+// replica of another server than the primary (its system identifier, the
+// same for a cluster and every standby copied from it, differs: a URL
+// pointing at the wrong standby) is never read: its WAL positions say
+// nothing about the primary's.
+func (rt *readRouter) checkReplica(ctx context.Context, r *replica, primaryLSN, primaryID int64) {
 	var (
 		recovering bool
 		replay     *int64
+		id         int64
 	)
-	err := r.store.pool.QueryRow(ctx, `SELECT pg_is_in_recovery(), (pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::bigint`).Scan(&recovering, &replay)
+	err := r.store.pool.QueryRow(ctx, `SELECT pg_is_in_recovery(), (pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::bigint,
+		(SELECT system_identifier FROM pg_control_system())`).Scan(&recovering, &replay, &id)
 	switch {
 	case err != nil:
 		rt.setUsable(r, false, "check failed: "+err.Error())
@@ -296,6 +303,9 @@ func (rt *readRouter) checkReplica(ctx context.Context, r *replica, primaryLSN i
 		// A promoted standby, or the URL of a server that is no standby:
 		// what it holds cannot be bounded by the primary's WAL.
 		rt.setUsable(r, false, "not a standby in recovery")
+		return
+	case id != primaryID:
+		rt.setUsable(r, false, fmt.Sprintf("not a standby of DATABASE_URL's server: system identifier %d, the primary's %d", id, primaryID))
 		return
 	}
 	lagBytes := max(primaryLSN-*replay, 0)
