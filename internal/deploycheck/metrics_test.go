@@ -18,6 +18,7 @@ import (
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/registry"
 	"github.com/recallhq/recall/pkg/service"
+	"github.com/recallhq/recall/pkg/store"
 	"github.com/recallhq/recall/pkg/worker"
 )
 
@@ -61,6 +62,13 @@ func recallSeries(t *testing.T) series {
 	w = httptest.NewRecorder()
 	gw.Handler(reg).ServeHTTP(w, req)
 	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+
+	// The read replicas' metrics, of a replica that is down (its gauges
+	// exist, labelled, whatever its state).
+	st, err := store.Open(ctx, store.Config{URL: db.URL, MaxConns: 2})
+	require.NoError(t, err)
+	t.Cleanup(st.Close)
+	require.NoError(t, st.OpenReplicas(ctx, store.ReadConfig{URL: "postgres://recall@127.0.0.1:1/recall", MaxLag: time.Second, CheckInterval: time.Hour}, rec, testenv.Logger(t)))
 
 	s, err := exported(reg, rec.kinds())
 	require.NoError(t, err)

@@ -88,7 +88,7 @@ func TestAlertRulesCoverTheSignals(t *testing.T) {
 		"recall_consumer_pending_messages", "recall_consumer_dead_lettered_total",
 		"recall_consumer_failed_total", "recall_decayer_last_success_timestamp_seconds",
 		"recall_api_requests_total", "recall_api_request_seconds_bucket",
-		"recall_extract_llm_fallbacks_total", "up", "process_start_time_seconds",
+		"recall_extract_llm_fallbacks_total", "up", "process_start_time_seconds", "recall_db_replica_usable",
 	} {
 		require.True(t, selected[name], "no alert watches %s", name)
 	}
