@@ -16,16 +16,7 @@ import (
 // are declared once it does, not given up on.
 func TestEnsureStreamsWaitsForJetStream(t *testing.T) {
 	t.Parallel()
-	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
-	require.NoError(t, err)
-	go srv.Start()
-	require.True(t, srv.ReadyForConnections(10*time.Second))
-	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
-	nc, err := nats.Connect(srv.ClientURL())
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	require.NoError(t, err)
+	srv, js := startServer(t, &server.Options{})
 
 	done := make(chan error, 1)
 	start := time.Now()
@@ -55,17 +46,8 @@ func TestEnsureStreamsWaitsForJetStream(t *testing.T) {
 // help.
 func TestEnsureStreamsFailsAtOnceOnARefusal(t *testing.T) {
 	t.Parallel()
-	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true, JetStream: true, StoreDir: t.TempDir()})
-	require.NoError(t, err)
-	go srv.Start()
-	require.True(t, srv.ReadyForConnections(10*time.Second))
-	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
-	nc, err := nats.Connect(srv.ClientURL())
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	require.NoError(t, err)
-	_, err = js.CreateStream(context.Background(), jetstream.StreamConfig{Name: "OTHER", Subjects: []string{"recall.turns.>"}})
+	_, js := startServer(t, &server.Options{JetStream: true, StoreDir: t.TempDir()})
+	_, err := js.CreateStream(context.Background(), jetstream.StreamConfig{Name: "OTHER", Subjects: []string{"recall.turns.>"}})
 	require.NoError(t, err)
 	start := time.Now()
 	err = ensureStreams(context.Background(), js, DefaultStreamConfig, 30*time.Second, nil)
@@ -79,4 +61,22 @@ func TestTransientDeclareError(t *testing.T) {
 	require.True(t, transientDeclareError(jetstream.ErrJetStreamNotEnabled))
 	require.True(t, transientDeclareError(&jetstream.APIError{Code: 503, ErrorCode: 10008, Description: "JetStream system temporarily unavailable"}))
 	require.False(t, transientDeclareError(&jetstream.APIError{Code: 400, ErrorCode: 10065, Description: "subjects overlap with an existing stream"}))
+}
+
+// startServer starts an in-process server with o (on a free loopback port)
+// and connects to it; both are stopped when the test ends.
+func startServer(t *testing.T, o *server.Options) (*server.Server, jetstream.JetStream) {
+	t.Helper()
+	o.Host, o.Port, o.NoLog, o.NoSigs = "127.0.0.1", -1, true, true
+	srv, err := server.NewServer(o)
+	require.NoError(t, err)
+	go srv.Start()
+	require.True(t, srv.ReadyForConnections(10*time.Second))
+	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+	nc, err := nats.Connect(srv.ClientURL())
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	return srv, js
 }
