@@ -91,6 +91,17 @@ type Config struct {
 	// multi-session 0.836 -> 0.856, answer tokens 0.749 -> 0.744; LoCoMo
 	// 0.825 / 0.791 -> 0.826 / 0.789.
 	ContextRecallIDFPower float64 `env:"CONTEXT_RECALL_IDF_POWER" envDefault:"2"`
+	// ContextRecallSessionWeight lifts each recalled turn that matches the
+	// message by how well its whole session does, read as one document
+	// (Params.SessionWeight): the best session adds this fraction of the
+	// best turn's lexical score. A question's words are often spread over
+	// the conversation that answers it, and a turn of a conversation that
+	// holds them all is likelier the answer than the same words alone in a
+	// talk about something else. Chosen with make eval-context and make
+	// eval-longmem (docs/benchmarks.md, History): LoCoMo 0.826 / 0.789 ->
+	// 0.838 / 0.795; LongMemEval (kept database) evidence 0.927 -> 0.926,
+	// answer tokens 0.766 -> 0.769, temporal 0.912 -> 0.925; 0 none.
+	ContextRecallSessionWeight float64 `env:"CONTEXT_RECALL_SESSION_WEIGHT" envDefault:"0.4"`
 	// SearchEmbedTimeout bounds embedding a query: past it the search goes
 	// on by terms only, and the context says so.
 	SearchEmbedTimeout time.Duration `env:"SEARCH_EMBED_TIMEOUT" envDefault:"500ms"`

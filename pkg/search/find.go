@@ -65,6 +65,13 @@ type Params struct {
 	// turn a turn without the term borrows (see withDialogue): 0 means 0.5,
 	// negative none.
 	DialogueWeight float64
+	// SessionWeight lifts each turn that matches by how well its session,
+	// its turns read as one document, matches: BM25 over the sessions,
+	// scaled so that the best session adds SessionWeight × the best turn's
+	// lexical score (0 or negative: none). A turn without a query term of
+	// its own or borrowed from a neighbour is not lifted; summaries and
+	// facts keep their own scores.
+	SessionWeight float64
 	// UserWeight lifts the user's own turns over the assistant's, as a
 	// fraction of their fused score (0: none): what a user said about
 	// themselves, asked for and decided is what a later message most often

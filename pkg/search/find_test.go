@@ -271,6 +271,46 @@ func TestSearchDialogue(t *testing.T) {
 	require.Greater(t, again[0].LexicalScore, hits[0].LexicalScore, "the weight scales the neighbours' share")
 }
 
+// SessionWeight lifts a matching turn by how well its whole session
+// matches: of two equal turns, the one whose conversation also holds the
+// message's other words comes first; a turn holding none of them is not
+// lifted into the hits.
+func TestSearchSessions(t *testing.T) {
+	t.Parallel()
+	s := setupRanking(t)
+	s.upsert(t,
+		msgEntry("acme", "u1", "a", "a-class", "user", t0, "pottery class"),
+		msgEntry("acme", "u1", "a", "a-filler", "assistant", t0.Add(time.Minute), "sounds lovely"),
+		msgEntry("acme", "u1", "a", "a-weekend", "user", t0.Add(2*time.Minute), "every weekend with the kids"),
+		msgEntry("acme", "u1", "b", "b-class", "user", t0.Add(time.Hour), "pottery class"),
+		msgEntry("acme", "u1", "b", "b-filler", "assistant", t0.Add(time.Hour+time.Minute), "how nice"),
+		msgEntry("acme", "u1", "c", "c-other", "user", t0.Add(2*time.Hour), "my dog likes walks"),
+	)
+	p := search.Params{UserID: "u1", Terms: []string{"pottery", "weekend", "kids"}, DialogueWeight: -1, RecencyWeight: -1, MaxPerSession: -1}
+	hits := s.search(t, "acme", p)
+	require.ElementsMatch(t, []string{"a-class", "b-class", "a-weekend"}, sources(hits))
+	require.InDelta(t, scoreOf(hits, "a-class"), scoreOf(hits, "b-class"), 1e-12, "no lift: the same words score the same")
+	p.SessionWeight = 0.4
+	lifted := s.search(t, "acme", p)
+	require.ElementsMatch(t, []string{"a-class", "b-class", "a-weekend"}, sources(lifted), "no turn without a query term is lifted in")
+	require.Greater(t, lexicalOf(lifted, "a-class"), lexicalOf(lifted, "b-class"), "the turn of the session that holds the other words first")
+	require.Less(t, sourceRank(lifted, "a-class"), sourceRank(lifted, "b-class"))
+	// The best session adds the weight times the best turn's score.
+	require.InDelta(t, 1.4*lexicalOf(hits, "a-weekend"), lexicalOf(lifted, "a-weekend"), 1e-9)
+}
+
+func scoreOf(hits []search.Hit, id string) float64   { return hits[sourceRank(hits, id)].Score }
+func lexicalOf(hits []search.Hit, id string) float64 { return hits[sourceRank(hits, id)].LexicalScore }
+
+func sourceRank(hits []search.Hit, id string) int {
+	for i, h := range hits {
+		if h.SourceID == id {
+			return i
+		}
+	}
+	return -1
+}
+
 // UserWeight lifts the user's own turns over the assistant's of the same
 // relevance, by the given fraction.
 func TestSearchUserWeight(t *testing.T) {

@@ -79,6 +79,13 @@ type ranker struct {
 	scored   []int32 // places in found
 	top      []rankedHit
 	groups   map[string]int
+	// The sessions' scores (withSessions): each turn's session, and per
+	// session its terms' frequencies (nTerms each), its length and score.
+	sessionOf  []int32
+	sessionTF  []float64
+	sessionLen []float64
+	sessionLex []float64
+	sessionDF  []float64
 }
 
 var rankers = sync.Pool{New: func() any { return &ranker{groups: map[string]int{}} }}
@@ -141,6 +148,9 @@ func (rk *ranker) rank(rows []store.SearchRow, p Params, nTerms int) []rankedHit
 	}
 	if p.DialogueWeight > 0 {
 		lex = rk.withDialogue(lex, prevTurn, nextTurn, p.DialogueWeight)
+	}
+	if p.SessionWeight > 0 {
+		rk.withSessions(rows, lex, nTerms, p.IDFPower, p.Terms, p.SessionWeight)
 	}
 
 	byScore := rk.byScore[:0]
@@ -471,4 +481,102 @@ func numeric(t string) bool {
 		}
 	}
 	return t != ""
+}
+
+// withSessions adds to each matching turn's lexical score its session's:
+// BM25 over the sessions, each session's turns read as one document (their
+// terms' frequencies and lengths summed), scaled so that the best session
+// adds weight × the best turn's score. A question's words are often spread
+// over the turns of the conversation that answers it ("what activities does
+// Melanie partake in?": the activity in one turn, the name and the asking
+// in the turns around it, the kind of thing elsewhere in that talk): a turn
+// of a conversation that holds them all is more likely the answer than one
+// of the same words alone in a conversation about something else. Only
+// turns that hold a query term themselves, or borrow one from a neighbour
+// (withDialogue), are lifted, so a session cannot bring turns that say
+// nothing of the query. Summaries and facts keep their own scores.
+func (rk *ranker) withSessions(rows []store.SearchRow, lex []float64, nTerms int, power float64, terms []string, weight float64) {
+	if nTerms == 0 || len(rows) == 0 {
+		return
+	}
+	clear(rk.groups)
+	sessionOf := grow(rk.sessionOf, len(rows))
+	rk.sessionOf = sessionOf
+	for i := range rows {
+		sessionOf[i] = -1
+		if rows[i].Kind != store.SearchMessage || rows[i].Role == events.RoleSystem {
+			continue
+		}
+		k, ok := rk.groups[rows[i].SessionID]
+		if !ok {
+			k = len(rk.groups)
+			rk.groups[rows[i].SessionID] = k
+		}
+		sessionOf[i] = int32(k)
+	}
+	n := len(rk.groups)
+	clear(rk.groups)
+	if n == 0 {
+		return
+	}
+	tf := grow(rk.sessionTF, n*nTerms)
+	clear(tf)
+	length := grow(rk.sessionLen, n)
+	clear(length)
+	score := grow(rk.sessionLex, n)
+	clear(score)
+	df := grow(rk.sessionDF, nTerms)
+	clear(df)
+	rk.sessionTF, rk.sessionLen, rk.sessionLex, rk.sessionDF = tf, length, score, df
+	var total float64
+	for i := range rows {
+		k := sessionOf[i]
+		if k < 0 {
+			continue
+		}
+		length[k] += float64(rows[i].TermCount)
+		total += float64(rows[i].TermCount)
+		for j, c := range rows[i].TF {
+			tf[int(k)*nTerms+j] += float64(c)
+		}
+	}
+	for k := range n {
+		for j := range nTerms {
+			if tf[k*nTerms+j] > 0 {
+				df[j]++
+			}
+		}
+	}
+	avg := max(total/float64(n), 1)
+	best := 0.0
+	for k := range n {
+		norm := bm25K1 * (1 - bm25B + bm25B*length[k]/avg)
+		for j := range nTerms {
+			c := tf[k*nTerms+j]
+			if c == 0 {
+				continue
+			}
+			idf := math.Log(1 + (float64(n)-df[j]+0.5)/(df[j]+0.5))
+			if power > 0 && power != 1 && !(j < len(terms) && numeric(terms[j])) {
+				idf = math.Pow(idf, power)
+			}
+			score[k] += idf * c * (bm25K1 + 1) / (c + norm)
+		}
+		best = max(best, score[k])
+	}
+	top := 0.0
+	for i, s := range lex {
+		if sessionOf[i] >= 0 {
+			top = max(top, s)
+		}
+	}
+	if best <= 0 || top <= 0 {
+		return
+	}
+	scale := weight * top / best
+	for i, s := range lex {
+		if k := sessionOf[i]; k >= 0 && s > 0 {
+			lex[i] += scale * score[k]
+		}
+	}
 }

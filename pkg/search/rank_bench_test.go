@@ -13,12 +13,12 @@ import (
 
 // BenchmarkRankSearch ranks a history of 100 turns in 10 sessions as a
 // context with a query does (60 hits, 8 per session, neighbours for the
-// first ones): a sixth of them hold a query term, all are embedded. The
+// first ones, sessions lifting their turns): a sixth of them hold a query term, all are embedded. The
 // filters are part of the ranking (they keep every row here).
 func BenchmarkRankSearch(b *testing.B) {
 	rows := benchRows(100, 10, 4)
 	p := Params{UserID: "u", K: 60, MaxPerSession: 8, Neighbors: true, NeighborTurns: 2, NeighborHits: 38,
-		VectorWeight: 0.25, Now: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)}.WithDefaults()
+		VectorWeight: 0.25, SessionWeight: 0.4, Now: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)}.WithDefaults()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {

@@ -30,7 +30,7 @@ func (cfg Config) Query(tenant, userID, query string, k int, now time.Time) Quer
 	return Query{TenantID: tenant, Text: query, Params: Params{UserID: userID, K: k, Now: now,
 		MaxPerSession: cfg.ContextRecallPerSession, Neighbors: n > 0, NeighborTurns: turns,
 		NeighborHits: n + shownNeighbors(n, cfg.ContextRecallWide), Kinds: cfg.ContextRecallKinds, UserWeight: user,
-		IDFPower: cfg.ContextRecallIDFPower}}
+		IDFPower: cfg.ContextRecallIDFPower, SessionWeight: max(cfg.ContextRecallSessionWeight, 0)}}
 }
 
 // shownNeighbors is the most turns recalled shows as neighbours: four for
