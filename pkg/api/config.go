@@ -30,20 +30,22 @@ type Config struct {
 	// 100 KB for a context with a query), so with a small target its heap goal
 	// is the runtime's floor and the collector takes a large share of its CPU;
 	// at 1000 the goal is about 45 MB and it collects half as often, for a
-	// larger resident set (docs/benchmarks.md, History). A heap that holds
-	// more (the Chinese dictionary, 20 MB) is held by MemoryHeadroom
-	// instead. `recall run` does not apply it: that process holds every
+	// larger resident set (docs/benchmarks.md, History). The Chinese
+	// dictionary's table (some 20 MB) is mapped outside the heap, so it
+	// does not count towards that goal: with it on the heap the API ran at
+	// 300 MB under load once a Chinese query had loaded it. `recall run` does not apply it: that process holds every
 	// worker's batches too, and a tenfold target over what is live would
 	// multiply them.
 	GCPercent int `env:"API_GC_PERCENT" envDefault:"1000"`
 	// MemoryHeadroom is how far the API binary's heap may grow above what it
 	// holds once started before the runtime collects, whatever GCPercent
-	// allows (a soft limit, raised by what the Chinese dictionary holds when
-	// a query loads it; GOMEMLIMIT, when set, wins; 0: none). Without it
-	// GCPercent alone let an API holding the dictionary grow to over a
-	// gigabyte under load, with a worse tail latency, when the dictionary
-	// took 234 MB of heap (it now takes 20 MB): the smaller heap is
-	// collected more often, but touches fewer pages. The API binary only:
+	// allows (a soft limit, raised by what the Chinese dictionary holds of
+	// the heap when a query loads it; GOMEMLIMIT, when set, wins; 0: none).
+	// Without it GCPercent alone let an API holding the dictionary grow to
+	// over a gigabyte under load, with a worse tail latency, when the
+	// dictionary took 234 MB of heap (its table now takes 20 MB, outside
+	// the heap): the smaller heap is collected more often, but touches
+	// fewer pages. The API binary only:
 	// `recall run` has MEMORY_HEADROOM.
 	MemoryHeadroom int64 `env:"API_MEMORY_HEADROOM" envDefault:"268435456"`
 	// ReadTimeout bounds reading a request, body included (a client that

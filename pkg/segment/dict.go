@@ -120,7 +120,10 @@ func load(files ...string) (*Segmenter, error) {
 			sl.dist = logTotal - sl.dist
 		}
 	}
-	b.resize(b.entries * 100 / finalLoad)
+	// The table the load ends with is made outside the heap (newTable).
+	table, offHeap := newTable(max(b.entries*100/finalLoad, b.entries+1))
+	b.moveTo(table)
+	b.s.offHeap = offHeap
 	unknown, err := b.tag("x")
 	if err != nil {
 		return nil, err
@@ -233,9 +236,13 @@ func (b *builder) grow() { b.resize(2 * len(b.s.slots)) }
 
 // resize moves the entries into a table of n slots (at least one more than
 // there are entries, so that a miss ends at an empty slot).
-func (b *builder) resize(n int) {
+func (b *builder) resize(n int) { b.moveTo(make([]slot, max(n, b.entries+1))) }
+
+// moveTo moves the entries into table, zeroed and with more slots than
+// there are entries.
+func (b *builder) moveTo(table []slot) {
 	old := b.s.slots
-	b.s.slots = make([]slot, max(n, b.entries+1))
+	b.s.slots = table
 	for _, sl := range old {
 		if sl.n != 0 {
 			*b.s.empty(hashAdd(hashSeed, b.s.key(&sl))) = sl

@@ -41,6 +41,8 @@ type Segmenter struct {
 	unknown uint8
 	// maxElems is the most elements (splitText) a word has.
 	maxElems int
+	// offHeap says the table is mapped outside the Go heap (newTable).
+	offHeap bool
 }
 
 var (
@@ -89,10 +91,14 @@ func Loaded() bool {
 
 var loaded atomic.Bool
 
-// held is the heap memory the dictionary holds; gse's dictionary text is
-// in the binary's read-only data.
+// held is the heap memory the dictionary holds: its lower-cased keys and
+// tags, and its table unless that is mapped outside the heap (newTable);
+// gse's dictionary text is in the binary's read-only data.
 func (s *Segmenter) held() int64 {
-	n := cap(s.slots)*int(unsafe.Sizeof(slot{})) + len(s.src[len(s.src)-1])
+	n := len(s.src[len(s.src)-1])
+	if !s.offHeap {
+		n += cap(s.slots) * int(unsafe.Sizeof(slot{}))
+	}
 	for _, t := range s.tags {
 		n += len(t)
 	}

@@ -51,7 +51,8 @@ type Base struct {
 	// LimitMemory; 0 leaves the runtime alone; GOMEMLIMIT, when set, wins),
 	// in bytes (256 MiB). A process that loads the Chinese segmenter's
 	// dictionary later, on its first Chinese text (the indexer), has its
-	// limit raised by what the dictionary holds (about 20 MB). Measured on
+	// limit raised by what the dictionary holds of the heap (its table, some
+	// 20 MB, is mapped outside it, so little). Measured on
 	// a backfill with every worker in one process (make check-data, two
 	// cores): at 128 MiB the collector ran so often that posting took 31 s
 	// and the last worker finished 84 s after the first post, at a peak of
@@ -62,10 +63,9 @@ type Base struct {
 
 // LimitMemory sets the runtime's soft memory limit to what the process holds
 // now plus headroom, unless GOMEMLIMIT is set or headroom is 0. Call it once
-// start-up has loaded what the process keeps (the segmenter's dictionary,
-// about 20 MB): the default GC target grows the heap in proportion to what is
-// live, so a process holding a large heap would otherwise double it before
-// collecting. It returns the limit set (0: none).
+// start-up has loaded what the process keeps: the default GC target grows
+// the heap in proportion to what is live, so a process holding a large heap
+// would otherwise double it before collecting. It returns the limit set (0: none).
 func LimitMemory(headroom int64) int64 {
 	if headroom <= 0 || os.Getenv("GOMEMLIMIT") != "" {
 		return 0
