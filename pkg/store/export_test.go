@@ -11,6 +11,9 @@ var (
 	QListItemAt            = qListItemAt
 	QCatalogNearest        = qCatalogNearest
 	QCatalogSearchSettings = qCatalogSearchSettings
+	QSummaryRetire         = qSummaryRetire
+	QSummaryGetCurrent     = qSummaryGetCurrent
+	QSummaryListForContext = qSummaryListForContext
 )
 
 // UserTableNames are the tables ForgetUser deletes from.
