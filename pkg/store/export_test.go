@@ -14,6 +14,7 @@ var (
 	QSummaryRetire         = qSummaryRetire
 	QSummaryGetCurrent     = qSummaryGetCurrent
 	QSummaryListForContext = qSummaryListForContext
+	QSearchScan            = qSearchScan
 )
 
 // UserTableNames are the tables ForgetUser deletes from.

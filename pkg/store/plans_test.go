@@ -62,3 +62,15 @@ func TestSummaryPlansOnAnEmptyTable(t *testing.T) {
 	plan := genericPlan(t, db, store.Query(store.QSummaryListForContext), "'t'", "'u1'", "'s1'", "3")
 	require.Contains(t, plan, "session_summaries_user_idx", plan)
 }
+
+// The history search of every context with a query reads the user's range
+// of the primary key, however empty the table was when it was prepared: the
+// session index with the tenant as its only condition would scan every
+// entry of the tenant for each search.
+func TestSearchScanPlanOnAnEmptyTable(t *testing.T) {
+	t.Parallel()
+	db := testenv.NewDB(t)
+	plan := genericPlan(t, db, store.Query(store.QSearchScan), "'t'", "'u1'", "NULL", "NULL", "'m'")
+	require.Regexp(t, `Index Scan using search_entries_pkey on search_entries e .*\n\s+Index Cond: \(\(tenant_id = \$1\) AND \(user_id = \$2\)\)`, plan)
+	require.NotContains(t, plan, "Sort", "the primary key gives the order")
+}

@@ -77,7 +77,12 @@ DELETE FROM search_entries WHERE tenant_id = $1 AND user_id = $2;
 -- text, and the attributes the filters and the hits read (the filters are
 -- applied in Go: as expressions here they cost a sixth of the scan). The
 -- user's range of the primary key is the only index read: one heap row per
--- entry, no sort, no join, nothing planned per query.
+-- entry, no sort, no join, nothing planned per query. The order is the
+-- primary key's, which costs nothing on it and is what keeps the plan there
+-- when the statement is prepared on a table never analyzed (a new
+-- deployment's first contexts): without it the planner took the session
+-- index with the tenant as its only condition, a scan of every entry of
+-- the tenant for each search, and kept that plan until the next analyze.
 SELECT e.kind, e.source_id, e.session_id, e.role, e.occurred_at, e.term_count, e.agent_id, e.body,
        CASE WHEN ts_match_vq(e.terms, $3::tsquery) THEN tsvectorsend(e.terms) END AS terms,
        CASE WHEN e.embedding_model = $5 AND vector_dims(e.embedding) = vector_dims($4::halfvec)
@@ -89,4 +94,5 @@ SELECT e.kind, e.source_id, e.session_id, e.role, e.occurred_at, e.term_count, e
              AND x.value = substr(e.source_id, strpos(e.source_id, E'\x1f') + 1)
              AND x.status = 'active') AS live
 FROM search_entries e
-WHERE e.tenant_id = $1 AND e.user_id = $2;
+WHERE e.tenant_id = $1 AND e.user_id = $2
+ORDER BY e.kind, e.source_id;
