@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -170,16 +169,8 @@ func TestListItemPlanUsesTheListIndex(t *testing.T) {
 	require.NoError(t, err)
 	_, err = db.Store.Pool().Exec(ctx, `ANALYZE messages`)
 	require.NoError(t, err)
-	rows, err := db.Store.Pool().Query(ctx, "EXPLAIN "+store.Query(store.QListItemAt), "t", "s1", 1)
-	require.NoError(t, err)
-	var plan []string
-	for rows.Next() {
-		var line string
-		require.NoError(t, rows.Scan(&line))
-		plan = append(plan, line)
-	}
-	require.NoError(t, rows.Err())
-	require.Contains(t, strings.Join(plan, "\n"), "messages_session_list_idx", strings.Join(plan, "\n"))
+	plan := planText(t)(db.Store.Pool().Query(ctx, "EXPLAIN "+store.Query(store.QListItemAt), "t", "s1", 1))
+	require.Contains(t, plan, "messages_session_list_idx", plan)
 }
 
 func seenByRef(t *testing.T, db *testenv.DB, tenant, user string) map[string]store.SeenItem {

@@ -30,16 +30,19 @@ func genericPlan(t *testing.T, db *testenv.DB, query string, args ...string) str
 		_, err := conn.Exec(ctx, `DEALLOCATE plan_check; RESET plan_cache_mode`)
 		require.NoError(t, err)
 	}()
-	rows, err := conn.Query(ctx, "EXPLAIN EXECUTE plan_check("+strings.Join(args, ", ")+")", pgx.QueryExecModeSimpleProtocol)
-	require.NoError(t, err)
-	var plan []string
-	for rows.Next() {
-		var line string
-		require.NoError(t, rows.Scan(&line))
-		plan = append(plan, line)
+	return planText(t)(conn.Query(ctx, "EXPLAIN EXECUTE plan_check("+strings.Join(args, ", ")+")", pgx.QueryExecModeSimpleProtocol))
+}
+
+// planText reads the answer of an EXPLAIN, a line of the plan a row, into
+// one text: planText(t)(conn.Query(ctx, "EXPLAIN "+sql, args...)).
+func planText(t *testing.T) func(pgx.Rows, error) string {
+	return func(rows pgx.Rows, err error) string {
+		t.Helper()
+		require.NoError(t, err)
+		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		require.NoError(t, err)
+		return strings.Join(lines, "\n")
 	}
-	require.NoError(t, rows.Err())
-	return strings.Join(plan, "\n")
 }
 
 // On tables never analyzed (a new deployment's first import), the

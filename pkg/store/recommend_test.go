@@ -199,13 +199,7 @@ func TestRecommendHNSWWithTenantFilter(t *testing.T) {
 	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, store.Query(store.QCatalogSearchSettings), "40")
 		require.NoError(t, err)
-		var plan []string
-		rows, err := tx.Query(ctx, "EXPLAIN "+sql, args...)
-		require.NoError(t, err)
-		var line string
-		_, err = pgx.ForEachRow(rows, []any{&line}, func() error { plan = append(plan, line); return nil })
-		require.NoError(t, err)
-		joined := strings.Join(plan, "\n")
+		joined := planText(t)(tx.Query(ctx, "EXPLAIN "+sql, args...))
 		t.Logf("plan:\n%s", joined)
 		require.Contains(t, joined, "Index Scan using "+store.CatalogIndexName(dims)+" on catalog_items", joined)
 		require.Contains(t, joined, "Order By: ((embedding)::vector(8) <=>", joined)
@@ -234,22 +228,17 @@ func TestRecommendHNSWWithTenantFilter(t *testing.T) {
 func explain(t *testing.T, st *store.Store, sql string, args ...any) string {
 	t.Helper()
 	ctx := context.Background()
-	var plan []string
+	var plan string
 	err := pgx.BeginFunc(ctx, st.Pool(), func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, store.Query(store.QCatalogSearchSettings), "40"); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, "EXPLAIN "+sql, args...)
-		if err != nil {
-			return err
-		}
-		var line string
-		_, err = pgx.ForEachRow(rows, []any{&line}, func() error { plan = append(plan, line); return nil })
-		return err
+		plan = planText(t)(tx.Query(ctx, "EXPLAIN "+sql, args...))
+		return nil
 	})
 	require.NoError(t, err)
-	t.Logf("plan for %v:\n%s", args[0], strings.Join(plan, "\n"))
-	return strings.Join(plan, "\n")
+	t.Logf("plan for %v:\n%s", args[0], plan)
+	return plan
 }
 
 func vecLiteral(v []float32) string {
