@@ -193,18 +193,28 @@ func (in *injector) killNATS(ctx context.Context) error {
 	}
 	s := in.nats.servers[0]
 	at := time.Now()
-	pid, err := s.Kill()
+	pid, err := in.bounce(ctx, s)
 	if err != nil {
 		return err
 	}
-	if !sleepCtx(ctx, in.natsDown) {
-		return ctx.Err()
-	}
-	if err := s.Start(ctx); err != nil {
-		return fmt.Errorf("restart nats-server: %w", err)
-	}
 	in.record(at, "kill -9 nats-server", fmt.Sprintf("pid %d; same port and store; restarted as pid %d, JetStream up after %s", pid, s.Pid(), time.Since(at).Round(time.Millisecond)))
 	return nil
+}
+
+// bounce kills s with SIGKILL, leaves it down for natsDown and starts it
+// again on the same ports and store; it returns the killed pid.
+func (in *injector) bounce(ctx context.Context, s *natsServer) (int, error) {
+	pid, err := s.Kill()
+	if err != nil {
+		return pid, err
+	}
+	if !sleepCtx(ctx, in.natsDown) {
+		return pid, ctx.Err()
+	}
+	if err := s.Start(ctx); err != nil {
+		return pid, fmt.Errorf("restart nats-server %s: %w", s.name, err)
+	}
+	return pid, nil
 }
 
 // killClusterServer kills one server of the cluster with SIGKILL and starts
@@ -242,15 +252,9 @@ func (in *injector) killClusterServer(ctx context.Context) error {
 	}
 	in.natsKilled[s.name] = true
 	at := time.Now()
-	pid, err := s.Kill()
+	pid, err := in.bounce(ctx, s)
 	if err != nil {
 		return err
-	}
-	if !sleepCtx(ctx, in.natsDown) {
-		return ctx.Err()
-	}
-	if err := s.Start(ctx); err != nil {
-		return fmt.Errorf("restart nats-server %s: %w", s.name, err)
 	}
 	up := time.Since(at)
 	took, bad, herr := waitClusterHealthy(ctx, in.js, len(in.nats.servers), 60*time.Second)
