@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/api"
 	"github.com/recallhq/recall/pkg/catalog"
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/indexer"
@@ -101,7 +102,7 @@ func months(t *testing.T, b *bundle) {
 // today's.
 func TestContextAt(t *testing.T) {
 	t.Parallel()
-	b := setup(t, withIngest)
+	b := setup(t, withIngest, withConfig(func(c *api.Config) { c.ContextRecallDates = true }))
 	months(t, b)
 	ask := func(params ...string) contract.Context {
 		t.Helper()
@@ -131,6 +132,8 @@ func TestContextAt(t *testing.T) {
 	require.Equal(t, []string{"cur-3"}, windowIDs(c))
 	require.Contains(t, c.Window.Cuts, contract.Cut{Reason: "ttl", Count: 2})
 	require.Contains(t, recalled(c), "nov-1")
+	require.Contains(t, c.Prompt, "I switched from the cello to the violin last week. [last week: the week before Sun 15 November 2026]",
+		"a recalled turn's relative dates, as of the day it was said")
 	require.Contains(t, c.Prompt, "Berlin")
 	require.Contains(t, c.Prompt, "violin")
 	require.Len(t, c.Facts.Facts, 2)

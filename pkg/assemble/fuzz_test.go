@@ -1,6 +1,7 @@
 package assemble_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -14,7 +15,8 @@ import (
 
 // FuzzCut: a past turn cut to a snippet of n characters (Recall) and the
 // newest message cut to a window of n characters (TrimWindow) are valid text
-// within n (a snippet's mark of the cut, "…", is one more), and the prompt
+// within n (a snippet's mark of the cut, "…", is one more), what its
+// relative dates meant follows it as valid text, and the prompt
 // rendered from them within a budget of n spends at most n.
 func FuzzCut(f *testing.F) {
 	sizes := []uint16{0, 1, 2, 7, 40, 300}
@@ -37,6 +39,13 @@ func FuzzCut(f *testing.F) {
 			snippet = textcheck.Bound{Runes: limit + 1}
 		}
 		c.Check(t, textcheck.Text, text, r.Hits[0].Text, snippet)
+		// What its relative dates meant follows the snippet, valid text,
+		// and counted in the budget below like the rest.
+		note := assemble.RelativeNote(r.Hits[0].Text, at)
+		require.True(t, note == "" || strings.HasPrefix(note, " [") || strings.HasPrefix(note, " 【"), "note %q", note)
+		require.True(t, utf8.ValidString(note), "note %q", note)
+		r.ResolveDates()
+		require.True(t, strings.HasSuffix(r.Hits[0].Text, note))
 
 		w := assemble.TrimWindow([]record.Message{{EventID: "e2", SessionID: "s1", Role: "user", Content: text, OccurredAt: at}},
 			assemble.Counts{Messages: 1}, assemble.WindowLimits{Messages: 10, Chars: limit}, at)

@@ -106,6 +106,25 @@ func Recall(query, search string, hits []RecalledHit, w Window, snippetRunes int
 	return r
 }
 
+// ResolveDates follows each recalled turn that says "yesterday", "last
+// week", 上周五 and the like with what those meant on the day it was said
+// (RelativeNote), counted in its length.
+func (r *Recalled) ResolveDates() {
+	for i := range r.Hits {
+		h := &r.Hits[i]
+		if h.Kind != RecalledMessage {
+			continue
+		}
+		if note := RelativeNote(h.Text, h.OccurredAt); note != "" {
+			if h.runes == 0 {
+				h.runes = utf8.RuneCountInString(h.Text)
+			}
+			h.Text += note
+			h.runes += utf8.RuneCountInString(note)
+		}
+	}
+}
+
 // cutRunes keeps the first n characters of s, backing off to the last space
 // in its final fifth so a word is not cut in half, and marks the cut.
 func cutRunes(s string, n int) string { return CutAtWord(s, n) + "…" }

@@ -42,6 +42,15 @@ type Config struct {
 	// its first characters only: in a long answer the sentence a message
 	// needs is often far from the start (docs/benchmarks.md, History).
 	ContextRecallPassages bool `env:"CONTEXT_RECALL_PASSAGES" envDefault:"true"`
+	// ContextRecallDates follows each recalled turn that says "yesterday",
+	// "last week", "two days ago", 上周五 or 去年 with what those meant on
+	// the day it was said ("[yesterday: Sun 7 May 2023]"): its line is
+	// dated, but working the day out from the date for each of dozens of
+	// lines is where a model reading them goes wrong. make eval-context
+	// (docs/benchmarks.md, History): LoCoMo answer tokens 0.795 -> 0.815,
+	// its temporal questions' 0.773 -> 0.880; evidence 0.838 -> 0.837 for
+	// the room the notes take.
+	ContextRecallDates bool `env:"CONTEXT_RECALL_DATES" envDefault:"true"`
 	// ContextRecallPerSession caps the recalled hits of one earlier session,
 	// so one long session cannot fill the part. The search's own default
 	// (3) lost evidence on LoCoMo, whose answers gather in a few sessions;
@@ -80,6 +89,15 @@ type Config struct {
 	// long answers crowd them out (chosen with make eval-longmem:
 	// docs/benchmarks.md); 0 none.
 	ContextRecallUserWeight float64 `env:"CONTEXT_RECALL_USER_WEIGHT" envDefault:"0.3"`
+	// ContextRecallSelfWeight is ContextRecallUserWeight for a message in
+	// which the user speaks of themselves ("how many hours have I
+	// spent…", "what did I say my…", 我上次…; AboutUser): what it asks
+	// about is what the user said of themselves, not what the assistant
+	// answered, and the assistant's turns that share its words crowd the
+	// budget. A message that points back at the assistant gets no lift
+	// all the same. Chosen with make eval-longmem and make eval-context
+	// (docs/benchmarks.md, History); below ContextRecallUserWeight: that.
+	ContextRecallSelfWeight float64 `env:"CONTEXT_RECALL_SELF_WEIGHT" envDefault:"1"`
 	// ContextRecallIDFPower weighs the terms of the message the context
 	// recalls for by their IDF raised to this power (Params.IDFPower; 1:
 	// BM25 as it is): a chat message says much besides what it asks about,

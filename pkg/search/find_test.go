@@ -329,9 +329,21 @@ func TestSearchUserWeight(t *testing.T) {
 	require.InDelta(t, 1.3, hits[0].Score/hits[1].Score, 1e-9)
 }
 
+// classifies checks that is holds for every message of yes and for none
+// of no.
+func classifies(t *testing.T, is func(string) bool, yes, no []string) {
+	t.Helper()
+	for _, m := range yes {
+		require.True(t, is(m), m)
+	}
+	for _, m := range no {
+		require.False(t, is(m), m)
+	}
+}
+
 func TestRefersToAssistant(t *testing.T) {
 	t.Parallel()
-	for _, m := range []string{
+	classifies(t, search.RefersToAssistant, []string{
 		"Can you remind me of the vegan eatery you recommended in New York?",
 		"You mentioned a few language learning apps last time, which were they?",
 		"What was the 7th job in the list you provided?",
@@ -339,10 +351,7 @@ func TestRefersToAssistant(t *testing.T) {
 		"你之前推荐的那本书叫什么？",
 		"上次你说的那家餐厅在哪里",
 		"提醒我一下那个电话号码",
-	} {
-		require.True(t, search.RefersToAssistant(m), m)
-	}
-	for _, m := range []string{
+	}, []string{
 		"Can you recommend a show or movie for me to watch tonight?",
 		"What should I serve for dinner this weekend?",
 		"How many hours have I spent playing games in total?",
@@ -351,7 +360,41 @@ func TestRefersToAssistant(t *testing.T) {
 		"周末有什么好吃的甜点推荐吗",
 		"你推荐什么书？",
 		"What would you suggest for a rainy day?",
-	} {
-		require.False(t, search.RefersToAssistant(m), m)
-	}
+	})
+}
+
+func TestAboutUser(t *testing.T) {
+	t.Parallel()
+	classifies(t, search.AboutUser, []string{
+		"How many hours have I spent playing games in total?",
+		"What was my score in the last game?",
+		"I'm planning a trip, any ideas?",
+		"Can you help me pick a gift?",
+		"i’ve been thinking about a new bike",
+		"我上个月买了几本书？",
+		"推荐一部我会喜欢的电影",
+		"我",
+	}, []string{
+		"What did Caroline paint last year?",
+		"When did Melanie run a charity race?",
+		"Any dessert ideas for the weekend?",
+		"我们周末去哪儿？",
+		"Tell us about iMessage and myriad mines", // no word of the first person singular
+		"周末有什么好吃的甜点推荐吗",
+	})
+}
+
+// The context's search lifts the user's turns by the user weight, by the
+// self weight when the user speaks of themselves, and not at all when the
+// message points back at what the assistant said.
+func TestQueryUserWeight(t *testing.T) {
+	t.Parallel()
+	cfg := search.Config{ContextRecallUserWeight: 0.3, ContextRecallSelfWeight: 1}
+	weight := func(m string) float64 { return cfg.Query("t", "u", m, 10, time.Time{}).Params.UserWeight }
+	require.InDelta(t, 0.3, weight("What did Caroline paint last year?"), 1e-12)
+	require.InDelta(t, 1, weight("How many books have I read this year?"), 1e-12)
+	require.InDelta(t, 1, weight("我上个月读了几本书？"), 1e-12)
+	require.Zero(t, weight("Can you remind me of the book you recommended?"))
+	cfg.ContextRecallSelfWeight = 0.1
+	require.InDelta(t, 0.3, weight("How many books have I read this year?"), 1e-12, "never below the user weight")
 }

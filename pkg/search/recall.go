@@ -24,8 +24,11 @@ func (cfg Config) Query(tenant, userID, query string, k int, now time.Time) Quer
 	// shown as neighbours.
 	n := max(cfg.ContextRecallNeighbors, 0)
 	user := cfg.ContextRecallUserWeight
-	if RefersToAssistant(query) {
+	switch {
+	case RefersToAssistant(query):
 		user = 0
+	case AboutUser(query):
+		user = max(user, cfg.ContextRecallSelfWeight)
 	}
 	return Query{TenantID: tenant, Text: query, Params: Params{UserID: userID, K: k, Now: now,
 		MaxPerSession: cfg.ContextRecallPerSession, Neighbors: n > 0, NeighborTurns: turns,
@@ -43,10 +46,12 @@ func shownNeighbors(neighbors, wide int) int {
 
 // Recalled turns what a context's history search found into its recalled
 // part (recalled, with the configured snippet and neighbours, and the
-// passage of a long turn that matches the query: passage).
+// passage of a long turn that matches the query: passage; and what its
+// relative dates meant: assemble.Recalled.ResolveDates).
 func (cfg Config) Recalled(query string, res Result, w assemble.Window) *assemble.Recalled {
 	return recalled(query, res, w, snippets{hit: cfg.ContextRecallSnippet, neighbor: cfg.ContextRecallNeighborSnippet, assistant: cfg.ContextRecallAssistantSnippet},
-		neighbors{first: cfg.ContextRecallNeighbors, wide: cfg.ContextRecallWide, upTo: cfg.ContextRecallNeighborsUpTo}, cfg.ContextRecallPassages)
+		neighbors{first: cfg.ContextRecallNeighbors, wide: cfg.ContextRecallWide, upTo: cfg.ContextRecallNeighborsUpTo}, cfg.ContextRecallPassages,
+		cfg.ContextRecallDates)
 }
 
 // snippets are the lengths recalled turns are cut to: a hit's, a
@@ -64,7 +69,7 @@ type neighbors struct{ first, wide, upTo int }
 // in order, each of the first nb.first hits (not already shown) between
 // the turns just before and after it, and each of the first nb.wide hits
 // between two turns on each side.
-func recalled(query string, res Result, w assemble.Window, snip snippets, nb neighbors, passages bool) *assemble.Recalled {
+func recalled(query string, res Result, w assemble.Window, snip snippets, nb neighbors, passages, dates bool) *assemble.Recalled {
 	snippet := snip.hit
 	if snip.neighbor <= 0 || snippet > 0 && snip.neighbor > snippet {
 		snip.neighbor = snippet
@@ -154,6 +159,9 @@ func recalled(query string, res Result, w assemble.Window, snip snippets, nb nei
 		snippet = snip.assistant
 	}
 	out := assemble.Recall(query, res.How(), hits, w, snippet)
+	if dates {
+		out.ResolveDates()
+	}
 	if res.EmbedErr != nil {
 		out.Notes = append(out.Notes, assemble.RecalledNote{Reason: "embedder", Detail: EmbedFailure(res.EmbedErr)})
 	}

@@ -39,7 +39,7 @@ func TestRecalledNeighbours(t *testing.T) {
 		hit("h2", "p2", "n2", []Neighbor{n("e2")}, []Neighbor{n("l2")}),
 		hit("h3", "p3", "n3", nil, nil),
 	}}
-	r := recalled("q", res, assemble.Window{}, snippets{}, neighbors{first: 2, wide: 1}, false)
+	r := recalled("q", res, assemble.Window{}, snippets{}, neighbors{first: 2, wide: 1}, false, false)
 	var ids []string
 	for _, h := range r.Hits {
 		ids = append(ids, h.EventID)
@@ -47,7 +47,7 @@ func TestRecalledNeighbours(t *testing.T) {
 	require.Equal(t, []string{"e1", "p1", "h1", "n1", "l1", "p2", "h2", "n2", "h3"}, ids)
 	require.Equal(t, "lexical", r.Search)
 
-	r = recalled("q", res, assemble.Window{}, snippets{}, neighbors{first: 0, wide: 4}, false)
+	r = recalled("q", res, assemble.Window{}, snippets{}, neighbors{first: 0, wide: 4}, false, false)
 	ids = ids[:0]
 	for _, h := range r.Hits {
 		ids = append(ids, h.EventID)
@@ -56,7 +56,7 @@ func TestRecalledNeighbours(t *testing.T) {
 
 	// A hit longer than upTo stands alone; a short one keeps its neighbours.
 	res.Hits[0].Text = strings.Repeat("long ", 30)
-	r = recalled("q", res, assemble.Window{}, snippets{}, neighbors{first: 2, wide: 1, upTo: 100}, false)
+	r = recalled("q", res, assemble.Window{}, snippets{}, neighbors{first: 2, wide: 1, upTo: 100}, false, false)
 	ids = ids[:0]
 	for _, h := range r.Hits {
 		ids = append(ids, h.EventID)
@@ -73,7 +73,7 @@ func TestRecalledNeighbourSnippets(t *testing.T) {
 	long := strings.Repeat("word ", 60) // 300 characters
 	res := Result{Hits: []Hit{{Kind: store.SearchMessage, SourceID: "h", SessionID: "s", Role: "user", OccurredAt: at, Text: long,
 		Previous: &Neighbor{EventID: "p", Role: "assistant", OccurredAt: at, Content: long}}}}
-	r := recalled("q", res, assemble.Window{}, snippets{hit: 250, neighbor: 100}, neighbors{first: 1, wide: 0}, false)
+	r := recalled("q", res, assemble.Window{}, snippets{hit: 250, neighbor: 100}, neighbors{first: 1, wide: 0}, false, false)
 	require.Len(t, r.Hits, 2)
 	require.Equal(t, "p", r.Hits[0].EventID)
 	require.True(t, r.Hits[0].Truncated)
@@ -81,7 +81,7 @@ func TestRecalledNeighbourSnippets(t *testing.T) {
 	require.True(t, r.Hits[1].Truncated)
 	require.Equal(t, 251, utf8.RuneCountInString(r.Hits[1].Text)+1, "the hit is cut to 250 and marked: %q", r.Hits[1].Text)
 
-	r = recalled("q", res, assemble.Window{}, snippets{hit: 250}, neighbors{first: 1, wide: 0}, false)
+	r = recalled("q", res, assemble.Window{}, snippets{hit: 250}, neighbors{first: 1, wide: 0}, false, false)
 	require.Equal(t, utf8.RuneCountInString(r.Hits[0].Text), utf8.RuneCountInString(r.Hits[1].Text), "no neighbours' length: the hits'")
 }
 
@@ -98,7 +98,7 @@ func TestRecalledAssistantSnippets(t *testing.T) {
 		{Kind: store.SearchSummary, SourceID: "s", SessionID: "s", OccurredAt: at, Text: long},
 	}}
 	lengths := func(query string) []int {
-		r := recalled(query, res, assemble.Window{}, snippets{hit: 300, assistant: 800}, neighbors{}, false)
+		r := recalled(query, res, assemble.Window{}, snippets{hit: 300, assistant: 800}, neighbors{}, false, false)
 		var out []int
 		for _, h := range r.Hits {
 			out = append(out, utf8.RuneCountInString(h.Text))

@@ -13,3 +13,13 @@ var assistantWords = regexp.MustCompile(`(?i)\byou(?:'d| had| have|'ve)? (?:\w+ 
 // RefersToAssistant reports whether a message points back at what the
 // assistant said, rather than at what the user said or did.
 func RefersToAssistant(message string) bool { return assistantWords.MatchString(message) }
+
+// selfWords are the ways a message has the user speak of themselves: the
+// first person singular, in English and Chinese (我, not 我们: "we" is the
+// user and others).
+var selfWords = regexp.MustCompile(`(?i)\b(?:i|me|my|mine|myself)\b|我(?:[^们]|$)`)
+
+// AboutUser reports whether the user speaks of themselves in a message:
+// what they did, have, said or are ("how many books have I read?", "what
+// was my score?", 我上个月买了什么).
+func AboutUser(message string) bool { return selfWords.MatchString(message) }

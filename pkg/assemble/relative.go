@@ -1,0 +1,508 @@
+package assemble
+
+import (
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Relative dates: a recalled turn says "yesterday", "last week", "two days
+// ago", 上周五 or 去年 of the day it was said, not of the day it is read.
+// Its line is dated, but a model reading dozens of them has to work out
+// each day from the weekday and the calendar, and gets it wrong; so a
+// recalled turn that holds such words is followed by what they meant on
+// its day: "… [yesterday: Sun 7 May 2023; last week: the week before
+// Mon 8 May 2023]" ("【昨天：2023年5月7日 周日】"). The turn's own words are
+// left as they were said.
+//
+// The expressions are read by hand rather than by regular expressions: a
+// context recalls dozens of turns, and the regular expressions' reading
+// of a 300-character turn took 30 µs, the scanners' a few.
+
+// maxRelativeNotes bounds the expressions resolved for one turn: a turn
+// that holds more is a schedule, and its first ones say when it is.
+const maxRelativeNotes = 3
+
+// RelativeNote returns what the relative dates text holds meant on the day
+// it was said (UTC, as recalled lines are dated), for a recalled line: "
+// [yesterday: Sun 7 May 2023]" or " 【昨天：2023年5月7日 周日】", with a
+// leading space; "" when it holds none.
+func RelativeNote(text string, said time.Time) string {
+	if said.IsZero() || text == "" {
+		return ""
+	}
+	day := midnight(said)
+	var notes relativeNotes
+	if mayHoldEnglish(text) {
+		scanEnglish(text, day, &notes)
+	}
+	if hasHan(text) {
+		scanChinese(text, day, &notes)
+	}
+	var b strings.Builder
+	if len(notes.en) > 0 {
+		b.WriteString(" [")
+		b.WriteString(strings.Join(notes.en, "; "))
+		b.WriteString("]")
+	}
+	if len(notes.zh) > 0 {
+		b.WriteString(" 【")
+		b.WriteString(strings.Join(notes.zh, "；"))
+		b.WriteString("】")
+	}
+	return b.String()
+}
+
+// relativeNotes gathers a turn's notes, each expression once, at most
+// maxRelativeNotes in all.
+type relativeNotes struct{ en, zh []string }
+
+func (n *relativeNotes) full() bool { return len(n.en)+len(n.zh) >= maxRelativeNotes }
+
+func (n *relativeNotes) add(list *[]string, phrase, meaning, sep string) {
+	if meaning == "" || n.full() {
+		return
+	}
+	for _, l := range [...][]string{n.en, n.zh} {
+		for _, s := range l {
+			if len(s) > len(phrase) && strings.EqualFold(s[:len(phrase)], phrase) && strings.HasPrefix(s[len(phrase):], sep) {
+				return
+			}
+		}
+	}
+	*list = append(*list, phrase+sep+meaning)
+}
+
+// enKeywords are the words of which every English expression holds one.
+var enKeywords = [...]string{"yesterday", "tomorrow", "night", "ago", "last", "next"}
+
+// mayHoldEnglish reports whether text holds one of enKeywords, in any
+// case: most turns hold none, and are not read further.
+func mayHoldEnglish(text string) bool {
+	for i := 0; i < len(text); i++ {
+		c := text[i] | 0x20
+		if c != 'y' && c != 't' && c != 'n' && c != 'a' && c != 'l' {
+			continue
+		}
+		for _, k := range enKeywords {
+			if len(text)-i >= len(k) && strings.EqualFold(text[i:i+len(k)], k) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// enWord is a word of an English text: its bytes [start, end) and the
+// word as written.
+type enWord struct {
+	start, end int
+	w          string
+}
+
+// is reports whether the word is w (lower case), in any case.
+func (e enWord) is(w string) bool { return strings.EqualFold(e.w, w) }
+
+// scanEnglish finds the English relative expressions of text: "yesterday",
+// "the day before yesterday", "tomorrow", "last night", "<n> days/weeks/
+// months/years ago", "last/next week/weekend/month/year/<weekday>" (not
+// after "the": "the last year of the war"). The words of an expression are
+// separated by spaces only.
+func scanEnglish(text string, day time.Time, notes *relativeNotes) {
+	var buf [64]enWord
+	t := enText{text: text, words: buf[:0]}
+	for i := 0; i < len(text); {
+		if !isASCIIWordByte(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && isASCIIWordByte(text[j]) {
+			j++
+		}
+		t.words = append(t.words, enWord{i, j, text[i:j]})
+		i = j
+	}
+	words := t.words
+	add := func(from, to int, meaning string) {
+		notes.add(&notes.en, text[words[from].start:words[to].end], meaning, ": ")
+	}
+	for k := 0; k < len(words) && !notes.full(); k++ {
+		w := words[k]
+		switch {
+		case t.seq(k, "the", "day", "before", "yesterday"):
+			add(k, k+3, enDate(day.AddDate(0, 0, -2)))
+			k += 3
+		case t.seq(k, "the", "day", "after", "tomorrow"):
+			add(k, k+3, enDate(day.AddDate(0, 0, 2)))
+			k += 3
+		case w.is("yesterday"):
+			add(k, k, enDate(day.AddDate(0, 0, -1)))
+		case w.is("tomorrow"):
+			add(k, k, enDate(day.AddDate(0, 0, 1)))
+		case t.seq(k, "last", "night") && !t.afterThe(k):
+			add(k, k+1, enDate(day.AddDate(0, 0, -1)))
+			k++
+		case (w.is("last") || w.is("next")) && t.joined(k) && !t.afterThe(k):
+			dir := 1
+			if w.is("last") {
+				dir = -1
+			}
+			if m := sideMeaning(LangEN, dir, strings.ToLower(words[k+1].w), day); m != "" {
+				add(k, k+1, m)
+				k++
+			}
+		case k+2 < len(words) && words[k+2].is("ago") || k+4 < len(words) && words[k+4].is("ago"):
+			n, used := t.countAt(k)
+			if n <= 0 || !t.joined(k+used-1) || !t.joined(k+used) || !words[k+used+1].is("ago") {
+				continue
+			}
+			if m := agoMeaning(LangEN, n, strings.ToLower(words[k+used].w), day); m != "" {
+				add(k, k+used+1, m)
+				k += used + 1
+			}
+		}
+	}
+}
+
+// enText is an English text read as words.
+type enText struct {
+	text  string
+	words []enWord
+}
+
+// joined reports whether words[k+1] follows words[k] after spaces only.
+func (t *enText) joined(k int) bool {
+	if k < 0 || k+1 >= len(t.words) {
+		return false
+	}
+	return strings.Trim(t.text[t.words[k].end:t.words[k+1].start], " ") == ""
+}
+
+// seq reports whether the words from k on are want, joined.
+func (t *enText) seq(k int, want ...string) bool {
+	for n, w := range want {
+		if k+n >= len(t.words) || !t.words[k+n].is(w) || n > 0 && !t.joined(k+n-1) {
+			return false
+		}
+	}
+	return true
+}
+
+// afterThe reports whether words[k] follows the word "the": "the last
+// year of the war", "the next week or so" name no day.
+func (t *enText) afterThe(k int) bool {
+	return k > 0 && t.words[k-1].is("the") && t.joined(k-1)
+}
+
+// enCounts are the number words a count may be: their value is their
+// index (a and an are one).
+var enCounts = [...]string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"}
+
+// countAt reads an English count at words[k]: digits (up to three), a
+// number word, or "a couple of"; it returns the count and the words it
+// took (0, 0 when there is none).
+func (t *enText) countAt(k int) (int, int) {
+	if t.seq(k, "a", "couple", "of") {
+		return 2, 3
+	}
+	w := t.words[k].w
+	if n, ok := smallNumber(w); ok {
+		return n, 1
+	}
+	if strings.EqualFold(w, "a") || strings.EqualFold(w, "an") {
+		return 1, 1
+	}
+	for n, c := range enCounts {
+		if n > 0 && strings.EqualFold(w, c) {
+			return n, 1
+		}
+	}
+	return 0, 0
+}
+
+// smallNumber reads up to three ASCII digits (strconv.Atoi's error for
+// every other word would cost an allocation each).
+func smallNumber(w string) (int, bool) {
+	if w == "" || len(w) > 3 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(w); i++ {
+		if w[i] < '0' || w[i] > '9' {
+			return 0, false
+		}
+		n = 10*n + int(w[i]-'0')
+	}
+	return n, true
+}
+
+// zhNear are the Chinese words for days near the day said, longest first
+// where one begins another.
+var zhNear = []struct {
+	word string
+	days int
+}{{"大前天", -3}, {"前天", -2}, {"昨天", -1}, {"昨晚", -1}, {"昨日", -1}, {"明天", 1}, {"后天", 2}}
+
+// zhFirst are the characters a Chinese expression begins with (besides
+// ASCII digits).
+const zhFirst = "大前昨明后去上下一二两三四五六七八九十"
+
+// zhYears are the Chinese words for years near the day said.
+var zhYears = []struct {
+	word  string
+	years int
+}{{"去年", -1}, {"前年", -2}, {"明年", 1}}
+
+// zhUnits are the units of "<n><unit>前" (三天前, 两个月前).
+var zhUnits = []struct{ word, unit string }{{"天", "day"}, {"周", "week"}, {"个星期", "week"}, {"个月", "month"}, {"年", "year"}}
+
+// scanChinese finds the Chinese relative expressions of text: 昨天, 前天,
+// 明天 and the like, 去年, 前年, 明年, 上个月, 下月, 上周, 下个星期, 上周五,
+// 上周末, and "<n>天/周/个月/年前".
+func scanChinese(text string, day time.Time, notes *relativeNotes) {
+	add := func(phrase, meaning string) { notes.add(&notes.zh, phrase, meaning, "：") }
+	for i := 0; i < len(text) && !notes.full(); {
+		rest := text[i:]
+		n := zhExpression(rest, day, add)
+		if n == 0 {
+			_, n = utf8.DecodeRuneInString(rest)
+		}
+		i += n
+	}
+}
+
+// zhExpression reads the expression rest begins with, if any, hands it to
+// add with its meaning and returns its length in bytes (0: none).
+func zhExpression(rest string, day time.Time, add func(phrase, meaning string)) int {
+	r, _ := utf8.DecodeRuneInString(rest)
+	if !strings.ContainsRune(zhFirst, r) && (r < '0' || r > '9') {
+		return 0
+	}
+	for _, e := range zhNear {
+		if strings.HasPrefix(rest, e.word) {
+			add(e.word, zhDate(day.AddDate(0, 0, e.days)))
+			return len(e.word)
+		}
+	}
+	for _, e := range zhYears {
+		if strings.HasPrefix(rest, e.word) {
+			add(e.word, strconv.Itoa(day.Year()+e.years)+"年")
+			return len(e.word)
+		}
+	}
+	if rest[0] == "上"[0] || rest[0] == "下"[0] {
+		if n := zhSide(rest, day, add); n > 0 {
+			return n
+		}
+	}
+	if n, size := zhCountAt(rest); n > 0 {
+		for _, u := range zhUnits {
+			if tail := rest[size:]; strings.HasPrefix(tail, u.word) && strings.HasPrefix(tail[len(u.word):], "前") {
+				end := size + len(u.word) + len("前")
+				add(rest[:end], agoMeaning(LangZH, n, u.unit, day))
+				return end
+			}
+		}
+		return size
+	}
+	return 0
+}
+
+// zhSide reads 上/下 followed by a month (上个月, 下月) or a week (上周,
+// 下个星期, 上礼拜), the week's day (上周五) or its weekend (上周末).
+func zhSide(rest string, day time.Time, add func(phrase, meaning string)) int {
+	dir := 1
+	if strings.HasPrefix(rest, "上") {
+		dir = -1
+	}
+	at := len("上")
+	if strings.HasPrefix(rest[at:], "个") {
+		at += len("个")
+	}
+	if strings.HasPrefix(rest[at:], "月") {
+		at += len("月")
+		add(rest[:at], sideMeaning(LangZH, dir, "month", day))
+		return at
+	}
+	week := false
+	for _, w := range [...]string{"周", "星期", "礼拜"} {
+		if strings.HasPrefix(rest[at:], w) {
+			at += len(w)
+			week = true
+			break
+		}
+	}
+	if !week {
+		return 0
+	}
+	r, size := utf8.DecodeRuneInString(rest[at:])
+	if r == '末' {
+		at += size
+		add(rest[:at], sideMeaning(LangZH, dir, "weekend", day))
+		return at
+	}
+	if wd, ok := zhWeekdayOf[r]; ok && !zhOneWord(rest[at:]) {
+		at += size
+		// 上周五 is the Friday of the week before day's (weeks from Monday).
+		monday := day.AddDate(0, 0, -((int(day.Weekday())+6)%7)+7*dir)
+		add(rest[:at], zhDate(monday.AddDate(0, 0, (int(wd)+6)%7)))
+		return at
+	}
+	add(rest[:at], sideMeaning(LangZH, dir, "week", day))
+	return at
+}
+
+var zhWeekdayOf = map[rune]time.Weekday{'日': time.Sunday, '一': time.Monday, '二': time.Tuesday,
+	'三': time.Wednesday, '四': time.Thursday, '五': time.Friday, '六': time.Saturday}
+
+// zhOneWord reports whether rest begins with a common word of 一 (一起,
+// 一下, 一直…): 上周一起去的 is "went together last week", not "last Monday".
+func zhOneWord(rest string) bool {
+	for _, w := range [...]string{"一起", "一下", "一样", "一直", "一共", "一些", "一点", "一次", "一个", "一定", "一边", "一般"} {
+		if strings.HasPrefix(rest, w) {
+			return true
+		}
+	}
+	return false
+}
+
+var zhDigits = map[rune]int{'一': 1, '二': 2, '两': 2, '三': 3, '四': 4, '五': 5, '六': 6, '七': 7, '八': 8, '九': 9}
+
+// zhCountAt reads the count rest begins with: ASCII digits (up to three)
+// or Chinese numerals up to 99 (十, 十二, 二十, 两); it returns the count and
+// its length in bytes (0, 0 when there is none).
+func zhCountAt(rest string) (int, int) {
+	size := 0
+	for size < len(rest) && size < 3 && rest[size] >= '0' && rest[size] <= '9' {
+		size++
+	}
+	if size > 0 {
+		n, _ := smallNumber(rest[:size])
+		return n, size
+	}
+	var rs []rune
+	for _, r := range rest {
+		if _, ok := zhDigits[r]; !ok && r != '十' || len(rs) == 3 {
+			break
+		}
+		rs = append(rs, r)
+		size += utf8.RuneLen(r)
+	}
+	n := 0
+	switch {
+	case len(rs) == 1 && rs[0] == '十':
+		n = 10
+	case len(rs) == 1:
+		n = zhDigits[rs[0]]
+	case len(rs) == 2 && rs[0] == '十':
+		n = 10 + zhDigits[rs[1]]
+	case len(rs) == 2 && rs[1] == '十':
+		n = zhDigits[rs[0]] * 10
+	case len(rs) == 3 && rs[1] == '十':
+		n = zhDigits[rs[0]]*10 + zhDigits[rs[2]]
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return n, size
+}
+
+// agoMeaning is what "n units ago" said on day meant: a day, the week
+// around a day, a month or a year, "around" where the count is rough.
+func agoMeaning(lang string, n int, unit string, day time.Time) string {
+	switch strings.TrimSuffix(unit, "s") {
+	case "day":
+		return langDate(lang, day.AddDate(0, 0, -n))
+	case "week":
+		d := langDate(lang, day.AddDate(0, 0, -7*n))
+		if lang == LangZH {
+			return d + "前后"
+		}
+		return "around " + d
+	case "month":
+		if lang == LangZH {
+			return "约" + zhMonth(day.AddDate(0, -n, 0))
+		}
+		return "around " + enMonth(day.AddDate(0, -n, 0))
+	case "year":
+		if lang == LangZH {
+			return "约" + strconv.Itoa(day.Year()-n) + "年"
+		}
+		return "around " + strconv.Itoa(day.Year()-n)
+	}
+	return ""
+}
+
+var enWeekdays = map[string]time.Weekday{"sunday": time.Sunday, "monday": time.Monday, "tuesday": time.Tuesday,
+	"wednesday": time.Wednesday, "thursday": time.Thursday, "friday": time.Friday, "saturday": time.Saturday}
+
+// sideMeaning is what "last" (dir -1) or "next" (1) week, weekend, month,
+// year or weekday said on day meant ("" for another word).
+func sideMeaning(lang string, dir int, unit string, day time.Time) string {
+	switch unit {
+	case "week", "weekend":
+		d := langDate(lang, day)
+		if lang == LangZH {
+			side := map[bool]string{true: "的前一", false: "的后一"}[dir < 0]
+			if unit == "weekend" {
+				return d + side + "个周末"
+			}
+			return d + side + "周"
+		}
+		rel := "before"
+		if dir > 0 {
+			rel = "after"
+		}
+		return "the " + unit + " " + rel + " " + d
+	case "month":
+		first := day.AddDate(0, 0, 1-day.Day())
+		if lang == LangZH {
+			return zhMonth(first.AddDate(0, dir, 0))
+		}
+		return enMonth(first.AddDate(0, dir, 0))
+	case "year":
+		return strconv.Itoa(day.Year() + dir)
+	}
+	wd, ok := enWeekdays[unit]
+	if !ok {
+		return ""
+	}
+	// The nearest such weekday before day ("last Friday") or after it
+	// ("next Friday").
+	step := (int(day.Weekday()) - int(wd) + 7) % 7
+	if dir > 0 {
+		step = (int(wd) - int(day.Weekday()) + 7) % 7
+	}
+	if step == 0 {
+		step = 7
+	}
+	return enDate(day.AddDate(0, 0, dir*step))
+}
+
+func langDate(lang string, t time.Time) string {
+	if lang == LangZH {
+		return zhDate(t)
+	}
+	return enDate(t)
+}
+
+func enMonth(t time.Time) string { return t.Month().String() + " " + strconv.Itoa(t.Year()) }
+
+func zhMonth(t time.Time) string {
+	return strconv.Itoa(t.Year()) + "年" + strconv.Itoa(int(t.Month())) + "月"
+}
+
+func isASCIIWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+func hasHan(s string) bool {
+	for _, r := range s {
+		if r >= 0x4E00 && r <= 0x9FFF {
+			return true
+		}
+	}
+	return false
+}

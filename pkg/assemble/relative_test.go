@@ -1,0 +1,96 @@
+package assemble
+
+import (
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A recalled turn's relative dates are resolved against the day it was
+// said, in the language they were said in; its own words stay as they were.
+func TestRelativeNote(t *testing.T) {
+	t.Parallel()
+	mon := time.Date(2023, 5, 8, 21, 30, 0, 0, time.UTC) // Monday 8 May 2023
+	for _, c := range []struct{ text, want string }{
+		{"I went to a support group yesterday.", " [yesterday: Sun 7 May 2023]"},
+		{"Yesterday was fun, and last night too", " [Yesterday: Sun 7 May 2023; last night: Sun 7 May 2023]"},
+		{"the day before yesterday I ran", " [the day before yesterday: Sat 6 May 2023]"},
+		{"See you tomorrow!", " [tomorrow: Tue 9 May 2023]"},
+		{"We met last week at the fair", " [last week: the week before Mon 8 May 2023]"},
+		{"last weekend we camped", " [last weekend: the weekend before Mon 8 May 2023]"},
+		{"last Friday I signed up", " [last Friday: Fri 5 May 2023]"},
+		{"since last Monday", " [last Monday: Mon 1 May 2023]"},
+		{"next Monday works", " [next Monday: Mon 15 May 2023]"},
+		{"I moved here 4 years ago", " [4 years ago: around 2019]"},
+		{"three days ago, and two weeks ago", " [three days ago: Fri 5 May 2023; two weeks ago: around Mon 24 April 2023]"},
+		{"a couple of months ago", " [a couple of months ago: around March 2023]"},
+		{"last month I read it; next year I'll go", " [last month: April 2023; next year: 2024]"},
+		{"last year", " [last year: 2022]"},
+		{"我昨天去了公园", " 【昨天：2023年5月7日 周日】"},
+		{"上周五我报了名，去年也去过", " 【上周五：2023年5月5日 周五；去年：2022年】"},
+		{"上周我们见过，三天前又见了", " 【上周：2023年5月8日 周一的前一周；三天前：2023年5月5日 周五】"},
+		{"下周日见，下个月再说", " 【下周日：2023年5月21日 周日；下个月：2023年6月】"},
+		{"大前天和十二天前", " 【大前天：2023年5月5日 周五；十二天前：2023年4月26日 周三】"},
+		{"上周一起去的，上周末也去了", " 【上周：2023年5月8日 周一的前一周；上周末：2023年5月8日 周一的前一个周末】"},
+		{"上周天气很好", " 【上周：2023年5月8日 周一的前一周】"},
+		{"我一个人去的", ""},
+		{"Last. Week was fine; last-week", ""},
+		{"Today I cooked dinner.", ""},
+		{"The last year of the war", ""},
+		{"in the next week or so; breathe last week", " [last week: the week before Mon 8 May 2023]"},
+		{"It is a weekly meeting", ""},
+		{"", ""},
+	} {
+		require.Equal(t, c.want, RelativeNote(c.text, mon), c.text)
+	}
+	require.Empty(t, RelativeNote("yesterday", time.Time{}), "no day, nothing to resolve against")
+	many := RelativeNote("yesterday, tomorrow, last week, last month, last year", mon)
+	require.Equal(t, 3, strings.Count(many, ";")+1, "at most three: %s", many)
+	require.Equal(t, " [yesterday: Sun 7 May 2023]", RelativeNote("yesterday and yesterday again", mon), "each expression once")
+	// 上周五 said on a Sunday is the Friday of the week before (weeks from Monday).
+	require.Equal(t, " 【上周五：2023年5月5日 周五】", RelativeNote("上周五", time.Date(2023, 5, 14, 9, 0, 0, 0, time.UTC)))
+}
+
+// The notes are counted in a recalled hit's length, so the budget holds
+// them: the rendered prompt never exceeds it.
+func TestResolveDatesWithinBudget(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2023, 5, 8, 9, 0, 0, 0, time.UTC)
+	var hits []RecalledHit
+	for i := range 40 {
+		hits = append(hits, RecalledHit{Kind: RecalledMessage, EventID: "e" + string(rune('A'+i)), SessionID: "s", Role: "user",
+			OccurredAt: at.AddDate(0, 0, -i), Text: "I went hiking yesterday and last week, again two days ago."})
+	}
+	hits = append(hits, RecalledHit{Kind: RecalledSummary, SessionID: "s", OccurredAt: at, Text: "went hiking yesterday"})
+	r := Recall("hiking", "lexical", hits, Window{}, 0)
+	r.ResolveDates()
+	require.Contains(t, r.Hits[0].Text, "[yesterday: Sun 7 May 2023; last week: the week before Mon 8 May 2023; two days ago: Sat 6 May 2023]")
+	require.Equal(t, utf8.RuneCountInString(r.Hits[0].Text), r.Hits[0].runes)
+	require.Equal(t, "went hiking yesterday", r.Hits[len(r.Hits)-1].Text, "a summary keeps its own dates")
+	for _, budget := range []int{600, 1500, 3000} {
+		p := Parts{Recalled: r}
+		ApplyBudget(LangEN, &p, budget)
+		require.LessOrEqual(t, utf8.RuneCountInString(Render(LangEN, p)), budget)
+	}
+}
+
+// What resolving a recalled turn's relative dates costs: a turn without
+// their words is passed over; one with them is read word by word.
+func BenchmarkRelativeNote(b *testing.B) {
+	at := time.Date(2023, 5, 8, 9, 0, 0, 0, time.UTC)
+	for _, c := range []struct{ name, text string }{
+		{"none", "I'm looking for some recommendations on new games to play. I've been playing a lot of action-adventure games, and it took me 30 hours to finish one. Do you have any suggestions for similar games that I might enjoy?"},
+		{"last", "I'm looking for some recommendations on new games to play. I've been playing The Last of Us Part II, which I completed on hard difficulty last week. Do you have any suggestions for similar games that I might enjoy?"},
+		{"zh", "我最近在找一些新游戏玩。我一直在玩很多动作冒险游戏，我在困难难度下完成了它，花了三十个小时。上周我又开始玩了，你有什么类似的游戏推荐吗？"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				RelativeNote(c.text, at)
+			}
+		})
+	}
+}
