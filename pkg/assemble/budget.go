@@ -110,6 +110,13 @@ func Assemble(lang string, p *Parts, limit int) (Budget, string) {
 
 func applyBudget(ph phrases, p *Parts, limit int) (Budget, lines) {
 	if limit <= 0 {
+		if r := p.Recalled; r != nil && r.dates {
+			// Every hit is shown: each gets its notes now, once.
+			for i := range r.Hits {
+				r.Hits[i], _ = withDates(r.Hits[i])
+			}
+			r.dates = false
+		}
 		l := renderLines(ph, *p)
 		sp := l.spent(ph)
 		return Budget{Used: sp.total(), Parts: sp}, l
@@ -179,8 +186,9 @@ func applyBudget(ph phrases, p *Parts, limit int) (Budget, lines) {
 			held = min(l.restSize(ph), int(float64(left)*(1-share)))
 		}
 		left -= held
-		hits, lines := fitRecalled(ph, r.Hits, &left, p.Now)
+		hits, lines := fitRecalled(ph, r.Hits, r.dates, &left, p.Now)
 		r.Hits, r.Cuts, l.recalled = hits, addCut(r.Cuts, len(r.Hits)-len(hits)), lines
+		r.dates = false // the hits kept hold their notes
 		left += held
 	}
 	s := &p.Summaries
@@ -240,8 +248,10 @@ func blockSize(heading string) func(i int, s string) int {
 // line. Groups
 // come in the order of their first hit kept, so the most relevant
 // conversation still comes first; summaries and facts are a group each.
-// The hits are returned most relevant first, as they were given.
-func fitRecalled(ph phrases, hits []RecalledHit, left *int, now time.Time) ([]RecalledHit, []string) {
+// The hits are returned most relevant first, as they were given; with
+// resolve, each turn considered is followed by what its relative dates meant
+// (Recalled.ResolveDates).
+func fitRecalled(ph phrases, hits []RecalledHit, resolve bool, left *int, now time.Time) ([]RecalledHit, []string) {
 	// The hits are the part's own: the kept ones move to its front.
 	kept := hits[:0]
 	// groups[k] is the group of kept[k], numbered in order of appearance;
@@ -277,6 +287,15 @@ func fitRecalled(ph phrases, hits []RecalledHit, left *int, now time.Time) ([]Re
 		}
 		if n > *left {
 			continue
+		}
+		if resolve {
+			// Only a turn that fits is read for its notes, which it must
+			// then fit with.
+			var added int
+			if h, added = withDates(h); n+added > *left {
+				continue
+			}
+			n += added
 		}
 		*left -= n
 		kept = append(kept, h)

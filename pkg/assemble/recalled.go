@@ -19,6 +19,9 @@ type Recalled struct {
 	Hits   []RecalledHit
 	Cuts   []Cut
 	Notes  []RecalledNote
+	// dates has the budget follow each turn it considers with what its
+	// relative dates meant (ResolveDates).
+	dates bool
 }
 
 // RecalledNote says why the search ran short of what it was asked, without
@@ -106,23 +109,30 @@ func Recall(query, search string, hits []RecalledHit, w Window, snippetRunes int
 	return r
 }
 
-// ResolveDates follows each recalled turn that says "yesterday", "last
-// week", 上周五 and the like with what those meant on the day it was said
-// (RelativeNote), counted in its length.
-func (r *Recalled) ResolveDates() {
-	for i := range r.Hits {
-		h := &r.Hits[i]
-		if h.Kind != RecalledMessage {
-			continue
-		}
-		if note := RelativeNote(h.Text, h.OccurredAt); note != "" {
-			if h.runes == 0 {
-				h.runes = utf8.RuneCountInString(h.Text)
-			}
-			h.Text += note
-			h.runes += utf8.RuneCountInString(note)
-		}
+// ResolveDates has each recalled turn that says "yesterday", "last week",
+// 上周五 and the like followed by what those meant on the day it was said
+// (RelativeNote), counted in its length. The notes are written as the
+// budget considers each turn (fitRecalled), so the turns it never reaches
+// are not read for them.
+func (r *Recalled) ResolveDates() { r.dates = true }
+
+// withDates is h followed by what its relative dates meant, when it is a
+// turn that holds any, and the characters that added.
+func withDates(h RecalledHit) (RecalledHit, int) {
+	if h.Kind != RecalledMessage {
+		return h, 0
 	}
+	note := RelativeNote(h.Text, h.OccurredAt)
+	if note == "" {
+		return h, 0
+	}
+	if h.runes == 0 {
+		h.runes = utf8.RuneCountInString(h.Text)
+	}
+	added := utf8.RuneCountInString(note)
+	h.Text += note
+	h.runes += added
+	return h, added
 }
 
 // cutRunes keeps the first n characters of s, backing off to the last space

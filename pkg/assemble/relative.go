@@ -74,21 +74,40 @@ func (n *relativeNotes) add(list *[]string, phrase, meaning, sep string) {
 	*list = append(*list, phrase+sep+meaning)
 }
 
-// enKeywords are the words of which every English expression holds one.
-var enKeywords = [...]string{"yesterday", "tomorrow", "night", "ago", "last", "next"}
-
-// mayHoldEnglish reports whether text holds one of enKeywords, in any
-// case: most turns hold none, and are not read further.
+// mayHoldEnglish reports whether a word of text begins one of the words
+// of which every English expression holds one (yesterday, tomorrow,
+// night, ago, last, next), in any case: most turns hold none, and are not
+// read further. It looks at the start of each word only, as a context
+// asks it of dozens of turns.
 func mayHoldEnglish(text string) bool {
+	prev := byte(' ')
 	for i := 0; i < len(text); i++ {
-		c := text[i] | 0x20
-		if c != 'y' && c != 't' && c != 'n' && c != 'a' && c != 'l' {
+		c := text[i]
+		start := !isASCIIWordByte(prev)
+		prev = c
+		if !start {
 			continue
 		}
-		for _, k := range enKeywords {
-			if len(text)-i >= len(k) && strings.EqualFold(text[i:i+len(k)], k) {
+		var k string
+		switch c | 0x20 {
+		case 'y':
+			k = "yesterday"
+		case 't':
+			k = "tomorrow"
+		case 'a':
+			k = "ago"
+		case 'l':
+			k = "last"
+		case 'n':
+			if len(text)-i >= 4 && strings.EqualFold(text[i:i+4], "next") {
 				return true
 			}
+			k = "night"
+		default:
+			continue
+		}
+		if len(text)-i >= len(k) && strings.EqualFold(text[i:i+len(k)], k) {
+			return true
 		}
 	}
 	return false
@@ -498,10 +517,14 @@ func isASCIIWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
+// hasHan reports whether s holds a CJK ideograph (U+4E00 to U+9FFF,
+// whose UTF-8 encodings begin with the bytes 0xE4 to 0xE9).
 func hasHan(s string) bool {
-	for _, r := range s {
-		if r >= 0x4E00 && r <= 0x9FFF {
-			return true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0xE4 && c <= 0xE9 {
+			if r, _ := utf8.DecodeRuneInString(s[i:]); r >= 0x4E00 && r <= 0x9FFF {
+				return true
+			}
 		}
 	}
 	return false

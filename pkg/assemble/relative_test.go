@@ -1,6 +1,7 @@
 package assemble
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -65,16 +66,27 @@ func TestResolveDatesWithinBudget(t *testing.T) {
 			OccurredAt: at.AddDate(0, 0, -i), Text: "I went hiking yesterday and last week, again two days ago."})
 	}
 	hits = append(hits, RecalledHit{Kind: RecalledSummary, SessionID: "s", OccurredAt: at, Text: "went hiking yesterday"})
-	r := Recall("hiking", "lexical", hits, Window{}, 0)
-	r.ResolveDates()
-	require.Contains(t, r.Hits[0].Text, "[yesterday: Sun 7 May 2023; last week: the week before Mon 8 May 2023; two days ago: Sat 6 May 2023]")
-	require.Equal(t, utf8.RuneCountInString(r.Hits[0].Text), r.Hits[0].runes)
-	require.Equal(t, "went hiking yesterday", r.Hits[len(r.Hits)-1].Text, "a summary keeps its own dates")
-	for _, budget := range []int{600, 1500, 3000} {
-		p := Parts{Recalled: r}
-		ApplyBudget(LangEN, &p, budget)
-		require.LessOrEqual(t, utf8.RuneCountInString(Render(LangEN, p)), budget)
+	fresh := func() *Recalled {
+		r := Recall("hiking", "lexical", slices.Clone(hits), Window{}, 0)
+		r.ResolveDates()
+		return r
 	}
+	for _, budget := range []int{600, 1500, 3000, 0} {
+		r := fresh()
+		p := Parts{Recalled: r}
+		b := ApplyBudget(LangEN, &p, budget)
+		prompt := Render(LangEN, p)
+		require.Equal(t, utf8.RuneCountInString(prompt), b.Used, "every character counted")
+		if budget > 0 {
+			require.LessOrEqual(t, b.Used, budget)
+		}
+		require.Contains(t, prompt, "hiking yesterday and last week, again two days ago. [yesterday: Sun 7 May 2023; last week: the week before Mon 8 May 2023; two days ago: Sat 6 May 2023]")
+		require.Equal(t, utf8.RuneCountInString(r.Hits[0].Text), r.Hits[0].runes)
+		require.NotContains(t, prompt, "went hiking yesterday [", "a summary keeps its own dates")
+	}
+	// Without a budget the prompt holds every turn, each with its notes.
+	r := fresh()
+	require.Equal(t, 40, strings.Count(Render(LangEN, Parts{Recalled: r}), "[yesterday: "))
 }
 
 // What resolving a recalled turn's relative dates costs: a turn without

@@ -336,7 +336,7 @@ func renderLines(ph phrases, p Parts) lines {
 	}
 	if p.Recalled != nil {
 		unlimited := math.MaxInt
-		_, l.recalled = fitRecalled(ph, p.Recalled.Hits, &unlimited, p.Now)
+		_, l.recalled = fitRecalled(ph, p.Recalled.Hits, p.Recalled.dates, &unlimited, p.Now)
 	}
 	l.window = make([]string, len(p.Window.Messages))
 	for i, m := range p.Window.Messages {
