@@ -34,9 +34,7 @@ func RelativeNote(text string, said time.Time) string {
 	}
 	day := midnight(said)
 	var notes relativeNotes
-	if mayHoldEnglish(text) {
-		scanEnglish(text, day, &notes)
-	}
+	scanEnglish(text, day, &notes)
 	if hasHan(text) {
 		scanChinese(text, day, &notes)
 	}
@@ -74,171 +72,173 @@ func (n *relativeNotes) add(list *[]string, phrase, meaning, sep string) {
 	*list = append(*list, phrase+sep+meaning)
 }
 
-// mayHoldEnglish reports whether a word of text begins one of the words
-// of which every English expression holds one (yesterday, tomorrow,
-// night, ago, last, next), in any case: most turns hold none, and are not
-// read further. It looks at the start of each word only, as a context
-// asks it of dozens of turns.
-func mayHoldEnglish(text string) bool {
+// scanEnglish finds the English relative expressions of text: "yesterday",
+// "the day before yesterday", "tomorrow", "the day after tomorrow", "last
+// night", "<n> days/weeks/months/years ago", "last/next week/weekend/
+// month/year/<weekday>" (not after "the": "the last year of the war"), in
+// any case, the words of an expression separated by spaces only. It looks
+// at the start of each word for the word an expression turns on
+// (yesterday, tomorrow, last, next, ago) and reads the words around that
+// one only: a context asks it of dozens of turns, most of which hold none.
+func scanEnglish(text string, day time.Time, notes *relativeNotes) {
+	add := func(from, to int, meaning string) {
+		notes.add(&notes.en, text[from:to], meaning, ": ")
+	}
 	prev := byte(' ')
-	for i := 0; i < len(text); i++ {
+	for i := 0; i < len(text) && !notes.full(); i++ {
 		c := text[i]
 		start := !isASCIIWordByte(prev)
 		prev = c
 		if !start {
 			continue
 		}
-		var k string
 		switch c | 0x20 {
-		case 'y':
-			k = "yesterday"
-		case 't':
-			k = "tomorrow"
-		case 'a':
-			k = "ago"
-		case 'l':
-			k = "last"
-		case 'n':
-			if len(text)-i >= 4 && strings.EqualFold(text[i:i+4], "next") {
-				return true
-			}
-			k = "night"
+		case 'y', 't', 'l', 'n', 'a':
 		default:
 			continue
 		}
-		if len(text)-i >= len(k) && strings.EqualFold(text[i:i+len(k)], k) {
-			return true
-		}
-	}
-	return false
-}
-
-// enWord is a word of an English text: its bytes [start, end) and the
-// word as written.
-type enWord struct {
-	start, end int
-	w          string
-}
-
-// is reports whether the word is w (lower case), in any case.
-func (e enWord) is(w string) bool { return strings.EqualFold(e.w, w) }
-
-// scanEnglish finds the English relative expressions of text: "yesterday",
-// "the day before yesterday", "tomorrow", "last night", "<n> days/weeks/
-// months/years ago", "last/next week/weekend/month/year/<weekday>" (not
-// after "the": "the last year of the war"). The words of an expression are
-// separated by spaces only.
-func scanEnglish(text string, day time.Time, notes *relativeNotes) {
-	var buf [64]enWord
-	t := enText{text: text, words: buf[:0]}
-	for i := 0; i < len(text); {
-		if !isASCIIWordByte(text[i]) {
-			i++
+		end := wordEnd(text, i)
+		w := text[i:end]
+		switch len(w) {
+		case 3, 4, 8, 9:
+		default:
 			continue
 		}
-		j := i
-		for j < len(text) && isASCIIWordByte(text[j]) {
-			j++
-		}
-		t.words = append(t.words, enWord{i, j, text[i:j]})
-		i = j
-	}
-	words := t.words
-	add := func(from, to int, meaning string) {
-		notes.add(&notes.en, text[words[from].start:words[to].end], meaning, ": ")
-	}
-	for k := 0; k < len(words) && !notes.full(); k++ {
-		w := words[k]
 		switch {
-		case t.seq(k, "the", "day", "before", "yesterday"):
-			add(k, k+3, enDate(day.AddDate(0, 0, -2)))
-			k += 3
-		case t.seq(k, "the", "day", "after", "tomorrow"):
-			add(k, k+3, enDate(day.AddDate(0, 0, 2)))
-			k += 3
-		case w.is("yesterday"):
-			add(k, k, enDate(day.AddDate(0, 0, -1)))
-		case w.is("tomorrow"):
-			add(k, k, enDate(day.AddDate(0, 0, 1)))
-		case t.seq(k, "last", "night") && !t.afterThe(k):
-			add(k, k+1, enDate(day.AddDate(0, 0, -1)))
-			k++
-		case (w.is("last") || w.is("next")) && t.joined(k) && !t.afterThe(k):
-			dir := 1
-			if w.is("last") {
-				dir = -1
+		case strings.EqualFold(w, "yesterday"), strings.EqualFold(w, "tomorrow"):
+			days, rel := -1, "before"
+			if len(w) == len("tomorrow") {
+				days, rel = 1, "after"
 			}
-			if m := sideMeaning(LangEN, dir, strings.ToLower(words[k+1].w), day); m != "" {
-				add(k, k+1, m)
-				k++
+			from := i
+			if b := wordsBefore(text, i, 3); b.is(text, 2, "the") && b.is(text, 1, "day") && b.is(text, 0, rel) {
+				from, days = b.w[2][0], 2*days
 			}
-		case k+2 < len(words) && words[k+2].is("ago") || k+4 < len(words) && words[k+4].is("ago"):
-			n, used := t.countAt(k)
-			if n <= 0 || !t.joined(k+used-1) || !t.joined(k+used) || !words[k+used+1].is("ago") {
+			add(from, end, enDate(day.AddDate(0, 0, days)))
+		case strings.EqualFold(w, "last"), strings.EqualFold(w, "next"):
+			if b := wordsBefore(text, i, 1); b.is(text, 0, "the") {
 				continue
 			}
-			if m := agoMeaning(LangEN, n, strings.ToLower(words[k+used].w), day); m != "" {
-				add(k, k+used+1, m)
-				k += used + 1
+			ns, ne, ok := wordAfter(text, end)
+			if !ok {
+				continue
+			}
+			unit := strings.ToLower(text[ns:ne])
+			if unit == "night" && strings.EqualFold(w, "last") {
+				add(i, ne, enDate(day.AddDate(0, 0, -1)))
+			} else if m := sideMeaning(LangEN, lastOrNext(w), unit, day); m != "" {
+				add(i, ne, m)
+			} else {
+				continue
+			}
+			i, prev = ne-1, 'x'
+		case strings.EqualFold(w, "ago"):
+			b := wordsBefore(text, i, 4)
+			if b.n < 2 {
+				continue
+			}
+			unit := strings.ToLower(b.word(text, 0))
+			n, from := 0, 0
+			if b.is(text, 3, "a") && b.is(text, 2, "couple") && b.is(text, 1, "of") {
+				n, from = 2, b.w[3][0]
+			} else if n = enCount(b.word(text, 1)); n > 0 {
+				from = b.w[1][0]
+			}
+			if n > 0 {
+				if m := agoMeaning(LangEN, n, unit, day); m != "" {
+					add(from, end, m)
+				}
 			}
 		}
 	}
 }
 
-// enText is an English text read as words.
-type enText struct {
-	text  string
-	words []enWord
-}
-
-// joined reports whether words[k+1] follows words[k] after spaces only.
-func (t *enText) joined(k int) bool {
-	if k < 0 || k+1 >= len(t.words) {
-		return false
+// lastOrNext is -1 for "last", 1 for "next".
+func lastOrNext(w string) int {
+	if strings.EqualFold(w, "last") {
+		return -1
 	}
-	return strings.Trim(t.text[t.words[k].end:t.words[k+1].start], " ") == ""
+	return 1
 }
 
-// seq reports whether the words from k on are want, joined.
-func (t *enText) seq(k int, want ...string) bool {
-	for n, w := range want {
-		if k+n >= len(t.words) || !t.words[k+n].is(w) || n > 0 && !t.joined(k+n-1) {
-			return false
+// wordEnd is the end of the word that starts at i.
+func wordEnd(text string, i int) int {
+	for i < len(text) && isASCIIWordByte(text[i]) {
+		i++
+	}
+	return i
+}
+
+// wordAfter is the word that follows end after spaces only (ok false when
+// there is none).
+func wordAfter(text string, end int) (start, wend int, ok bool) {
+	i := end
+	for i < len(text) && text[i] == ' ' {
+		i++
+	}
+	if i == end || i == len(text) || !isASCIIWordByte(text[i]) {
+		return 0, 0, false
+	}
+	return i, wordEnd(text, i), true
+}
+
+// before are words before a word, nearest first, each joined to the next
+// by spaces only: their [start, end) in w[:n].
+type before struct {
+	w [4][2]int
+	n int
+}
+
+// word is the k-th word before, as written.
+func (b *before) word(text string, k int) string { return text[b.w[k][0]:b.w[k][1]] }
+
+// is reports whether the k-th word before is want, in any case.
+func (b *before) is(text string, k int, want string) bool {
+	return k < b.n && strings.EqualFold(b.word(text, k), want)
+}
+
+// wordsBefore reads up to n (at most 4) words before the word that starts
+// at i.
+func wordsBefore(text string, i, n int) before {
+	var b before
+	for b.n < min(n, len(b.w)) {
+		j := i
+		for j > 0 && text[j-1] == ' ' {
+			j--
 		}
+		if j == i || j == 0 || !isASCIIWordByte(text[j-1]) {
+			break
+		}
+		k := j
+		for k > 0 && isASCIIWordByte(text[k-1]) {
+			k--
+		}
+		b.w[b.n] = [2]int{k, j}
+		b.n++
+		i = k
 	}
-	return true
-}
-
-// afterThe reports whether words[k] follows the word "the": "the last
-// year of the war", "the next week or so" name no day.
-func (t *enText) afterThe(k int) bool {
-	return k > 0 && t.words[k-1].is("the") && t.joined(k-1)
+	return b
 }
 
 // enCounts are the number words a count may be: their value is their
 // index (a and an are one).
 var enCounts = [...]string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"}
 
-// countAt reads an English count at words[k]: digits (up to three), a
-// number word, or "a couple of"; it returns the count and the words it
-// took (0, 0 when there is none).
-func (t *enText) countAt(k int) (int, int) {
-	if t.seq(k, "a", "couple", "of") {
-		return 2, 3
-	}
-	w := t.words[k].w
+// enCount reads an English count: up to three digits, a, an, or a number
+// word up to twelve (0 when it is none).
+func enCount(w string) int {
 	if n, ok := smallNumber(w); ok {
-		return n, 1
+		return n
 	}
 	if strings.EqualFold(w, "a") || strings.EqualFold(w, "an") {
-		return 1, 1
+		return 1
 	}
 	for n, c := range enCounts {
 		if n > 0 && strings.EqualFold(w, c) {
-			return n, 1
+			return n
 		}
 	}
-	return 0, 0
+	return 0
 }
 
 // smallNumber reads up to three ASCII digits (strconv.Atoi's error for
@@ -263,10 +263,6 @@ var zhNear = []struct {
 	word string
 	days int
 }{{"大前天", -3}, {"前天", -2}, {"昨天", -1}, {"昨晚", -1}, {"昨日", -1}, {"明天", 1}, {"后天", 2}}
-
-// zhFirst are the characters a Chinese expression begins with (besides
-// ASCII digits).
-const zhFirst = "大前昨明后去上下一二两三四五六七八九十"
 
 // zhYears are the Chinese words for years near the day said.
 var zhYears = []struct {
@@ -295,8 +291,10 @@ func scanChinese(text string, day time.Time, notes *relativeNotes) {
 // zhExpression reads the expression rest begins with, if any, hands it to
 // add with its meaning and returns its length in bytes (0: none).
 func zhExpression(rest string, day time.Time, add func(phrase, meaning string)) int {
-	r, _ := utf8.DecodeRuneInString(rest)
-	if !strings.ContainsRune(zhFirst, r) && (r < '0' || r > '9') {
+	switch r, _ := utf8.DecodeRuneInString(rest); r {
+	case '大', '前', '昨', '明', '后', '去', '上', '下', '一', '二', '两', '三', '四', '五', '六', '七', '八', '九', '十',
+		'0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+	default:
 		return 0
 	}
 	for _, e := range zhNear {
