@@ -463,7 +463,10 @@ func sideMeaning(lang string, dir int, unit string, day time.Time) string {
 	case "week", "weekend":
 		d := langDate(lang, day)
 		if lang == LangZH {
-			side := map[bool]string{true: "的前一", false: "的后一"}[dir < 0]
+			side := "的后一"
+			if dir < 0 {
+				side = "的前一"
+			}
 			if unit == "weekend" {
 				return d + side + "个周末"
 			}

@@ -331,10 +331,7 @@ func (rk *ranker) bm25Scores(rows []store.SearchRow, nTerms int, power float64, 
 	idf := grow(rk.idf, nTerms)
 	rk.idf = idf
 	for j := range idf {
-		idf[j] = math.Log(1 + (n-df[j]+0.5)/(df[j]+0.5))
-		if power > 0 && power != 1 && !(j < len(terms) && numeric(terms[j])) {
-			idf[j] = math.Pow(idf[j], power)
-		}
+		idf[j] = termIDF(n, df[j], power, termAt(terms, j))
 	}
 	slab := grow(rk.parts, matched*nTerms)
 	clear(slab)
@@ -345,7 +342,7 @@ func (rk *ranker) bm25Scores(rows []store.SearchRow, nTerms int, power float64, 
 		if f == nil {
 			continue
 		}
-		norm := bm25K1 * (1 - bm25B + bm25B*float64(rows[i].TermCount)/avgdl)
+		norm := bm25Norm(float64(rows[i].TermCount), avgdl)
 		part := slab[at : int(at)+nTerms : int(at)+nTerms]
 		partOf[i] = at
 		at += int32(nTerms)
@@ -353,12 +350,39 @@ func (rk *ranker) bm25Scores(rows []store.SearchRow, nTerms int, power float64, 
 			if c == 0 {
 				continue
 			}
-			part[j] = idf[j] * float64(c) * (bm25K1 + 1) / (float64(c) + norm)
+			part[j] = bm25Part(idf[j], float64(c), norm)
 			scores[i] += part[j]
 		}
 	}
 	return scores
 }
+
+// termIDF is BM25's IDF of a term that df of n documents hold, raised to
+// power (Params.IDFPower; 0 or 1: as it is) unless the term is a number
+// (numeric).
+func termIDF(n, df, power float64, term string) float64 {
+	idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+	if power > 0 && power != 1 && !numeric(term) {
+		idf = math.Pow(idf, power)
+	}
+	return idf
+}
+
+// termAt is the j-th of the query's terms, "" past them.
+func termAt(terms []string, j int) string {
+	if j < len(terms) {
+		return terms[j]
+	}
+	return ""
+}
+
+// bm25Norm is BM25's length normalization of a document of length dl
+// where the average is avgdl: k1 × (1 - b + b × dl / avgdl).
+func bm25Norm(dl, avgdl float64) float64 { return bm25K1 * (1 - bm25B + bm25B*dl/avgdl) }
+
+// bm25Part is a term's part of a document's BM25 score: its IDF, times its
+// c occurrences saturated by the document's norm (bm25Norm).
+func bm25Part(idf, c, norm float64) float64 { return idf * c * (bm25K1 + 1) / (c + norm) }
 
 // partsOf is row i's terms' parts of its BM25 score, nil when it holds no
 // query term or i is -1.
@@ -547,20 +571,19 @@ func (rk *ranker) withSessions(rows []store.SearchRow, lex []float64, nTerms int
 			}
 		}
 	}
+	// The sessions' IDFs, in place of their document frequencies.
+	idf := df
+	for j := range idf {
+		idf[j] = termIDF(float64(n), df[j], power, termAt(terms, j))
+	}
 	avg := max(total/float64(n), 1)
 	best := 0.0
 	for k := range n {
-		norm := bm25K1 * (1 - bm25B + bm25B*length[k]/avg)
+		norm := bm25Norm(length[k], avg)
 		for j := range nTerms {
-			c := tf[k*nTerms+j]
-			if c == 0 {
-				continue
+			if c := tf[k*nTerms+j]; c > 0 {
+				score[k] += bm25Part(idf[j], c, norm)
 			}
-			idf := math.Log(1 + (float64(n)-df[j]+0.5)/(df[j]+0.5))
-			if power > 0 && power != 1 && !(j < len(terms) && numeric(terms[j])) {
-				idf = math.Pow(idf, power)
-			}
-			score[k] += idf * c * (bm25K1 + 1) / (c + norm)
 		}
 		best = max(best, score[k])
 	}
