@@ -374,6 +374,25 @@ func (l lines) spent(ph phrases) PartSpend {
 
 func runes(s string) int { return utf8.RuneCountInString(s) }
 
+// Longer reports whether s has more than n characters, reading no more of it
+// than it takes to tell: a hit's text runs to 65,536 bytes, and a context
+// asks this of every hit and neighbour it recalls.
+func Longer(s string, n int) bool {
+	if len(s) <= n { // a character is one byte or more
+		return false
+	}
+	if n < 0 {
+		return true
+	}
+	for range s {
+		if n == 0 {
+			return true
+		}
+		n--
+	}
+	return false
+}
+
 func collapsed(s string) string {
 	if !needsCollapse(s) {
 		return s

@@ -181,3 +181,14 @@ func TestRecalledShare(t *testing.T) {
 	require.Greater(t, b.Parts.Recalled, limit-b.Parts.Summaries-b.Parts.Facts-b.Parts.Framing-200,
 		"and the recalled part the rest, less than a line of it unused")
 }
+
+// Longer says what counting every character would, for any text and length,
+// invalid UTF-8 (a byte, a character) and lengths out of range included.
+func TestLonger(t *testing.T) {
+	texts := []string{"", "a", "abc", "日本語", "a日b本", "\xff\xfe", "x\xe6\x97", "héllo wörld", strings.Repeat("长", 500) + "tail"}
+	for _, s := range texts {
+		for n := -2; n <= len(s)+2; n++ {
+			require.Equal(t, utf8.RuneCountInString(s) > n, Longer(s, n), "%q, %d", s, n)
+		}
+	}
+}

@@ -125,7 +125,7 @@ func truncateRunes(s string, n int) string {
 	if n <= 0 {
 		return ""
 	}
-	if utf8.RuneCountInString(s) <= n {
+	if !Longer(s, n) {
 		return s
 	}
 	i := 0

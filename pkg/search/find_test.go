@@ -351,6 +351,8 @@ func TestRefersToAssistant(t *testing.T) {
 		"你之前推荐的那本书叫什么？",
 		"上次你说的那家餐厅在哪里",
 		"提醒我一下那个电话号码",
+		"YOU MENTIONED A BOOK. WHICH ONE?",
+		"Remind me what the third step was.",
 	}, []string{
 		"Can you recommend a show or movie for me to watch tonight?",
 		"What should I serve for dinner this weekend?",
@@ -360,6 +362,8 @@ func TestRefersToAssistant(t *testing.T) {
 		"周末有什么好吃的甜点推荐吗",
 		"你推荐什么书？",
 		"What would you suggest for a rainy day?",
+		"What did Caroline research?",
+		"",
 	})
 }
 

@@ -37,7 +37,7 @@ const passageScanBytes = 16 << 10
 // terms are stems: "fare" finds "fares"), a Han term anywhere: cheaper
 // than analyzing every sentence, and a passage needs no more.
 func passage(terms []string, text string, n int) string {
-	if len(terms) == 0 || n <= 0 || utf8.RuneCountInString(text) <= n {
+	if len(terms) == 0 || n <= 0 || !assemble.Longer(text, n) {
 		return ""
 	}
 	head := max(n/passageHeadShare, min(n/2, passageMinHead))
@@ -74,7 +74,7 @@ func passage(terms []string, text string, n int) string {
 	b.WriteString(" … ")
 	rest := strings.TrimLeft(text[bestStart:], " \t\n")
 	room := n - utf8.RuneCountInString(b.String())
-	if utf8.RuneCountInString(rest) <= room {
+	if !assemble.Longer(rest, room) {
 		b.WriteString(rest)
 	} else {
 		b.WriteString(cutAtWord(rest, room-1))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"time"
-	"unicode/utf8"
 
 	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/events"
@@ -101,7 +100,7 @@ func recalled(query string, res Result, w assemble.Window, snip snippets, nb nei
 			around = 1
 		}
 		rank++
-		if nb.upTo > 0 && utf8.RuneCountInString(h.Text) > nb.upTo {
+		if nb.upTo > 0 && assemble.Longer(h.Text, nb.upTo) {
 			around = 0
 		}
 		if around > 0 {
@@ -139,7 +138,7 @@ func recalled(query string, res Result, w assemble.Window, snip snippets, nb nei
 		} else if toAssistant && hits[i].Role == events.RoleAssistant {
 			n = snip.assistant
 		}
-		if n <= 0 || utf8.RuneCountInString(hits[i].Text) <= n {
+		if n <= 0 || !assemble.Longer(hits[i].Text, n) {
 			continue
 		}
 		var p string

@@ -14,8 +14,27 @@ var assistantWords = regexp.MustCompile(`(?i)\byou(?:'d| had| have|'ve)? (?:\w+ 
 	`|你(?:之前|上次|刚才|以前)(?:说|提到|推荐|建议|告诉|写|列|给|讲)|你(?:说|提到|推荐|建议|告诉|写|列|给|讲)(?:过|的)|提醒我`)
 
 // RefersToAssistant reports whether a message points back at what the
-// assistant said, rather than at what the user said or did.
-func RefersToAssistant(message string) bool { return assistantWords.MatchString(message) }
+// assistant said, rather than at what the user said or did. Every way
+// assistantWords knows holds "you", "remind", 你 or 提醒我; a message without
+// any of them, as most are, is not run through the expression.
+func RefersToAssistant(message string) bool {
+	if !containsFold(message, "you") && !containsFold(message, "remind") &&
+		!strings.Contains(message, "你") && !strings.Contains(message, "提醒我") {
+		return false
+	}
+	return assistantWords.MatchString(message)
+}
+
+// containsFold reports whether s holds word, an ASCII lower-case word, in
+// any case of its letters.
+func containsFold(s, word string) bool {
+	for i := 0; i+len(word) <= len(s); i++ {
+		if s[i]|0x20 == word[0] && strings.EqualFold(s[i:i+len(word)], word) {
+			return true
+		}
+	}
+	return false
+}
 
 // AboutUser reports whether the user speaks of themselves in a message:
 // what they did, have, said or are ("how many books have I read?", "what
