@@ -121,6 +121,16 @@ func (s *Service) ContextWith(ctx context.Context, tenant string, qv url.Values,
 		})
 		return err
 	})
+	if err == nil && sp != nil {
+		// A count or a total: the history searched again with the best
+		// terms of the user's turns found first (search.Feedback).
+		if fp, ok := s.searcher.Feedback(*sp, hits, s.cfg.Config.Feedback(query)); ok {
+			err = s.read(ctx, tenant, func(t *store.Tenant) (err error) {
+				hits, err = search.Find(ctx, t, fp)
+				return err
+			})
+		}
+	}
 	sr.Hits = hits
 	switch {
 	case err != nil:

@@ -77,6 +77,10 @@ type Params struct {
 	// themselves, asked for and decided is what a later message most often
 	// needs, and an assistant's long answers otherwise crowd it out.
 	UserWeight float64
+	// TermWeights weighs each of Terms' distinct terms, in their order, in
+	// the lexical score (a term past them, or all of them when nil: 1):
+	// the terms Feedback adds weigh less than the message's own.
+	TermWeights []float64
 	// IDFPower raises each query term's IDF to this power in the lexical
 	// score (0 means 1: BM25 as it is). At 2 a query term weighs by its IDF
 	// as the document's occurrences do, as in the classic tf-idf vector

@@ -141,7 +141,7 @@ func (rk *ranker) rank(rows []store.SearchRow, p Params, nTerms int) []rankedHit
 		wanted[i] = p.keeps(&rows[i])
 	}
 	rk.wanted = wanted
-	lex := rk.bm25Scores(rows, nTerms, p.IDFPower, p.Terms)
+	lex := rk.bm25Scores(rows, nTerms, p.IDFPower, p.Terms, p.TermWeights)
 	var prevTurn, nextTurn []int
 	if p.DialogueWeight > 0 || p.Neighbors {
 		prevTurn, nextTurn = rk.turnOrder(rows)
@@ -150,7 +150,7 @@ func (rk *ranker) rank(rows []store.SearchRow, p Params, nTerms int) []rankedHit
 		lex = rk.withDialogue(lex, prevTurn, nextTurn, p.DialogueWeight)
 	}
 	if p.SessionWeight > 0 {
-		rk.withSessions(rows, lex, nTerms, p.IDFPower, p.Terms, p.SessionWeight)
+		rk.withSessions(rows, lex, nTerms, p.IDFPower, p.Terms, p.TermWeights, p.SessionWeight)
 	}
 
 	byScore := rk.byScore[:0]
@@ -296,7 +296,7 @@ func termIndex(terms []string) map[string]int {
 // terms (the length of a row's tf), terms the query's distinct terms in
 // the same order; each term's IDF is raised to power (Params.IDFPower; 0
 // or 1: as it is), a number's excepted (numeric).
-func (rk *ranker) bm25Scores(rows []store.SearchRow, nTerms int, power float64, terms []string) []float64 {
+func (rk *ranker) bm25Scores(rows []store.SearchRow, nTerms int, power float64, terms []string, weights []float64) []float64 {
 	scores := grow(rk.lex, len(rows))
 	clear(scores)
 	rk.lex, rk.nTerms = scores, nTerms
@@ -331,7 +331,7 @@ func (rk *ranker) bm25Scores(rows []store.SearchRow, nTerms int, power float64, 
 	idf := grow(rk.idf, nTerms)
 	rk.idf = idf
 	for j := range idf {
-		idf[j] = termIDF(n, df[j], power, termAt(terms, j))
+		idf[j] = termIDF(n, df[j], power, termAt(terms, j)) * weightAt(weights, j)
 	}
 	slab := grow(rk.parts, matched*nTerms)
 	clear(slab)
@@ -366,6 +366,15 @@ func termIDF(n, df, power float64, term string) float64 {
 		idf = math.Pow(idf, power)
 	}
 	return idf
+}
+
+// weightAt is the weight of the j-th of the query's terms (Params.TermWeights),
+// 1 past them.
+func weightAt(weights []float64, j int) float64 {
+	if j < len(weights) {
+		return weights[j]
+	}
+	return 1
 }
 
 // termAt is the j-th of the query's terms, "" past them.
@@ -519,7 +528,7 @@ func numeric(t string) bool {
 // turns that hold a query term themselves, or borrow one from a neighbour
 // (withDialogue), are lifted, so a session cannot bring turns that say
 // nothing of the query. Summaries and facts keep their own scores.
-func (rk *ranker) withSessions(rows []store.SearchRow, lex []float64, nTerms int, power float64, terms []string, weight float64) {
+func (rk *ranker) withSessions(rows []store.SearchRow, lex []float64, nTerms int, power float64, terms []string, weights []float64, weight float64) {
 	if nTerms == 0 || len(rows) == 0 {
 		return
 	}
@@ -574,7 +583,7 @@ func (rk *ranker) withSessions(rows []store.SearchRow, lex []float64, nTerms int
 	// The sessions' IDFs, in place of their document frequencies.
 	idf := df
 	for j := range idf {
-		idf[j] = termIDF(float64(n), df[j], power, termAt(terms, j))
+		idf[j] = termIDF(float64(n), df[j], power, termAt(terms, j)) * weightAt(weights, j)
 	}
 	avg := max(total/float64(n), 1)
 	best := 0.0

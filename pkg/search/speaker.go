@@ -69,3 +69,29 @@ func AboutUser(message string) bool {
 }
 
 func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// AsksCount reports whether a message asks for a count or a total ("how
+// many books have I read?", "how much did I spend in total?", 我一共买了几本书):
+// its answer is gathered from many turns, often of as many conversations.
+func AsksCount(message string) bool {
+	if countWords.MatchString(message) {
+		return true
+	}
+	for _, w := range [...]string{"多少", "总共", "一共", "总计", "合计", "加起来"} {
+		if strings.Contains(message, w) {
+			return true
+		}
+	}
+	for i := 0; ; {
+		j := strings.Index(message[i:], "几")
+		if j < 0 {
+			return false
+		}
+		i += j + len("几")
+		if !strings.HasPrefix(message[i:], "乎") {
+			return true
+		}
+	}
+}
+
+var countWords = regexp.MustCompile(`(?i)\bhow (?:many|much)\b|\b(?:in total|in all|altogether|number of|sum of|combined)\b|\btotal\b`)
