@@ -43,14 +43,14 @@ type Config struct {
 	// of several conversations, which seldom share its words ("doctors"
 	// against "my ENT specialist, Dr. Patel") but do share words with the
 	// user's turns it finds first; 0: no feedback. The history is then
-	// searched a second time. Chosen with make eval-longmem (kept database)
-	// and make eval-context (docs/benchmarks.md, History): LongMemEval
-	// multi-session evidence 0.860 -> 0.907, sessions 0.919 -> 0.961,
-	// evidence 0.940 -> 0.950; LoCoMo as it was (0.837 / 0.815).
-	ContextRecallFeedback float64 `env:"CONTEXT_RECALL_FEEDBACK" envDefault:"1"`
+	// searched a second time. Chosen with make eval-longmem and make
+	// eval-context (docs/benchmarks.md, History): LongMemEval multi-session
+	// evidence 0.865 -> 0.912, their sessions 0.919 -> 0.961, evidence
+	// 0.939 -> 0.949; LoCoMo as it was (0.837 / 0.816).
+	ContextRecallFeedback float64 `env:"CONTEXT_RECALL_FEEDBACK" envDefault:"1.5"`
 	// ContextRecallFeedbackDocs is how many of the user's turns found first
 	// the added terms are taken from (ContextRecallFeedback).
-	ContextRecallFeedbackDocs int `env:"CONTEXT_RECALL_FEEDBACK_DOCS" envDefault:"10"`
+	ContextRecallFeedbackDocs int `env:"CONTEXT_RECALL_FEEDBACK_DOCS" envDefault:"20"`
 	// ContextRecallFeedbackTerms is how many terms are added
 	// (ContextRecallFeedback).
 	ContextRecallFeedbackTerms int `env:"CONTEXT_RECALL_FEEDBACK_TERMS" envDefault:"20"`
