@@ -74,7 +74,12 @@ func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <
 // many books have I read?", "how much did I spend in total?", 我一共买了几本书):
 // its answer is gathered from many turns, often of as many conversations.
 func AsksCount(message string) bool {
-	if countWords.MatchString(message) {
+	// Every English way countWords knows holds one of these words: a
+	// message without any, as most are, is not run through the expression
+	// (it runs on every context with a query).
+	if (containsFold(message, "how") || containsFold(message, "total") || containsFold(message, "all") ||
+		containsFold(message, "number") || containsFold(message, "sum") || containsFold(message, "combined")) &&
+		countWords.MatchString(message) {
 		return true
 	}
 	for _, w := range [...]string{"多少", "总共", "一共", "总计", "合计", "加起来"} {
