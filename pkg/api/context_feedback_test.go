@@ -44,7 +44,8 @@ func TestContextFeedback(t *testing.T) {
 	for _, h := range c.Recalled.Hits {
 		recalled = append(recalled, h.EventID)
 	}
-	require.Equal(t, []string{"c1", "c2", "c3"}, recalled[:3], "the third show, found by the words the first two share, before what the vector alone finds")
+	require.GreaterOrEqual(t, len(recalled), 3)
+	require.ElementsMatch(t, []string{"c1", "c2", "c3"}, recalled[:3], "the third show, found by the words the first two share, before what the vector alone finds")
 	require.Contains(t, c.Prompt, "Saw a live band at the amphitheatre on Friday")
 
 	res = b.get(t, "t", "/v1/users/u/search?q=How+many+concerts+did+I+go+to%3F")
