@@ -52,7 +52,7 @@ type Config struct {
 	// the added terms are taken from (ContextRecallFeedback).
 	ContextRecallFeedbackDocs int `env:"CONTEXT_RECALL_FEEDBACK_DOCS" envDefault:"20"`
 	// ContextRecallFeedbackTerms is how many terms are added
-	// (ContextRecallFeedback).
+	// (ContextRecallFeedback), at most 100.
 	ContextRecallFeedbackTerms int `env:"CONTEXT_RECALL_FEEDBACK_TERMS" envDefault:"20"`
 	// ContextRecallPassages shows, of a turn longer than the snippet, its
 	// opening and then the passage that matches the message best (the

@@ -17,13 +17,18 @@ import (
 // history is searched again: pseudo-relevance feedback, as RM3 does it.
 
 // FeedbackParams are how a search's first hits extend its query: the first
-// Docs of the user's turns found, their Terms best terms, each weighing at
-// most Weight of a term of the message (0: no feedback).
+// Docs of the user's turns found, their Terms best terms (at most
+// MaxFeedbackTerms), each weighing at most Weight of a term of the message
+// (0: no feedback).
 type FeedbackParams struct {
 	Docs   int
 	Terms  int
 	Weight float64
 }
+
+// MaxFeedbackTerms bounds the terms feedback adds: each is matched against
+// every entry of the user's history in the second scan.
+const MaxFeedbackTerms = 100
 
 // Feedback returns p with the best terms of its first hits added
 // (FeedbackParams), and whether there were any to add. Only turns that hold
@@ -83,7 +88,7 @@ func (s *Searcher) Feedback(p Params, hits []Hit, f FeedbackParams) (Params, boo
 		}
 		return cmp.Compare(a.t, b.t)
 	})
-	ranked = ranked[:min(len(ranked), f.Terms)]
+	ranked = ranked[:min(len(ranked), f.Terms, MaxFeedbackTerms)]
 	if len(ranked) == 0 {
 		return p, false
 	}

@@ -1,6 +1,8 @@
 package search_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -87,4 +89,14 @@ func TestSearchFeedback(t *testing.T) {
 	require.Zero(t, search.Config{}.Feedback(q))
 	_, ok = searcher.Feedback(p, nil, f)
 	require.False(t, ok)
+
+	// However many terms are asked for, at most MaxFeedbackTerms are added.
+	var long []string
+	for i := range 300 {
+		long = append(long, fmt.Sprintf("word%c%c", 'a'+i/26%26, 'a'+i%26))
+	}
+	many := []search.Hit{{Kind: store.SearchMessage, Role: "user", Score: 1, LexicalRank: 1, Text: strings.Join(long, " ")}}
+	fp, ok = searcher.Feedback(p, many, search.FeedbackParams{Docs: 1, Terms: 1000, Weight: 1})
+	require.True(t, ok)
+	require.Len(t, fp.Terms, len(p.Terms)+search.MaxFeedbackTerms)
 }
