@@ -136,6 +136,12 @@ func (r *rig) post(t *testing.T, body string, hdr ...string) (*http.Response, []
 	return res, b
 }
 
+// rigWait bounds the waits for what the pipeline does after an answer (the
+// gateway's publish, JetStream, the ingest worker): a second when the
+// machine is idle, but once over 15 s on a loaded CI machine running every
+// package's tests at once.
+const rigWait = time.Minute
+
 // messages waits until the session holds n messages and returns them.
 func (r *rig) messages(t *testing.T, session string, n int) []record.Message {
 	t.Helper()
@@ -144,7 +150,7 @@ func (r *rig) messages(t *testing.T, session string, n int) []record.Message {
 		var err error
 		msgs, _, err = r.db.Store.Tenant(tenant).Messages(context.Background(), session, store.Cursor{}, 100)
 		return err == nil && len(msgs) >= n
-	}, 15*time.Second, 20*time.Millisecond)
+	}, rigWait, 20*time.Millisecond)
 	require.Len(t, msgs, n)
 	return msgs
 }
@@ -155,7 +161,7 @@ func (r *rig) settled(t *testing.T) {
 	t.Helper()
 	require.Eventually(t, func() bool {
 		return testutil.ToFloat64(r.gauge(t, "recall_gateway_publish_queue")) == 0
-	}, 15*time.Second, 10*time.Millisecond)
+	}, rigWait, 10*time.Millisecond)
 	r.nt.WaitSettled(t, "RECALL_TURNS", "ingest")
 }
 
@@ -449,7 +455,7 @@ func TestMemoryReachesTheUpstreamPrompt(t *testing.T) {
 	require.Eventually(t, func() bool {
 		a, err := r.mem.For(tenant).Attributes(ctx, "u1", false)
 		return err == nil && len(a.Current) > 0
-	}, 15*time.Second, 20*time.Millisecond)
+	}, rigWait, 20*time.Millisecond)
 
 	r.up.SetDefault(openaitest.Reply{Content: "Sure."})
 	res, b := r.post(t, `{"model":"fake","messages":[{"role":"user","content":"any dessert ideas for the weekend?"}]}`,
