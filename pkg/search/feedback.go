@@ -95,7 +95,7 @@ func (s *Searcher) Feedback(p Params, hits []Hit, f FeedbackParams) (Params, boo
 	// The message's own terms weigh as they did; the added ones by their
 	// worth, the best at Weight.
 	q := p
-	q.Terms = append(slices.Clip(p.Terms), make([]string, 0, len(ranked))...)
+	q.Terms = slices.Grow(slices.Clip(p.Terms), len(ranked)) // a copy: p's terms stay as they are
 	q.TermWeights = make([]float64, len(p.Terms), len(p.Terms)+len(ranked))
 	for j := range p.Terms {
 		q.TermWeights[j] = weightAt(p.TermWeights, j)
