@@ -58,7 +58,12 @@ type Config struct {
 	// opening and then the passage that matches the message best (the
 	// sentence holding most of its terms, and what follows), instead of
 	// its first characters only: in a long answer the sentence a message
-	// needs is often far from the start (docs/benchmarks.md, History).
+	// needs is often far from the start (docs/benchmarks.md, History). A
+	// sentence too long to show whole is shown from just before its
+	// matches, and the entry of a numbered list that the message names by
+	// its position ("what was the fifth bottle you recommended?", 第三本)
+	// comes first: LongMemEval answer tokens 0.757 -> 0.769, those of the
+	// questions about what the assistant said 0.880 -> 0.963.
 	ContextRecallPassages bool `env:"CONTEXT_RECALL_PASSAGES" envDefault:"true"`
 	// ContextRecallDates follows each recalled turn that says "yesterday",
 	// "last week", "two days ago", 上周五 or 去年 with what those meant on

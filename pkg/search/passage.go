@@ -1,10 +1,12 @@
 package search
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/recallhq/recall/pkg/assemble"
+	"github.com/recallhq/recall/pkg/listsel"
 )
 
 // Passages: a long turn recalled for a message shows its opening, which
@@ -25,19 +27,31 @@ const passageMinHead = 100
 // than the passage is worth.
 const passageScanBytes = 16 << 10
 
-// passage returns text cut to n characters around what matches the query
-// terms: its opening (a third of n, at least passageMinHead up to half of
-// n), " … ", and from the start of the sentence that holds most of the
-// terms (the earliest of equals) as much as fits, marked "…" where it is
-// cut. It returns "" when text fits in n, or when no sentence past what a
-// plain cut shows holds more of the terms than the opening: the caller
-// then cuts as before.
+// passageQuery is what a passage is looked for by: the message's terms,
+// and the entries of a list it names by position (listsel.Positions: "the
+// fifth bottle", 第三本).
+type passageQuery struct {
+	terms     []string
+	positions []int
+}
+
+// passage returns text cut to n characters around what matches the query:
+// its opening (a third of n, at least passageMinHead up to half of n),
+// " … ", and from the start of the sentence that holds most of the terms
+// (the earliest of equals) as much as fits, marked "…" where it is cut. A
+// line that starts the list entry the message names by its position ("5.
+// Absinthe: …" for "what was the fifth bottle?") comes before any
+// sentence. A sentence too long to be shown whole is shown from a little
+// before its matches when that shows more of them (window). It returns ""
+// when text fits in n, or when no sentence past what a plain cut shows
+// holds more of the terms than the opening: the caller then cuts as
+// before.
 //
 // A term is found in a sentence where a word starts with it (the query's
 // terms are stems: "fare" finds "fares"), a Han term anywhere: cheaper
 // than analyzing every sentence, and a passage needs no more.
-func passage(terms []string, text string, n int) string {
-	if len(terms) == 0 || n <= 0 || !assemble.Longer(text, n) {
+func passage(q passageQuery, text string, n int) string {
+	if len(q.terms) == 0 && len(q.positions) == 0 || n <= 0 || !assemble.Longer(text, n) {
 		return ""
 	}
 	head := max(n/passageHeadShare, min(n/2, passageMinHead))
@@ -49,20 +63,27 @@ func passage(terms []string, text string, n int) string {
 	if ascii(scan) {
 		lower = strings.ToLower(scan)
 	}
-	best, bestStart, shownBest := 0, -1, 0
+	lowered := func(from, to int) string {
+		if lower != "" {
+			return lower[from:to]
+		}
+		return strings.ToLower(scan[from:to])
+	}
+	best, bestStart, shownBest, listed := 0, -1, 0, false
 	for start := 0; start < len(scan); {
 		end := sentenceEnd(scan, start)
-		var sentence string
-		if lower != "" {
-			sentence = lower[start:end]
-		} else {
-			sentence = strings.ToLower(scan[start:end])
+		score := termsIn(lowered(start, end), q.terms)
+		entry := false
+		if len(q.positions) > 0 && (start == 0 || scan[start-1] == '\n') {
+			line := start + lineLen(scan[start:])
+			if m, ok := listsel.Marker(scan[start:line]); ok && slices.Contains(q.positions, m) {
+				score, entry = len(q.terms)+1+termsIn(lowered(start, line), q.terms), true
+			}
 		}
-		score := termsIn(sentence, terms)
 		if end <= plain {
 			shownBest = max(shownBest, score)
 		} else if score > best {
-			best, bestStart = score, start
+			best, bestStart, listed = score, start, entry
 		}
 		start = end
 	}
@@ -74,13 +95,99 @@ func passage(terms []string, text string, n int) string {
 	b.WriteString(" … ")
 	rest := strings.TrimLeft(text[bestStart:], " \t\n")
 	room := n - utf8.RuneCountInString(b.String())
+	if room < 2 {
+		return "" // no room after the opening for a word and its "…"
+	}
 	if !assemble.Longer(rest, room) {
 		b.WriteString(rest)
-	} else {
-		b.WriteString(cutAtWord(rest, room-1))
-		b.WriteString("…")
+		return b.String()
 	}
+	if !listed {
+		rest = window(rest, q.terms, room)
+	}
+	b.WriteString(cutAtWord(rest, room-1))
+	b.WriteString("…")
 	return b.String()
+}
+
+// lineLen is the length in bytes of s's first line, without its line break.
+func lineLen(s string) int {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return i
+	}
+	return len(s)
+}
+
+// window is rest, which starts with the passage's sentence and is longer
+// than room characters, from where a cut to room shows the most of the
+// terms its first sentence holds: from its start when that shows as many
+// as any later start, else from a fifth of room before a match, at a word
+// start and marked "…". "By the way, I'm really looking forward to owning
+// a home … remember when I got pre-approved for $400,000 from Wells
+// Fargo?" is shown from "…remember when" for a message about the
+// pre-approval, rather than cut before the amount.
+func window(rest string, terms []string, room int) string {
+	end := sentenceEnd(rest, 0)
+	if end <= byteOffset(rest, room-2) {
+		return rest // the sentence is shown whole from its start
+	}
+	sentence := strings.ToLower(rest[:end])
+	if len(sentence) != end {
+		return rest // lower-casing moved the offsets
+	}
+	type match struct{ at, term int }
+	var matches []match
+	for k, t := range terms {
+		for i := matchAt(sentence, t, 0); i >= 0; i = matchAt(sentence, t, i+len(t)) {
+			matches = append(matches, match{i, k})
+		}
+	}
+	// shown counts the distinct terms matched in the room-long cut of rest
+	// from byte offset from.
+	shown := func(from int) int {
+		to := from + byteOffset(rest[from:], room-4)
+		seen := map[int]bool{}
+		for _, m := range matches {
+			if m.at >= from && m.at+len(terms[m.term]) <= to {
+				seen[m.term] = true
+			}
+		}
+		return len(seen)
+	}
+	best, bestFrom := shown(0), 0
+	for _, m := range matches {
+		from := wordStartBefore(rest, m.at, room/5)
+		if from > 0 {
+			if c := shown(from); c > best {
+				best, bestFrom = c, from
+			}
+		}
+	}
+	if bestFrom == 0 {
+		return rest
+	}
+	return "…" + rest[bestFrom:]
+}
+
+// wordStartBefore is the byte offset in s of the start of a word about
+// lead characters before byte offset at: at the first word that starts
+// after that point, or exactly there in text without spaces.
+func wordStartBefore(s string, at, lead int) int {
+	from := at
+	for k := 0; k < lead && from > 0; k++ {
+		_, size := utf8.DecodeLastRuneInString(s[:from])
+		from -= size
+	}
+	if from == 0 {
+		return 0
+	}
+	if i := strings.IndexAny(s[from:at], " \n\t"); i >= 0 {
+		from += i
+		for from < at && (s[from] == ' ' || s[from] == '\n' || s[from] == '\t') {
+			from++
+		}
+	}
+	return from
 }
 
 // termsIn counts the terms a lower-cased sentence holds: at the start of a
@@ -88,25 +195,33 @@ func passage(terms []string, text string, n int) string {
 func termsIn(sentence string, terms []string) int {
 	n := 0
 	for _, t := range terms {
-		if t == "" {
-			continue
-		}
-		first, _ := utf8.DecodeRuneInString(t)
-		han := isHan(first)
-		for from := 0; from < len(sentence); {
-			i := strings.Index(sentence[from:], t)
-			if i < 0 {
-				break
-			}
-			i += from
-			if han || i == 0 || !isWordRune(lastRune(sentence[:i])) {
-				n++
-				break
-			}
-			from = i + len(t)
+		if matchAt(sentence, t, 0) >= 0 {
+			n++
 		}
 	}
 	return n
+}
+
+// matchAt is the byte offset of the first match of term in the lower-cased
+// sentence at or after from (as termsIn finds them), or -1.
+func matchAt(sentence, term string, from int) int {
+	if term == "" {
+		return -1
+	}
+	first, _ := utf8.DecodeRuneInString(term)
+	han := isHan(first)
+	for from < len(sentence) {
+		i := strings.Index(sentence[from:], term)
+		if i < 0 {
+			return -1
+		}
+		i += from
+		if han || i == 0 || !isWordRune(lastRune(sentence[:i])) {
+			return i
+		}
+		from = i + len(term)
+	}
+	return -1
 }
 
 func ascii(s string) bool {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/listsel"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -123,9 +124,9 @@ func recalled(query string, res Result, w assemble.Window, snip snippets, nb nei
 			}
 		}
 	}
-	var terms []string
+	var pq passageQuery
 	if passages {
-		terms = res.Terms
+		pq = passageQuery{terms: res.Terms, positions: listsel.Positions(query)}
 	}
 	// A message that points back at what the assistant said ("remind me
 	// what you suggested") is answered inside the assistant's turns, often
@@ -143,7 +144,7 @@ func recalled(query string, res Result, w assemble.Window, snip snippets, nb nei
 		}
 		var p string
 		if hits[i].Kind == store.SearchMessage {
-			p = passage(terms, hits[i].Text, n)
+			p = passage(pq, hits[i].Text, n)
 		}
 		if p == "" && (n < snippet || toAssistant) {
 			// A neighbour's cut, and every cut when the assembler is given
