@@ -60,6 +60,12 @@ type Reply struct {
 	// to the first token. Like Delay, it ends early when the client goes
 	// away or the server is closed. A JSON answer ignores it.
 	ChunkDelay time.Duration
+	// LingerAfterDone keeps a streamed answer's connection open this long
+	// after its "data: [DONE]", as an upstream (or a proxy before it) that
+	// ends its body late: a client has the whole answer and may go away
+	// before the body ends. It ends early when the client goes away or
+	// the server is closed; the body then ends as usual.
+	LingerAfterDone time.Duration
 	// ToolCalls, when not empty, makes the answer an assistant message that
 	// calls these tools (content null unless Content is set), as a model
 	// answers a request that offered tools. A streamed answer sends each
@@ -511,6 +517,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	c := newCompletion(req, reply)
 	if req.Stream {
 		s.writeStream(w, r, streamChunks(c, req.IncludeUsage), reply.ChunkDelay)
+		s.pause(r, reply.LingerAfterDone)
 		return
 	}
 	// OpenAI sends content null, not "", when the model only calls tools.

@@ -376,6 +376,35 @@ func TestStreamChunkDelay(t *testing.T) {
 	}
 }
 
+// TestStreamLingerAfterDone: the client has every chunk and [DONE] while
+// the server holds the body open, and the linger ends when the client goes
+// away.
+func TestStreamLingerAfterDone(t *testing.T) {
+	t.Parallel()
+	s := openaitest.New(t)
+	s.Enqueue(openaitest.Reply{Chunks: []string{"Dune", " is", " long"}, LingerAfterDone: time.Hour})
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	stream, err := streamChat(ctx, client(s), false)
+	require.NoError(t, err)
+	n := 0
+	for {
+		chunk, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err)
+		if n++; n == 5 {
+			require.Equal(t, "stop", string(chunk.Choices[0].FinishReason))
+		}
+	}
+	require.Equal(t, 5, n)
+	require.Equal(t, 1, s.InFlight(), "the body is held open after [DONE]")
+	require.NoError(t, stream.Close())
+	require.Eventually(t, func() bool { return s.InFlight() == 0 }, 2*time.Second, time.Millisecond,
+		"the linger ends when the client goes away")
+}
+
 // TestStreamChunkDelaySpacing: a short ChunkDelay comes before every chunk
 // but the first, and every chunk still arrives.
 func TestStreamChunkDelaySpacing(t *testing.T) {

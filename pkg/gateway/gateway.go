@@ -318,8 +318,14 @@ func (g *Gateway) chat(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		sr := &streamReader{}
 		if err := relay(w, resp.Body, sr); err != nil {
-			g.log.Info("gateway stream ended early", "error", err.Error())
-			return
+			// Once the reply's finish_reason has been passed on, the caller
+			// has all of it: a client may close at "[DONE]" before the
+			// upstream's body has ended, which ends the upstream's request
+			// too (its context is the caller's), and the reply is stored.
+			if _, gone := errors.AsType[callerGone](err); gone || !sr.done {
+				g.log.Info("gateway stream ended early", "error", err.Error())
+				return
+			}
 		}
 		reply = sr.reply()
 	} else {

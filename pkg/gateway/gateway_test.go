@@ -571,6 +571,35 @@ func TestStreamedAnswerPassesThroughAndIsStored(t *testing.T) {
 	require.Equal(t, "https://films.example/2", sel.Ref())
 }
 
+// A client that closes at "[DONE]", before the upstream's body has ended,
+// has the whole reply: it is stored, though the caller's going away ends
+// the gateway's read of the upstream.
+func TestStreamedAnswerStoredWhenTheCallerLeavesAtDone(t *testing.T) {
+	r := newRig(t)
+	c := r.client("u1", "s-done")
+	r.up.Enqueue(openaitest.Reply{Content: "Past Lives is a quiet drama about two childhood friends.", LingerAfterDone: time.Hour})
+	stream, err := c.CreateChatCompletionStream(t.Context(), openai.ChatCompletionRequest{Model: "fake", Stream: true,
+		Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "tell me about Past Lives"}}})
+	require.NoError(t, err)
+	var text strings.Builder
+	for {
+		ch, err := stream.Recv()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		if len(ch.Choices) > 0 {
+			text.WriteString(ch.Choices[0].Delta.Content)
+		}
+	}
+	require.NoError(t, stream.Close())
+	require.Equal(t, "Past Lives is a quiet drama about two childhood friends.", text.String())
+
+	stored := r.messages(t, "s-done", 2)
+	require.Equal(t, "tell me about Past Lives", stored[0].Content)
+	require.Equal(t, text.String(), stored[1].Content)
+}
+
 // Other /v1 routes (the models) pass through.
 func TestModelsPassThrough(t *testing.T) {
 	r := newRig(t)

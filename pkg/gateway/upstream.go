@@ -198,7 +198,8 @@ func (s *streamReader) reply() *message {
 
 // relay copies a streamed answer to the caller as it arrives, flushing
 // every read, while r follows it. It returns when the stream ends, the
-// caller goes away or ctx ends.
+// caller goes away (a callerGone error: what was last read may not have
+// reached it) or ctx ends.
 func relay(w http.ResponseWriter, body io.Reader, r *streamReader) error {
 	flusher := http.NewResponseController(w)
 	buf := make([]byte, 32<<10)
@@ -207,10 +208,10 @@ func relay(w http.ResponseWriter, body io.Reader, r *streamReader) error {
 		if n > 0 {
 			_, _ = r.Write(buf[:n])
 			if _, werr := w.Write(buf[:n]); werr != nil {
-				return werr
+				return callerGone{werr}
 			}
 			if ferr := flusher.Flush(); ferr != nil && !errors.Is(ferr, http.ErrNotSupported) {
-				return ferr
+				return callerGone{ferr}
 			}
 		}
 		if errors.Is(err, io.EOF) {
@@ -221,6 +222,12 @@ func relay(w http.ResponseWriter, body io.Reader, r *streamReader) error {
 		}
 	}
 }
+
+// callerGone is relay's error when what it read could not be passed on.
+type callerGone struct{ err error }
+
+func (e callerGone) Error() string { return "the caller went away: " + e.err.Error() }
+func (e callerGone) Unwrap() error { return e.err }
 
 // openAIError is the OpenAI API's error body, which clients of the
 // protocol read.
