@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/decayer"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/habits"
@@ -248,7 +249,21 @@ func TestInspectorInBrowser(t *testing.T) {
 		return strings.Contains(string(body), `"last_run":{`)
 	}, 20*time.Second, 100*time.Millisecond)
 	// A run now, as the next scheduled one would, derives the users' habits
-	// from the turns above (the seeded user has written five).
+	// from the turns above (the seeded user has written five), once ingest
+	// has stored them all: the facts and the heavy user's sessions waited
+	// for above are other workers' and other turns.
+	require.Eventually(t, func() bool {
+		_, body := a.do(http.MethodGet, "/v1/users/"+url.PathEscape(userA)+"/sessions", nil)
+		var got contract.UserSessions
+		if json.Unmarshal(body, &got) != nil {
+			return false
+		}
+		n := map[string]int64{}
+		for _, s := range got.Sessions {
+			n[s.SessionID] = s.MessageCount
+		}
+		return n["s-old"] == 3 && n["s-mid"] == 1 && n["s-now"] >= 3
+	}, 60*time.Second, 100*time.Millisecond, "ingest stores the seeded user's turns")
 	dc, err := decayer.New(decayer.Options{Config: decayer.Config{Habits: habits.Config{Derive: true, MinMessages: 3}}, Store: l.DB.Store})
 	require.NoError(t, err)
 	rep, err := dc.RunOnce(t.Context())
