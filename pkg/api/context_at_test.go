@@ -86,13 +86,20 @@ func months(t *testing.T, b *bundle) {
 		mention("f3", "film", "arrival", day(11, 15, 10)),
 	})
 	require.NoError(t, err)
+	waitOneValue(t, b, "u", "Berlin")
+}
+
+// waitOneValue waits until the user's profile holds one current value,
+// value: the catalog worker has stored the edits.
+func waitOneValue(t *testing.T, b *bundle, user, value string) {
+	t.Helper()
 	require.Eventually(t, func() bool {
-		res, err := b.send(t.Context(), http.MethodGet, "/v1/users/u/attributes", "t", nil)
+		res, err := b.send(t.Context(), http.MethodGet, "/v1/users/"+user+"/attributes", "t", nil)
 		if err != nil || res.Status != http.StatusOK {
 			return false
 		}
 		cur := decode[contract.Attributes](t, res).Current
-		return len(cur) == 1 && cur[0].Value == "Berlin"
+		return len(cur) == 1 && cur[0].Value == value
 	}, 10*time.Second, 20*time.Millisecond, "the profile edits never arrived")
 }
 
@@ -249,4 +256,36 @@ func TestAtInvalid(t *testing.T) {
 	// Within the skew a turn may have, a moment ahead is taken.
 	res := b.get(t, "t", contextPath("u", "s", "at", testNow.Add(time.Hour).Format(time.RFC3339)))
 	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
+}
+
+// A user whose profile names their time zone has the context's days
+// reckoned in it: a turn said at 07:30 in Shanghai is dated that day, its
+// "yesterday" is the day before, and its age counts Shanghai's days; with
+// no zone, UTC's.
+func TestContextInTheUsersZone(t *testing.T) {
+	t.Parallel()
+	b := setup(t, withIngest, withConfig(func(c *api.Config) { c.ContextRecallDates = true }))
+	testenv.StartWorker(t, b.nats, b.db, indexer.Def, nil)
+	testenv.StartWorker(t, b.nats, b.db, catalog.Def, nil)
+	said := time.Date(2026, 5, 7, 23, 30, 0, 0, time.UTC) // Fri 8 May 07:30 in Shanghai
+	for _, u := range []string{"zoned", "utc"} {
+		b.postOK(t, "t", newTurn(u+"-1", u, u+"-s", "I went to the support group yesterday.", said))
+	}
+	b.waitIngested(t)
+	b.nats.WaitSettled(t, queue.TurnsStream, indexer.Def.Binding.Durable)
+	res := b.do(t, http.MethodPut, "/v1/users/zoned/attributes/timezone", "t", mustJSON(t, map[string]any{
+		"value": "Asia/Shanghai", "id": "tz-1", "occurred_at": said.Add(-time.Hour).Format(time.RFC3339)}))
+	require.Equal(t, http.StatusAccepted, res.Status, string(res.Body))
+	waitOneValue(t, b, "zoned", "Asia/Shanghai")
+
+	at := time.Date(2026, 5, 9, 2, 0, 0, 0, time.UTC) // Sat 9 May 10:00 in Shanghai
+	ask := func(user string) string {
+		t.Helper()
+		res := b.do(t, http.MethodGet, "/v1/context?"+url.Values{"user_id": {user}, "session_id": {"new"},
+			"query": {"when did I go to the support group?"}, "at": {at.Format(time.RFC3339)}}.Encode(), "t", nil)
+		require.Equal(t, http.StatusOK, res.Status, string(res.Body))
+		return decode[contract.Context](t, res).Prompt
+	}
+	require.Contains(t, ask("zoned"), "[Fri 8 May 2026, yesterday] User: I went to the support group yesterday. [yesterday: Thu 7 May 2026]")
+	require.Contains(t, ask("utc"), "[Thu 7 May 2026, 2 days ago] User: I went to the support group yesterday. [yesterday: Wed 6 May 2026]")
 }

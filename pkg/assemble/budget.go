@@ -113,7 +113,7 @@ func applyBudget(ph phrases, p *Parts, limit int) (Budget, lines) {
 		if r := p.Recalled; r != nil && r.dates {
 			// Every hit is shown: each gets its notes now, once.
 			for i := range r.Hits {
-				r.Hits[i], _ = withDates(r.Hits[i])
+				r.Hits[i], _ = withDates(r.Hits[i], p.zone())
 			}
 			r.dates = false
 		}
@@ -186,7 +186,7 @@ func applyBudget(ph phrases, p *Parts, limit int) (Budget, lines) {
 			held = min(l.restSize(ph), int(float64(left)*(1-share)))
 		}
 		left -= held
-		hits, lines := fitRecalled(ph, r.Hits, r.dates, &left, p.Now)
+		hits, lines := fitRecalled(ph, r.Hits, r.dates, &left, p.Now, p.zone())
 		r.Hits, r.Cuts, l.recalled = hits, addCut(r.Cuts, len(r.Hits)-len(hits)), lines
 		r.dates = false // the hits kept hold their notes
 		left += held
@@ -251,7 +251,7 @@ func blockSize(heading string) func(i int, s string) int {
 // The hits are returned most relevant first, as they were given; with
 // resolve, each turn considered is followed by what its relative dates meant
 // (Recalled.ResolveDates).
-func fitRecalled(ph phrases, hits []RecalledHit, resolve bool, left *int, now time.Time) ([]RecalledHit, []string) {
+func fitRecalled(ph phrases, hits []RecalledHit, resolve bool, left *int, now time.Time, zone *time.Location) ([]RecalledHit, []string) {
 	// The hits are the part's own: the kept ones move to its front.
 	kept := hits[:0]
 	// groups[k] is the group of kept[k], numbered in order of appearance;
@@ -264,12 +264,12 @@ func fitRecalled(ph phrases, hits []RecalledHit, resolve bool, left *int, now ti
 	}
 	var shared []sharedGroup
 	count := 0
-	d := &dates{ph: ph, now: now}
+	d := &dates{ph: ph, now: now, zone: zone}
 	for _, h := range hits {
 		if *left <= 0 {
 			break
 		}
-		key, joins := recalledGroupOf(h)
+		key, joins := recalledGroupOf(h, zone)
 		g := -1
 		if joins {
 			for _, s := range shared {
@@ -292,7 +292,7 @@ func fitRecalled(ph phrases, hits []RecalledHit, resolve bool, left *int, now ti
 			// Only a turn that fits is read for its notes, which it must
 			// then fit with.
 			var added int
-			if h, added = withDates(h); n+added > *left {
+			if h, added = withDates(h, zone); n+added > *left {
 				continue
 			}
 			n += added

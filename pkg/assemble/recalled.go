@@ -118,11 +118,11 @@ func (r *Recalled) ResolveDates() { r.dates = true }
 
 // withDates is h followed by what its relative dates meant, when it is a
 // turn that holds any, and the characters that added.
-func withDates(h RecalledHit) (RecalledHit, int) {
+func withDates(h RecalledHit, zone *time.Location) (RecalledHit, int) {
 	if h.Kind != RecalledMessage {
 		return h, 0
 	}
-	note := RelativeNote(h.Text, h.OccurredAt)
+	note := RelativeNote(h.Text, h.OccurredAt.In(zone))
 	if note == "" {
 		return h, 0
 	}
@@ -159,31 +159,32 @@ func CutAtWord(s string, n int) string {
 }
 
 // recalledGroup is the conversation a recalled turn belongs to in the
-// prompt: its session and day (UTC, as the dates are written).
+// prompt: its session and day (in the context's zone, as the dates are
+// written).
 type recalledGroup struct {
 	session string
 	day     int // year, month and day as yyyymmdd
 }
 
-// dayKey is the day of t, UTC, as yyyymmdd.
+// dayKey is the day of t, in t's location, as yyyymmdd.
 func dayKey(t time.Time) int {
-	y, m, d := t.UTC().Date()
+	y, m, d := t.Date()
 	return y*10000 + int(m)*100 + d
 }
 
 // recalledGroupOf returns the group of a hit and whether other hits may
 // share it: turns of one session and day do; summaries and facts stand alone.
-func recalledGroupOf(h RecalledHit) (recalledGroup, bool) {
+func recalledGroupOf(h RecalledHit, zone *time.Location) (recalledGroup, bool) {
 	if h.Kind != RecalledMessage {
 		return recalledGroup{}, false
 	}
-	return recalledGroup{h.SessionID, dayKey(h.OccurredAt)}, true
+	return recalledGroup{h.SessionID, dayKey(h.OccurredAt.In(zone))}, true
 }
 
-// midnight is t's day at midnight UTC.
+// midnight is t's day at midnight, in t's location.
 func midnight(t time.Time) time.Time {
-	y, m, d := t.UTC().Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	y, m, d := t.Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, t.Location())
 }
 
 // dates writes the days of recalled lines, each day once, with how long
@@ -191,6 +192,8 @@ func midnight(t time.Time) time.Time {
 type dates struct {
 	ph  phrases
 	now time.Time
+	// zone is the zone the days are reckoned in (Parts.Zone; nil: UTC).
+	zone *time.Location
 	// days are the days written so far: a few dozen at most, searched
 	// newest first (hits of one conversation come together).
 	days []day
@@ -202,17 +205,23 @@ type day struct {
 }
 
 func (d *dates) of(t time.Time) string {
+	zone := d.zone
+	if zone == nil {
+		zone = time.UTC
+	}
+	t = t.In(zone)
 	k := dayKey(t)
 	for i := len(d.days) - 1; i >= 0; i-- {
 		if d.days[i].key == k {
 			return d.days[i].text
 		}
 	}
-	s := d.ph.date(t.UTC())
+	s := d.ph.date(t)
 	if !d.now.IsZero() {
-		// Calendar days between the two days (in UTC, as the dates are
-		// written), so a turn of last night is "yesterday" this morning.
-		n := midnight(d.now).Sub(midnight(t)).Hours() / 24
+		// Calendar days between the two days (in the zone, as the dates
+		// are written), so a turn of last night is "yesterday" this
+		// morning; a day of 23 or 25 hours rounds to one.
+		n := midnight(d.now.In(zone)).Sub(midnight(t)).Hours() / 24
 		if n >= 0 {
 			s += d.ph.agoSep + d.ph.ago(int(n+0.5))
 		}

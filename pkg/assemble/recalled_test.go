@@ -129,3 +129,33 @@ func TestRecalledLinesShareTheirDay(t *testing.T) {
 	out := assemble.Render(assemble.LangEN, assemble.Parts{Recalled: assemble.Recall("camp", "lexical", hits, assemble.Window{}, 0)})
 	require.Contains(t, out, "[Mon 8 May 2023] User: Where should we camp?\n  Assistant: By the lake.\n[Mon 8 May 2023] User: Another session.")
 }
+
+// The days of a context are the user's: in their zone (Parts.Zone) a turn
+// said at 07:30 in Shanghai is of that day, its "yesterday" the day
+// before, and its age counted in that zone's days; in UTC the same turn
+// is of the day before. Turns of one session a few hours apart are one
+// day's conversation in one zone and two in the other.
+func TestRecalledDaysInTheUsersZone(t *testing.T) {
+	t.Parallel()
+	shanghai := time.FixedZone("UTC+8", 8*3600)
+	said := time.Date(2023, 5, 7, 23, 30, 0, 0, time.UTC) // Mon 8 May 07:30 in Shanghai
+	now := time.Date(2023, 5, 9, 2, 0, 0, 0, time.UTC)    // Tue 9 May 10:00 in Shanghai
+	parts := func(zone *time.Location) assemble.Parts {
+		r := assemble.Recall("support group", "lexical", []assemble.RecalledHit{
+			{Kind: assemble.RecalledMessage, EventID: "a", SessionID: "s", Role: "user", Text: "I went to the support group yesterday.", OccurredAt: said},
+			{Kind: assemble.RecalledMessage, EventID: "b", SessionID: "s", Role: "assistant", Text: "How was the group?", OccurredAt: said.Add(time.Hour)},
+		}, assemble.Window{}, 0)
+		r.ResolveDates()
+		return assemble.Parts{Recalled: r, Now: now, Zone: zone, Summaries: assemble.Summaries{Previous: []assemble.SessionSummary{
+			{SessionID: "s", Summary: "The support group.", CoversFrom: said, CoversTo: said.Add(time.Hour)}}}}
+	}
+	in := parts(shanghai)
+	_, out := assemble.Assemble(assemble.LangEN, &in, 0)
+	require.Contains(t, out, "[Mon 8 May 2023, yesterday] User: I went to the support group yesterday. [yesterday: Sun 7 May 2023]\n  Assistant: How was the group?")
+	require.Contains(t, out, "[2023-05-08] The support group.")
+
+	utc := parts(nil)
+	_, out = assemble.Assemble(assemble.LangEN, &utc, 0)
+	require.Contains(t, out, "[Sun 7 May 2023, 2 days ago] User: I went to the support group yesterday. [yesterday: Sat 6 May 2023]\n[Mon 8 May 2023, yesterday] Assistant: How was the group?")
+	require.Contains(t, out, "[2023-05-07 – 2023-05-08] The support group.")
+}

@@ -26,7 +26,8 @@ import (
 const maxRelativeNotes = 3
 
 // RelativeNote returns what the relative dates text holds meant on the day
-// it was said (UTC, as recalled lines are dated), for a recalled line: "
+// it was said (in said's location: the context's zone, Parts.Zone, as
+// recalled lines are dated), for a recalled line: "
 // [yesterday: Sun 7 May 2023]" or " 【昨天：2023年5月7日 周日】", with a
 // leading space; "" when it holds none.
 func RelativeNote(text string, said time.Time) string {

@@ -40,11 +40,26 @@ type Parts struct {
 	// ("Fri 5 May 2023, 25 days ago"), so that "how long ago" and "how long
 	// between" can be read off the prompt. Zero: dates alone.
 	Now time.Time
+	// Zone is the time zone the context's days are reckoned in, the
+	// user's (their profile's timezone): the days recalled turns are
+	// dated with and how long before Now each was, what a turn's
+	// "yesterday" meant, the days a summary covers. A turn said at 07:00
+	// in Shanghai is of that day, not of the day before as in UTC. nil:
+	// UTC.
+	Zone *time.Location
 	// RecalledShare is the most the recalled part may take of what the
 	// profile, the list and the window leave, when the summaries and facts
 	// would use the rest: they are held that much of it, at most what they
 	// need (0 or 1 and above: no share; the recalled part may take it all).
 	RecalledShare float64
+}
+
+// zone is Zone, UTC when unset.
+func (p *Parts) zone() *time.Location {
+	if p.Zone == nil {
+		return time.UTC
+	}
+	return p.Zone
 }
 
 type phrases struct {
@@ -329,14 +344,14 @@ func renderLines(ph phrases, p Parts) lines {
 	}
 	l.previous = make([]string, len(p.Summaries.Previous))
 	for i, s := range p.Summaries.Previous {
-		l.previous[i] = line(func() { writeSummary(&b, ph, s) })
+		l.previous[i] = line(func() { writeSummary(&b, ph, s, p.zone()) })
 	}
 	if c := p.Summaries.Current; c != nil {
 		l.current = currentLine(ph, *c)
 	}
 	if p.Recalled != nil {
 		unlimited := math.MaxInt
-		_, l.recalled = fitRecalled(ph, p.Recalled.Hits, p.Recalled.dates, &unlimited, p.Now)
+		_, l.recalled = fitRecalled(ph, p.Recalled.Hits, p.Recalled.dates, &unlimited, p.Now, p.zone())
 	}
 	l.window = make([]string, len(p.Window.Messages))
 	for i, m := range p.Window.Messages {
@@ -421,9 +436,9 @@ func writeFact(b *strings.Builder, ph phrases, f WeightedFact) {
 	}
 }
 
-func writeSummary(b *strings.Builder, ph phrases, s SessionSummary) {
+func writeSummary(b *strings.Builder, ph phrases, s SessionSummary, zone *time.Location) {
 	b.WriteString("- ")
-	if r := dateRange(s.CoversFrom, s.CoversTo); r != "" {
+	if r := dateRange(s.CoversFrom, s.CoversTo, zone); r != "" {
 		b.WriteString("[")
 		b.WriteString(r)
 		b.WriteString("] ")
@@ -442,14 +457,14 @@ func writeSummary(b *strings.Builder, ph phrases, s SessionSummary) {
 	b.WriteByte('\n')
 }
 
-// dateRange writes the days (UTC, like every event time) a summary covers:
+// dateRange writes the days (in zone, Parts.Zone) a summary covers:
 // "2026-05-08 – 2026-05-25", one date when they are the same day, nothing
 // when the range is unknown.
-func dateRange(from, to time.Time) string {
+func dateRange(from, to time.Time, zone *time.Location) string {
 	if from.IsZero() || to.IsZero() {
 		return ""
 	}
-	f, t := from.UTC().Format(time.DateOnly), to.UTC().Format(time.DateOnly)
+	f, t := from.In(zone).Format(time.DateOnly), to.In(zone).Format(time.DateOnly)
 	if f == t {
 		return f
 	}

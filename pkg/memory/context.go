@@ -9,6 +9,7 @@ import (
 	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/attribute"
 	"github.com/recallhq/recall/pkg/contract"
+	"github.com/recallhq/recall/pkg/habits"
 	"github.com/recallhq/recall/pkg/record"
 	"github.com/recallhq/recall/pkg/search"
 	"github.com/recallhq/recall/pkg/store"
@@ -154,6 +155,11 @@ func (s *Service) ContextWith(ctx context.Context, tenant string, qv url.Values,
 	parts.ProfileLimit = max(s.cfg.ContextProfileChars, 0)
 	parts.RecalledShare = s.cfg.ContextRecalledShare
 	parts.Now = now
+	if len(data.Assertions) > 0 {
+		// The user's days are reckoned in their time zone, when their
+		// profile says it (UTC otherwise).
+		parts.Zone = habits.UserZone(s.schemas.For(tenant), data.Assertions).Location
+	}
 	if query != "" {
 		parts.Recalled = s.cfg.Config.Recalled(query, sr, parts.Window)
 	}
