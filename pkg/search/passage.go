@@ -127,7 +127,7 @@ func lineLen(s string) int {
 // Fargo?" is shown from "…remember when" for a message about the
 // pre-approval, rather than cut before the amount.
 func window(rest string, terms []string, room int) string {
-	end := sentenceEnd(rest, 0)
+	end := sentenceEnd(rest[:min(len(rest), passageScanBytes)], 0)
 	if end <= byteOffset(rest, room-2) {
 		return rest // the sentence is shown whole from its start
 	}
@@ -144,15 +144,18 @@ func window(rest string, terms []string, room int) string {
 	}
 	// shown counts the distinct terms matched in the room-long cut of rest
 	// from byte offset from.
+	seen := make([]bool, len(terms))
 	shown := func(from int) int {
 		to := from + byteOffset(rest[from:], room-4)
-		seen := map[int]bool{}
+		clear(seen)
+		n := 0
 		for _, m := range matches {
-			if m.at >= from && m.at+len(terms[m.term]) <= to {
+			if m.at >= from && m.at+len(terms[m.term]) <= to && !seen[m.term] {
 				seen[m.term] = true
+				n++
 			}
 		}
-		return len(seen)
+		return n
 	}
 	best, bestFrom := shown(0), 0
 	for _, m := range matches {
