@@ -15,6 +15,7 @@ var (
 	QSummaryGetCurrent     = qSummaryGetCurrent
 	QSummaryListForContext = qSummaryListForContext
 	QSearchScan            = qSearchScan
+	QSummaryListCurrent    = qSummaryListCurrent
 )
 
 // UserTableNames are the tables ForgetUser deletes from.

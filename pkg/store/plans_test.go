@@ -64,6 +64,10 @@ func TestSummaryPlansOnAnEmptyTable(t *testing.T) {
 	}
 	plan := genericPlan(t, db, store.Query(store.QSummaryListForContext), "'t'", "'u1'", "'s1'", "3")
 	require.Contains(t, plan, "session_summaries_user_idx", plan)
+	// A page of a user's sessions reads each one's current summary by its
+	// session, not by scanning the tenant's.
+	plan = genericPlan(t, db, store.Query(store.QSummaryListCurrent), "'t'", "ARRAY['s1','s2']")
+	require.Regexp(t, `Index Cond: \(\(tenant_id = \$1\) AND \(session_id = u.session_id\)\)`, plan)
 }
 
 // The history search of every context with a query reads the user's range

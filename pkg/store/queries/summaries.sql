@@ -138,9 +138,18 @@ UNION ALL
  LIMIT 1);
 
 -- name: SummaryListCurrent
--- The current summaries of the given sessions ($2).
-SELECT session_id, user_id, version, from_count, through_count, first_event_id, first_at,
-       last_event_id, last_at, covers_from, covers_to, messages_read, summary, key_topics, model,
-       reason, created_at
-FROM session_summaries
-WHERE tenant_id = $1 AND session_id = ANY ($2::text[]) AND current;
+-- The current summaries of the given sessions ($2), each looked up by its
+-- session (at most one is current: session_summaries_current_idx). Written
+-- as a lookup per session rather than session_id = ANY ($2): planned on a
+-- table never analyzed (a new deployment), that form scanned every current
+-- summary of the tenant with session_id as a filter, and a cached plan keeps
+-- doing so until the table is analyzed; the LIMIT keeps the lookup from
+-- being flattened into that scan.
+SELECT s.session_id, s.user_id, s.version, s.from_count, s.through_count, s.first_event_id, s.first_at,
+       s.last_event_id, s.last_at, s.covers_from, s.covers_to, s.messages_read, s.summary, s.key_topics,
+       s.model, s.reason, s.created_at
+FROM unnest($2::text[]) AS u(session_id),
+     LATERAL (SELECT *
+              FROM session_summaries
+              WHERE tenant_id = $1 AND session_id = u.session_id AND current
+              LIMIT 1) s;
