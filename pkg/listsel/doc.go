@@ -8,6 +8,10 @@
 //
 // Candidates collects the list-like objects of tool results, Entries reads
 // the numbered list of a reply, Match pairs the two, and Select reads a pick.
+// The context's recall uses two more: Positions, the entries a question of
+// any length names by position ("what was the fifth bottle you
+// recommended?"), and Marker, the entry number a line starts with, so that
+// a long recalled list shows the entry asked about.
 // All of it is pure text and JSON: no I/O, no model, nothing about any
 // particular catalogue. The rules are about how lists are written and how
 // people answer them, in English and Chinese.
