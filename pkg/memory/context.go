@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/recallhq/recall/pkg/assemble"
@@ -155,9 +156,10 @@ func (s *Service) ContextWith(ctx context.Context, tenant string, qv url.Values,
 	parts.ProfileLimit = max(s.cfg.ContextProfileChars, 0)
 	parts.RecalledShare = s.cfg.ContextRecalledShare
 	parts.Now = now
-	if len(data.Assertions) > 0 {
+	if slices.ContainsFunc(data.Assertions, func(a attribute.Assertion) bool { return a.Key == habits.KeyTimezone }) {
 		// The user's days are reckoned in their time zone, when their
-		// profile says it (UTC otherwise).
+		// profile says it (UTC otherwise). Only then are the assertions
+		// resolved a second time, past contextProfile.
 		parts.Zone = habits.UserZone(s.schemas.For(tenant), data.Assertions).Location
 	}
 	if query != "" {
