@@ -289,3 +289,43 @@ func TestContextInTheUsersZone(t *testing.T) {
 	require.Contains(t, ask("zoned"), "[Fri 8 May 2026, yesterday] User: I went to the support group yesterday. [yesterday: Thu 7 May 2026]")
 	require.Contains(t, ask("utc"), "[Thu 7 May 2026, 2 days ago] User: I went to the support group yesterday. [yesterday: Wed 6 May 2026]")
 }
+
+// A message that names a time recalls what happened then first, by the
+// user's days: "what did I do last Saturday?" finds the turn of that
+// Saturday, which shares no word with it, before a turn of another day
+// that says "Saturday". For a user whose days are UTC's, that turn fell on
+// the Friday, and the usual ranking holds.
+func TestContextRecallsWhenTheMessageSays(t *testing.T) {
+	t.Parallel()
+	b := setup(t, withIngest, withConfig(func(c *api.Config) { c.ContextRecallTimeWeight = 1 }))
+	testenv.StartWorker(t, b.nats, b.db, indexer.Def, nil)
+	testenv.StartWorker(t, b.nats, b.db, catalog.Def, nil)
+	planted := time.Date(2026, 5, 1, 17, 30, 0, 0, time.UTC) // Sat 2 May 01:30 in Shanghai, a Friday in UTC
+	for _, u := range []string{"zoned", "utc"} {
+		b.postOK(t, "t", newTurn(u+"-planted", u, u+"-garden", "I planted twelve tomato saplings in the back garden.", planted))
+		b.postOK(t, "t", newTurn(u+"-bread", u, u+"-bread", "What did I do wrong with the sourdough on Saturday? It came out flat.",
+			planted.AddDate(0, 0, -12)))
+		b.postOK(t, "t", newTurn(u+"-car", u, u+"-car", "The car needs new tyres before the trip.", planted.AddDate(0, 0, -20)))
+	}
+	b.waitIngested(t)
+	b.nats.WaitSettled(t, queue.TurnsStream, indexer.Def.Binding.Durable)
+	res := b.do(t, http.MethodPut, "/v1/users/zoned/attributes/timezone", "t", mustJSON(t, map[string]any{
+		"value": "Asia/Shanghai", "id": "tz-1", "occurred_at": planted.Add(-time.Hour).Format(time.RFC3339)}))
+	require.Equal(t, http.StatusAccepted, res.Status, string(res.Body))
+	waitOneValue(t, b, "zoned", "Asia/Shanghai")
+
+	at := time.Date(2026, 5, 7, 2, 0, 0, 0, time.UTC) // Thu 7 May, in both zones
+	first := func(user string) string {
+		t.Helper()
+		res := b.do(t, http.MethodGet, "/v1/context?"+url.Values{"user_id": {user}, "session_id": {"new"},
+			"query": {"What did I do last Saturday?"}, "at": {at.Format(time.RFC3339)}}.Encode(), "t", nil)
+		require.Equal(t, http.StatusOK, res.Status, string(res.Body))
+		c := decode[contract.Context](t, res)
+		require.NotNil(t, c.Recalled, c.Prompt)
+		require.Equal(t, "hybrid", c.Recalled.Search)
+		require.NotEmpty(t, c.Recalled.Hits, c.Prompt)
+		return c.Recalled.Hits[0].Text
+	}
+	require.Equal(t, "I planted twelve tomato saplings in the back garden.", first("zoned"))
+	require.Contains(t, first("utc"), "sourdough on Saturday")
+}

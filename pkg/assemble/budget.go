@@ -186,7 +186,7 @@ func applyBudget(ph phrases, p *Parts, limit int) (Budget, lines) {
 			held = min(l.restSize(ph), int(float64(left)*(1-share)))
 		}
 		left -= held
-		hits, lines := fitRecalled(ph, r.Hits, r.dates, &left, p.Now, p.zone())
+		hits, lines := fitRecalled(ph, r.Hits, r.dates, &left, p.Now, p.zone(), r.Query)
 		r.Hits, r.Cuts, l.recalled = hits, addCut(r.Cuts, len(r.Hits)-len(hits)), lines
 		r.dates = false // the hits kept hold their notes
 		left += held
@@ -250,8 +250,12 @@ func blockSize(heading string) func(i int, s string) int {
 // conversation still comes first; summaries and facts are a group each.
 // The hits are returned most relevant first, as they were given; with
 // resolve, each turn considered is followed by what its relative dates meant
-// (Recalled.ResolveDates).
-func fitRecalled(ph phrases, hits []RecalledHit, resolve bool, left *int, now time.Time, zone *time.Location) ([]RecalledHit, []string) {
+// (Recalled.ResolveDates). Each day's age is said in the unit the query
+// asks in too (askedUnit), and, when it asks how long passed between two
+// things (asksBetween), how far the day is from the first one shown.
+func fitRecalled(ph phrases, hits []RecalledHit, resolve bool, left *int, now time.Time, zone *time.Location, query string) ([]RecalledHit, []string) {
+	in := askedUnit(query)
+	between := asksBetween(query, in)
 	// The hits are the part's own: the kept ones move to its front.
 	kept := hits[:0]
 	// groups[k] is the group of kept[k], numbered in order of appearance;
@@ -264,7 +268,7 @@ func fitRecalled(ph phrases, hits []RecalledHit, resolve bool, left *int, now ti
 	}
 	var shared []sharedGroup
 	count := 0
-	d := &dates{ph: ph, now: now, zone: zone}
+	d := &dates{ph: ph, now: now, zone: zone, in: in, between: between}
 	for _, h := range hits {
 		if *left <= 0 {
 			break

@@ -16,7 +16,8 @@ import (
 // FuzzCut: a past turn cut to a snippet of n characters (Recall) and the
 // newest message cut to a window of n characters (TrimWindow) are valid text
 // within n (a snippet's mark of the cut, "…", is one more), what its
-// relative dates meant follows it as valid text, and the prompt
+// relative dates meant follows it as valid text, the times it names as a
+// message are spans before it and leave valid text, and the prompt
 // rendered from them within a budget of n spends at most n.
 func FuzzCut(f *testing.F) {
 	sizes := []uint16{0, 1, 2, 7, 40, 300}
@@ -45,6 +46,15 @@ func FuzzCut(f *testing.F) {
 		require.True(t, note == "" || strings.HasPrefix(note, " [") || strings.HasPrefix(note, " 【"), "note %q", note)
 		require.True(t, utf8.ValidString(note), "note %q", note)
 		r.ResolveDates()
+		// The times the text names as a message: spans that began before
+		// the message, and the text with their words blanked out, as long
+		// as it and valid.
+		spans, untimed := assemble.MessageTimes(text, at)
+		for _, sp := range spans {
+			require.True(t, sp.From.Before(sp.To) && sp.From.Before(at), "span %v", sp)
+		}
+		require.Len(t, untimed, len(text))
+		require.True(t, utf8.ValidString(untimed), "untimed %q", untimed)
 
 		w := assemble.TrimWindow([]record.Message{{EventID: "e2", SessionID: "s1", Role: "user", Content: text, OccurredAt: at}},
 			assemble.Counts{Messages: 1}, assemble.WindowLimits{Messages: 10, Chars: limit}, at)
@@ -56,7 +66,9 @@ func FuzzCut(f *testing.F) {
 			c.Check(t, textcheck.Text, text, m.Content, window)
 		}
 
-		b, prompt := assemble.Assemble("", &assemble.Parts{Window: w, Recalled: r}, limit)
+		// Read 40 days on, its day is dated with its age, in the unit the
+		// text asks in when it asks how many.
+		b, prompt := assemble.Assemble("", &assemble.Parts{Window: w, Recalled: r, Now: at.AddDate(0, 0, 40)}, limit)
 		require.Equal(t, utf8.RuneCountInString(prompt), b.Used, "every character of the prompt is counted; made from %s", textcheck.Quote(text))
 		if limit > 0 {
 			require.LessOrEqual(t, b.Used, limit, "made from %s", textcheck.Quote(text))

@@ -1,6 +1,7 @@
 package assemble
 
 import (
+	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -194,6 +195,13 @@ type dates struct {
 	now time.Time
 	// zone is the zone the days are reckoned in (Parts.Zone; nil: UTC).
 	zone *time.Location
+	// in is the unit the message asks a time in (askedUnit); with
+	// between, it asks how long passed between two things (asksBetween),
+	// and each day after the first says how far it is from first, the
+	// first day written.
+	in      int
+	between bool
+	first   time.Time
 	// days are the days written so far: a few dozen at most, searched
 	// newest first (hits of one conversation come together).
 	days []day
@@ -223,7 +231,14 @@ func (d *dates) of(t time.Time) string {
 		// morning; a day of 23 or 25 hours rounds to one.
 		n := midnight(d.now.In(zone)).Sub(midnight(t)).Hours() / 24
 		if n >= 0 {
-			s += d.ph.agoSep + d.ph.ago(int(n+0.5))
+			s += d.ph.agoSep + d.ph.ago(int(n+0.5), d.in)
+		}
+		if d.between {
+			if len(d.days) == 0 {
+				d.first = midnight(t)
+			} else if g := int(math.Round(d.first.Sub(midnight(t)).Hours() / 24)); g != 0 {
+				s += d.ph.gapSep + d.ph.gap(g, d.in)
+			}
 		}
 	}
 	d.days = append(d.days, day{k, s})

@@ -56,11 +56,24 @@ func RelativeNote(text string, said time.Time) string {
 
 // relativeNotes gathers a turn's notes, each expression once, at most
 // maxRelativeNotes in all.
-type relativeNotes struct{ en, zh []string }
+type relativeNotes struct {
+	en, zh []string
+	// times are the times the expressions named, where they are in the
+	// text, in the order found (MessageTimes); at is where the Chinese
+	// expression being read begins.
+	times []timed
+	at    int
+}
+
+// timed is a time a text names, and where it names it: text[from:to].
+type timed struct {
+	span     Span
+	from, to int
+}
 
 func (n *relativeNotes) full() bool { return len(n.en)+len(n.zh) >= maxRelativeNotes }
 
-func (n *relativeNotes) add(list *[]string, phrase, meaning, sep string) {
+func (n *relativeNotes) add(list *[]string, phrase, meaning, sep string, span Span, from int) {
 	if meaning == "" || n.full() {
 		return
 	}
@@ -72,6 +85,9 @@ func (n *relativeNotes) add(list *[]string, phrase, meaning, sep string) {
 		}
 	}
 	*list = append(*list, phrase+sep+meaning)
+	if span.To.After(span.From) {
+		n.times = append(n.times, timed{span, from, from + len(phrase)})
+	}
 }
 
 // scanEnglish finds the English relative expressions of text: "yesterday",
@@ -83,8 +99,8 @@ func (n *relativeNotes) add(list *[]string, phrase, meaning, sep string) {
 // (yesterday, tomorrow, last, next, ago) and reads the words around that
 // one only: a context asks it of dozens of turns, most of which hold none.
 func scanEnglish(text string, day time.Time, notes *relativeNotes) {
-	add := func(from, to int, meaning string) {
-		notes.add(&notes.en, text[from:to], meaning, ": ")
+	add := func(from, to int, meaning string, span Span) {
+		notes.add(&notes.en, text[from:to], meaning, ": ", span, from)
 	}
 	prev := byte(' ')
 	for i := 0; i < len(text) && !notes.full(); i++ {
@@ -116,7 +132,7 @@ func scanEnglish(text string, day time.Time, notes *relativeNotes) {
 			if b := wordsBefore(text, i, 3); b.is(text, 2, "the") && b.is(text, 1, "day") && b.is(text, 0, rel) {
 				from, days = b.w[2][0], 2*days
 			}
-			add(from, end, enDate(day.AddDate(0, 0, days)))
+			add(from, end, enDate(day.AddDate(0, 0, days)), daySpan(day, days))
 		case strings.EqualFold(w, "last"), strings.EqualFold(w, "next"):
 			if b := wordsBefore(text, i, 1); b.is(text, 0, "the") {
 				continue
@@ -127,9 +143,9 @@ func scanEnglish(text string, day time.Time, notes *relativeNotes) {
 			}
 			unit := strings.ToLower(text[ns:ne])
 			if unit == "night" && strings.EqualFold(w, "last") {
-				add(i, ne, enDate(day.AddDate(0, 0, -1)))
+				add(i, ne, enDate(day.AddDate(0, 0, -1)), daySpan(day, -1))
 			} else if m := sideMeaning(LangEN, lastOrNext(w), unit, day); m != "" {
-				add(i, ne, m)
+				add(i, ne, m, sideSpan(lastOrNext(w), unit, day))
 			} else {
 				continue
 			}
@@ -148,7 +164,7 @@ func scanEnglish(text string, day time.Time, notes *relativeNotes) {
 			}
 			if n > 0 {
 				if m := agoMeaning(LangEN, n, unit, day); m != "" {
-					add(from, end, m)
+					add(from, end, m, agoSpan(n, unit, day))
 				}
 			}
 		}
@@ -279,9 +295,10 @@ var zhUnits = []struct{ word, unit string }{{"天", "day"}, {"周", "week"}, {"�
 // 明天 and the like, 去年, 前年, 明年, 上个月, 下月, 上周, 下个星期, 上周五,
 // 上周末, and "<n>天/周/个月/年前".
 func scanChinese(text string, day time.Time, notes *relativeNotes) {
-	add := func(phrase, meaning string) { notes.add(&notes.zh, phrase, meaning, "：") }
+	add := func(phrase, meaning string, span Span) { notes.add(&notes.zh, phrase, meaning, "：", span, notes.at) }
 	for i := 0; i < len(text) && !notes.full(); {
 		rest := text[i:]
+		notes.at = i
 		n := zhExpression(rest, day, add)
 		if n == 0 {
 			_, n = utf8.DecodeRuneInString(rest)
@@ -292,7 +309,7 @@ func scanChinese(text string, day time.Time, notes *relativeNotes) {
 
 // zhExpression reads the expression rest begins with, if any, hands it to
 // add with its meaning and returns its length in bytes (0: none).
-func zhExpression(rest string, day time.Time, add func(phrase, meaning string)) int {
+func zhExpression(rest string, day time.Time, add func(phrase, meaning string, span Span)) int {
 	switch r, _ := utf8.DecodeRuneInString(rest); r {
 	case '大', '前', '昨', '明', '后', '去', '上', '下', '一', '二', '两', '三', '四', '五', '六', '七', '八', '九', '十',
 		'0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
@@ -301,13 +318,13 @@ func zhExpression(rest string, day time.Time, add func(phrase, meaning string)) 
 	}
 	for _, e := range zhNear {
 		if strings.HasPrefix(rest, e.word) {
-			add(e.word, zhDate(day.AddDate(0, 0, e.days)))
+			add(e.word, zhDate(day.AddDate(0, 0, e.days)), daySpan(day, e.days))
 			return len(e.word)
 		}
 	}
 	for _, e := range zhYears {
 		if strings.HasPrefix(rest, e.word) {
-			add(e.word, strconv.Itoa(day.Year()+e.years)+"年")
+			add(e.word, strconv.Itoa(day.Year()+e.years)+"年", sideSpan(e.years, "year", day))
 			return len(e.word)
 		}
 	}
@@ -320,7 +337,7 @@ func zhExpression(rest string, day time.Time, add func(phrase, meaning string)) 
 		for _, u := range zhUnits {
 			if tail := rest[size:]; strings.HasPrefix(tail, u.word) && strings.HasPrefix(tail[len(u.word):], "前") {
 				end := size + len(u.word) + len("前")
-				add(rest[:end], agoMeaning(LangZH, n, u.unit, day))
+				add(rest[:end], agoMeaning(LangZH, n, u.unit, day), agoSpan(n, u.unit, day))
 				return end
 			}
 		}
@@ -331,7 +348,7 @@ func zhExpression(rest string, day time.Time, add func(phrase, meaning string)) 
 
 // zhSide reads 上/下 followed by a month (上个月, 下月) or a week (上周,
 // 下个星期, 上礼拜), the week's day (上周五) or its weekend (上周末).
-func zhSide(rest string, day time.Time, add func(phrase, meaning string)) int {
+func zhSide(rest string, day time.Time, add func(phrase, meaning string, span Span)) int {
 	dir := 1
 	if strings.HasPrefix(rest, "上") {
 		dir = -1
@@ -342,7 +359,7 @@ func zhSide(rest string, day time.Time, add func(phrase, meaning string)) int {
 	}
 	if strings.HasPrefix(rest[at:], "月") {
 		at += len("月")
-		add(rest[:at], sideMeaning(LangZH, dir, "month", day))
+		add(rest[:at], sideMeaning(LangZH, dir, "month", day), sideSpan(dir, "month", day))
 		return at
 	}
 	week := false
@@ -359,17 +376,18 @@ func zhSide(rest string, day time.Time, add func(phrase, meaning string)) int {
 	r, size := utf8.DecodeRuneInString(rest[at:])
 	if r == '末' {
 		at += size
-		add(rest[:at], sideMeaning(LangZH, dir, "weekend", day))
+		add(rest[:at], sideMeaning(LangZH, dir, "weekend", day), sideSpan(dir, "weekend", day))
 		return at
 	}
 	if wd, ok := zhWeekdayOf[r]; ok && !zhOneWord(rest[at:]) {
 		at += size
 		// 上周五 is the Friday of the week before day's (weeks from Monday).
 		monday := day.AddDate(0, 0, -((int(day.Weekday())+6)%7)+7*dir)
-		add(rest[:at], zhDate(monday.AddDate(0, 0, (int(wd)+6)%7)))
+		d := monday.AddDate(0, 0, (int(wd)+6)%7)
+		add(rest[:at], zhDate(d), Span{From: d, To: d.AddDate(0, 0, 1)})
 		return at
 	}
-	add(rest[:at], sideMeaning(LangZH, dir, "week", day))
+	add(rest[:at], sideMeaning(LangZH, dir, "week", day), sideSpan(dir, "week", day))
 	return at
 }
 
@@ -531,4 +549,195 @@ func hasHan(s string) bool {
 		}
 	}
 	return false
+}
+
+// A Span is the time a relative expression names, [From, To): a day, a
+// week, a weekend, a month or a year, or, for a rough count ("four weeks
+// ago", 两个月前), the stretch around the day it counts back to.
+type Span struct{ From, To time.Time }
+
+// Contains reports whether t falls in the span.
+func (s Span) Contains(t time.Time) bool { return !t.Before(s.From) && t.Before(s.To) }
+
+// MessageTimes returns the times a message's relative expressions name
+// that have begun by now, read on now's day in now's location: "what did
+// I do last Saturday?", "the milestone I mentioned four weeks ago", 上个月,
+// 三天前. The expressions are those RelativeNote reads, at most
+// maxRelativeNotes of them, and the stretches up to now a question asks
+// about ("in the past two weeks", "during the last month", "the past few
+// days": recentSpans); what lies ahead ("next week") is left out, as
+// nothing said about it has happened yet. spans is nil when there is
+// none; untimed is the message with those expressions blanked out, for a
+// search by its other words ("Saturday" said of other days is not what
+// "last Saturday" asks for), or the message itself when there is none.
+func MessageTimes(text string, now time.Time) (spans []Span, untimed string) {
+	if now.IsZero() || text == "" {
+		return nil, text
+	}
+	day := midnight(now)
+	var notes relativeNotes
+	scanEnglish(text, day, &notes)
+	if hasHan(text) {
+		scanChinese(text, day, &notes)
+	}
+	var blank []byte
+	for _, t := range append(notes.times, recentSpans(text, day)...) {
+		if !t.span.From.Before(now) {
+			continue
+		}
+		spans = append(spans, t.span)
+		if blank == nil {
+			blank = []byte(text)
+		}
+		for i := t.from; i < t.to; i++ {
+			blank[i] = ' '
+		}
+	}
+	if blank == nil {
+		return nil, text
+	}
+	return spans, string(blank)
+}
+
+// MessageSpans is MessageTimes' spans.
+func MessageSpans(text string, now time.Time) []Span {
+	spans, _ := MessageTimes(text, now)
+	return spans
+}
+
+// daySpan is the day days away from day.
+func daySpan(day time.Time, days int) Span {
+	d := day.AddDate(0, 0, days)
+	return Span{From: d, To: d.AddDate(0, 0, 1)}
+}
+
+// agoSpan is what "n units ago" said on day names: the day n days before
+// it; the week around the day n weeks before (three days either side);
+// the month around the day n months before (half a month either side);
+// the year n years before. A count of weeks or months is rough: "four
+// weeks ago" is as often 26 days as 30.
+func agoSpan(n int, unit string, day time.Time) Span {
+	switch strings.TrimSuffix(unit, "s") {
+	case "day":
+		return daySpan(day, -n)
+	case "week":
+		d := day.AddDate(0, 0, -7*n)
+		return Span{From: d.AddDate(0, 0, -3), To: d.AddDate(0, 0, 4)}
+	case "month":
+		d := day.AddDate(0, -n, 0)
+		return Span{From: d.AddDate(0, 0, -15), To: d.AddDate(0, 0, 16)}
+	case "year":
+		return sideSpan(-n, "year", day)
+	}
+	return Span{}
+}
+
+// sideSpan is what "last" (dir -1) or "next" (1) week, weekend, month,
+// year or weekday said on day names (dir -2 for a month or a year: the one
+// before last): the calendar week (from Monday) before or after day's, the
+// weekend before or after it, the calendar month or year, the nearest such
+// weekday before or after day. The zero Span for another word.
+func sideSpan(dir int, unit string, day time.Time) Span {
+	monday := day.AddDate(0, 0, -((int(day.Weekday()) + 6) % 7))
+	switch unit {
+	case "week":
+		from := monday.AddDate(0, 0, 7*dir)
+		return Span{From: from, To: from.AddDate(0, 0, 7)}
+	case "weekend":
+		from := monday.AddDate(0, 0, 7*dir+5)
+		return Span{From: from, To: from.AddDate(0, 0, 2)}
+	case "month":
+		first := day.AddDate(0, 0, 1-day.Day()).AddDate(0, dir, 0)
+		return Span{From: first, To: first.AddDate(0, 1, 0)}
+	case "year":
+		first := time.Date(day.Year()+dir, time.January, 1, 0, 0, 0, 0, day.Location())
+		return Span{From: first, To: first.AddDate(1, 0, 0)}
+	}
+	wd, ok := enWeekdays[unit]
+	if !ok {
+		return Span{}
+	}
+	step := (int(day.Weekday()) - int(wd) + 7) % 7
+	if dir > 0 {
+		step = (int(wd) - int(day.Weekday()) + 7) % 7
+	}
+	if step == 0 {
+		step = 7
+	}
+	return daySpan(day, dir*step)
+}
+
+// recentSpans reads the stretches up to day a message asks about: "(the)
+// past <unit>", "the last <unit>", "(the) past/last <n> <units>", with n a
+// count as enCount reads it, "few" (three) or "couple of" (two), and units
+// days, weeks, months or years; each from n units before day to the end
+// of day. "the last month of the war" is not one. "last month" without "the" is the calendar month before
+// (sideSpan), and is left to scanEnglish.
+func recentSpans(text string, day time.Time) []timed {
+	var spans []timed
+	prev := byte(' ')
+	for i := 0; i < len(text) && len(spans) < maxRelativeNotes; i++ {
+		c := text[i]
+		start := !isASCIIWordByte(prev)
+		prev = c
+		if !start || c|0x20 != 'p' && c|0x20 != 'l' {
+			continue
+		}
+		end := wordEnd(text, i)
+		w := text[i:end]
+		past := strings.EqualFold(w, "past")
+		if !past && !strings.EqualFold(w, "last") {
+			continue
+		}
+		if b := wordsBefore(text, i, 1); !past && !b.is(text, 0, "the") {
+			continue
+		}
+		n, at := 1, end
+		ws, we, ok := wordAfter(text, at)
+		if !ok {
+			continue
+		}
+		switch word := text[ws:we]; {
+		case strings.EqualFold(word, "few"):
+			n = 3
+			ws, we, ok = wordAfter(text, we)
+		case strings.EqualFold(word, "couple"):
+			if os, oe, ok2 := wordAfter(text, we); ok2 && strings.EqualFold(text[os:oe], "of") {
+				n = 2
+				ws, we, ok = wordAfter(text, oe)
+			}
+		default:
+			if k := enCount(word); k > 1 {
+				n = k
+				ws, we, ok = wordAfter(text, we)
+			}
+		}
+		if !ok {
+			continue
+		}
+		unit := strings.ToLower(text[ws:we])
+		if os, oe, ok := wordAfter(text, we); ok && !past && strings.EqualFold(text[os:oe], "of") {
+			continue // "the last month of the war"
+		}
+		plural := strings.HasSuffix(unit, "s")
+		if n > 1 != plural {
+			continue
+		}
+		var from time.Time
+		switch strings.TrimSuffix(unit, "s") {
+		case "day":
+			from = day.AddDate(0, 0, -n)
+		case "week":
+			from = day.AddDate(0, 0, -7*n)
+		case "month":
+			from = day.AddDate(0, -n, 0)
+		case "year":
+			from = day.AddDate(-n, 0, 0)
+		default:
+			continue
+		}
+		spans = append(spans, timed{Span{From: from, To: day.AddDate(0, 0, 1)}, i, we})
+		i, prev = we-1, 'x'
+	}
+	return spans
 }

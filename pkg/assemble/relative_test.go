@@ -106,3 +106,53 @@ func BenchmarkRelativeNote(b *testing.B) {
 		})
 	}
 }
+
+// The times a message names are read at the context's time, in its zone:
+// a day, a week, a weekend, a month, a year, a rough count with the days
+// around it, or the stretch up to now a question asks about; nothing for
+// what lies ahead, nor for "the last time".
+func TestMessageSpans(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2023, 5, 5, 16, 42, 0, 0, time.UTC) // a Friday
+	day := func(m time.Month, d int) time.Time { return time.Date(2023, m, d, 0, 0, 0, 0, time.UTC) }
+	span := func(from, to time.Time) []Span { return []Span{{From: from, To: to}} }
+	for _, c := range []struct {
+		message string
+		want    []Span
+	}{
+		{"What did I do last Saturday?", span(day(4, 29), day(4, 30))},
+		{"what did we talk about yesterday", span(day(5, 4), day(5, 5))},
+		{"How many days ago did I mention it?", nil},
+		{"What gardening-related activity did I do two weeks ago?", span(day(4, 18), day(4, 25))},
+		{"The milestone I mentioned 4 weeks ago", span(day(4, 4), day(4, 11))},
+		{"a month ago", span(day(3, 21), day(4, 21))},
+		{"What certification did I complete last month?", span(day(4, 1), day(5, 1))},
+		{"Where did I go last weekend?", span(day(4, 29), day(5, 1))},
+		{"anything from last week?", span(day(4, 24), day(5, 1))},
+		{"last year", span(day(1, 1).AddDate(-1, 0, 0), day(1, 1))},
+		{"How many dinner parties have I attended in the past month?", span(day(4, 5), day(5, 6))},
+		{"during the last two months", span(day(3, 5), day(5, 6))},
+		{"in the past few weeks", span(day(4, 14), day(5, 6))},
+		{"over the past couple of days", span(day(5, 3), day(5, 6))},
+		{"in the last 3 months", span(day(2, 5), day(5, 6))},
+		{"上周五我去了哪里？", span(day(4, 28), day(4, 29))},
+		{"三天前说的那本书", span(day(5, 2), day(5, 3))},
+		{"上个月买的鞋", span(day(4, 1), day(5, 1))},
+		{"What are my plans for next week?", nil},
+		{"When was the last time I went swimming?", nil},
+		{"the last month of the war", nil},
+		{"in past years", nil},
+		{"", nil},
+	} {
+		require.Equal(t, c.want, MessageSpans(c.message, now), c.message)
+	}
+	require.Nil(t, MessageSpans("yesterday", time.Time{}), "no time, no span")
+	// The day is the zone's: at 07:00 on Saturday in Shanghai, yesterday
+	// is Friday there, which began on Thursday at 16:00 UTC.
+	shanghai := time.FixedZone("UTC+8", 8*3600)
+	got := MessageSpans("what did I do yesterday?", time.Date(2023, 5, 5, 23, 0, 0, 0, time.UTC).In(shanghai))
+	require.Len(t, got, 1)
+	require.True(t, got[0].From.Equal(time.Date(2023, 5, 4, 16, 0, 0, 0, time.UTC)), got[0].From)
+	require.True(t, got[0].Contains(time.Date(2023, 5, 5, 15, 59, 0, 0, time.UTC)))
+	require.False(t, got[0].Contains(time.Date(2023, 5, 5, 16, 0, 0, 0, time.UTC)))
+}

@@ -87,9 +87,14 @@ type phrases struct {
 	recalled, summaryLabel, factLabel string
 	date                              func(time.Time) string
 	// ago says how many days before the context's time a day was
-	// (ageOf), after agoSep.
-	ago    func(days int) string
+	// (ageOf), and in the unit the message asks in (askedUnit), after
+	// agoSep.
+	ago    func(days, in int) string
 	agoSep string
+	// gap says how far a day is from the first day shown (enGap), after
+	// gapSep.
+	gap    func(days, in int) string
+	gapSep string
 }
 
 var text = map[string]phrases{
@@ -112,7 +117,7 @@ var text = map[string]phrases{
 		roles:        map[string]string{"user": "User", "assistant": "Assistant", "tool": "Tool", "system": "System"},
 		recalled:     "From the user's earlier conversations, what may bear on the current message (most relevant first, dated):",
 		summaryLabel: "Summary", factLabel: "Interest",
-		date: enDate, ago: enAgo, agoSep: ", ",
+		date: enDate, ago: enAgo, agoSep: ", ", gap: enGap, gapSep: "; ",
 	},
 	LangZH: {
 		lang:      LangZH,
@@ -133,7 +138,7 @@ var text = map[string]phrases{
 		roles:        map[string]string{"user": "用户", "assistant": "助手", "tool": "工具", "system": "系统"},
 		recalled:     "用户以往对话中可能与当前消息相关的内容（按相关度排序，附日期）：",
 		summaryLabel: "摘要", factLabel: "兴趣",
-		date: zhDate, ago: zhAgo, agoSep: "，",
+		date: zhDate, ago: zhAgo, agoSep: "，", gap: zhGap, gapSep: "；",
 	},
 }
 
@@ -157,38 +162,198 @@ func enDate(t time.Time) string {
 	return string(b)
 }
 
+// asksBetween reports whether a message that asks a count of days, weeks
+// or months (in: askedUnit) asks how long passed between two things: it
+// says between, before, after, since, passed, until, take or took, or
+// 之间, 相隔, 隔了, 之前, 之后, 以前, 以后, 过了, and not "ago" (天前, 周前…),
+// which asks how long before now one thing was.
+func asksBetween(message string, in int) bool {
+	if in == 0 {
+		return false
+	}
+	relation := false
+	for i := 0; i < len(message); i++ {
+		if i > 0 && isASCIIWordByte(message[i-1]) || !isASCIIWordByte(message[i]) {
+			continue
+		}
+		switch strings.ToLower(message[i:wordEnd(message, i)]) {
+		case "ago":
+			return false
+		case "between", "before", "after", "since", "passed", "until", "take", "took":
+			relation = true
+		}
+	}
+	for _, s := range [...]string{"天前", "周前", "星期前", "月前", "年前"} {
+		if strings.Contains(message, s) {
+			return false
+		}
+	}
+	for _, s := range [...]string{"之间", "相隔", "隔了", "之前", "之后", "以前", "以后", "过了"} {
+		if strings.Contains(message, s) {
+			return true
+		}
+	}
+	return relation
+}
+
 // enAgo and zhAgo say how long ago a day was, in days up to two months
 // (what "how many days ago" and "how many weeks between" are counted in),
 // then in months, then in years: "today", "yesterday", "25 days ago",
-// "4 months ago", "2 years ago" (今天, 昨天, 25天前, 4个月前, 2年前).
-func enAgo(days int) string {
-	switch n, unit := ageOf(days); unit {
-	case ageToday:
+// "4 months ago", "2 years ago" (今天, 昨天, 25天前, 4个月前, 2年前). A
+// message that asks how many days, weeks or months (in: ageDays,
+// ageWeeks, ageMonths; askedUnit) has the age said in that unit too,
+// rounded: "3 months (89 days) ago", "30 days (4 weeks) ago", "45 days (1
+// month) ago" (30天（约4周）前): the count it asks for is read off the line,
+// not worked out for each of a dozen.
+func enAgo(days, in int) string {
+	switch days {
+	case 0:
 		return "today"
-	case ageYesterday:
+	case 1:
 		return "yesterday"
-	case ageDays:
-		return strconv.Itoa(n) + " days ago"
-	case ageMonths:
-		return strconv.Itoa(n) + " months ago"
-	default:
-		return strconv.Itoa(n) + " years ago"
 	}
+	return enLength(days, in) + " ago"
 }
 
-func zhAgo(days int) string {
-	switch n, unit := ageOf(days); unit {
-	case ageToday:
+func zhAgo(days, in int) string {
+	switch days {
+	case 0:
 		return "今天"
-	case ageYesterday:
+	case 1:
 		return "昨天"
-	case ageDays:
-		return strconv.Itoa(n) + "天前"
-	case ageMonths:
-		return strconv.Itoa(n) + "个月前"
-	default:
-		return strconv.Itoa(n) + "年前"
 	}
+	return zhLength(days, in) + "前"
+}
+
+// enLength and zhLength say a length of days (at least one) in the unit
+// ageOf says it in, and in the unit in as well (ageIn): "25 days", "4
+// months (121 days)", "30 days (4 weeks)" (25天, 4个月（121天）, 30天（约4周）).
+func enLength(days, in int) string {
+	n, unit := ageOf(days)
+	var s string
+	switch unit {
+	case ageToday, ageYesterday:
+		s = "1 day"
+	case ageDays:
+		s = strconv.Itoa(n) + " days"
+	case ageMonths:
+		s = strconv.Itoa(n) + " months"
+	default:
+		s = strconv.Itoa(n) + " years"
+	}
+	if k, also := ageIn(days, unit, in); k > 0 {
+		s += " (" + strconv.Itoa(k) + " " + also
+		if k > 1 {
+			s += "s"
+		}
+		s += ")"
+	}
+	return s
+}
+
+func zhLength(days, in int) string {
+	n, unit := ageOf(days)
+	var s string
+	switch unit {
+	case ageToday, ageYesterday:
+		s = "1天"
+	case ageDays:
+		s = strconv.Itoa(n) + "天"
+	case ageMonths:
+		s = strconv.Itoa(n) + "个月"
+	default:
+		s = strconv.Itoa(n) + "年"
+	}
+	if k, also := ageIn(days, unit, in); k > 0 {
+		switch also {
+		case "day":
+			s += "（" + strconv.Itoa(k) + "天）"
+		case "week":
+			s += "（约" + strconv.Itoa(k) + "周）"
+		default:
+			s += "（约" + strconv.Itoa(k) + "个月）"
+		}
+	}
+	return s
+}
+
+// enGap and zhGap say how far a day is from the first day a recalled part
+// shows (days > 0: before it), for a message that asks how long passed
+// between two things (asksBetween): "4 days before the first date above"
+// (比上面第一个日期早4天).
+func enGap(days, in int) string {
+	rel := " before the first date above"
+	if days < 0 {
+		days, rel = -days, " after the first date above"
+	}
+	return enLength(days, in) + rel
+}
+
+func zhGap(days, in int) string {
+	rel := "比上面第一个日期早"
+	if days < 0 {
+		days, rel = -days, "比上面第一个日期晚"
+	}
+	return rel + zhLength(days, in)
+}
+
+// ageIn is an age of days, said in unit (ageOf), in the unit a message
+// asks in as well: days once ageOf says months or years, whole weeks
+// (rounded) from a week on, whole months from four weeks until ageOf says
+// months itself; 0 when there is nothing to add.
+func ageIn(days, unit, in int) (int, string) {
+	switch {
+	case in == ageDays && unit > ageDays:
+		return days, "day"
+	case in == ageWeeks && days >= 7:
+		return int(float64(days)/7 + 0.5), "week"
+	case in == ageMonths && unit == ageDays && days >= 28:
+		return int(float64(days)/30.44 + 0.5), "month"
+	}
+	return 0, ""
+}
+
+// askedUnit is the unit a message asks a count of time in: ageDays for
+// "how many days…" (几天, 多少天), ageWeeks for "how many weeks…" (几周,
+// 几个星期), ageMonths for "how many months…" (几个月, 多少个月), the first
+// one asked; 0 otherwise ("Valentine's day", "in the past two weeks" ask
+// for none).
+func askedUnit(message string) int {
+	for i := 0; i+3 <= len(message); i++ {
+		if message[i]|0x20 != 'h' || i > 0 && isASCIIWordByte(message[i-1]) || !strings.EqualFold(message[i:wordEnd(message, i)], "how") {
+			continue
+		}
+		ms, me, ok := wordAfter(message, i+3)
+		if !ok || !strings.EqualFold(message[ms:me], "many") {
+			continue
+		}
+		us, ue, ok := wordAfter(message, me)
+		if !ok {
+			continue
+		}
+		switch strings.ToLower(message[us:ue]) {
+		case "days":
+			return ageDays
+		case "weeks":
+			return ageWeeks
+		case "months":
+			return ageMonths
+		}
+	}
+	if !hasHan(message) {
+		return 0
+	}
+	first, unit := -1, 0
+	for _, c := range [...]struct {
+		word string
+		unit int
+	}{{"几天", ageDays}, {"多少天", ageDays}, {"几周", ageWeeks}, {"多少周", ageWeeks}, {"几个星期", ageWeeks},
+		{"多少个星期", ageWeeks}, {"几个月", ageMonths}, {"多少个月", ageMonths}} {
+		if k := strings.Index(message, c.word); k >= 0 && (first < 0 || k < first) {
+			first, unit = k, c.unit
+		}
+	}
+	return unit
 }
 
 // The units an age is said in.
@@ -198,6 +363,8 @@ const (
 	ageDays
 	ageMonths
 	ageYears
+	// ageWeeks is a unit a message may ask in (askedUnit), never ageOf's.
+	ageWeeks
 )
 
 // ageOf is an age of days days in the unit it is said in: days below 60,
@@ -351,7 +518,7 @@ func renderLines(ph phrases, p Parts) lines {
 	}
 	if p.Recalled != nil {
 		unlimited := math.MaxInt
-		_, l.recalled = fitRecalled(ph, p.Recalled.Hits, p.Recalled.dates, &unlimited, p.Now, p.zone())
+		_, l.recalled = fitRecalled(ph, p.Recalled.Hits, p.Recalled.dates, &unlimited, p.Now, p.zone(), p.Recalled.Query)
 	}
 	l.window = make([]string, len(p.Window.Messages))
 	for i, m := range p.Window.Messages {

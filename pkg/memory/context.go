@@ -119,6 +119,10 @@ func (s *Service) ContextWith(ctx context.Context, tenant string, qv url.Values,
 	err := s.read(ctx, tenant, func(t *store.Tenant) (err error) {
 		hits, err = search.InBatch(sp, func(scan *store.SearchScan) (err error) {
 			data, err = t.Context(ctx, sessionID, userID, lim.Messages, maxFacts*4, maxSummaries, true, at, scan)
+			if zone := s.userZone(tenant, data.Assertions); err == nil && sp != nil && zone != nil {
+				// The times the message names are the user's days.
+				sp.During = s.cfg.Config.During(query, now.In(zone))
+			}
 			return err
 		})
 		return err
@@ -156,12 +160,7 @@ func (s *Service) ContextWith(ctx context.Context, tenant string, qv url.Values,
 	parts.ProfileLimit = max(s.cfg.ContextProfileChars, 0)
 	parts.RecalledShare = s.cfg.ContextRecalledShare
 	parts.Now = now
-	if slices.ContainsFunc(data.Assertions, func(a attribute.Assertion) bool { return a.Key == habits.KeyTimezone }) {
-		// The user's days are reckoned in their time zone, when their
-		// profile says it (UTC otherwise). Only then are the assertions
-		// resolved a second time, past contextProfile.
-		parts.Zone = habits.UserZone(s.schemas.For(tenant), data.Assertions).Location
-	}
+	parts.Zone = s.userZone(tenant, data.Assertions)
 	if query != "" {
 		parts.Recalled = s.cfg.Config.Recalled(query, sr, parts.Window)
 	}
@@ -190,6 +189,16 @@ func (s *Service) ContextWith(ctx context.Context, tenant string, qv url.Values,
 	out.List, out.Window, out.Facts, out.Summaries, out.Recalled = toContext(&parts)
 	out.Profile = toContextProfile(parts.Profile, resolved)
 	return out, nil
+}
+
+// userZone is the time zone the user's days are reckoned in, when their
+// profile says it; nil (UTC) otherwise. Only then are the assertions
+// resolved a second time, past contextProfile.
+func (s *Service) userZone(tenant string, as []attribute.Assertion) *time.Location {
+	if !slices.ContainsFunc(as, func(a attribute.Assertion) bool { return a.Key == habits.KeyTimezone }) {
+		return nil
+	}
+	return habits.UserZone(s.schemas.For(tenant), as).Location
 }
 
 // contextProfile is the profile part of a context: the current values of

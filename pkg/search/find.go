@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/store"
 )
@@ -91,6 +92,14 @@ type Params struct {
 	// match of "9" or "2022" is as often a coincidence as what the message
 	// means.
 	IDFPower float64
+	// During lifts the entries that occurred in one of these spans (the
+	// times the message names: "last Saturday", "four weeks ago";
+	// assemble.MessageSpans) by DuringWeight, as a fraction of their fused
+	// score (0 or negative: no lift). Unlike Since and Until it narrows
+	// nothing: a message that says "four weeks ago" of what happened five
+	// weeks ago still finds it.
+	During       []assemble.Span
+	DuringWeight float64
 	// VectorWeight weighs the vector list against the lexical one in the
 	// fusion: 0 means 1 (equal), negative means the vector list does not
 	// count (its similarities are still reported).
@@ -173,6 +182,9 @@ type Hit struct {
 	LexicalScore float64
 	VectorRank   int
 	Similarity   float64
+	// TimeRank is its place in the list of what happened when the message
+	// says (Params.During), 0 when it is not in it.
+	TimeRank int
 	// Previous and Next are the session's neighbouring turns of a turn
 	// found, when asked for (Params.Neighbors) and there are any.
 	Previous *Neighbor
@@ -243,7 +255,7 @@ func Find(ctx context.Context, t *store.Tenant, p Params) ([]Hit, error) {
 // InBatch runs a search whose scan travels in another batch of reads: read
 // queues the store's scan in its batch (store.Tenant.Context takes it), and
 // the rows it read are ranked once it has returned, with its connection
-// back in the pool. With p nil there is no search: read gets a nil scan,
+// back in the pool, by p's During as read left it. With p nil there is no search: read gets a nil scan,
 // and there are no hits. A search p refuses (as Find would) is an error
 // before read runs.
 func InBatch(p *Params, read func(scan *store.SearchScan) error) ([]Hit, error) {
@@ -258,6 +270,9 @@ func InBatch(p *Params, read func(scan *store.SearchScan) error) ([]Hit, error) 
 	if err := read(sc); err != nil {
 		return nil, err
 	}
+	// The spans the message names are reckoned in the user's time zone,
+	// which read may learn in the same batch: it may set p.During.
+	q.During = p.During
 	return rankHits(asOf(sc.Rows(), q), q, sc.NumTerms()), nil
 }
 
@@ -331,7 +346,7 @@ func searchHits(entries []store.SearchRow, ranked []rankedHit) []Hit {
 		e := &entries[r.entry]
 		hits = append(hits, Hit{Kind: e.Kind, SourceID: e.SourceID, SessionID: e.SessionID, AgentID: e.AgentID,
 			Role: e.Role, OccurredAt: e.OccurredAt, Text: e.Text, Score: r.score,
-			LexicalRank: r.lexRank, LexicalScore: r.lexScore, VectorRank: r.vecRank, Similarity: r.similarity,
+			LexicalRank: r.lexRank, LexicalScore: r.lexScore, VectorRank: r.vecRank, Similarity: r.similarity, TimeRank: r.timeRank,
 			Previous: neighbor(r.prev), Next: neighbor(r.next), Earlier: turns(r.earlier.list()), Later: turns(r.later.list())})
 	}
 	return hits

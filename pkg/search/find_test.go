@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/search"
 	"github.com/recallhq/recall/pkg/store"
@@ -401,4 +402,77 @@ func TestQueryUserWeight(t *testing.T) {
 	require.Zero(t, weight("Can you remind me of the book you recommended?"))
 	cfg.ContextRecallSelfWeight = 0.1
 	require.InDelta(t, 0.3, weight("How many books have I read this year?"), 1e-12, "never below the user weight")
+}
+
+// What happened when the message says is a list of its own: a turn of that
+// day is found though it shares no word with the message, and of two
+// turns with the same words, that day's comes first. A span that holds the
+// whole history says nothing, and changes nothing.
+func TestSearchDuring(t *testing.T) {
+	t.Parallel()
+	s := setupRanking(t)
+	saturday := t0.AddDate(0, 0, -6) // t0 is a Friday
+	s.upsert(t,
+		msgEntry("acme", "u1", "sat", "sat-planted", "user", saturday.Add(2*time.Hour), "planted twelve tomato saplings"),
+		msgEntry("acme", "u1", "sat", "sat-tips", "user", saturday.Add(3*time.Hour), "gardening tips please"),
+		msgEntry("acme", "u1", "old", "old-tips", "user", saturday.AddDate(0, 0, -7), "gardening tips please"),
+		msgEntry("acme", "u1", "old", "old-gloves", "user", saturday.AddDate(0, 0, -8), "gardening gloves"),
+		msgEntry("acme", "u1", "new", "new-dog", "user", t0.Add(-time.Hour), "my dog likes walks"),
+	)
+	p := search.Params{UserID: "u1", Terms: []string{"gardening"}, RecencyWeight: -1, DialogueWeight: -1, MaxPerSession: -1}
+	plain := s.search(t, "acme", p)
+	require.NotContains(t, sources(plain), "sat-planted", "no word of the message")
+	require.InDelta(t, scoreOf(plain, "sat-tips"), scoreOf(plain, "old-tips"), 1e-12, "the same words score the same")
+
+	p.During = []assemble.Span{{From: saturday, To: saturday.AddDate(0, 0, 1)}}
+	p.DuringWeight = 1
+	timed := s.search(t, "acme", p)
+	require.Equal(t, "sat-tips", timed[0].SourceID, "that day's words first")
+	require.Equal(t, 1, timed[0].TimeRank)
+	require.Contains(t, sources(timed), "sat-planted", "that day's turn without the message's words")
+	require.Equal(t, 2, timed[sourceRank(timed, "sat-planted")].TimeRank)
+	require.Zero(t, timed[sourceRank(timed, "old-tips")].TimeRank)
+	// The list weighs by what it leaves out: 2 of 5 turns in it.
+	require.InDelta(t, 1/float64(10+timed[0].LexicalRank)+0.6/11, scoreOf(timed, "sat-tips"), 1e-9)
+	require.InDelta(t, 0.6/12, scoreOf(timed, "sat-planted"), 1e-9)
+
+	p.During = []assemble.Span{{From: saturday.AddDate(0, 0, -30), To: t0.AddDate(0, 0, 1)}}
+	all := s.search(t, "acme", p)
+	require.Equal(t, sources(plain), sources(all), "a span of the whole history changes nothing")
+	for i := range all {
+		require.InDelta(t, plain[i].Score, all[i].Score, 1e-12)
+	}
+}
+
+// A context's search lifts the times its message names and searches for
+// the message's other words: the time's own are blanked out.
+func TestQueryTimes(t *testing.T) {
+	t.Parallel()
+	cfg := search.Config{ContextRecallTimeWeight: 1}
+	q := cfg.Query("t", "u", "What did I do last Saturday?", 10, t0)
+	saturday := time.Date(2026, 4, 25, 0, 0, 0, 0, time.UTC)
+	require.Equal(t, []assemble.Span{{From: saturday, To: saturday.AddDate(0, 0, 1)}}, q.During)
+	require.InDelta(t, 1, q.DuringWeight, 1e-12)
+	require.Equal(t, "What did I do              ?", q.Untimed)
+	q = cfg.Query("t", "u", "What did I do on Saturday?", 10, t0)
+	require.Nil(t, q.During)
+	require.Empty(t, q.Untimed, "no time named: the message is searched as it is")
+	cfg.ContextRecallTimeWeight = 0
+	q = cfg.Query("t", "u", "What did I do last Saturday?", 10, t0)
+	require.Nil(t, q.During)
+	require.Empty(t, q.Untimed)
+}
+
+// A message that is nothing but a time is searched for by its own words
+// when no embedder gives it a vector.
+func TestPrepareUntimed(t *testing.T) {
+	t.Parallel()
+	s := search.NewSearcher(nil, search.SharedAnalyzer(), nil, 0, testenv.Logger(t))
+	p, res, ok := s.Prepare(context.Background(), search.Query{Text: "gardening last Saturday", Untimed: "gardening              "})
+	require.True(t, ok)
+	require.Equal(t, []string{"garden"}, p.Terms)
+	require.Equal(t, p.Terms, res.Terms)
+	p, _, ok = s.Prepare(context.Background(), search.Query{Text: "last Saturday", Untimed: "             "})
+	require.True(t, ok)
+	require.Equal(t, []string{"last", "saturday"}, p.Terms)
 }

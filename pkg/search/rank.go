@@ -5,7 +5,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
 )
@@ -43,9 +45,11 @@ type rankedHit struct {
 	prev, next     int
 	earlier, later beyond
 	// score is the fused score; lexRank and vecRank the places in the two
-	// lists (0: not in it), lexScore and similarity what placed it there.
+	// lists (0: not in it), lexScore and similarity what placed it there;
+	// timeRank the place in the list of what happened when the message
+	// says (Params.During).
 	score, lexScore, similarity float64
-	lexRank, vecRank            int
+	lexRank, vecRank, timeRank  int
 }
 
 // BM25's parameters (see Find) and the fusion's constant.
@@ -74,6 +78,7 @@ type ranker struct {
 	next     []int // row -> the turn after it
 	byScore  []int
 	byDist   []int
+	byTime   []int // rows when the message says (Params.During)
 	found    []rankedHit
 	slot     []int32
 	scored   []int32 // places in found
@@ -177,11 +182,54 @@ func (rk *ranker) rank(rows []store.SearchRow, p Params, nTerms int) []rankedHit
 		}
 		return compareKey(&rows[a], &rows[b])
 	})
-	rk.byScore, rk.byDist = byScore, byDistance
+	// What happened when the message says, the best matches first (by
+	// their lexical score, then by their distance), those that match in
+	// neither way last: "what gardening did I do two weeks ago?" is
+	// answered by "I just planted 12 new tomato saplings today", which
+	// shares no word with it.
+	// The list weighs by how much of the history it leaves out: "in the
+	// past two months" of a history that began three weeks ago says
+	// nothing about what the message needs, and its list would only count
+	// the lexical one twice.
+	byTime, timeWeight := rk.byTime[:0], 0.0
+	if p.DuringWeight > 0 && len(p.During) > 0 {
+		kept := 0
+		for i := range rows {
+			if !wanted[i] {
+				continue
+			}
+			kept++
+			if during(p.During, rows[i].OccurredAt) {
+				byTime = append(byTime, i)
+			}
+		}
+		if kept > 0 {
+			timeWeight = p.DuringWeight * (1 - float64(len(byTime))/float64(kept))
+		}
+		if timeWeight <= 0 {
+			byTime = byTime[:0]
+		}
+		slices.SortFunc(byTime, func(a, b int) int {
+			if c := descending(lex[a], lex[b]); c != 0 {
+				return c
+			}
+			if rows[a].HasDistance != rows[b].HasDistance {
+				if rows[a].HasDistance {
+					return -1
+				}
+				return 1
+			}
+			if c := ascending(rows[a].Distance, rows[b].Distance); c != 0 {
+				return c
+			}
+			return compareKey(&rows[a], &rows[b])
+		})
+	}
+	rk.byScore, rk.byDist, rk.byTime = byScore, byDistance, byTime
 
 	// found[slot[i]-1] is row i's hit once one of the lists holds it; its
-	// capacity is the most the two lists can hold, so it never moves.
-	found := grow(rk.found, min(2*depth, len(rows)))[:0]
+	// capacity is the most the lists can hold, so it never moves.
+	found := grow(rk.found, min(3*depth, len(rows)))[:0]
 	slot := grow(rk.slot, len(rows))
 	clear(slot)
 	rk.slot = slot
@@ -209,6 +257,9 @@ func (rk *ranker) rank(rows []store.SearchRow, p Params, nTerms int) []rankedHit
 		}
 		h.similarity = 1 - rows[i].Distance
 	}
+	for place, i := range byTime[:min(depth, len(byTime))] {
+		get(i).timeRank = place + 1
+	}
 	rk.found = found
 
 	scored := rk.scored[:0]
@@ -225,11 +276,15 @@ func (rk *ranker) rank(rows []store.SearchRow, p Params, nTerms int) []rankedHit
 		if h.vecRank > 0 {
 			rrf += p.VectorWeight / float64(rrfConst+h.vecRank)
 		}
+		if h.timeRank > 0 {
+			rrf += timeWeight / float64(rrfConst+h.timeRank)
+		}
 		age := max(p.Now.Sub(rows[i].OccurredAt).Seconds(), 0)
 		h.score = rrf * (1 + p.RecencyWeight*math.Exp2(-min(age/p.RecencyHalfLife.Seconds(), maxPriorHalvings)))
 		if p.UserWeight > 0 && rows[i].Role == events.RoleUser {
 			h.score *= 1 + p.UserWeight
 		}
+
 		scored = append(scored, int32(k))
 	}
 	slices.SortFunc(scored, func(x, y int32) int {
@@ -611,4 +666,14 @@ func (rk *ranker) withSessions(rows []store.SearchRow, lex []float64, nTerms int
 			lex[i] += scale * score[k]
 		}
 	}
+}
+
+// during reports whether t falls in one of spans.
+func during(spans []assemble.Span, t time.Time) bool {
+	for _, s := range spans {
+		if s.Contains(t) {
+			return true
+		}
+	}
+	return false
 }

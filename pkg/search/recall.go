@@ -30,10 +30,29 @@ func (cfg Config) Query(tenant, userID, query string, k int, now time.Time) Quer
 	case AboutUser(query):
 		user = max(user, cfg.ContextRecallSelfWeight)
 	}
-	return Query{TenantID: tenant, Text: query, Params: Params{UserID: userID, K: k, Now: now,
+	var during []assemble.Span
+	var untimed string
+	if cfg.ContextRecallTimeWeight > 0 {
+		during, untimed = assemble.MessageTimes(query, now)
+		if during == nil {
+			untimed = ""
+		}
+	}
+	return Query{TenantID: tenant, Text: query, Untimed: untimed, Params: Params{UserID: userID, K: k, Now: now,
 		MaxPerSession: cfg.ContextRecallPerSession, Neighbors: n > 0, NeighborTurns: turns,
 		NeighborHits: n + shownNeighbors(n, cfg.ContextRecallWide), Kinds: cfg.ContextRecallKinds, UserWeight: user,
-		IDFPower: cfg.ContextRecallIDFPower, SessionWeight: max(cfg.ContextRecallSessionWeight, 0)}}
+		IDFPower: cfg.ContextRecallIDFPower, SessionWeight: max(cfg.ContextRecallSessionWeight, 0),
+		During: during, DuringWeight: max(cfg.ContextRecallTimeWeight, 0)}}
+}
+
+// During is the times a message names that its recall lifts
+// (ContextRecallTimeWeight), read at now in now's location: nil when the
+// lift is off.
+func (cfg Config) During(query string, now time.Time) []assemble.Span {
+	if cfg.ContextRecallTimeWeight <= 0 {
+		return nil
+	}
+	return assemble.MessageSpans(query, now)
 }
 
 // shownNeighbors is the most turns recalled shows as neighbours: four for

@@ -144,6 +144,12 @@ func NewSearcher(st *store.Store, an *Analyzer, emb embed.Embedder, embedTimeout
 type Query struct {
 	TenantID string
 	Text     string
+	// Untimed, when set, is what is searched for instead of Text (its
+	// terms and its vector): the message without the times it names
+	// (assemble.MessageTimes), which During stands for; "Saturday" said of
+	// other days is not what "last Saturday" asks for. Text's terms when
+	// nothing is left to search for.
+	Untimed string
 	Params
 }
 
@@ -187,19 +193,27 @@ func (s *Searcher) Search(ctx context.Context, q Query) (Result, error) {
 // reads (InBatch, store.Tenant.Context).
 func (s *Searcher) Prepare(ctx context.Context, q Query) (p Params, res Result, ok bool) {
 	p = q.Params
-	p.Terms = s.an.QueryTerms(q.Text)
+	text := q.Text
+	if q.Untimed != "" {
+		text = q.Untimed
+	}
+	p.Terms = s.an.QueryTerms(text)
 	if p.VectorWeight == 0 {
 		p.VectorWeight = s.vectorWeight
 	}
-	res = Result{Terms: p.Terms}
-	if p.Vector == nil && s.emb != nil && q.Text != "" {
-		p.Vector, p.Model, res.EmbedErr = s.embedQuery(ctx, q.Text)
+	if p.Vector == nil && s.emb != nil && text != "" {
+		p.Vector, p.Model, res.EmbedErr = s.embedQuery(ctx, text)
 		if res.EmbedErr != nil {
 			s.log.WarnContext(ctx, "search: query not embedded, searching by terms only",
 				"tenant", q.TenantID, "user", p.UserID, "err", res.EmbedErr)
 		}
 	}
-	res.Vector = p.Vector != nil
+	if len(p.Terms) == 0 && p.Vector == nil && text != q.Text {
+		// Nothing left to search for but the times the message names: its
+		// own words then.
+		p.Terms = s.an.QueryTerms(q.Text)
+	}
+	res.Terms, res.Vector = p.Terms, p.Vector != nil
 	return p, res, len(p.Terms) > 0 || p.Vector != nil
 }
 
