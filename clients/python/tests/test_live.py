@@ -268,13 +268,20 @@ class LiveTest(unittest.TestCase):
         )
         self.assertEqual(len(acc["accepted"]), 2)
         self.recall.edit_attributes(self.user, [{"key": "location", "op": "put", "value": "Berlin"}])
+        # Each edit is stored on its own: Berlin and peanuts may be current
+        # before Paris, made earlier, is stored as superseded.
         attrs = eventually(
-            lambda: (lambda a: a if [v["value"] for v in a["current"]] == ["Berlin", "peanuts"] else None)(
-                self.recall.attributes(self.user, history=True)
-            ),
+            lambda: (
+                lambda a: a
+                if [v["value"] for v in a["current"]] == ["Berlin", "peanuts"] and len(a["history"]) == 3
+                else None
+            )(self.recall.attributes(self.user, history=True)),
             what="the edits stored",
         )
-        self.assertIn("superseded", [v["status"] for v in attrs["history"]])
+        self.assertEqual(
+            sorted((v["value"], v["status"]) for v in attrs["history"]),
+            [("Berlin", "current"), ("Paris", "superseded"), ("peanuts", "current")],
+        )
         ctx = self.recall.context(self.user, unique("new-session"), query="any dessert ideas for the weekend?")
         self.assertEqual([e["key"] for e in ctx["profile"]["about"]], ["location", "allergies"])
         self.assertIn("allergic to: peanuts", ctx["prompt"])

@@ -231,11 +231,13 @@ describe("live Recall", { concurrency: true }, () => {
     ], { occurredAt: new Date("2026-11-01T00:00:00Z") });
     assert.equal(acc.accepted.length, 2);
     await recall.editAttributes(user, [{ key: "location", op: "put", value: "Berlin" }]);
+    // Each edit is stored on its own: Berlin and peanuts may be current
+    // before Paris, made earlier, is stored as superseded.
     const attrs = await eventually(async () => {
       const a = await recall.attributes(user, { history: true });
-      return a.current.map((v) => v.value).join() === "Berlin,peanuts" ? a : undefined;
+      return a.current.map((v) => v.value).join() === "Berlin,peanuts" && a.history?.length === 3 ? a : undefined;
     }, "the edits stored");
-    assert.ok(attrs.history?.some((v) => v.status === "superseded"));
+    assert.deepEqual(attrs.history?.map((v) => `${v.value}:${v.status}`).sort(), ["Berlin:current", "Paris:superseded", "peanuts:current"]);
     const ctx = await recall.context({ user_id: user, session_id: unique("new-session"), query: "any dessert ideas for the weekend?" });
     assert.deepEqual(ctx.profile?.about.map((e) => e.key), ["location", "allergies"]);
     assert.match(ctx.prompt, /allergic to: peanuts/);
