@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
+
+	"github.com/recallhq/recall/internal/pause"
 )
 
 // maxBatch is the most turns one POST /v1/turns takes (API_MAX_BATCH).
@@ -138,7 +140,7 @@ func (c *Client) PostTurns(ctx context.Context, userID string, turns []Turn) ([]
 				if err = c.do(ctx, http.MethodPost, "/v1/turns", body, nil); err == nil || !retryable(err) {
 					break
 				}
-				if !sleep(ctx, time.Duration(attempt+1)*time.Second) {
+				if !pause.For(ctx, time.Duration(attempt+1)*time.Second) {
 					return refused, ctx.Err()
 				}
 			}
@@ -284,18 +286,6 @@ func promptOf(p *string) (string, error) {
 		return "", errors.New("context answer has no prompt field")
 	}
 	return *p, nil
-}
-
-// sleep waits d or until ctx ends; false when ctx ended.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 // GetOnly reports whether contexts have been asked with GET, the server

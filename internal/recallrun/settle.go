@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/recallhq/recall/internal/pause"
 	"github.com/recallhq/recall/pkg/queue"
 
 	"github.com/nats-io/nats.go"
@@ -182,7 +183,7 @@ func Settle(ctx context.Context, count Counter, total int64, o SettleOptions, lo
 		if now.Sub(start) > o.Timeout {
 			return res, fmt.Errorf("pipeline not caught up after %s: %d of %d messages stored; consumers %s", o.Timeout, stored, total, queue.FormatLags(lags))
 		}
-		if !sleep(ctx, o.Poll) {
+		if !pause.For(ctx, o.Poll) {
 			return res, ctx.Err()
 		}
 	}

@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/recallhq/recall/internal/pause"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/worker"
@@ -276,12 +277,8 @@ func (d *Decayer) Loop(ctx context.Context) error {
 			wait = min(wait, d.cfg.RetryAfter)
 		}
 		d.log.Info("next decay run", "in", wait.String())
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !pause.For(ctx, wait) {
 			return nil
-		case <-t.C:
 		}
 	}
 }
@@ -333,13 +330,6 @@ func (s *StepRun) Batch(ctx context.Context, progress ...any) error {
 		}
 		s.run.log.Info("decay step progress", attrs...)
 	}
-	if p := s.run.Config.BatchPause; p > 0 {
-		t := time.NewTimer(p)
-		defer t.Stop()
-		select {
-		case <-ctx.Done():
-		case <-t.C:
-		}
-	}
+	pause.For(ctx, s.run.Config.BatchPause)
 	return ctx.Err()
 }

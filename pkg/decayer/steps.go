@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/recallhq/recall/internal/pause"
 	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
@@ -274,12 +275,8 @@ func retryConflicts(ctx context.Context, f func() error) error {
 		if err = f(); err == nil || !isConflict(err) {
 			return err
 		}
-		t := time.NewTimer(time.Duration(i+1) * 100 * time.Millisecond)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !pause.For(ctx, time.Duration(i+1)*100*time.Millisecond) {
 			return ctx.Err()
-		case <-t.C:
 		}
 	}
 	return err

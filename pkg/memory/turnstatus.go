@@ -14,6 +14,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/recallhq/recall/internal/pause"
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/queue"
@@ -121,7 +122,7 @@ func (s *Service) waitTurns(ctx context.Context, accepted []contract.Accepted, s
 		} else if wctx.Err() == nil {
 			s.log.Warn("turn wait: read consumer floors", "error", err.Error())
 		}
-		if !sleep(wctx, delay) {
+		if !pause.For(wctx, delay) {
 			break
 		}
 	}
@@ -157,19 +158,6 @@ func (s *Service) waitTurns(ctx context.Context, accepted []contract.Accepted, s
 	out.Reached = len(out.Pending) == 0 && len(out.DeadLettered) == 0
 	out.WaitedMS = time.Since(start).Milliseconds()
 	return out
-}
-
-// sleep waits d, or less when ctx ends first; it reports whether it
-// waited all of d.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }
 
 // sortedKeys are a map's keys in order.

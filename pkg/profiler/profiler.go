@@ -20,6 +20,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/recallhq/recall/internal/pause"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/record"
 	"github.com/recallhq/recall/pkg/worker"
@@ -192,14 +193,10 @@ func (w *Worker) hold(ctx context.Context, t time.Time) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
+	if !pause.For(ctx, d) {
 		return fmt.Errorf("hold profile task: %w", ctx.Err())
-	case <-timer.C:
-		return nil
 	}
+	return nil
 }
 
 // Refresh recomputes a user's profile as of at (event time), for a task that

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/recallhq/recall/internal/pause"
 	"github.com/recallhq/recall/pkg/queue"
 )
 
@@ -259,7 +260,7 @@ func waitClusterHealthy(ctx context.Context, js jetstream.JetStream, want int, t
 			}
 			return time.Since(start), nil, fmt.Errorf("cluster health: %w", err)
 		}
-		if !sleepCtx(ctx, 250*time.Millisecond) {
+		if !pause.For(ctx, 250*time.Millisecond) {
 			return time.Since(start), nil, ctx.Err()
 		}
 	}

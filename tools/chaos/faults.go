@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/recallhq/recall/internal/pause"
 	"github.com/recallhq/recall/internal/pgcluster"
 
 	"github.com/recallhq/recall/pkg/queue"
@@ -148,7 +149,7 @@ func (in *injector) Records() []faultRecord {
 // Run carries out the schedule.
 func (in *injector) Run(ctx context.Context, plan []plannedFault) error {
 	for _, f := range plan {
-		if !sleepUntil(ctx, in.start.Add(f.At)) {
+		if !pause.Until(ctx, in.start.Add(f.At)) {
 			return ctx.Err()
 		}
 		var err error
@@ -208,7 +209,7 @@ func (in *injector) bounce(ctx context.Context, s *natsServer) (int, error) {
 	if err != nil {
 		return pid, err
 	}
-	if !sleepCtx(ctx, in.natsDown) {
+	if !pause.For(ctx, in.natsDown) {
 		return pid, ctx.Err()
 	}
 	if err := s.Start(ctx); err != nil {
@@ -315,7 +316,7 @@ func (in *injector) stallKill(ctx context.Context, dbURL string, js jetstream.Je
 		// Let the running ingest be handed the turns: the first one new
 		// turns, each later one the turns its predecessor died holding,
 		// redelivered after AckWait.
-		if !sleepCtx(ctx, ackWait+time.Second) {
+		if !pause.For(ctx, ackWait+time.Second) {
 			return ctx.Err()
 		}
 		held, err := ackPending(ctx, js, "RECALL_TURNS", "ingest")
@@ -343,7 +344,7 @@ func (in *injector) stallKill(ctx context.Context, dbURL string, js jetstream.Je
 			fmt.Sprintf("pid %d held %d unacknowledged turns (%d of them redelivered); restarted as pid %d", pid, held.NumAckPending, held.NumRedelivered, p.Pid()))
 	}
 	// Past the last kill's AckWait, the server has given up on those turns.
-	if !sleepCtx(ctx, ackWait+time.Second) {
+	if !pause.For(ctx, ackWait+time.Second) {
 		return ctx.Err()
 	}
 	if err := tx.Rollback(ctx); err != nil {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recallhq/recall/internal/pause"
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/queue"
 )
@@ -178,7 +179,7 @@ func (r *run) waitForgotten(ctx context.Context, users []forgotten, timeout time
 		if err != nil || cond(h) || time.Since(start) > timeout {
 			return h, time.Since(start), err
 		}
-		if !sleepCtx(ctx, 250*time.Millisecond) {
+		if !pause.For(ctx, 250*time.Millisecond) {
 			return h, time.Since(start), ctx.Err()
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/recallhq/recall/internal/pause"
 	"github.com/recallhq/recall/pkg/events"
 )
 
@@ -150,7 +151,7 @@ func (p *publisher) directOne(ctx context.Context, t *events.Turn) (bool, error)
 		p.ledger.mu.Lock()
 		p.ledger.stats.Retries++
 		p.ledger.mu.Unlock()
-		if !sleepCtx(ctx, retryPause) {
+		if !pause.For(ctx, retryPause) {
 			return false, ctx.Err()
 		}
 	}
@@ -233,7 +234,7 @@ func (p *publisher) postOne(ctx context.Context, tenant string, turns []*events.
 		p.ledger.mu.Lock()
 		p.ledger.stats.Retries++
 		p.ledger.mu.Unlock()
-		if !sleepCtx(ctx, retryPause) {
+		if !pause.For(ctx, retryPause) {
 			return 0, ctx.Err()
 		}
 	}
@@ -266,7 +267,7 @@ func (p *publisher) poison(ctx context.Context, tenant, id string) error {
 			p.ledger.mu.Unlock()
 			return nil
 		}
-		if !sleepCtx(ctx, retryPause) {
+		if !pause.For(ctx, retryPause) {
 			return ctx.Err()
 		}
 	}
@@ -289,7 +290,7 @@ func publishPlan(ctx context.Context, p *publisher, w *workload, o Options, seed
 	start := time.Now()
 	lastReport := start
 	for c := 0; c < chunks; c++ {
-		if !sleepUntil(ctx, start.Add(time.Duration(int64(o.Publish)*int64(c)/int64(chunks)))) {
+		if !pause.Until(ctx, start.Add(time.Duration(int64(o.Publish)*int64(c)/int64(chunks)))) {
 			return ctx.Err()
 		}
 		lo, hi := c*o.ChunkSize, min((c+1)*o.ChunkSize, len(w.Turns))
@@ -341,7 +342,7 @@ func publishPlan(ctx context.Context, p *publisher, w *workload, o Options, seed
 		}
 	}
 	// The last turns' window passes, then a final sample comes again.
-	if !sleepCtx(ctx, o.DuplicateWindow+time.Second) {
+	if !pause.For(ctx, o.DuplicateWindow+time.Second) {
 		return ctx.Err()
 	}
 	return repeatOld(ctx, p, r, byKey, time.Now().Add(-o.DuplicateWindow-time.Second), max(10, len(w.Turns)/50))
@@ -375,23 +376,4 @@ func repeatOld(ctx context.Context, p *publisher, r *rand.Rand, byKey map[turnKe
 	p.ledger.stats.AfterDup += d1 + d2
 	p.ledger.mu.Unlock()
 	return nil
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
-
-func sleepUntil(ctx context.Context, at time.Time) bool {
-	d := time.Until(at)
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	return sleepCtx(ctx, d)
 }

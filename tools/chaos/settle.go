@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/recallhq/recall/internal/pause"
 	"github.com/recallhq/recall/pkg/queue"
 )
 
@@ -67,7 +68,7 @@ func waitSettled(ctx context.Context, js jetstream.JetStream, db *pgxpool.Pool, 
 			lastReport = now
 			log.Info("waiting to settle", "consumers (pending+unacked)", queue.FormatLags(lags), "sessions_behind", behind)
 		}
-		if now.Sub(start) > timeout || !sleepCtx(ctx, 250*time.Millisecond) {
+		if now.Sub(start) > timeout || !pause.For(ctx, 250*time.Millisecond) {
 			res.Took = time.Since(start)
 			return res
 		}
