@@ -115,15 +115,19 @@ func (s *Service) ContextWith(ctx context.Context, tenant string, qv url.Values,
 	var (
 		data store.ContextData
 		hits []search.Hit
+		zone *time.Location
 	)
 	err := s.read(ctx, tenant, func(t *store.Tenant) (err error) {
 		hits, err = search.InBatch(sp, func(scan *store.SearchScan) (err error) {
 			data, err = t.Context(ctx, sessionID, userID, lim.Messages, maxFacts*4, maxSummaries, true, at, scan)
-			if zone := s.userZone(tenant, data.Assertions); err == nil && sp != nil && zone != nil {
+			if err != nil {
+				return err
+			}
+			if zone = s.userZone(tenant, data.Assertions); sp != nil && zone != nil {
 				// The times the message names are the user's days.
 				sp.During = s.cfg.Config.During(query, now.In(zone))
 			}
-			return err
+			return nil
 		})
 		return err
 	})
@@ -160,7 +164,7 @@ func (s *Service) ContextWith(ctx context.Context, tenant string, qv url.Values,
 	parts.ProfileLimit = max(s.cfg.ContextProfileChars, 0)
 	parts.RecalledShare = s.cfg.ContextRecalledShare
 	parts.Now = now
-	parts.Zone = s.userZone(tenant, data.Assertions)
+	parts.Zone = zone
 	if query != "" {
 		parts.Recalled = s.cfg.Config.Recalled(query, sr, parts.Window)
 	}

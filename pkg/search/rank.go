@@ -187,6 +187,7 @@ func (rk *ranker) rank(rows []store.SearchRow, p Params, nTerms int) []rankedHit
 	// neither way last: "what gardening did I do two weeks ago?" is
 	// answered by "I just planted 12 new tomato saplings today", which
 	// shares no word with it.
+	//
 	// The list weighs by how much of the history it leaves out: "in the
 	// past two months" of a history that began three weeks ago says
 	// nothing about what the message needs, and its list would only count
@@ -284,7 +285,6 @@ func (rk *ranker) rank(rows []store.SearchRow, p Params, nTerms int) []rankedHit
 		if p.UserWeight > 0 && rows[i].Role == events.RoleUser {
 			h.score *= 1 + p.UserWeight
 		}
-
 		scored = append(scored, int32(k))
 	}
 	slices.SortFunc(scored, func(x, y int32) int {
