@@ -24,10 +24,11 @@ type Config struct {
 	// turns are short, 0.824 / 0.794 -> 0.825 / 0.791 (docs/benchmarks.md).
 	ContextRecallSnippet int `env:"CONTEXT_RECALL_SNIPPET_CHARS" envDefault:"300"`
 	// ContextRecallAssistantSnippet bounds the snippet of an assistant's
-	// turn found for a message that points back at what the assistant said
-	// ("remind me what you suggested", 你之前推荐的; RefersToAssistant):
-	// the answer is inside that turn, often past a snippet's length. At
-	// most ContextRecallSnippet when smaller. 800 (docs/benchmarks.md):
+	// turn found, or shown as the reply to a turn found, for a message that
+	// points back at what the assistant said ("remind me what you
+	// suggested", 你之前推荐的; RefersToAssistant): the answer is inside that
+	// turn, often past a snippet's length. At most ContextRecallSnippet
+	// when smaller. 800 (docs/benchmarks.md):
 	// LongMemEval answer tokens 0.748 -> 0.752 and answer hits 0.556 ->
 	// 0.564 with the same evidence; 1500 the same as 800; LoCoMo as it was.
 	ContextRecallAssistantSnippet int `env:"CONTEXT_RECALL_ASSISTANT_SNIPPET_CHARS" envDefault:"800"`

@@ -153,10 +153,13 @@ func recalled(query string, res Result, w assemble.Window, snip snippets, nb nei
 	toAssistant := snip.assistant > snippet && RefersToAssistant(query)
 	for i := range hits {
 		n := snippet
-		if isNeighbor[i] {
-			n = snip.neighbor
-		} else if toAssistant && hits[i].Role == events.RoleAssistant {
+		switch {
+		case toAssistant && hits[i].Role == events.RoleAssistant:
+			// A hit's or a neighbour's: the assistant's reply to the turn
+			// found is where what it said is.
 			n = snip.assistant
+		case isNeighbor[i]:
+			n = snip.neighbor
 		}
 		if n <= 0 || !assemble.Longer(hits[i].Text, n) {
 			continue

@@ -115,3 +115,29 @@ func TestRecalledAssistantSnippets(t *testing.T) {
 		require.LessOrEqual(t, n, 301, "a message about something else: every hit at a hit's length")
 	}
 }
+
+// The assistant's reply brought as the neighbour of the user's turn found
+// is where what it said is: at the assistant's length too, while the
+// other neighbours keep theirs.
+func TestRecalledAssistantNeighbourSnippets(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2023, 5, 8, 9, 0, 0, 0, time.UTC)
+	long := strings.Repeat("Try a slow-cooked chickpea stew with smoked paprika and lemon. ", 20)
+	res := Result{Hits: []Hit{{Kind: store.SearchMessage, SourceID: "u1", SessionID: "s", Role: "user", OccurredAt: at,
+		Text: "write me a dinner plan", Previous: &Neighbor{EventID: "u0", Role: "user", OccurredAt: at, Content: long},
+		Next: &Neighbor{EventID: "a1", Role: "assistant", OccurredAt: at.Add(time.Minute), Content: long}}}}
+	lengths := func(query string) map[string]int {
+		r := recalled(query, res, assemble.Window{}, snippets{hit: 300, neighbor: 150, assistant: 800}, neighbors{first: 1}, false, false)
+		out := map[string]int{}
+		for _, h := range r.Hits {
+			out[h.EventID] = utf8.RuneCountInString(h.Text)
+		}
+		return out
+	}
+	got := lengths("Can you remind me what you suggested for dinner?")
+	require.Greater(t, got["a1"], 600, "the assistant's reply at the assistant's length")
+	require.LessOrEqual(t, got["a1"], 801)
+	require.LessOrEqual(t, got["u0"], 151, "the user's neighbour at a neighbour's")
+	got = lengths("What stew should I cook tonight?")
+	require.LessOrEqual(t, got["a1"], 151, "a message about something else: a neighbour's length")
+}
