@@ -328,4 +328,14 @@ func TestContextRecallsWhenTheMessageSays(t *testing.T) {
 	}
 	require.Equal(t, "I planted twelve tomato saplings in the back garden.", first("zoned"))
 	require.Contains(t, first("utc"), "sourdough on Saturday")
+	// The context says how it read the message's time: the user's
+	// Saturday, which began on Friday at 16:00 UTC.
+	res = b.do(t, http.MethodPost, "/v1/context", "t", mustJSON(t, map[string]any{"user_id": "zoned", "session_id": "new",
+		"query": "What did I do last Saturday?", "at": at.Format(time.RFC3339)}))
+	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
+	during := decode[contract.Context](t, res).Recalled.During
+	require.Len(t, during, 1)
+	require.True(t, during[0].From.Equal(time.Date(2026, 5, 1, 16, 0, 0, 0, time.UTC)), during[0].From)
+	require.True(t, during[0].To.Equal(time.Date(2026, 5, 2, 16, 0, 0, 0, time.UTC)), during[0].To)
+	require.Contains(t, string(res.Body), `"from":"2026-05-02T00:00:00+08:00"`, "in the user's zone")
 }

@@ -20,6 +20,9 @@ type Recalled struct {
 	Hits   []RecalledHit
 	Cuts   []Cut
 	Notes  []RecalledNote
+	// During are the times the query names that the search lifted
+	// (MessageTimes), in the user's zone.
+	During []Span
 	// dates has the budget follow each turn it considers with what its
 	// relative dates meant (ResolveDates).
 	dates bool

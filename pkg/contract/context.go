@@ -214,6 +214,17 @@ type Recalled struct {
 	Hits   []RecalledHit `json:"hits"`
 	Cuts   []Cut         `json:"cuts,omitempty"`
 	Notes  []Note        `json:"notes,omitempty"`
+	// During are the times the message names ("last Saturday", "four weeks
+	// ago", "in the past month"), as the search read them, in the user's
+	// time zone: what happened then was recalled first. Absent when it
+	// names none.
+	During []Span `json:"during,omitempty"`
+}
+
+// Span is a stretch of time, [From, To).
+type Span struct {
+	From time.Time `json:"from"`
+	To   time.Time `json:"to"`
 }
 
 // Note says why a search ran short of what it was asked without failing:

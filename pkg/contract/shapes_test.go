@@ -73,6 +73,7 @@ var shapes = []shape{
 	{v: contract.Recalled{}, openapi: "Context.recalled", ts: "Recalled", py: "Recalled"},
 	{v: contract.RecalledHit{}, openapi: "Context.recalled.hits[]", ts: "RecalledHit", py: "RecalledHit"},
 	{v: contract.Note{}, openapi: "Note", ts: "Note", py: "Note"},
+	{v: contract.Span{}, openapi: "Context.recalled.during[]", ts: "Span", py: "Span"},
 	{v: contract.Cut{}, openapi: "Cut", ts: "Cut", py: "Cut"},
 	{v: contract.SearchParams{}, openapi: "SearchParams", ts: "SearchParams", request: true, extra: []string{"neighbors"}, tsArgs: []string{"q"}},
 	{v: contract.SearchResult{}, openapi: "SearchResult", ts: "SearchResult", py: "SearchResult"},

@@ -142,6 +142,9 @@ func (s *Service) ContextWith(ctx context.Context, tenant string, qv url.Values,
 		}
 	}
 	sr.Hits = hits
+	if sp != nil && sp.DuringWeight > 0 {
+		sr.During = sp.During
+	}
 	switch {
 	case err != nil:
 		return nil, err

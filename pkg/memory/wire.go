@@ -100,7 +100,8 @@ func toContext(p *assemble.Parts) (list *contract.List, w contract.Window, f con
 				return contract.RecalledHit{Kind: h.Kind, EventID: h.EventID, SessionID: h.SessionID, Role: h.Role,
 					OccurredAt: h.OccurredAt, Text: h.Text, Truncated: h.Truncated, Score: h.Score}
 			}),
-			Notes: mapSlice(p.Recalled.Notes, func(n assemble.RecalledNote) contract.Note { return contract.Note{Reason: n.Reason, Detail: n.Detail} })}
+			Notes:  mapSlice(p.Recalled.Notes, func(n assemble.RecalledNote) contract.Note { return contract.Note{Reason: n.Reason, Detail: n.Detail} }),
+			During: mapSlice(p.Recalled.During, func(x assemble.Span) contract.Span { return contract.Span{From: x.From, To: x.To} })}
 	}
 	return list, w, f, s, r
 }

@@ -181,6 +181,7 @@ func recalled(query string, res Result, w assemble.Window, snip snippets, nb nei
 		snippet = snip.assistant
 	}
 	out := assemble.Recall(query, res.How(), hits, w, snippet)
+	out.During = res.During
 	if dates {
 		out.ResolveDates()
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/store"
 )
@@ -156,6 +157,9 @@ type Query struct {
 // Result is what a search found, and how it searched.
 type Result struct {
 	Hits []Hit
+	// During are the times the query names that the search lifted
+	// (Params.During).
+	During []assemble.Span
 	// Terms are the query's terms.
 	Terms []string
 	// Vector says whether the vector side ran; EmbedErr is why not when an

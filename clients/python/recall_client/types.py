@@ -368,9 +368,16 @@ class _RecalledBase(TypedDict):
     hits: List[RecalledHit]
 
 
+# A stretch of time, [from, to): RFC 3339 times ("from" is a keyword, hence the call form).
+Span = TypedDict("Span", {"from": str, "to": str})
+
+
 class Recalled(_RecalledBase, total=False):
     cuts: List[Cut]
     notes: List[Note]
+    # The times the message names ("last Saturday", "four weeks ago"), as the
+    # search read them in the user's time zone; absent when it names none.
+    during: List[Span]
 
 
 class ProfileEntry(TypedDict):

@@ -323,12 +323,20 @@ export interface RecalledHit {
   score: number;
 }
 
+/** A stretch of time, [from, to): RFC 3339 times. */
+export interface Span {
+  from: string;
+  to: string;
+}
+
 export interface Recalled {
   query: string;
   search: "hybrid" | "lexical";
   hits: RecalledHit[];
   cuts?: Cut[];
   notes?: Note[];
+  /** The times the message names ("last Saturday", "four weeks ago"), as the search read them in the user's time zone; absent when it names none. */
+  during?: Span[];
 }
 
 /** GET/POST /v1/context: the parts and `prompt`, the block to put in the system prompt. */
