@@ -69,8 +69,11 @@ function preview(ctx) {
 /** recalled lists what the search found in the user's history, as the prompt shows it: when, in which session, by whom. */
 function recalled(r) {
   const head = h('h3', null, `Recalled for “${r.query}”: ${count(r.hits.length, 'hit')} (${r.search} search)`);
-  if (r.hits.length === 0) return h('div', null, head, h('p', { class: 'empty' }, 'Nothing in the user\'s history matched, or nothing fitted.'));
-  return h('div', null, head, h('div', { class: 'scroll' }, h('table', { class: 'stack', id: 'recalled' },
+  // The times the message names, as the search read them (the user's days): what happened then comes first.
+  const during = r.during && r.during.length ? h('p', { id: 'during', class: 'muted small' },
+    `The message names a time, read as ${r.during.map((s) => `${time(s.from)} – ${time(s.to)} UTC`).join(', ')}: what happened then is recalled first.`) : null;
+  if (r.hits.length === 0) return h('div', null, head, during, h('p', { class: 'empty' }, 'Nothing in the user\'s history matched, or nothing fitted.'));
+  return h('div', null, head, during, h('div', { class: 'scroll' }, h('table', { class: 'stack', id: 'recalled' },
     h('thead', null, h('tr', null, h('th', null, 'when'), h('th', null, 'session'), h('th', null, 'what'), h('th', null, 'snippet'), h('th', { class: 'num' }, 'score'))),
     h('tbody', null, r.hits.map((hit) => h('tr', { 'data-kind': hit.kind },
       h('td', { 'data-label': 'when', class: 'nowrap' }, time(hit.occurred_at)),

@@ -342,6 +342,14 @@ try {
   await page.click('#session-page form button[type=submit]');
   await page.locator('#preview > p', { hasText: 'of 400 budget' }).waitFor({ timeout });
   check(await page.locator('#budget').innerText().then((t) => t.includes('budget')), 'a small budget shows what was cut and why');
+  // A message that names a time says how it was read.
+  check(await page.locator('#during').count() === 0, 'a message without a time has no note of one');
+  await page.fill('input[name=query]', '上周我们聊了哪些书？');
+  await page.click('#session-page form button[type=submit]');
+  const during = page.locator('#during');
+  if (await seen(during, 'a message that names a time says how it was read')) {
+    check(await during.innerText().then((t) => /\d{4}-\d{2}-\d{2} \d{2}:\d{2} – \d{4}-\d{2}-\d{2}/.test(t)), 'the time is read as a span of dates');
+  }
   await page.locator('#prompt').evaluate((el) => { el.closest('details').open = true; });
   await shot(page, 'session-desktop', 'session page, desktop: context preview with the budget per part and the cuts, current list, summaries, messages with a tool call and a list expanded');
 
