@@ -328,7 +328,7 @@ func zhExpression(rest string, day time.Time, add func(phrase, meaning string, s
 			return len(e.word)
 		}
 	}
-	if rest[0] == "上"[0] || rest[0] == "下"[0] {
+	if strings.HasPrefix(rest, "上") || strings.HasPrefix(rest, "下") {
 		if n := zhSide(rest, day, add); n > 0 {
 			return n
 		}

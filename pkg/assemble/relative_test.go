@@ -38,6 +38,10 @@ func TestRelativeNote(t *testing.T) {
 		{"上周一起去的，上周末也去了", " 【上周：2023年5月8日 周一的前一周；上周末：2023年5月8日 周一的前一个周末】"},
 		{"上周天气很好", " 【上周：2023年5月8日 周一的前一周】"},
 		{"我一个人去的", ""},
+		// 三, 两 and 一 begin with the same byte as 上 and 下 in UTF-8: a
+		// count of months or weeks before is not "next month".
+		{"我两个月前去过，三周前又去了", " 【两个月前：约2023年3月；三周前：2023年4月17日 周一前后】"},
+		{"一个月前的事", " 【一个月前：约2023年4月】"},
 		{"Last. Week was fine; last-week", ""},
 		{"Today I cooked dinner.", ""},
 		{"The last year of the war", ""},
