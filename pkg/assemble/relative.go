@@ -565,7 +565,9 @@ func (s Span) Contains(t time.Time) bool { return !t.Before(s.From) && t.Before(
 // 三天前. The expressions are those RelativeNote reads, at most
 // maxRelativeNotes of them, and the stretches up to now a question asks
 // about ("in the past two weeks", "during the last month", "the past few
-// days": recentSpans); what lies ahead ("next week") is left out, as
+// days": recentSpans) and the months it names ("in March", "during
+// February 2023", "from July to October", 三月份: monthSpans); what lies
+// ahead ("next week") is left out, as
 // nothing said about it has happened yet. spans is nil when there is
 // none; untimed is the message with those expressions blanked out, for a
 // search by its other words ("Saturday" said of other days is not what
@@ -581,7 +583,9 @@ func MessageTimes(text string, now time.Time) (spans []Span, untimed string) {
 		scanChinese(text, day, &notes)
 	}
 	var blank []byte
-	for _, t := range append(notes.times, recentSpans(text, day)...) {
+	times := append(notes.times, recentSpans(text, day)...)
+	times = append(times, monthSpans(text, day)...)
+	for _, t := range times {
 		if !t.span.From.Before(now) {
 			continue
 		}
@@ -738,6 +742,164 @@ func recentSpans(text string, day time.Time) []timed {
 		}
 		spans = append(spans, timed{Span{From: from, To: day.AddDate(0, 0, 1)}, i, we})
 		i, prev = we-1, 'x'
+	}
+	return spans
+}
+
+// enMonths are the months' English names, January first.
+var enMonths = [...]string{"January", "February", "March", "April", "May", "June", "July", "August",
+	"September", "October", "November", "December"}
+
+// monthOf reads a capitalized English month name ("March"; 0 for another
+// word).
+func monthOf(w string) time.Month {
+	for i, m := range enMonths {
+		if w == m {
+			return time.Month(i + 1)
+		}
+	}
+	return 0
+}
+
+// monthBefore are the words after which a month's name is the time a
+// message asks about: "in March", "during February", "the month of June",
+// "early May". A name after another word is a name ("the March 15th
+// issue", "May I ask").
+var monthBefore = map[string]bool{"in": true, "during": true, "of": true, "early": true, "late": true,
+	"mid": true, "throughout": true, "from": true, "between": true}
+
+// monthSpans reads the months a message asks about, each the latest that
+// began by day unless a year follows ("in March", "during February 2023",
+// "the month of June"; 三月, 3月份, 2023年3月): the whole month; "from
+// July to October", "between March and May" one span over them; "in
+// January and March" two. A month named with its day ("on March 15th",
+// 3月15日) is left to what the text says of it, as are "before March" and
+// "since June".
+func monthSpans(text string, day time.Time) []timed {
+	var spans []timed
+	prev := byte(' ')
+	for i := 0; i < len(text) && len(spans) < maxRelativeNotes; i++ {
+		c := text[i]
+		start := !isASCIIWordByte(prev)
+		prev = c
+		if !start || c < 'A' || c > 'Z' {
+			continue
+		}
+		end := wordEnd(text, i)
+		m := monthOf(text[i:end])
+		if m == 0 {
+			continue
+		}
+		b := wordsBefore(text, i, 1)
+		if b.n == 0 || !monthBefore[strings.ToLower(b.word(text, 0))] {
+			continue
+		}
+		first, ok := monthAt(text, end, m, day)
+		if !ok {
+			continue
+		}
+		read := timed{first.span, i, first.end}
+		var also []timed
+		// "from July to October", "between March and May", "January and
+		// March".
+		if ls, le, ok := wordAfter(text, first.end); ok {
+			link := strings.ToLower(text[ls:le])
+			if ms, me, ok := wordAfter(text, le); ok {
+				if m2 := monthOf(text[ms:me]); m2 != 0 {
+					second, ok := monthAt(text, me, m2, day)
+					switch {
+					case !ok:
+					case link == "to" || link == "through" || link == "until" || link == "and" && strings.EqualFold(b.word(text, 0), "between"):
+						if second.span.From.After(read.span.From) {
+							read.span.To, read.to = second.span.To, second.end
+						}
+					case link == "and" || link == "or":
+						also = append(also, timed{second.span, ms, second.end})
+					}
+				}
+			}
+		}
+		spans = append(append(spans, read), also...)
+		i, prev = read.to-1, 'x'
+	}
+	if hasHan(text) {
+		spans = append(spans, zhMonthSpans(text, day)...)
+	}
+	return spans
+}
+
+// monthRead is a month a message names, and where its words end.
+type monthRead struct {
+	span Span
+	end  int
+}
+
+// monthAt reads what follows the name of month m, which ends at end: a
+// year ("March 2023", "March, 2023": that month), a day ("March 15th": not
+// a month, ok false), or neither (the latest m that began by day).
+func monthAt(text string, end int, m time.Month, day time.Time) (monthRead, bool) {
+	at := end
+	if at < len(text) && text[at] == ',' {
+		at++
+	}
+	year := day.Year()
+	if m > day.Month() {
+		year--
+	}
+	if ws, we, ok := wordAfter(text, at); ok {
+		w := text[ws:we]
+		if n, err := strconv.Atoi(strings.TrimRight(w, "stndrh")); err == nil && len(w) <= 4 {
+			if n >= 1000 {
+				year, end = n, we
+			} else if n >= 1 && n <= 31 {
+				return monthRead{}, false
+			}
+		}
+	}
+	from := time.Date(year, m, 1, 0, 0, 0, 0, day.Location())
+	return monthRead{Span{From: from, To: from.AddDate(0, 1, 0)}, end}, true
+}
+
+// zhMonthSpans reads the months a Chinese message names: 三月, 3月份, 十二月,
+// 2023年3月; not 三个月 (a length), 3月15日 or 3月15号 (a day), 正月.
+func zhMonthSpans(text string, day time.Time) []timed {
+	var spans []timed
+	for i := 0; i < len(text) && len(spans) < maxRelativeNotes; {
+		rest := text[i:]
+		n, size := zhCountAt(rest)
+		if n == 0 {
+			_, size = utf8.DecodeRuneInString(rest)
+			i += size
+			continue
+		}
+		tail := rest[size:]
+		if n > 12 || !strings.HasPrefix(tail, "月") {
+			i += size
+			continue
+		}
+		end := size + len("月")
+		after := tail[len("月"):]
+		if k, ks := zhCountAt(after); k > 0 && (strings.HasPrefix(after[ks:], "日") || strings.HasPrefix(after[ks:], "号")) {
+			i += end // a day
+			continue
+		}
+		if strings.HasPrefix(after, "份") {
+			end += len("份")
+		}
+		from, at := i, i
+		year := day.Year()
+		if time.Month(n) > day.Month() {
+			year--
+		}
+		// 2023年3月: the year before it.
+		if j := strings.LastIndex(text[:i], "年"); j >= 4 && j+len("年") == i {
+			if y, err := strconv.Atoi(text[j-4 : j]); err == nil {
+				year, from = y, j-4
+			}
+		}
+		start := time.Date(year, time.Month(n), 1, 0, 0, 0, 0, day.Location())
+		spans = append(spans, timed{Span{From: start, To: start.AddDate(0, 1, 0)}, from, at + end})
+		i += end
 	}
 	return spans
 }

@@ -142,6 +142,19 @@ func TestMessageSpans(t *testing.T) {
 		{"上周五我去了哪里？", span(day(4, 28), day(4, 29))},
 		{"三天前说的那本书", span(day(5, 2), day(5, 3))},
 		{"上个月买的鞋", span(day(4, 1), day(5, 1))},
+		{"How many doctor's appointments did I go to in March?", span(day(3, 1), day(4, 1))},
+		{"the museums I visited in the month of February", span(day(2, 1), day(3, 1))},
+		{"What did I do in May?", span(day(5, 1), day(6, 1))},
+		{"What did I do in June?", span(day(6, 1).AddDate(-1, 0, 0), day(7, 1).AddDate(-1, 0, 0))},
+		{"during February 2021", span(day(2, 1).AddDate(-2, 0, 0), day(3, 1).AddDate(-2, 0, 0))},
+		{"rides from July to October", span(day(7, 1).AddDate(-1, 0, 0), day(11, 1).AddDate(-1, 0, 0))},
+		{"the novels I finished in January and March", []Span{{day(1, 1), day(2, 1)}, {day(3, 1), day(4, 1)}}},
+		{"我三月份去了哪里", span(day(3, 1), day(4, 1))},
+		{"2022年12月买的", span(day(12, 1).AddDate(-1, 0, 0), day(1, 1))},
+		{"the March 15th issue", nil},
+		{"What did I read on March 15th?", nil},
+		{"3月15日那天", nil},
+		{"May I ask what I said before March?", nil},
 		{"What are my plans for next week?", nil},
 		{"When was the last time I went swimming?", nil},
 		{"the last month of the war", nil},
@@ -151,6 +164,8 @@ func TestMessageSpans(t *testing.T) {
 		require.Equal(t, c.want, MessageSpans(c.message, now), c.message)
 	}
 	require.Nil(t, MessageSpans("yesterday", time.Time{}), "no time, no span")
+	_, untimed := MessageTimes("What did I buy in March and last Saturday?", now)
+	require.Equal(t, "What did I buy in       and              ?", untimed, "the times' words blanked out")
 	// The day is the zone's: at 07:00 on Saturday in Shanghai, yesterday
 	// is Friday there, which began on Thursday at 16:00 UTC.
 	shanghai := time.FixedZone("UTC+8", 8*3600)

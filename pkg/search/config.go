@@ -146,7 +146,8 @@ type Config struct {
 	ContextRecallSessionWeight float64 `env:"CONTEXT_RECALL_SESSION_WEIGHT" envDefault:"0.4"`
 	// ContextRecallTimeWeight weighs, in the fusion, the list of what
 	// happened when the message says ("what did I do last Saturday?", "the
-	// milestone I mentioned four weeks ago", "in the past month", 上个月;
+	// milestone I mentioned four weeks ago", "in the past month", "in
+	// March", 上个月;
 	// assemble.MessageTimes, read at the context's time in the user's
 	// zone) against the lexical list's 1, times the share of the history
 	// the span leaves out (Params.DuringWeight): the message's words alone
@@ -155,7 +156,8 @@ type Config struct {
 	// It lifts, it does not filter: a "four weeks ago" that was five still
 	// counts. make eval-longmem (docs/benchmarks.md, History): temporal
 	// evidence 0.928 -> 0.960, evidence 0.949 -> 0.957; 2 the same but a
-	// session lost; LoCoMo as it was. 0 none.
+	// session lost; with the months named ("in March"), LoCoMo 0.837 /
+	// 0.817 -> 0.839 / 0.820. 0 none.
 	ContextRecallTimeWeight float64 `env:"CONTEXT_RECALL_TIME_WEIGHT" envDefault:"1"`
 	// SearchEmbedTimeout bounds embedding a query: past it the search goes
 	// on by terms only, and the context says so.
