@@ -59,10 +59,13 @@ func RelativeNote(text string, said time.Time) string {
 type relativeNotes struct {
 	en, zh []string
 	// times are the times the expressions named, where they are in the
-	// text, in the order found (MessageTimes); at is where the Chinese
-	// expression being read begins.
-	times []timed
-	at    int
+	// text, in the order found, kept only when keepTimes is set
+	// (MessageTimes: a recalled turn's note needs none, and dozens of
+	// turns are noted a context); at is where the Chinese expression being
+	// read begins.
+	times     []timed
+	keepTimes bool
+	at        int
 }
 
 // timed is a time a text names, and where it names it: text[from:to].
@@ -85,7 +88,7 @@ func (n *relativeNotes) add(list *[]string, phrase, meaning, sep string, span Sp
 		}
 	}
 	*list = append(*list, phrase+sep+meaning)
-	if span.To.After(span.From) {
+	if n.keepTimes && span.To.After(span.From) {
 		n.times = append(n.times, timed{span, from, from + len(phrase)})
 	}
 }
@@ -577,7 +580,7 @@ func MessageTimes(text string, now time.Time) (spans []Span, untimed string) {
 		return nil, text
 	}
 	day := midnight(now)
-	var notes relativeNotes
+	notes := relativeNotes{keepTimes: true}
 	scanEnglish(text, day, &notes)
 	if hasHan(text) {
 		scanChinese(text, day, &notes)
