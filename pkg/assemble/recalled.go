@@ -227,23 +227,26 @@ func (d *dates) of(t time.Time) string {
 			return d.days[i].text
 		}
 	}
-	s := d.ph.date(t)
+	// The day's text is built in one buffer: one allocation a day.
+	var buf [128]byte
+	b := d.ph.date(buf[:0], t)
 	if !d.now.IsZero() {
 		// Calendar days between the two days (in the zone, as the dates
 		// are written), so a turn of last night is "yesterday" this
 		// morning; a day of 23 or 25 hours rounds to one.
 		n := midnight(d.now.In(zone)).Sub(midnight(t)).Hours() / 24
 		if n >= 0 {
-			s += d.ph.agoSep + d.ph.ago(int(n+0.5), d.in)
+			b = d.ph.ago(append(b, d.ph.agoSep...), int(n+0.5), d.in)
 		}
 		if d.between {
 			if len(d.days) == 0 {
 				d.first = midnight(t)
 			} else if g := int(math.Round(d.first.Sub(midnight(t)).Hours() / 24)); g != 0 {
-				s += d.ph.gapSep + d.ph.gap(g, d.in)
+				b = d.ph.gap(append(b, d.ph.gapSep...), g, d.in)
 			}
 		}
 	}
+	s := string(b)
 	d.days = append(d.days, day{k, s})
 	return s
 }

@@ -83,17 +83,17 @@ type phrases struct {
 	// called and showed describe a turn that has no text, only structure.
 	called, showed func(names string, items int) string
 	// recalled introduces what the history search found; summaryLabel and
-	// factLabel stand where a role would in its lines; date writes a day.
+	// factLabel stand where a role would in its lines; date appends a day.
 	recalled, summaryLabel, factLabel string
-	date                              func(time.Time) string
-	// ago says how many days before the context's time a day was
+	date                              func([]byte, time.Time) []byte
+	// ago appends how many days before the context's time a day was
 	// (ageOf), and in the unit the message asks in (askedUnit), after
 	// agoSep.
-	ago    func(days, in int) string
+	ago    func(b []byte, days, in int) []byte
 	agoSep string
-	// gap says how far a day is from the first day shown (enGap), after
-	// gapSep.
-	gap    func(days, in int) string
+	// gap appends how far a day is from the first day shown
+	// (appendEnGap), after gapSep.
+	gap    func(b []byte, days, in int) []byte
 	gapSep string
 }
 
@@ -117,7 +117,7 @@ var text = map[string]phrases{
 		roles:        map[string]string{"user": "User", "assistant": "Assistant", "tool": "Tool", "system": "System"},
 		recalled:     "From the user's earlier conversations, what may bear on the current message (most relevant first, dated):",
 		summaryLabel: "Summary", factLabel: "Interest",
-		date: enDate, ago: enAgo, agoSep: ", ", gap: enGap, gapSep: "; ",
+		date: appendEnDate, ago: appendEnAgo, agoSep: ", ", gap: appendEnGap, gapSep: "; ",
 	},
 	LangZH: {
 		lang:      LangZH,
@@ -138,7 +138,7 @@ var text = map[string]phrases{
 		roles:        map[string]string{"user": "用户", "assistant": "助手", "tool": "工具", "system": "系统"},
 		recalled:     "用户以往对话中可能与当前消息相关的内容（按相关度排序，附日期）：",
 		summaryLabel: "摘要", factLabel: "兴趣",
-		date: zhDate, ago: zhAgo, agoSep: "，", gap: zhGap, gapSep: "；",
+		date: appendZhDate, ago: appendZhAgo, agoSep: "，", gap: appendZhGap, gapSep: "；",
 	},
 }
 
@@ -147,19 +147,23 @@ var text = map[string]phrases{
 // query dates dozens of lines and the layout interpreter took a few percent
 // of its CPU. Years outside 1000 to 9999 go through the layouts.
 func enDate(t time.Time) string {
+	var buf [32]byte
+	return string(appendEnDate(buf[:0], t))
+}
+
+// appendEnDate appends enDate's text to b.
+func appendEnDate(b []byte, t time.Time) []byte {
 	y, m, d := t.Date()
 	if y < 1000 || y > 9999 {
-		return t.Format("Mon 2 January 2006")
+		return t.AppendFormat(b, "Mon 2 January 2006")
 	}
-	var buf [32]byte
-	b := append(buf[:0], t.Weekday().String()[:3]...)
+	b = append(b, t.Weekday().String()[:3]...)
 	b = append(b, ' ')
 	b = strconv.AppendInt(b, int64(d), 10)
 	b = append(b, ' ')
 	b = append(b, m.String()...)
 	b = append(b, ' ')
-	b = strconv.AppendInt(b, int64(y), 10)
-	return string(b)
+	return strconv.AppendInt(b, int64(y), 10)
 }
 
 // asksBetween reports whether a message that asks a count of days, weeks
@@ -205,96 +209,103 @@ func asksBetween(message string, in int) bool {
 // rounded: "3 months (89 days) ago", "30 days (4 weeks) ago", "45 days (1
 // month) ago" (30天（约4周）前): the count it asks for is read off the line,
 // not worked out for each of a dozen.
-func enAgo(days, in int) string {
+func enAgo(days, in int) string { return string(appendEnAgo(nil, days, in)) }
+
+func zhAgo(days, in int) string { return string(appendZhAgo(nil, days, in)) }
+
+// appendEnAgo and appendZhAgo append enAgo's and zhAgo's text to b: a
+// context dates dozens of days, and each string built on the way was an
+// allocation.
+func appendEnAgo(b []byte, days, in int) []byte {
 	switch days {
 	case 0:
-		return "today"
+		return append(b, "today"...)
 	case 1:
-		return "yesterday"
+		return append(b, "yesterday"...)
 	}
-	return enLength(days, in) + " ago"
+	return append(appendEnLength(b, days, in), " ago"...)
 }
 
-func zhAgo(days, in int) string {
+func appendZhAgo(b []byte, days, in int) []byte {
 	switch days {
 	case 0:
-		return "今天"
+		return append(b, "今天"...)
 	case 1:
-		return "昨天"
+		return append(b, "昨天"...)
 	}
-	return zhLength(days, in) + "前"
+	return append(appendZhLength(b, days, in), "前"...)
 }
 
-// enLength and zhLength say a length of days (at least one) in the unit
-// ageOf says it in, and in the unit in as well (ageIn): "25 days", "4
-// months (121 days)", "30 days (4 weeks)" (25天, 4个月（121天）, 30天（约4周）).
-func enLength(days, in int) string {
+// appendEnLength and appendZhLength append a length of days (at least
+// one) in the unit ageOf says it in, and in the unit in as well (ageIn):
+// "25 days", "4 months (121 days)", "30 days (4 weeks)" (25天, 4个月（121天）,
+// 30天（约4周）).
+func appendEnLength(b []byte, days, in int) []byte {
 	n, unit := ageOf(days)
-	var s string
 	switch unit {
 	case ageToday, ageYesterday:
-		s = "1 day"
+		b = append(b, "1 day"...)
 	case ageDays:
-		s = strconv.Itoa(n) + " days"
+		b = append(strconv.AppendInt(b, int64(n), 10), " days"...)
 	case ageMonths:
-		s = strconv.Itoa(n) + " months"
+		b = append(strconv.AppendInt(b, int64(n), 10), " months"...)
 	default:
-		s = strconv.Itoa(n) + " years"
+		b = append(strconv.AppendInt(b, int64(n), 10), " years"...)
 	}
 	if k, also := ageIn(days, unit, in); k > 0 {
-		s += " (" + strconv.Itoa(k) + " " + also
+		b = append(strconv.AppendInt(append(b, " ("...), int64(k), 10), ' ')
+		b = append(b, also...)
 		if k > 1 {
-			s += "s"
+			b = append(b, 's')
 		}
-		s += ")"
+		b = append(b, ')')
 	}
-	return s
+	return b
 }
 
-func zhLength(days, in int) string {
+func appendZhLength(b []byte, days, in int) []byte {
 	n, unit := ageOf(days)
-	var s string
 	switch unit {
 	case ageToday, ageYesterday:
-		s = "1天"
+		b = append(b, "1天"...)
 	case ageDays:
-		s = strconv.Itoa(n) + "天"
+		b = append(strconv.AppendInt(b, int64(n), 10), "天"...)
 	case ageMonths:
-		s = strconv.Itoa(n) + "个月"
+		b = append(strconv.AppendInt(b, int64(n), 10), "个月"...)
 	default:
-		s = strconv.Itoa(n) + "年"
+		b = append(strconv.AppendInt(b, int64(n), 10), "年"...)
 	}
 	if k, also := ageIn(days, unit, in); k > 0 {
 		switch also {
 		case "day":
-			s += "（" + strconv.Itoa(k) + "天）"
+			b = append(append(strconv.AppendInt(append(b, "（"...), int64(k), 10), "天"...), "）"...)
 		case "week":
-			s += "（约" + strconv.Itoa(k) + "周）"
+			b = append(append(strconv.AppendInt(append(b, "（约"...), int64(k), 10), "周"...), "）"...)
 		default:
-			s += "（约" + strconv.Itoa(k) + "个月）"
+			b = append(append(strconv.AppendInt(append(b, "（约"...), int64(k), 10), "个月"...), "）"...)
 		}
 	}
-	return s
+	return b
 }
 
-// enGap and zhGap say how far a day is from the first day a recalled part
-// shows (days > 0: before it), for a message that asks how long passed
-// between two things (asksBetween): "4 days before the first date above"
-// (比上面第一个日期早4天).
-func enGap(days, in int) string {
+// appendEnGap and appendZhGap append how far a day is from the first day a
+// recalled part shows (days > 0: before it), for a message that asks how
+// long passed between two things (asksBetween): "4 days before the first
+// date above" (比上面第一个日期早4天).
+func appendEnGap(b []byte, days, in int) []byte {
 	rel := " before the first date above"
 	if days < 0 {
 		days, rel = -days, " after the first date above"
 	}
-	return enLength(days, in) + rel
+	return append(appendEnLength(b, days, in), rel...)
 }
 
-func zhGap(days, in int) string {
+func appendZhGap(b []byte, days, in int) []byte {
 	rel := "比上面第一个日期早"
 	if days < 0 {
 		days, rel = -days, "比上面第一个日期晚"
 	}
-	return rel + zhLength(days, in)
+	return appendZhLength(append(b, rel...), days, in)
 }
 
 // ageIn is an age of days, said in unit (ageOf), in the unit a message
@@ -387,19 +398,23 @@ func ageOf(days int) (int, int) {
 var zhWeekdays = [...]string{"日", "一", "二", "三", "四", "五", "六"}
 
 func zhDate(t time.Time) string {
+	var buf [32]byte
+	return string(appendZhDate(buf[:0], t))
+}
+
+// appendZhDate appends zhDate's text to b.
+func appendZhDate(b []byte, t time.Time) []byte {
 	y, m, d := t.Date()
 	if y < 1000 || y > 9999 {
-		return t.Format("2006年1月2日") + " 周" + zhWeekdays[t.Weekday()]
+		return append(append(t.AppendFormat(b, "2006年1月2日"), " 周"...), zhWeekdays[t.Weekday()]...)
 	}
-	var buf [32]byte
-	b := strconv.AppendInt(buf[:0], int64(y), 10)
+	b = strconv.AppendInt(b, int64(y), 10)
 	b = append(b, "年"...)
 	b = strconv.AppendInt(b, int64(m), 10)
 	b = append(b, "月"...)
 	b = strconv.AppendInt(b, int64(d), 10)
 	b = append(b, "日 周"...)
-	b = append(b, zhWeekdays[t.Weekday()]...)
-	return string(b)
+	return append(b, zhWeekdays[t.Weekday()]...)
 }
 
 // ResolveLang maps a requested language to en or zh. "auto" (or empty) picks zh
