@@ -678,8 +678,9 @@ func sideSpan(dir int, unit string, day time.Time) Span {
 // past <unit>", "the last <unit>", "(the) past/last <n> <units>", with n a
 // count as enCount reads it, "few" (three) or "couple of" (two), and units
 // days, weeks, months or years; each from n units before day to the end
-// of day. "the last month of the war" is not one. "last month" without "the" is the calendar month before
-// (sideSpan), and is left to scanEnglish.
+// of day. "the last month of the war" is not one. "last month" without
+// "the" is the calendar month before (sideSpan), and is left to
+// scanEnglish.
 func recentSpans(text string, day time.Time) []timed {
 	var spans []timed
 	prev := byte(' ')

@@ -142,8 +142,8 @@ func (s *Service) ContextWith(ctx context.Context, tenant string, qv url.Values,
 		}
 	}
 	sr.Hits = hits
-	if sp != nil && sp.DuringWeight > 0 {
-		sr.During = sp.During
+	if sp != nil {
+		sr.During = sp.During // nil unless the time lift is on
 	}
 	switch {
 	case err != nil:
