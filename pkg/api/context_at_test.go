@@ -338,4 +338,29 @@ func TestContextRecallsWhenTheMessageSays(t *testing.T) {
 	require.True(t, during[0].From.Equal(time.Date(2026, 5, 1, 16, 0, 0, 0, time.UTC)), during[0].From)
 	require.True(t, during[0].To.Equal(time.Date(2026, 5, 2, 16, 0, 0, 0, time.UTC)), during[0].To)
 	require.Contains(t, string(res.Body), `"from":"2026-05-02T00:00:00+08:00"`, "in the user's zone")
+
+	// The search reads the times its query names as the context does.
+	search := func(user string) contract.SearchResult {
+		t.Helper()
+		res := b.do(t, http.MethodGet, "/v1/users/"+user+"/search?"+url.Values{"q": {"What did I do last Saturday?"},
+			"at": {at.Format(time.RFC3339)}}.Encode(), "t", nil)
+		require.Equal(t, http.StatusOK, res.Status, string(res.Body))
+		return decode[contract.SearchResult](t, res)
+	}
+	s := search("zoned")
+	require.NotEmpty(t, s.Hits)
+	require.Equal(t, "I planted twelve tomato saplings in the back garden.", s.Hits[0].Text)
+	require.Equal(t, 1, s.Hits[0].TimeRank)
+	require.Len(t, s.During, 1)
+	require.True(t, s.During[0].From.Equal(during[0].From) && s.During[0].To.Equal(during[0].To), s.During)
+	require.NotContains(t, s.Terms, "saturday", "the time's own words are not searched for")
+	s = search("utc")
+	require.Contains(t, s.Hits[0].Text, "sourdough on Saturday")
+	require.Zero(t, s.Hits[0].TimeRank, "nothing happened on the UTC Saturday")
+	require.Len(t, s.During, 1)
+	require.True(t, s.During[0].From.Equal(time.Date(2026, 5, 2, 0, 0, 0, 0, time.UTC)), s.During)
+	// A query that names no time has none.
+	res = b.do(t, http.MethodGet, "/v1/users/zoned/search?q=tomato", "t", nil)
+	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
+	require.NotContains(t, string(res.Body), `"during"`)
 }

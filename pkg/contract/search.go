@@ -53,7 +53,12 @@ type SearchResult struct {
 	// Terms are the query's terms as the analyzer made them.
 	Terms []string `json:"terms"`
 	// Search is "hybrid" (terms and vectors) or "lexical" (terms only).
-	Search string      `json:"search"`
+	Search string `json:"search"`
+	// During are the times the query names ("last Saturday", "in March",
+	// 上周五), read at the search's time in the user's time zone: what
+	// happened then was lifted, and the words naming them not searched
+	// for. Absent when the query names none.
+	During []Span      `json:"during,omitempty"`
 	Notes  []Note      `json:"notes,omitempty"`
 	Hits   []SearchHit `json:"hits"`
 }
@@ -77,6 +82,9 @@ type SearchHit struct {
 	LexicalScore float64 `json:"lexical_score,omitempty"`
 	VectorRank   int     `json:"vector_rank,omitempty"`
 	Similarity   float64 `json:"similarity,omitempty"`
+	// TimeRank is the hit's place among what happened when the query
+	// says (During), 0 when it is not in those times.
+	TimeRank int `json:"time_rank,omitempty"`
 	// Previous and Next are the turns just before and after a message hit
 	// in its session, when neighbours were asked for; Earlier and Later the
 	// ones beyond them, nearest first.

@@ -381,6 +381,10 @@ func (t *tools) search(ctx context.Context, _ *mcp.CallToolRequest, a searchArgs
 		return nil, nil, apiError(err, map[string]string{"q": "query"})
 	}
 	var b strings.Builder
+	for _, d := range res.During {
+		// The times the query named, so the model reads the hits as of then.
+		fmt.Fprintf(&b, "What happened from %s until %s (the time the query names) comes first.\n", d.From.Format(time.RFC3339), d.To.Format(time.RFC3339))
+	}
 	if len(res.Hits) == 0 {
 		b.WriteString("Nothing found.")
 	}

@@ -275,6 +275,10 @@ func (a agent) exercise() {
 	a.eventually("search_memory", a.args(map[string]any{"query": "science fiction"}), func(text string, _ []byte) bool {
 		return strings.Contains(text, "Here are three")
 	})
+	// A query that names a time says which it read.
+	out = a.ok("search_memory", a.args(map[string]any{"query": "science fiction in the past two weeks"}), nil)
+	require.Contains(t, out, "(the time the query names) comes first")
+	require.Contains(t, out, "Here are three")
 	// As of a moment before the session began, the search finds none of it.
 	out = a.ok("search_memory", a.args(map[string]any{"query": "science fiction", "at": "2020-01-01T00:00:00Z"}), nil)
 	require.NotContains(t, out, "Here are three")

@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/recallhq/recall/pkg/assemble"
+	"github.com/recallhq/recall/pkg/attribute"
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/search"
@@ -80,11 +82,16 @@ func (s *Service) Search(ctx context.Context, tenant, userID string, qv url.Valu
 	if err := invalid("invalid search", fe); err != nil {
 		return nil, err
 	}
-	res, err := s.searcher.Search(ctx, search.Query{TenantID: tenant, Text: q, Params: p})
+	query := search.Query{TenantID: tenant, Text: q, Params: p}
+	if err := s.searchTimes(ctx, &query); err != nil {
+		return nil, err
+	}
+	res, err := s.searcher.Search(ctx, query)
 	if err != nil {
 		return nil, err
 	}
-	out := &contract.SearchResult{UserID: userID, Query: q, Terms: res.Terms, Search: res.How(), Hits: mapSlice(res.Hits, toSearchHit)}
+	out := &contract.SearchResult{UserID: userID, Query: q, Terms: res.Terms, Search: res.How(), Hits: mapSlice(res.Hits, toSearchHit),
+		During: toSpans(query.During)}
 	if out.Terms == nil {
 		out.Terms = []string{}
 	}
@@ -95,6 +102,35 @@ func (s *Service) Search(ctx context.Context, tenant, userID string, qv url.Valu
 		out.Notes = append(out.Notes, contract.Note{Reason: "embedder", Detail: search.EmbedFailure(res.EmbedErr)})
 	}
 	return out, nil
+}
+
+// searchTimes has a search lift what happened when its text says ("what
+// did I do last Saturday?", "in March", 上周五), as a context's recall does
+// (search.Config.Query, CONTEXT_RECALL_TIME_WEIGHT): the times read at the
+// search's time in the user's zone, and the text searched for without
+// them. The zone is read only for a text that names a time.
+func (s *Service) searchTimes(ctx context.Context, q *search.Query) error {
+	w := s.cfg.Config.ContextRecallTimeWeight
+	if w <= 0 {
+		return nil
+	}
+	during, untimed := assemble.MessageTimes(q.Text, q.Now)
+	if during == nil {
+		return nil
+	}
+	var as []attribute.Assertion
+	err := s.read(ctx, q.TenantID, func(t *store.Tenant) (err error) {
+		as, err = t.Assertions(ctx, q.UserID)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if zone := s.userZone(q.TenantID, as); zone != nil {
+		during, untimed = assemble.MessageTimes(q.Text, q.Now.In(zone))
+	}
+	q.During, q.DuringWeight, q.Untimed = during, w, untimed
+	return nil
 }
 
 // checkQuery checks a query's text: valid UTF-8 without NUL, at most

@@ -67,7 +67,7 @@ func toNeighbors(ns []search.Neighbor) []contract.Neighbor { return mapSlice(ns,
 func toSearchHit(h search.Hit) contract.SearchHit {
 	out := contract.SearchHit{Kind: h.Kind, SourceID: h.SourceID, SessionID: h.SessionID, AgentID: h.AgentID, Role: h.Role,
 		OccurredAt: h.OccurredAt, Text: h.Text, Score: h.Score, LexicalRank: h.LexicalRank, LexicalScore: h.LexicalScore,
-		VectorRank: h.VectorRank, Similarity: h.Similarity, Earlier: toNeighbors(h.Earlier), Later: toNeighbors(h.Later)}
+		VectorRank: h.VectorRank, Similarity: h.Similarity, TimeRank: h.TimeRank, Earlier: toNeighbors(h.Earlier), Later: toNeighbors(h.Later)}
 	if h.Previous != nil {
 		n := toNeighbor(*h.Previous)
 		out.Previous = &n
@@ -77,6 +77,11 @@ func toSearchHit(h search.Hit) contract.SearchHit {
 		out.Next = &n
 	}
 	return out
+}
+
+// toSpans are the times a query names, as the contract writes them.
+func toSpans(during []assemble.Span) []contract.Span {
+	return mapSlice(during, func(x assemble.Span) contract.Span { return contract.Span{From: x.From, To: x.To} })
 }
 
 // toContext maps the assembled parts.
@@ -101,7 +106,7 @@ func toContext(p *assemble.Parts) (list *contract.List, w contract.Window, f con
 					OccurredAt: h.OccurredAt, Text: h.Text, Truncated: h.Truncated, Score: h.Score}
 			}),
 			Notes:  mapSlice(p.Recalled.Notes, func(n assemble.RecalledNote) contract.Note { return contract.Note{Reason: n.Reason, Detail: n.Detail} }),
-			During: mapSlice(p.Recalled.During, func(x assemble.Span) contract.Span { return contract.Span{From: x.From, To: x.To} })}
+			During: toSpans(p.Recalled.During)}
 	}
 	return list, w, f, s, r
 }

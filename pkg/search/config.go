@@ -157,7 +157,9 @@ type Config struct {
 	// counts. make eval-longmem (docs/benchmarks.md, History): temporal
 	// evidence 0.928 -> 0.960, evidence 0.949 -> 0.957; 2 the same but a
 	// session lost; with the months named ("in March"), LoCoMo 0.837 /
-	// 0.817 -> 0.839 / 0.820. 0 none.
+	// 0.817 -> 0.839 / 0.820. The search of GET /v1/users/{id}/search and
+	// of the MCP tool search_memory reads its query's times the same way.
+	// 0 none.
 	ContextRecallTimeWeight float64 `env:"CONTEXT_RECALL_TIME_WEIGHT" envDefault:"1"`
 	// SearchEmbedTimeout bounds embedding a query: past it the search goes
 	// on by terms only, and the context says so.

@@ -446,6 +446,7 @@ class SearchHit(_SearchHitBase, total=False):
     lexical_score: float
     vector_rank: int
     similarity: float
+    time_rank: int
     previous: Neighbor
     next: Neighbor
     earlier: List[Neighbor]
@@ -461,6 +462,7 @@ class _SearchResultBase(TypedDict):
 
 
 class SearchResult(_SearchResultBase, total=False):
+    during: List[Span]
     notes: List[Note]
 
 

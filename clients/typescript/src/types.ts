@@ -407,6 +407,8 @@ export interface SearchHit {
   lexical_score?: number;
   vector_rank?: number;
   similarity?: number;
+  /** The hit's place among what happened when the query says (`during`). */
+  time_rank?: number;
   previous?: Neighbor;
   next?: Neighbor;
   /** With more than one neighbouring turn asked for: the turns before `previous`, nearest first. */
@@ -420,6 +422,8 @@ export interface SearchResult {
   query: string;
   terms: string[];
   search: "hybrid" | "lexical";
+  /** The times the query names, read in the user's time zone: what happened then was lifted. */
+  during?: Span[];
   notes?: Note[];
   hits: SearchHit[];
 }
