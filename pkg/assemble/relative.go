@@ -1,6 +1,7 @@
 package assemble
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -69,6 +70,9 @@ type relativeNotes struct {
 }
 
 // timed is a time a text names, and where it names it: text[from:to].
+// A time whose words stay searched has from == to, at their end: the
+// current week, month or year and today (askedSpans) say what the turns
+// are about as often as when they were ("a great month for the eggs").
 type timed struct {
 	span     Span
 	from, to int
@@ -170,6 +174,32 @@ func scanEnglish(text string, day time.Time, notes *relativeNotes) {
 					add(from, end, m, agoSpan(n, unit, day))
 				}
 			}
+		}
+	}
+}
+
+// scanWords calls read with each ASCII word of text that begins with one
+// of the bytes of firsts, as text[start:end]; read returns where to go on
+// from (end, or the end of what it read), or -1 to stop. The scanners of
+// the times a message names (recentSpans, monthSpans, askedSpans) read the
+// words around the few a time turns on, and pass over the rest a byte at a
+// time; scanEnglish, which reads every recalled turn of a context, keeps
+// that loop without the call.
+func scanWords(text, firsts string, read func(start, end int) int) {
+	prev := byte(' ')
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		start := !isASCIIWordByte(prev)
+		prev = c
+		if !start || strings.IndexByte(firsts, c) < 0 {
+			continue
+		}
+		next := read(i, wordEnd(text, i))
+		if next < 0 {
+			return
+		}
+		if next > i+1 {
+			i, prev = next-1, 'x'
 		}
 	}
 }
@@ -352,6 +382,14 @@ func zhExpression(rest string, day time.Time, add func(phrase, meaning string, s
 // zhSide reads 上/下 followed by a month (上个月, 下月) or a week (上周,
 // 下个星期, 上礼拜), the week's day (上周五) or its weekend (上周末).
 func zhSide(rest string, day time.Time, add func(phrase, meaning string, span Span)) int {
+	if strings.HasPrefix(rest, "上上") || strings.HasPrefix(rest, "下下") {
+		// 上上周, 上上个月: the one before last is not the last one; a
+		// message's is read by zhAskedSpans, a turn's is not noted.
+		if n := zhSide(rest[len("上"):], day, func(string, string, Span) {}); n > 0 {
+			return len("上") + n
+		}
+		return 0
+	}
 	dir := 1
 	if strings.HasPrefix(rest, "上") {
 		dir = -1
@@ -559,6 +597,8 @@ func hasHan(s string) bool {
 // ago", 两个月前), the stretch around the day it counts back to.
 type Span struct{ From, To time.Time }
 
+func (s Span) equal(o Span) bool { return s.From.Equal(o.From) && s.To.Equal(o.To) }
+
 // Contains reports whether t falls in the span.
 func (s Span) Contains(t time.Time) bool { return !t.Before(s.From) && t.Before(s.To) }
 
@@ -568,9 +608,12 @@ func (s Span) Contains(t time.Time) bool { return !t.Before(s.From) && t.Before(
 // 三天前. The expressions are those RelativeNote reads, at most
 // maxRelativeNotes of them, and the stretches up to now a question asks
 // about ("in the past two weeks", "during the last month", "the past few
-// days": recentSpans) and the months it names ("in March", "during
-// February 2023", "from July to October", 三月份: monthSpans); what lies
-// ahead ("next week") is left out, as
+// days": recentSpans), the months it names ("in March", "during
+// February 2023", "from July to October", 三月份: monthSpans), and the
+// current week, month or year so far, today, the latest weekend, "a few
+// days ago", "the week before last" and a date ("on May 23, 2023",
+// 5月23日: askedSpans, zhAskedSpans); what lies ahead ("next week") is
+// left out, as
 // nothing said about it has happened yet. spans is nil when there is
 // none; untimed is the message with those expressions blanked out, for a
 // search by its other words ("Saturday" said of other days is not what
@@ -588,11 +631,17 @@ func MessageTimes(text string, now time.Time) (spans []Span, untimed string) {
 	var blank []byte
 	times := append(notes.times, recentSpans(text, day)...)
 	times = append(times, monthSpans(text, day)...)
+	times = append(times, askedSpans(text, day)...)
+	if hasHan(text) {
+		times = append(times, zhAskedSpans(text, day)...)
+	}
 	for _, t := range times {
 		if !t.span.From.Before(now) {
 			continue
 		}
-		spans = append(spans, t.span)
+		if !slices.ContainsFunc(spans, t.span.equal) { // "this past week" is "the past week" too
+			spans = append(spans, t.span)
+		}
 		if blank == nil {
 			blank = []byte(text)
 		}
@@ -683,27 +732,22 @@ func sideSpan(dir int, unit string, day time.Time) Span {
 // scanEnglish.
 func recentSpans(text string, day time.Time) []timed {
 	var spans []timed
-	prev := byte(' ')
-	for i := 0; i < len(text) && len(spans) < maxRelativeNotes; i++ {
-		c := text[i]
-		start := !isASCIIWordByte(prev)
-		prev = c
-		if !start || c|0x20 != 'p' && c|0x20 != 'l' {
-			continue
+	scanWords(text, "pPlL", func(i, end int) int {
+		if len(spans) >= maxRelativeNotes {
+			return -1
 		}
-		end := wordEnd(text, i)
 		w := text[i:end]
 		past := strings.EqualFold(w, "past")
 		if !past && !strings.EqualFold(w, "last") {
-			continue
+			return end
 		}
 		if b := wordsBefore(text, i, 1); !past && !b.is(text, 0, "the") {
-			continue
+			return end
 		}
 		n, at := 1, end
 		ws, we, ok := wordAfter(text, at)
 		if !ok {
-			continue
+			return end
 		}
 		switch word := text[ws:we]; {
 		case strings.EqualFold(word, "few"):
@@ -721,15 +765,15 @@ func recentSpans(text string, day time.Time) []timed {
 			}
 		}
 		if !ok {
-			continue
+			return end
 		}
 		unit := strings.ToLower(text[ws:we])
 		if os, oe, ok := wordAfter(text, we); ok && !past && strings.EqualFold(text[os:oe], "of") {
-			continue // "the last month of the war"
+			return end // "the last month of the war"
 		}
 		plural := strings.HasSuffix(unit, "s")
 		if n > 1 != plural {
-			continue
+			return end
 		}
 		var from time.Time
 		switch strings.TrimSuffix(unit, "s") {
@@ -742,11 +786,11 @@ func recentSpans(text string, day time.Time) []timed {
 		case "year":
 			from = day.AddDate(-n, 0, 0)
 		default:
-			continue
+			return end
 		}
 		spans = append(spans, timed{Span{From: from, To: day.AddDate(0, 0, 1)}, i, we})
-		i, prev = we-1, 'x'
-	}
+		return we
+	})
 	return spans
 }
 
@@ -781,26 +825,24 @@ var monthBefore = map[string]bool{"in": true, "during": true, "of": true, "early
 // "since June".
 func monthSpans(text string, day time.Time) []timed {
 	var spans []timed
-	prev := byte(' ')
-	for i := 0; i < len(text) && len(spans) < maxRelativeNotes; i++ {
-		c := text[i]
-		start := !isASCIIWordByte(prev)
-		prev = c
-		if !start || c < 'A' || c > 'Z' {
-			continue
+	scanWords(text, "JFMASOND", func(i, end int) int {
+		if len(spans) >= maxRelativeNotes {
+			return -1
 		}
-		end := wordEnd(text, i)
 		m := monthOf(text[i:end])
 		if m == 0 {
-			continue
+			return end
 		}
-		b := wordsBefore(text, i, 1)
+		b := wordsBefore(text, i, 2)
 		if b.n == 0 || !monthBefore[strings.ToLower(b.word(text, 0))] {
-			continue
+			return end
+		}
+		if _, ok := ordinalDay(b.word(text, min(1, b.n-1))); ok && b.n > 1 && b.is(text, 0, "of") {
+			return end // "the 3rd of June" is a day (askedSpans)
 		}
 		first, ok := monthAt(text, end, m, day)
 		if !ok {
-			continue
+			return end
 		}
 		read := timed{first.span, i, first.end}
 		var also []timed
@@ -824,8 +866,8 @@ func monthSpans(text string, day time.Time) []timed {
 			}
 		}
 		spans = append(append(spans, read), also...)
-		i, prev = read.to-1, 'x'
-	}
+		return read.to
+	})
 	if hasHan(text) {
 		spans = append(spans, zhMonthSpans(text, day)...)
 	}

@@ -37,6 +37,7 @@ func TestRelativeNote(t *testing.T) {
 		{"大前天和十二天前", " 【大前天：2023年5月5日 周五；十二天前：2023年4月26日 周三】"},
 		{"上周一起去的，上周末也去了", " 【上周：2023年5月8日 周一的前一周；上周末：2023年5月8日 周一的前一个周末】"},
 		{"上周天气很好", " 【上周：2023年5月8日 周一的前一周】"},
+		{"上上周去的，上上个月也去了", ""},
 		{"我一个人去的", ""},
 		// 三, 两 and 一 begin with the same byte as 上 and 下 in UTF-8: a
 		// count of months or weeks before is not "next month".
@@ -152,8 +153,37 @@ func TestMessageSpans(t *testing.T) {
 		{"我三月份去了哪里", span(day(3, 1), day(4, 1))},
 		{"2022年12月买的", span(day(12, 1).AddDate(-1, 0, 0), day(1, 1))},
 		{"the March 15th issue", nil},
-		{"What did I read on March 15th?", nil},
-		{"3月15日那天", nil},
+		{"What did I read on March 15th?", span(day(3, 15), day(3, 16))},
+		{"3月15日那天", span(day(3, 15), day(3, 16))},
+		{"3月15日的那期杂志", nil},
+		{"What did Gina find on 1 February, 2023?", span(day(2, 1), day(2, 2))},
+		{"Who did Maria have dinner with on May 3, 2023?", span(day(5, 3), day(5, 4))},
+		{"What did I do on May 23?", span(day(5, 23).AddDate(-1, 0, 0), day(5, 24).AddDate(-1, 0, 0))},
+		{"What did I do on the 3rd of June?", span(day(6, 3).AddDate(-1, 0, 0), day(6, 4).AddDate(-1, 0, 0))},
+		{"on February 30", nil},
+		{"我2023年3月15日做了什么？", span(day(3, 15), day(3, 16))},
+		{"我5月20号去了哪里", span(day(5, 20).AddDate(-1, 0, 0), day(5, 21).AddDate(-1, 0, 0))},
+		{"What did I buy this past weekend?", span(day(4, 29), day(5, 1))},
+		{"What did I do over the weekend?", span(day(4, 29), day(5, 1))},
+		{"What did I cook a few days ago?", span(day(4, 30), day(5, 4))},
+		{"a few weeks ago", span(day(3, 31), day(4, 22))},
+		{"What did I do the week before last?", span(day(4, 17), day(4, 24))},
+		{"the weekend before last", span(day(4, 22), day(4, 24))},
+		{"What did I do earlier this week?", span(day(5, 1), day(5, 6))},
+		{"How much have I made from selling eggs this month?", span(day(5, 1), day(5, 6))},
+		{"How many days did I spend camping this year?", span(day(1, 1), day(5, 6))},
+		{"What did I eat this morning?", span(day(5, 5), day(5, 6))},
+		{"What did I eat today?", span(day(5, 5), day(5, 6))},
+		{"this past week", span(day(4, 28), day(5, 6))},
+		{"The airlines I flew with before today", nil},
+		{"What should I do this weekend?", nil},
+		{"What did I do on Saturday?", nil},
+		{"我上上周做了什么？", span(day(4, 17), day(4, 24))},
+		{"我这周做了什么", span(day(5, 1), day(5, 6))},
+		{"这周末去哪", nil},
+		{"到今天为止我读了几本书", nil},
+		{"今天早上吃了什么", span(day(5, 5), day(5, 6))},
+		{"我前几天买的书", span(day(4, 30), day(5, 4))},
 		{"May I ask what I said before March?", nil},
 		{"What are my plans for next week?", nil},
 		{"When was the last time I went swimming?", nil},
@@ -166,6 +196,10 @@ func TestMessageSpans(t *testing.T) {
 	require.Nil(t, MessageSpans("yesterday", time.Time{}), "no time, no span")
 	_, untimed := MessageTimes("What did I buy in March and last Saturday?", now)
 	require.Equal(t, "What did I buy in       and              ?", untimed, "the times' words blanked out")
+	spans, untimed := MessageTimes("How much have I made from selling eggs this month, and on May 1st?", now)
+	require.Len(t, spans, 2)
+	require.Equal(t, "How much have I made from selling eggs this month, and on "+strings.Repeat(" ", len("May 1st"))+"?", untimed,
+		"the current month's words stay searched (a great month for the eggs), a date's do not")
 	// The day is the zone's: at 07:00 on Saturday in Shanghai, yesterday
 	// is Friday there, which began on Thursday at 16:00 UTC.
 	shanghai := time.FixedZone("UTC+8", 8*3600)
