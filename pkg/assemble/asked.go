@@ -26,14 +26,18 @@ import (
 //   - a date after "on": "on May 23, 2023", "on 1 February, 2023", "on the
 //     3rd of June", "on March 15th": that day, the latest such by day
 //     unless a year follows. A date not after "on" is a name ("the March
-//     15th issue").
+//     15th issue");
+//   - a year after "in", "during" or "throughout": "in 2023";
+//   - and no time for one counted from a date ("two weeks before August
+//     11, 2023", "last weekend before April 10": anchored), whose words
+//     the other readings then leave alone.
 //
 // "this weekend" and a bare weekday ("on Saturday") are not read: a
 // message says them as often of what lies ahead. The words of the current
 // week, month or year and of today stay searched (timed).
 func askedSpans(text string, day time.Time) []timed {
 	var spans []timed
-	scanWords(text, "tToOaA", func(i, end int) int {
+	scanWords(text, "tToOaAiIdDbB", func(i, end int) int {
 		if len(spans) >= maxRelativeNotes {
 			return -1
 		}
@@ -64,6 +68,20 @@ func askedSpans(text string, day time.Time) []timed {
 			read, ok = beforeLast(text, i, end, day)
 		case strings.EqualFold(w, "on"):
 			read, ok = dateOn(text, end, day)
+		case strings.EqualFold(w, "before"), strings.EqualFold(w, "after"):
+			// "two weeks before August 11, 2023" is not "two weeks ago":
+			// the words are kept from the other readings (MessageTimes),
+			// and searched. Lifting the time they count from the date
+			// found no more on LoCoMo (docs/benchmarks.md, History).
+			read, ok = anchored(text, i, end, day)
+		case strings.EqualFold(w, "in"), strings.EqualFold(w, "during"), strings.EqualFold(w, "throughout"):
+			// "in 2023": the year.
+			if ys, ye, ok2 := wordAfter(text, end); ok2 {
+				if y, ok3 := smallYear(text[ys:ye]); ok3 && !(ye < len(text) && text[ye] == '-') {
+					from := time.Date(y, time.January, 1, 0, 0, 0, 0, day.Location())
+					read, ok = timed{Span{From: from, To: from.AddDate(1, 0, 0)}, ys, ye}, true
+				}
+			}
 		}
 		if !ok {
 			return end
@@ -179,6 +197,43 @@ func beforeLast(text string, i, end int, day time.Time) (timed, bool) {
 		le = ne // "the week before last week"
 	}
 	return timed{sideSpan(-2, unit, day), i, le}, true
+}
+
+// anchored reads a time counted from a date rather than from the message's
+// day, from its "before" or "after" (text[i:end]): "the week before August
+// 3, 2023", "two weeks before August 11, 2023", "the Sunday before October
+// 25, 2022", "last weekend before April 10, 2023", "three days after the
+// 3rd of June". It returns where its words are, from the time's first
+// word to the end of the date, with the zero span; none for a date alone
+// after "before" or "after".
+func anchored(text string, i, end int, day time.Time) (timed, bool) {
+	at, ok := dateOn(text, end, day)
+	if !ok {
+		return timed{}, false
+	}
+	b := wordsBefore(text, i, 4)
+	if b.n < 2 {
+		return timed{}, false
+	}
+	unit := strings.ToLower(b.word(text, 0))
+	if b.is(text, 1, "the") || b.is(text, 1, "last") || b.is(text, 1, "next") {
+		if _, weekday := enWeekdays[unit]; weekday || unit == "day" || unit == "week" || unit == "weekend" {
+			return timed{Span{}, b.w[1][0], at.to}, true
+		}
+		return timed{}, false
+	}
+	// "two weeks before", "a couple of days after"
+	first := b.w[1][0]
+	if b.is(text, 3, "a") && b.is(text, 2, "couple") && b.is(text, 1, "of") {
+		first = b.w[3][0]
+	} else if enCount(b.word(text, 1)) == 0 {
+		return timed{}, false
+	}
+	switch strings.TrimSuffix(unit, "s") {
+	case "day", "week", "month", "year":
+		return timed{Span{}, first, at.to}, true
+	}
+	return timed{}, false
 }
 
 // dateOn reads the calendar date after "on" (which ends at end): "May 23,

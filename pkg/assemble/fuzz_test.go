@@ -25,7 +25,7 @@ func FuzzCut(f *testing.F) {
 		f.Add(s, sizes[i%len(sizes)])
 	}
 	// The times a message may ask about, each scanner's (MessageTimes).
-	f.Add("What did I do on the 3rd of June, 2023, this past weekend, a few days ago and the week before last? 上上周，5月20日，今天早上", uint16(40))
+	f.Add("What did I do on the 3rd of June, 2023, this past weekend, a few days ago, the week before last, last weekend before April 10, 2023 and in 2022? 上上周，5月20日，今天早上", uint16(40))
 	c := textcheck.New(f)
 	at := time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, text string, n uint16) {

@@ -635,8 +635,10 @@ func MessageTimes(text string, now time.Time) (spans []Span, untimed string) {
 	if hasHan(text) {
 		times = append(times, zhAskedSpans(text, day)...)
 	}
-	for _, t := range times {
-		if !t.span.From.Before(now) {
+	for k, t := range times {
+		// The zero span keeps its words from the other readings and
+		// stays searched (askedSpans: "two weeks before August 11").
+		if t.span.To.IsZero() || !t.span.From.Before(now) || within(t, times[:k]) || within(t, times[k+1:]) {
 			continue
 		}
 		if !slices.ContainsFunc(spans, t.span.equal) { // "this past week" is "the past week" too
@@ -653,6 +655,18 @@ func MessageTimes(text string, now time.Time) (spans []Span, untimed string) {
 		return nil, text
 	}
 	return spans, string(blank)
+}
+
+// within reports whether t's words lie inside a longer time's of others:
+// "last weekend" in "last weekend before April 10, 2023" is counted from
+// that day, not from the message's.
+func within(t timed, others []timed) bool {
+	for _, o := range others {
+		if o.from <= t.from && t.to <= o.to && o.to-o.from > t.to-t.from {
+			return true
+		}
+	}
+	return false
 }
 
 // MessageSpans is MessageTimes' spans.

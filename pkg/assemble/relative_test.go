@@ -178,6 +178,15 @@ func TestMessageSpans(t *testing.T) {
 		{"The airlines I flew with before today", nil},
 		{"What should I do this weekend?", nil},
 		{"What did I do on Saturday?", nil},
+		{"What did Maria do last weekend before April 10, 2023?", nil},
+		{"What did John do the week before August 3, 2022 with his kids?", nil},
+		{"the puppy she got two weeks before August 11, 2022, and last week", span(day(4, 24), day(5, 1))},
+		{"shown on the big screen on the Sunday before October 25, 2022", nil},
+		{"three days after the 3rd of March", nil},
+		{"What did I do before April 10, 2023?", nil},
+		{"How many times has Melanie gone to the beach in 2023?", span(day(1, 1), day(1, 1).AddDate(1, 0, 0))},
+		{"during 2021", span(day(1, 1).AddDate(-2, 0, 0), day(1, 1).AddDate(-1, 0, 0))},
+		{"the budget in 2023-24", nil},
 		{"我上上周做了什么？", span(day(4, 17), day(4, 24))},
 		{"我这周做了什么", span(day(5, 1), day(5, 6))},
 		{"这周末去哪", nil},
@@ -200,6 +209,9 @@ func TestMessageSpans(t *testing.T) {
 	require.Len(t, spans, 2)
 	require.Equal(t, "How much have I made from selling eggs this month, and on "+strings.Repeat(" ", len("May 1st"))+"?", untimed,
 		"the current month's words stay searched (a great month for the eggs), a date's do not")
+	spans, untimed = MessageTimes("What did Maria do last weekend before April 10, 2023?", now)
+	require.Nil(t, spans, "counted from a date, not from now")
+	require.Equal(t, "What did Maria do last weekend before April 10, 2023?", untimed)
 	// The day is the zone's: at 07:00 on Saturday in Shanghai, yesterday
 	// is Friday there, which began on Thursday at 16:00 UTC.
 	shanghai := time.FixedZone("UTC+8", 8*3600)
