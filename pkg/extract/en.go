@@ -18,11 +18,12 @@ type enWord struct {
 // latinWords splits text into Latin-script words, keeping apostrophes,
 // hyphens, ampersands and the dots of initials inside a word.
 func latinWords(text string, abbrev map[string]bool) []enWord {
-	var words []enWord
+	// About one word in six bytes of English: grown once or not at all.
+	words := make([]enWord, 0, len(text)/6+1)
 	sentStart := true
 	joined := false
 	for i := 0; i < len(text); {
-		r, size := utf8.DecodeRuneInString(text[i:])
+		r, size := runeAt(text, i)
 		if !isLatinWordRune(r) {
 			switch {
 			case r == '.' || r == '!' || r == '?' || r == '\n' || r == '。' || r == '！' || r == '？' || r == '…':
@@ -35,15 +36,16 @@ func latinWords(text string, abbrev map[string]bool) []enWord {
 			continue
 		}
 		j := i
+		curly := false // holds ’, written ' in lower
 		for j < len(text) {
-			r2, s2 := utf8.DecodeRuneInString(text[j:])
+			r2, s2 := runeAt(text, j)
 			if isLatinWordRune(r2) {
 				j += s2
 				continue
 			}
 			if (r2 == '\'' || r2 == '’' || r2 == '-' || r2 == '&' || r2 == '.') && j+s2 < len(text) {
-				next, _ := utf8.DecodeRuneInString(text[j+s2:])
-				if isLatinWordRune(next) {
+				if next, _ := runeAt(text, j+s2); isLatinWordRune(next) {
+					curly = curly || r2 == '’'
 					j += s2
 					continue
 				}
@@ -56,11 +58,13 @@ func latinWords(text string, abbrev map[string]bool) []enWord {
 			j++
 		}
 		w := text[i:j]
-		first, _ := utf8.DecodeRuneInString(w)
+		if curly {
+			w = strings.ReplaceAll(w, "’", "'")
+		}
 		words = append(words, enWord{
 			start: i, end: j,
-			lower:     strings.ToLower(strings.ReplaceAll(w, "’", "'")),
-			cap:       unicode.IsUpper(first),
+			lower:     strings.ToLower(w),
+			cap:       unicode.IsUpper(r),
 			sentStart: sentStart,
 			joined:    joined && len(words) > 0,
 		})
@@ -68,6 +72,15 @@ func latinWords(text string, abbrev map[string]bool) []enWord {
 		i = j
 	}
 	return words
+}
+
+// runeAt is the rune at text[i] and its size, an ASCII byte without a
+// call.
+func runeAt(text string, i int) (rune, int) {
+	if c := text[i]; c < utf8.RuneSelf {
+		return rune(c), 1
+	}
+	return utf8.DecodeRuneInString(text[i:])
 }
 
 // english runs the English rules: trigger phrases, possessives and
