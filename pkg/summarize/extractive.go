@@ -421,33 +421,44 @@ func (e *Extractive) topics(cands map[string]*candTopic) []Topic {
 // forms, … and line breaks), keeping the punctuation; a full stop inside a
 // number or before a letter (3.5, e.g.) does not end a sentence.
 func splitSentences(text string) []string {
+	if !utf8.ValidString(text) {
+		text = string([]rune(text)) // each invalid byte a U+FFFD, as ever
+	}
 	var out []string
-	rs := []rune(text)
 	start := 0
 	flush := func(end int) {
-		if s := collapse(string(rs[start:end])); s != "" {
+		if s := collapse(text[start:end]); s != "" {
 			out = append(out, s)
 		}
 		start = end
 	}
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		next := i + size
 		switch {
 		case r == '\n':
-			flush(i + 1)
-		case r == '.' && i+1 < len(rs) && !isSpaceOrQuote(rs[i+1]):
+			flush(next)
+		case r == '.' && next < len(text) && !isSpaceOrQuote(firstRuneOf(text[next:])):
 			// 3.5, e.g., a.m.: not a sentence end
 		case isSentenceEnd(r):
-			j := i + 1
-			for j < len(rs) && (isSentenceEnd(rs[j]) || isCloser(rs[j])) {
-				j++
+			for next < len(text) {
+				r2, s2 := utf8.DecodeRuneInString(text[next:])
+				if !isSentenceEnd(r2) && !isCloser(r2) {
+					break
+				}
+				next += s2
 			}
-			flush(j)
-			i = j - 1
+			flush(next)
 		}
+		i = next
 	}
-	flush(len(rs))
+	flush(len(text))
 	return out
+}
+
+func firstRuneOf(s string) rune {
+	r, _ := utf8.DecodeRuneInString(s)
+	return r
 }
 
 func isSpaceOrQuote(r rune) bool {

@@ -148,7 +148,21 @@ func isSentenceEnd(r rune) bool {
 
 // collapse turns every run of white space into one space and trims the ends,
 // so a summary is one line.
-func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
+func collapse(s string) string {
+	// Most sentences are words one space apart already: s itself then.
+	space := true // before the first character, so a leading space is a run
+	for _, r := range s {
+		isSpace := unicode.IsSpace(r)
+		if isSpace && (space || r != ' ') {
+			return strings.Join(strings.Fields(s), " ")
+		}
+		space = isSpace
+	}
+	if space { // empty, or a trailing space
+		return strings.Join(strings.Fields(s), " ")
+	}
+	return s
+}
 
 // topicKind types a topic name found outside the rules (from a model's answer
 // or a previous summary): the kind the rules give the whole name when they
