@@ -20,6 +20,14 @@ type enWord struct {
 func latinWords(text string, abbrev map[string]bool) []enWord {
 	// About one word in six bytes of English: grown once or not at all.
 	words := make([]enWord, 0, len(text)/6+1)
+	eachLatinWord(text, abbrev, func(w enWord) { words = append(words, w) })
+	return words
+}
+
+// eachLatinWord hands each of latinWords' words to yield in turn, for a
+// caller that keeps none of them whole (Keywords).
+func eachLatinWord(text string, abbrev map[string]bool, yield func(enWord)) {
+	n := 0
 	sentStart := true
 	joined := false
 	for i := 0; i < len(text); {
@@ -61,17 +69,17 @@ func latinWords(text string, abbrev map[string]bool) []enWord {
 		if curly {
 			w = strings.ReplaceAll(w, "’", "'")
 		}
-		words = append(words, enWord{
+		yield(enWord{
 			start: i, end: j,
 			lower:     strings.ToLower(w),
 			cap:       unicode.IsUpper(r),
 			sentStart: sentStart,
-			joined:    joined && len(words) > 0,
+			joined:    joined && n > 0,
 		})
+		n++
 		sentStart, joined = false, true
 		i = j
 	}
-	return words
 }
 
 // runeAt is the rune at text[i] and its size, an ASCII byte without a

@@ -19,14 +19,13 @@ func (r *Rules) Keywords(text string) []string {
 	}
 	stop := functionWords()
 	var out []string
-	for _, w := range latinWords(text, nil) {
+	eachLatinWord(text, nil, func(w enWord) {
 		lower := strings.Trim(w.lower, "'-.&")
 		if utf8.RuneCountInString(lower) < 3 || stop[lower] || !hasLetter(lower) {
-			continue
+			return
 		}
-		lower = strings.TrimSuffix(lower, "'s")
-		out = append(out, lower)
-	}
+		out = append(out, strings.TrimSuffix(lower, "'s"))
+	})
 	if r.seg == nil {
 		return out
 	}
