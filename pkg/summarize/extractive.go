@@ -321,7 +321,53 @@ func short(s string, zh bool) bool {
 	if zh {
 		return utf8.RuneCountInString(s) < 6
 	}
-	return len(strings.Fields(s)) < 5
+	return fewerFields(s, 5)
+}
+
+// fewerFields reports whether strings.Fields would split s into fewer than
+// n fields, counting no further than n.
+func fewerFields(s string, n int) bool {
+	count, in := 0, false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			in = false
+			continue
+		}
+		if !in {
+			in = true
+			if count++; count >= n {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// edgeFields are the first two and the last two of the fields
+// strings.Fields would split s into, and how many there are, up to three:
+// what addressees reads of a sentence, without the fields between.
+func edgeFields(s string) (first, last [2]string, n int) {
+	start := -1
+	field := func(f string) {
+		if n < 2 {
+			first[n] = f
+		}
+		last[0], last[1] = last[1], f
+		n = min(n+1, 3)
+	}
+	for i, r := range s {
+		switch space := unicode.IsSpace(r); {
+		case space && start >= 0:
+			field(s[start:i])
+			start = -1
+		case !space && start < 0:
+			start = i
+		}
+	}
+	if start >= 0 {
+		field(s[start:])
+	}
+	return first, last, n
 }
 
 // redundant reports whether most of a sentence's keywords are covered already.
@@ -585,15 +631,15 @@ func addressees(sents []sentence) map[string]bool {
 		if s.role == "" {
 			continue
 		}
-		f := strings.Fields(s.text)
+		f, l, n := edgeFields(s.text)
 		switch {
-		case len(f) >= 2 && strings.HasSuffix(f[0], ","):
+		case n >= 2 && strings.HasSuffix(f[0], ","):
 			add(f[0])
-		case len(f) >= 3 && strings.HasSuffix(f[1], ",") && !strings.ContainsAny(f[0], ",.!?") && !slices.Contains(s.keywords, strings.ToLower(f[0])):
+		case n >= 3 && strings.HasSuffix(f[1], ",") && !strings.ContainsAny(f[0], ",.!?") && !slices.Contains(s.keywords, strings.ToLower(f[0])):
 			add(f[1])
 		}
-		if n := len(f); n >= 2 && strings.HasSuffix(f[n-2], ",") {
-			if last := strings.TrimRight(f[n-1], ".!?"); last != f[n-1] {
+		if n >= 2 && strings.HasSuffix(l[0], ",") {
+			if last := strings.TrimRight(l[1], ".!?"); last != l[1] {
 				add(last)
 			}
 		}
