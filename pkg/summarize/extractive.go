@@ -281,11 +281,9 @@ func salience(s *sentence, weights map[string]float64, zh bool) float64 {
 	if len(s.keywords) == 0 {
 		return 0
 	}
-	seen := map[string]bool{}
 	var sum float64
-	for _, k := range s.keywords {
-		if !seen[k] {
-			seen[k] = true
+	for i, k := range s.keywords {
+		if !slices.Contains(s.keywords[:i], k) { // a sentence has a few dozen at most
 			sum += weights[k]
 		}
 	}
@@ -548,11 +546,19 @@ func density(s *sentence) float64 {
 	if s.size <= 0 {
 		return 0
 	}
-	seen := map[string]bool{}
-	for _, k := range s.keywords {
-		seen[k] = true
+	return min(1, float64(distinct(s.keywords))/s.size)
+}
+
+// distinct is how many different keywords kw holds: a sentence has a few
+// dozen at most, and a map for each cost more than comparing them.
+func distinct(kw []string) int {
+	n := 0
+	for i, k := range kw {
+		if !slices.Contains(kw[:i], k) {
+			n++
+		}
 	}
-	return min(1, float64(len(seen))/s.size)
+	return n
 }
 
 // typicalDensity is the content density of a sentence that says something
@@ -599,11 +605,7 @@ func contentFactor(s *sentence, typical float64) float64 {
 	if typical > 0 {
 		f = min(1, density(s)/typical)
 	}
-	distinct := map[string]bool{}
-	for _, k := range s.keywords {
-		distinct[k] = true
-	}
-	if len(distinct) < 2 {
+	if distinct(s.keywords) < 2 {
 		f = min(f, smallTalkContent)
 	}
 	return f
