@@ -105,7 +105,7 @@ func thisSpan(text string, i, end int, day time.Time) (timed, bool) {
 	unit := strings.ToLower(text[ws:we])
 	switch unit {
 	case "week", "month", "year":
-		return timed{Span{From: sideSpan(0, unit, day).From, To: day.AddDate(0, 0, 1)}, we, we}, true
+		return timed{soFar(unit, day), we, we}, true
 	case "morning", "afternoon", "evening":
 		return timed{daySpan(day, 0), we, we}, true
 	case "past":
@@ -291,14 +291,27 @@ func dateOn(text string, end int, day time.Time) (timed, bool) {
 			year, we, named = y, ye, true
 		}
 	}
-	if !named && time.Date(year, m, d, 0, 0, 0, 0, day.Location()).After(day) {
-		year--
-	}
+	sp, ok := calendarDay(year, named, m, d, day)
+	return timed{sp, from, we}, ok
+}
+
+// calendarDay is the day d of month m: of year when named, otherwise the
+// latest such day by day; ok is false for a day the month lacks
+// ("February 30").
+func calendarDay(year int, named bool, m time.Month, d int, day time.Time) (Span, bool) {
 	date := time.Date(year, m, d, 0, 0, 0, 0, day.Location())
-	if date.Day() != d { // "February 30"
-		return timed{}, false
+	if !named && date.After(day) {
+		date = time.Date(year-1, m, d, 0, 0, 0, 0, day.Location())
 	}
-	return timed{Span{From: date, To: date.AddDate(0, 0, 1)}, from, we}, true
+	if date.Day() != d {
+		return Span{}, false
+	}
+	return Span{From: date, To: date.AddDate(0, 0, 1)}, true
+}
+
+// soFar is the calendar week, month or year day is in, up to its end.
+func soFar(unit string, day time.Time) Span {
+	return Span{From: sideSpan(0, unit, day).From, To: day.AddDate(0, 0, 1)}
 }
 
 // ordinalDay reads a day of the month: 1 to 31, with or without its
@@ -379,7 +392,7 @@ func zhAskedAt(text string, i int, day time.Time) (timed, int) {
 			// Words that stay searched (timed).
 			return timed{daySpan(day, 0), i + n, i + n}, n
 		case "week", "month", "year":
-			return timed{Span{From: sideSpan(0, a.unit, day).From, To: day.AddDate(0, 0, 1)}, i + n, i + n}, n
+			return timed{soFar(a.unit, day), i + n, i + n}, n
 		case "few":
 			sp = Span{From: day.AddDate(0, 0, -5), To: day.AddDate(0, 0, -1)}
 		case "week-2":
@@ -413,19 +426,17 @@ func zhAskedAt(text string, i int, day time.Time) (timed, int) {
 	if strings.HasPrefix(tail[len(mark):], "的") {
 		return timed{}, n
 	}
-	from, year := i, day.Year()
+	from, year, named := i, day.Year(), false
 	if j := strings.LastIndex(text[:i], "年"); j >= 4 && j+len("年") == i {
 		if y, ok := smallYear(text[j-4 : j]); ok {
-			year, from = y, j-4
+			year, from, named = y, j-4, true
 		}
-	} else if time.Date(year, time.Month(m), d, 0, 0, 0, 0, day.Location()).After(day) {
-		year--
 	}
-	date := time.Date(year, time.Month(m), d, 0, 0, 0, 0, day.Location())
-	if date.Day() != d {
+	sp, ok := calendarDay(year, named, time.Month(m), d, day)
+	if !ok {
 		return timed{}, n
 	}
-	return timed{Span{From: date, To: date.AddDate(0, 0, 1)}, from, i + n}, n
+	return timed{sp, from, i + n}, n
 }
 
 // zhUntil reports whether the text before a Chinese time ends a stretch at
