@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -432,9 +433,12 @@ func TestSweepIdleSessions(t *testing.T) {
 	_, err = db.Store.WriteSummary(ctx, summaryOf(t, db, "t0", "s0", 1, 0))
 	require.NoError(t, err)
 
-	sweep := func(before time.Time, page int) ([]string, bool) {
+	var pages []int
+	sweepUpTo := func(before time.Time, page, most int) ([]string, bool) {
 		var got []string
-		n, swept, err := db.Store.SweepIdleSessions(ctx, before, page, 100, func(ss []store.IdleSession) error {
+		pages = pages[:0]
+		n, swept, err := db.Store.SweepIdleSessions(ctx, before, page, most, func(ss []store.IdleSession) error {
+			pages = append(pages, len(ss))
 			for _, s := range ss {
 				require.EqualValues(t, 3, s.Counted)
 				got = append(got, s.SessionID)
@@ -445,11 +449,33 @@ func TestSweepIdleSessions(t *testing.T) {
 		require.Equal(t, len(got), n)
 		return got, swept
 	}
+	sweep := func(before time.Time, page int) ([]string, bool) { return sweepUpTo(before, page, 100) }
 	got, swept := sweep(t0.Add(4*time.Minute), 2)
 	require.True(t, swept)
 	require.Equal(t, []string{"s1", "s2", "s3"}, got, "idle before the cut, unsummarized, oldest first, across pages")
+	require.Equal(t, []int{2, 1}, pages)
 	got, _ = sweep(t0.Add(time.Hour), 500)
 	require.Equal(t, []string{"s1", "s2", "s3", "s4", "s5", "s6"}, got)
+	require.Equal(t, []int{6}, pages)
+	got, _ = sweepUpTo(t0.Add(time.Hour), 2, 5)
+	require.Equal(t, []string{"s1", "s2", "s3", "s4", "s5"}, got, "at most the sweep's bound, the oldest")
+	require.Equal(t, []int{2, 2, 1}, pages)
+	got, _ = sweepUpTo(t0.Add(time.Hour), 2, 4)
+	require.Equal(t, []int{2, 2}, pages, "a bound that ends on a page hands no empty page")
+	require.Len(t, got, 4)
+
+	// A page fn refuses ends the sweep with its error; the pages before it
+	// were handed on.
+	handed := 0
+	n, _, err := db.Store.SweepIdleSessions(ctx, t0.Add(time.Hour), 2, 100, func(ss []store.IdleSession) error {
+		if handed == 2 {
+			return errors.New("publish failed")
+		}
+		handed += len(ss)
+		return nil
+	})
+	require.ErrorContains(t, err, "publish failed")
+	require.Equal(t, 2, n)
 
 	// Another replica holding the sweep lock: this one skips.
 	conn, err := pgx.Connect(ctx, db.URL)

@@ -74,15 +74,16 @@ WHERE tenant_id = $1 AND session_id = $2 AND summary_requested_count = $3;
 
 -- name: SummaryIdleSessions
 -- Sessions with messages no summary accounts for and no message since $1
--- (event time), oldest first, after the keyset cursor ($2, $3, $4). Every
--- tenant: this is the sweep, which publishes per-tenant requests.
+-- (event time), oldest first, at most $2. Every tenant: this is the sweep,
+-- which publishes per-tenant requests. One statement for the whole sweep,
+-- read a page at a time (SweepIdleSessions): last_message_at is not indexed
+-- (sessions), so each statement reads the table once.
 SELECT tenant_id, session_id, user_id, message_count - system_count, summarized_count, last_message_at
 FROM sessions
 WHERE message_count - system_count > summarized_count
   AND last_message_at < $1
-  AND (last_message_at, tenant_id, session_id) > ($2, $3, $4)
 ORDER BY last_message_at, tenant_id, session_id
-LIMIT $5;
+LIMIT $2;
 
 -- name: SummaryDeleteBySession
 DELETE FROM session_summaries WHERE tenant_id = $1 AND session_id = $2;
