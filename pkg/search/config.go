@@ -44,7 +44,8 @@ type Config struct {
 	// of several conversations, which seldom share its words ("doctors"
 	// against "my ENT specialist, Dr. Patel") but do share words with the
 	// user's turns it finds first; 0: no feedback. The history is then
-	// searched a second time. Chosen with make eval-longmem and make
+	// searched a second time. Not for the time between two moments ("how
+	// many days ago did I…", AsksCount). Chosen with make eval-longmem and make
 	// eval-context (docs/benchmarks.md, History): LongMemEval multi-session
 	// evidence 0.865 -> 0.912, their sessions 0.919 -> 0.961, evidence
 	// 0.939 -> 0.949; LoCoMo as it was (0.837 / 0.816).

@@ -23,11 +23,21 @@ func TestAsksCount(t *testing.T) {
 		"我一共买了几本书？",
 		"这个月花了多少钱",
 		"我去了几次健身房",
+		"How many days did I spend on camping trips in total?",
+		"How many hours have I spent playing games?",
+		"How many days passed in total between the trips, combined?",
+		"How many books did I buy in the weeks before the exam?",
 	}, []string{
 		"What did Caroline paint last year?",
 		"Can you recommend a show for tonight?",
 		"我几乎每天都跑步",
 		"totally agree, thanks",
+		// The time between two moments, read off their dates: no tally.
+		"How many days ago did I attend a networking event?",
+		"How many weeks had passed since I recovered from the flu when I went jogging?",
+		"how many months before my anniversary did Rachel get engaged?",
+		"How many days passed between the day I fixed my bike and the race?",
+		"How much time has passed since I moved?",
 		"",
 	})
 }

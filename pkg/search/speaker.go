@@ -73,6 +73,7 @@ func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <
 // AsksCount reports whether a message asks for a count or a total ("how
 // many books have I read?", "how much did I spend in total?", 我一共买了几本书):
 // its answer is gathered from many turns, often of as many conversations.
+// The time between two moments is not a count (asksElapsed).
 func AsksCount(message string) bool {
 	// Every English way countWords knows holds one of these words: a
 	// message without any, as most are, is not run through the expression
@@ -80,7 +81,7 @@ func AsksCount(message string) bool {
 	if (containsFold(message, "how") || containsFold(message, "total") || containsFold(message, "all") ||
 		containsFold(message, "number") || containsFold(message, "sum") || containsFold(message, "combined")) &&
 		countWords.MatchString(message) {
-		return true
+		return !asksElapsed(message)
 	}
 	for _, w := range [...]string{"多少", "总共", "一共", "总计", "合计", "加起来"} {
 		if strings.Contains(message, w) {
@@ -98,5 +99,21 @@ func AsksCount(message string) bool {
 		}
 	}
 }
+
+// asksElapsed reports whether an English message that asks "how many" or
+// "how much" asks for the time between two moments, not for a tally: "how
+// many days ago did I…", "how many weeks had passed since…", "how many
+// months before my anniversary…". It is read off the dates of one or two
+// turns, which the message's own words find; the terms of the turns found
+// first would lead the search away from them. A total of times spent ("how
+// many days did I spend camping in total?") is a tally.
+func asksElapsed(message string) bool {
+	return elapsedWords.MatchString(message) && !tallyWords.MatchString(message)
+}
+
+var (
+	elapsedWords = regexp.MustCompile(`(?i)\bhow (?:many|much) (?:more |fewer |less )?(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|time)\b (?:(?:had|have|has) )?(?:ago|passed|elapsed|gone by|before|after|since|between|earlier|later)\b`)
+	tallyWords   = regexp.MustCompile(`(?i)\b(?:in total|in all|altogether|combined|sum of|total|spen[dt]|spending)\b`)
+)
 
 var countWords = regexp.MustCompile(`(?i)\bhow (?:many|much)\b|\b(?:in total|in all|altogether|number of|sum of|combined)\b|\btotal\b`)
