@@ -523,7 +523,25 @@ func isCloser(r rune) bool {
 func wordCount(s string) float64 {
 	var n float64
 	inWord := false
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			// ASCII, most of what is read: letters and digits begin a
+			// word, an apostrophe or a hyphen goes on with it.
+			i++
+			switch {
+			case c|0x20 >= 'a' && c|0x20 <= 'z' || c >= '0' && c <= '9':
+				if !inWord {
+					n++
+					inWord = true
+				}
+			case c == '\'' || c == '-':
+			default:
+				inWord = false
+			}
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
 		switch {
 		case unicode.Is(unicode.Han, r):
 			n += 0.5
@@ -653,11 +671,38 @@ func addressees(sents []sentence) map[string]bool {
 		if s.role == "" {
 			continue
 		}
-		for _, w := range strings.FieldsFunc(s.text, func(r rune) bool { return !unicode.IsLetter(r) }) {
+		eachLetterRun(s.text, func(w string) {
 			if names[w] {
 				delete(names, w)
 			}
-		}
+		})
 	}
 	return names
+}
+
+// eachLetterRun calls f with each run of letters of s, in order: the fields
+// of s split at every rune that is not a letter, without making a list.
+func eachLetterRun(s string, f func(string)) {
+	start := -1
+	for i := 0; i < len(s); {
+		letter, size := false, 1
+		if c := s[i]; c < utf8.RuneSelf {
+			letter = c|0x20 >= 'a' && c|0x20 <= 'z'
+		} else {
+			var r rune
+			r, size = utf8.DecodeRuneInString(s[i:])
+			letter = unicode.IsLetter(r)
+		}
+		switch {
+		case letter && start < 0:
+			start = i
+		case !letter && start >= 0:
+			f(s[start:i])
+			start = -1
+		}
+		i += size
+	}
+	if start >= 0 {
+		f(s[start:])
+	}
 }

@@ -111,7 +111,16 @@ func Usable(turns []Turn) []Turn {
 func mostlyHan(texts ...string) bool {
 	var han, other int
 	for _, s := range texts {
-		for _, r := range s {
+		for i := 0; i < len(s); {
+			if c := s[i]; c < utf8.RuneSelf {
+				if c|0x20 >= 'a' && c|0x20 <= 'z' {
+					other++
+				}
+				i++
+				continue
+			}
+			r, size := utf8.DecodeRuneInString(s[i:])
+			i += size
 			switch {
 			case unicode.Is(unicode.Han, r):
 				han++

@@ -82,6 +82,9 @@ func ascii(s string) bool {
 // chatWords are a sentence's words in lower case, apostrophes kept inside
 // a word (I'm, you'll) and the typographic one made plain.
 func chatWords(s string) []string {
+	if ascii(s) {
+		return asciiChatWords(s)
+	}
 	s = strings.ToLower(strings.ReplaceAll(s, "’", "'"))
 	words := strings.FieldsFunc(s, func(r rune) bool {
 		return !(unicode.IsLetter(r) && !unicode.Is(unicode.Han, r) || unicode.IsDigit(r) || r == '\'')
@@ -90,6 +93,45 @@ func chatWords(s string) []string {
 		words[i] = strings.Trim(w, "'")
 	}
 	return words
+}
+
+// asciiChatWords is chatWords of an ASCII sentence, most of them: its runs
+// of letters, digits and apostrophes, each lower-cased (a copy only when it
+// holds a capital) and trimmed of apostrophes, the empty ones kept, as
+// chatWords gives them.
+func asciiChatWords(s string) []string {
+	n := 0
+	for i := 0; i < len(s); {
+		for i < len(s) && !chatByte(s[i]) {
+			i++
+		}
+		if i < len(s) {
+			n++
+		}
+		for i < len(s) && chatByte(s[i]) {
+			i++
+		}
+	}
+	words := make([]string, 0, n)
+	for i := 0; i < len(s); {
+		for i < len(s) && !chatByte(s[i]) {
+			i++
+		}
+		j := i
+		for j < len(s) && chatByte(s[j]) {
+			j++
+		}
+		if j > i {
+			words = append(words, strings.ToLower(strings.Trim(s[i:j], "'")))
+		}
+		i = j
+	}
+	return words
+}
+
+// chatByte reports whether an ASCII byte belongs in a chat word.
+func chatByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '\''
 }
 
 func notLetter(r rune) bool { return !unicode.IsLetter(r) }

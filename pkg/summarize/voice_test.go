@@ -1,7 +1,11 @@
 package summarize
 
 import (
+	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/stretchr/testify/require"
 )
@@ -46,5 +50,75 @@ func TestVoiceOf(t *testing.T) {
 	}
 	for _, c := range cases {
 		require.Equal(t, c.want, voiceOf(c.text), c.text)
+	}
+}
+
+// The ASCII fast paths of chatWords, mostlyHan, wordCount and the letter
+// runs addressees reads give what their plain definitions give, on random
+// text of ASCII, curly apostrophes, Han, accented letters, combining marks
+// and invalid bytes.
+func TestFastPathsMatchTheirDefinitions(t *testing.T) {
+	t.Parallel()
+	plainChatWords := func(s string) []string {
+		s = strings.ToLower(strings.ReplaceAll(s, "’", "'"))
+		words := strings.FieldsFunc(s, func(r rune) bool {
+			return !(unicode.IsLetter(r) && !unicode.Is(unicode.Han, r) || unicode.IsDigit(r) || r == '\'')
+		})
+		for i, w := range words {
+			words[i] = strings.Trim(w, "'")
+		}
+		return words
+	}
+	plainMostlyHan := func(s string) bool {
+		var han, other int
+		for _, r := range s {
+			switch {
+			case unicode.Is(unicode.Han, r):
+				han++
+			case unicode.IsLetter(r):
+				other++
+			}
+		}
+		return han*3 > other
+	}
+	plainWordCount := func(s string) float64 {
+		var n float64
+		inWord := false
+		for _, r := range s {
+			switch {
+			case unicode.Is(unicode.Han, r):
+				n += 0.5
+				inWord = false
+			case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’' || r == '-':
+				if !inWord && r != '\'' && r != '’' && r != '-' {
+					n++
+					inWord = true
+				}
+			default:
+				inWord = false
+			}
+		}
+		return n
+	}
+	pieces := []string{"a", "Z", "q", "7", "0", "'", "-", " ", ",", ".", "!", "?", "\t", "’", "é", "É", "ß",
+		"中", "文", "我", "\u0301", "\xff", "\xe4\xb8", "I'm", "O'Neil", "don't", "''", "Dr.", "Hi,"}
+	rng := rand.New(rand.NewPCG(29, 1))
+	for range 50_000 {
+		var b strings.Builder
+		ascii := rng.IntN(2) == 0
+		for range rng.IntN(24) {
+			p := pieces[rng.IntN(len(pieces))]
+			for ascii && p[0] >= 0x80 || ascii && p == "’" {
+				p = pieces[rng.IntN(len(pieces))]
+			}
+			b.WriteString(p)
+		}
+		s := b.String()
+		require.True(t, slices.Equal(plainChatWords(s), chatWords(s)), "%q: %q", s, chatWords(s))
+		require.Equal(t, plainMostlyHan(s), mostlyHan(s), "%q", s)
+		require.Equal(t, plainWordCount(s), wordCount(s), "%q", s)
+		var runs []string
+		eachLetterRun(s, func(w string) { runs = append(runs, w) })
+		require.True(t, slices.Equal(strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) }), runs), "%q: %q", s, runs)
 	}
 }
