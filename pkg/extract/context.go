@@ -22,8 +22,22 @@ func (st *state) nearCue(start, end, window int) Kind {
 	}
 	left := foldASCII(text[ls:start])
 	right := foldASCII(text[end:re])
+	// A cue can be found only where its first byte is: most are not in
+	// a window of a few words (the Chinese cues never in English text).
+	var firsts [4]uint64
+	for _, w := range [2]string{left, right} {
+		for i := 0; i < len(w); i++ {
+			firsts[w[i]>>6] |= 1 << (w[i] & 63)
+		}
+	}
 	best, bestDist := Kind(""), len(text)+1
 	for _, c := range st.r.lex.cues {
+		if c.word == "" {
+			continue
+		}
+		if b := c.word[0]; firsts[b>>6]&(1<<(b&63)) == 0 {
+			continue
+		}
 		if i := strings.LastIndex(left, c.word); i >= 0 {
 			if d := len(left) - i - len(c.word); d < bestDist && cueBoundary(left, i) {
 				best, bestDist = c.kind, d
