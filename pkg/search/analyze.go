@@ -6,11 +6,12 @@
 package search
 
 import (
+	"hash/maphash"
 	"strings"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
-	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/kljensen/snowball/english"
 	"golang.org/x/text/unicode/norm"
 
@@ -294,33 +295,38 @@ func (a *Analyzer) word(w string, dst []string) []string {
 	return append(dst, w)
 }
 
-// stemCacheWords bounds the words whose stems are kept: the most used
-// ones of a language are a few thousand and make most of any text.
-const stemCacheWords = 16384
+// stemCacheWords is the number of slots of the stem cache, a power of two:
+// the most used words of a language are a few thousand and make most of
+// any text.
+const stemCacheWords = 1 << 14
+
+// stemmed is a word and its stem, as a slot of the cache holds them.
+type stemmed struct{ word, stem string }
 
 // stems holds the stems of recently stemmed words. Stemming is most of the
 // cost of analyzing English (the Snowball stemmer converts each word to
 // runes and tries its suffix lists in turn), and the same few thousand
 // words recur in every text; a stem is a function of its word alone, so the
-// cache is shared by every analyzer of the process.
-var stems = func() *lru.Cache[string, string] {
-	c, err := lru.New[string, string](stemCacheWords)
-	if err != nil {
-		panic(err)
-	}
-	return c
-}()
+// cache is shared by every analyzer of the process. A word has one slot,
+// by its hash, and a word stemmed later takes it over: reading is a load
+// and a comparison, with no lock and no order of use to keep (an LRU list
+// behind a mutex was 4% of a backfill's CPU, under every worker at once).
+var (
+	stems    [stemCacheWords]atomic.Pointer[stemmed]
+	stemSeed = maphash.MakeSeed()
+)
 
 // stem returns the Snowball stem of a lower-case ASCII word.
 func stem(w string) string {
-	if s, ok := stems.Get(w); ok {
-		return s
+	slot := &stems[maphash.String(stemSeed, w)&(stemCacheWords-1)]
+	if e := slot.Load(); e != nil && e.word == w {
+		return e.stem
 	}
 	// The word may point into a longer text: the cache keeps a copy (and
 	// a stem made of it), not the text it came from.
 	w = strings.Clone(w)
 	s := english.Stem(w, true)
-	stems.Add(w, s)
+	slot.Store(&stemmed{word: w, stem: s})
 	return s
 }
 

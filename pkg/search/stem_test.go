@@ -2,7 +2,9 @@ package search
 
 import (
 	"fmt"
+	"hash/maphash"
 	"strings"
+	"sync"
 	"testing"
 	"unsafe"
 
@@ -30,22 +32,69 @@ func TestStemCacheKeepsNoText(t *testing.T) {
 	stem(w)
 	lo := uintptr(unsafe.Pointer(unsafe.StringData(text)))
 	hi := lo + uintptr(len(text))
-	found := false
-	for _, k := range stems.Keys() {
-		if k == w {
-			found = true
-			p := uintptr(unsafe.Pointer(unsafe.StringData(k)))
-			require.False(t, p >= lo && p < hi, "the cached word points into the text")
-		}
+	slot := stems[maphash.String(stemSeed, w)&(stemCacheWords-1)].Load()
+	require.NotNil(t, slot, "the word is cached")
+	require.Equal(t, w, slot.word, "the word is cached")
+	for _, k := range []string{slot.word, slot.stem} {
+		p := uintptr(unsafe.Pointer(unsafe.StringData(k)))
+		require.False(t, p >= lo && p < hi, "the cache points into the text")
 	}
-	require.True(t, found, "the word is cached")
 }
 
-// The cache is bounded: past its size the least recently used words go.
+// The cache is bounded: it has its slots and no more, and a word whose slot
+// another took is stemmed again, to the same stem.
 func TestStemCacheIsBounded(t *testing.T) {
 	for i := range stemCacheWords + 1000 {
 		stem(fmt.Sprintf("word%dings", i))
 	}
-	require.Equal(t, stemCacheWords, stems.Len())
-	require.Equal(t, english.Stem("word1ings", true), stem("word1ings"))
+	require.Len(t, stems, stemCacheWords)
+	for i := range stemCacheWords + 1000 {
+		w := fmt.Sprintf("word%dings", i)
+		require.Equal(t, english.Stem(w, true), stem(w))
+	}
+}
+
+// Many goroutines stemming the same and different words at once all get
+// the stemmer's stems (go test -race reads the slots' loads and stores).
+func TestStemConcurrently(t *testing.T) {
+	words := strings.Fields("running libraries reading novels friends people generously photographs painted sunsets")
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 2000 {
+				w := words[(g+i)%len(words)]
+				if i%3 == 0 {
+					w = fmt.Sprintf("%s%d", w, i%50)
+				}
+				if got, want := stem(w), english.Stem(w, true); got != want {
+					t.Errorf("stem(%q) = %q, want %q", w, got, want)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// BenchmarkTermsParallel is the analysis of English turns from every core
+// at once, as the indexer, the summarizer and the API run it: the stem
+// cache is read by all of them.
+func BenchmarkTermsParallel(b *testing.B) {
+	turns := []string{
+		"I just finished watching the latest season of Stranger Things on Netflix and I'm already craving more sci-fi shows.",
+		"We went camping at Yosemite last weekend; the kids loved the waterfalls and the night sky was amazing.",
+		"Can you recommend some recipes for a dinner party? I'm thinking of roasted vegetables and a lemon tart.",
+		"My daughter started piano lessons in March and she practices every evening after school.",
+		"The conference in Berlin was exhausting, but I met a few researchers working on retrieval and summaries.",
+	}
+	a := SharedAnalyzer()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		var buf []string
+		i := 0
+		for pb.Next() {
+			buf = a.Terms(turns[i%len(turns)], buf[:0])
+			i++
+		}
+	})
 }
