@@ -21,6 +21,9 @@ func Normalize(s string) string {
 	if s == "" {
 		return ""
 	}
+	if ascii(s) {
+		return trimEdges(normalizeASCII(s))
+	}
 	s = norm.NFKC.String(s)
 	var b strings.Builder
 	b.Grow(len(s))
@@ -42,6 +45,55 @@ func Normalize(s string) string {
 		prev = r
 	}
 	return trimEdges(b.String())
+}
+
+// normalizeASCII is Normalize's loop for ASCII text, most of what is read
+// (NFKC leaves ASCII as it is, and no ASCII character is CJK): lower case,
+// runs of whitespace as one space, none leading. It returns s itself when
+// that changes nothing.
+func normalizeASCII(s string) string {
+	same := true
+	for i := 0; i < len(s) && same; i++ {
+		c := s[i]
+		same = !(c >= 'A' && c <= 'Z') && !(asciiSpace(c) && (c != ' ' || i == 0 || i+1 == len(s) || s[i+1] == ' ' || asciiSpace(s[i+1])))
+	}
+	if same {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	pendingSpace := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if asciiSpace(c) {
+			pendingSpace = true
+			continue
+		}
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if pendingSpace && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		pendingSpace = false
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// asciiSpace reports whether an ASCII byte is white space (unicode.IsSpace).
+func asciiSpace(c byte) bool {
+	return c == ' ' || c >= '\t' && c <= '\r'
+}
+
+// ascii reports whether s is ASCII only.
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // foldRune maps one rune to its comparison form: lower case, and one

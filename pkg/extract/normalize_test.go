@@ -1,9 +1,13 @@
 package extract
 
 import (
+	"math/rand/v2"
+	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/text/unicode/norm"
 )
 
 func TestNormalize(t *testing.T) {
@@ -74,5 +78,50 @@ func TestCleanDisplay(t *testing.T) {
 			t.Parallel()
 			require.Equal(t, tt.want, cleanDisplay(tt.in))
 		})
+	}
+}
+
+// Normalize's ASCII loop gives what the general one gives, on random ASCII
+// text (every kind of white space, capitals, quotes and brackets at the
+// ends) and on text with a character outside ASCII.
+func TestNormalizeASCIIMatchesTheGeneralLoop(t *testing.T) {
+	t.Parallel()
+	general := func(s string) string {
+		s = norm.NFKC.String(s)
+		var b strings.Builder
+		pendingSpace := false
+		var prev rune
+		for _, r := range s {
+			if unicode.IsSpace(r) {
+				pendingSpace = true
+				continue
+			}
+			r = foldRune(r)
+			if pendingSpace {
+				if b.Len() > 0 && !isCJK(prev) && !isCJK(r) {
+					b.WriteByte(' ')
+				}
+				pendingSpace = false
+			}
+			b.WriteRune(r)
+			prev = r
+		}
+		return trimEdges(b.String())
+	}
+	pieces := []string{"a", "Z", "q", "7", " ", "  ", "\t", "\n", "\r", "\v", "\f", "\x00", "\x7f", "'", "\"", "`", "<", ">",
+		"-", ".", "The", "Book", "x", "\u00a0", "《", "三体", "Ｓ", "é"}
+	rng := rand.New(rand.NewPCG(29, 2))
+	for range 100_000 {
+		var b strings.Builder
+		onlyASCII := rng.IntN(4) != 0
+		for range rng.IntN(12) {
+			p := pieces[rng.IntN(len(pieces))]
+			for onlyASCII && !ascii(p) {
+				p = pieces[rng.IntN(len(pieces))]
+			}
+			b.WriteString(p)
+		}
+		s := b.String()
+		require.Equal(t, general(s), Normalize(s), "%q", s)
 	}
 }
