@@ -3,7 +3,6 @@ package assemble
 import (
 	"bytes"
 	"cmp"
-	"encoding/binary"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 
 	gojson "github.com/goccy/go-json"
 
+	"github.com/recallhq/recall/internal/script"
 	"github.com/recallhq/recall/pkg/record"
 )
 
@@ -436,27 +436,11 @@ var byteClass = func() (c [256]uint8) {
 	return c
 }()
 
-// isASCII reports whether s is all ASCII, eight bytes at a time.
-func isASCII(s string) bool {
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		if binary.LittleEndian.Uint64([]byte(s[i:i+8]))&0x8080808080808080 != 0 {
-			return false
-		}
-	}
-	for ; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
 // scanText returns the number of characters of s and whether
 // writeCollapsed would change it, in one pass: a table lookup per ASCII
 // byte (snippets are read on every context with a query).
 func scanText(s string) (runes int, collapse bool) {
-	if isASCII(s) {
+	if script.ASCII(s) {
 		// White space at either end, a run of spaces, or any other
 		// white space; searched for by the vectorized byte searches.
 		return len(s), s != "" && (s[0] == ' ' || s[len(s)-1] == ' ' || strings.Contains(s, "  ") ||

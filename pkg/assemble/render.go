@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/recallhq/recall/internal/script"
 	"github.com/recallhq/recall/pkg/record"
 )
 
@@ -426,34 +427,34 @@ func ResolveLang(lang string, p Parts) string {
 	}
 	var han, other int
 	for _, m := range p.Window.Messages {
-		h, o := countScripts(m.Content)
+		h, o := script.Count(m.Content)
 		han, other = han+h, other+o
 	}
 	for _, f := range p.Facts.Facts {
-		h, o := countScripts(f.Display)
+		h, o := script.Count(f.Display)
 		han, other = han+h, other+o
 	}
 	if p.Profile != nil {
 		for _, group := range [...][]ProfileEntry{p.Profile.About, p.Profile.Requests} {
 			for _, e := range group {
 				for _, v := range e.Values {
-					h, o := countScripts(v)
+					h, o := script.Count(v)
 					han, other = han+h, other+o
 				}
 			}
 		}
 	}
 	for _, s := range p.Summaries.Previous {
-		h, o := countScripts(s.Summary)
+		h, o := script.Count(s.Summary)
 		han, other = han+h, other+o
 	}
 	if c := p.Summaries.Current; c != nil {
-		h, o := countScripts(c.Summary)
+		h, o := script.Count(c.Summary)
 		han, other = han+h, other+o
 	}
 	if r := p.Recalled; r != nil {
 		for _, hit := range r.Hits {
-			h, o := countScripts(hit.Text)
+			h, o := script.Count(hit.Text)
 			han, other = han+h, other+o
 		}
 	}
@@ -462,30 +463,6 @@ func ResolveLang(lang string, p Parts) string {
 		return LangZH
 	}
 	return LangEN
-}
-
-// countScripts counts Han characters and other letters. ASCII is counted byte by
-// byte; only multi-byte characters are decoded (this runs on every context read).
-func countScripts(s string) (han, other int) {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c|0x20 >= 'a' && c|0x20 <= 'z' {
-				other++
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		switch {
-		case r >= 0x2E80 && unicode.Is(unicode.Han, r):
-			han++
-		case unicode.IsLetter(r):
-			other++
-		}
-	}
-	return han, other
 }
 
 // Render writes the prompt block. An empty memory renders as an empty string, so

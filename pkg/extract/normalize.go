@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/recallhq/recall/internal/script"
 )
 
 // Normalize returns the key under which mentions of the same name are
@@ -21,9 +23,16 @@ func Normalize(s string) string {
 	if s == "" {
 		return ""
 	}
-	if ascii(s) {
+	if script.ASCII(s) {
 		return trimEdges(normalizeASCII(s))
 	}
+	return trimEdges(normalizeRunes(s))
+}
+
+// normalizeRunes is Normalize before the edges are trimmed: NFKC, then
+// each character folded (foldRune), white space collapsed to one space and
+// dropped next to CJK characters.
+func normalizeRunes(s string) string {
 	s = norm.NFKC.String(s)
 	var b strings.Builder
 	b.Grow(len(s))
@@ -44,10 +53,10 @@ func Normalize(s string) string {
 		b.WriteRune(r)
 		prev = r
 	}
-	return trimEdges(b.String())
+	return b.String()
 }
 
-// normalizeASCII is Normalize's loop for ASCII text, most of what is read
+// normalizeASCII is normalizeRunes for ASCII text, most of what is read
 // (NFKC leaves ASCII as it is, and no ASCII character is CJK): lower case,
 // runs of whitespace as one space, none leading. It returns s itself when
 // that changes nothing.
@@ -84,16 +93,6 @@ func normalizeASCII(s string) string {
 // asciiSpace reports whether an ASCII byte is white space (unicode.IsSpace).
 func asciiSpace(c byte) bool {
 	return c == ' ' || c >= '\t' && c <= '\r'
-}
-
-// ascii reports whether s is ASCII only.
-func ascii(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }
 
 // foldRune maps one rune to its comparison form: lower case, and one

@@ -15,6 +15,7 @@ import (
 	"github.com/kljensen/snowball/english"
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/recallhq/recall/internal/script"
 	"github.com/recallhq/recall/pkg/segment"
 )
 
@@ -286,7 +287,7 @@ func (a *Analyzer) word(w string, dst []string) []string {
 	if english.IsStopWord(w) {
 		return dst
 	}
-	if isASCII(w) {
+	if script.ASCII(w) {
 		w = stem(w)
 	}
 	if w == "" || len(w) > MaxTermBytes {
@@ -350,13 +351,4 @@ func isJoiner(r rune) bool {
 		return true
 	}
 	return false
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }

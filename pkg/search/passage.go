@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/recallhq/recall/internal/script"
 	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/listsel"
 )
@@ -60,7 +61,7 @@ func passage(q passageQuery, text string, n int) string {
 	// Lower-cased once when that keeps every offset (ASCII), else by
 	// sentence.
 	lower := ""
-	if ascii(scan) {
+	if script.ASCII(scan) {
 		lower = strings.ToLower(scan)
 	}
 	lowered := func(from, to int) string {
@@ -225,15 +226,6 @@ func matchAt(sentence, term string, from int) int {
 		from = i + len(term)
 	}
 	return -1
-}
-
-func ascii(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }
 
 func lastRune(s string) rune {

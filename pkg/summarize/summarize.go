@@ -13,6 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/recallhq/recall/internal/script"
 	"github.com/recallhq/recall/pkg/extract"
 	"github.com/recallhq/recall/pkg/service"
 )
@@ -111,23 +112,8 @@ func Usable(turns []Turn) []Turn {
 func mostlyHan(texts ...string) bool {
 	var han, other int
 	for _, s := range texts {
-		for i := 0; i < len(s); {
-			if c := s[i]; c < utf8.RuneSelf {
-				if c|0x20 >= 'a' && c|0x20 <= 'z' {
-					other++
-				}
-				i++
-				continue
-			}
-			r, size := utf8.DecodeRuneInString(s[i:])
-			i += size
-			switch {
-			case unicode.Is(unicode.Han, r):
-				han++
-			case unicode.IsLetter(r):
-				other++
-			}
-		}
+		h, o := script.Count(s)
+		han, other = han+h, other+o
 	}
 	return han*3 > other
 }

@@ -4,7 +4,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
-	"unicode/utf8"
+
+	"github.com/recallhq/recall/internal/script"
 )
 
 // voice is what a sentence's form says about what it is, whatever its
@@ -52,7 +53,7 @@ func voiceOf(s string) voice {
 		}
 	}
 	opening := strings.TrimLeftFunc(s, notLetter)
-	han := !ascii(s) // the Chinese cues need a character outside ASCII
+	han := !script.ASCII(s) // the Chinese cues need a character outside ASCII
 	// Praise of what the other did and wishes for them are reactions
 	// whatever follows ("Congrats on the show, I'll be watching!"); an
 	// exclamation is one unless the speaker goes on about themselves
@@ -69,22 +70,17 @@ func voiceOf(s string) voice {
 	}
 }
 
-// ascii reports whether s is ASCII only.
-func ascii(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
 // chatWords are a sentence's words in lower case, apostrophes kept inside
 // a word (I'm, you'll) and the typographic one made plain.
 func chatWords(s string) []string {
-	if ascii(s) {
+	if script.ASCII(s) {
 		return asciiChatWords(s)
 	}
+	return runeChatWords(s)
+}
+
+// runeChatWords is chatWords of any text.
+func runeChatWords(s string) []string {
 	s = strings.ToLower(strings.ReplaceAll(s, "’", "'"))
 	words := strings.FieldsFunc(s, func(r rune) bool {
 		return !(unicode.IsLetter(r) && !unicode.Is(unicode.Han, r) || unicode.IsDigit(r) || r == '\'')
