@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -179,40 +180,80 @@ const maxTSPosition = 16383
 // at most 256 positions per term, which bounds a term's frequency in an
 // entry, and caps positions at 16383.
 func TSVector(terms []string) string {
-	if len(terms) == 0 {
-		return ""
-	}
-	pos := make(map[string][]int, len(terms))
-	order := make([]string, 0, len(terms))
+	sc := tsvScratchPool.Get().(*tsvScratch)
+	defer sc.release()
+	// Each distinct term in the order it first occurs (first), and its
+	// occurrences chained in order of position (next): the map only finds
+	// a term's group, and it and the arrays are reused from entry to entry
+	// (a map of positions made for each entry was most of what indexing
+	// it allocated).
+	sc.next = slices.Grow(sc.next[:0], len(terms))[:len(terms)]
+	size := 0
 	for i, t := range terms {
 		if t == "" {
 			continue
 		}
-		if _, ok := pos[t]; !ok {
-			order = append(order, t)
+		sc.next[i] = -1
+		if g, ok := sc.group[t]; ok {
+			sc.next[sc.last[g]] = int32(i)
+			sc.last[g] = int32(i)
+		} else {
+			sc.group[t] = int32(len(sc.first))
+			sc.first = append(sc.first, int32(i))
+			sc.last = append(sc.last, int32(i))
+			size += len(t) + 2
 		}
-		pos[t] = append(pos[t], min(i+1, maxTSPosition))
+		size += 6
+	}
+	if len(sc.first) == 0 {
+		return ""
 	}
 	var b strings.Builder
-	for i, t := range order {
-		if i > 0 {
+	b.Grow(size)
+	var digits [8]byte
+	for g, first := range sc.first {
+		if g > 0 {
 			b.WriteByte(' ')
 		}
-		writeLexeme(&b, t)
+		writeLexeme(&b, terms[first])
 		b.WriteByte(':')
 		last := 0
-		for j, p := range pos[t] {
+		for o, j := first, 0; o >= 0; o, j = sc.next[o], j+1 {
+			p := min(int(o)+1, maxTSPosition)
 			if p == last {
 				continue
 			}
 			if j > 0 {
 				b.WriteByte(',')
 			}
-			b.WriteString(strconv.Itoa(p))
+			b.Write(strconv.AppendInt(digits[:0], int64(p), 10))
 			last = p
 		}
 	}
 	return b.String()
+}
+
+// tsvScratch is what TSVector works in: the group of each distinct term,
+// each group's first and last position, and after each position the next
+// one of the same term (-1: none).
+type tsvScratch struct {
+	group       map[string]int32
+	first, last []int32
+	next        []int32
+}
+
+var tsvScratchPool = sync.Pool{New: func() any { return &tsvScratch{group: map[string]int32{}} }}
+
+// release clears the scratch and hands it back, unless one long text grew
+// it past what a turn needs. The map holds the terms' strings until it is
+// cleared, never longer.
+func (sc *tsvScratch) release() {
+	if len(sc.group) > 4096 || cap(sc.next) > 1<<16 {
+		return
+	}
+	clear(sc.group)
+	sc.first, sc.last, sc.next = sc.first[:0], sc.last[:0], sc.next[:0]
+	tsvScratchPool.Put(sc)
 }
 
 // TSQuery renders terms as the text form of a tsquery that matches an entry

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -514,4 +515,37 @@ func TestContextWithSearch(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, hits, 1)
 	}
+}
+
+// An entry's tsvector text: each distinct term once, in the order it first
+// occurs, with its positions in order; empty terms hold their positions but
+// are not written; positions past PostgreSQL's last are its last, once.
+// Texts made at once from many goroutines do not mix (the scratch they are
+// made in is pooled).
+func TestTSVectorText(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "", store.TSVector(nil))
+	require.Equal(t, "", store.TSVector([]string{"", ""}))
+	require.Equal(t, `'run':1,4 'o''neil':3,7 'b':5`, store.TSVector([]string{"run", "", "o'neil", "run", "b", "", "o'neil"}))
+	long := make([]string, 16390)
+	for i := range long {
+		long[i] = "x"
+	}
+	long[1] = "y"
+	text := store.TSVector(long)
+	require.True(t, strings.HasPrefix(text, "'x':1,3,4,"), text[:20])
+	require.True(t, strings.HasSuffix(text, ",16382,16383 'y':2"), text[len(text)-30:])
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 500 {
+				a, b := fmt.Sprintf("a%d", g), fmt.Sprintf("b%d", i%7)
+				if got, want := store.TSVector([]string{a, b, a}), fmt.Sprintf("'%s':1,3 '%s':2", a, b); got != want {
+					t.Errorf("got %s, want %s", got, want)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
