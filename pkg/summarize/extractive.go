@@ -103,9 +103,15 @@ func (e *Extractive) Summarize(ctx context.Context, in Input) (Summary, error) {
 	}
 	zh := mostlyHan(texts...)
 
-	weights := map[string]float64{}
+	// About a sentence in eighty bytes, and a few keywords each: sized
+	// once rather than grown.
+	size := 0
+	for _, t := range texts {
+		size += len(t)
+	}
+	weights := make(map[string]float64, size/20)
 	topics := map[string]*candTopic{}
-	var sents []sentence
+	sents := make([]sentence, 0, size/80+4)
 	order := 0
 	if in.Previous != nil {
 		for _, s := range splitSentences(in.Previous.Text) {
