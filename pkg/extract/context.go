@@ -32,9 +32,6 @@ func (st *state) nearCue(start, end, window int) Kind {
 	}
 	best, bestDist := Kind(""), len(text)+1
 	for _, c := range st.r.lex.cues {
-		if c.word == "" {
-			continue
-		}
 		if b := c.word[0]; firsts[b>>6]&(1<<(b&63)) == 0 {
 			continue
 		}

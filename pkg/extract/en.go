@@ -17,13 +17,8 @@ type enWord struct {
 	joined     bool // separated from the previous word by spaces only
 }
 
-// latinWords splits text into Latin-script words, keeping apostrophes,
-// hyphens, ampersands and the dots of initials inside a word.
-func latinWords(text string, abbrev map[string]bool) []enWord {
-	return appendLatinWords(nil, text, abbrev)
-}
-
-// appendLatinWords appends latinWords' words of text to dst.
+// appendLatinWords appends to dst the Latin-script words of text, keeping
+// apostrophes, hyphens, ampersands and the dots of initials inside a word.
 func appendLatinWords(dst []enWord, text string, abbrev map[string]bool) []enWord {
 	// About one word in six bytes of English: grown once or not at all.
 	dst = slices.Grow(dst, len(text)/6+1)
@@ -54,7 +49,7 @@ func (sc *enScratch) release() {
 	enScratchPool.Put(sc)
 }
 
-// eachLatinWord hands each of latinWords' words to yield in turn, for a
+// eachLatinWord hands each of appendLatinWords' words to yield in turn, for a
 // caller that keeps none of them whole (Keywords).
 func eachLatinWord(text string, abbrev map[string]bool, yield func(enWord)) {
 	n := 0

@@ -61,12 +61,7 @@ func normalizeRunes(s string) string {
 // runs of whitespace as one space, none leading. It returns s itself when
 // that changes nothing.
 func normalizeASCII(s string) string {
-	same := true
-	for i := 0; i < len(s) && same; i++ {
-		c := s[i]
-		same = !(c >= 'A' && c <= 'Z') && !(asciiSpace(c) && (c != ' ' || i == 0 || i+1 == len(s) || s[i+1] == ' ' || asciiSpace(s[i+1])))
-	}
-	if same {
+	if normalASCII(s) {
 		return s
 	}
 	var b strings.Builder
@@ -88,6 +83,24 @@ func normalizeASCII(s string) string {
 		b.WriteByte(c)
 	}
 	return b.String()
+}
+
+// normalASCII reports whether normalizeASCII leaves s as it is: no capital,
+// and no white space but single spaces between other characters.
+func normalASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 'A' && c <= 'Z':
+			return false
+		case c == ' ':
+			if i == 0 || i+1 == len(s) || asciiSpace(s[i+1]) {
+				return false
+			}
+		case asciiSpace(c):
+			return false
+		}
+	}
+	return true
 }
 
 // asciiSpace reports whether an ASCII byte is white space (unicode.IsSpace).

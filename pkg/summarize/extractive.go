@@ -488,7 +488,7 @@ func splitSentences(text string) []string {
 		switch {
 		case r == '\n':
 			flush(next)
-		case r == '.' && next < len(text) && !isSpaceOrQuote(firstRuneOf(text[next:])):
+		case r == '.' && next < len(text) && !isSpaceOrQuote(runeAt(text, next)):
 			// 3.5, e.g., a.m.: not a sentence end
 		case isSentenceEnd(r):
 			for next < len(text) {
@@ -506,8 +506,9 @@ func splitSentences(text string) []string {
 	return out
 }
 
-func firstRuneOf(s string) rune {
-	r, _ := utf8.DecodeRuneInString(s)
+// runeAt is the rune that begins at text[i].
+func runeAt(text string, i int) rune {
+	r, _ := utf8.DecodeRuneInString(text[i:])
 	return r
 }
 
