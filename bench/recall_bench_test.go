@@ -169,7 +169,7 @@ func BenchmarkRecall(b *testing.B) {
 		b.ReportMetric(r.p99, "p99_ms_dictionary_held")
 		fmt.Printf("    the same once a Chinese question loaded the dictionary: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, %.0f req/s; api %d MB (peak %d MB)\n",
 			r.p50, r.p90, r.p99, r.rate, mem.now>>20, mem.peak>>20)
-		fmt.Printf("  index: %.2f GB per million messages (terms, GIN, %d-dimension offline vectors)\n", float64(size)/float64(users*perUser)*1e6/(1<<30), emb.Dimension())
+		fmt.Printf("  index: %.2f GB per million messages (body, terms, %d-dimension offline vectors)\n", float64(size)/float64(users*perUser)*1e6/(1<<30), emb.Dimension())
 	}
 }
 

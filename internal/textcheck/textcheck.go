@@ -95,7 +95,7 @@ type Column string
 // snippet); Key is a text column under a btree index, whose entries
 // PostgreSQL bounds (about 2.7 kB), as a fact's value is part of the primary
 // keys of facts, fact_mentions and search_entries; TSVector is a tsvector
-// under a GIN index (search_entries.terms). TSQuery is no column: a query's
+// column (search_entries.terms). TSQuery is no column: a query's
 // terms are cast to a tsquery as a parameter of the search, never stored
 // (a row could not hold a long one: tsquery is never moved out of line).
 const (
@@ -112,7 +112,7 @@ var columns = map[Column]struct{ create, store string }{
 		`INSERT INTO stored_text SELECT x FROM unnest($1::text[]) AS x`},
 	Key: {`CREATE TEMP TABLE stored_key (v text); CREATE INDEX ON stored_key (v)`,
 		`INSERT INTO stored_key SELECT x FROM unnest($1::text[]) AS x`},
-	TSVector: {`CREATE TEMP TABLE stored_tsvector (v tsvector); CREATE INDEX ON stored_tsvector USING gin (v)`,
+	TSVector: {`CREATE TEMP TABLE stored_tsvector (v tsvector)`,
 		`INSERT INTO stored_tsvector SELECT x::tsvector FROM unnest($1::text[]) AS x`},
 	TSQuery: {``, `SELECT count(x::tsquery) FROM unnest($1::text[]) AS x`},
 }
