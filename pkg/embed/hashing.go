@@ -124,15 +124,29 @@ func (h *Hashing) Vector(text string) []float32 {
 		if n == 0 {
 			continue
 		}
-		tf := 1.0
-		if n > 1 {
-			tf += math.Log(float64(n))
-		}
-		addProbes(vec, key, float32(keyWeight(key)*tf*probeScale))
+		addProbes(vec, key, float32(keyWeight(key)*termFrequency(n)*probeScale))
 	}
 	normalize(vec)
 	return vec
 }
+
+// termFrequency is 1 + ln(n) for a feature that occurs n > 0 times: read
+// from a table for the small counts nearly every feature has (a logarithm
+// for each distinct feature was a sixth of Vector's time), the same values
+// math.Log gives.
+func termFrequency(n uint32) float64 {
+	if n < uint32(len(smallTF)) {
+		return smallTF[n]
+	}
+	return 1 + math.Log(float64(n))
+}
+
+var smallTF = func() (t [64]float64) {
+	for n := 1; n < len(t); n++ {
+		t[n] = 1 + math.Log(float64(n))
+	}
+	return t
+}()
 
 // scratch holds the buffers one Vector call needs, pooled so that embedding
 // allocates little more than the result.

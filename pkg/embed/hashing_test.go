@@ -239,3 +239,16 @@ func BenchmarkHashingLong(b *testing.B) {
 		h.Vector(text)
 	}
 }
+
+// The table of small counts gives what the logarithm gives, and a count
+// past it is computed.
+func TestTermFrequencyIsOnePlusLog(t *testing.T) {
+	for n := uint32(1); n < 3*uint32(len(smallTF)); n++ {
+		if got, want := termFrequency(n), 1+math.Log(float64(n)); got != want {
+			t.Fatalf("termFrequency(%d) = %v, want %v", n, got, want)
+		}
+	}
+	if termFrequency(1) != 1 {
+		t.Fatal("a feature said once weighs 1")
+	}
+}
