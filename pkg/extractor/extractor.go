@@ -45,7 +45,9 @@ type Config struct {
 	Queue worker.Queue `envPrefix:"EXTRACTOR_"`
 	// Roles are the turn roles facts are taken from. What the user says is the
 	// signal; what the assistant says about an item is not the user's interest,
-	// so assistant and tool turns are opt-in ("user,assistant").
+	// so assistant and tool turns are opt-in ("user,assistant"). A session's
+	// summary takes its key topics, which it records as interest facts too,
+	// from the turns of the same roles (summarize.Options.TopicRoles).
 	Roles []string `env:"EXTRACT_ROLES" envDefault:"user" envSeparator:","`
 	// ToolResults also reads the string values of tool call results.
 	ToolResults bool `env:"EXTRACT_TOOL_RESULTS" envDefault:"false"`

@@ -15,7 +15,8 @@ import (
 
 // Extractive summarizes without any service: it picks the most salient
 // sentences of the conversation (at most two, within the length bound) and
-// takes the key topics from the facts the extractor's rules and lexicon find.
+// takes the key topics from the facts the extractor's rules and lexicon find
+// in the user's turns (Options.TopicRoles).
 // What the user says about themselves, asks for and decides weighs most.
 // Small talk (greetings, thanks, acknowledgements: sentences with little
 // content for their length, by the conversation's own measure; and
@@ -132,9 +133,15 @@ func (e *Extractive) Summarize(ctx context.Context, in Input) (Summary, error) {
 		if err := ctx.Err(); err != nil {
 			return Summary{}, err
 		}
-		facts, err := e.rules.Extract(ctx, extract.Input{Text: t.Text})
-		if err != nil {
-			return Summary{}, fmt.Errorf("summarize: extract: %w", err)
+		// The facts of the turns topics come from (Options.TopicRoles):
+		// the assistant's suggestions are not the user's topics, and its
+		// long answers were most of the rules' time in a summary.
+		var facts []extract.Fact
+		if e.opts.topicRole(t.Role) {
+			var err error
+			if facts, err = e.rules.Extract(ctx, extract.Input{Text: t.Text}); err != nil {
+				return Summary{}, fmt.Errorf("summarize: extract: %w", err)
+			}
 		}
 		w := 1.0
 		if t.Role == "user" {

@@ -55,7 +55,9 @@ func (l *LLM) Summarize(ctx context.Context, in Input) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	norm := normalizedTurns(turns)
+	// A topic the model names is a new mention of the user's when the
+	// user's turns say it (Options.TopicRoles).
+	norm := normalizedTurns(turns, l.opts.topicRole)
 	kinds := l.kinds(ctx, turns)
 	out := Summary{Text: clip(ans.summary, l.opts.MaxRunes), Model: l.client.Model()}
 	seen := map[string]bool{}

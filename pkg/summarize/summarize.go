@@ -75,6 +75,15 @@ type Options struct {
 	MaxRunes int `env:"SUMMARY_MAX_CHARS" envDefault:"300"`
 	// MaxTopics bounds the key topics (default 5).
 	MaxTopics int `env:"SUMMARY_MAX_TOPICS" envDefault:"5"`
+	// TopicRoles are the roles of the turns a summary's topics come from: the
+	// extractor's EXTRACT_ROLES, read here too, so that a summary records as
+	// the user's interests what the extractor would (default: the user's own
+	// turns). A summary's key topics are written "The user mentioned: …" in a
+	// context and recorded as interest facts; a title the assistant suggested
+	// is neither. The offline summary reads the rules' facts of these turns
+	// only (facts also make a sentence salient); every turn's words still
+	// count.
+	TopicRoles []string `env:"EXTRACT_ROLES" envDefault:"user" envSeparator:","`
 }
 
 // DefaultOptions are Options with their env defaults.
@@ -87,7 +96,21 @@ func (o Options) withDefaults() Options {
 	if o.MaxTopics <= 0 {
 		o.MaxTopics = DefaultOptions.MaxTopics
 	}
+	if len(o.TopicRoles) == 0 {
+		o.TopicRoles = DefaultOptions.TopicRoles
+	}
 	return o
+}
+
+// topicRole reports whether a turn of this role can make a topic the
+// user's (Options.TopicRoles).
+func (o Options) topicRole(role string) bool {
+	for _, r := range o.TopicRoles {
+		if strings.TrimSpace(r) == role {
+			return true
+		}
+	}
+	return false
 }
 
 // ModelExtractive is the model name of the offline summarizer.
@@ -193,10 +216,14 @@ func mentionedIn(value string, normTurns []string) bool {
 	return false
 }
 
-func normalizedTurns(turns []Turn) []string {
-	out := make([]string, len(turns))
-	for i, t := range turns {
-		out[i] = extract.Normalize(t.Text)
+// normalizedTurns are the normalized texts of the turns of the roles keep
+// reports true for.
+func normalizedTurns(turns []Turn, keep func(role string) bool) []string {
+	out := make([]string, 0, len(turns))
+	for _, t := range turns {
+		if keep(t.Role) {
+			out = append(out, extract.Normalize(t.Text))
+		}
 	}
 	return out
 }

@@ -52,6 +52,7 @@ func TestExtractive(t *testing.T) {
 	require.NotContains(t, s.Text, "hits", "nor tool results")
 	names := s.TopicNames()
 	require.Subset(t, names, []string{"三体", "刘慈欣", "科幻", "人工智能"})
+	require.NotContains(t, names, "球状闪电", "what the assistant suggested is not the user's topic")
 	for _, tp := range s.Topics {
 		require.True(t, tp.Mentioned)
 		require.Equal(t, extract.Normalize(tp.Display), tp.Value)
@@ -75,7 +76,46 @@ func TestExtractive(t *testing.T) {
 	if tp, ok := byName["三体"]; ok {
 		require.False(t, tp.Mentioned, "carried over, not mentioned again")
 	}
-	require.Equal(t, next.TopicNames()[0], "白夜行", "what the new turns mention ranks first")
+	carried := false
+	for _, tp := range next.Topics {
+		require.False(t, carried && tp.Mentioned, "what the new turns mention ranks first: %v", next.TopicNames())
+		carried = carried || !tp.Mentioned
+	}
+}
+
+// With the assistant's turns among the topic roles (EXTRACT_ROLES=user,assistant),
+// what it suggested is a topic too, and a new mention.
+func TestExtractiveTopicRoles(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	both := summarize.NewExtractive(sharedRules(t), summarize.Options{TopicRoles: []string{"user", "assistant"}})
+	s, err := both.Summarize(ctx, summarize.Input{Turns: zhTurns})
+	require.NoError(t, err)
+	byName := map[string]summarize.Topic{}
+	for _, tp := range s.Topics {
+		byName[tp.Display] = tp
+	}
+	require.Contains(t, byName, "球状闪电")
+	require.True(t, byName["球状闪电"].Mentioned)
+
+	en := []summarize.Turn{
+		{Role: "user", Text: "I loved Dune, and I'd like another novel of the kind."},
+		{Role: "assistant", Text: `You might enjoy "The Left Hand of Darkness" by Ursula K. Le Guin.`},
+	}
+	values := func(s summarize.Summary) []string {
+		var out []string
+		for _, tp := range s.Topics {
+			out = append(out, tp.Value)
+		}
+		return out
+	}
+	got, err := summarize.NewExtractive(sharedRules(t), summarize.Options{}).Summarize(ctx, summarize.Input{Turns: en})
+	require.NoError(t, err)
+	require.NotContains(t, values(got), "the left hand of darkness", "the assistant's suggestion is not the user's topic")
+	require.NotContains(t, values(got), "ursula k. le guin")
+	withAssistant, err := both.Summarize(ctx, summarize.Input{Turns: en})
+	require.NoError(t, err)
+	require.Subset(t, values(withAssistant), []string{"the left hand of darkness", "ursula k. le guin"})
 }
 
 func TestExtractiveBounds(t *testing.T) {
@@ -146,6 +186,19 @@ func TestLLMSummarize(t *testing.T) {
 			require.Len(t, srv.ChatRequests(), c.requests)
 		})
 	}
+}
+
+// A topic the model names from the assistant's turns alone (its suggestion
+// 《球状闪电》) is a key topic, but no new mention of the user's.
+func TestLLMTopicOfTheAssistant(t *testing.T) {
+	t.Parallel()
+	l, srv := llmSetup(t, nil)
+	srv.Enqueue(openaitest.Reply{Content: `{"summary": "用户在读《三体》。", "key_topics": ["三体", "球状闪电"]}`})
+	s, err := l.Summarize(context.Background(), summarize.Input{Turns: zhTurns})
+	require.NoError(t, err)
+	require.Equal(t, []string{"三体", "球状闪电"}, s.TopicNames())
+	require.True(t, s.Topics[0].Mentioned)
+	require.False(t, s.Topics[1].Mentioned, "only the assistant said it")
 }
 
 func TestLLMRequest(t *testing.T) {

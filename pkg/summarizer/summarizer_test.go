@@ -112,6 +112,38 @@ func conversation(tenant, user, session string, from, n int, start time.Time) []
 	return out
 }
 
+// What only the assistant said (its suggestion of a book) is in no summary's
+// key topics and becomes no interest fact of the user's: the extractor reads
+// the user's turns only (EXTRACT_ROLES), and so does a summary's topics.
+func TestAssistantSuggestionIsNoInterest(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.start(t)
+	turns := conversation("t", "u", "s", 0, 10, t0)
+	for i := range turns {
+		if turns[i].Role == events.RoleAssistant {
+			turns[i].Content = "你也可以试试《球状闪电》，或者《流浪地球》。"
+		} else {
+			turns[i].Content = "我最近在读刘慈欣的《三体》，很喜欢硬科幻小说。"
+		}
+	}
+	b.publish(t, turns...)
+	sum := b.waitSummary(t, "t", "s", 10)
+	require.Contains(t, sum.KeyTopics, "三体")
+	require.NotContains(t, sum.KeyTopics, "球状闪电")
+	require.NotContains(t, sum.KeyTopics, "流浪地球")
+	b.waitSettled(t)
+	facts, err := b.db.Store.Tenant("t").Facts(context.Background(), "u", []string{record.FactActive}, 50)
+	require.NoError(t, err)
+	var values []string
+	for _, f := range facts {
+		values = append(values, f.Value)
+	}
+	require.Contains(t, values, "三体")
+	require.NotContains(t, values, "球状闪电")
+	require.NotContains(t, values, "流浪地球")
+}
+
 // waitIngested waits until ingest has acked (so committed) every turn in
 // waitIngested waits for ingest to settle every turn.
 func (b *bundle) waitIngested(t *testing.T) {
