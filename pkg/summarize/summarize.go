@@ -9,6 +9,7 @@ package summarize
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -99,19 +100,18 @@ func (o Options) withDefaults() Options {
 	if len(o.TopicRoles) == 0 {
 		o.TopicRoles = DefaultOptions.TopicRoles
 	}
+	// Read as the extractor reads EXTRACT_ROLES: each one trimmed.
+	roles := make([]string, len(o.TopicRoles))
+	for i, r := range o.TopicRoles {
+		roles[i] = strings.TrimSpace(r)
+	}
+	o.TopicRoles = roles
 	return o
 }
 
 // topicRole reports whether a turn of this role can make a topic the
-// user's (Options.TopicRoles).
-func (o Options) topicRole(role string) bool {
-	for _, r := range o.TopicRoles {
-		if strings.TrimSpace(r) == role {
-			return true
-		}
-	}
-	return false
-}
+// user's (Options.TopicRoles, as withDefaults left them).
+func (o Options) topicRole(role string) bool { return slices.Contains(o.TopicRoles, role) }
 
 // ModelExtractive is the model name of the offline summarizer.
 const ModelExtractive = "extractive"
