@@ -111,14 +111,16 @@ func (s *Service) ContextWith(ctx context.Context, tenant string, qv url.Values,
 	}
 	// Facts are read newest-mention first; several times the number shown is
 	// enough to rank by current weight, which only falls with age. The
-	// search's rows are read in the same batch and ranked after it.
+	// search's rows are read in the same batch and ranked after it; a count
+	// or a total ranks them again with the best terms of the user's turns
+	// found first (search.Feedback), from the same rows.
 	var (
 		data store.ContextData
 		hits []search.Hit
 		zone *time.Location
 	)
 	err := s.read(ctx, tenant, func(t *store.Tenant) (err error) {
-		hits, err = search.InBatch(sp, func(scan *store.SearchScan) (err error) {
+		hits, err = s.searcher.InBatch(sp, s.cfg.Config.Feedback(query), func(scan *store.SearchScan) (err error) {
 			data, err = t.Context(ctx, sessionID, userID, lim.Messages, maxFacts*4, maxSummaries, true, at, scan)
 			if err != nil {
 				return err
@@ -131,16 +133,6 @@ func (s *Service) ContextWith(ctx context.Context, tenant string, qv url.Values,
 		})
 		return err
 	})
-	if err == nil && sp != nil {
-		// A count or a total: the history searched again with the best
-		// terms of the user's turns found first (search.Feedback).
-		if fp, ok := s.searcher.Feedback(*sp, hits, s.cfg.Config.Feedback(query)); ok {
-			err = s.read(ctx, tenant, func(t *store.Tenant) (err error) {
-				hits, err = search.Find(ctx, t, fp)
-				return err
-			})
-		}
-	}
 	sr.Hits = hits
 	if sp != nil {
 		sr.During = sp.During // nil unless the time lift is on

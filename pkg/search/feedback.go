@@ -26,6 +26,9 @@ type FeedbackParams struct {
 	Weight float64
 }
 
+// on reports whether f adds terms at all.
+func (f FeedbackParams) on() bool { return f.Weight > 0 && f.Docs > 0 && f.Terms > 0 }
+
 // MaxFeedbackTerms bounds the terms feedback adds: each is matched against
 // every entry of the user's history in the second scan.
 const MaxFeedbackTerms = 100
@@ -38,7 +41,7 @@ const MaxFeedbackTerms = 100
 // turn's share of their scores; numbers are not added (a count said once
 // is no topic), nor the message's own terms.
 func (s *Searcher) Feedback(p Params, hits []Hit, f FeedbackParams) (Params, bool) {
-	if f.Weight <= 0 || f.Docs <= 0 || f.Terms <= 0 {
+	if !f.on() {
 		return p, false
 	}
 	var docs []Hit

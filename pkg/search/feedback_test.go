@@ -93,6 +93,33 @@ func TestSearchFeedback(t *testing.T) {
 	require.Contains(t, sources(again), "third-show")
 	require.ElementsMatch(t, []string{"concert-1", "concert-2"}, sources(again)[:2], "the turns with the message's words still first")
 
+	// A context's search does it in one scan: the rows it read kept their
+	// terms and are ranked again for the added ones. The hits are those
+	// of the second search, scores and all.
+	scans := 0
+	once, err := searcher.InBatch(&p, f, func(sc *store.SearchScan) error {
+		scans++
+		return s.st.Tenant("acme").ScanSearch(s.ctx, sc)
+	})
+	require.NoError(t, err)
+	require.Equal(t, 1, scans)
+	require.Equal(t, again, once)
+	// Without feedback it is the first search's hits.
+	plain, err := searcher.InBatch(&p, search.FeedbackParams{}, func(sc *store.SearchScan) error {
+		return s.st.Tenant("acme").ScanSearch(s.ctx, sc)
+	})
+	require.NoError(t, err)
+	require.Equal(t, first, plain)
+	// Nor for a message whose first hits hold no turn of the user's: the
+	// kept terms change nothing.
+	pb := p
+	pb.Roles = []string{"assistant"}
+	byAssistant, err := searcher.InBatch(&pb, f, func(sc *store.SearchScan) error {
+		return s.st.Tenant("acme").ScanSearch(s.ctx, sc)
+	})
+	require.NoError(t, err)
+	require.Equal(t, s.search(t, "acme", pb), byAssistant)
+
 	// No feedback for a message that asks for no count, or when off, or
 	// from no turn of the user's.
 	require.Zero(t, cfg.Feedback("Which band did I see at the amphitheatre?"))

@@ -259,6 +259,18 @@ func Find(ctx context.Context, t *store.Tenant, p Params) ([]Hit, error) {
 // and there are no hits. A search p refuses (as Find would) is an error
 // before read runs.
 func InBatch(p *Params, read func(scan *store.SearchScan) error) ([]Hit, error) {
+	return (*Searcher)(nil).InBatch(p, FeedbackParams{}, read)
+}
+
+// InBatch is the package's InBatch for a message whose first hits may
+// extend its query (f: Feedback, for a count or a total). Such a scan keeps
+// every row's terms (store.SearchScan.KeepTerms), and when Feedback adds
+// terms the same rows are scored again for them and ranked again: the
+// hits a second search with the extended query would find, without reading
+// the history a second time (which was a second round trip and a second
+// scan, twice the time, for every such message). With f off it is the
+// package's InBatch; s may then be nil.
+func (s *Searcher) InBatch(p *Params, f FeedbackParams, read func(scan *store.SearchScan) error) ([]Hit, error) {
 	if p == nil {
 		return nil, read(nil)
 	}
@@ -267,13 +279,28 @@ func InBatch(p *Params, read func(scan *store.SearchScan) error) ([]Hit, error) 
 		return nil, err
 	}
 	defer sc.Release()
+	feedback := s != nil && f.on()
+	if feedback {
+		sc.KeepTerms()
+	}
 	if err := read(sc); err != nil {
 		return nil, err
 	}
 	// The spans the message names are reckoned in the user's time zone,
 	// which read may learn in the same batch: it may set p.During.
 	q.During = p.During
-	return rankHits(asOf(sc.Rows(), q), q, sc.NumTerms()), nil
+	hits := rankHits(asOf(sc.Rows(), q), q, sc.NumTerms())
+	if !feedback {
+		return hits, nil
+	}
+	fq, ok := s.Feedback(q, hits, f)
+	if !ok {
+		return hits, nil
+	}
+	if err := sc.Rescore(fq.Terms); err != nil {
+		return nil, err
+	}
+	return rankHits(sc.Rows(), fq, sc.NumTerms()), nil
 }
 
 // scan checks p, fills in its defaults and prepares the store's scan of

@@ -30,8 +30,12 @@ func UserTableNames() []string {
 // MigrationsIn reads migrations from another file system.
 var MigrationsIn = migrationsIn
 
-// TSVectorFrequencies is tsvectorFrequencies, for the tests of the search.
-var TSVectorFrequencies = tsvectorFrequencies
+// TSVectorFrequencies is tsvectorFrequencies of the bytes of a row, for the
+// tests of the search.
+var TSVectorFrequencies = tsvectorFrequencies[[]byte]
+
+// TSVectorFrequenciesKept is tsvectorFrequencies of the terms a row kept.
+var TSVectorFrequenciesKept = tsvectorFrequencies[string]
 
 // LagSince is lsnHistory's time lag over the samples given (at, lsn
 // pairs), for its table test.

@@ -77,7 +77,7 @@ func TestSummaryPlansOnAnEmptyTable(t *testing.T) {
 func TestSearchScanPlanOnAnEmptyTable(t *testing.T) {
 	t.Parallel()
 	db := testenv.NewDB(t)
-	plan := genericPlan(t, db, store.Query(store.QSearchScan), "'t'", "'u1'", "NULL", "NULL", "'m'")
+	plan := genericPlan(t, db, store.Query(store.QSearchScan), "'t'", "'u1'", "NULL", "NULL", "'m'", "false")
 	require.Regexp(t, `Index Scan using search_entries_pkey on search_entries e .*\n\s+Index Cond: \(\(tenant_id = \$1\) AND \(user_id = \$2\)\)`, plan)
 	require.NotContains(t, plan, "Sort", "the primary key gives the order")
 }

@@ -328,7 +328,34 @@ type SearchScan struct {
 	model  string
 	index  map[string]int // query term -> place in a row's TF (termIndex)
 	before time.Time      // entries at or after it are not read (Before)
+	keep   bool           // every row keeps its terms (KeepTerms)
 	buf    *[]SearchRow   // the rows read, until Release
+}
+
+// KeepTerms has every row read keep its terms (SearchRow.Terms), whether
+// or not it holds a query term, so that the rows can be scored again for
+// other terms (Rescore) without reading them again: a search whose first
+// hits extend its query (search feedback) costs one scan, not two. The
+// rows' terms are the price: about as much again as their texts.
+func (sc *SearchScan) KeepTerms() { sc.keep = true }
+
+// Rescore sets each row's TF (and NumTerms) for terms instead of the
+// query's, from the terms the rows kept (KeepTerms): the rows as a scan for
+// terms would have read them.
+func (sc *SearchScan) Rescore(terms []string) error {
+	if !sc.keep {
+		return errors.New("search: rescoring a scan that kept no terms")
+	}
+	index := termIndex(terms)
+	for i, r := range sc.Rows() {
+		tf, err := rowFrequencies(r.Terms, index)
+		if err != nil {
+			return fmt.Errorf("search: rescore row %d: %w", i+1, err)
+		}
+		(*sc.buf)[i].TF = tf
+	}
+	sc.index = index
+	return nil
 }
 
 // Before bounds the scan to the history as it stood before t (a search or a
@@ -379,7 +406,7 @@ func (t *Tenant) ScanSearch(ctx context.Context, sc *SearchScan) error {
 
 // args are the statement's arguments for a tenant.
 func (sc *SearchScan) args(tenant string) []any {
-	return []any{tenant, sc.userID, sc.query, sc.vector, sc.model}
+	return []any{tenant, sc.userID, sc.query, sc.vector, sc.model, sc.keep}
 }
 
 // NumTerms is the number of distinct query terms: the length of a row's TF.
@@ -401,7 +428,7 @@ func (sc *SearchScan) Rows() []SearchRow {
 func (sc *SearchScan) read(rows pgx.Rows) error {
 	sc.Release()
 	buf := scanRows.Get().(*[]SearchRow)
-	entries, err := readSearchRows(rows, sc.index, sc.before, *buf)
+	entries, err := readSearchRows(rows, sc.index, sc.before, sc.keep, *buf)
 	*buf, sc.buf = entries, buf
 	if err != nil {
 		sc.Release()

@@ -270,16 +270,32 @@ func TestSearchTSVectorKeepsTerms(t *testing.T) {
 	// The search reads each query term's frequency from the binary form.
 	index := map[string]int{"b-1234": 0, "o'neil": 1, `back\slash`: 2, "三体": 3, "absent": 4}
 	tf := make([]int32, len(index))
-	require.NoError(t, store.TSVectorFrequencies(binary, index, tf))
+	found, err := store.TSVectorFrequencies(binary, index, tf)
+	require.NoError(t, err)
+	require.True(t, found)
 	require.Equal(t, []int32{2, 1, 1, 1, 0}, tf)
+	// The same read from the terms a row kept (SearchScan.KeepTerms).
+	kept := make([]int32, len(index))
+	found, err = store.TSVectorFrequenciesKept(string(binary), index, kept)
+	require.NoError(t, err)
+	require.True(t, found)
+	require.Equal(t, tf, kept)
+	found, err = store.TSVectorFrequenciesKept(string(binary), map[string]int{"absent": 0}, kept[:1])
+	require.NoError(t, err)
+	require.False(t, found, "none of the terms")
 	// A lexeme stored without positions occurs once; a truncated value is an
 	// error, not a wrong count.
 	require.NoError(t, s.st.Pool().QueryRow(s.ctx, `SELECT tsvectorsend('a b:2,3'::tsvector)`).Scan(&binary))
 	tf = make([]int32, 2)
-	require.NoError(t, store.TSVectorFrequencies(binary, map[string]int{"a": 0, "b": 1}, tf))
+	_, err = store.TSVectorFrequencies(binary, map[string]int{"a": 0, "b": 1}, tf)
+	require.NoError(t, err)
 	require.Equal(t, []int32{1, 2}, tf)
-	require.Error(t, store.TSVectorFrequencies(binary[:len(binary)-1], map[string]int{"a": 0}, tf))
-	require.Error(t, store.TSVectorFrequencies(binary[:2], map[string]int{"a": 0}, tf))
+	for _, cut := range [][]byte{binary[:len(binary)-1], binary[:2]} {
+		_, err = store.TSVectorFrequencies(cut, map[string]int{"a": 0}, tf)
+		require.Error(t, err)
+		_, err = store.TSVectorFrequenciesKept(string(cut), map[string]int{"a": 0}, tf)
+		require.Error(t, err)
+	}
 	var match bool
 	require.NoError(t, s.st.Pool().QueryRow(s.ctx, `SELECT $1::tsvector @@ $2::tsquery`,
 		store.TSVector(terms), store.TSQuery([]string{"nothing", "o'neil"})).Scan(&match))
@@ -548,4 +564,59 @@ func TestTSVectorText(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// A scan told to keep its rows' terms scores them again for other terms as
+// a scan for those terms reads them; one that kept none refuses to.
+func TestSearchScanKeepTerms(t *testing.T) {
+	t.Parallel()
+	s := setupSearch(t)
+	s.upsert(t,
+		msgEntry("t", "u1", "s1", "e1", "user", t0, "alpha beta alpha"),
+		msgEntry("t", "u1", "s1", "e2", "user", t0.Add(time.Minute), "gamma delta"),
+		msgEntry("t", "u1", "s2", "e3", "user", t0.Add(2*time.Minute), "epsilon"),
+	)
+	scan := func(terms []string, keep bool) *store.SearchScan {
+		t.Helper()
+		sc, err := store.NewSearchScan("u1", terms, nil, "")
+		require.NoError(t, err)
+		if keep {
+			sc.KeepTerms()
+		}
+		require.NoError(t, s.st.Tenant("t").ScanSearch(s.ctx, sc))
+		t.Cleanup(sc.Release)
+		return sc
+	}
+	bySource := func(sc *store.SearchScan) map[string]store.SearchRow {
+		out := map[string]store.SearchRow{}
+		for _, r := range sc.Rows() {
+			out[r.SourceID] = r
+		}
+		return out
+	}
+
+	plain := scan([]string{"alpha"}, false)
+	require.Error(t, plain.Rescore([]string{"gamma"}), "no terms kept")
+	rows := bySource(plain)
+	require.Equal(t, []int32{2}, rows["e1"].TF)
+	require.Nil(t, rows["e2"].TF)
+	require.Empty(t, rows["e2"].Terms, "terms are kept only when asked for")
+
+	kept := scan([]string{"alpha"}, true)
+	rows = bySource(kept)
+	require.Equal(t, []int32{2}, rows["e1"].TF, "the same frequencies")
+	require.Nil(t, rows["e2"].TF, "nil when it holds no query term, though its terms were read")
+	require.NotEmpty(t, rows["e2"].Terms)
+	require.Equal(t, "gamma delta", rows["e2"].Text, "the texts around the kept terms are whole")
+
+	more := []string{"gamma", "alpha", "zeta"}
+	require.NoError(t, kept.Rescore(more))
+	require.Equal(t, 3, kept.NumTerms())
+	fresh := bySource(scan(more, false))
+	for id, r := range bySource(kept) {
+		require.Equal(t, fresh[id].TF, r.TF, id)
+	}
+	require.Equal(t, []int32{0, 2, 0}, bySource(kept)["e1"].TF)
+	require.Equal(t, []int32{1, 0, 0}, bySource(kept)["e2"].TF)
+	require.Nil(t, bySource(kept)["e3"].TF)
 }

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -33,6 +32,9 @@ type SearchRow struct {
 	// order of their first occurrence in the query's terms
 	// (SearchScan.NumTerms of them); nil when it holds none.
 	TF []int32
+	// Terms are the entry's terms in tsvectorsend's binary form, kept only
+	// by a scan told to (SearchScan.KeepTerms); empty otherwise.
+	Terms string
 	// Distance is the cosine distance to the query vector, when the entry
 	// is embedded by the query's model; HasDistance says whether it is.
 	Distance    float64
@@ -56,8 +58,9 @@ var searchColumns = [...]struct {
 // kept of its terms (index: term -> place). A user's whole history is read
 // on every search, so this is the search's hottest loop. With before set,
 // the rows of entries at or after it are passed over unread
-// (SearchScan.Before).
-func readSearchRows(rows pgx.Rows, index map[string]int, before time.Time, out []SearchRow) ([]SearchRow, error) {
+// (SearchScan.Before); with keep, each row keeps its terms
+// (SearchScan.KeepTerms).
+func readSearchRows(rows pgx.Rows, index map[string]int, before time.Time, keep bool, out []SearchRow) ([]SearchRow, error) {
 	defer rows.Close()
 	out = out[:0]
 	checked, bounded := false, !before.IsZero()
@@ -76,7 +79,7 @@ func readSearchRows(rows pgx.Rows, index map[string]int, before time.Time, out [
 			continue
 		}
 		out = append(out, SearchRow{})
-		if err := decodeSearchRow(v, index, &out[len(out)-1]); err != nil {
+		if err := decodeSearchRow(v, index, keep, &out[len(out)-1]); err != nil {
 			return out, fmt.Errorf("search scan: row %d: %w", len(out), err)
 		}
 	}
@@ -107,8 +110,9 @@ func pgTimestamp(b []byte) time.Time {
 	return pgEpoch.Add(time.Duration(int64(binary.BigEndian.Uint64(b))) * time.Microsecond)
 }
 
-// decodeSearchRow decodes one row of SearchScan in binary format.
-func decodeSearchRow(v [][]byte, index map[string]int, e *SearchRow) error {
+// decodeSearchRow decodes one row of SearchScan in binary format, keeping
+// its terms with keep.
+func decodeSearchRow(v [][]byte, index map[string]int, keep bool, e *SearchRow) error {
 	for _, i := range [...]int{0, 1, 2, 3, 4, 5, 6, 7, 10} {
 		if v[i] == nil {
 			return fmt.Errorf("%s is NULL", searchColumns[i].name)
@@ -117,13 +121,18 @@ func decodeSearchRow(v [][]byte, index map[string]int, e *SearchRow) error {
 	if len(v[4]) != 8 || len(v[5]) != 4 || len(v[10]) != 1 {
 		return errors.New("malformed binary value")
 	}
-	// The texts share one string: source, session, agent, body; kind and
-	// role are one of a few words.
+	// The texts share one string: source, session, agent, body, and the
+	// terms when they are kept; kind and role are one of a few words.
+	var terms []byte
+	if keep {
+		terms = v[8]
+	}
 	var b strings.Builder
-	b.Grow(len(v[1]) + len(v[2]) + len(v[6]) + len(v[7]))
+	b.Grow(len(v[1]) + len(v[2]) + len(v[6]) + len(v[7]) + len(terms))
 	for _, i := range [...]int{1, 2, 6, 7} {
 		b.Write(v[i])
 	}
+	b.Write(terms)
 	all := b.String()
 	cut := func(n int) string {
 		s := all[:n]
@@ -131,6 +140,7 @@ func decodeSearchRow(v [][]byte, index map[string]int, e *SearchRow) error {
 		return s
 	}
 	e.SourceID, e.SessionID, e.AgentID, e.Text = cut(len(v[1])), cut(len(v[2])), cut(len(v[6])), cut(len(v[7]))
+	e.Terms = cut(len(terms))
 	e.Kind, e.Role = knownWord(v[0]), knownWord(v[3])
 	e.OccurredAt = pgTimestamp(v[4])
 	e.TermCount = int32(binary.BigEndian.Uint32(v[5]))
@@ -141,14 +151,28 @@ func decodeSearchRow(v [][]byte, index map[string]int, e *SearchRow) error {
 		}
 		e.Distance, e.HasDistance = math.Float64frombits(binary.BigEndian.Uint64(v[9])), true
 	}
-	if v[8] != nil && len(index) > 0 {
-		tf := make([]int32, len(index))
-		if err := tsvectorFrequencies(v[8], index, tf); err != nil {
+	if v[8] != nil {
+		tf, err := rowFrequencies(v[8], index)
+		if err != nil {
 			return err
 		}
 		e.TF = tf
 	}
 	return nil
+}
+
+// rowFrequencies returns the frequencies of index's terms in a row's terms
+// (tsvectorsend's form; see SearchRow.TF): nil when it holds none of them.
+func rowFrequencies[T string | []byte](terms T, index map[string]int) ([]int32, error) {
+	if len(terms) == 0 || len(index) == 0 {
+		return nil, nil
+	}
+	tf := make([]int32, len(index))
+	found, err := tsvectorFrequencies(terms, index, tf)
+	if err != nil || !found {
+		return nil, err
+	}
+	return tf, nil
 }
 
 // knownWord returns b as a string, without allocating for the kinds and
@@ -179,29 +203,42 @@ func knownWord(b []byte) string {
 // (tsvectorsend: the number of lexemes; then each lexeme's text, a NUL, its
 // number of positions and the positions, 16 bits each) and sets
 // tf[index[lexeme]] to the number of positions of each lexeme index holds
-// (1 for a lexeme stored without positions).
-func tsvectorFrequencies(b []byte, index map[string]int, tf []int32) error {
+// (1 for a lexeme stored without positions); found says whether it held
+// any. The form is read from the bytes of a row as it arrives, or from the
+// string a row kept (SearchRow.Terms).
+func tsvectorFrequencies[T string | []byte](b T, index map[string]int, tf []int32) (found bool, err error) {
 	if len(b) < 4 {
-		return errors.New("malformed tsvector")
+		return false, errors.New("malformed tsvector")
 	}
-	n := int(binary.BigEndian.Uint32(b))
+	n := int(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]))
 	b = b[4:]
 	for range n {
-		end := bytes.IndexByte(b, 0)
+		end := indexNUL(b)
 		if end < 0 || len(b) < end+3 {
-			return errors.New("malformed tsvector")
+			return false, errors.New("malformed tsvector")
 		}
-		npos := int(binary.BigEndian.Uint16(b[end+1:]))
+		npos := int(b[end+1])<<8 | int(b[end+2])
 		if j, ok := index[string(b[:end])]; ok {
 			tf[j] = int32(max(npos, 1))
+			found = true
 		}
 		b = b[end+3:]
 		if len(b) < 2*npos {
-			return errors.New("malformed tsvector")
+			return false, errors.New("malformed tsvector")
 		}
 		b = b[2*npos:]
 	}
-	return nil
+	return found, nil
+}
+
+// indexNUL is the place of the first NUL byte of b, -1 when there is none.
+func indexNUL[T string | []byte](b T) int {
+	for i := 0; i < len(b); i++ {
+		if b[i] == 0 {
+			return i
+		}
+	}
+	return -1
 }
 
 // termIndex gives each distinct query term its place in SearchRow.TF.

@@ -70,8 +70,10 @@ DELETE FROM search_entries WHERE tenant_id = $1 AND user_id = $2;
 -- name: SearchScan
 -- One user's entries, one row each, as the search ranks them (in Go, package
 -- search: search.Find; read by SearchScan): $1 tenant, $2 user; $3 the query as a tsquery ('a' | 'b',
--- NULL for none), $4 the query vector (NULL: none) and $5 its model. Each row
--- has its terms when it holds a query term (tsvectorsend's binary form; NULL
+-- NULL for none), $4 the query vector (NULL: none) and $5 its model; $6 true
+-- for every entry's terms (SearchScan.KeepTerms: a search its first hits
+-- extend scores the same rows again for more terms). Each row has its terms
+-- when it holds a query term, or with $6 (tsvectorsend's binary form; NULL
 -- otherwise), its cosine distance to the query vector when it is embedded by
 -- the query's model, and, for a fact, whether the fact is active; with its
 -- text, and the attributes the filters and the hits read (the filters are
@@ -84,7 +86,7 @@ DELETE FROM search_entries WHERE tenant_id = $1 AND user_id = $2;
 -- index with the tenant as its only condition, a scan of every entry of
 -- the tenant for each search, and kept that plan until the next analyze.
 SELECT e.kind, e.source_id, e.session_id, e.role, e.occurred_at, e.term_count, e.agent_id, e.body,
-       CASE WHEN ts_match_vq(e.terms, $3::tsquery) THEN tsvectorsend(e.terms) END AS terms,
+       CASE WHEN $6::boolean OR ts_match_vq(e.terms, $3::tsquery) THEN tsvectorsend(e.terms) END AS terms,
        CASE WHEN e.embedding_model = $5 AND vector_dims(e.embedding) = vector_dims($4::halfvec)
             THEN e.embedding <=> $4::halfvec END AS distance,
        e.kind <> 'fact' OR EXISTS (
