@@ -208,6 +208,8 @@ type dates struct {
 	// days are the days written so far: a few dozen at most, searched
 	// newest first (hits of one conversation come together).
 	days []day
+	// today is the midnight of now in the zone, once a day is written.
+	today time.Time
 }
 
 type day struct {
@@ -234,7 +236,10 @@ func (d *dates) of(t time.Time) string {
 		// Calendar days between the two days (in the zone, as the dates
 		// are written), so a turn of last night is "yesterday" this
 		// morning; a day of 23 or 25 hours rounds to one.
-		n := midnight(d.now.In(zone)).Sub(midnight(t)).Hours() / 24
+		if d.today.IsZero() {
+			d.today = midnight(d.now.In(zone))
+		}
+		n := d.today.Sub(midnight(t)).Hours() / 24
 		if n >= 0 {
 			b = d.ph.ago(append(b, d.ph.agoSep...), int(n+0.5), d.in)
 		}

@@ -109,24 +109,27 @@ func scanEnglish(text string, day time.Time, notes *relativeNotes) {
 	add := func(from, to int, meaning string, span Span) {
 		notes.add(&notes.en, text[from:to], meaning, ": ", span, from)
 	}
-	prev := byte(' ')
-	for i := 0; i < len(text) && !notes.full(); i++ {
+	// A word at a time: i is at a word's first byte or between words, and
+	// each word is passed over whole once its first byte and its length
+	// rule it out.
+	for i := 0; i < len(text) && !notes.full(); {
 		c := text[i]
-		start := !isASCIIWordByte(prev)
-		prev = c
-		if !start {
-			continue
-		}
-		switch c | 0x20 {
-		case 'y', 't', 'l', 'n', 'a':
-		default:
+		if !isASCIIWordByte(c) {
+			i++
 			continue
 		}
 		end := wordEnd(text, i)
 		w := text[i:end]
+		switch c | 0x20 {
+		case 'y', 't', 'l', 'n', 'a':
+		default:
+			i = end
+			continue
+		}
 		switch len(w) {
 		case 3, 4, 8, 9:
 		default:
+			i = end
 			continue
 		}
 		switch {
@@ -142,11 +145,11 @@ func scanEnglish(text string, day time.Time, notes *relativeNotes) {
 			add(from, end, enDate(day.AddDate(0, 0, days)), daySpan(day, days))
 		case strings.EqualFold(w, "last"), strings.EqualFold(w, "next"):
 			if b := wordsBefore(text, i, 1); b.is(text, 0, "the") {
-				continue
+				break
 			}
 			ns, ne, ok := wordAfter(text, end)
 			if !ok {
-				continue
+				break
 			}
 			unit := strings.ToLower(text[ns:ne])
 			if unit == "night" && strings.EqualFold(w, "last") {
@@ -154,13 +157,14 @@ func scanEnglish(text string, day time.Time, notes *relativeNotes) {
 			} else if m := sideMeaning(LangEN, lastOrNext(w), unit, day); m != "" {
 				add(i, ne, m, sideSpan(lastOrNext(w), unit, day))
 			} else {
-				continue
+				break
 			}
-			i, prev = ne-1, 'x'
+			// The unit is read: the next word is the one after it.
+			end = ne
 		case strings.EqualFold(w, "ago"):
 			b := wordsBefore(text, i, 4)
 			if b.n < 2 {
-				continue
+				break
 			}
 			unit := strings.ToLower(b.word(text, 0))
 			n, from := 0, 0
@@ -175,6 +179,7 @@ func scanEnglish(text string, day time.Time, notes *relativeNotes) {
 				}
 			}
 		}
+		i = end
 	}
 }
 
@@ -575,14 +580,29 @@ func zhMonth(t time.Time) string {
 	return strconv.Itoa(t.Year()) + "年" + strconv.Itoa(int(t.Month())) + "月"
 }
 
-func isASCIIWordByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-}
+func isASCIIWordByte(c byte) bool { return asciiWordBytes[c] }
+
+// asciiWordBytes are the bytes of isASCIIWordByte: one load a byte, where
+// three range checks were most of reading a turn for its relative dates.
+var asciiWordBytes = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+	}
+	return t
+}()
 
 // hasHan reports whether s holds a CJK ideograph (U+4E00 to U+9FFF,
 // whose UTF-8 encodings begin with the bytes 0xE4 to 0xE9).
 func hasHan(s string) bool {
 	for i := 0; i < len(s); i++ {
+		// Eight bytes of ASCII at a time: no lead byte among them.
+		for i+8 <= len(s) && (uint64(s[i])|uint64(s[i+1])<<8|uint64(s[i+2])<<16|uint64(s[i+3])<<24|
+			uint64(s[i+4])<<32|uint64(s[i+5])<<40|uint64(s[i+6])<<48|uint64(s[i+7])<<56)&0x8080808080808080 == 0 {
+			i += 8
+		}
+		if i == len(s) {
+			break
+		}
 		if c := s[i]; c >= 0xE4 && c <= 0xE9 {
 			if r, _ := utf8.DecodeRuneInString(s[i:]); r >= 0x4E00 && r <= 0x9FFF {
 				return true
