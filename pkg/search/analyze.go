@@ -297,6 +297,9 @@ func (a *Analyzer) word(w string, dst []string) []string {
 	if english.IsStopWord(w) {
 		return dst
 	}
+	if full, ok := titles[w]; ok {
+		w = full
+	}
 	if script.ASCII(w) {
 		w = stem(w)
 	}
@@ -305,6 +308,14 @@ func (a *Analyzer) word(w string, dst []string) []string {
 	}
 	return append(dst, w)
 }
+
+// titles are the abbreviated titles people write before a name, each as
+// the word it stands for: "my ENT specialist, Dr. Patel" is what a question
+// about doctors must find, and "Dr. Patel" is what a question naming her
+// may say of a turn that calls her "my doctor". Only titles: an
+// abbreviation of anything else ("St.", "Ave.", "appt") can mean more than
+// one word, or is rarely written out.
+var titles = map[string]string{"dr": "doctor", "prof": "professor"}
 
 // stemCacheWords is the number of slots of the stem cache, a power of two:
 // the most used words of a language are a few thousand and make most of

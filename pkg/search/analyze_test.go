@@ -38,6 +38,8 @@ func TestAnalyzerTerms(t *testing.T) {
 		{"mixed chinese and english", "我想读 Dune 和 The Three-Body Problem，2008年出版的",
 			[]string{"想", "读", "想读", "dune", "three", "bodi", "problem", "2008", "年", "出版"}},
 		{"letters and digits inside chinese", "iPhone15很好用", []string{"iphone15", "很", "好", "很好"}},
+		{"an abbreviated title as the word it stands for", "Dr. Patel and prof. Lee, my doctors",
+			[]string{"doctor", "patel", "professor", "lee", "doctor"}},
 		{"nothing to index", "……！！ ??? 的了吗", nil},
 	}
 	for _, c := range cases {
@@ -74,4 +76,5 @@ func TestAnalyzerQuestionMeetsAnswer(t *testing.T) {
 	require.Equal(t, []string{"三", "体", "三体"}, shared("三体的作者是谁", "我在读三体"))
 	require.Equal(t, []string{"novel", "recommend"}, shared("Which novels did you recommend?", "I recommended two novels last week"))
 	require.Equal(t, []string{"order", "b-1234", "1234"}, shared("Where is order B-1234?", "Your order b-1234 has shipped"))
+	require.Equal(t, []string{"doctor"}, shared("How many different doctors did I visit?", "my ENT specialist, Dr. Patel, prescribed a spray"))
 }
