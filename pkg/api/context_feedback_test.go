@@ -16,9 +16,9 @@ import (
 )
 
 // A message that asks for a count recalls, through the real ingest and
-// indexer, a turn that shares none of its words: the history is searched
-// again with the terms of the user's turns found first (search.Feedback).
-// The search alone, for the same words, does not find it.
+// indexer, a turn that shares none of its words: the history the scan read
+// is ranked again with the terms of the user's turns found first
+// (search.Feedback). The search alone, for the same words, does not find it.
 func TestContextFeedback(t *testing.T) {
 	t.Parallel()
 	b := setup(t, withIngest, withConfig(func(c *api.Config) {
