@@ -1,6 +1,7 @@
 package assemble
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -114,4 +115,26 @@ func TestAgesInTheUnitAsked(t *testing.T) {
 	zh := &dates{ph: text[LangZH], now: now, in: ageWeeks, between: true}
 	zh.of(time.Date(2023, 3, 19, 16, 29, 0, 0, time.UTC))
 	require.Equal(t, "2023年3月1日 周三，45天（约6周）前；比上面第一个日期早18天（约3周）", zh.of(time.Date(2023, 3, 1, 11, 17, 0, 0, time.UTC)))
+}
+
+// civilDay counts calendar days: between two dates it gives what rounding
+// the hours between their midnights to days gives, in a zone whose clocks
+// change, across leap years and centuries, before 1970 too.
+func TestCivilDay(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, 0, civilDay(1970, time.January, 1))
+	require.Equal(t, -1, civilDay(1969, time.December, 31))
+	require.Equal(t, 11016, civilDay(2000, time.February, 29))
+	require.Equal(t, 19485, civilDay(2023, time.May, 8))
+	ny, err := time.LoadLocation("America/New_York")
+	require.NoError(t, err)
+	for _, zone := range []*time.Location{time.UTC, ny} {
+		base := time.Date(1899, time.December, 25, 0, 0, 0, 0, zone)
+		now := time.Date(2024, time.March, 11, 8, 0, 0, 0, zone)
+		for d := 0; d < 46000; d += 7 {
+			day := base.AddDate(0, 0, d)
+			want := int(math.Round(midnight(now).Sub(midnight(day)).Hours() / 24))
+			require.Equal(t, want, civilDay(now.Date())-civilDay(day.Date()), "%s in %s", day.Format(time.DateOnly), zone)
+		}
+	}
 }

@@ -1,7 +1,6 @@
 package assemble
 
 import (
-	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -204,12 +203,13 @@ type dates struct {
 	// first day written.
 	in      int
 	between bool
-	first   time.Time
+	first   int // civilDay
 	// days are the days written so far: a few dozen at most, searched
 	// newest first (hits of one conversation come together).
 	days []day
-	// today is the midnight of now in the zone, once a day is written.
-	today time.Time
+	// today is now's civilDay in the zone, once a day is written.
+	today    int
+	todaySet bool
 }
 
 type day struct {
@@ -223,7 +223,8 @@ func (d *dates) of(t time.Time) string {
 		zone = time.UTC
 	}
 	t = t.In(zone)
-	k := dayKey(t)
+	y, m, dd := t.Date()
+	k := y*10000 + int(m)*100 + dd // dayKey(t)
 	for i := len(d.days) - 1; i >= 0; i-- {
 		if d.days[i].key == k {
 			return d.days[i].text
@@ -235,25 +236,50 @@ func (d *dates) of(t time.Time) string {
 	if !d.now.IsZero() {
 		// Calendar days between the two days (in the zone, as the dates
 		// are written), so a turn of last night is "yesterday" this
-		// morning; a day of 23 or 25 hours rounds to one.
-		if d.today.IsZero() {
-			d.today = midnight(d.now.In(zone))
+		// morning, whatever the length of the days between (23 or 25
+		// hours where the clocks change).
+		if !d.todaySet {
+			d.today, d.todaySet = civilDay(d.now.In(zone).Date()), true
 		}
-		n := d.today.Sub(midnight(t)).Hours() / 24
-		if n >= 0 {
-			b = d.ph.ago(append(b, d.ph.agoSep...), int(n+0.5), d.in)
+		day := civilDay(y, m, dd)
+		if n := d.today - day; n >= 0 {
+			b = d.ph.ago(append(b, d.ph.agoSep...), n, d.in)
 		}
 		if d.between {
 			if len(d.days) == 0 {
-				d.first = midnight(t)
-			} else if g := int(math.Round(d.first.Sub(midnight(t)).Hours() / 24)); g != 0 {
+				d.first = day
+			} else if g := d.first - day; g != 0 {
 				b = d.ph.gap(append(b, d.ph.gapSep...), g, d.in)
 			}
 		}
 	}
 	s := string(b)
+	if d.days == nil {
+		d.days = make([]day, 0, 16)
+	}
 	d.days = append(d.days, day{k, s})
 	return s
+}
+
+// civilDay is the number of days from 1 January 1970 to a date of the
+// proleptic Gregorian calendar (negative before it): the difference of two
+// is the calendar days between them, with no clock or zone involved.
+func civilDay(y int, m time.Month, d int) int {
+	// Years from March, so that the leap day ends a year (the days-from-
+	// civil algorithm of H. Hinnant's date library).
+	if m <= 2 {
+		y--
+	}
+	era := y
+	if era < 0 {
+		era -= 399
+	}
+	era /= 400
+	yoe := y - era*400
+	mp := (int(m) + 9) % 12
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return era*146097 + doe - 719468
 }
 
 // recalledLine is a hit as the prompt shows it: "[Mon 8 May 2023] User: …"
