@@ -170,10 +170,10 @@ type recalledGroup struct {
 }
 
 // dayKey is the day of t, in t's location, as yyyymmdd.
-func dayKey(t time.Time) int {
-	y, m, d := t.Date()
-	return y*10000 + int(m)*100 + d
-}
+func dayKey(t time.Time) int { return dateKey(t.Date()) }
+
+// dateKey is a date as yyyymmdd.
+func dateKey(y int, m time.Month, d int) int { return y*10000 + int(m)*100 + d }
 
 // recalledGroupOf returns the group of a hit and whether other hits may
 // share it: turns of one session and day do; summaries and facts stand alone.
@@ -224,7 +224,7 @@ func (d *dates) of(t time.Time) string {
 	}
 	t = t.In(zone)
 	y, m, dd := t.Date()
-	k := y*10000 + int(m)*100 + dd // dayKey(t)
+	k := dateKey(y, m, dd)
 	for i := len(d.days) - 1; i >= 0; i-- {
 		if d.days[i].key == k {
 			return d.days[i].text
