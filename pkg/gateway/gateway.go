@@ -29,6 +29,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httputil"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -70,9 +71,11 @@ type Gateway struct {
 	m      *metrics
 	reg    *prometheus.Registry
 	client *http.Client
-	proxy  *httputil.ReverseProxy
-	pub    *publisher
-	now    func() time.Time
+	// base is UpstreamURL, which every upstream route is joined to.
+	base  *url.URL
+	proxy *httputil.ReverseProxy
+	pub   *publisher
+	now   func() time.Time
 }
 
 // Options are the gateway's dependencies.
@@ -121,14 +124,14 @@ func New(o Options) (*Gateway, error) {
 		tr = t
 	}
 	g.client = &http.Client{Transport: tr}
+	g.base, _ = cfg.upstreamBase() // checked above
 	g.proxy = &httputil.ReverseProxy{
 		Transport:     tr,
 		FlushInterval: -1,
+		// The pass route has put the upstream URL, made from the route,
+		// in the request's context (passTo).
 		Rewrite: func(pr *httputil.ProxyRequest) {
-			route := strings.TrimPrefix(pr.In.URL.Path, "/v1/")
-			target := cfg.upstream(route)
-			u, _ := pr.Out.URL.Parse(target)
-			u.RawQuery = pr.In.URL.RawQuery
+			u := pr.In.Context().Value(passTo{}).(*url.URL)
 			pr.Out.URL = u
 			pr.Out.Host = u.Host
 			pr.Out.Header = g.forwardHeaders(pr.In.Header)
@@ -141,13 +144,12 @@ func New(o Options) (*Gateway, error) {
 	return g, nil
 }
 
-// Routes are the gateway's routes besides /healthz, /readyz and /metrics.
-var Routes = []string{"POST /v1/chat/completions", "GET /v1/models", "GET /v1/models/{model}"}
-
-// Handler serves the gateway's routes, every other /v1 route passed
-// through to the upstream as it is (embeddings, for example), and
-// /healthz, /readyz and /metrics. Its readiness does not depend on
-// Recall's store or stream: without them the chat goes on without memory.
+// Handler serves chat completions, the routes it passes to the upstream
+// as they are (passRoutes: the models and embeddings), and /healthz,
+// /readyz and /metrics. Any other path is a 404, and a path that could
+// leave /v1 on the way to the upstream a 400 (checkedPaths); neither
+// reaches the upstream. Its readiness does not depend on Recall's store or
+// stream: without them the chat goes on without memory.
 func (g *Gateway) Handler(reg *prometheus.Registry) http.Handler {
 	if reg == nil {
 		reg = g.reg
@@ -157,13 +159,16 @@ func (g *Gateway) Handler(reg *prometheus.Registry) http.Handler {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", g.measured("POST /v1/chat/completions", g.chat))
-	mux.HandleFunc("/v1/", g.measured("/v1/", g.pass))
+	for _, p := range passRoutes {
+		mux.HandleFunc(p.pattern, g.measured(p.pattern, g.pass(p)))
+	}
 	service.RegisterOps(mux, reg)
+	served := strings.Join(Routes, ", ")
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeOpenAIError(w, http.StatusNotFound, "invalid_request_error", "unknown_url", "",
-			fmt.Sprintf("Unknown request URL: %s %s. The gateway serves /v1/chat/completions and passes other /v1 routes to the upstream.", r.Method, r.URL.Path))
+			fmt.Sprintf("Unknown request URL: %s %s. The gateway serves %s; nothing else reaches the upstream.", r.Method, r.URL.Path, served))
 	})
-	return mux
+	return checkedPaths(mux)
 }
 
 // HTTP is the gateway's server on its address with its timeouts.
@@ -231,14 +236,22 @@ func (g *Gateway) authenticate(w http.ResponseWriter, r *http.Request) (string, 
 	return "", false
 }
 
-// pass passes any other /v1 request (GET /v1/models, embeddings) to the
-// upstream as it is, for an authenticated tenant.
-func (g *Gateway) pass(w http.ResponseWriter, r *http.Request) {
-	if _, ok := g.authenticate(w, r); !ok {
-		return
+// passTo is the context key of the upstream URL a pass route's request
+// goes to.
+type passTo struct{}
+
+// pass serves a route passed to the upstream as it is (GET /v1/models,
+// embeddings), for an authenticated tenant, at the route's own path below
+// the upstream's base.
+func (g *Gateway) pass(p passRoute) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := g.authenticate(w, r); !ok {
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, g.cfg.MaxBodyBytes)
+		to := upstreamURL(g.base, p.upstream(r), r.URL.RawQuery)
+		g.proxy.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), passTo{}, to)))
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, g.cfg.MaxBodyBytes)
-	g.proxy.ServeHTTP(w, r)
 }
 
 // upstreamDown answers a request the upstream could not be reached for.
