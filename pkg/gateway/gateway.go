@@ -72,10 +72,9 @@ type Gateway struct {
 	reg    *prometheus.Registry
 	client *http.Client
 	// base is UpstreamURL, which every upstream route is joined to.
-	base  *url.URL
-	proxy *httputil.ReverseProxy
-	pub   *publisher
-	now   func() time.Time
+	base *url.URL
+	pub  *publisher
+	now  func() time.Time
 }
 
 // Options are the gateway's dependencies.
@@ -125,21 +124,6 @@ func New(o Options) (*Gateway, error) {
 	}
 	g.client = &http.Client{Transport: tr}
 	g.base, _ = cfg.upstreamBase() // checked above
-	g.proxy = &httputil.ReverseProxy{
-		Transport:     tr,
-		FlushInterval: -1,
-		// The pass route has put the upstream URL, made from the route,
-		// in the request's context (passTo).
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			u := pr.In.Context().Value(passTo{}).(*url.URL)
-			pr.Out.URL = u
-			pr.Out.Host = u.Host
-			pr.Out.Header = g.forwardHeaders(pr.In.Header)
-		},
-		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			g.upstreamDown(w, err)
-		},
-	}
 	g.pub = newPublisher(o.Memory, cfg, g.log, g.m, g.now)
 	return g, nil
 }
@@ -236,21 +220,29 @@ func (g *Gateway) authenticate(w http.ResponseWriter, r *http.Request) (string, 
 	return "", false
 }
 
-// passTo is the context key of the upstream URL a pass route's request
-// goes to.
-type passTo struct{}
-
 // pass serves a route passed to the upstream as it is (GET /v1/models,
 // embeddings), for an authenticated tenant, at the route's own path below
 // the upstream's base.
 func (g *Gateway) pass(p passRoute) http.HandlerFunc {
+	proxy := &httputil.ReverseProxy{
+		Transport:     g.client.Transport,
+		FlushInterval: -1,
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			u := upstreamURL(g.base, p.upstream(pr.In), pr.In.URL.RawQuery)
+			pr.Out.URL = u
+			pr.Out.Host = u.Host
+			pr.Out.Header = g.forwardHeaders(pr.In.Header)
+		},
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			g.upstreamDown(w, err)
+		},
+	}
 	return func(w http.ResponseWriter, r *http.Request) {
 		if _, ok := g.authenticate(w, r); !ok {
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, g.cfg.MaxBodyBytes)
-		to := upstreamURL(g.base, p.upstream(r), r.URL.RawQuery)
-		g.proxy.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), passTo{}, to)))
+		proxy.ServeHTTP(w, r)
 	}
 }
 

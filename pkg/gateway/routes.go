@@ -101,6 +101,9 @@ func checkedPaths(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if problem := pathProblem(r.URL.Path); problem != "" {
 			sent, _, _ := strings.Cut(r.RequestURI, "?")
+			if sent == "" {
+				sent = r.URL.EscapedPath()
+			}
 			writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "invalid_path", "",
 				fmt.Sprintf("Invalid request URL: %s %s: its path, decoded, holds %s, which could leave /v1 on the way to the upstream. The gateway passes no such path on.", r.Method, sent, problem))
 			return
