@@ -130,18 +130,25 @@ func testOpenAINode(t *testing.T, live *testenv.Live, up *scriptedUpstream, reca
 	require.Empty(t, up.unanswered(), "every scripted reply was asked for")
 	byModel := map[string][]openaitest.Request{}
 	models := 0
+	var retrieved []string
 	for _, r := range up.Requests() {
 		require.Equal(t, "Bearer "+nodeUpstreamKey, r.Header.Get("Authorization"), "%s: the caller's model API key is forwarded", r.Path)
 		for _, h := range []string{"X-Recall-Key", "X-Recall-User-Id", "X-Recall-Session-Id", "X-Tenant-Id"} {
 			require.Empty(t, r.Header.Get(h), "%s: Recall's %s stays with Recall", r.Path, h)
 		}
-		if strings.HasSuffix(r.Path, "/models") {
+		if r.Path == "/v1/models" {
 			models++
 			continue
 		}
+		if strings.HasPrefix(r.Path, "/v1/models/") {
+			retrieved = append(retrieved, r.RawPath)
+			continue
+		}
+		require.Equal(t, "/v1/chat/completions", r.Path, "nothing but chat completions and the models reached the upstream")
 		byModel[r.Model] = append(byModel[r.Model], r)
 	}
 	require.Equal(t, 2, models, "both model lists were the upstream's")
+	require.Equal(t, []string{"/v1/models/" + scriptModels()[0], "/v1/models/org%2Fnot-served"}, retrieved, "one model at a time, an id with a slash as one segment")
 	for _, m := range scriptModels() {
 		require.Len(t, byModel[m], len(gatewayScriptFor(m)), "requests for %s", m)
 	}

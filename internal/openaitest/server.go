@@ -8,8 +8,9 @@
 // prompt asked for. Server answers chat completions from a queue of scripted
 // replies, as one JSON answer or as a stream of server-sent events when the
 // client asks for one, embeddings with deterministic vectors and the model
-// list with the models it was given, and records every request so that tests
-// can assert what the client sent.
+// list with the models it was given (and each of them, GET /v1/models/{model}),
+// and records every request, to a route it serves or not, so that tests can
+// assert what the client sent.
 //
 // A Server is meant to be shared by every package that speaks the protocol
 // (the extractor, the summarizer, the embedder), so it knows nothing about
@@ -153,10 +154,19 @@ type ToolFunction struct {
 	Parameters  json.RawMessage `json:"parameters"`
 }
 
-// Request is what the server received, kept for assertions.
+// Request is what the server received, kept for assertions. Every request
+// is kept, a route the server does not serve too (answered 404), so that a
+// test can tell that nothing reached it.
 type Request struct {
-	// Path is the URL path, such as /v1/chat/completions.
+	// Method is the request's method.
+	Method string
+	// Path is the URL path, decoded, such as /v1/chat/completions.
 	Path string
+	// RawPath is the path as it came on the wire, its escapes as they
+	// were (/v1/models/org%2Fmodel where Path is /v1/models/org/model).
+	RawPath string
+	// Query is the raw query, without its '?'.
+	Query string
 	// Header holds the request headers, for checking authentication.
 	Header http.Header
 	// Body is the raw request body.
@@ -245,7 +255,8 @@ type Server struct {
 // otherwise, every chat completion answers 200 with "{}" as content, every
 // embeddings request answers with Vector of each input and the model list
 // holds DefaultModel. Each route answers with and without the /v1 prefix,
-// for clients configured with either form of the API root.
+// for clients configured with either form of the API root; any other path
+// is recorded and answered 404, as the API answers an unknown URL.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
 	s := &Server{done: make(chan struct{}), dims: DefaultDimensions, models: []string{DefaultModel}}
@@ -259,6 +270,9 @@ func New(t testing.TB, opts ...Option) *Server {
 	mux.HandleFunc("POST /embeddings", s.handleEmbeddings)
 	mux.HandleFunc("GET /v1/models", s.handleModels)
 	mux.HandleFunc("GET /models", s.handleModels)
+	mux.HandleFunc("GET /v1/models/{model...}", s.handleModel)
+	mux.HandleFunc("GET /models/{model...}", s.handleModel)
+	mux.HandleFunc("/", s.handleUnknown)
 	s.srv = httptest.NewServer(mux)
 	t.Cleanup(s.Close)
 	return s
@@ -485,7 +499,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	req := Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: raw}
+	req := received(r, raw)
 	var body chatBody
 	decodeErr := json.Unmarshal(raw, &body)
 	if decodeErr == nil {
@@ -556,7 +570,7 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	req := Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: raw}
+	req := received(r, raw)
 	var body embeddingsBody
 	decodeErr := json.Unmarshal(raw, &body)
 	if decodeErr == nil {
@@ -617,12 +631,53 @@ const modelCreated = 1700000000
 // /v1/models. It answers every request the same way; the request is recorded
 // like the others.
 func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
-	defer s.begin(Request{Path: r.URL.Path, Header: r.Header.Clone()})()
+	defer s.begin(received(r, nil))()
 	data := make([]map[string]any, len(s.models))
 	for i, id := range s.models {
-		data[i] = map[string]any{"id": id, "object": "model", "created": modelCreated, "owned_by": "openaitest"}
+		data[i] = modelObject(id)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})
+}
+
+// handleModel answers GET /v1/models/{model} as OpenAI does: the model, or
+// 404 model_not_found. The model is the rest of the decoded path, so that
+// an id with a slash (org/model) is found whether the client escaped it
+// (org%2Fmodel, as the openai npm package does) or not.
+func (s *Server) handleModel(w http.ResponseWriter, r *http.Request) {
+	defer s.begin(received(r, nil))()
+	_, model, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/v1"), "/models/")
+	for _, id := range s.models {
+		if id == model {
+			writeJSON(w, http.StatusOK, modelObject(id))
+			return
+		}
+	}
+	writeJSON(w, http.StatusNotFound, map[string]any{"error": map[string]any{
+		"message": fmt.Sprintf("The model '%s' does not exist", model),
+		"type":    "invalid_request_error", "param": "model", "code": "model_not_found",
+	}})
+}
+
+func modelObject(id string) map[string]any {
+	return map[string]any{"id": id, "object": "model", "created": modelCreated, "owned_by": "openaitest"}
+}
+
+// handleUnknown records a request to a route the server does not serve and
+// answers it as OpenAI answers an unknown URL: 404, invalid_request_error.
+func (s *Server) handleUnknown(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	req := received(r, body)
+	defer s.begin(req)()
+	writeJSON(w, http.StatusNotFound, map[string]any{"error": map[string]any{
+		"message": fmt.Sprintf("Invalid URL (%s %s)", r.Method, req.RawPath),
+		"type":    "invalid_request_error", "param": nil, "code": nil,
+	}})
+}
+
+// received is what is recorded of r, its body read as raw.
+func received(r *http.Request, raw []byte) Request {
+	rawPath, _, _ := strings.Cut(r.RequestURI, "?")
+	return Request{Method: r.Method, Path: r.URL.Path, RawPath: rawPath, Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: raw}
 }
 
 // answered holds the request as reply scripts and writes its headers, then

@@ -489,3 +489,59 @@ func TestChatWire(t *testing.T) {
 		})
 	}
 }
+
+// One model is found by its id, an id with a slash whether the client
+// escaped it or not; an unknown one is OpenAI's 404 model_not_found.
+func TestModel(t *testing.T) {
+	t.Parallel()
+	s := openaitest.New(t, openaitest.WithModels("llama3:8b", "org/model"))
+	tests := []struct {
+		path   string
+		status int
+		want   string
+	}{
+		{"/v1/models/llama3:8b", http.StatusOK, `{"id":"llama3:8b","object":"model","created":1700000000,"owned_by":"openaitest"}`},
+		{"/v1/models/org%2Fmodel", http.StatusOK, `{"id":"org/model","object":"model","created":1700000000,"owned_by":"openaitest"}`},
+		{"/models/org/model", http.StatusOK, `{"id":"org/model","object":"model","created":1700000000,"owned_by":"openaitest"}`},
+		{"/v1/models/gpt-9", http.StatusNotFound, `{"error":{"message":"The model 'gpt-9' does not exist","type":"invalid_request_error","param":"model","code":"model_not_found"}}`},
+	}
+	for _, tt := range tests {
+		resp, err := http.Get(s.URL() + tt.path)
+		require.NoError(t, err)
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		require.NoError(t, resp.Body.Close())
+		require.Equal(t, tt.status, resp.StatusCode, tt.path)
+		require.JSONEq(t, tt.want, string(body), tt.path)
+	}
+	reqs := s.Requests()
+	require.Len(t, reqs, len(tests))
+	require.Equal(t, "/v1/models/org/model", reqs[1].Path)
+	require.Equal(t, "/v1/models/org%2Fmodel", reqs[1].RawPath)
+}
+
+// A route the server does not serve is answered as OpenAI answers an
+// unknown URL, and recorded with its path as it came, so that a test can
+// tell what reached the server at all.
+func TestUnknownRoutesAreRecorded(t *testing.T) {
+	t.Parallel()
+	s := openaitest.New(t)
+	req, err := http.NewRequest(http.MethodPost, s.URL()+"/internal/admin?x=1", strings.NewReader(`{"drop":true}`))
+	require.NoError(t, err)
+	req.URL.Opaque = "/internal/%61dmin" // sent as it is
+	req.Header.Set("Authorization", "Bearer sk-someone")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	require.Equal(t, http.StatusNotFound, resp.StatusCode)
+	require.JSONEq(t, `{"error":{"message":"Invalid URL (POST /internal/%61dmin)","type":"invalid_request_error","param":null,"code":null}}`, string(body))
+
+	reqs := s.Requests()
+	require.Len(t, reqs, 1)
+	require.Equal(t, openaitest.Request{Method: "POST", Path: "/internal/admin", RawPath: "/internal/%61dmin", Query: "x=1",
+		Header: reqs[0].Header, Body: []byte(`{"drop":true}`)}, reqs[0])
+	require.Equal(t, "Bearer sk-someone", reqs[0].Header.Get("Authorization"))
+	require.Empty(t, s.ChatRequests())
+}

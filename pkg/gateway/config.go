@@ -3,7 +3,6 @@ package gateway
 import (
 	"fmt"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/recallhq/recall/pkg/service"
@@ -20,10 +19,14 @@ type Config struct {
 	// UpstreamURL is the OpenAI-compatible API the gateway passes requests
 	// to, with its version path (https://api.openai.com/v1,
 	// http://localhost:11434/v1 for Ollama, a vLLM or DeepSeek endpoint).
+	// Each route goes below its path (/chat/completions, /models,
+	// /embeddings), its query kept (an Azure-like
+	// ...?api-version=2024-10-21).
 	UpstreamURL string `env:"GATEWAY_UPSTREAM_URL" envDefault:"https://api.openai.com/v1"`
-	// UpstreamKey is the key the gateway calls the upstream with. Set, the
-	// caller's Authorization header carries its Recall key (API_KEYS) and
-	// is never forwarded. Empty, the caller's Authorization is forwarded to
+	// UpstreamKey is the key the gateway calls the upstream with, on chat
+	// completions and the few routes it passes on (docs/gateway.md), never
+	// on another path. Set, the caller's Authorization header carries its
+	// Recall key (API_KEYS) and is never forwarded. Empty, the caller's Authorization is forwarded to
 	// the upstream as it is, and its Recall key (when API_KEYS is set) goes
 	// in the X-Recall-Key header.
 	UpstreamKey string `env:"GATEWAY_UPSTREAM_API_KEY"`
@@ -93,9 +96,8 @@ func (c Config) ApplyGC() bool { return service.SetGCPercent(c.GCPercent) }
 
 // check reports a setting the gateway cannot work with, naming it.
 func (c Config) check() error {
-	u, err := url.Parse(c.UpstreamURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("GATEWAY_UPSTREAM_URL: %q is not an http(s) URL such as https://api.openai.com/v1", c.UpstreamURL)
+	if _, err := c.upstreamBase(); err != nil {
+		return err
 	}
 	switch c.ContextMessage {
 	case "merge", "separate":
@@ -126,7 +128,12 @@ func (c Config) check() error {
 	return nil
 }
 
-// upstream is the URL of an upstream route ("chat/completions", "models").
-func (c Config) upstream(route string) string {
-	return strings.TrimRight(c.UpstreamURL, "/") + "/" + route
+// upstreamBase is UpstreamURL parsed, the base every upstream route is
+// joined to (upstreamURL).
+func (c Config) upstreamBase() (*url.URL, error) {
+	u, err := url.Parse(c.UpstreamURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("GATEWAY_UPSTREAM_URL: %q is not an http(s) URL such as https://api.openai.com/v1", c.UpstreamURL)
+	}
+	return u, nil
 }

@@ -29,6 +29,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httputil"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -70,9 +71,10 @@ type Gateway struct {
 	m      *metrics
 	reg    *prometheus.Registry
 	client *http.Client
-	proxy  *httputil.ReverseProxy
-	pub    *publisher
-	now    func() time.Time
+	// base is UpstreamURL, which every upstream route is joined to.
+	base *url.URL
+	pub  *publisher
+	now  func() time.Time
 }
 
 // Options are the gateway's dependencies.
@@ -121,33 +123,17 @@ func New(o Options) (*Gateway, error) {
 		tr = t
 	}
 	g.client = &http.Client{Transport: tr}
-	g.proxy = &httputil.ReverseProxy{
-		Transport:     tr,
-		FlushInterval: -1,
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			route := strings.TrimPrefix(pr.In.URL.Path, "/v1/")
-			target := cfg.upstream(route)
-			u, _ := pr.Out.URL.Parse(target)
-			u.RawQuery = pr.In.URL.RawQuery
-			pr.Out.URL = u
-			pr.Out.Host = u.Host
-			pr.Out.Header = g.forwardHeaders(pr.In.Header)
-		},
-		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			g.upstreamDown(w, err)
-		},
-	}
+	g.base, _ = cfg.upstreamBase() // checked above
 	g.pub = newPublisher(o.Memory, cfg, g.log, g.m, g.now)
 	return g, nil
 }
 
-// Routes are the gateway's routes besides /healthz, /readyz and /metrics.
-var Routes = []string{"POST /v1/chat/completions", "GET /v1/models", "GET /v1/models/{model}"}
-
-// Handler serves the gateway's routes, every other /v1 route passed
-// through to the upstream as it is (embeddings, for example), and
-// /healthz, /readyz and /metrics. Its readiness does not depend on
-// Recall's store or stream: without them the chat goes on without memory.
+// Handler serves chat completions, the routes it passes to the upstream
+// as they are (passRoutes: the models and embeddings), and /healthz,
+// /readyz and /metrics. Any other path is a 404, and a path that could
+// leave /v1 on the way to the upstream a 400 (checkedPaths); neither
+// reaches the upstream. Its readiness does not depend on Recall's store or
+// stream: without them the chat goes on without memory.
 func (g *Gateway) Handler(reg *prometheus.Registry) http.Handler {
 	if reg == nil {
 		reg = g.reg
@@ -157,13 +143,16 @@ func (g *Gateway) Handler(reg *prometheus.Registry) http.Handler {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", g.measured("POST /v1/chat/completions", g.chat))
-	mux.HandleFunc("/v1/", g.measured("/v1/", g.pass))
+	for _, p := range passRoutes {
+		mux.HandleFunc(p.pattern, g.measured(p.pattern, g.pass(p)))
+	}
 	service.RegisterOps(mux, reg)
+	served := strings.Join(Routes, ", ")
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeOpenAIError(w, http.StatusNotFound, "invalid_request_error", "unknown_url", "",
-			fmt.Sprintf("Unknown request URL: %s %s. The gateway serves /v1/chat/completions and passes other /v1 routes to the upstream.", r.Method, r.URL.Path))
+			fmt.Sprintf("Unknown request URL: %s %s. The gateway serves %s; nothing else reaches the upstream.", r.Method, r.URL.Path, served))
 	})
-	return mux
+	return checkedPaths(mux)
 }
 
 // HTTP is the gateway's server on its address with its timeouts.
@@ -231,14 +220,30 @@ func (g *Gateway) authenticate(w http.ResponseWriter, r *http.Request) (string, 
 	return "", false
 }
 
-// pass passes any other /v1 request (GET /v1/models, embeddings) to the
-// upstream as it is, for an authenticated tenant.
-func (g *Gateway) pass(w http.ResponseWriter, r *http.Request) {
-	if _, ok := g.authenticate(w, r); !ok {
-		return
+// pass serves a route passed to the upstream as it is (GET /v1/models,
+// embeddings), for an authenticated tenant, at the route's own path below
+// the upstream's base.
+func (g *Gateway) pass(p passRoute) http.HandlerFunc {
+	proxy := &httputil.ReverseProxy{
+		Transport:     g.client.Transport,
+		FlushInterval: -1,
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			u := upstreamURL(g.base, p.upstream(pr.In), pr.In.URL.RawQuery)
+			pr.Out.URL = u
+			pr.Out.Host = u.Host
+			pr.Out.Header = g.forwardHeaders(pr.In.Header)
+		},
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			g.upstreamDown(w, err)
+		},
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, g.cfg.MaxBodyBytes)
-	g.proxy.ServeHTTP(w, r)
+	return func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := g.authenticate(w, r); !ok {
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, g.cfg.MaxBodyBytes)
+		proxy.ServeHTTP(w, r)
+	}
 }
 
 // upstreamDown answers a request the upstream could not be reached for.

@@ -397,6 +397,11 @@ func TestMalformedRequestsNameTheField(t *testing.T) {
 			require.NotEmpty(t, e.Error.Message)
 		})
 	}
+	// A body cut short says so, and where.
+	cut, b := r.post(t, `{"model":"x","messages":[`, "X-Tenant-ID", tenant)
+	require.Equal(t, http.StatusBadRequest, cut.StatusCode)
+	msg, _, _ := openAIError(t, b)
+	require.Equal(t, "We could not parse the JSON body of your request. (body): malformed JSON, truncated: the body ends at offset 25, before its JSON object is complete.", msg)
 	require.Empty(t, r.up.ChatRequests(), "nothing malformed went upstream")
 
 	res, b := r.post(t, `{"model":"fake","messages":[{"role":"user","content":"hi"}]}`)

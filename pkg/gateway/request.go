@@ -3,7 +3,9 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"unicode/utf8"
 
@@ -118,10 +120,9 @@ func parseChat(body []byte, lim events.Limits) (*chatRequest, *badRequest) {
 	if events.HasLoneSurrogate(body) {
 		return nil, &badRequest{message: "The request body holds a lone UTF-16 surrogate escape (\\ud800-\\udfff without its pair), which is not a character."}
 	}
-	var fields map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(&fields); err != nil || fields == nil || dec.More() {
-		return nil, &badRequest{message: "We could not parse the JSON body of your request: want a JSON object."}
+	fields, problem := bodyObject(body)
+	if problem != "" {
+		return nil, &badRequest{message: "We could not parse the JSON body of your request. (body): " + problem}
 	}
 	r := &chatRequest{fields: fields}
 	if raw, ok := fields["recall"]; ok {
@@ -171,6 +172,34 @@ func parseChat(body []byte, lim events.Limits) (*chatRequest, *badRequest) {
 		r.msgs[i] = msg
 	}
 	return r, nil
+}
+
+// bodyObject reads a body that must be one JSON object into its fields;
+// when it is not, it says what is wrong and where, as a byte offset into
+// the body: cut short, malformed, another JSON value, or more after it.
+func bodyObject(body []byte) (map[string]json.RawMessage, string) {
+	var fields map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(body))
+	err := dec.Decode(&fields)
+	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
+		return nil, fmt.Sprintf("malformed JSON at offset %d: %s.", se.Offset, se.Error())
+	}
+	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+		return nil, fmt.Sprintf("a JSON %s, want a JSON object.", te.Value)
+	}
+	switch {
+	case errors.Is(err, io.EOF):
+		return nil, "empty, want a JSON object."
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return nil, fmt.Sprintf("malformed JSON, truncated: the body ends at offset %d, before its JSON object is complete.", len(body))
+	case err != nil:
+		return nil, "malformed JSON: " + err.Error() + "."
+	case fields == nil:
+		return nil, "JSON null, want a JSON object."
+	case dec.More(): // it has read the spaces before what follows
+		return nil, fmt.Sprintf("more after the JSON object, at offset %d; want one JSON object.", dec.InputOffset())
+	}
+	return fields, ""
 }
 
 // parseMessage reads one message; param names it in errors.

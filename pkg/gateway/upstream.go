@@ -52,16 +52,18 @@ func copyHeaders(dst, src http.Header) {
 	}
 }
 
-// call sends a request upstream.
+// call sends a request upstream, to route below its base.
 func (g *Gateway) call(ctx context.Context, method, route string, body []byte, h http.Header) (*http.Response, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, g.cfg.upstream(route), rd)
+	req, err := http.NewRequestWithContext(ctx, method, "", rd)
 	if err != nil {
 		return nil, err
 	}
+	req.URL = upstreamURL(g.base, route, "")
+	req.Host = req.URL.Host
 	req.Header = g.forwardHeaders(h)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")

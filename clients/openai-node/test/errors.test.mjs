@@ -1,7 +1,7 @@
 // What the gateway answers besides a chat: an upstream's error reaches the
 // SDK as the APIError it is, a malformed request and a wrong Recall key are
 // refused in the protocol's words (never reaching the upstream), and the
-// model list passes through.
+// model list and a model pass through.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
@@ -63,4 +63,17 @@ test("models: client.models.list() passes through to the upstream", async () => 
     ids.push(m.id);
   }
   assert.deepEqual(ids, env.models, "the SDK's auto-pagination reads the same list");
+});
+
+test("models: client.models.retrieve() passes through, an id with a slash as one segment", async () => {
+  const client = gateway("node-models");
+  const model = await client.models.retrieve(env.models[0]);
+  assert.equal(model.id, env.models[0]);
+  // The SDK sends org%2Fnot-served; the upstream gets the same one segment
+  // and names the whole id in its 404.
+  await assert.rejects(client.models.retrieve("org/not-served"), (err) => {
+    assert.ok(err instanceof OpenAI.NotFoundError, `a NotFoundError: ${err}`);
+    assert.match(err.message, /The model 'org\/not-served' does not exist/);
+    return true;
+  });
 });
