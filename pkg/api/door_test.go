@@ -257,3 +257,28 @@ func TestPostTurnsZeroAndUnstorableTimes(t *testing.T) {
 	}
 	require.Zero(t, b.streamMsgs(t))
 }
+
+// An attribute edit's occurred_at is judged once, as the request's, and
+// named as the body names it: year 1, a year PostgreSQL and RFC 3339
+// cannot hold, before 2000.
+func TestAttributeEditTimes(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for _, tc := range []struct {
+		at, words string
+	}{
+		{"0001-01-01T00:00:00Z", "year 1"},
+		{"+294277-01-01T00:00:00Z", "RFC 3339"},
+		{"1999-12-31T00:00:00Z", "before 2000"},
+		{"2026-12-24T00:00:00Z", "in the future"},
+	} {
+		for _, req := range []struct{ method, path, body string }{
+			{http.MethodPatch, "/v1/users/u1/attributes", `{"occurred_at":"` + tc.at + `","edits":[{"key":"name","op":"put","value":"Ada"},{"key":"location","op":"put","value":"Berlin"}]}`},
+			{http.MethodPut, "/v1/users/u1/attributes/location", `{"occurred_at":"` + tc.at + `","value":"Berlin"}`},
+		} {
+			res := b.do(t, req.method, req.path, "t1", []byte(req.body))
+			require.Equal(t, []string{"occurred_at"}, requireFields(t, res, http.StatusBadRequest), "%s %s", req.method, tc.at)
+			require.Contains(t, decode[errorBody](t, res).Error.Fields[0].Message, tc.words, tc.at)
+		}
+	}
+}
