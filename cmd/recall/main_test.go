@@ -97,6 +97,11 @@ func TestHelp(t *testing.T) {
 				for _, v := range service.EnvVars[mcpserver.Config]() {
 					require.Contains(t, out, v, "recall mcp -h lists what it reads")
 				}
+				tools := mcpserver.Tools()
+				require.Greater(t, len(tools), 8)
+				for _, tool := range tools {
+					require.Regexp(t, `(?m)^  `+tool.Name+` +\S`, out, "recall mcp -h lists every tool, with what it does")
+				}
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -14,13 +15,26 @@ import (
 )
 
 // mcpUsage is `recall mcp -h`: the command takes no flags, everything is in
-// its environment, as an agent host's mcpServers entry sets it.
-const mcpUsage = `usage: recall mcp
+// its environment, as an agent host's mcpServers entry sets it. The tools
+// are listed from the server's own registry (mcpserver.Tools), so that a
+// new tool cannot be left out of it.
+func mcpUsage() string {
+	var b strings.Builder
+	b.WriteString(`usage: recall mcp
 
-Serves Recall's memory tools (get_context, search_memory, remember, select_item,
-unseen_items, get_profile, recommend; forget_user with MCP_ALLOW_FORGET=true) over
-stdio, for the agent host that starts it. Standard output carries the protocol; logs go to standard error.
+Serves Recall's memory tools over stdio, for the agent host that starts it.
+Standard output carries the protocol; logs go to standard error.
 
+tools:
+`)
+	for _, t := range mcpserver.Tools() {
+		title := t.Title
+		if t.Forget {
+			title += " (only with MCP_ALLOW_FORGET=true)"
+		}
+		fmt.Fprintf(&b, "  %-16s%s\n", t.Name, title)
+	}
+	b.WriteString(`
 environment:
   RECALL_URL              the Recall API (default http://127.0.0.1:8080)
   RECALL_TENANT           the tenant the tools work in (required)
@@ -30,14 +44,16 @@ environment:
   MCP_ALLOW_FORGET        offer forget_user (default false)
   RECALL_TIMEOUT          one attempt of a request to the API (default 30s)
   RECALL_CONNECT_TIMEOUT  how long a tool call tries to reach the API before it fails (default 2s)
-`
+`)
+	return b.String()
+}
 
 // mcpCmd serves the MCP tools over stdio for an agent host that starts it
 // (Claude Desktop, Cursor, ...), talking to the Recall API at RECALL_URL.
 // Standard output carries the protocol only; logs go to standard error.
 func mcpCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	fs := newFlags("mcp")
-	fs.Usage = func() { fmt.Fprint(fs.Output(), mcpUsage) }
+	fs.Usage = func() { fmt.Fprint(fs.Output(), mcpUsage()) }
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -207,7 +208,63 @@ func (s *Server) Handler(reg *prometheus.Registry, ready ...service.Check) http.
 		}
 		writeError(w, http.StatusNotFound, "not_found", "no route for "+r.Method+" "+r.URL.Path, nil)
 	})
-	return mux
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !rs.serveOddIDs(w, r) {
+			mux.ServeHTTP(w, r)
+		}
+	})
+}
+
+// serveOddIDs serves a /v1 request whose path has a segment the mux cannot
+// take as an id, and reports whether it did. The mux cleans "." and ".."
+// out of a path (a redirect elsewhere), and takes a segment that is
+// exactly "%2F" for a trailing slash (net/http's routing tree skips its
+// wildcards for a segment that unescapes to "/"), so the user "/" could be
+// neither read nor forgotten. Such a request is routed with a stand-in
+// segment to find its pattern, and its handler runs on the request as it
+// came, the segments unescaped as its path values: "/" is an id like any
+// other, and "." and ".." reach the handler, which refuses them naming the
+// field (events.IsDotID).
+func (rs routes) serveOddIDs(w http.ResponseWriter, r *http.Request) bool {
+	path := r.URL.EscapedPath()
+	if !strings.HasPrefix(path, "/v1/") {
+		return false
+	}
+	segs := strings.Split(path, "/")
+	var stand []string
+	for i, seg := range segs {
+		if i > 2 && (seg == "." || seg == ".." || strings.EqualFold(seg, "%2F")) {
+			if stand == nil {
+				stand = slices.Clone(segs)
+			}
+			stand[i] = "%00" // no id has a NUL: it matches only a wildcard
+		}
+	}
+	if stand == nil {
+		return false
+	}
+	probe := *r
+	u := *r.URL
+	u.RawPath = strings.Join(stand, "/")
+	u.Path, _ = url.PathUnescape(u.RawPath)
+	probe.URL = &u
+	h, pattern := rs.mux.Handler(&probe)
+	_, patternPath, _ := strings.Cut(pattern, " ")
+	wild := strings.Split(patternPath, "/")
+	if !strings.HasPrefix(patternPath, "/v1/") || len(wild) != len(segs) {
+		return false
+	}
+	for i, p := range wild {
+		if name, ok := strings.CutPrefix(p, "{"); ok {
+			v, err := url.PathUnescape(segs[i])
+			if err != nil {
+				return false
+			}
+			r.SetPathValue(strings.TrimSuffix(name, "}"), v)
+		}
+	}
+	h.ServeHTTP(w, r)
+	return true
 }
 
 // endpoint is a route of the API: the pattern it is registered under and
@@ -322,9 +379,16 @@ func (s *Server) route(rs routes, pattern string, query []param, h tenantHandler
 		if rs.traced {
 			trace.SpanFromContext(r.Context()).SetAttributes(attrTenant.String(tenant))
 		}
-		if fe := unknownParams(r.URL.Query(), query); len(fe) > 0 && pattern != mcpRoute {
-			writeError(rw, http.StatusBadRequest, "invalid_request", "unknown parameter", fe)
-			return
+		if pattern != mcpRoute {
+			qv := r.URL.Query()
+			if fe := unknownParams(qv, query); len(fe) > 0 {
+				writeError(rw, http.StatusBadRequest, "invalid_request", "unknown parameter", fe)
+				return
+			}
+			if fe := repeatedParams(qv); len(fe) > 0 {
+				writeError(rw, http.StatusBadRequest, "invalid_request", "repeated parameter", fe)
+				return
+			}
 		}
 		if (r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch) && !jsonBody(r) {
 			writeError(rw, http.StatusUnsupportedMediaType, "unsupported_media_type", "the body must be JSON",

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/recallhq/recall/pkg/contract"
@@ -91,7 +92,13 @@ func (s *Server) readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_request", "invalid body", []events.FieldError{bodyError(err)})
+		fe := bodyError(err)
+		if pe, ok := errors.AsType[*time.ParseError](err); ok {
+			// The attribute bodies' one time (a year past 9999, a date
+			// without its time): named, as a turn's is.
+			fe = events.FieldError{Field: "occurred_at", Message: "want an RFC 3339 time such as 2026-11-22T08:00:00Z, got " + strconv.Quote(pe.Value)}
+		}
+		writeError(w, http.StatusBadRequest, "invalid_request", "invalid body", []events.FieldError{fe})
 		return false
 	}
 	if dec.More() {

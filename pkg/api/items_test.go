@@ -407,16 +407,17 @@ func TestSeenRegistryCap(t *testing.T) {
 
 // Tool calls and items come back from GET …/messages with the values that were
 // posted: numbers exactly (big integers, decimals, exponents), unicode in any
-// spelling, nested attrs, fields Recall does not know, zero values, and null
-// apart from absent.
+// spelling, nested attrs, zero values, and null apart from absent; and, from a
+// turn published straight to the stream, fields Recall does not know (the API
+// refuses them: TestPostTurnsUnknownFields).
 func TestMessagesKeepStructureAsSent(t *testing.T) {
 	t.Parallel()
 	b := setup(t, withIngest)
 	const toolCalls = `[{"id":"call_1","name":"search","arguments":{"q":"\u79d1\u5e7b","page":1,"filters":{"year":[1965,1990],"lang":null}},` +
 		`"result":{"hits":[{"ref":"/b/1","score":0.5}],"total":12345678901234567890,"ratio":1.0,"tiny":1.5e-7,"huge":1E+400,"neg":-0.25,"html":"<b>&amp;</b>","next":null},` +
-		`"status":"","duration_ms":0,"trace":{"span":"ab12"}},` +
+		`"status":"","duration_ms":0},` +
 		`{"name":"noop"}]`
-	const items = `[{"ref":"/mv/823D","title":"三体 \ud83d\ude00 \u00e9","attrs":{"rating":9.30,"tags":["科幻","经典"],"nested":{"a":[1,{"b":null}],"empty":{}},"votes":100000000000000000001},"url":"https://example.com/mv/823D"},` +
+	const items = `[{"ref":"/mv/823D","title":"三体 \ud83d\ude00 \u00e9","attrs":{"rating":9.30,"tags":["科幻","经典"],"nested":{"a":[1,{"b":null}],"empty":{}},"votes":100000000000000000001}},` +
 		`{"ref":"/mv/17","title":"","attrs":null},` +
 		`{"ref":"/mv/99"}]`
 	const metadata = `{"channel":"web","score":2.50,"flags":[true,false,null]}`
@@ -426,8 +427,15 @@ func TestMessagesKeepStructureAsSent(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, res.Status, string(res.Body))
 	b.postOK(t, "t1", newTurn("rt2", "u1", "s1", "plain", testNow.Add(-time.Minute)).with("metadata", nil))
 	b.postOK(t, "t1", turn{"id": "rt3", "user_id": "u1", "session_id": "s1", "occurred_at": testNow.Add(-30 * time.Second).Format(time.RFC3339), "role": "user", "content": "x", "metadata": nil})
-	// The same turn published straight to the stream by a producer, in session s2.
-	direct := strings.NewReplacer(`"id":"rt1"`, `"id":"rt1-direct","tenant_id":"t1"`, `"session_id":"s1"`, `"session_id":"s2"`).Replace(body)
+	// The same turn published straight to the stream by a producer, in
+	// session s2, with fields Recall does not know in a tool call and an
+	// item: the stream's decode keeps them as sent.
+	unknown := strings.NewReplacer(`"duration_ms":0}`, `"duration_ms":0,"trace":{"span":"ab12"}}`,
+		`"votes":100000000000000000001}}`, `"votes":100000000000000000001},"url":"https://example.com/mv/823D"}`)
+	directCalls, directItems := unknown.Replace(toolCalls), unknown.Replace(items)
+	require.NotEqual(t, toolCalls, directCalls)
+	require.NotEqual(t, items, directItems)
+	direct := strings.NewReplacer(`"id":"rt1"`, `"id":"rt1-direct","tenant_id":"t1"`, `"session_id":"s1"`, `"session_id":"s2"`).Replace(unknown.Replace(body))
 	_, err := b.js.PublishMsg(t.Context(), &nats.Msg{Subject: events.TurnSubject("t1", "u1", "s2"), Data: []byte(direct),
 		Header: nats.Header{jetstream.MsgIDHeader: []string{events.MsgID("t1", "rt1-direct")}}})
 	require.NoError(t, err)
@@ -453,8 +461,8 @@ func TestMessagesKeepStructureAsSent(t *testing.T) {
 	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
 	require.NoError(t, json.Unmarshal(res.Body, &page))
 	require.Len(t, page.Messages, 1)
-	requireSameValue(t, toolCalls, page.Messages[0]["tool_calls"], "published tool_calls")
-	requireSameValue(t, items, page.Messages[0]["items"], "published items")
+	requireSameValue(t, directCalls, page.Messages[0]["tool_calls"], "published tool_calls")
+	requireSameValue(t, directItems, page.Messages[0]["items"], "published items")
 	requireSameValue(t, metadata, page.Messages[0]["metadata"], "published metadata")
 
 	// The selection answers with the same values.

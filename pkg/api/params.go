@@ -116,6 +116,19 @@ func unknownParams(qv url.Values, ps []param) []events.FieldError {
 	return fe
 }
 
+// repeatedParams names each query parameter given more than once
+// (?limit=1&limit=2): a route reads one value of each, and taking the first
+// would silently drop the others.
+func repeatedParams(qv url.Values) []events.FieldError {
+	var fe []events.FieldError
+	for _, k := range slices.Sorted(maps.Keys(qv)) {
+		if n := len(qv[k]); n > 1 {
+			fe = append(fe, events.FieldError{Field: k, Message: fmt.Sprintf("given %d times; give it once (a list is one value, comma-separated, where the route takes one)", n)})
+		}
+	}
+	return fe
+}
+
 // bodyParams reads a JSON object body whose fields are the parameters a GET
 // of the same route takes in its URL: strings as strings, counts as numbers,
 // flags as booleans. Unknown fields, a value of another JSON type, a body

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"slices"
 	"sync"
 	"syscall"
 	"testing"
@@ -64,6 +65,81 @@ func TestClient(t *testing.T) {
 	t.Run("http", func(t *testing.T) { clientHTTP(t, l) })
 	t.Run("jetstream", func(t *testing.T) { clientJetStream(t, l) })
 	t.Run("retries", func(t *testing.T) { clientRetries(t, l) })
+	t.Run("odd ids", func(t *testing.T) { clientOddIDs(t, l) })
+}
+
+// clientOddIDs: every id a turn may have reaches every call that puts one
+// in a path, escaped ("/" and "%2F" too, which a router takes for a slash
+// unless escaped); "." and "..", which no URL path can carry, are refused
+// by the API naming the field.
+func clientOddIDs(t *testing.T, l *testenv.Live) {
+	c := newClient(t, l)
+	ctx := t.Context()
+	at := time.Now().UTC().Add(-time.Minute)
+	for _, id := range []string{"/", "a/b", "%2F", "..x", "x..", "a b", "?", "#", "名字"} {
+		tn := presented(id, id, at)
+		tn.ID = id
+		res, err := c.AddTurnsWait(ctx, client.Wait{For: client.WaitSearchable, Timeout: 10 * time.Second}, tn)
+		require.NoError(t, err, id)
+		require.True(t, res.Wait.Reached, id)
+
+		st, err := c.TurnStatus(ctx, id, 0)
+		require.NoError(t, err, id)
+		require.Equal(t, id, st.SessionID)
+		s, err := c.Session(ctx, id, 1)
+		require.NoError(t, err, id)
+		require.Equal(t, id, s.UserID)
+		page, err := c.Messages(ctx, id, 0, "")
+		require.NoError(t, err, id)
+		require.Equal(t, id, page.Messages[0].SessionID)
+		sel, err := c.Selection(ctx, id, 2)
+		require.NoError(t, err, id)
+		require.Equal(t, "/book/77A1", sel.Ref())
+		got, err := c.Context(ctx, client.ContextParams{UserID: id, SessionID: id})
+		require.NoError(t, err, id)
+		require.Equal(t, id, got.Window.Messages[0].EventID)
+		hits, err := c.Search(ctx, id, client.SearchParams{Q: "science fiction"})
+		require.NoError(t, err, id)
+		require.NotEmpty(t, hits.Hits, id)
+		// The seen registry is the seen worker's, which the wait does not wait for.
+		require.Eventually(t, func() bool {
+			un, err := c.Unseen(ctx, id, client.UnseenRequest{Refs: []string{"/book/19F0", "/book/NEW"}})
+			return err == nil && slices.Equal(un.Unseen, []string{"/book/NEW"})
+		}, 20*time.Second, 50*time.Millisecond, id)
+		seen, err := c.Seen(ctx, id, 0)
+		require.NoError(t, err, id)
+		require.Equal(t, id, seen.UserID)
+		attrs, err := c.Attributes(ctx, id, false)
+		require.NoError(t, err, id)
+		require.Equal(t, id, attrs.UserID)
+		edited, err := c.EditAttributes(ctx, id, client.AttributeEdits{Edits: []client.AttributeEdit{{Key: "name", Op: "put", Value: "Ada"}}})
+		require.NoError(t, err, id)
+		require.Equal(t, id, edited.UserID)
+		ref, err := c.RefreshProfile(ctx, id)
+		require.NoError(t, err, id)
+		require.Equal(t, id, ref.UserID)
+		_, err = c.Summarize(ctx, id, 0)
+		require.NoError(t, err, id)
+		require.NoError(t, c.DeleteSession(ctx, id), id)
+		_, err = c.Session(ctx, id, 0)
+		require.True(t, client.IsNotFound(err), "%s: %v", id, err)
+		gone, err := c.ForgetUser(ctx, id)
+		require.NoError(t, err, id)
+		require.Equal(t, id, gone.UserID)
+	}
+
+	for _, dots := range []string{".", ".."} {
+		_, err := c.Messages(ctx, dots, 0, "")
+		var e *client.Error
+		require.ErrorAs(t, err, &e, dots)
+		require.Equal(t, http.StatusBadRequest, e.Status, dots)
+		require.Equal(t, "session_id", e.Fields[0].Field, dots)
+		_, err = c.ForgetUser(ctx, dots)
+		require.ErrorAs(t, err, &e, dots)
+		require.Equal(t, "user_id", e.Fields[0].Field, dots)
+		_, err = c.AddTurns(ctx, &events.Turn{UserID: dots, SessionID: "s", Role: events.RoleUser, Content: "x"})
+		require.ErrorContains(t, err, "cannot be an id", dots)
+	}
 }
 
 // clientHTTP: every call over HTTP.

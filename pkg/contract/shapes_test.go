@@ -210,6 +210,10 @@ func TestShapesMatchEverywhere(t *testing.T) {
 				slices.Sort(want)
 				if !s.request {
 					require.Equal(t, want, required, "OpenAPI %s: its required properties (the fields Go writes always)", s.openapi)
+				} else {
+					// The server refuses a field a request does not define
+					// (a turn's too, tool calls and items included), naming it.
+					require.True(t, closed(t, doc, s.openapi), "OpenAPI %s: additionalProperties: false, as the server refuses unknown fields", s.openapi)
 				}
 			}
 			for _, c := range []struct {
@@ -302,6 +306,16 @@ func openapiFields(t *testing.T, doc *openapi3.T, path string) (props, required 
 	slices.Sort(props)
 	slices.Sort(required)
 	return props, slices.Compact(required)
+}
+
+// closed reports whether the schema at path (a component's name) allows no
+// properties besides its own.
+func closed(t *testing.T, doc *openapi3.T, path string) bool {
+	t.Helper()
+	ref, ok := doc.Components.Schemas[path]
+	require.True(t, ok, "OpenAPI has no schema %s", path)
+	ap := ref.Value.AdditionalProperties
+	return ap.Has != nil && !*ap.Has
 }
 
 // schemaProps are a schema's properties, its allOf parts' included.

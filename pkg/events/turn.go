@@ -68,6 +68,9 @@ type Turn struct {
 	// badTime keeps a decode problem with occurred_at for ValidateTurn, so that it
 	// is reported together with every other problem of the turn.
 	badTime string
+	// unknown are the fields the envelope does not define, found by
+	// ParseTurnStrict, for ValidateTurn to report with the rest.
+	unknown []FieldError
 }
 
 // ToolCall is a tool invocation made while producing the turn, with its result kept
@@ -267,9 +270,21 @@ func (w *wireTime) UnmarshalJSON(b []byte) error {
 		w.bad = "want an RFC 3339 time such as 2026-11-22T08:00:00Z, got " + strconvQuote(truncate(s, 40))
 		return nil
 	}
+	if t.IsZero() {
+		// Sent, not left out: the zero time of a language's date type
+		// (Go's time.Time{}, .NET's DateTime.MinValue) written out unset.
+		w.bad = ZeroTimeMessage
+		return nil
+	}
 	w.t = t
 	return nil
 }
+
+// ZeroTimeMessage is the field error of a time sent as year 1
+// (0001-01-01T00:00:00Z): an unset date written out, not a time anything
+// happened.
+const ZeroTimeMessage = "0001-01-01T00:00:00Z (year 1) is an unset time written out, not a time this happened; " +
+	"send when it happened, e.g. 2026-11-22T08:00:00Z"
 
 func (w *wireTurn) turn() Turn {
 	return Turn{

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -184,6 +185,85 @@ func ParseTurn(raw []byte, lim Limits) (Turn, error) {
 	return w.turn(), nil
 }
 
+// ParseTurnStrict is ParseTurn for a front door (the API, MCP): a field the
+// envelope does not define, at the top of the turn, in a tool call or in an
+// item, is an error that ValidateTurn reports with the others, named with
+// its place ("itmes", "tool_calls[0].argumnets"), so that a misspelt field
+// is refused instead of silently lost. arguments, result, attrs and metadata
+// stay free-form. The workers read the stream with ParseTurn, which ignores
+// such fields: a turn a newer producer adds a field to is not dead-lettered
+// by an older worker (docs/events.md). The check decodes the turn's keys
+// once more, at the door only, never on a worker's hot path.
+func ParseTurnStrict(raw []byte, lim Limits) (Turn, error) {
+	t, err := ParseTurn(raw, lim)
+	if err != nil {
+		return t, err
+	}
+	t.unknown = unknownTurnFields(raw)
+	return t, nil
+}
+
+// The fields of a turn, of a tool call and of an item, read from their
+// types' JSON tags so that the list cannot drift from the envelope.
+var (
+	turnFieldNames     = jsonFields(reflect.TypeFor[Turn]())
+	toolCallFieldNames = jsonFields(reflect.TypeFor[ToolCall]())
+	itemFieldNames     = jsonFields(reflect.TypeFor[Item]())
+)
+
+func jsonFields(t reflect.Type) []string {
+	var out []string
+	for f := range t.Fields() {
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); f.IsExported() && name != "" && name != "-" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// unknownTurnFields names every field of a raw turn, of its tool calls and
+// of its items that the envelope does not define, in document order within
+// each object, keys sorted. Names are matched exactly: "Content" is not
+// content. A part that does not decode as the envelope says (tool_calls not
+// an array) is left to ParseTurn's errors.
+func unknownTurnFields(raw []byte) []FieldError {
+	var top map[string]fastjson.RawMessage
+	if fastjson.Unmarshal(raw, &top) != nil {
+		return nil
+	}
+	var fe []FieldError
+	unknownKeys(&fe, "", top, turnFieldNames, "put data of your own in metadata")
+	for _, list := range []struct {
+		name, hint string
+		known      []string
+	}{
+		{"tool_calls", "put data of your own in arguments or result, or in the turn's metadata", toolCallFieldNames},
+		{"items", "put data of your own in attrs", itemFieldNames},
+	} {
+		v, ok := top[list.name]
+		if !ok {
+			continue
+		}
+		var elems []map[string]fastjson.RawMessage
+		if fastjson.Unmarshal(v, &elems) != nil {
+			continue
+		}
+		for i, e := range elems {
+			unknownKeys(&fe, fmt.Sprintf("%s[%d].", list.name, i), e, list.known, list.hint)
+		}
+	}
+	return fe
+}
+
+func unknownKeys(fe *[]FieldError, prefix string, obj map[string]fastjson.RawMessage, known []string, hint string) {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		if !slices.Contains(known, k) {
+			*fe = append(*fe, FieldError{Field: prefix + k,
+				Message: "unknown field; known: " + strings.Join(known, ", ") + "; " + hint})
+		}
+	}
+}
+
 // JSONKind is what a JSON value decoded into a Go value of kind k (its
 // reflect.Kind's name) has to be, in the words of a field error: "want a
 // string, got a JSON number". Every decoder of client input (turns, signals,
@@ -291,6 +371,7 @@ func ValidateTurn(t *Turn, opts ValidateOptions) error {
 		checkRaw(&fe, "items", t.rawItems, false)
 	}
 	checkRaw(&fe, "metadata", t.Metadata, true)
+	fe = append(fe, t.unknown...)
 	return fe.err()
 }
 
@@ -304,7 +385,30 @@ func checkID(fe *fieldErrors, field, v string, required bool, lim Limits) {
 		fe.add(field, "%d bytes, limit is %d", len(v), lim.MaxIDBytes)
 	case strings.ContainsFunc(v, isControl):
 		fe.add(field, "contains control characters")
+	case pathDots(field, v):
+		fe.add(field, "%s", DotIDMessage(v))
 	}
+}
+
+// pathDots reports whether v is an id that names a path segment (a turn's
+// id, its user or its session) and is "." or "..": a URL path cannot hold
+// those as a segment (clients and servers resolve them away, whatever the
+// escaping), so no route could ever reach such a turn, user or session.
+func pathDots(field, v string) bool {
+	switch field {
+	case "id", "user_id", "session_id":
+		return IsDotID(v)
+	}
+	return false
+}
+
+// IsDotID reports whether id is "." or "..", which no URL path can carry as
+// a segment: every front door refuses them as turn, user and session ids.
+func IsDotID(id string) bool { return id == "." || id == ".." }
+
+// DotIDMessage is the field error every front door gives for IsDotID ids.
+func DotIDMessage(id string) string {
+	return fmt.Sprintf("%q cannot be an id: a URL path cannot carry it as a segment, so no route could reach it", id)
 }
 
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }

@@ -216,3 +216,61 @@ func TestLoneSurrogatesInStringFieldsRejected(t *testing.T) {
 	require.Error(t, err)
 	require.Equal(t, []string{"ref"}, fields(err))
 }
+
+// ParseTurnStrict, the front doors' parse, names every field the envelope
+// does not define, with its place, among the turn's other problems;
+// ParseTurn, the workers', ignores them (a newer producer's field does not
+// dead-letter a turn at an older worker). Free-form values hold anything.
+func TestParseTurnStrict(t *testing.T) {
+	t.Parallel()
+	raw := strings.Replace(validTurn, `"content":"hello"`, `"content":"hello","itmes":[],"Role":"user",`+
+		`"tool_calls":[{"name":"a","argumnets":{},"arguments":{"any":1},"result":{"any":2}}],`+
+		`"items":[{"ref":"/a","attrs":{"url":"u"}},{"ref":"/b","url":"u","rank":2}],"metadata":{"itmes":1}`, 1)
+	opts := events.ValidateOptions{Limits: events.DefaultLimits}
+
+	turn, err := events.ParseTurnStrict([]byte(raw), events.DefaultLimits)
+	require.NoError(t, err, "parsing succeeds; validation reports")
+	turn.Role = "bot"
+	err = events.ValidateTurn(&turn, opts)
+	require.Equal(t, []string{"role", "Role", "itmes", "tool_calls[0].argumnets", "items[1].rank", "items[1].url"}, fields(err))
+	require.Contains(t, err.Error(), "put data of your own in metadata")
+
+	_, err = events.DecodeTurn([]byte(raw), opts)
+	require.NoError(t, err, "the stream's decode stays tolerant")
+
+	turn, err = events.ParseTurnStrict([]byte(validTurn), events.DefaultLimits)
+	require.NoError(t, err)
+	require.NoError(t, events.ValidateTurn(&turn, opts))
+}
+
+// Turn, user and session ids "." and ".." cannot be a URL path's segment,
+// so no route could reach them: refused, naming the field. Inside an id
+// and as other ids, dots are fine.
+func TestDotIDs(t *testing.T) {
+	t.Parallel()
+	for _, id := range []string{".", ".."} {
+		raw := `{"id":"` + id + `","tenant_id":"` + id + `","user_id":"` + id + `","session_id":"` + id + `","agent_id":"` + id +
+			`","occurred_at":"2026-11-22T08:00:00Z","role":"user","content":"hello"}`
+		_, err := events.DecodeTurn([]byte(raw), events.ValidateOptions{Limits: events.DefaultLimits})
+		require.Equal(t, []string{"id", "user_id", "session_id"}, fields(err))
+		require.Contains(t, err.Error(), "cannot be an id")
+	}
+	raw := `{"id":"..x","tenant_id":"t","user_id":"x..","session_id":"a.b","occurred_at":"2026-11-22T08:00:00Z","role":"user","content":"hello"}`
+	_, err := events.DecodeTurn([]byte(raw), events.ValidateOptions{Limits: events.DefaultLimits})
+	require.NoError(t, err)
+}
+
+// A time sent as year 1 is an unset date written out (Go's time.Time{},
+// .NET's DateTime.MinValue), not a missing field: it says so.
+func TestZeroTime(t *testing.T) {
+	t.Parallel()
+	raw := strings.Replace(validTurn, `"2026-11-22T08:00:00Z"`, `"0001-01-01T00:00:00Z"`, 1)
+	_, err := events.DecodeTurn([]byte(raw), events.ValidateOptions{Limits: events.DefaultLimits})
+	require.Equal(t, []string{"occurred_at"}, fields(err))
+	require.Contains(t, err.Error(), "year 1")
+	require.NotContains(t, err.Error(), "required")
+
+	raw = strings.Replace(validTurn, `"occurred_at":"2026-11-22T08:00:00Z",`, ``, 1)
+	_, err = events.DecodeTurn([]byte(raw), events.ValidateOptions{Limits: events.DefaultLimits})
+	require.Contains(t, err.Error(), "required")
+}

@@ -96,49 +96,93 @@ func New(c contract.Memory, b Binding) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "recall", Title: "Recall memory", Version: Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 	})
-	t := &tools{c: c, b: b}
-	addTool(s, toolGetContext, t.getContext)
-	addTool(s, toolSearch, t.search)
-	addTool(s, toolRemember, t.remember)
-	addTool(s, toolSelect, t.selectItem)
-	addTool(s, toolUnseen, userTool(t, func(ctx context.Context, user string, a unseenArgs) (any, error) {
-		return c.Unseen(ctx, user, contract.UnseenRequest{Refs: a.Refs, MarkNotified: a.MarkNotified, NotificationID: a.NotificationID})
-	}))
-	addTool(s, toolProfile, userTool(t, func(ctx context.Context, user string, a profileArgs) (any, error) {
-		p, err := c.Profile(ctx, user, a.Limit, false)
-		if isNotFound(err) {
-			// Nothing gathered yet is an answer, not a failure.
-			p, err = &contract.Profile{UserID: user, Facts: []contract.ProfileFact{}}, nil
+	for _, r := range registry(&tools{c: c, b: b}) {
+		if !r.forget || b.AllowForget {
+			r.add(s)
 		}
-		if err != nil {
-			return nil, err
-		}
-		attrs, err := c.Attributes(ctx, user, false)
-		if err != nil {
-			return nil, err
-		}
-		return profileAnswer{Profile: p, Attributes: attrs.Current}, nil
-	}))
-	addTool(s, toolSetPreference, userTool(t, func(ctx context.Context, user string, a preferenceArgs) (any, error) {
-		op := a.Op
-		if op == "" {
-			op = events.AttributePut
-		}
-		out, err := c.EditAttributes(ctx, user, contract.AttributeEdits{Edits: []contract.AttributeEdit{{Key: a.Key, Op: op, Value: a.Value}}})
-		// One edit: its fields are the tool's own arguments.
-		var e *contract.Error
-		if errors.As(err, &e) {
-			e.TrimFieldPrefix("edits[0].")
-		}
-		return out, err
-	}))
-	addTool(s, toolRecommend, t.recommend)
-	if b.AllowForget {
-		addTool(s, toolForget, userTool(t, func(ctx context.Context, user string, _ forgetArgs) (any, error) {
-			return c.ForgetUser(ctx, user)
-		}))
 	}
 	return s
+}
+
+// Tool is a tool the server offers, as `recall mcp -h` lists it.
+type Tool struct {
+	Name, Title string
+	// Forget: offered only with MCP_ALLOW_FORGET.
+	Forget bool
+}
+
+// Tools are every tool the server can offer, in the order it lists them,
+// read from the registry New adds them from, so that no list of them can
+// leave one out.
+func Tools() []Tool {
+	var out []Tool
+	for _, r := range registry(&tools{}) {
+		out = append(out, Tool{Name: r.tool.Name, Title: r.tool.Title, Forget: r.forget})
+	}
+	return out
+}
+
+// registered is a tool of the registry and how it is added to a server.
+type registered struct {
+	tool   *mcp.Tool
+	forget bool
+	add    func(*mcp.Server)
+}
+
+func reg[A any](tool *mcp.Tool, h mcp.ToolHandlerFor[A, any]) registered {
+	return registered{tool: tool, add: func(s *mcp.Server) { addTool(s, tool, h) }}
+}
+
+// registry is every tool, each with its handler on t: the one list New
+// and Tools read.
+func registry(t *tools) []registered {
+	forget := reg(toolForget, userTool(t, func(ctx context.Context, user string, _ forgetArgs) (any, error) {
+		return t.c.ForgetUser(ctx, user)
+	}))
+	forget.forget = true
+	return []registered{
+		reg(toolGetContext, t.getContext),
+		reg(toolSearch, t.search),
+		reg(toolRemember, t.remember),
+		reg(toolSelect, t.selectItem),
+		reg(toolUnseen, userTool(t, func(ctx context.Context, user string, a unseenArgs) (any, error) {
+			return t.c.Unseen(ctx, user, contract.UnseenRequest{Refs: a.Refs, MarkNotified: a.MarkNotified, NotificationID: a.NotificationID})
+		})),
+		reg(toolProfile, userTool(t, func(ctx context.Context, user string, a profileArgs) (any, error) {
+			p, err := t.c.Profile(ctx, user, a.Limit, false)
+			if isNotFound(err) {
+				// Nothing gathered yet is an answer, not a failure.
+				p, err = &contract.Profile{UserID: user, Facts: []contract.ProfileFact{}}, nil
+			}
+			if err != nil {
+				return nil, err
+			}
+			attrs, err := t.c.Attributes(ctx, user, false)
+			if err != nil {
+				return nil, err
+			}
+			out := profileAnswer{Profile: p, Attributes: attrs.Current}
+			if !p.At.IsZero() {
+				out.At = &p.At
+			}
+			return out, nil
+		})),
+		reg(toolSetPreference, userTool(t, func(ctx context.Context, user string, a preferenceArgs) (any, error) {
+			op := a.Op
+			if op == "" {
+				op = events.AttributePut
+			}
+			out, err := t.c.EditAttributes(ctx, user, contract.AttributeEdits{Edits: []contract.AttributeEdit{{Key: a.Key, Op: op, Value: a.Value}}})
+			// One edit: its fields are the tool's own arguments.
+			var e *contract.Error
+			if errors.As(err, &e) {
+				e.TrimFieldPrefix("edits[0].")
+			}
+			return out, err
+		})),
+		reg(toolRecommend, t.recommend),
+		forget,
+	}
 }
 
 // Handler serves the tools over streamable HTTP, stateless: every POST is
@@ -423,12 +467,14 @@ var toolRemember = &mcp.Tool{
 		p["role"].Enum = []any{"user", "assistant", "system", "tool"}
 		p["occurred_at"].Format = "date-time"
 		p["metadata"].Type = "object"
+		// An item's and a tool call's fields are the envelope's, as the
+		// API takes them (events.ParseTurnStrict): anything else about an
+		// item goes in its attrs.
 		item := p["items"].Items
 		item.Properties["ref"].MinLength = ptr(1)
-		item.AdditionalProperties = nil // an item keeps fields Recall does not know (url, ...)
+		item.Properties["attrs"].Type = "object"
 		call := p["tool_calls"].Items
 		call.Properties["name"].MinLength = ptr(1)
-		call.AdditionalProperties = nil
 	}),
 	Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: ptr(false)},
 }
@@ -449,7 +495,9 @@ func (t *tools) remember(ctx context.Context, req *mcp.CallToolRequest, a rememb
 	}
 	// The arguments are a turn as a producer sends it, less the tenant: it
 	// is parsed from them as the API parses a POST, so that tool calls and
-	// items keep every field as sent (an item's url, a call's trace).
+	// items keep their values as sent, and a field the envelope does not
+	// define (an item's url) is refused naming it (validated with the rest
+	// of the turn where the memory takes it).
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(req.Params.Arguments, &fields); err != nil {
 		return nil, nil, err
@@ -460,7 +508,7 @@ func (t *tools) remember(ctx context.Context, req *mcp.CallToolRequest, a rememb
 	if err != nil {
 		return nil, nil, err
 	}
-	turn, err := events.ParseTurn(raw, events.Limits{})
+	turn, err := events.ParseTurnStrict(raw, events.Limits{})
 	var ve *events.ValidationError
 	if errors.As(err, &ve) {
 		return nil, nil, apiError(&contract.Error{Code: "invalid_request", Fields: ve.Fields}, nil)
@@ -566,6 +614,9 @@ var toolProfile = &mcp.Tool{
 // and what they asked for (their attributes' current values).
 type profileAnswer struct {
 	*contract.Profile
+	// At shadows the profile's: left out when nothing was computed (no
+	// interests gathered yet) rather than written as year 1.
+	At         *time.Time                `json:"at,omitempty"`
 	Attributes []contract.AttributeValue `json:"attributes"`
 }
 

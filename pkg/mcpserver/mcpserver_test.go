@@ -18,6 +18,7 @@ import (
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/client"
 	"github.com/recallhq/recall/pkg/contract"
+	"github.com/recallhq/recall/pkg/mcpserver"
 )
 
 const (
@@ -232,6 +233,14 @@ func (a agent) exercise() {
 	}
 	got := a.toolNames()
 	require.Subset(t, got, want)
+	// Tools (what `recall mcp -h` lists) is what a server offers.
+	var listed []string
+	for _, tool := range mcpserver.Tools() {
+		if !tool.Forget || a.bound {
+			listed = append(listed, tool.Name)
+		}
+	}
+	require.ElementsMatch(t, got, listed)
 	for tool, err := range a.cs.Tools(t.Context(), nil) {
 		require.NoError(t, err)
 		require.NotEmpty(t, tool.Description, tool.Name)
@@ -248,6 +257,12 @@ func (a agent) exercise() {
 	out := a.ok("recommend", a.args(map[string]any{"k": 3}), nil)
 	require.Contains(t, out, "call recommend again after a few more turns")
 	require.NotContains(t, out, "/profile/refresh")
+	// Nothing gathered yet: no time is written as year 1.
+	var empty map[string]any
+	out = a.ok("get_profile", a.args(map[string]any{}), &empty)
+	require.NotContains(t, out, "0001-01-01")
+	require.NotContains(t, empty, "at")
+	require.Equal(t, a.user, empty["user_id"])
 
 	a.ok("remember", a.args(map[string]any{"session_id": a.session, "role": "user",
 		"content": "Recommend some science fiction like 《三体》"}), nil)
@@ -255,7 +270,7 @@ func (a agent) exercise() {
 		"tool_calls": []any{map[string]any{"name": "search_books", "arguments": map[string]any{"q": "science fiction"}, "result": map[string]any{"total": 3}}},
 		"items": []any{
 			map[string]any{"ref": "/book/823D", "title": "The Three-Body Problem", "attrs": map[string]any{"author": "Liu Cixin"}},
-			map[string]any{"ref": "/book/77A1", "title": "Ball Lightning", "url": "https://example.com/77A1"},
+			map[string]any{"ref": "/book/77A1", "title": "Ball Lightning", "attrs": map[string]any{"url": "https://example.com/77A1"}},
 			map[string]any{"ref": "/book/19F0", "title": "Dune"},
 		}}), nil)
 	a.eventually("get_context", a.args(map[string]any{"session_id": a.session, "message": "tell me about the second one"}),
@@ -270,7 +285,7 @@ func (a agent) exercise() {
 	out = a.ok("select_item", a.args(map[string]any{"session_id": a.session, "n": 2}), &sel)
 	require.Equal(t, "/book/77A1", sel.Ref())
 	require.Contains(t, out, "ref: /book/77A1")
-	require.JSONEq(t, `{"ref":"/book/77A1","title":"Ball Lightning","url":"https://example.com/77A1"}`, string(sel.Item), "the item as it was sent")
+	require.JSONEq(t, `{"ref":"/book/77A1","title":"Ball Lightning","attrs":{"url":"https://example.com/77A1"}}`, string(sel.Item), "the item as it was sent")
 
 	a.eventually("search_memory", a.args(map[string]any{"query": "science fiction"}), func(text string, _ []byte) bool {
 		return strings.Contains(text, "Here are three")
@@ -328,6 +343,10 @@ func (a agent) exercise() {
 		{"remember", "metadata: ", a.args(map[string]any{"session_id": a.session, "role": "user", "content": "x", "metadata": "not an object"})},
 		{"remember", "occurred_at: ", a.args(map[string]any{"session_id": a.session, "role": "user", "content": "x", "occurred_at": "yesterday"})},
 		{"remember", "colour: unknown argument; known: ", a.args(map[string]any{"session_id": a.session, "role": "user", "content": "x", "colour": "red"})},
+		{"remember", "items[0].url: unknown field", a.args(map[string]any{"session_id": a.session, "role": "assistant", "items": []any{map[string]any{"ref": "/a", "url": "u"}}})},
+		{"remember", "tool_calls[0].argumnets: unknown field", a.args(map[string]any{"session_id": a.session, "role": "assistant", "content": "x",
+			"tool_calls": []any{map[string]any{"name": "search", "argumnets": map[string]any{}}}})},
+		{"remember", `session_id: ".." cannot be an id`, a.args(map[string]any{"session_id": "..", "role": "user", "content": "x"})},
 		{"remember", "session_id: ", a.args(map[string]any{"role": "user", "content": "x"})},
 		{"select_item", "n: want a whole number from 1", a.args(map[string]any{"session_id": a.session, "n": 0})},
 		{"select_item", "n: ", a.args(map[string]any{"session_id": a.session, "n": 4})},

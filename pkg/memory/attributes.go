@@ -91,7 +91,16 @@ func (s *Service) EditAttributes(ctx context.Context, tenant, userID string, req
 	}
 	at := s.now().UTC()
 	if req.OccurredAt != nil {
-		at = req.OccurredAt.UTC()
+		// Judged once, as the request's: the edits are then judged at now,
+		// so that each does not repeat it.
+		switch p := s.limits.TimeProblem(req.OccurredAt.UTC(), s.now); {
+		case req.OccurredAt.IsZero():
+			fe = append(fe, contract.FieldError{Field: "occurred_at", Message: events.ZeroTimeMessage})
+		case p != "":
+			fe = append(fe, contract.FieldError{Field: "occurred_at", Message: p})
+		default:
+			at = req.OccurredAt.UTC()
+		}
 	}
 	schema := s.schemas.For(tenant)
 	edits := make([]events.AttributeEdit, len(req.Edits))

@@ -10,6 +10,7 @@ import (
 	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/attribute"
 	"github.com/recallhq/recall/pkg/contract"
+	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/habits"
 	"github.com/recallhq/recall/pkg/record"
 	"github.com/recallhq/recall/pkg/search"
@@ -55,6 +56,8 @@ func (s *Service) ContextWith(ctx context.Context, tenant string, qv url.Values,
 	for _, p := range [...]struct{ name, v string }{{"user_id", userID}, {"session_id", sessionID}} {
 		if !s.ValidID(p.v) {
 			fe = append(fe, contract.FieldError{Field: p.name, Message: fmt.Sprintf("required, valid UTF-8, at most %d bytes", s.limits.MaxIDBytes)})
+		} else if events.IsDotID(p.v) {
+			fe = append(fe, contract.FieldError{Field: p.name, Message: events.DotIDMessage(p.v)})
 		}
 	}
 	lim := assemble.WindowLimits{

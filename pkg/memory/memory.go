@@ -230,10 +230,14 @@ func (s *Service) ValidID(v string) bool {
 		!strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f })
 }
 
-// checkID appends a field error when id is not one ValidID accepts.
+// checkID appends a field error when id is not one ValidID accepts, or is
+// "." or "..", which no turn, user or session can have (events.IsDotID).
 func (s *Service) checkID(name, id string, fe *[]contract.FieldError) {
-	if !s.ValidID(id) {
+	switch {
+	case !s.ValidID(id):
 		*fe = append(*fe, contract.FieldError{Field: name, Message: fmt.Sprintf("required, valid UTF-8 without control characters, at most %d bytes", s.limits.MaxIDBytes)})
+	case events.IsDotID(id):
+		*fe = append(*fe, contract.FieldError{Field: name, Message: events.DotIDMessage(id)})
 	}
 }
 
@@ -246,7 +250,8 @@ func validLang(lang string) bool {
 	return false
 }
 
-// IDError is the answer to a path id (session_id, user_id) that is not one.
+// IDError is the answer to a path id (session_id, user_id, a turn's id)
+// that is not one.
 func (s *Service) IDError(name, id string) error {
 	var fe []contract.FieldError
 	s.checkID(name, id, &fe)

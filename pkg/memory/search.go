@@ -24,6 +24,8 @@ func (s *Service) Search(ctx context.Context, tenant, userID string, qv url.Valu
 	var fe []contract.FieldError
 	if !s.ValidID(userID) {
 		fe = append(fe, contract.FieldError{Field: "user_id", Message: fmt.Sprintf("valid UTF-8 without control characters, at most %d bytes", s.limits.MaxIDBytes)})
+	} else if events.IsDotID(userID) {
+		fe = append(fe, contract.FieldError{Field: "user_id", Message: events.DotIDMessage(userID)})
 	}
 	q := qv.Get("q")
 	checkQuery(q, "q", true, &fe)
@@ -37,6 +39,8 @@ func (s *Service) Search(ctx context.Context, tenant, userID string, qv url.Valu
 		if v := qv.Get(f.name); v != "" {
 			if !s.ValidID(v) {
 				fe = append(fe, contract.FieldError{Field: f.name, Message: fmt.Sprintf("valid UTF-8 without control characters, at most %d bytes", s.limits.MaxIDBytes)})
+			} else if f.name == "session_id" && events.IsDotID(v) {
+				fe = append(fe, contract.FieldError{Field: f.name, Message: events.DotIDMessage(v)})
 			}
 			*f.dst = v
 		}

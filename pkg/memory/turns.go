@@ -33,7 +33,7 @@ func (s *Service) addTurns(ctx context.Context, tenant string, raws []json.RawMe
 		if batch {
 			prefix = fmt.Sprintf("[%d].", i)
 		}
-		tn, err := events.ParseTurn(raw, s.limits)
+		tn, err := events.ParseTurnStrict(raw, s.limits)
 		if err == nil {
 			if tn.TenantID == "" {
 				tn.TenantID = tenant

@@ -34,7 +34,9 @@ class _ItemBase(TypedDict):
 
 
 class Item(_ItemBase, total=False):
-    """One entry of the list shown to the user; ``ref`` is what the assistant quotes."""
+    """One entry of the list shown to the user; ``ref`` is what the assistant
+    quotes. Anything else about it (a url, a rating) goes in ``attrs``: the API
+    refuses a field an item does not define, naming it."""
 
     title: str
     attrs: Dict[str, Any]

@@ -175,13 +175,53 @@ class LiveTest(unittest.TestCase):
                 Recall(self.recall.url, self.recall.tenant, "not-a-key-of-this-server").session(self.session)
 
     def test_dot_ids(self) -> None:
-        # "." and ".." are ids like any other, in a path too.
-        for session in (".", ".."):
-            user = unique("dots")
-            acc = self.recall.add_turn({"user_id": user, "session_id": session, "role": "user", "content": "dots"})
-            eventually(lambda: self.recall.messages(session)["messages"], what=f"session {session!r} stored")
-            self.assertEqual([m["id"] for m in self.recall.messages(session)["messages"]], [acc["id"]])
-            self.recall.delete_session(session)
+        # "." and ".." cannot be a segment of a URL path: refused as ids,
+        # in a turn and in a path, naming the field.
+        for dots in (".", ".."):
+            with self.assertRaises(InvalidRequestError) as cm:
+                self.recall.add_turn({"user_id": dots, "session_id": dots, "role": "user", "content": "dots"})
+            self.assertIn("cannot be an id", cm.exception.field("user_id") or "", cm.exception.fields)
+            self.assertIsNotNone(cm.exception.field("session_id"), cm.exception.fields)
+            with self.assertRaises(InvalidRequestError) as cm:
+                self.recall.messages(dots)
+            self.assertIn("cannot be an id", cm.exception.field("session_id") or "", cm.exception.fields)
+            with self.assertRaises(InvalidRequestError) as cm:
+                self.recall.forget_user(dots)
+            self.assertIsNotNone(cm.exception.field("user_id"), cm.exception.fields)
+
+    def test_odd_ids_reach_every_route(self) -> None:
+        # Every id a turn may have is one escaped path segment: "/" and
+        # "%2F" too, which a router takes for a slash unless escaped.
+        for oid in ("/", "a/b", "%2F", "..x", "x..", "a b", "?", "#", "名字"):
+            with self.subTest(id=oid):
+                acc = self.recall.add_turns(
+                    [{"id": oid, "user_id": oid, "session_id": oid, "role": "assistant", "content": "hello " + oid,
+                      "items": [{"ref": "/a", "title": "A"}]}],
+                    wait="searchable",
+                )
+                self.assertTrue(acc["wait"]["reached"], acc)
+                self.assertEqual(self.recall.turn_status(oid)["session_id"], oid)
+                self.assertEqual(self.recall.session(oid)["user_id"], oid)
+                self.assertEqual(self.recall.messages(oid)["messages"][0]["session_id"], oid)
+                self.assertEqual(self.recall.selection(oid, 1)["item"]["ref"], "/a")
+                self.assertEqual(self.recall.context(oid, oid)["window"]["messages"][0]["id"], oid)
+                self.assertTrue(self.recall.search(oid, "hello")["hits"])
+                # The seen registry is the seen worker's, which the wait does not wait for.
+                eventually(lambda: self.recall.unseen(oid, ["/a", "/z"])["unseen"] == ["/z"], what=f"{oid}: /a seen")
+                self.assertEqual(self.recall.seen(oid)["user_id"], oid)
+                self.assertEqual(self.recall.attributes(oid)["user_id"], oid)
+                self.assertEqual(self.recall.edit_attributes(oid, [{"key": "name", "op": "put", "value": "Ada"}])["user_id"], oid)
+                self.assertEqual(self.recall.refresh_profile(oid)["user_id"], oid)
+                self.assertIn(self.recall.summarize(oid)["status"], ("queued", "current"))
+                self.recall.delete_session(oid)
+                with self.assertRaises(NotFoundError):
+                    self.recall.session(oid)
+                self.assertEqual(self.recall.forget_user(oid)["user_id"], oid)
+
+    def test_unknown_turn_fields_are_refused(self) -> None:
+        with self.assertRaises(InvalidRequestError) as cm:
+            self.recall.add_turns([self.turn("user", "fine"), self.turn("assistant", "here", itmes=[{"ref": "/a"}])])  # type: ignore[call-arg]
+        self.assertIn("metadata", cm.exception.field("[1].itmes") or "", cm.exception.fields)
 
     def test_long_query_context_and_search(self) -> None:
         self.recall.add_turns([

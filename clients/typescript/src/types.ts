@@ -29,13 +29,15 @@ export interface ToolCall {
   duration_ms?: number;
 }
 
-/** One entry of the list shown to the user; `ref` is what the assistant quotes (events.Item). */
+/**
+ * One entry of the list shown to the user; `ref` is what the assistant quotes
+ * (events.Item). Anything else about it (a url, a rating) goes in `attrs`: the
+ * API refuses a field an item does not define, naming it.
+ */
 export interface Item {
   ref: string;
   title?: string;
   attrs?: JSONObject;
-  /** Fields Recall does not know (an item's url) are stored and returned as sent. */
-  [key: string]: JSONValue | undefined;
 }
 
 /** A chat turn as the API stores it (events.Turn). */

@@ -55,6 +55,44 @@ describe("live Recall", { concurrency: true }, () => {
       (err: unknown) => err instanceof InvalidRequestError && err.field("timeout") !== undefined);
   });
 
+  it("reaches every route with any id a turn may have, escaped", async () => {
+    // "/" and "%2F" too, which a router takes for a slash unless escaped.
+    const recall = live();
+    for (const id of ["/", "a/b", "%2F", "..x", "x..", "a b", "?", "#", "名字"]) {
+      const res = await recall.addTurns([{ id, user_id: id, session_id: id, role: "assistant", content: `hello ${id}`, items: [{ ref: "/a", title: "A" }] }],
+        { wait: "searchable" });
+      assert.ok(res.wait?.reached, JSON.stringify(res));
+      assert.equal((await recall.turnStatus(id)).session_id, id);
+      assert.equal((await recall.session(id)).user_id, id);
+      assert.equal((await recall.messages(id)).messages[0]!.session_id, id);
+      assert.equal((await recall.selection(id, 1)).item.ref, "/a");
+      assert.equal((await recall.context({ user_id: id, session_id: id })).window.messages[0]!.id, id);
+      assert.ok((await recall.search(id, "hello")).hits.length > 0, id);
+      // The seen registry is the seen worker's, which the wait does not wait for.
+      await eventually(async () => (await recall.unseen(id, ["/a", "/z"])).unseen.join() === "/z", `${id}: /a seen`);
+      assert.equal((await recall.seen(id)).user_id, id);
+      assert.equal((await recall.attributes(id)).user_id, id);
+      assert.equal((await recall.editAttributes(id, [{ key: "name", op: "put", value: "Ada" }])).user_id, id);
+      assert.equal((await recall.refreshProfile(id)).user_id, id);
+      assert.ok(["queued", "current"].includes((await recall.summarize(id)).status), id);
+      await recall.deleteSession(id);
+      await assert.rejects(recall.session(id), (err: unknown) => err instanceof NotFoundError);
+      assert.equal((await recall.forgetUser(id)).user_id, id);
+    }
+  });
+
+  it("refuses a turn's unknown fields and the ids . and .., naming them", async () => {
+    const { recall, turn } = setup();
+    await assert.rejects(recall.addTurns([turn("user", "fine"), { ...turn("assistant", "here"), itmes: [{ ref: "/a" }] } as TurnInput]),
+      (err: unknown) => err instanceof InvalidRequestError && (err.field("[1].itmes") ?? "").includes("metadata"));
+    for (const dots of [".", ".."]) {
+      await assert.rejects(recall.addTurn({ user_id: dots, session_id: dots, role: "user", content: "dots" }),
+        (err: unknown) => err instanceof InvalidRequestError && (err.field("user_id") ?? "").includes("cannot be an id"));
+      // A URL parser resolves them away however escaped: refused before sending.
+      await assert.rejects(recall.messages(dots), TypeError);
+    }
+  });
+
   it("shows a stored turn in the context and the messages", async () => {
     const { recall, user, session, turn, stored } = setup();
     const acc = await recall.addTurn(turn("user", "Which films did Tarkovsky make in the seventies?"));
