@@ -120,7 +120,7 @@ func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 			}
 			return entry{e: e, claim: store.ClaimOf(&t), last: w.maxDeliver > 0 && m.Deliveries >= uint64(w.maxDeliver)}, true, nil
 		},
-		Admit: worker.OwnSessions(w.store, func(e *entry) store.SessionClaim { return e.claim }),
+		Admit:  worker.OwnSessions(w.store, func(e *entry) store.SessionClaim { return e.claim }),
 		Enrich: w.prepare,
 		Store: func(ctx context.Context, es []entry) error {
 			entries := make([]store.SearchEntry, len(es))
