@@ -5,6 +5,7 @@
 //	recall worker [-once] NAME              one worker, as its own binary runs it
 //	recall replay -worker W [-since T] [-tenant T [-user U]]   re-run a worker over history
 //	recall forget -tenant T -user U         remove a user completely
+//	recall sessions [-tenant T] [-scan]     report sessions holding another user's turns
 //	recall dlq list|show|redrive|delete     inspect and re-drive dead letters
 //	recall probe URL                        health check for images without curl
 //	recall mcp                              the MCP tools over stdio, for agent hosts (RECALL_URL, RECALL_TENANT, ...)
@@ -36,6 +37,7 @@ commands:
   worker    run one worker: %s
   replay    run one worker over the stream again (backfill after a model or prompt change)
   forget    remove a user completely: rows and stream messages (-tenant T -user U)
+  sessions  report sessions that hold turns of another user than their own, and what to do
   dlq       list, show, re-drive and delete dead letters
   probe     GET a URL, exit non-zero unless 2xx (container health checks)
   mcp       serve the MCP tools over stdio for an agent host (RECALL_URL, RECALL_TENANT, RECALL_API_KEY, RECALL_USER_ID)
@@ -59,6 +61,8 @@ func main() {
 		run = replayCmd
 	case "forget":
 		run = forgetCmd
+	case "sessions":
+		run = sessionsCmd
 	case "dlq":
 		run = dlqCmd
 	case "mcp":

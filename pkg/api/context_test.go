@@ -186,10 +186,10 @@ func TestGetContext(t *testing.T) {
 		require.Equal(t, strings.Repeat("长", 9)+"…", c.Window.Messages[0].Content)
 	})
 
-	t.Run("a session of another user is not found", func(t *testing.T) {
+	t.Run("a session of another user is a conflict", func(t *testing.T) {
 		t.Parallel()
-		requireCode(t, b.get(t, "t1", contextPath("u1", "s-u2")), http.StatusNotFound, "not_found")
-		requireCode(t, b.get(t, "t1", contextPath("u2", "s1")), http.StatusNotFound, "not_found")
+		requireCode(t, b.get(t, "t1", contextPath("u1", "s-u2")), http.StatusConflict, "session_owned")
+		requireCode(t, b.get(t, "t1", contextPath("u2", "s1")), http.StatusConflict, "session_owned")
 		res := b.get(t, "t1", contextPath("u2", "s-u2"))
 		require.Equal(t, http.StatusOK, res.Status, string(res.Body))
 		require.Equal(t, []string{"u2a"}, ids(decode[contextBody](t, res).Window.Messages))

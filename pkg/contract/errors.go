@@ -24,6 +24,7 @@ const (
 	CodeTooLarge         = "too_large"
 	CodeUnavailable      = "unavailable"
 	CodeStillDuplicate   = "still_duplicate"
+	CodeSessionOwned     = "session_owned"
 	CodeMethodNotAllowed = "method_not_allowed"
 	CodeInternal         = "internal"
 )
@@ -40,6 +41,7 @@ var statuses = map[string]int{
 	CodeTooLarge:         http.StatusRequestEntityTooLarge,
 	CodeUnavailable:      http.StatusServiceUnavailable,
 	CodeStillDuplicate:   http.StatusConflict,
+	CodeSessionOwned:     http.StatusConflict,
 	CodeMethodNotAllowed: http.StatusMethodNotAllowed,
 	CodeInternal:         http.StatusInternalServerError,
 }
@@ -72,6 +74,13 @@ type Error struct {
 // Errorf is an *Error of code, with the status the code has.
 func Errorf(code, format string, args ...any) *Error {
 	return &Error{Status: StatusOf(code), Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// SessionOwned is the answer to a turn, or a read, that names a session of
+// another user of the tenant: a session belongs to the user of its first
+// turn, and no other user's turn enters it nor reads it.
+func SessionOwned(message string, fields ...FieldError) *Error {
+	return &Error{Status: http.StatusConflict, Code: CodeSessionOwned, Message: message, Fields: fields}
 }
 
 // Invalid is a bad request naming each field that is wrong.

@@ -73,6 +73,13 @@ func UserTurnsFilter(tenantID, userID string) string {
 	return SubjectRoot + ".turns." + EncodeToken(tenantID) + "." + EncodeToken(userID) + ".>"
 }
 
+// SessionTurnsFilter matches every turn of one session, whoever's user it
+// names: a session belongs to one user, but turns of others may have been
+// published for it (and refused, or stored before that rule).
+func SessionTurnsFilter(tenantID, sessionID string) string {
+	return SubjectRoot + ".turns." + EncodeToken(tenantID) + ".*." + EncodeToken(sessionID)
+}
+
 // SubjectIDs are the ids a subject carries.
 type SubjectIDs struct {
 	Kind      string // "turns", ...

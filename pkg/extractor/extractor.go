@@ -187,9 +187,10 @@ func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 				return learned{}, false, err
 			}
 			ms, err := w.mentions(ctx, &t)
-			l := learned{mentions: ms, stated: w.statements(&t)}
+			l := learned{claim: store.ClaimOf(&t), mentions: ms, stated: w.statements(&t)}
 			return l, len(l.mentions)+len(l.stated) > 0, err
 		},
+		Admit: worker.OwnSessions(w.store, func(l *learned) store.SessionClaim { return l.claim }),
 		Store: func(ctx context.Context, all []learned) error {
 			var batch []store.Mention
 			var stated []store.AssertionRow
@@ -278,6 +279,8 @@ func (w *Worker) refresh(ctx context.Context, ms []store.Mention) error {
 // learned is what one turn taught: interest facts, and what the user said of
 // themselves.
 type learned struct {
+	// claim is the turn's claim on its session (worker.OwnSessions).
+	claim    store.SessionClaim
 	mentions []store.Mention
 	stated   []store.AssertionRow
 }

@@ -29,6 +29,9 @@ type exchange struct {
 	// at is when the request arrived; done when the answer was complete.
 	at, done time.Time
 	model    string
+	// refused: the session belongs to another user; nothing of the
+	// exchange is stored.
+	refused bool
 }
 
 // turns are the conversation's turns in order, each with an id derived

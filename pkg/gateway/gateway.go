@@ -55,9 +55,14 @@ const (
 	// header is forwarded to the upstream (no GATEWAY_UPSTREAM_API_KEY).
 	HeaderKey = "X-Recall-Key"
 	// HeaderMemory says what memory a chat request got: on, off (no user,
-	// or turned off by the request) or unavailable (Recall's store was
-	// slow or away; the request went on without it).
+	// or turned off by the request), unavailable (Recall's store was
+	// slow or away; the request went on without it) or refused (the
+	// session belongs to another user of the tenant: nothing of it was
+	// read, and nothing of the exchange is stored; HeaderMemoryReason
+	// says so).
 	HeaderMemory = "X-Recall-Memory"
+	// HeaderMemoryReason says why memory was refused.
+	HeaderMemoryReason = "X-Recall-Memory-Reason"
 )
 
 // Gateway is the OpenAI-compatible front door. It is safe for concurrent
@@ -351,7 +356,7 @@ func (g *Gateway) chat(w http.ResponseWriter, r *http.Request) {
 		}
 		_, _ = io.Copy(w, resp.Body)
 	}
-	if x == nil || reply == nil {
+	if x == nil || x.refused || reply == nil {
 		return
 	}
 	x.reply, x.done = reply, g.now()
@@ -368,7 +373,16 @@ func (g *Gateway) prompt(w http.ResponseWriter, r *http.Request, req *chatReques
 	cancel()
 	g.m.memoryTime.Observe(time.Since(start).Seconds())
 	text := ""
+	refused, _ := errors.AsType[*contract.Error](err)
 	switch {
+	case refused != nil && refused.Code == contract.CodeSessionOwned:
+		// Another user's session: the request goes on without memory, and
+		// its turns are not stored there.
+		x.refused = true
+		w.Header().Set(HeaderMemory, "refused")
+		w.Header().Set(HeaderMemoryReason, "session_id: the session belongs to another user; nothing is read from it or stored in it")
+		g.m.memory.WithLabelValues("refused").Inc()
+		g.log.Warn("gateway memory refused: the session belongs to another user", "tenant_id", x.tenant, "user_id", x.user, "session_id", x.session)
 	case err != nil:
 		w.Header().Set(HeaderMemory, "unavailable")
 		g.m.memory.WithLabelValues("unavailable").Inc()

@@ -29,7 +29,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300},
 		}, []string{"route", "status"}),
 		memory: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "recall_gateway_memory_total", Help: "Gateway chat requests by the memory they got: on, off, unavailable.",
+			Name: "recall_gateway_memory_total", Help: "Gateway chat requests by the memory they got: on, off, unavailable, refused (another user's session).",
 		}, []string{"outcome"}),
 		memoryTime: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "recall_gateway_memory_seconds", Help: "Time to read the memory a chat request's prompt gets.",
@@ -44,7 +44,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	}
 	// Every outcome is a series from the start, so that a rate over it is
 	// 0 rather than absent until the first one.
-	for _, o := range []string{"on", "off", "unavailable"} {
+	for _, o := range []string{"on", "off", "unavailable", "refused"} {
 		m.memory.WithLabelValues(o)
 	}
 	for _, o := range []string{"published", "duplicate", "already_stored", "retried", "rejected", "dropped", "lost"} {

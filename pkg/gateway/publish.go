@@ -205,8 +205,10 @@ func (p *publisher) attempt(ctx context.Context, tenant string, turns []events.T
 	if err == nil {
 		return nil
 	}
-	if e, ok := errors.AsType[*contract.Error](err); ok && e.Code == contract.CodeInvalidRequest {
-		// ValidateTurn passed them: nothing a retry would change.
+	if e, ok := errors.AsType[*contract.Error](err); ok && (e.Code == contract.CodeInvalidRequest || e.Code == contract.CodeSessionOwned) {
+		// ValidateTurn passed them, or their session is another user's
+		// (claimed since the request read memory): nothing a retry would
+		// change.
 		p.m.turns.WithLabelValues("rejected").Add(float64(len(fresh)))
 		p.log.Error("gateway turns rejected", "tenant_id", tenant, "ids", ids, "error", e.Error(), "fields", e.Fields)
 		return nil

@@ -87,8 +87,10 @@ func New(_ context.Context, cfg Config, d *worker.Deps) (*Worker, error) {
 // entry is a turn's search entry and whether its message is on its last
 // delivery.
 type entry struct {
-	e    store.SearchEntry
-	last bool
+	e store.SearchEntry
+	// claim is the turn's claim on its session (worker.OwnSessions).
+	claim store.SessionClaim
+	last  bool
 }
 
 // Handle is the batch handler. Invalid turns fail permanently (ingest
@@ -116,8 +118,9 @@ func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 				w.metrics.WithLabelValues("skipped").Inc()
 				return entry{}, false, nil
 			}
-			return entry{e: e, last: w.maxDeliver > 0 && m.Deliveries >= uint64(w.maxDeliver)}, true, nil
+			return entry{e: e, claim: store.ClaimOf(&t), last: w.maxDeliver > 0 && m.Deliveries >= uint64(w.maxDeliver)}, true, nil
 		},
+		Admit:  worker.OwnSessions(w.store, func(e *entry) store.SessionClaim { return e.claim }),
 		Enrich: w.prepare,
 		Store: func(ctx context.Context, es []entry) error {
 			entries := make([]store.SearchEntry, len(es))

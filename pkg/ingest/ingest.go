@@ -59,7 +59,8 @@ func New(cfg Config, d *worker.Deps) *Worker {
 }
 
 // Handle is the batch handler: malformed or invalid turns fail permanently (the
-// runner dead-letters them at once); the valid ones are stored in one
+// runner dead-letters them at once), and so do turns whose session belongs to
+// another user (worker.OwnSessions); the others are stored in one
 // transaction (queue.Batch: one poisoned turn cannot hold back the others).
 func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 	return queue.Batch[store.StoredTurn]{
@@ -67,6 +68,7 @@ func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 			t, err := queue.TurnEnvelope.Read(m, w.limits)
 			return store.StoredTurn{Turn: t, Seq: m.Seq}, err == nil, err
 		},
+		Admit: worker.OwnSessions(w.store, func(st *store.StoredTurn) store.SessionClaim { return store.ClaimOf(&st.Turn) }),
 		Store: w.store1,
 		Log:   w.log,
 	}.Handle(ctx, msgs)
@@ -74,11 +76,12 @@ func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 
 func (w *Worker) store1(ctx context.Context, turns []store.StoredTurn) error {
 	res, err := w.store.IngestTurns(ctx, turns, w.trigger)
+	if len(res.Due) > 0 {
+		// Stored even when a turn was left out (store.ErrSessionOwned).
+		w.requestSummaries(ctx, res.Due)
+	}
 	if err != nil {
 		return classify(err)
-	}
-	if len(res.Due) > 0 {
-		w.requestSummaries(ctx, res.Due)
 	}
 	return nil
 }

@@ -23,7 +23,8 @@ const MaxQueryBytes = 64 << 10
 
 // Context assembles what the backend puts into its next prompt, from the
 // parameters of contract.ContextParams. The session, if it exists, must
-// belong to user_id; another user's session reads as not found. With a
+// belong to user_id; another user's session is a conflict
+// (contract.CodeSessionOwned). With a
 // query, the user's whole history is searched for it and what is found
 // becomes the recalled part.
 //
@@ -144,7 +145,8 @@ func (s *Service) ContextWith(ctx context.Context, tenant string, qv url.Values,
 	case err != nil:
 		return nil, err
 	case data.Found && data.Session.UserID != userID:
-		return nil, contract.Errorf(contract.CodeNotFound, "no such session for this user")
+		return nil, contract.SessionOwned("the session belongs to another user", contract.FieldError{Field: "session_id",
+			Message: fmt.Sprintf("session %q belongs to another user: a context is read for the session's own user only", sessionID)})
 	case !data.Found:
 		// Not stored yet (or never): no window, not an error, so a backend can
 		// ask on the first turn of a session.

@@ -87,7 +87,7 @@ func TestForChecksAndServesLikeTheRoutes(t *testing.T) {
 	require.Equal(t, "/book/1", c.List.Items[0].Ref)
 	require.Contains(t, c.Prompt, "Hyperion")
 	_, err = m.Context(ctx, contract.ContextParams{UserID: "someone else", SessionID: "s1"})
-	requireCode(t, err, contract.CodeNotFound, http.StatusNotFound)
+	requireCode(t, err, contract.CodeSessionOwned, http.StatusConflict)
 
 	// As of a moment, the context is what it was then: before the first
 	// turn nothing, a second later the first turn but not yet the list.

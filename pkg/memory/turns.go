@@ -8,6 +8,7 @@ import (
 
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/store"
 )
 
 // AddTurns accepts turns as the contract writes them (each one JSON
@@ -54,6 +55,10 @@ func (s *Service) addTurns(ctx context.Context, tenant string, raws []json.RawMe
 		s.turns("rejected", len(turns))
 		return nil, nil, contract.Invalid("invalid turn(s); nothing was accepted", fields...)
 	}
+	if err := s.claimSessions(ctx, turns, batch); err != nil {
+		s.turns("rejected", len(turns))
+		return nil, nil, err
+	}
 
 	pctx, cancel := context.WithTimeout(ctx, s.cfg.PublishTimeout)
 	defer cancel()
@@ -82,6 +87,40 @@ func (s *Service) addTurns(ctx context.Context, tenant string, raws []json.RawMe
 		return out, subjects, out.Error
 	}
 	return out, subjects, nil
+}
+
+// claimSessions makes the sessions the turns name theirs, or finds them
+// theirs already, before anything is published (store.ClaimSessions): a
+// session belongs to the user of its first turn, and a turn of another
+// user for it is refused here, with the rest of its batch, rather than by
+// the workers after a 202. The primary: a session claimed a moment ago
+// decides.
+func (s *Service) claimSessions(ctx context.Context, turns []events.Turn, batch bool) error {
+	claims := make([]store.SessionClaim, len(turns))
+	for i := range turns {
+		claims[i] = store.ClaimOf(&turns[i])
+	}
+	owners, err := s.store.ClaimSessions(ctx, claims)
+	if err != nil {
+		s.log.Error("claim sessions", "error", err.Error())
+		return contract.Errorf(contract.CodeUnavailable, "the turns' sessions could not be checked; resend them (ids are deduplicated)")
+	}
+	var fields []contract.FieldError
+	for i, owner := range owners {
+		if owner == claims[i].UserID {
+			continue
+		}
+		prefix := ""
+		if batch {
+			prefix = fmt.Sprintf("[%d].", i)
+		}
+		fields = append(fields, contract.FieldError{Field: prefix + "session_id",
+			Message: fmt.Sprintf("session %q belongs to another user: a session holds the turns of the user of its first turn only; use a session id of this user's own", claims[i].SessionID)})
+	}
+	if len(fields) > 0 {
+		return contract.SessionOwned("a turn's session belongs to another user; nothing was accepted", fields...)
+	}
+	return nil
 }
 
 // StoredTurns reports which of the tenant's turn ids are stored, so that a

@@ -46,6 +46,12 @@ type Batch[T any] struct {
 	// message with nothing to store. An error fails this message only: a
 	// permanent one (Envelope.Read's) dead-letters it, any other retries it.
 	Prepare func(ctx context.Context, m Message) (v T, keep bool, err error)
+	// Admit, when set, judges all the kept values at once before anything
+	// is done with them (whose session a turn may enter: one query for the
+	// batch). It returns one error per value, or nil for none; a value with
+	// an error is left out, and its message is dead-lettered when the error
+	// is permanent, retried otherwise.
+	Admit func(ctx context.Context, vs []T) []error
 	// Enrich, when set, works on all the kept values at once before they are
 	// stored (one request to a remote model for the batch). It returns one
 	// error per value, or nil for none; a value with an error is left out of
@@ -71,10 +77,13 @@ func (b Batch[T]) Handle(ctx context.Context, msgs []Message) []error {
 			vs, idx = append(vs, v), append(idx, i)
 		}
 	}
-	if b.Enrich != nil && len(vs) > 0 {
-		if eerrs := b.Enrich(ctx, vs); eerrs != nil {
+	for _, stage := range [...]func(context.Context, []T) []error{b.Admit, b.Enrich} {
+		if stage == nil || len(vs) == 0 {
+			continue
+		}
+		if serrs := stage(ctx, vs); serrs != nil {
 			kept, keptIdx := vs[:0], idx[:0]
-			for k, err := range eerrs {
+			for k, err := range serrs {
 				if err != nil {
 					errs[idx[k]] = err
 					continue

@@ -250,15 +250,16 @@ func userMessages(ctx context.Context, js jetstream.JetStream, tenant, user stri
 }
 
 // PurgeSession erases the messages of one session from the streams: its
-// turns, its summary requests and their dead letters. It returns the
-// messages removed per stream.
+// turns (any user's: turns another user published for it too), its summary
+// requests (its user's) and their dead letters. It returns the messages
+// removed per stream.
 func PurgeSession(ctx context.Context, js jetstream.JetStream, tenant, user, session string) (map[string]uint64, error) {
 	if tenant == "" || user == "" || session == "" {
 		return nil, fmt.Errorf("session messages: tenant, user and session are required")
 	}
 	filters := map[string][]string{}
 	for stream, subject := range map[string]string{
-		TurnsStream: events.TurnSubject(tenant, user, session),
+		TurnsStream: events.SessionTurnsFilter(tenant, session),
 		TasksStream: events.SummarizeTaskSubject(tenant, user, session),
 	} {
 		filters[stream] = append(filters[stream], subject)

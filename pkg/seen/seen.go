@@ -97,6 +97,7 @@ func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 			}
 			return t, err == nil, err
 		},
+		Admit: worker.OwnSessions(w.store, store.ClaimOf),
 		Store: func(ctx context.Context, turns []events.Turn) error {
 			if err := w.store.RecordSeen(ctx, turns, w.cap); err != nil {
 				return err

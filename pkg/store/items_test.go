@@ -72,7 +72,7 @@ func TestListItemIsFromTheNewestList(t *testing.T) {
 	require.ErrorIs(t, err, store.ErrNotFound)
 
 	_, err = db.Store.InsertTurns(ctx, []store.StoredTurn{
-		listTurn("t", "u", "s", "L1", t0.Add(time.Minute), "/mv/1", "/mv/2", "/mv/3"),
+		listTurn("t", "u-s", "s", "L1", t0.Add(time.Minute), "/mv/1", "/mv/2", "/mv/3"),
 		turn("t", "s", "after", t0.Add(2*time.Minute)), // later turns without a list change nothing
 	})
 	require.NoError(t, err)
@@ -89,9 +89,9 @@ func TestListItemIsFromTheNewestList(t *testing.T) {
 	require.Equal(t, 3, li.Count)
 
 	// A newer list replaces it; an older one replayed later does not.
-	_, err = db.Store.InsertTurns(ctx, []store.StoredTurn{listTurn("t", "u", "s", "L2", t0.Add(3*time.Minute), "/mv/9", "/mv/8")})
+	_, err = db.Store.InsertTurns(ctx, []store.StoredTurn{listTurn("t", "u-s", "s", "L2", t0.Add(3*time.Minute), "/mv/9", "/mv/8")})
 	require.NoError(t, err)
-	_, err = db.Store.InsertTurns(ctx, []store.StoredTurn{listTurn("t", "u", "s", "L0", t0.Add(30*time.Second), "/old/1", "/old/2", "/old/3")})
+	_, err = db.Store.InsertTurns(ctx, []store.StoredTurn{listTurn("t", "u-s", "s", "L0", t0.Add(30*time.Second), "/old/1", "/old/2", "/old/3")})
 	require.NoError(t, err)
 	li, err = ten.ListItem(ctx, "s", 2)
 	require.NoError(t, err)
@@ -104,8 +104,8 @@ func TestListItemIsFromTheNewestList(t *testing.T) {
 
 	// Same event time: the greater event id is the newer, as in every other order.
 	_, err = db.Store.InsertTurns(ctx, []store.StoredTurn{
-		listTurn("t", "u", "s", "L3b", t0.Add(4*time.Minute), "/b"),
-		listTurn("t", "u", "s", "L3a", t0.Add(4*time.Minute), "/a"),
+		listTurn("t", "u-s", "s", "L3b", t0.Add(4*time.Minute), "/b"),
+		listTurn("t", "u-s", "s", "L3a", t0.Add(4*time.Minute), "/a"),
 	})
 	require.NoError(t, err)
 	li, err = ten.ListItem(ctx, "s", 1)
@@ -114,7 +114,7 @@ func TestListItemIsFromTheNewestList(t *testing.T) {
 
 	// An empty list is a list: it replaces the one before, and has no item 1.
 	_, err = db.Store.InsertTurns(ctx, []store.StoredTurn{parsed(t,
-		`{"id":"L4","tenant_id":"t","user_id":"u","session_id":"s","occurred_at":"2026-05-01T12:05:00Z","role":"assistant","content":"nothing found","items":[]}`)})
+		`{"id":"L4","tenant_id":"t","user_id":"u-s","session_id":"s","occurred_at":"2026-05-01T12:05:00Z","role":"assistant","content":"nothing found","items":[]}`)})
 	require.NoError(t, err)
 	li, err = ten.ListItem(ctx, "s", 1)
 	require.NoError(t, err)

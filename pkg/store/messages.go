@@ -74,7 +74,7 @@ func (s *Store) IngestTurns(ctx context.Context, turns []StoredTurn, trigger Sum
 	err := s.pool.QueryRow(ctx, q(qMessageInsertBatch),
 		tenant, event, session, user, site, agent, role, content, toolCalls, items, metadata, occurred, seq,
 		trigger.EveryMessages, max(trigger.MinInterval, 0).Microseconds(),
-	).Scan(&res.Sessions, &dueTenant, &dueSession, &dueUser, &dueFrom, &dueThrough, &dueLast)
+	).Scan(&res.Sessions, &res.Refused, &dueTenant, &dueSession, &dueUser, &dueFrom, &dueThrough, &dueLast)
 	if err != nil {
 		return res, fmt.Errorf("insert turns: %w", err)
 	}
@@ -84,6 +84,12 @@ func (s *Store) IngestTurns(ctx context.Context, turns []StoredTurn, trigger Sum
 			res.Due[i] = DueSession{TenantID: dueTenant[i], SessionID: dueSession[i], UserID: dueUser[i],
 				FromCount: dueFrom[i], ThroughCount: dueThrough[i], LastMessageAt: dueLast[i].UTC()}
 		}
+	}
+	if res.Refused > 0 {
+		// The rest are stored (and Due is theirs); this fails the batch so
+		// that each turn is tried again alone, and the refused one's next
+		// delivery is judged by its session's owner as it stands.
+		return res, fmt.Errorf("insert turns: %d turn(s) left out: %w", res.Refused, ErrSessionOwned)
 	}
 	return res, nil
 }

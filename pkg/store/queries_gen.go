@@ -138,12 +138,22 @@ var (
 	qSessionGet = queryName{"SessionGet"}
 	// qSessionDelete is SessionDelete of queries/sessions.sql.
 	qSessionDelete = queryName{"SessionDelete"}
+	// qSessionGuestsDelete is SessionGuestsDelete of queries/sessions.sql.
+	qSessionGuestsDelete = queryName{"SessionGuestsDelete"}
 	// qSessionSeenForget is SessionSeenForget of queries/sessions.sql.
 	qSessionSeenForget = queryName{"SessionSeenForget"}
 	// qSessionSeenDropUnshown is SessionSeenDropUnshown of queries/sessions.sql.
 	qSessionSeenDropUnshown = queryName{"SessionSeenDropUnshown"}
 	// qSessionFactsForget is SessionFactsForget of queries/sessions.sql.
 	qSessionFactsForget = queryName{"SessionFactsForget"}
+	// qSessionOwnerList is SessionOwnerList of queries/sessions.sql.
+	qSessionOwnerList = queryName{"SessionOwnerList"}
+	// qSessionClaimBatch is SessionClaimBatch of queries/sessions.sql.
+	qSessionClaimBatch = queryName{"SessionClaimBatch"}
+	// qSessionGuestList is SessionGuestList of queries/sessions.sql.
+	qSessionGuestList = queryName{"SessionGuestList"}
+	// qSessionGuestScan is SessionGuestScan of queries/sessions.sql.
+	qSessionGuestScan = queryName{"SessionGuestScan"}
 	// qSummaryGetCurrent is SummaryGetCurrent of queries/summaries.sql.
 	qSummaryGetCurrent = queryName{"SummaryGetCurrent"}
 	// qSummaryListBySession is SummaryListBySession of queries/summaries.sql.
@@ -174,8 +184,12 @@ var (
 	qSummaryListForContextBefore = queryName{"SummaryListForContextBefore"}
 	// qSummaryListCurrent is SummaryListCurrent of queries/summaries.sql.
 	qSummaryListCurrent = queryName{"SummaryListCurrent"}
+	// qUserGuestSummariesForget is UserGuestSummariesForget of queries/users.sql.
+	qUserGuestSummariesForget = queryName{"UserGuestSummariesForget"}
 	// qUserDeleteMessages is UserDeleteMessages of queries/users.sql.
 	qUserDeleteMessages = queryName{"UserDeleteMessages"}
+	// qUserDeleteGuests is UserDeleteGuests of queries/users.sql.
+	qUserDeleteGuests = queryName{"UserDeleteGuests"}
 	// qUserDeleteSessions is UserDeleteSessions of queries/users.sql.
 	qUserDeleteSessions = queryName{"UserDeleteSessions"}
 	// qUserDeleteFactMentions is UserDeleteFactMentions of queries/users.sql.
@@ -278,9 +292,14 @@ var queryNameList = []queryName{
 	qSearchScan,
 	qSessionGet,
 	qSessionDelete,
+	qSessionGuestsDelete,
 	qSessionSeenForget,
 	qSessionSeenDropUnshown,
 	qSessionFactsForget,
+	qSessionOwnerList,
+	qSessionClaimBatch,
+	qSessionGuestList,
+	qSessionGuestScan,
 	qSummaryGetCurrent,
 	qSummaryListBySession,
 	qSummaryStateGet,
@@ -296,7 +315,9 @@ var queryNameList = []queryName{
 	qSummaryListForContext,
 	qSummaryListForContextBefore,
 	qSummaryListCurrent,
+	qUserGuestSummariesForget,
 	qUserDeleteMessages,
+	qUserDeleteGuests,
 	qUserDeleteSessions,
 	qUserDeleteFactMentions,
 	qUserDeleteFacts,

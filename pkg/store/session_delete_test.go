@@ -74,7 +74,7 @@ func TestDeleteSessionDerived(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "u1", d.UserID)
 	require.Equal(t, map[string]int64{"sessions": 1, "messages": 2, "session_summaries": 0, "fact_mentions": 2, "facts": 1,
-		"search_entries": 1, "seen_lists": 1, "seen_items": 1, "attribute_assertions": 0}, d.Rows)
+		"search_entries": 1, "seen_lists": 1, "seen_items": 1, "attribute_assertions": 0, "session_guests": 0}, d.Rows)
 
 	facts, err := ten.Facts(ctx, "u1", []string{record.FactActive, record.FactArchived, record.FactExpired}, 10)
 	require.NoError(t, err)

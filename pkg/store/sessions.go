@@ -289,6 +289,9 @@ func (t *Tenant) DeleteSession(ctx context.Context, sessionID string) (SessionDe
 		if err := exec(tx, "attribute_assertions", qSessionAttributesForget, t.id, sessionID); err != nil {
 			return err
 		}
+		if err := exec(tx, "session_guests", qSessionGuestsDelete, t.id, sessionID); err != nil {
+			return err
+		}
 		if err := tx.QueryRow(ctx, q(qSessionDelete), t.id, sessionID).Scan(&d.UserID); err != nil {
 			return err
 		}

@@ -12,8 +12,8 @@ import (
 
 // userTables are every table that holds a user's data, each with the statement
 // that deletes the user's rows, in the order they run (messages are found
-// through the sessions, so they go first). A test checks that every table with
-// a user_id column is here.
+// through the user's sessions and the sessions they were a guest in, so they
+// go first). A test checks that every table with a user_id column is here.
 var userTables = []struct {
 	table string
 	query queryName
@@ -21,6 +21,7 @@ var userTables = []struct {
 	{"messages", qUserDeleteMessages},
 	{"session_summaries", qUserDeleteSummaries},
 	{"sessions", qUserDeleteSessions},
+	{"session_guests", qUserDeleteGuests},
 	{"fact_mentions", qUserDeleteFactMentions},
 	{"facts", qUserDeleteFacts},
 	{"shelf_items", qUserDeleteShelf},
@@ -40,6 +41,12 @@ var userTables = []struct {
 func (t *Tenant) ForgetUser(ctx context.Context, userID string) (map[string]int64, error) {
 	counts := make(map[string]int64, len(userTables))
 	err := pgx.BeginFunc(ctx, t.s.pool, func(tx pgx.Tx) error {
+		// First what the user's turns in other users' sessions fed: those
+		// sessions' summaries (UserGuestSummariesForget).
+		var sums, entries, unread, reset int64
+		if err := tx.QueryRow(ctx, q(qUserGuestSummariesForget), t.id, userID).Scan(&sums, &entries, &unread, &reset); err != nil {
+			return fmt.Errorf("guest sessions: %w", err)
+		}
 		for _, ut := range userTables {
 			tag, err := tx.Exec(ctx, q(ut.query), t.id, userID)
 			if err != nil {
@@ -47,6 +54,8 @@ func (t *Tenant) ForgetUser(ctx context.Context, userID string) (map[string]int6
 			}
 			counts[ut.table] = tag.RowsAffected()
 		}
+		counts["session_summaries"] += sums
+		counts["search_entries"] += entries
 		return nil
 	})
 	if err != nil {

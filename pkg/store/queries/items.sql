@@ -1,10 +1,13 @@
 -- name: ListItemAt
 -- Item $3 (1-based) of a session's current list: its newest turn, by event time
 -- then event id, that presented one (messages_session_list_idx). The item is
--- NULL when $3 is beyond the list's length.
+-- NULL when $3 is beyond the list's length. Only the session owner's turns: a
+-- list another user's turn showed in it before sessions had one owner is
+-- never answered.
 SELECT event_id, occurred_at, jsonb_array_length(items), items -> ($3::int - 1)
 FROM messages
 WHERE tenant_id = $1 AND session_id = $2 AND items IS NOT NULL
+  AND user_id = (SELECT s.user_id FROM sessions s WHERE s.tenant_id = $1 AND s.session_id = $2)
 ORDER BY occurred_at DESC, event_id DESC
 LIMIT 1;
 

@@ -8,15 +8,26 @@
 -- microseconds of event time since it; the first summary needs only the count;
 -- $14 <= 0 turns the trigger off). A session is asked once per summary: the ask
 -- is recorded in summary_requested_count and not repeated while it is
--- outstanding. The result is one row: the number of sessions touched and, as
--- arrays, the sessions asked for now.
-WITH rows AS (
+-- outstanding. The result is one row: the number of sessions touched, how
+-- many turns were left out because their session belongs to another user
+-- and, as arrays, the sessions asked for now.
+--
+-- A session belongs to one user (SessionClaimBatch): the worker claimed the
+-- batch's sessions before, and a turn of another user never gets here; the
+-- guard below keeps one out all the same should its session have been
+-- deleted and claimed again by another user in between.
+WITH input AS (
     SELECT *
     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
                 $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
                 $12::timestamptz[], $13::bigint[])
       AS r(tenant_id, event_id, session_id, user_id, site_id, agent_id,
            role, content, tool_calls, items, metadata, occurred_at, stream_seq)
+), rows AS (
+    SELECT r.*
+    FROM input r
+    WHERE NOT EXISTS (SELECT 1 FROM sessions s
+                      WHERE s.tenant_id = r.tenant_id AND s.session_id = r.session_id AND s.user_id <> r.user_id)
 ), ins AS (
     INSERT INTO messages (tenant_id, event_id, session_id, user_id, site_id, agent_id,
                           role, content, tool_calls, items, metadata, occurred_at, stream_seq)
@@ -62,7 +73,7 @@ WITH rows AS (
     SELECT * FROM up
     WHERE summary_requested_count = counted AND summary_requested_count > summarized_count
 )
-SELECT (SELECT count(*) FROM up),
+SELECT (SELECT count(*) FROM up), (SELECT count(*) FROM input) - (SELECT count(*) FROM rows),
        coalesce(array_agg(tenant_id), '{}'), coalesce(array_agg(session_id), '{}'),
        coalesce(array_agg(user_id), '{}'), coalesce(array_agg(summarized_count), '{}'),
        coalesce(array_agg(counted), '{}'), coalesce(array_agg(last_message_at), '{}')
@@ -82,11 +93,14 @@ DELETE FROM messages WHERE tenant_id = $1 AND session_id = $2;
 
 -- name: MessageListRecent
 -- The newest messages of a session at or after $3, newest first; system turns only
--- when $5.
+-- when $5. Only its owner's: a session belongs to one user, and a turn another
+-- user stored in it before that rule (session_guests) is never shown as its own
+-- (the same holds for every window and list statement below).
 SELECT event_id, session_id, user_id, site_id, agent_id, role, content,
        tool_calls, items, metadata, occurred_at, stored_at
 FROM messages
 WHERE tenant_id = $1 AND session_id = $2 AND occurred_at >= $3 AND (role <> 'system' OR $5)
+  AND user_id = (SELECT s.user_id FROM sessions s WHERE s.tenant_id = $1 AND s.session_id = $2)
 ORDER BY occurred_at DESC, event_id DESC
 LIMIT $4;
 
@@ -96,6 +110,7 @@ LIMIT $4;
 SELECT event_id, occurred_at, items
 FROM messages
 WHERE tenant_id = $1 AND session_id = $2 AND items IS NOT NULL
+  AND user_id = (SELECT s.user_id FROM sessions s WHERE s.tenant_id = $1 AND s.session_id = $2)
 ORDER BY occurred_at DESC, event_id DESC
 LIMIT 1;
 
@@ -107,6 +122,7 @@ SELECT event_id, session_id, user_id, site_id, agent_id, role, content,
        tool_calls, items, metadata, occurred_at, stored_at
 FROM messages
 WHERE tenant_id = $1 AND session_id = $2 AND occurred_at < $3 AND (role <> 'system' OR $5)
+  AND user_id = (SELECT s.user_id FROM sessions s WHERE s.tenant_id = $1 AND s.session_id = $2)
 ORDER BY occurred_at DESC, event_id DESC
 LIMIT $4;
 
@@ -123,6 +139,7 @@ WHERE tenant_id = $1 AND session_id = $2 AND occurred_at < $3;
 SELECT event_id, occurred_at, items
 FROM messages
 WHERE tenant_id = $1 AND session_id = $2 AND items IS NOT NULL AND occurred_at < $3
+  AND user_id = (SELECT s.user_id FROM sessions s WHERE s.tenant_id = $1 AND s.session_id = $2)
 ORDER BY occurred_at DESC, event_id DESC
 LIMIT 1;
 

@@ -8,6 +8,11 @@ WHERE tenant_id = $1 AND session_id = $2;
 DELETE FROM sessions WHERE tenant_id = $1 AND session_id = $2
 RETURNING user_id;
 
+-- name: SessionGuestsDelete
+-- The users who were guests in a deleted session: their turns there went
+-- with it.
+DELETE FROM session_guests WHERE tenant_id = $1 AND session_id = $2;
+
 
 -- name: SessionSeenForget
 -- The session's turns that presented a list leave the seen registry: their
@@ -80,3 +85,55 @@ WITH gone AS (
     RETURNING 1
 )
 SELECT (SELECT count(*) FROM gone), (SELECT count(*) FROM dropped), (SELECT count(*) FROM recounted), (SELECT count(*) FROM entries);
+
+-- name: SessionOwnerList
+-- The owners of those of the given sessions that exist ($1 tenants, $2
+-- sessions, pairwise): one probe of the primary key each.
+SELECT s.tenant_id, s.session_id, s.user_id
+FROM unnest($1::text[], $2::text[]) AS k(tenant_id, session_id)
+JOIN sessions s ON s.tenant_id = k.tenant_id AND s.session_id = k.session_id;
+
+-- name: SessionClaimBatch
+-- Claims sessions that have no row yet for the user of their first turn:
+-- the row is made with no messages (ingest counts them in), at the turn's
+-- event time. A session made meanwhile by another claim or by ingest is
+-- left as it is (the caller reads its owner again). Key order, as ingest
+-- upserts them, so concurrent writers lock them in the same order.
+INSERT INTO sessions (tenant_id, session_id, user_id, site_id, agent_id, first_message_at, last_message_at)
+SELECT tenant_id, session_id, user_id, site_id, agent_id, at, at
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[])
+  AS c(tenant_id, session_id, user_id, site_id, agent_id, at)
+ORDER BY tenant_id, session_id
+ON CONFLICT (tenant_id, session_id) DO NOTHING
+RETURNING tenant_id, session_id, user_id;
+
+-- name: SessionGuestList
+-- The users whose turns sit in another user's session (session_guests), of
+-- one tenant or ($1 = '') of all, by tenant and session.
+SELECT tenant_id, session_id, owner_id, user_id, messages, first_at, last_at
+FROM session_guests
+WHERE $1 = '' OR tenant_id = $1
+ORDER BY tenant_id, session_id, user_id;
+
+-- name: SessionGuestScan
+-- Reads every message again for turns of users other than their session's
+-- owner (or whose session row is gone), of one tenant or ($1 = '') of all,
+-- and records them in session_guests, counted as they are now: the
+-- migration's pass, for turns that workers of an earlier version stored
+-- after it. Returns how many guest rows it wrote.
+WITH found AS (
+    SELECT m.tenant_id, m.user_id, m.session_id, coalesce(min(s.user_id), '') AS owner_id,
+           count(*) AS messages, min(m.occurred_at) AS first_at, max(m.occurred_at) AS last_at
+    FROM messages m
+    LEFT JOIN sessions s ON s.tenant_id = m.tenant_id AND s.session_id = m.session_id
+    WHERE ($1 = '' OR m.tenant_id = $1) AND (s.user_id IS NULL OR m.user_id <> s.user_id)
+    GROUP BY m.tenant_id, m.user_id, m.session_id
+), written AS (
+    INSERT INTO session_guests AS g (tenant_id, user_id, session_id, owner_id, messages, first_at, last_at)
+    SELECT * FROM found
+    ON CONFLICT (tenant_id, user_id, session_id) DO UPDATE
+    SET owner_id = EXCLUDED.owner_id, messages = EXCLUDED.messages,
+        first_at = EXCLUDED.first_at, last_at = EXCLUDED.last_at, found_at = now()
+    RETURNING 1
+)
+SELECT count(*) FROM written;

@@ -1,10 +1,73 @@
+-- name: UserGuestSummariesForget
+-- The sessions of other users that the user was a guest in (turns stored in
+-- them before a session had one owner: session_guests) lose every summary
+-- version, which may quote the user, with its search entry (the owner's);
+-- their summarized state starts over, so that the summarizer writes a new
+-- summary of what is left (the idle sweep asks for it); and the user's turns
+-- there leave their counts (UserDeleteMessages deletes them next). Returns
+-- the summary versions and search entries deleted.
+WITH hosts AS (
+    SELECT g.session_id, s.user_id AS owner
+    FROM session_guests g
+    LEFT JOIN sessions s ON s.tenant_id = $1 AND s.session_id = g.session_id
+    WHERE g.tenant_id = $1 AND g.user_id = $2
+), sums AS (
+    DELETE FROM session_summaries ss
+    USING hosts h
+    WHERE ss.tenant_id = $1 AND ss.session_id = h.session_id
+    RETURNING 1
+), entries AS (
+    DELETE FROM search_entries e
+    USING hosts h
+    WHERE e.tenant_id = $1 AND e.user_id = h.owner AND e.kind = 'summary' AND e.source_id = h.session_id
+    RETURNING 1
+), unread AS (
+    UPDATE messages m
+    SET summarized = false
+    FROM hosts h
+    WHERE m.tenant_id = $1 AND m.session_id = h.session_id AND m.user_id <> $2 AND m.summarized
+    RETURNING 1
+), theirs AS (
+    SELECT m.session_id, count(*) AS n, count(*) FILTER (WHERE m.role = 'system') AS sys
+    FROM messages m
+    JOIN hosts h ON m.session_id = h.session_id
+    WHERE m.tenant_id = $1 AND m.user_id = $2
+    GROUP BY m.session_id
+), reset AS (
+    UPDATE sessions s
+    SET message_count = s.message_count - coalesce(t.n, 0),
+        system_count = s.system_count - coalesce(t.sys, 0),
+        summarized_count = 0, summarized_at = NULL, summary_requested_count = 0,
+        updated_at = now()
+    FROM hosts h
+    LEFT JOIN theirs t ON t.session_id = h.session_id
+    WHERE s.tenant_id = $1 AND s.session_id = h.session_id AND s.user_id <> $2
+    RETURNING 1
+)
+SELECT (SELECT count(*) FROM sums), (SELECT count(*) FROM entries),
+       (SELECT count(*) FROM unread), (SELECT count(*) FROM reset);
+
 -- name: UserDeleteMessages
--- A user's messages are found through their sessions (a session belongs to the
--- user of its first turn), on the session index.
+-- The user's own turns, wherever they are: in their sessions (a session
+-- belongs to the user of its first turn), found on the session index, and in
+-- the sessions they were a guest in (session_guests). Other users' turns in
+-- the user's sessions, stored before a session had one owner, are theirs and
+-- stay (as their guest rows say).
 DELETE FROM messages m
-USING sessions s
-WHERE s.tenant_id = $1 AND s.user_id = $2
-  AND m.tenant_id = $1 AND m.session_id = s.session_id;
+USING (SELECT session_id FROM sessions WHERE tenant_id = $1 AND user_id = $2
+       UNION
+       SELECT session_id FROM session_guests WHERE tenant_id = $1 AND user_id = $2) s
+WHERE m.tenant_id = $1 AND m.session_id = s.session_id AND m.user_id = $2;
+
+-- name: UserDeleteGuests
+-- Where the user was a guest: nothing of theirs is left there. The guests of
+-- the user's own sessions keep their rows (their turns stay), without the
+-- forgotten owner's id.
+WITH orphaned AS (
+    UPDATE session_guests SET owner_id = ''
+    WHERE tenant_id = $1 AND owner_id = $2 AND user_id <> $2
+)
+DELETE FROM session_guests WHERE tenant_id = $1 AND user_id = $2;
 
 -- name: UserDeleteSessions
 DELETE FROM sessions WHERE tenant_id = $1 AND user_id = $2;
@@ -42,15 +105,26 @@ DELETE FROM seen_lists WHERE tenant_id = $1 AND user_id = $2;
 DELETE FROM item_notifications WHERE tenant_id = $1 AND user_id = $2;
 
 -- name: UserCount
--- What UserDelete* would delete, table by table (the same rows: messages and
--- summaries through the user's sessions), for a confirmation before it.
+-- What ForgetUser would delete, table by table (the same rows: the user's
+-- messages through their sessions and those they were a guest in, the
+-- summaries of both, the owners' summary entries of the latter), for a
+-- confirmation before it.
+WITH own AS (
+    SELECT session_id FROM sessions WHERE tenant_id = $1 AND user_id = $2
+), hosts AS (
+    SELECT g.session_id, s.user_id AS owner
+    FROM session_guests g
+    LEFT JOIN sessions s ON s.tenant_id = $1 AND s.session_id = g.session_id
+    WHERE g.tenant_id = $1 AND g.user_id = $2
+)
 SELECT 'messages', count(*) FROM messages m
-  JOIN sessions s ON m.tenant_id = s.tenant_id AND m.session_id = s.session_id
-  WHERE s.tenant_id = $1 AND s.user_id = $2
+  JOIN (SELECT session_id FROM own UNION SELECT session_id FROM hosts) s ON m.session_id = s.session_id
+  WHERE m.tenant_id = $1 AND m.user_id = $2
 UNION ALL SELECT 'session_summaries', count(*) FROM session_summaries ss
-  JOIN sessions s ON ss.tenant_id = s.tenant_id AND ss.session_id = s.session_id
-  WHERE s.tenant_id = $1 AND s.user_id = $2
-UNION ALL SELECT 'sessions', count(*) FROM sessions WHERE tenant_id = $1 AND user_id = $2
+  JOIN (SELECT session_id FROM own UNION SELECT session_id FROM hosts) s ON ss.session_id = s.session_id
+  WHERE ss.tenant_id = $1
+UNION ALL SELECT 'sessions', count(*) FROM own
+UNION ALL SELECT 'session_guests', count(*) FROM hosts
 UNION ALL SELECT 'fact_mentions', count(*) FROM fact_mentions WHERE tenant_id = $1 AND user_id = $2
 UNION ALL SELECT 'facts', count(*) FROM facts WHERE tenant_id = $1 AND user_id = $2
 UNION ALL SELECT 'shelf_items', count(*) FROM shelf_items WHERE tenant_id = $1 AND user_id = $2
@@ -59,7 +133,9 @@ UNION ALL SELECT 'profile_refresh_outbox', count(*) FROM profile_refresh_outbox 
 UNION ALL SELECT 'seen_items', count(*) FROM seen_items WHERE tenant_id = $1 AND user_id = $2
 UNION ALL SELECT 'seen_lists', count(*) FROM seen_lists WHERE tenant_id = $1 AND user_id = $2
 UNION ALL SELECT 'item_notifications', count(*) FROM item_notifications WHERE tenant_id = $1 AND user_id = $2
-UNION ALL SELECT 'search_entries', count(*) FROM search_entries WHERE tenant_id = $1 AND user_id = $2
+UNION ALL SELECT 'search_entries', (SELECT count(*) FROM search_entries WHERE tenant_id = $1 AND user_id = $2)
+  + (SELECT count(*) FROM search_entries e JOIN hosts h ON e.user_id = h.owner AND e.source_id = h.session_id
+     WHERE e.tenant_id = $1 AND e.kind = 'summary')
 UNION ALL SELECT 'attribute_assertions', count(*) FROM attribute_assertions WHERE tenant_id = $1 AND user_id = $2
 UNION ALL SELECT 'habit_marks', count(*) FROM habit_marks WHERE tenant_id = $1 AND user_id = $2;
 
