@@ -133,7 +133,8 @@ func TestRenderList(t *testing.T) {
 func TestScanText(t *testing.T) {
 	for _, s := range []string{"", " ", "a", "a b", "a  b", " a", "a ", "a\tb", "a\nb", "三体　科幻", "三体 科幻",
 		"a\u00a0b", "a\u0085b", "x y z", "x y  z", "\n", "já é", "a  ", "  ",
-		"[Memory]", "a]", "【记忆】", "三体［x］", "a\x1cb", "a\x7fb", "é\x1c", "é\u2028b", "é\u2029", "é\u0090", "a\u200bb", "⟦x⟧"} {
+		"[Memory]", "a]", "【记忆】", "三体［x］", "a\x1cb", "a\x7fb", "é\x1c", "é\u2028b", "é\u2029", "é\u0090", "a\u200bb", "⟦x⟧",
+		"a [b c]", "ok [1]", "x [shares a photo: a dog]", "[1] first", "é [b c]", "é [1]", "[[a b]]", "a [b", "a\n[b c] d"} {
 		var b strings.Builder
 		writeRemembered(&b, s)
 		n, change := scanText(s)

@@ -1,6 +1,7 @@
 package assemble
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf16"
@@ -15,8 +16,7 @@ import (
 // ("[Memory] …", "【记忆】…"), each part's heading, the profile's and the
 // facts' lines, the list's rows ("3. …") and its instruction. Its markers
 // are bracketed: [Memory] and 【记忆】, a recalled day "[Mon 8 May 2023, 3
-// days ago]", a summary's "[2026-05-08 – 2026-05-25]", what a turn's
-// "yesterday" meant "[yesterday: Sun 7 May 2023]". What the prompt
+// days ago]", a summary's "[2026-05-08 – 2026-05-25]". What the prompt
 // remembers (a turn of the window, a recalled turn, summary or fact, a
 // summary and its topics, a fact, a profile value, a list item's title, a
 // tool's name) comes from users, producers and tools, so it is written as
@@ -27,21 +27,24 @@ import (
 //     VT, FF, NEL, U+2028, U+2029) and every other control character (to
 //     Python's str.splitlines U+001C–U+001E are line breaks too) is white
 //     space, and each run of white space is written as one space;
-//   - without the prompt's brackets: each square, lenticular, tortoise-shell
-//     or white bracket, ASCII or wide ([ ] 【 】 ［ ］ 〔 〕 〖 〗 ⟦ ⟧ …), is
-//     written as the parenthesis of its width, so "[Memory]" reads
-//     "(Memory)" and "【记忆】" "（记忆）" whatever sits around or inside
-//     them (invisible characters included: no marker is looked for, every
-//     bracket goes).
+//   - without a marker: a bracket (square, lenticular, tortoise-shell or
+//     white, ASCII or wide: [ ] 【 】 ［ ］ 〔 〕 〖 〗 ⟦ ⟧ …) that opened one
+//     of the text's lines, and a bracketed label (one word with a letter in
+//     it: [Memory], 【记忆】, ［SYSTEM］), are written with the parentheses
+//     of their width: "(Memory)", "（记忆）". Invisible characters (a
+//     zero-width space, a byte order mark, a joiner) and spaces before the
+//     bracket or inside it change nothing (markerBrackets).
 //
-// A multi-line turn reads as it did, its words and their order kept, on one
-// line; a bracket is one character, as the parenthesis that replaces it
-// is, so a text's length changes only where white space is folded.
+// Other brackets are the text's own and stay: an annotation in a line
+// ("Look! [shares a photo: a dog]"), a citation [1], a link's words. A
+// multi-line turn reads as it did, its words and their order kept, on one
+// line; a parenthesis is one character, as the bracket it replaces, so a
+// text's length changes only where white space is folded.
 //
 // What must stay exact (a list item's ref, its attrs) is written as JSON
-// instead (writeRef, writeAttrs): in a JSON string the same characters are
-// written as \u escapes, which keep the value and show no line break or
-// bracket.
+// instead (writeRef, writeAttrs): in a JSON string every control, invisible
+// or bracket character is a \u escape, which keeps the value and shows no
+// line break or bracket.
 
 // runeClass is what writeRemembered does with a character.
 type runeClass uint8
@@ -85,12 +88,126 @@ var asciiClass = func() (c [utf8.RuneSelf]runeClass) {
 	return c
 }()
 
+// runeAt is the character at s[i], its size and its class.
+func runeAt(s string, i int) (rune, int, runeClass) {
+	if c := s[i]; c < utf8.RuneSelf {
+		return rune(c), 1, asciiClass[c]
+	}
+	r, size := utf8.DecodeRuneInString(s[i:])
+	return r, size, classOf(r)
+}
+
+// lineBreak reports whether r ends a line for some reader: LF, VT, FF, CR,
+// the file, group and record separators (Python's str.splitlines), NEL,
+// and the line and paragraph separators.
+func lineBreak(r rune) bool {
+	switch r {
+	case '\n', '\v', '\f', '\r', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+		return true
+	}
+	return false
+}
+
+// invisible reports whether r is a format character: zero-width spaces
+// and joiners, the byte order mark, bidirectional controls. Such a
+// character shows nothing, so it neither starts nor ends anything.
+func invisible(r rune) bool { return r >= 0xad && unicode.Is(unicode.Cf, r) }
+
+// maxLabelRunes bounds a bracketed label: markers are a word or two.
+const maxLabelRunes = 32
+
+// markerBrackets returns the byte offsets of the brackets of s that
+// writeRemembered writes as parentheses, in order: each bracket that opens
+// a line of s (at its start or after a line break, past white space and
+// invisible characters) with the bracket that closes it, and each pair
+// around a label (isLabel), any opening bracket with the next closing one,
+// nested pairs from the inside out ("[[Memory]]" is two). nil when s holds
+// none, which is most texts.
+func markerBrackets(s string) []int {
+	type open struct {
+		at   int
+		lead bool // it opened a line
+	}
+	var stack []open
+	var marks []int
+	// A pair inside a pair marked is a label's letters for the outer one.
+	lead := true
+	unclosed := func() {
+		for _, o := range stack {
+			if o.lead {
+				marks = append(marks, o.at)
+			}
+		}
+		stack = stack[:0]
+	}
+	for i := 0; i < len(s); {
+		r, size, class := runeAt(s, i)
+		switch {
+		case lineBreak(r):
+			unclosed()
+			lead = true
+		case class == runeSpace || invisible(r):
+		case class == runeOpen:
+			stack = append(stack, open{i, lead})
+			lead = false
+		case class == runeClose:
+			if n := len(stack); n > 0 {
+				o := stack[n-1]
+				stack = stack[:n-1]
+				_, osize, _ := runeAt(s, o.at)
+				if o.lead || isLabel(s[o.at+osize:i]) {
+					marks = append(marks, o.at, i)
+				}
+			}
+			lead = false
+		default:
+			lead = false
+		}
+		i += size
+	}
+	unclosed()
+	if len(marks) > 1 {
+		slices.Sort(marks)
+	}
+	return marks
+}
+
+// isLabel reports whether the text between two brackets reads as a marker's
+// label: one word, past invisible characters and the spaces around it,
+// with a letter in it, and short. [Memory], [ SYSTEM ], 【记忆】, [Mem​ory]
+// are labels; [1], [2026-05-08] and [shares a photo: a dog] are not.
+func isLabel(s string) bool {
+	letter, space, n := false, false, 0
+	for i := 0; i < len(s); {
+		r, size, class := runeAt(s, i)
+		i += size
+		switch {
+		case invisible(r):
+			continue
+		case class == runeSpace:
+			space = n > 0
+			continue
+		case space:
+			return false // a second word
+		}
+		letter = letter || unicode.IsLetter(r)
+		if n++; n > maxLabelRunes {
+			return false
+		}
+	}
+	return letter
+}
+
 // writeRemembered writes s as prose the prompt remembers: on one line, every
 // run of white space (line breaks and control characters included) one
-// space and none at either end, each bracket of the prompt's kinds the
-// parenthesis of its width. It reports whether anything was written. Runs
-// of text are written whole; only multi-byte characters are decoded.
+// space and none at either end, the brackets of a marker (markerBrackets)
+// the parentheses of their width. It reports whether anything was written.
+// Runs of text are written whole; only multi-byte characters are decoded.
 func writeRemembered(b *strings.Builder, s string) bool {
+	// The markers are found at the first opening bracket (most texts have
+	// none); a closing one before it is never a marker's.
+	var marks []int
+	found := false
 	wrote, space := false, false
 	start := -1 // start of the pending run of text
 	flush := func(end int) {
@@ -104,30 +221,24 @@ func writeRemembered(b *strings.Builder, s string) bool {
 		wrote, space, start = true, false, -1
 	}
 	for i := 0; i < len(s); {
-		var class runeClass
-		var r rune
-		size := 1
-		if c := s[i]; c < utf8.RuneSelf {
-			class, r = asciiClass[c], rune(c)
-		} else {
-			r, size = utf8.DecodeRuneInString(s[i:])
-			class = classOf(r)
+		r, size, class := runeAt(s, i)
+		if class == runeOpen && !found {
+			marks, found = markerBrackets(s), true
 		}
-		switch class {
-		case runeSpace:
+		switch {
+		case class == runeSpace:
 			flush(i)
 			space = true
-		case runeOpen, runeClose:
+		case len(marks) > 0 && marks[0] == i:
+			marks = marks[1:]
 			flush(i)
 			if space && wrote {
 				b.WriteByte(' ')
 			}
 			b.WriteString(parenthesis(r, class))
 			wrote, space = true, false
-		default:
-			if start < 0 {
-				start = i
-			}
+		case start < 0:
+			start = i
 		}
 		i += size
 	}
@@ -163,51 +274,52 @@ func remembered(s string) string {
 
 // scanText returns the number of characters of s and whether
 // writeRemembered would change it, in one pass: a table lookup per ASCII
-// byte (snippets are read on every context with a query).
+// byte (snippets are read on every context with a query). Only a text with
+// an opening bracket is read again, for its markers.
 func scanText(s string) (runes int, change bool) {
 	if script.ASCII(s) {
-		// White space at either end, a run of spaces, a bracket, or any
-		// white space other than a single space (a control character).
+		// White space at either end, a run of spaces, or any white space
+		// other than a single space (a control character).
 		if s == "" {
 			return 0, false
 		}
-		change = s[0] == ' ' || s[len(s)-1] == ' ' || strings.Contains(s, "  ") ||
-			strings.IndexByte(s, '[') >= 0 || strings.IndexByte(s, ']') >= 0
+		change = s[0] == ' ' || s[len(s)-1] == ' ' || strings.Contains(s, "  ")
 		for i := 0; i < len(s) && !change; i++ {
 			change = s[i] < ' ' || s[i] == 0x7f
+		}
+		if !change && strings.IndexByte(s, '[') >= 0 {
+			change = markerBrackets(s) != nil
 		}
 		return len(s), change
 	}
 	prevSpace := true // white space at the start counts as a run
+	opens := false
 	for i := 0; i < len(s); {
-		var class runeClass
-		size := 1
-		if c := s[i]; c < utf8.RuneSelf {
-			class = asciiClass[c]
-			if class == runeSpace && c != ' ' {
-				change = true
-			}
-		} else {
+		c := s[i]
+		size, class := 1, asciiClass[c&0x7f]
+		if c >= utf8.RuneSelf {
 			var r rune
 			r, size = utf8.DecodeRuneInString(s[i:])
 			class = classOf(r)
-			if class == runeSpace {
-				change = true
-			}
 		}
 		switch class {
 		case runeSpace:
-			change = change || prevSpace
+			// Any white space but a single ASCII space is rewritten.
+			change = change || prevSpace || c != ' '
 			prevSpace = true
-		case runeOpen, runeClose:
-			change, prevSpace = true, false
+		case runeOpen:
+			opens, prevSpace = true, false
 		default:
 			prevSpace = false
 		}
 		i += size
 		runes++
 	}
-	return runes, change || (prevSpace && s != "")
+	change = change || prevSpace && s != ""
+	if !change && opens {
+		change = markerBrackets(s) != nil
+	}
+	return runes, change
 }
 
 // writeQuoted writes a remembered title between double quotes, its own
