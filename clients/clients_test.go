@@ -151,7 +151,7 @@ func testAgent(t *testing.T, live *testenv.Live, recallEnv []string) {
 	t.Logf("system prompt of the turn \"3\":\n%s", system)
 	require.Equal(t, "system", last[0].Role)
 	// From Recall's context: the list with its refs, and the earlier turns.
-	require.Contains(t, system, "3. "+third.Title+" — ref: "+third.Ref)
+	require.Contains(t, system, `3. "`+third.Title+`" — ref: `+third.Ref)
 	require.Contains(t, system, "User: Can you recommend some science fiction films?")
 	// From Recall's selection route: item 3 itself.
 	require.Contains(t, system, `The user picked item 3 of the list they were shown: "`+third.Title+`" (ref: `+third.Ref+`)`)

@@ -75,7 +75,7 @@ func TestContextCarriesTheCurrentList(t *testing.T) {
 	require.Equal(t, 3, c.List.Items[2].N)
 	require.Equal(t, "/mv/823D", c.List.Items[2].Ref)
 	require.JSONEq(t, `{"tag":"new"}`, string(c.List.Items[2].Attrs))
-	require.Contains(t, c.Prompt, "3. 流浪地球 — ref: /mv/823D")
+	require.Contains(t, c.Prompt, `3. "流浪地球" — ref: /mv/823D`)
 	require.NotContains(t, c.Prompt, "/mv/OTHER")
 	require.Equal(t, 8000, c.Budget.Limit, "CONTEXT_BUDGET_CHARS by default")
 	require.LessOrEqual(t, c.Budget.Used, c.Budget.Limit)

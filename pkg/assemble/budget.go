@@ -8,12 +8,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	gojson "github.com/goccy/go-json"
 
-	"github.com/recallhq/recall/internal/script"
 	"github.com/recallhq/recall/pkg/record"
 )
 
@@ -273,6 +271,7 @@ func fitRecalled(ph phrases, hits []RecalledHit, resolve bool, left *int, now ti
 		if *left <= 0 {
 			break
 		}
+		h.prepare()
 		key, joins := recalledGroupOf(h, zone)
 		g := -1
 		if joins {
@@ -397,110 +396,44 @@ func Longer(s string, n int) bool {
 	return false
 }
 
-func collapsed(s string) string {
-	if !needsCollapse(s) {
-		return s
-	}
-	var b strings.Builder
-	writeCollapsed(&b, s)
-	return b.String()
-}
-
-// needsCollapse reports whether writeCollapsed would change s: white space
-// at either end, or other than one ASCII space between words. Most texts
-// need nothing, and are then used as they are, without a copy.
-func needsCollapse(s string) bool {
-	_, collapse := scanText(s)
-	return collapse
-}
-
-// Classes of a byte for scanText.
-const (
-	byteText     = iota // any other ASCII byte
-	byteSpace           // ' '
-	byteBreak           // ASCII white space other than ' '
-	byteMultiple        // the start or continuation of a multi-byte character
-)
-
-var byteClass = func() (c [256]uint8) {
-	for b := range c {
-		switch {
-		case b >= utf8.RuneSelf:
-			c[b] = byteMultiple
-		case b == ' ':
-			c[b] = byteSpace
-		case b == '\t' || b == '\n' || b == '\r' || b == '\v' || b == '\f':
-			c[b] = byteBreak
-		}
-	}
-	return c
-}()
-
-// scanText returns the number of characters of s and whether
-// writeCollapsed would change it, in one pass: a table lookup per ASCII
-// byte (snippets are read on every context with a query).
-func scanText(s string) (runes int, collapse bool) {
-	if script.ASCII(s) {
-		// White space at either end, a run of spaces, or any other
-		// white space; searched for by the vectorized byte searches.
-		return len(s), s != "" && (s[0] == ' ' || s[len(s)-1] == ' ' || strings.Contains(s, "  ") ||
-			strings.IndexByte(s, '\n') >= 0 || strings.IndexByte(s, '\t') >= 0 || strings.IndexByte(s, '\r') >= 0 ||
-			strings.IndexByte(s, '\v') >= 0 || strings.IndexByte(s, '\f') >= 0)
-	}
-	prevSpace := true // white space at the start counts as a run
-	for i := 0; i < len(s); {
-		switch byteClass[s[i]] {
-		case byteText:
-			prevSpace = false
-			i++
-		case byteSpace:
-			collapse = collapse || prevSpace
-			prevSpace = true
-			i++
-		case byteBreak:
-			collapse, prevSpace = true, true
-			i++
-		default:
-			r, size := utf8.DecodeRuneInString(s[i:])
-			isSpace := unicode.IsSpace(r)
-			collapse = collapse || isSpace
-			prevSpace = isSpace
-			i += size
-		}
-		runes++
-	}
-	return runes, collapse || (prevSpace && s != "")
-}
-
-// listLine is an item as the prompt shows it: "3. Title — ref: /mv/823D {attrs}".
+// listLine is an item as the prompt shows it: `3. "Title" — ref: /mv/823D
+// {attrs}`. The title is remembered prose between quotes, so that neither a
+// line break nor "3. …" nor "— ref: …" in it reads as a row or a ref of the
+// list; the ref and the attrs are exact (writeRef, writeAttrs).
 func listLine(ph phrases, e ListEntry) string {
 	var b strings.Builder
 	b.WriteString(strconv.Itoa(e.N))
 	b.WriteString(". ")
-	if writeCollapsed(&b, e.Title) {
+	if title := remembered(e.Title); title != "" {
+		writeQuoted(&b, title)
 		b.WriteString(" — ")
 	}
 	b.WriteString(ph.ref)
-	b.WriteString(e.Ref)
+	writeRef(&b, e.Ref)
 	if a := compactJSON(e.Attrs); a != "" && a != "{}" && a != "null" {
 		b.WriteByte(' ')
-		b.WriteString(a)
+		writeAttrs(&b, a)
 	}
 	return b.String()
 }
 
+// compactJSON is raw without its insignificant white space; raw as a JSON
+// string when it is not JSON (items are validated before they are stored),
+// so that what is written is JSON either way.
 func compactJSON(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return ""
 	}
 	var b bytes.Buffer
 	if err := json.Compact(&b, raw); err != nil {
-		return string(raw)
+		var s strings.Builder
+		writeJSONString(&s, string(raw))
+		return s.String()
 	}
 	return b.String()
 }
 
-func currentLine(ph phrases, s SessionSummary) string { return ph.current + collapsed(s.Summary) }
+func currentLine(ph phrases, s SessionSummary) string { return ph.current + remembered(s.Summary) }
 
 // factSize is the characters the i-th fact (its text s) adds to the facts line:
 // the line's opening for the first, a separator for the others.

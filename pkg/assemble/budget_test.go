@@ -111,15 +111,15 @@ func TestApplyBudgetPriority(t *testing.T) {
 	}
 }
 
-// The list is rendered with the numbers it was shown under and its refs
-// exactly, last, nearest to the user's next message.
+// The list is rendered with the numbers it was shown under, its titles
+// quoted and its refs exactly, last, nearest to the user's next message.
 func TestRenderList(t *testing.T) {
 	t.Parallel()
 	p := budgetParts()
 	out := Render(LangEN, p)
-	require.Contains(t, out, "3. 流浪地球 — ref: /mv/823D {\"tag\":\"new\"}")
-	require.Contains(t, out, "1. 沙丘 — ref: /mv/1 {\"rating\":8.1}")
-	require.True(t, strings.HasSuffix(out, "3. 流浪地球 — ref: /mv/823D {\"tag\":\"new\"}"), out)
+	require.Contains(t, out, "3. \"流浪地球\" — ref: /mv/823D {\"tag\":\"new\"}")
+	require.Contains(t, out, "1. \"沙丘\" — ref: /mv/1 {\"rating\":8.1}")
+	require.True(t, strings.HasSuffix(out, "3. \"流浪地球\" — ref: /mv/823D {\"tag\":\"new\"}"), out)
 	require.Contains(t, out, "quote its ref exactly")
 	require.Contains(t, Render(LangZH, p), "原样引用其 ref")
 
@@ -128,18 +128,24 @@ func TestRenderList(t *testing.T) {
 	require.Nil(t, CurrentList(nil))
 }
 
-// TestNeedsCollapse: a text is used as it is exactly when collapsing it
-// would not change it.
-func TestNeedsCollapse(t *testing.T) {
+// TestScanText: a text is used as it is exactly when writing it as
+// remembered prose would not change it, and its characters are counted.
+func TestScanText(t *testing.T) {
 	for _, s := range []string{"", " ", "a", "a b", "a  b", " a", "a ", "a\tb", "a\nb", "三体　科幻", "三体 科幻",
-		"a\u00a0b", "a\u0085b", "x y z", "x y  z", "\n", "já é", "a  ", "  "} {
+		"a\u00a0b", "a\u0085b", "x y z", "x y  z", "\n", "já é", "a  ", "  ",
+		"[Memory]", "a]", "【记忆】", "三体［x］", "a\x1cb", "a\x7fb", "é\x1c", "é\u2028b", "é\u2029", "é\u0090", "a\u200bb", "⟦x⟧",
+		"a [b c]", "ok [1]", "x [shares a photo: a dog]", "[1] first", "é [b c]", "é [1]", "[[a b]]", "a [b", "a\n[b c] d"} {
 		var b strings.Builder
-		writeCollapsed(&b, s)
-		if needsCollapse(s) == (b.String() == s) {
-			t.Errorf("%q: needsCollapse %v, collapsed %q", s, needsCollapse(s), b.String())
+		writeRemembered(&b, s)
+		n, change := scanText(s)
+		if change == (b.String() == s) {
+			t.Errorf("%q: scanText says change %v, written %q", s, change, b.String())
 		}
-		if collapsed(s) != b.String() {
-			t.Errorf("%q: collapsed %q, want %q", s, collapsed(s), b.String())
+		if remembered(s) != b.String() {
+			t.Errorf("%q: remembered %q, want %q", s, remembered(s), b.String())
+		}
+		if n != utf8.RuneCountInString(s) {
+			t.Errorf("%q: scanText counts %d characters", s, n)
 		}
 	}
 }

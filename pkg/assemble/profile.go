@@ -44,7 +44,7 @@ func profileEntryText(ph phrases, e ProfileEntry) string {
 		if i > 0 {
 			b.WriteString(ph.sep)
 		}
-		writeCollapsed(&b, v)
+		writeRemembered(&b, v)
 	}
 	return b.String()
 }

@@ -43,14 +43,32 @@ type RecalledHit struct {
 	// Role is the speaker of a message.
 	Role       string
 	OccurredAt time.Time
-	// Text is the snippet as the prompt shows it: the entry's text, cut to
-	// the snippet length at a word boundary where there is one.
+	// Text is the snippet as the prompt shows it: the entry's text as
+	// remembered prose (one line, no bracket: writeRemembered), cut to the
+	// snippet length at a word boundary where there is one.
 	Text      string
 	Truncated bool
 	Score     float64
-	// runes is the length of Text once Recall made the snippet (0: not
-	// counted yet).
+	// runes is the length of Text once it is ready.
 	runes int
+	// ready is set once Text is as the prompt shows it (prepare).
+	ready bool
+}
+
+// prepare makes h's text remembered prose (writeRemembered) and counts it,
+// once: Recall prepares the hits it makes, and a hit made otherwise is
+// prepared where it is first measured, before anything (a date's note) is
+// written after it.
+func (h *RecalledHit) prepare() {
+	if h.ready {
+		return
+	}
+	n, change := scanText(h.Text)
+	if change {
+		h.Text = remembered(h.Text)
+		n = utf8.RuneCountInString(h.Text)
+	}
+	h.runes, h.ready = n, true
 }
 
 // Kinds of recalled hits.
@@ -94,16 +112,11 @@ func Recall(query, search string, hits []RecalledHit, w Window, snippetRunes int
 			inWindow++
 			continue
 		}
-		n, collapse := scanText(h.Text)
-		if collapse {
-			h.Text = collapsed(h.Text)
-			n = utf8.RuneCountInString(h.Text)
-		}
-		if snippetRunes > 0 && n > snippetRunes {
+		h.prepare()
+		if snippetRunes > 0 && h.runes > snippetRunes {
 			h.Text, h.Truncated = cutRunes(h.Text, snippetRunes), true
-			n = utf8.RuneCountInString(h.Text)
+			h.runes = utf8.RuneCountInString(h.Text)
 		}
-		h.runes = n
 		r.Hits = append(r.Hits, h)
 	}
 	if inWindow > 0 {
@@ -125,12 +138,10 @@ func withDates(h RecalledHit, zone *time.Location) (RecalledHit, int) {
 	if h.Kind != RecalledMessage {
 		return h, 0
 	}
+	h.prepare()
 	note := RelativeNote(h.Text, h.OccurredAt.In(zone))
 	if note == "" {
 		return h, 0
-	}
-	if h.runes == 0 {
-		h.runes = utf8.RuneCountInString(h.Text)
 	}
 	added := utf8.RuneCountInString(note)
 	h.Text += note

@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/recallhq/recall/internal/script"
 	"github.com/recallhq/recall/pkg/record"
@@ -589,7 +587,7 @@ func (l lines) write(ph phrases) string {
 }
 
 func writeFact(b *strings.Builder, ph phrases, f WeightedFact) {
-	writeCollapsed(b, f.Display)
+	writeRemembered(b, f.Display)
 	if label, ok := ph.types[f.Type]; ok {
 		b.WriteString(ph.open + label + ph.close)
 	}
@@ -602,7 +600,7 @@ func writeSummary(b *strings.Builder, ph phrases, s SessionSummary, zone *time.L
 		b.WriteString(r)
 		b.WriteString("] ")
 	}
-	writeCollapsed(b, s.Summary)
+	writeRemembered(b, s.Summary)
 	if len(s.KeyTopics) > 0 {
 		b.WriteString(" ")
 		b.WriteString(ph.mentioned)
@@ -610,7 +608,7 @@ func writeSummary(b *strings.Builder, ph phrases, s SessionSummary, zone *time.L
 			if i > 0 {
 				b.WriteString(ph.sep)
 			}
-			writeCollapsed(b, t)
+			writeRemembered(b, t)
 		}
 	}
 	b.WriteByte('\n')
@@ -637,50 +635,12 @@ func writeMessage(b *strings.Builder, ph phrases, m record.Message) {
 	}
 	b.WriteString(label)
 	b.WriteString(ph.colon)
-	// One line per message keeps the block's structure unambiguous.
-	if !writeCollapsed(b, m.Content) {
+	// One line per message keeps the block's structure unambiguous
+	// (writeRemembered).
+	if !writeRemembered(b, m.Content) {
 		b.WriteString(describeStructure(ph, m))
 	}
 	b.WriteByte('\n')
-}
-
-// writeCollapsed writes s with every run of white space turned into one space and
-// none at either end; it reports whether anything was written. Runs of text are
-// written whole; only multi-byte characters are decoded, to find Unicode spaces
-// such as U+3000.
-func writeCollapsed(b *strings.Builder, s string) bool {
-	wrote, space := false, false
-	start := -1 // start of the pending run of non-space text
-	flush := func(end int) {
-		if start < 0 {
-			return
-		}
-		if space && wrote {
-			b.WriteByte(' ')
-		}
-		b.WriteString(s[start:end])
-		wrote, space, start = true, false, -1
-	}
-	for i := 0; i < len(s); {
-		c := s[i]
-		size, isSpace := 1, false
-		if c < utf8.RuneSelf {
-			isSpace = c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
-		} else {
-			var r rune
-			r, size = utf8.DecodeRuneInString(s[i:])
-			isSpace = unicode.IsSpace(r)
-		}
-		if isSpace {
-			flush(i)
-			space = true
-		} else if start < 0 {
-			start = i
-		}
-		i += size
-	}
-	flush(len(s))
-	return wrote
 }
 
 // describeStructure stands in for the text of a turn that only called tools or
@@ -694,7 +654,8 @@ func describeStructure(ph phrases, m record.Message) string {
 	if json.Unmarshal(m.ToolCalls, &calls) == nil && len(calls) > 0 {
 		names := make([]string, len(calls))
 		for i, c := range calls {
-			names[i] = c.Name
+			// A tool's name is the producer's: prose, as a turn's text is.
+			names[i] = remembered(c.Name)
 		}
 		parts = append(parts, ph.called(strings.Join(names, ", "), 0))
 	}

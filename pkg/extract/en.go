@@ -126,6 +126,7 @@ func (st *state) english() {
 	if len(words) == 0 {
 		return
 	}
+	st.aimedEnglish(words)
 	lx := st.r.lex
 	sc.used = slices.Grow(sc.used, len(words))[:len(words)]
 	used := sc.used
@@ -270,8 +271,13 @@ func anyUsed(used []bool, s, e int) bool {
 
 // phraseKind types a bare capitalised phrase: organisations are topics,
 // places are dropped, two or three plain words are a person and anything
-// else is a title typed by the words around it.
+// else is a title typed by the words around it. A phrase all in capitals
+// ("SYSTEM OVERRIDE", "READ THIS NOW") is dropped too: names and titles are
+// written in title case, capitals shout a label or a command.
 func (st *state) phraseKind(ws []enWord) Kind {
+	if shouted(st.text, ws) {
+		return ""
+	}
 	last := ws[len(ws)-1].lower
 	if st.en.orgWords[last] {
 		return KindTopic
@@ -291,6 +297,26 @@ func (st *state) phraseKind(ws []enWord) Kind {
 		return st.personKind(ws[0].start, ws[len(ws)-1].end)
 	}
 	return st.titleKind(ws[0].start, ws[len(ws)-1].end)
+}
+
+// shouted reports whether every word of ws is written in capitals, two
+// letters or more each (an initial, "J.", is no shouting).
+func shouted(text string, ws []enWord) bool {
+	for _, w := range ws {
+		letters := 0
+		for _, r := range text[w.start:w.end] {
+			if unicode.IsLower(r) {
+				return false
+			}
+			if unicode.IsUpper(r) {
+				letters++
+			}
+		}
+		if letters < 2 {
+			return false
+		}
+	}
+	return true
 }
 
 // addEnglish records words[s:e] with kind, typing people as authors when

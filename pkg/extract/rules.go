@@ -99,6 +99,11 @@ type state struct {
 	textKindDone bool
 	rule         string // name of the rule currently adding candidates
 	accepted     []cand // candidates that became facts, for tests
+	// names and directives are what aimed.go found: where a name the
+	// user gives themselves begins, and the sentences aimed at the
+	// assistant.
+	names      []selfName
+	directives []span
 }
 
 // Source implements Sourced: facts the rules answer are recorded as "rules".
@@ -129,9 +134,13 @@ func (st *state) run() []Fact {
 	if hasHan && st.r.seg != nil {
 		st.chinese()
 	}
+	if hasHan {
+		st.aimedChinese()
+	}
 	if hasLatin {
 		st.english()
 	}
+	st.dropAimed()
 	return st.resolve()
 }
 

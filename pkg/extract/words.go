@@ -89,6 +89,13 @@ type zhWords struct {
 
 	personBefore, personBeforeWeak, workBefore, nameBefore, introBefore, questionBefore anchorSet
 	typedAfter, personAfter, personAfterWeak, questionAfter, tailWords                  anchorSet
+
+	// What a user says about themselves or to the assistant (aimed.go).
+	selfNaming, selfNamingClosed, directiveVerbs, directiveObjects, imperativeLeads []string
+	// aimed finds selfNaming, selfNamingClosed and directiveVerbs in one
+	// pass; aimedKind says which list each of its patterns is of.
+	aimed     *automaton
+	aimedKind []aimKind
 }
 
 // parseZhWords builds zhWords from its file.
@@ -109,7 +116,8 @@ func parseZhWords(file, data string) (*zhWords, error) {
 	lists := map[string]*[]string{
 		"question_words": &w.questionWords, "award_words": &w.awardWords, "category_ends": &w.categoryEnds,
 		"place_ends": &w.placeEnds, "org_suffixes": &w.orgSuffixes, "band_suffixes": &w.bandSuffixes,
-		"org_industries": &w.orgIndustries,
+		"org_industries": &w.orgIndustries, "self_naming": &w.selfNaming, "self_naming_closed": &w.selfNamingClosed,
+		"directive_verbs": &w.directiveVerbs, "directive_objects": &w.directiveObjects, "imperative_leads": &w.imperativeLeads,
 	}
 	anchorSets := map[string]*anchorSet{
 		"person_before": &w.personBefore, "person_before_weak": &w.personBeforeWeak,
@@ -155,10 +163,22 @@ func parseZhWords(file, data string) (*zhWords, error) {
 	for _, a := range anchorSets {
 		a.sort()
 	}
-	// Longer suffixes first, so 唱片公司 wins over 公司.
-	for _, l := range [][]string{w.orgSuffixes, w.bandSuffixes} {
+	// Longer suffixes first, so 唱片公司 wins over 公司; longer leads
+	// first, so 你必须 is skipped whole.
+	for _, l := range [][]string{w.orgSuffixes, w.bandSuffixes, w.imperativeLeads} {
 		sort.SliceStable(l, func(i, j int) bool { return len(l[i]) > len(l[j]) })
 	}
+	var patterns []string
+	for _, l := range []struct {
+		words []string
+		kind  aimKind
+	}{{w.selfNaming, aimSelfNaming}, {w.selfNamingClosed, aimSelfNamingClosed}, {w.directiveVerbs, aimDirective}} {
+		for _, p := range l.words {
+			patterns = append(patterns, p)
+			w.aimedKind = append(w.aimedKind, l.kind)
+		}
+	}
+	w.aimed = newAutomaton(patterns)
 	return w, nil
 }
 
@@ -179,6 +199,13 @@ type enWords struct {
 	connectors, abbreviations, orgWords, placeWords, generic map[string]bool
 	triggers                                                 []enTrigger
 	possessive                                               map[string]Kind
+	// What a user says about themselves or to the assistant (aimed.go):
+	// the phrases a user names themselves with, in words ("*": any one
+	// word), and the words of a directive.
+	selfNaming                                        []selfNaming
+	directiveVerbs, directiveObjects, imperativeLeads map[string]bool
+	// selfByFirst indexes selfNaming by its first word.
+	selfByFirst map[string][]int
 	// byFirst indexes triggers by their first word, in file order, so
 	// that a word is tried only against the triggers it can open.
 	byFirst map[string][]int
@@ -194,6 +221,7 @@ func parseEnWords(file, data string) (*enWords, error) {
 	sets := map[string]*map[string]bool{
 		"connectors": &w.connectors, "abbreviations": &w.abbreviations,
 		"org_words": &w.orgWords, "place_words": &w.placeWords, "generic": &w.generic,
+		"directive_verbs": &w.directiveVerbs, "directive_objects": &w.directiveObjects, "imperative_leads": &w.imperativeLeads,
 	}
 	for _, s := range secs {
 		kind := Kind(s.kind)
@@ -219,6 +247,10 @@ func parseEnWords(file, data string) (*enWords, error) {
 			for _, e := range s.entries {
 				w.possessive[e] = kind
 			}
+		case s.name == "self_naming" || s.name == "self_naming_closed":
+			for _, e := range s.entries {
+				w.selfNaming = append(w.selfNaming, selfNaming{words: strings.Fields(e), closed: s.name == "self_naming_closed"})
+			}
 		default:
 			return nil, fmt.Errorf("extract: %s: unknown section %q", file, s.name)
 		}
@@ -226,6 +258,13 @@ func parseEnWords(file, data string) (*enWords, error) {
 	w.byFirst = make(map[string][]int)
 	for i, tr := range w.triggers {
 		w.byFirst[tr.words[0]] = append(w.byFirst[tr.words[0]], i)
+	}
+	w.selfByFirst = make(map[string][]int)
+	for i, sn := range w.selfNaming {
+		if sn.words[0] == "*" {
+			return nil, fmt.Errorf("extract: %s: a self-naming phrase starts with \"*\": %q", file, strings.Join(sn.words, " "))
+		}
+		w.selfByFirst[sn.words[0]] = append(w.selfByFirst[sn.words[0]], i)
 	}
 	return w, nil
 }

@@ -91,7 +91,7 @@ class LiveTest(unittest.TestCase):
 
         ctx = self.recall.context(self.user, self.session)
         self.assertEqual([(e["n"], e["ref"]) for e in ctx["list"]["items"]], [(1, "/film/sol-7Q2X"), (2, "/film/stk-4M8B"), (3, "/film/arr-9K1C")])
-        self.assertIn("3. Arrival — ref: /film/arr-9K1C", ctx["prompt"])
+        self.assertIn('3. "Arrival" — ref: /film/arr-9K1C', ctx["prompt"])
         # As of a moment before the session, nothing of it yet.
         before = self.recall.context(self.user, self.session, at=datetime(2020, 1, 1, tzinfo=timezone.utc))
         self.assertIsNone(before["list"])

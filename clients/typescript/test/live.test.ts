@@ -155,7 +155,7 @@ describe("live Recall", { concurrency: true }, () => {
 
     const ctx = await recall.context({ user_id: user, session_id: session });
     assert.deepEqual(ctx.list?.items.map((e) => [e.n, e.ref]), [[1, "/film/sol-7Q2X"], [2, "/film/stk-4M8B"], [3, "/film/arr-9K1C"]]);
-    assert.ok(ctx.prompt.includes("3. Arrival — ref: /film/arr-9K1C"), ctx.prompt);
+    assert.ok(ctx.prompt.includes('3. "Arrival" — ref: /film/arr-9K1C'), ctx.prompt);
     // As of a moment before the session, nothing of it yet.
     const before = await recall.context({ user_id: user, session_id: session, at: new Date("2020-01-01T00:00:00Z") });
     assert.equal(before.list, null);
