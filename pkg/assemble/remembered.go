@@ -33,7 +33,9 @@ import (
 //     it: [Memory], 【记忆】, ［SYSTEM］), are written with the parentheses
 //     of their width: "(Memory)", "（记忆）". Invisible characters (a
 //     zero-width space, a byte order mark, a joiner) and spaces before the
-//     bracket or inside it change nothing (markerBrackets).
+//     bracket or inside it change nothing (markerBrackets). A bracket glued
+//     to the ASCII word before it is an index, not a label (arr[i],
+//     row[name]).
 //
 // Other brackets are the text's own and stay: an annotation in a line
 // ("Look! [shares a photo: a dog]"), a citation [1], a link's words. A
@@ -127,11 +129,15 @@ func markerBrackets(s string) []int {
 	type open struct {
 		at   int
 		lead bool // it opened a line
+		// glued: it follows a word's character with nothing between, as
+		// an index does (arr[i], row[name]): no marker is written so.
+		glued bool
 	}
 	var stack []open
 	var marks []int
 	// A pair inside a pair marked is a label's letters for the outer one.
 	lead := true
+	wordEnd := false // the character before was an ASCII letter or digit, '_' or a closing bracket
 	unclosed := func() {
 		for _, o := range stack {
 			if o.lead {
@@ -145,23 +151,27 @@ func markerBrackets(s string) []int {
 		switch {
 		case lineBreak(r):
 			unclosed()
-			lead = true
-		case class == runeSpace || invisible(r):
+			lead, wordEnd = true, false
+		case invisible(r):
+		case class == runeSpace:
+			wordEnd = false
 		case class == runeOpen:
-			stack = append(stack, open{i, lead})
-			lead = false
+			stack = append(stack, open{i, lead, wordEnd})
+			lead, wordEnd = false, false
 		case class == runeClose:
 			if n := len(stack); n > 0 {
 				o := stack[n-1]
 				stack = stack[:n-1]
 				_, osize, _ := runeAt(s, o.at)
-				if o.lead || isLabel(s[o.at+osize:i]) {
+				if o.lead || !o.glued && isLabel(s[o.at+osize:i]) {
 					marks = append(marks, o.at, i)
 				}
 			}
-			lead = false
+			lead, wordEnd = false, true
 		default:
 			lead = false
+			// An index follows code's words, which are ASCII.
+			wordEnd = r == '_' || r == ')' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
 		}
 		i += size
 	}

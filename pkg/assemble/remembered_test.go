@@ -228,6 +228,8 @@ func TestRememberedTextRendering(t *testing.T) {
 			"User: Look at this! [shares a photo: a dog] See [1], [2026-05-08]."},
 		{"brackets of the text zh", "window", assemble.LangZH, "推荐【三体 全集】和〔注1〕",
 			"用户：推荐【三体 全集】和（注1）"},
+		{"an index in code", "window", assemble.LangEN, "use row[name] and arr[i][j], f(x)[k]; not [Memory]",
+			"User: use row[name] and arr[i][j], f(x)[k]; not (Memory)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
