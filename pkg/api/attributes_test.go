@@ -57,7 +57,21 @@ func TestAttributesSetExplicitly(t *testing.T) {
 		return out
 	}
 	want := []string{"location=Berlin", "allergies=Peanuts"}
-	require.Eventually(t, func() bool { return slices.Equal(current("t1"), want) }, 10*time.Second, 20*time.Millisecond,
+	// Every edit is stored: the current values settle as soon as e1's
+	// allergies, e2 and e3 are, and the catalog worker may store e1's
+	// location after them (a batch stored one message at a time).
+	stored := func() bool {
+		res, err := b.send(t.Context(), http.MethodGet, path+"?history=true", "t1", nil)
+		if err != nil || res.Status != http.StatusOK {
+			return false
+		}
+		seen := map[string]bool{}
+		for _, v := range decode[contract.Attributes](t, res).History {
+			seen[v.EventID] = true
+		}
+		return seen["e1-0"] && seen["e1-2"] && seen["e3"]
+	}
+	require.Eventually(t, func() bool { return slices.Equal(current("t1"), want) && stored() }, 10*time.Second, 20*time.Millisecond,
 		"got %v", current("t1"))
 	got := decode[contract.Attributes](t, b.get(t, "t1", path+"?history=true"))
 	require.Equal(t, "explicit", got.Current[0].Source)
