@@ -128,7 +128,7 @@ func bodyError(err error) events.FieldError {
 	var se *json.SyntaxError
 	switch {
 	case errors.As(err, &te) && te.Field != "":
-		return events.FieldError{Field: te.Field, Message: fmt.Sprintf("want %s, got a JSON %s", events.JSONKind(te.Type.Kind().String()), te.Value)}
+		return events.FieldError{Field: events.FieldPath(te.Field), Message: fmt.Sprintf("want %s, got a JSON %s", events.JSONKind(te.Type.Kind().String()), te.Value)}
 	case errors.As(err, &te):
 		return events.FieldError{Field: "(body)", Message: "want a JSON object, got a JSON " + te.Value}
 	case errors.As(err, &se), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):

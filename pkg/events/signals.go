@@ -354,7 +354,7 @@ func decodeEnvelope(raw []byte, lim Limits, v any) error {
 	if err := json.Unmarshal(raw, v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
-			return &ValidationError{Fields: []FieldError{{Field: te.Field, Message: fmt.Sprintf("want %s, got a JSON %s", JSONKind(te.Type.Kind().String()), te.Value)}}}
+			return &ValidationError{Fields: []FieldError{{Field: FieldPath(te.Field), Message: fmt.Sprintf("want %s, got a JSON %s", JSONKind(te.Type.Kind().String()), te.Value)}}}
 		}
 		return &ValidationError{Fields: []FieldError{{Field: "(event)", Message: "malformed JSON: " + err.Error()}}}
 	}

@@ -177,7 +177,7 @@ func ParseTurn(raw []byte, lim Limits) (Turn, error) {
 	if err := fastjson.Unmarshal(raw, &w); err != nil {
 		var te *fastjson.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
-			field := te.Field
+			field := FieldPath(te.Field)
 			return t, &ValidationError{Fields: []FieldError{{Field: field, Message: fmt.Sprintf("want %s, got a JSON %s", JSONKind(te.Type.Kind().String()), te.Value)}}}
 		}
 		return t, &ValidationError{Fields: []FieldError{{Field: "(event)", Message: "malformed JSON: " + err.Error()}}}
@@ -262,6 +262,25 @@ func unknownKeys(fe *[]FieldError, prefix string, obj map[string]fastjson.RawMes
 				Message: "unknown field; known: " + strings.Join(known, ", ") + "; " + hint})
 		}
 	}
+}
+
+// FieldPath is a JSON decoder's path to a field ("tool_calls.0.duration_ms")
+// as every field error names it: an array's element by its index in
+// brackets ("tool_calls[0].duration_ms").
+func FieldPath(decoded string) string {
+	parts := strings.Split(decoded, ".")
+	var b strings.Builder
+	for i, p := range parts {
+		if p != "" && strings.Trim(p, "0123456789") == "" && i > 0 {
+			b.WriteString("[" + p + "]")
+			continue
+		}
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(p)
+	}
+	return b.String()
 }
 
 // JSONKind is what a JSON value decoded into a Go value of kind k (its

@@ -274,3 +274,13 @@ func TestZeroTime(t *testing.T) {
 	_, err = events.DecodeTurn([]byte(raw), events.ValidateOptions{Limits: events.DefaultLimits})
 	require.Contains(t, err.Error(), "required")
 }
+
+func TestFieldPath(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"role": "role", "tool_calls.0.duration_ms": "tool_calls[0].duration_ms", "items.12.attrs.x": "items[12].attrs.x",
+		"edits.0": "edits[0]", "0": "0", "a.b": "a.b",
+	} {
+		require.Equal(t, want, events.FieldPath(in), in)
+	}
+}

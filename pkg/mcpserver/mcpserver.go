@@ -307,7 +307,7 @@ func callTool[A any](ctx context.Context, req *mcp.CallToolRequest, known map[st
 	if err := json.Unmarshal(raw, &a); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
-			return nil, nil, argError(te.Field, "want %s, got a JSON %s", events.JSONKind(te.Type.Kind().String()), te.Value)
+			return nil, nil, argError(events.FieldPath(te.Field), "want %s, got a JSON %s", events.JSONKind(te.Type.Kind().String()), te.Value)
 		}
 		return nil, nil, argError("arguments", "%v", err)
 	}
