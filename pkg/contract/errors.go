@@ -57,8 +57,8 @@ func StatusOf(code string) int {
 
 // Error is an error the API answered: its HTTP status, its code
 // (invalid_request, not_found, no_list, out_of_range, no_profile,
-// unauthorized, forbidden, too_large, unavailable, ...), its message, and for
-// a bad request every field that is wrong. Recall's front doors (HTTP, MCP)
+// session_owned, unauthorized, forbidden, too_large, unavailable, ...), its
+// message, and for a bad request every field that is wrong. Recall's front doors (HTTP, MCP)
 // and its memory service speak it alike.
 type Error struct {
 	// Status is the HTTP status (not part of the body).
