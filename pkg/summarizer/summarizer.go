@@ -380,8 +380,17 @@ func (w *Worker) askNext(ctx context.Context, req events.SummarizeRequest) error
 func (w *Worker) summarizeNext(ctx context.Context, tenantID, sessionID string, in store.SummaryInput, through int64, reason string, last bool, refresh *[]events.ProfileTask) (string, error) {
 	st := in.State
 	read := in.EventIDs()
-	turns := make([]summarize.Turn, len(in.Messages))
-	for i, m := range in.Messages {
+	// The session's own user's turns only: a turn another user stored in
+	// it before a session had one owner (store.SessionGuest) is read, so
+	// that the counts move on, but never summarized into the owner's memory.
+	own := make([]record.Message, 0, len(in.Messages))
+	for _, m := range in.Messages {
+		if m.UserID == st.UserID {
+			own = append(own, m)
+		}
+	}
+	turns := make([]summarize.Turn, len(own))
+	for i, m := range own {
 		turns[i] = summarize.Turn{Role: m.Role, Text: m.Content}
 	}
 	turns = summarize.Usable(turns)
@@ -418,7 +427,7 @@ func (w *Worker) summarizeNext(ctx context.Context, tenantID, sessionID string, 
 	eventID := store.SummaryEventID(sessionID, st.Summarized, st.Summarized+int64(len(read)))
 	var inferred []store.AssertionRow
 	if writer == "llm" && w.infer != nil {
-		if inferred, err = w.inferProfile(ctx, tenantID, st.UserID, sessionID, eventID, in.Messages); err != nil {
+		if inferred, err = w.inferProfile(ctx, tenantID, st.UserID, sessionID, eventID, own); err != nil {
 			return "", err
 		}
 	}
