@@ -89,7 +89,7 @@ func TestHelp(t *testing.T) {
 	for _, a := range []string{"-h", "--help", "help"} {
 		help(a)
 	}
-	for _, cmd := range [][]string{{"migrate"}, {"run"}, {"worker"}, {"replay"}, {"forget"}, {"dlq"}, {"dlq", "list"},
+	for _, cmd := range [][]string{{"migrate"}, {"run"}, {"worker"}, {"replay"}, {"forget"}, {"sessions"}, {"dlq"}, {"dlq", "list"},
 		{"dlq", "redrive"}, {"probe"}, {"mcp"}} {
 		for _, h := range []string{"-h", "--help"} {
 			out := help(append(cmd, h)...)
@@ -114,14 +114,15 @@ func TestConfigDocListsWhatCommandsRead(t *testing.T) {
 	t.Parallel()
 	workers := worker.EnvVars(registry.All...)
 	for cmd, reads := range map[string][]string{
-		"run":     append(service.EnvVars[runConfig](), workers...),
-		"worker":  append(service.EnvVars[deps.Data](), workers...),
-		"replay":  append(service.EnvVars[deps.Data](), workers...),
-		"migrate": service.EnvVars[migrateConfig](),
-		"forget":  append(service.EnvVars[forgetConfig](), service.EnvVars[deps.Data]()...),
-		"dlq":     append(service.EnvVars[natsToolConfig](), service.EnvVars[deps.Data]()...),
-		"mcp":     service.EnvVars[mcpserver.Config](),
-		"probe":   nil,
+		"run":      append(service.EnvVars[runConfig](), workers...),
+		"worker":   append(service.EnvVars[deps.Data](), workers...),
+		"replay":   append(service.EnvVars[deps.Data](), workers...),
+		"migrate":  service.EnvVars[migrateConfig](),
+		"forget":   append(service.EnvVars[forgetConfig](), service.EnvVars[deps.Data]()...),
+		"dlq":      append(service.EnvVars[natsToolConfig](), service.EnvVars[deps.Data]()...),
+		"sessions": service.EnvVars[sessionsConfig](),
+		"mcp":      service.EnvVars[mcpserver.Config](),
+		"probe":    nil,
 	} {
 		reads = append(reads, "LOG_LEVEL")
 		slices.Sort(reads)

@@ -93,6 +93,7 @@ func Binaries() []Binary {
 		Binary{Name: "migrate", Parts: []Part{logLevel, db}},
 		Binary{Name: "forget", Parts: []Part{logLevel, nats, db, data}},
 		Binary{Name: "dlq", Parts: []Part{logLevel, nats, data}},
+		Binary{Name: "sessions", Parts: []Part{logLevel, db}},
 		Binary{Name: "mcp", Parts: []Part{logLevel, {Value: service.Defaults[mcpserver.Config]()}}},
 		Binary{Name: "probe", Parts: []Part{logLevel}},
 	)
