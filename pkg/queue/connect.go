@@ -34,7 +34,9 @@ type NATSConfig struct {
 	// is a token.
 	Token string `env:"NATS_TOKEN" secret:"true"`
 	// NKeyFile is a file holding the NKey seed to log in with (a user's
-	// seed, SU…): the server knows only the public key.
+	// seed, SU…): the server knows only the public key. `recall run` makes
+	// one for its embedded server (DATA_DIR/nats.nk), and the tools use it
+	// when NATS_URL is unset.
 	NKeyFile string `env:"NATS_NKEY_FILE" secret:"false"`
 	// CredsFile is a NATS credentials file (a user JWT and its NKey seed, as
 	// `nsc` writes them), for servers run in operator mode.
