@@ -18,32 +18,31 @@ import (
 	"github.com/nats-io/nkeys"
 	"github.com/stretchr/testify/require"
 
+	"github.com/recallhq/recall/pkg/deps"
 	"github.com/recallhq/recall/pkg/natsserver"
 	"github.com/recallhq/recall/pkg/queue"
 )
 
-// setup starts a server that lets in only the local user of a fresh seed
-// file, with Recall's streams declared by that user.
+// setup starts the server `recall run` starts without NATS_URL
+// (deps.StartEmbeddedNATS), on a fresh data directory, with Recall's
+// streams declared by its user; it returns the server, the user's seed file
+// and that user's JetStream.
 func setup(t *testing.T) (*server.Server, string, jetstream.JetStream) {
 	t.Helper()
-	seed := filepath.Join(t.TempDir(), "nats.nk")
-	user, created, err := natsserver.LocalUser(seed)
-	require.NoError(t, err)
-	require.True(t, created)
-	perms := queue.LocalPermissions()
-	srv, err := natsserver.Start(natsserver.Options{Port: -1, StoreDir: t.TempDir(),
-		Users: []natsserver.User{{NKey: user, Publish: perms.Publish, Subscribe: perms.Subscribe}}})
+	data := deps.Data{Dir: t.TempDir()}
+	srv, login, err := deps.StartEmbeddedNATS(deps.EmbeddedNATS{EmbeddedNATSHost: "127.0.0.1", EmbeddedNATSPort: -1}, data)
 	require.NoError(t, err)
 	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
-	login, err := nats.NkeyOptionFromSeed(seed)
+	require.Equal(t, data.NATSSeedFile(), login.NKeyFile)
+	opts, err := login.Options()
 	require.NoError(t, err)
-	nc, err := nats.Connect(srv.ClientURL(), login)
+	nc, err := nats.Connect(srv.ClientURL(), opts...)
 	require.NoError(t, err)
 	t.Cleanup(nc.Close)
 	js, err := jetstream.New(nc)
 	require.NoError(t, err)
 	require.NoError(t, queue.EnsureStreams(context.Background(), js, queue.DefaultStreamConfig))
-	return srv, seed, js
+	return srv, login.NKeyFile, js
 }
 
 // rawTurn is the attack as it was found: a client speaking the protocol on
@@ -221,4 +220,35 @@ func TestWithoutUsersAnyoneConnects(t *testing.T) {
 	got := rawTurn(t, srv.Addr().String(), `{"verbose":false,"headers":true}`)
 	require.Contains(t, got, "PONG")
 	require.EqualValues(t, 2, turnsStored(t, js), "the HPUB and the PUB")
+}
+
+// TestEmbeddedUserKeptAcrossRestarts: `recall run` started again on the
+// same DATA_DIR lets the same user in, so a client that holds the seed (a
+// tool, a `recall worker`) reconnects on its own.
+func TestEmbeddedUserKeptAcrossRestarts(t *testing.T) {
+	t.Parallel()
+	data := deps.Data{Dir: t.TempDir()}
+	srv, login, err := deps.StartEmbeddedNATS(deps.EmbeddedNATS{EmbeddedNATSHost: "127.0.0.1", EmbeddedNATSPort: -1}, data)
+	require.NoError(t, err)
+	port := srv.Addr().(*net.TCPAddr).Port
+	opts, err := login.Options()
+	require.NoError(t, err)
+	reconnected := make(chan struct{}, 1)
+	nc, err := nats.Connect(login.URL, append(opts, nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond),
+		nats.ReconnectHandler(func(*nats.Conn) { reconnected <- struct{}{} }))...)
+	require.NoError(t, err)
+	defer nc.Close()
+	srv.Shutdown()
+	srv.WaitForShutdown()
+
+	again, login2, err := deps.StartEmbeddedNATS(deps.EmbeddedNATS{EmbeddedNATSHost: "127.0.0.1", EmbeddedNATSPort: port}, data)
+	require.NoError(t, err)
+	defer func() { again.Shutdown(); again.WaitForShutdown() }()
+	require.Equal(t, login, login2, "the same address and the same seed file")
+	select {
+	case <-reconnected:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the client did not get back in: %v", nc.LastError())
+	}
+	require.NoError(t, nc.Flush())
 }
