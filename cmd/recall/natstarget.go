@@ -101,7 +101,7 @@ func findNATS(c queue.NATSConfig, data deps.Data) (natsTarget, error) {
 	}
 	nc, err := nats.Connect(rec.URL, append(login, nats.Name("recall-tool-probe"), nats.Timeout(probeTimeout), nats.NoReconnect())...)
 	if errors.Is(err, nats.ErrAuthorization) {
-		return natsTarget{}, fmt.Errorf("the NATS server `recall run` recorded in %s (%s) refused the login (%s): was the seed replaced since `recall run` started? (%w)", path, rec.URL, t.NATS.Login(), err)
+		return natsTarget{}, fmt.Errorf("the NATS server `recall run` recorded in %s (%s) refused the login (%s): another server has taken its address, or the seed was replaced since `recall run` started; is `make run` still running? (%w)", path, rec.URL, t.NATS.Login(), err)
 	}
 	if err != nil {
 		return natsTarget{}, fmt.Errorf("the NATS server `recall run` recorded in %s (%s) does not answer: is `make run` still running? (%w)", path, rec.URL, err)
