@@ -26,6 +26,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/deps"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/registry"
@@ -59,7 +60,8 @@ func memoryOfRun(b *testing.B, bin string, n int) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(bin, "recall"), "run")
-	cmd.Env = append(os.Environ(), "DATABASE_URL="+db.URL, "NATS_URL=", "EMBEDDED_NATS_PORT=-1", "DATA_DIR="+b.TempDir(),
+	data := deps.Data{Dir: b.TempDir()}
+	cmd.Env = append(os.Environ(), "DATABASE_URL="+db.URL, "NATS_URL=", "EMBEDDED_NATS_PORT=-1", "DATA_DIR="+data.Dir,
 		"API_ADDR=127.0.0.1:0", "OPS_ADDR=127.0.0.1:0", "GATEWAY_ADDR=127.0.0.1:0", "LOG_LEVEL=warn")
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(b, err)
@@ -94,7 +96,7 @@ func memoryOfRun(b *testing.B, bin string, n int) {
 		_ = resp.Body.Close()
 		require.Equal(b, http.StatusAccepted, resp.StatusCode)
 	}
-	waitAllSettled(b, natsURL)
+	waitAllSettled(b, queue.NATSConfig{URL: natsURL, NKeyFile: data.NATSSeedFile()})
 	var stored int
 	require.NoError(b, db.Store.Pool().QueryRow(ctx, `SELECT count(*) FROM messages`).Scan(&stored))
 	require.Equal(b, n, stored)
@@ -266,8 +268,10 @@ func freeAddr(b *testing.B) string {
 
 // waitAllSettled waits until every durable consumer of every stream has
 // nothing pending and nothing awaiting an ack, twice in a row.
-func waitAllSettled(b *testing.B, url string) {
-	nc, err := nats.Connect(url)
+func waitAllSettled(b *testing.B, c queue.NATSConfig) {
+	login, err := c.Options()
+	require.NoError(b, err)
+	nc, err := nats.Connect(c.URL, login...)
 	require.NoError(b, err)
 	defer nc.Close()
 	js, err := jetstream.New(nc)

@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/deps"
+	"github.com/recallhq/recall/pkg/natsserver"
 )
 
 func streamNames(t *testing.T, js jetstream.JetStream) []string {
@@ -36,12 +38,15 @@ func TestToolsFindTheirServer(t *testing.T) {
 	t.Parallel()
 	bin := testenv.RecallBin(t)
 	db := testenv.NewDB(t)
-	run := testenv.NewNATS(t) // Recall's: the streams are there
+	data := deps.Data{Dir: t.TempDir()}
+	dataDir := data.Dir
+	// Recall's, as `recall run` starts it: the streams are there, and only
+	// the user whose seed is in the data directory gets in.
+	run, _ := testenv.NewLocalNATS(t, data)
 	bare := testenv.NewBareNATS(t)
 	otherURL, other := bare.URL, bare.JS
 
-	dataDir := t.TempDir()
-	remove, err := writeRunRecord(dataDir, runRecord{URL: run.URL, ServerID: run.Server.ID(), PID: 4242})
+	remove, err := writeRunRecord(data, runRecord{URL: run.URL, ServerID: run.Server.ID(), PID: 4242, NKeyFile: "nats.nk"})
 	require.NoError(t, err)
 
 	tool := func(env []string, args ...string) (string, string, error) {
@@ -53,11 +58,14 @@ func TestToolsFindTheirServer(t *testing.T) {
 		return stdout.String(), stderr.String(), err
 	}
 
-	// The recorded server is found and named.
-	out, errOut, err := tool(nil, "dlq", "list")
+	// The recorded server is found and named, and logged in to as its
+	// user, whatever credentials the environment holds for other servers.
+	otherLogins := []string{"NATS_USER=someone", "NATS_PASSWORD=x", "NATS_TOKEN=y", "NATS_TLS_CA_FILE=/nonexistent"}
+	out, errOut, err := tool(otherLogins, "dlq", "list")
 	require.NoError(t, err, errOut)
 	require.Contains(t, out, "0 dead letter(s)")
-	require.Contains(t, errOut, "recall: NATS at "+run.URL+" (the embedded server of `recall run` (pid 4242), recorded in "+filepath.Join(dataDir, "nats.json")+")")
+	require.Contains(t, errOut, "recall: NATS at "+run.URL+" (the embedded server of `recall run` (pid 4242), recorded in "+filepath.Join(dataDir, "nats.json")+
+		", as the user whose seed is "+filepath.Join(dataDir, "nats.nk")+")")
 	_, errOut, err = tool(nil, "forget", "-tenant", "t1", "-user", "u1")
 	require.NoError(t, err, errOut)
 	require.Contains(t, errOut, `forgetting user "u1" of tenant "t1"`)
@@ -83,6 +91,8 @@ func TestToolsFindTheirServer(t *testing.T) {
 	}
 
 	// A record whose server has gone, or been replaced, is not used.
+	_, _, err = natsserver.LocalUser(filepath.Join(dataDir, "other.nk")) // a seed the server does not know
+	require.NoError(t, err)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	deadURL := "nats://" + ln.Addr().String()
@@ -93,8 +103,12 @@ func TestToolsFindTheirServer(t *testing.T) {
 	}{
 		{runRecord{URL: deadURL, ServerID: "x", PID: 1}, "does not answer: is `make run` still running?"},
 		{runRecord{URL: otherURL, ServerID: run.Server.ID(), PID: 1}, "is not the one `recall run` recorded"},
+		// A record without the user, or naming another seed: the server
+		// refuses the tool, which says so.
+		{runRecord{URL: run.URL, ServerID: run.Server.ID(), PID: 1}, "refused the login (no credentials)"},
+		{runRecord{URL: run.URL, ServerID: run.Server.ID(), PID: 1, NKeyFile: "other.nk"}, "refused the login (the NKey seed in " + filepath.Join(dataDir, "other.nk") + ")"},
 	} {
-		_, err := writeRunRecord(dataDir, tc.rec)
+		_, err := writeRunRecord(data, tc.rec)
 		require.NoError(t, err)
 		_, errOut, err := tool(nil, "dlq", "list")
 		require.Error(t, err)
@@ -109,18 +123,21 @@ func TestToolsFindTheirServer(t *testing.T) {
 	require.Empty(t, streamNames(t, other))
 }
 
-// TestRunRecord: the record is written whole and removed by the function
+// TestRunRecord: the record is written whole, its owner's only, and removed by the function
 // writeRunRecord returns.
 func TestRunRecord(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "data")
-	remove, err := writeRunRecord(dir, runRecord{URL: "nats://127.0.0.1:4223", ServerID: "NABC", PID: 7})
+	remove, err := writeRunRecord(deps.Data{Dir: dir}, runRecord{URL: "nats://127.0.0.1:4223", ServerID: "NABC", PID: 7, NKeyFile: "nats.nk"})
 	require.NoError(t, err)
+	fi, err := os.Stat(filepath.Join(dir, "nats.json"))
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), "its owner's only, as the seed it names")
 	data, err := os.ReadFile(filepath.Join(dir, "nats.json"))
 	require.NoError(t, err)
 	var rec runRecord
 	require.NoError(t, json.Unmarshal(data, &rec))
-	require.Equal(t, runRecord{URL: "nats://127.0.0.1:4223", ServerID: "NABC", PID: 7}, rec)
+	require.Equal(t, runRecord{URL: "nats://127.0.0.1:4223", ServerID: "NABC", PID: 7, NKeyFile: "nats.nk"}, rec)
 	remove()
 	_, err = os.Stat(filepath.Join(dir, "nats.json"))
 	require.ErrorIs(t, err, os.ErrNotExist)

@@ -13,7 +13,6 @@ import (
 	"github.com/recallhq/recall/pkg/api"
 	"github.com/recallhq/recall/pkg/deps"
 	"github.com/recallhq/recall/pkg/gateway"
-	"github.com/recallhq/recall/pkg/natsserver"
 	"github.com/recallhq/recall/pkg/registry"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/worker"
@@ -45,22 +44,24 @@ func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 		return err
 	}
 	if os.Getenv("NATS_URL") == "" {
-		dir := filepath.Join(cfg.Data.Dir, "nats")
-		srv, err := natsserver.Start(natsserver.Options{Host: cfg.EmbeddedNATSHost, Port: cfg.EmbeddedNATSPort, StoreDir: dir})
+		srv, nc, err := deps.StartEmbeddedNATS(cfg.EmbeddedNATS, cfg.Data)
 		if err != nil {
-			return fmt.Errorf("embedded NATS (set NATS_URL to use an external server, or EMBEDDED_NATS_PORT to move it): %w", err)
+			return err
 		}
 		defer func() { srv.Shutdown(); srv.WaitForShutdown() }()
-		cfg.NATS.URL = srv.ClientURL()
+		// Whatever NATS_USER, NATS_CREDS_FILE... say, this process logs in
+		// to its own server as the server's one user.
+		cfg.NATS = nc
 		// The operator's tools on this machine find this server by the
 		// record (findNATS), not by a default address.
-		unrecord, err := writeRunRecord(cfg.Data.Dir, runRecord{URL: cfg.NATS.URL, ServerID: srv.ID(), PID: os.Getpid()})
+		unrecord, err := writeRunRecord(cfg.Data, runRecord{URL: nc.URL, ServerID: srv.ID(), PID: os.Getpid(), NKeyFile: filepath.Base(nc.NKeyFile)})
 		if err != nil {
 			return err
 		}
 		defer unrecord()
-		log.Info("embedded NATS JetStream started", "url", cfg.NATS.URL, "store_dir", dir)
-		fmt.Fprintf(os.Stdout, "NATS (embedded JetStream): %s\n", cfg.NATS.URL)
+		log.Info("embedded NATS JetStream started", "url", nc.URL, "store_dir", cfg.Data.NATSStoreDir(), "nkey_file", nc.NKeyFile)
+		fmt.Fprintf(os.Stdout, "NATS (embedded JetStream): %s\n", nc.URL)
+		fmt.Fprintf(os.Stdout, "  its user's NKey seed: %s (nats --server %s --nkey %s ...)\n", nc.NKeyFile, nc.URL, nc.NKeyFile)
 	}
 	logged := []any{cfg}
 	for _, c := range cfgs {

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/testenv"
@@ -55,12 +56,15 @@ func TestRunEndToEnd(t *testing.T) {
 	// The binary prints where the API and NATS listen.
 	lines := bufio.NewScanner(stdout)
 	apiURL := ""
-	natsURL := ""
+	natsURL, seedLine := "", ""
 	var tries []string
 	for lines.Scan() {
 		line := lines.Text()
 		if u, ok := strings.CutPrefix(line, "NATS (embedded JetStream): "); ok {
 			natsURL = u
+		}
+		if m := regexp.MustCompile(`^  its user's NKey seed: (\S+) `).FindStringSubmatch(line); m != nil {
+			seedLine = m[1]
 		}
 		if m := regexp.MustCompile(`^API: (http://\S+)`).FindStringSubmatch(line); m != nil {
 			apiURL = m[1]
@@ -75,6 +79,17 @@ func TestRunEndToEnd(t *testing.T) {
 	go func() { _, _ = io.Copy(io.Discard, stdout) }()
 	require.NotEmpty(t, apiURL, stderr.String())
 	require.True(t, strings.HasPrefix(natsURL, "nats://"), "the embedded NATS URL is printed for external publishers")
+	require.Equal(t, filepath.Join(dataDir, "nats.nk"), seedLine, "and where its user's seed is")
+
+	// The embedded server lets in its user alone: the seed and the record
+	// are the owner's only, and a client without the seed is refused.
+	for _, f := range []string{"nats.nk", "nats.json"} {
+		fi, err := os.Stat(filepath.Join(dataDir, f))
+		require.NoError(t, err)
+		require.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), f)
+	}
+	_, err = nats.Connect(natsURL, nats.NoReconnect())
+	require.ErrorIs(t, err, nats.ErrAuthorization, "an anonymous client is refused")
 
 	// The try lines it prints work as printed: the turn is accepted, and
 	// the context of a later session recalls it.
@@ -173,6 +188,8 @@ func TestRunEndToEnd(t *testing.T) {
 	require.NoError(t, run.Wait(), stderr.String())
 	_, err = os.Stat(filepath.Join(dataDir, "nats.json"))
 	require.ErrorIs(t, err, os.ErrNotExist, "the record of the embedded server goes with it")
+	_, err = os.Stat(filepath.Join(dataDir, "nats.nk"))
+	require.NoError(t, err, "its user's seed stays, for the next start on this DATA_DIR")
 	require.Contains(t, stderr.String(), `"msg":"drained"`, "the ingest runner drained on SIGTERM")
 	require.Contains(t, stderr.String(), `"msg":"decay run done"`, "the decayer ran at start")
 	for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {

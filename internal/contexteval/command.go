@@ -11,6 +11,7 @@ import (
 
 	"github.com/recallhq/recall/internal/datasets"
 	"github.com/recallhq/recall/internal/recallrun"
+	"github.com/recallhq/recall/pkg/queue"
 )
 
 // Options are what every context evaluation takes beside its own choice of
@@ -26,9 +27,11 @@ type Options struct {
 	// answer, evidence and every row's scores, with Recall's prompt.
 	QuestionsOut io.Writer
 	// An already running Recall; empty starts one.
-	APIURL, NATSURL, APIKey string
-	System                  recallrun.Options
-	Settle                  recallrun.SettleOptions
+	APIURL, APIKey string
+	// NATS is, with -api, that Recall's NATS server and how to log in.
+	NATS   queue.NATSConfig
+	System recallrun.Options
+	Settle recallrun.SettleOptions
 }
 
 // AddFlags declares the options' flags on fs, each evaluation's own beside
@@ -38,7 +41,8 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.Tenant, "tenant", "eval", "tenant the turns are posted under (X-Tenant-ID)")
 	fs.IntVar(&o.Concurrency, "concurrency", 4, "context requests in flight")
 	fs.StringVar(&o.APIURL, "api", "", "use this running Recall (e.g. http://127.0.0.1:8080) instead of starting one")
-	fs.StringVar(&o.NATSURL, "nats", "", "with -api: its NATS server, to wait for every worker's consumer (without it only message counts are awaited)")
+	fs.StringVar(&o.NATS.URL, "nats", "", "with -api: its NATS server, to wait for every worker's consumer (without it only message counts are awaited)")
+	fs.StringVar(&o.NATS.NKeyFile, "nats-nkey", "", "with -nats: the NKey seed to log in with (DATA_DIR/nats.nk of `make run`)")
 	fs.StringVar(&o.APIKey, "api-key", os.Getenv("RECALL_API_KEY"), "with -api: bearer key of the tenant, when the server has API_KEYS")
 	o.System.AddFlags(fs)
 	o.Settle.AddFlags(fs)

@@ -1,12 +1,9 @@
 package deploycheck_test
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/nats-io/nats-server/v2/server"
 
 	"github.com/stretchr/testify/require"
 
@@ -53,8 +50,7 @@ func TestComposeShape(t *testing.T) {
 
 func TestNATSConfigParses(t *testing.T) {
 	t.Parallel()
-	opts, err := server.ProcessConfigFile(filepath.Join(deploycheck.RepoRoot(), "deploy", "nats.conf"))
-	require.NoError(t, err)
+	opts := deploycheck.LoadNATSConf(t)
 	require.True(t, opts.JetStream)
 	require.Equal(t, time.Second, opts.SyncInterval)
 	require.GreaterOrEqual(t, opts.MaxPayload, int32(1<<20), "room for the largest event")

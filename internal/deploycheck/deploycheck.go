@@ -6,6 +6,7 @@ package deploycheck
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/compose-spec/compose-go/v2/loader"
 	"github.com/compose-spec/compose-go/v2/types"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // RepoRoot is the repository's root directory.
@@ -28,10 +30,14 @@ func RepoRoot() string {
 func LoadCompose(t testing.TB) *types.Project {
 	t.Helper()
 	dir := filepath.Join(RepoRoot(), "deploy")
+	raw, err := os.ReadFile(filepath.Join(dir, "compose.yaml"))
+	require.NoError(t, err)
 	details := types.ConfigDetails{
 		WorkingDir:  dir,
 		ConfigFiles: []types.ConfigFile{{Filename: filepath.Join(dir, "compose.yaml")}},
-		Environment: types.Mapping{},
+		// The NATS passwords compose requires, as an operator's
+		// deploy/.env gives them.
+		Environment: types.Mapping(NATSTestEnv(string(raw))),
 	}
 	p, err := loader.LoadWithContext(context.Background(), details, func(o *loader.Options) {
 		o.SetProjectName("recall", true)
@@ -60,15 +66,56 @@ func CheckServiceEnv(t testing.TB, p *types.Project, service string, reads, requ
 	}
 }
 
-// WorkerRequired are the variables every long-running binary must be given.
-var WorkerRequired = []string{"DATABASE_URL", "NATS_URL", "OPS_ADDR"}
+// WorkerRequired are the variables every long-running binary must be given:
+// the database, NATS and the user it logs in to NATS as.
+var WorkerRequired = []string{"DATABASE_URL", "NATS_URL", "NATS_USER", "NATS_PASSWORD", "OPS_ADDR"}
 
 // CheckDeployEnv checks a long-running binary's env in every deployment: the
 // compose service named like the binary and the Kubernetes workload
-// recall-<binary>, in the base and as the cluster overlay renders it.
+// recall-<binary>, in the base and as the cluster overlay renders it; and
+// that each logs in to NATS as the binary's own user (CheckNATSLogin).
 func CheckDeployEnv(t testing.TB, binary string, reads []string) {
 	t.Helper()
-	CheckServiceEnv(t, LoadCompose(t), binary, reads, WorkerRequired)
-	CheckK8sEnv(t, LoadK8s(t), "recall-"+binary, reads, WorkerRequired)
-	CheckK8sEnv(t, LoadK8sCluster(t), "recall-"+binary, reads, WorkerRequired)
+	p := LoadCompose(t)
+	base, cluster := LoadK8s(t), LoadK8sCluster(t)
+	CheckServiceEnv(t, p, binary, reads, WorkerRequired)
+	CheckK8sEnv(t, base, "recall-"+binary, reads, WorkerRequired)
+	CheckK8sEnv(t, cluster, "recall-"+binary, reads, WorkerRequired)
+	CheckNATSLogin(t, p, []*K8s{base, cluster}, binary)
+}
+
+// CheckNATSLogin checks that a binary logs in to NATS as its own user
+// (recall-<binary>, which the layout's tests find in registry.NATSUsers
+// and in the server configs) in every deployment:
+// in compose with the password of that user's variable (which the NATS
+// service passes to the server too), in Kubernetes with the password the
+// Secret recall-nats keeps under the binary's name.
+func CheckNATSLogin(t testing.TB, p *types.Project, ks []*K8s, binary string) {
+	t.Helper()
+	user := "recall-" + binary
+	svc, err := p.GetService(binary)
+	require.NoError(t, err)
+	require.Equal(t, user, value(svc.Environment["NATS_USER"]), "compose %s: NATS_USER", binary)
+	require.Equal(t, NATSTestPassword(user), value(svc.Environment["NATS_PASSWORD"]), "compose %s: NATS_PASSWORD is ${%s}", binary, NATSPasswordVar(user))
+	nats, err := p.GetService("nats")
+	require.NoError(t, err)
+	require.Equal(t, NATSTestPassword(user), value(nats.Environment[NATSPasswordVar(user)]), "compose: the NATS server is given %s", NATSPasswordVar(user))
+	for _, k := range ks {
+		c := k.PodSpec(t, "recall-"+binary).Containers[0]
+		i := slices.IndexFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == "NATS_USER" })
+		require.GreaterOrEqual(t, i, 0, "recall-%s: NATS_USER", binary)
+		require.Equal(t, user, c.Env[i].Value, "recall-%s: NATS_USER", binary)
+		i = slices.IndexFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == "NATS_PASSWORD" })
+		require.GreaterOrEqual(t, i, 0, "recall-%s: NATS_PASSWORD", binary)
+		require.NotNil(t, c.Env[i].ValueFrom, "recall-%s: NATS_PASSWORD from a Secret", binary)
+		require.Equal(t, &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: NATSSecret}, Key: NATSSecretKey(user)},
+			c.Env[i].ValueFrom.SecretKeyRef, "recall-%s: NATS_PASSWORD", binary)
+	}
+}
+
+func value(v *string) string {
+	if v == nil {
+		return ""
+	}
+	return *v
 }

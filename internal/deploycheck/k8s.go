@@ -2,6 +2,7 @@ package deploycheck
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -224,8 +225,15 @@ type NATSValues struct {
 		Monitor struct {
 			Enabled bool `json:"enabled"`
 		} `json:"monitor"`
+		// Merge is merged into the server config the chart renders, its
+		// << $VAR >> written as $VAR: Recall's account and users.
+		Merge json.RawMessage `json:"merge"`
 	} `json:"config"`
 	Container struct {
+		// Env is the server's environment, each variable from a Secret.
+		Env map[string]struct {
+			ValueFrom corev1.EnvVarSource `json:"valueFrom"`
+		} `json:"env"`
 		Image struct {
 			Tag string `json:"tag"`
 		} `json:"image"`

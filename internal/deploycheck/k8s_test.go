@@ -156,6 +156,7 @@ func TestK8sScaledObjectsFollowConsumerLag(t *testing.T) {
 		require.Equal(t, "nats-jetstream", tr.Type)
 		require.Equal(t, b.Stream, tr.Metadata["stream"], worker)
 		require.Equal(t, b.Durable, tr.Metadata["consumer"], worker)
+		require.Equal(t, registry.NATSAccount, tr.Metadata["account"], "%s: the account of Recall's streams", worker)
 		require.NotEmpty(t, tr.Metadata["natsServerMonitoringEndpoint"])
 		require.NotEmpty(t, tr.Metadata["lagThreshold"])
 		require.GreaterOrEqual(t, *so.Spec.MinReplicaCount, int32(1), "%s: never scaled to zero (it would stop draining slowly-arriving work)", worker)

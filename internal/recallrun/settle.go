@@ -15,7 +15,9 @@ import (
 
 // SettleOptions bound the wait for the pipeline.
 type SettleOptions struct {
-	NATSURL string        // empty: only the sessions' message counts are checked
+	// NATS is the system's NATS server and how to log in to it; without a
+	// URL only the sessions' message counts are checked.
+	NATS    queue.NATSConfig
 	Quiet   time.Duration // how long everything must stay caught up
 	Timeout time.Duration
 	Poll    time.Duration
@@ -105,10 +107,14 @@ func Settle(ctx context.Context, count Counter, total int64, o SettleOptions, lo
 	start := time.Now()
 	var res Settled
 	var js jetstream.JetStream
-	if o.NATSURL != "" {
-		nc, err := nats.Connect(o.NATSURL, nats.Name("recall-settle"))
+	if o.NATS.URL != "" {
+		login, err := o.NATS.Options()
 		if err != nil {
-			return res, fmt.Errorf("connect to NATS %s: %w", o.NATSURL, err)
+			return res, err
+		}
+		nc, err := nats.Connect(o.NATS.URL, append(login, nats.Name("recall-settle"))...)
+		if err != nil {
+			return res, fmt.Errorf("connect to NATS %s with %s: %w", o.NATS.URL, o.NATS.Login(), err)
 		}
 		defer nc.Close()
 		if js, err = jetstream.New(nc); err != nil {
@@ -143,7 +149,7 @@ func Settle(ctx context.Context, count Counter, total int64, o SettleOptions, lo
 				return res, err
 			}
 			if len(lags) == 0 {
-				return res, fmt.Errorf("no durable consumer on %s: is it the NATS of this Recall?", o.NATSURL)
+				return res, fmt.Errorf("no durable consumer on %s: is it the NATS of this Recall?", o.NATS.URL)
 			}
 			res.Consumers = res.Consumers[:0]
 			for _, l := range lags {

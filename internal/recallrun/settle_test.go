@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/pkg/natsserver"
+	"github.com/recallhq/recall/pkg/queue"
 )
 
 // Settle waits for a durable consumer to finish its backlog and reports what
@@ -51,7 +52,7 @@ func TestSettleReportsEachConsumersDrain(t *testing.T) {
 	}()
 	since := time.Now()
 	res, err := Settle(ctx, func(context.Context) (int64, error) { return 1, nil }, 1,
-		SettleOptions{NATSURL: srv.ClientURL(), Quiet: 200 * time.Millisecond, Timeout: 20 * time.Second, Poll: 10 * time.Millisecond, Since: since},
+		SettleOptions{NATS: queue.NATSConfig{URL: srv.ClientURL()}, Quiet: 200 * time.Millisecond, Timeout: 20 * time.Second, Poll: 10 * time.Millisecond, Since: since},
 		slog.New(slog.NewTextHandler(io.Discard, nil)))
 	require.NoError(t, err)
 	require.Len(t, res.Drains, 1)

@@ -24,6 +24,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/recallhq/recall/internal/pgcluster"
+	"github.com/recallhq/recall/pkg/deps"
+	"github.com/recallhq/recall/pkg/queue"
 )
 
 // DefaultAdminURL is the local PostgreSQL the evaluation database is created on.
@@ -32,10 +34,12 @@ const DefaultAdminURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=dis
 // System is a Recall started by an evaluation or check: its own database and a
 // `recall run` child process with embedded JetStream.
 type System struct {
-	APIURL  string
-	NATSURL string
-	DBName  string
-	DBURL   string
+	APIURL string
+	// NATS is the embedded JetStream server and how to log in to it (the
+	// NKey seed `recall run` keeps in its data directory).
+	NATS   queue.NATSConfig
+	DBName string
+	DBURL  string
 
 	adminURL string
 	child    *exec.Cmd
@@ -143,7 +147,8 @@ func Start(ctx context.Context, o Options, log *slog.Logger) (*System, func(), e
 	apiAddr := "127.0.0.1:" + strconv.Itoa(ports[0])
 	opsAddr := "127.0.0.1:" + strconv.Itoa(ports[1])
 	s.APIURL = "http://" + apiAddr
-	s.NATSURL = "nats://127.0.0.1:" + strconv.Itoa(ports[2])
+	data := deps.Data{Dir: filepath.Join(tmp, "data")}
+	s.NATS = queue.NATSConfig{URL: "nats://127.0.0.1:" + strconv.Itoa(ports[2]), NKeyFile: data.NATSSeedFile()}
 	env := childEnv(map[string]string{
 		"DATABASE_URL":       s.DBURL,
 		"EMBEDDED_NATS_HOST": "127.0.0.1",
@@ -151,7 +156,7 @@ func Start(ctx context.Context, o Options, log *slog.Logger) (*System, func(), e
 		"API_ADDR":           apiAddr,
 		"OPS_ADDR":           opsAddr,
 		"GATEWAY_ADDR":       "127.0.0.1:0",
-		"DATA_DIR":           filepath.Join(tmp, "data"),
+		"DATA_DIR":           data.Dir,
 		"LOG_LEVEL":          "warn",
 		// LoCoMo's sessions are years old, so every one of them is idle at
 		// once and gets its final summary from the summarizer's idle sweep.
@@ -185,7 +190,7 @@ func Start(ctx context.Context, o Options, log *slog.Logger) (*System, func(), e
 	s.done = make(chan struct{})
 	go func() { s.waitErr = s.child.Wait(); close(s.done) }()
 	cleanups = append(cleanups, func() { s.stopChild(o.StopTimeout) })
-	log.Info("recall run started", "pid", s.child.Process.Pid, "api", s.APIURL, "nats", s.NATSURL)
+	log.Info("recall run started", "pid", s.child.Process.Pid, "api", s.APIURL, "nats", s.NATS.URL)
 
 	if err := s.waitReady(ctx, 2*time.Minute); err != nil {
 		return fail(err)

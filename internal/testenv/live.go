@@ -16,7 +16,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
+
+	"github.com/recallhq/recall/pkg/deps"
+	"github.com/recallhq/recall/pkg/queue"
 )
 
 // Live is a whole Recall, `recall run` as its own process (the API and every
@@ -32,8 +37,12 @@ type Live struct {
 	// is given. Its upstream is GATEWAY_UPSTREAM_URL of the env passed to
 	// StartRecall.
 	GatewayURL string
-	// NATSURL is the embedded JetStream server's URL, for publishers.
+	// NATSURL is the embedded JetStream server's URL, for publishers, who
+	// log in as its user (ConnectNATS).
 	NATSURL string
+	// Data is the process's DATA_DIR: the embedded server's store, its
+	// record and its user's seed.
+	Data deps.Data
 	// DB is the database it runs on.
 	DB *DB
 	// Bin is the recall binary it runs, for tests that run its other commands.
@@ -99,8 +108,9 @@ func StartRecall(t testing.TB, env ...string) *Live {
 	t.Helper()
 	db := NewDB(t)
 	bin := RecallBin(t)
+	data := deps.Data{Dir: t.TempDir()}
 	full := append(os.Environ(),
-		"DATABASE_URL="+db.URL, "NATS_URL=", "EMBEDDED_NATS_PORT=-1", "DATA_DIR="+t.TempDir(),
+		"DATABASE_URL="+db.URL, "NATS_URL=", "EMBEDDED_NATS_PORT=-1", "DATA_DIR="+data.Dir,
 		"API_ADDR=127.0.0.1:0", "OPS_ADDR=127.0.0.1:0", "GATEWAY_ADDR=127.0.0.1:0", "LOG_LEVEL=info")
 	full = append(full, env...)
 
@@ -127,7 +137,7 @@ func StartRecall(t testing.TB, env ...string) *Live {
 		}
 	})
 
-	l := &Live{DB: db, Bin: bin, Env: full, Output: logs}
+	l := &Live{DB: db, Bin: bin, Env: full, Output: logs, Data: data}
 	if err := l.readAddresses(stdout, exited, time.Minute); err != nil {
 		select {
 		case <-exited:
@@ -157,6 +167,22 @@ func StartRecall(t testing.TB, env ...string) *Live {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// ConnectNATS connects to the embedded JetStream server as its user, as a
+// chat backend or a catalog service on the machine would (the server lets
+// no one else in), and returns the JetStream handle.
+func (l *Live) ConnectNATS(t testing.TB) jetstream.JetStream {
+	t.Helper()
+	login := queue.NATSConfig{URL: l.NATSURL, NKeyFile: l.Data.NATSSeedFile()}
+	opts, err := login.Options()
+	require.NoError(t, err)
+	nc, err := nats.Connect(l.NATSURL, opts...)
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	return js
 }
 
 // Lines `recall run` prints on stdout that say where it listens.

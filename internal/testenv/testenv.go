@@ -23,6 +23,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
+	"github.com/recallhq/recall/pkg/deps"
 	"github.com/recallhq/recall/pkg/natsserver"
 	"github.com/recallhq/recall/pkg/store"
 )
@@ -232,6 +233,25 @@ func NewBareNATS(t testing.TB) *NATS {
 	js, err := jetstream.New(nc)
 	require.NoError(t, err)
 	return &NATS{URL: srv.ClientURL(), Conn: nc, JS: js, Server: srv, StoreDir: dir}
+}
+
+// NewLocalNATS is a server as `recall run` starts it on the data directory
+// data (deps.StartEmbeddedNATS: only the user whose seed is kept there gets
+// in), with Recall's streams declared as that user. Login is how to log in.
+func NewLocalNATS(t testing.TB, data deps.Data) (n *NATS, login queue.NATSConfig) {
+	t.Helper()
+	srv, login, err := deps.StartEmbeddedNATS(deps.EmbeddedNATS{EmbeddedNATSHost: "127.0.0.1", EmbeddedNATSPort: -1}, data)
+	require.NoError(t, err)
+	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+	opts, err := login.Options()
+	require.NoError(t, err)
+	nc, err := nats.Connect(login.URL, opts...)
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	require.NoError(t, queue.EnsureStreams(context.Background(), js, queue.DefaultStreamConfig))
+	return &NATS{URL: login.URL, Conn: nc, JS: js, Server: srv, StoreDir: data.NATSStoreDir()}, login
 }
 
 // Logger is a logger for tests: discarded unless RECALL_TEST_LOG is set.

@@ -32,6 +32,8 @@ var Def = worker.Def[Config, *Worker]{
 	Name:    "catalog",
 	Doc:     "stores catalog items (embedded), shelf entries and attribute edits, and asks for the profiles they change",
 	Binding: queue.Binding{Durable: "catalog", Stream: queue.SignalsStream, Filters: []string{events.CatalogSubjects, events.ShelfSubjects, events.AttributeSubjects}},
+	// The profile refresh of a user whose shelf changed.
+	Publishes: []string{events.ProfileTaskSubjects},
 	// Embedding is per batch (one request to a remote model for the whole
 	// batch), and the batch is stored in one transaction.
 	BatchSize: 200, Concurrency: 2,

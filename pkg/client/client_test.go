@@ -15,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/testenv"
@@ -402,11 +400,7 @@ func clientHTTP(t *testing.T, l *testenv.Live) {
 // clientJetStream: turns published straight to JetStream, validated as the
 // API validates them, deduplicated by id, stored by the workers.
 func clientJetStream(t *testing.T, l *testenv.Live) {
-	nc, err := nats.Connect(l.NATSURL)
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	require.NoError(t, err)
+	js := l.ConnectNATS(t)
 	c := newClient(t, l, client.WithJetStream(js))
 	ctx := t.Context()
 

@@ -39,6 +39,8 @@ import (
 var Def = worker.Def[Config, *Decayer]{
 	Name: "decayer",
 	Doc:  "decays, archives, expires and purges facts, applies retention, derives usage habits and prunes seen items, on a schedule",
+	// The profile refresh of a user whose facts it changed.
+	Publishes: []string{events.ProfileTaskSubjects},
 	New: func(_ context.Context, cfg Config, d *worker.Deps) (*Decayer, error) {
 		return New(Options{Config: cfg, Store: d.Store, Publisher: queue.NewRefresher(d.JS, cfg.Refresh.Bucket), Log: d.Log, Registry: d.Registry})
 	},

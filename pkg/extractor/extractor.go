@@ -34,6 +34,8 @@ var Def = worker.Def[Config, *Worker]{
 	Name:    "extractor",
 	Doc:     "turns chat turns into interest facts (rules, or a language model with the rules as fallback)",
 	Binding: queue.Binding{Durable: "extractor", Stream: queue.TurnsStream, Filters: []string{events.TurnsSubjects}},
+	// The profile refresh of a user whose facts it recorded.
+	Publishes: []string{events.ProfileTaskSubjects},
 	// Extraction is CPU work per turn and one transaction per batch, like ingest.
 	BatchSize: 200, Concurrency: 2,
 	Queue: func(c *Config) *worker.Queue { return &c.Queue },

@@ -25,6 +25,8 @@ var Def = worker.Def[Config, *Worker]{
 	Name:    "ingest",
 	Doc:     "stores turns: sessions and messages, one transaction per batch",
 	Binding: queue.Binding{Durable: "ingest", Stream: queue.TurnsStream, Filters: []string{events.TurnsSubjects}},
+	// A session's summary request, once enough messages have come.
+	Publishes: []string{events.SummarizeTaskSubjects},
 	// Hundreds of turns or a few milliseconds, whichever comes first, with two
 	// batches in flight so the database never idles while the next is gathered.
 	BatchSize: 500, Concurrency: 2,

@@ -15,6 +15,7 @@ import (
 	"github.com/recallhq/recall/pkg/indexer"
 	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/profiler"
+	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/seen"
 	"github.com/recallhq/recall/pkg/summarizer"
 	"github.com/recallhq/recall/pkg/worker"
@@ -61,4 +62,43 @@ func Replayable() []string {
 		}
 	}
 	return out
+}
+
+// NATSAccount is the account a production NATS cluster holds Recall's
+// streams in, apart from other applications' (and from the system
+// account), with NATSUsers as its users.
+const NATSAccount = "RECALL"
+
+// NATSUser is one user of NATSAccount: who logs in as it, and the subjects
+// it may publish and subscribe to.
+type NATSUser struct {
+	// Name is the user's name: recall-<binary> for a binary.
+	Name string
+	// For says who logs in as the user.
+	For         string
+	Permissions queue.Permissions
+}
+
+// NATSUsers are the users of a production cluster, a user for each binary
+// with what that binary needs and nothing more, from where each reads and
+// what it publishes: the API, the gateway, every worker of All, and two
+// for what is not a binary: the applications that publish to Recall on the
+// bus (recall-producer) and the operator's tools (recall-ops: `recall dlq`,
+// `forget`, `replay`, `worker`, which together do what any binary does).
+// docs/operations.md explains them; deploy/nats.conf and
+// deploy/k8s-cluster/nats-values.yaml are held to them by
+// internal/deploycheck.
+func NATSUsers() []NATSUser {
+	out := []NATSUser{
+		{Name: "recall-api", For: "the API (cmd/api)", Permissions: queue.APIPermissions()},
+		{Name: "recall-gateway", For: "the chat gateway (cmd/gateway)", Permissions: queue.GatewayPermissions()},
+	}
+	for _, w := range All {
+		a := w.About()
+		out = append(out, NATSUser{Name: "recall-" + a.Name, For: "the " + a.Name + " worker (cmd/" + a.Name + ")", Permissions: worker.Permissions(w)})
+	}
+	return append(out,
+		NATSUser{Name: "recall-producer", For: "applications publishing turns, catalog items, shelf entries and attribute edits", Permissions: queue.ProducerPermissions()},
+		NATSUser{Name: "recall-ops", For: "the operator's tools: recall dlq, forget, replay, worker", Permissions: queue.LocalPermissions()},
+	)
 }

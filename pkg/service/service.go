@@ -188,8 +188,7 @@ func NewLogger(service string, level slog.Level) *slog.Logger {
 
 // LogConfig logs the effective config at start, one line for all the structs
 // given (a process running several workers logs each one's part), with
-// secrets masked: any field whose name says key, secret, password or token,
-// and passwords inside URLs.
+// secrets masked (see Masked).
 func LogConfig(log *slog.Logger, cfgs ...any) {
 	all := map[string]any{}
 	for _, c := range cfgs {
@@ -198,7 +197,13 @@ func LogConfig(log *slog.Logger, cfgs ...any) {
 	log.Info("config", "config", all)
 }
 
-// Masked returns a flat map of the config for logging, secrets replaced.
+// Masked returns a flat map of the config for logging, secrets replaced by
+// ***. A field's `secret` tag says what is secret in it: "true", the whole
+// value; "url", the user info of each URL in it (a NATS URL's may be a
+// token alone, nats://t0ken@host); "false", nothing (the path of a key
+// file, which is worth seeing in the log). Without the tag, a field whose
+// variable's name says key, secret, password or token is masked whole, and
+// the password of a URL in any other value is.
 func Masked(cfg any) map[string]any {
 	out := map[string]any{}
 	v := reflect.ValueOf(cfg)
@@ -208,9 +213,13 @@ func Masked(cfg any) map[string]any {
 	for _, f := range Fields(v.Type()) {
 		val := fmt.Sprint(v.FieldByIndex(f.Index).Interface())
 		low := strings.ToLower(f.Key)
+		tag, tagged := f.Field.Tag.Lookup("secret")
 		switch {
 		case val == "":
-		case strings.Contains(low, "key") || strings.Contains(low, "secret") || strings.Contains(low, "password") || strings.Contains(low, "token"):
+		case tagged && tag == "false":
+		case tagged && tag == "url":
+			val = MaskURLUserinfo(val)
+		case tagged && tag != "", strings.Contains(low, "key") || strings.Contains(low, "secret") || strings.Contains(low, "password") || strings.Contains(low, "token"):
 			val = "***"
 		case strings.Contains(val, "://") && strings.Contains(val, "@"):
 			val = MaskURL(val)
@@ -268,22 +277,32 @@ func Fields(t reflect.Type) []Field {
 // may print of a DATABASE_URL it works on. A comma-separated list of URLs
 // (DATABASE_READ_URL) has each one's masked. The user info ends at the
 // URL's last @, so a password holding an @ of its own is masked whole.
-func MaskURL(s string) string {
+func MaskURL(s string) string { return maskURLs(s, false) }
+
+// MaskURLUserinfo is MaskURL for URLs whose user info is secret even without
+// a password, such as NATS's (nats://t0ken@host): all of it is replaced by
+// ***, in each URL of a comma-separated list.
+func MaskURLUserinfo(s string) string { return maskURLs(s, true) }
+
+func maskURLs(s string, whole bool) string {
 	parts := strings.Split(s, ",")
 	for i, p := range parts {
-		parts[i] = maskOne(p)
+		parts[i] = maskOne(p, whole)
 	}
 	return strings.Join(parts, ",")
 }
 
-// maskOne is MaskURL of one URL.
-func maskOne(s string) string {
+// maskOne masks one URL's password, or its whole user info.
+func maskOne(s string, whole bool) string {
 	scheme, rest, ok := strings.Cut(s, "://")
 	at := strings.LastIndex(rest, "@")
 	if !ok || at < 0 {
 		return s
 	}
 	userinfo, host := rest[:at], rest[at+1:]
+	if whole {
+		return scheme + "://***@" + host
+	}
 	if user, _, hasPass := strings.Cut(userinfo, ":"); hasPass {
 		return scheme + "://" + user + ":***@" + host
 	}

@@ -52,6 +52,23 @@ func TestLoadConfigAndMask(t *testing.T) {
 	require.ErrorContains(t, err, "SHUTDOWN_TIMEOUT")
 }
 
+type tagged struct {
+	Hidden  string `env:"PLAIN_HIDDEN" secret:"true"`
+	KeyPath string `env:"TLS_KEY_FILE" secret:"false"`
+	Bus     string `env:"BUS_URL" secret:"url"`
+	Untaged string `env:"SIGNING_KEY"`
+}
+
+// The secret tag decides over the variable's name: a value hidden whatever
+// its name, a key file's path shown, a URL's whole user info hidden (a
+// token alone is one).
+func TestMaskedSecretTag(t *testing.T) {
+	t.Parallel()
+	m := service.Masked(tagged{Hidden: "h", KeyPath: "/run/tls/key.pem", Bus: "nats://t0ken@a:4222,nats://u:p@b:4222,nats://c:4222", Untaged: "k"})
+	require.Equal(t, map[string]any{"PLAIN_HIDDEN": "***", "TLS_KEY_FILE": "/run/tls/key.pem", "BUS_URL": "nats://***@a:4222,nats://***@b:4222,nats://c:4222", "SIGNING_KEY": "***"}, m)
+	require.Equal(t, "nats://t0ken@a:4222", service.MaskURL("nats://t0ken@a:4222"), "MaskURL keeps a user without a password")
+}
+
 type queueSettings struct {
 	Wait time.Duration `env:"WAIT" envDefault:"1s"`
 }

@@ -61,6 +61,9 @@ var Def = worker.Def[Config, *Worker]{
 	Name:    "summarizer",
 	Doc:     "writes session summaries on request, and sweeps for sessions gone idle",
 	Binding: queue.Binding{Durable: "summarizer", Stream: queue.TasksStream, Filters: []string{events.SummarizeTaskSubjects}},
+	// The profile refresh of a user whose facts its summaries changed; the
+	// request for the rest of a long backlog, and the idle sweep's.
+	Publishes: []string{events.ProfileTaskSubjects, events.SummarizeTaskSubjects},
 	// One summary is a few database round trips and, with a model, a slow
 	// request; several run at once. Eight drained a backfill of the dev data
 	// (make check-data) fastest with every worker in one process on two

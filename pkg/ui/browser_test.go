@@ -15,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/testenv"
@@ -177,11 +175,7 @@ func TestInspectorInBrowser(t *testing.T) {
 
 	// A catalog and a shelf, published to JetStream as a catalog service
 	// would: the profiler ranks the catalog by the user's interests.
-	nc, err := nats.Connect(l.NATSURL)
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	require.NoError(t, err)
+	js := l.ConnectNATS(t)
 	pub := queue.NewPublisher(js)
 	var items []events.CatalogItem
 	for i, it := range [][3]string{

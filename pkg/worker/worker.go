@@ -62,6 +62,11 @@ type Def[C, W any] struct {
 	// Binding is where the worker reads; the zero Binding means it reads no
 	// stream (a scheduled job).
 	Binding queue.Binding
+	// Publishes are the subjects the worker publishes to, besides its dead
+	// letters (which its Binding implies): what its NATS user may publish
+	// (Permissions). A subject left out here is refused by a cluster laid
+	// out as docs/operations.md says.
+	Publishes []string
 	// BatchSize and Concurrency are the worker's runner defaults, under its
 	// env overrides (<PREFIX>BATCH_SIZE, <PREFIX>CONCURRENCY).
 	BatchSize, Concurrency int
@@ -113,10 +118,25 @@ type Built struct {
 type About struct {
 	Name, Doc string
 	Binding   queue.Binding
+	Publishes []string
 }
 
 // About implements Worker.
-func (d Def[C, W]) About() About { return About{Name: d.Name, Doc: d.Doc, Binding: d.Binding} }
+func (d Def[C, W]) About() About {
+	return About{Name: d.Name, Doc: d.Doc, Binding: d.Binding, Publishes: d.Publishes}
+}
+
+// Permissions are what the worker's NATS user needs: what every process
+// needs (queue.ProcessPermissions), reading its binding, if any, and
+// publishing its subjects.
+func Permissions(w Worker) queue.Permissions {
+	a := w.About()
+	p := queue.ProcessPermissions().Merge(queue.PublishPermissions(a.Publishes...))
+	if a.Binding.Stream != "" {
+		p = p.Merge(a.Binding.Permissions())
+	}
+	return p
+}
 
 // EnvVars implements Worker.
 func (d Def[C, W]) EnvVars() []string { return service.EnvVars[C]() }

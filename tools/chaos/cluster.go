@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/recallhq/recall/internal/pause"
@@ -58,6 +59,14 @@ func newNATSCluster(ctx context.Context, bin, dir string, n int, ports []int) (*
 		c.version = s.version
 	}
 	return c, nil
+}
+
+// SetAuth has every server started with the run's users, and asked
+// whether it is up as the harness.
+func (c *natsCluster) SetAuth(a *natsAuth) {
+	for _, s := range c.servers {
+		s.conf, s.login = a.Conf, []nats.Option{a.Harness()}
+	}
 }
 
 // Clustered reports whether the run has more than one server.

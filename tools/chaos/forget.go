@@ -191,7 +191,7 @@ func (r *run) forgetUser(ctx context.Context, u forgotten) (map[string]uint64, m
 	fctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(fctx, filepath.Join(r.bin, "recall"), "forget", "-tenant", u.Tenant, "-user", u.User)
-	cmd.Env = envList(r.env)
+	cmd.Env = envList(r.env, r.auth.Env(opsUser)...)
 	cmd.SysProcAttr = childProcAttr()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -32,6 +32,10 @@ type natsServer struct {
 	// server's route URL, its own included (a server ignores its own).
 	cluster int
 	routes  []string
+	// conf is the config file with the run's account and users (empty:
+	// none, anyone gets in), and login how the harness logs in.
+	conf  string
+	login []nats.Option
 
 	cmd  *exec.Cmd
 	done chan struct{}
@@ -134,7 +138,11 @@ func (s *natsServer) Start(ctx context.Context) error {
 // args are the server's command line: client port and store, and in a
 // cluster its route port, the routes and the cluster's name.
 func (s *natsServer) args() []string {
-	args := []string{"-a", "127.0.0.1", "-p", strconv.Itoa(s.port), "-js", "-sd", s.dir, "-n", s.name}
+	var args []string
+	if s.conf != "" {
+		args = append(args, "-c", s.conf)
+	}
+	args = append(args, "-a", "127.0.0.1", "-p", strconv.Itoa(s.port), "-js", "-sd", s.dir, "-n", s.name)
 	if s.cluster != 0 {
 		args = append(args, "--cluster_name", "recall-chaos", "-cluster", "nats://127.0.0.1:"+strconv.Itoa(s.cluster),
 			"-routes", strings.Join(s.routes, ","))
@@ -182,7 +190,7 @@ func (s *natsServer) waitReady(ctx context.Context, timeout time.Duration) error
 }
 
 func (s *natsServer) ping(ctx context.Context) error {
-	nc, err := nats.Connect(s.URL(), nats.Timeout(time.Second), nats.NoReconnect())
+	nc, err := nats.Connect(s.URL(), append(s.login, nats.Timeout(time.Second), nats.NoReconnect())...)
 	if err != nil {
 		return err
 	}

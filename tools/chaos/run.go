@@ -51,6 +51,7 @@ type run struct {
 	procs map[string]*proc
 	order []string // processes running, in start order
 	env   map[string]string
+	auth  *natsAuth
 	start time.Time
 
 	nc  *nats.Conn
@@ -127,6 +128,11 @@ func (r *run) do(ctx context.Context, natsBin, pgBin string) error {
 	if r.nats, err = newNATSCluster(ctx, natsBin, r.dir, o.Servers, ports[:natsPorts]); err != nil {
 		return err
 	}
+	// Every process logs in as its own user of the production layout.
+	if r.auth, err = newNATSAuth(r.dir); err != nil {
+		return err
+	}
+	r.nats.SetAuth(r.auth)
 	// From here ports[1] is PostgreSQL's and ports[2:] the processes'.
 	ports = ports[natsPorts-1:]
 	r.rep.NATSServer = r.nats.version.String() + " (" + natsBin + ")"
@@ -399,7 +405,7 @@ func (r *run) startProcesses(ctx context.Context, ports []int) error {
 	r.env["API_ADDR"] = "127.0.0.1:" + strconv.Itoa(ports[0])
 	for i, name := range processNames {
 		ops := "127.0.0.1:" + strconv.Itoa(ports[1+i])
-		extra := []string{"OPS_ADDR=" + ops}
+		extra := append([]string{"OPS_ADDR=" + ops}, r.auth.Env("recall-"+name)...)
 		p := &proc{
 			name: name, path: filepath.Join(r.bin, name), env: envList(r.env, extra...),
 			logPath: filepath.Join(r.dir, name+".log"), opsURL: "http://" + ops,
@@ -472,7 +478,7 @@ func removeString(xs []string, s string) []string {
 // the server is killed during the run), its JetStream handle, the
 // max-deliveries advisory watch and a database pool for the checks.
 func (r *run) connect(ctx context.Context) error {
-	nc, err := nats.Connect(r.nats.URL(), nats.Name("recall-chaos"), nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond))
+	nc, err := nats.Connect(r.nats.URL(), r.auth.Harness(), nats.Name("recall-chaos"), nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond))
 	if err != nil {
 		return fmt.Errorf("nats: %w", err)
 	}
@@ -786,7 +792,7 @@ func (r *run) redriveStalled(ctx context.Context) error {
 	rctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(rctx, filepath.Join(r.bin, "recall"), append([]string{"dlq", "redrive"}, seqs...)...)
-	cmd.Env = envList(r.env)
+	cmd.Env = envList(r.env, r.auth.Env(opsUser)...)
 	cmd.SysProcAttr = childProcAttr()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		row.Status = statusFail
@@ -822,7 +828,7 @@ func (r *run) replay(ctx context.Context, worker string) error {
 		env[k] = v
 	}
 	env[strings.ToUpper(worker)+"_CONSUMER_ACK_WAIT"] = "1s"
-	cmd.Env = envList(env)
+	cmd.Env = envList(env, r.auth.Env(opsUser)...)
 	cmd.Stdout, cmd.Stderr = lf, lf
 	cmd.SysProcAttr = childProcAttr()
 	start := time.Now()

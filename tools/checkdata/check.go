@@ -129,9 +129,13 @@ func checkData(ctx context.Context, o options, log *slog.Logger) (*dataCheck, er
 	log.Info("posted", "turns", rep.Posted, "refused", rep.Refused, "seconds", rep.Seconds["post"])
 
 	t = time.Now()
-	nc, err := nats.Connect(sys.NATSURL, nats.Name("recall-datacheck"))
+	login, err := sys.NATS.Options()
 	if err != nil {
-		return nil, fmt.Errorf("connect to NATS %s: %w", sys.NATSURL, err)
+		return nil, err
+	}
+	nc, err := nats.Connect(sys.NATS.URL, append(login, nats.Name("recall-datacheck"))...)
+	if err != nil {
+		return nil, fmt.Errorf("connect to NATS %s with %s: %w", sys.NATS.URL, sys.NATS.Login(), err)
 	}
 	defer nc.Close()
 	js, err := jetstream.New(nc)
@@ -165,7 +169,7 @@ func checkData(ctx context.Context, o options, log *slog.Logger) (*dataCheck, er
 		return settledCount, err
 	}
 	so := o.Settle
-	so.NATSURL = sys.NATSURL
+	so.NATS = sys.NATS
 	so.Since = postStart
 	settled, err := recallrun.Settle(ctx, counter, want, so, log)
 	if err != nil {

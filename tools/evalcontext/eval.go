@@ -95,7 +95,7 @@ func run(ctx context.Context, o options, log *slog.Logger) (*report, error) {
 			rep.ByCategory[catKey(q.Category)]++
 		}
 	}
-	apiURL, natsURL := o.APIURL, o.NATSURL
+	apiURL, natsConn := o.APIURL, o.NATS
 	if apiURL == "" {
 		t := time.Now()
 		sys, stop, err := recallrun.Start(ctx, o.System, log)
@@ -103,7 +103,7 @@ func run(ctx context.Context, o options, log *slog.Logger) (*report, error) {
 			return nil, err
 		}
 		defer stop()
-		apiURL, natsURL = sys.APIURL, sys.NATSURL
+		apiURL, natsConn = sys.APIURL, sys.NATS
 		rep.Database = sys.DBName
 		rep.Seconds["start"] = time.Since(t).Seconds()
 	}
@@ -123,7 +123,7 @@ func run(ctx context.Context, o options, log *slog.Logger) (*report, error) {
 
 	t = time.Now()
 	so := o.Settle
-	so.NATSURL = natsURL
+	so.NATS = natsConn
 	settled, err := recallrun.Settle(ctx, recallrun.SessionCounter(c, want), total, so, log)
 	if err != nil {
 		return nil, err

@@ -15,6 +15,7 @@ import (
 	"github.com/recallhq/recall/internal/contexteval"
 	"github.com/recallhq/recall/internal/datasets"
 	"github.com/recallhq/recall/internal/recallrun"
+	"github.com/recallhq/recall/pkg/queue"
 )
 
 // questionType is a LongMemEval question type and the short name the tables
@@ -172,7 +173,7 @@ func run(ctx context.Context, o options, log *slog.Logger) (*report, error) {
 	}
 	rep.Seconds["load"] = time.Since(began).Seconds()
 
-	apiURL, natsURL := o.APIURL, o.NATSURL
+	apiURL, natsConn := o.APIURL, o.NATS
 	if apiURL == "" {
 		t := time.Now()
 		sys, stop, err := recallrun.Start(ctx, o.System, log)
@@ -180,13 +181,13 @@ func run(ctx context.Context, o options, log *slog.Logger) (*report, error) {
 			return nil, err
 		}
 		defer stop()
-		apiURL, natsURL = sys.APIURL, sys.NATSURL
+		apiURL, natsConn = sys.APIURL, sys.NATS
 		rep.Database = sys.DBName
 		rep.Seconds["start"] = time.Since(t).Seconds()
 	}
 	c := recallrun.NewClient(apiURL, o.Tenant, o.APIKey)
 	if !o.Stored {
-		if err := feed(ctx, c, natsURL, insts, convs, o, rep, log); err != nil {
+		if err := feed(ctx, c, natsConn, insts, convs, o, rep, log); err != nil {
 			return nil, err
 		}
 	}
@@ -206,7 +207,7 @@ func run(ctx context.Context, o options, log *slog.Logger) (*report, error) {
 
 // feed posts every instance's turns and waits until the pipeline has
 // stored and processed them, recording the phases in rep.
-func feed(ctx context.Context, c *recallrun.Client, natsURL string, insts []datasets.LongMemEvalInstance, convs []datasets.Conversation,
+func feed(ctx context.Context, c *recallrun.Client, natsConn queue.NATSConfig, insts []datasets.LongMemEvalInstance, convs []datasets.Conversation,
 	o options, rep *report, log *slog.Logger) error {
 	t := time.Now()
 	posted, err := contexteval.Post(ctx, c, convs, o.PostConcurrency, log)
@@ -227,7 +228,7 @@ func feed(ctx context.Context, c *recallrun.Client, natsURL string, insts []data
 
 	t = time.Now()
 	so := o.Settle
-	so.NATSURL = natsURL
+	so.NATS = natsConn
 	settled, err := recallrun.Settle(ctx, recallrun.UserCounter(c, want), posted.Total, so, log)
 	if err != nil {
 		return err
