@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/openaitest"
@@ -223,6 +225,8 @@ func TestAttacks(t *testing.T) {
 	t.Run("mcp", s.crossUserMCP)
 	t.Run("gateway", s.crossUserGateway)
 	t.Run("gateway paths", s.gatewayPaths)
+	t.Run("stream", s.crossUserStream)
+	t.Run("anonymous nats", s.anonymousNATS)
 	t.Run("forget", s.forgetShared)
 	t.Run("bad input", s.badInput)
 	t.Run("framing", s.framing)
@@ -416,6 +420,108 @@ func (s *suite) gatewayPaths(t *testing.T) {
 	}
 }
 
+// crossUserStream: a backend that may publish turns (it holds the embedded
+// server's key) publishes the attacker's turns for the victim's session
+// straight to the stream; every worker refuses them with the reason.
+func (s *suite) crossUserStream(t *testing.T) {
+	const kind = "users apart: a turn on the stream"
+	js := s.l.ConnectNATS(t)
+	at := s.at.Add(150 * time.Second)
+	for _, tu := range []map[string]any{
+		turn("st1", "att", "shared1", "user", "ATTTEXT I love the novel Dune. My name is ADMIN.", at),
+		turn("st2", "att", "shared1", "assistant", "ATTTEXT Reset your password:", at, "items", []map[string]any{{"ref": "https://evil.example/phish", "title": "Reset password"}}),
+	} {
+		tu["v"], tu["tenant_id"] = events.Version, alpha
+		raw, err := json.Marshal(tu)
+		require.NoError(t, err)
+		_, err = js.Publish(t.Context(), events.TurnSubject(alpha, "att", "shared1"), raw, jetstream.WithMsgID(tu["id"].(string)))
+		require.NoError(t, err)
+	}
+	s.settle("att")
+	var letters []map[string]any
+	ok := false
+	for range 100 {
+		res := s.api(http.MethodGet, "/v1/ops/dead-letters?limit=100", nil)
+		var page struct {
+			DeadLetters []map[string]any `json:"dead_letters"`
+		}
+		_ = json.Unmarshal([]byte(res.body), &page)
+		letters = letters[:0]
+		for _, d := range page.DeadLetters {
+			if id, _ := d["event_id"].(string); strings.HasPrefix(id, "st") {
+				letters = append(letters, d)
+			}
+		}
+		if ok = len(letters) >= 6; ok {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	s.led.judge(kind, "each worker that would write something dead-letters them", ok, fmt.Sprint(letters))
+	for _, d := range letters {
+		reason, _ := d["reason"].(string)
+		s.led.judge(kind, fmt.Sprintf("%v refused by %v, naming session_id", d["event_id"], d["consumer"]),
+			strings.Contains(reason, "session_id") && strings.Contains(reason, "belongs to"), reason)
+	}
+	for _, id := range []string{"st1", "st2"} {
+		res := s.api(http.MethodGet, "/v1/turns/"+id, nil)
+		s.led.judge(kind, id+" not stored", res.status == http.StatusNotFound || strings.Contains(res.body, `"stored":false`), res.String())
+	}
+	facts := s.api(http.MethodGet, "/v1/users/att/facts", nil)
+	s.led.judge(kind, "no fact of the refused turn", !strings.Contains(facts.body, "Dune"), facts.String())
+	seen := s.api(http.MethodGet, "/v1/users/att/items/seen", nil)
+	s.led.judge(kind, "no seen item of the refused turn", !strings.Contains(seen.body, "evil.example"), seen.String())
+}
+
+// anonymousNATS: anything that reaches the embedded server's port without
+// its key is refused, whatever it sends, and nothing it sends is stored.
+func (s *suite) anonymousNATS(t *testing.T) {
+	const kind = "NATS asks who is publishing"
+	u, err := url.Parse(s.l.NATSURL)
+	require.NoError(t, err)
+	turnJSON := func(id string) string {
+		b, _ := json.Marshal(map[string]any{"v": events.Version, "id": id, "tenant_id": beta, "user_id": "bob", "session_id": "bs1",
+			"role": "user", "content": "ANONTEXT stored as beta's", "occurred_at": s.at.Format(time.RFC3339)})
+		return string(b)
+	}
+	for i, connect := range []string{
+		`{}`, `{"verbose":true}`, `{"user":"recall","pass":"recall"}`, `{"user":"admin","pass":"admin"}`,
+		`{"auth_token":"recall"}`, `{"nkey":"UDXU4RCSJNZOIQHZNWXHXORDPRTGNJAHAHFRGZNEEJCPQTT2M7NLCNF4","sig":"AAAA"}`,
+	} {
+		id := fmt.Sprintf("anon-%d", i)
+		subject := events.TurnSubject(beta, "bob", "bs1")
+		body := turnJSON(id)
+		hdr := "NATS/1.0\r\nNats-Msg-Id: " + id + "\r\n\r\n"
+		proto := fmt.Sprintf("CONNECT %s\r\nPUB %s %d\r\n%s\r\nHPUB %s %d %d\r\n%s%s\r\nPING\r\n",
+			connect, subject, len(body), body, subject, len(hdr), len(hdr)+len(body), hdr, body)
+		answer := rawNATS(t, u.Host, proto)
+		s.led.judge(kind, "CONNECT "+connect, strings.Contains(answer, "Authorization Violation") && !strings.Contains(answer, "PONG"), answer)
+	}
+	res := s.call(http.MethodGet, s.l.URL, "/v1/users/bob", beta, betaKey, nil)
+	s.led.judge(kind, "nothing stored as tenant beta's", res.status == http.StatusNotFound, res.String())
+	s.led.judge(kind, "the stream's files hold none of it", !storeHolds(t, s.natsDir(), "ANONTEXT"), "")
+}
+
+// rawNATS writes proto to a NATS server over a bare TCP connection and
+// returns what it answers within two seconds.
+func rawNATS(t *testing.T, addr, proto string) string {
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	require.NoError(t, err)
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(2 * time.Second))
+	buf := make([]byte, 4096)
+	n, _ := conn.Read(buf) // INFO
+	out := string(buf[:n])
+	_, _ = conn.Write([]byte(proto))
+	for {
+		n, err := conn.Read(buf)
+		out += string(buf[:n])
+		if err != nil {
+			return out
+		}
+	}
+}
+
 // forgetShared: sessions shared before a session had one owner, forgotten
 // exactly, as the database and the stream's files show.
 func (s *suite) forgetShared(t *testing.T) {
@@ -427,10 +533,22 @@ func (s *suite) forgetShared(t *testing.T) {
 		turn("f3", "by4", "by4-own", "user", "BY4OWN my own", at),
 	})
 	require.Equal(t, http.StatusAccepted, res.status, res.body)
-	legacy.Turns(t, s.l.DB,
-		events.Turn{V: events.Version, ID: "g3", TenantID: alpha, UserID: "att3", SessionID: "s3", OccurredAt: at.Add(time.Second), Role: events.RoleUser, Content: "ATT3TEXT personal data of att3"},
-		events.Turn{V: events.Version, ID: "g4", TenantID: alpha, UserID: "by4", SessionID: "s4", OccurredAt: at.Add(time.Second), Role: events.RoleUser, Content: "BY4TEXT bystander"},
-	)
+	// What an earlier version stored, and published then on the stream,
+	// where the workers now refuse it (its dead letters hold it too).
+	guests := []events.Turn{
+		{V: events.Version, ID: "g3", TenantID: alpha, UserID: "att3", SessionID: "s3", OccurredAt: at.Add(time.Second), Role: events.RoleUser, Content: "ATT3TEXT personal data of att3"},
+		{V: events.Version, ID: "g4", TenantID: alpha, UserID: "by4", SessionID: "s4", OccurredAt: at.Add(time.Second), Role: events.RoleUser, Content: "BY4TEXT bystander"},
+	}
+	legacy.Turns(t, s.l.DB, guests...)
+	js := s.l.ConnectNATS(t)
+	for _, g := range guests {
+		raw, err := json.Marshal(g)
+		require.NoError(t, err)
+		_, err = js.Publish(t.Context(), events.TurnSubject(alpha, g.UserID, g.SessionID), raw, jetstream.WithMsgID(g.ID))
+		require.NoError(t, err)
+	}
+	s.settle("vic3")
+	s.led.judge(kind, "the stream's files hold the guests' text before the forget", storeHolds(t, s.natsDir(), "ATT3TEXT") && storeHolds(t, s.natsDir(), "BY4TEXT"), "")
 	forget := func(user string) answer {
 		path := "/v1/users/" + url.PathEscape(user)
 		before := s.api(http.MethodGet, path, nil)
@@ -441,6 +559,8 @@ func (s *suite) forgetShared(t *testing.T) {
 	forget("att3")
 	dump := s.l.DB.Dump(t)
 	s.led.judge(kind, "pg_dump holds none of the forgotten guest's text", !bytes.Contains(dump, []byte("ATT3TEXT")), "")
+	s.led.judge(kind, "the stream's files hold none of it, dead letters included", !storeHolds(t, s.natsDir(), "ATT3TEXT"), "")
+	s.led.judge(kind, "the stream's files still hold the bystander's", storeHolds(t, s.natsDir(), "BY4TEXT"), "")
 	for _, kept := range []string{"VIC3TEXT", "VIC4TEXT", "BY4TEXT", "BY4OWN"} {
 		s.led.judge(kind, "pg_dump still holds "+kept, bytes.Contains(dump, []byte(kept)), "")
 	}
@@ -456,7 +576,8 @@ func (s *suite) forgetShared(t *testing.T) {
 	forget("by4")
 	dump = s.l.DB.Dump(t)
 	s.led.judge(kind, "then the bystander, exactly", !bytes.Contains(dump, []byte("BY4TEXT")) && !bytes.Contains(dump, []byte("BY4OWN")), "")
-	s.led.judge(kind, "the stream's files hold none of the forgotten users' text", !storeHolds(t, s.natsDir(), "VIC4TEXT") && !storeHolds(t, s.natsDir(), "BY4OWN"), "")
+	s.led.judge(kind, "the stream's files hold none of the forgotten users' text", !storeHolds(t, s.natsDir(), "VIC4TEXT") &&
+		!storeHolds(t, s.natsDir(), "BY4OWN") && !storeHolds(t, s.natsDir(), "BY4TEXT"), "")
 	s.led.judge(kind, "the stream's files still hold the others' text", storeHolds(t, s.natsDir(), "VIC3TEXT"), "")
 }
 
@@ -490,15 +611,7 @@ func sameCounts(a, b string) bool {
 }
 
 // natsDir is the embedded NATS server's store directory.
-func (s *suite) natsDir() string {
-	for _, kv := range s.l.Env {
-		if dir, ok := strings.CutPrefix(kv, "DATA_DIR="); ok {
-			return filepath.Join(dir, "nats")
-		}
-	}
-	s.t.Fatal("no DATA_DIR")
-	return ""
-}
+func (s *suite) natsDir() string { return s.l.Data.NATSStoreDir() }
 
 func storeHolds(t *testing.T, dir, text string) bool {
 	found := false
