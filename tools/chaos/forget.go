@@ -14,8 +14,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/recallhq/recall/internal/pause"
 	"github.com/recallhq/recall/pkg/contract"
+	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/queue"
 )
 
@@ -206,6 +209,99 @@ func (r *run) forgetUser(ctx context.Context, u forgotten) (map[string]uint64, m
 	return res.StreamMessages, res.Rows, nil
 }
 
+// bystander is the text only a bystander's turn holds: a turn of another
+// user in a forgotten user's session, which the forget must leave.
+func bystander(u forgotten) string { return strings.Replace(u.Marker, "-forget-", "-bystander-", 1) }
+
+// shareSessions gives each forgotten user sessions shared with another user
+// of their tenant, as versions before a session had one owner stored them:
+// a turn of the forgotten user (with their marker) in the other user's
+// session, and a turn of the other user (with a bystander's text) in the
+// forgotten user's. Both are written to PostgreSQL as ingest and the
+// indexer wrote them then and published on the turn stream as they were
+// then, where the workers now refuse them (each dead-letters them, so the
+// dead letters hold them too); `recall sessions -scan` then records the
+// guests, as the migration did for what it found. The forget must remove
+// the first and leave the second, here and in every server's store.
+func (r *run) shareSessions(ctx context.Context, users []forgotten) error {
+	for i, u := range users {
+		var hostSession, host, ownSession string
+		if err := r.db.QueryRow(ctx, `SELECT session_id, user_id FROM sessions WHERE tenant_id = $1 AND user_id <> $2 ORDER BY session_id LIMIT 1`,
+			u.Tenant, u.User).Scan(&hostSession, &host); err != nil {
+			return fmt.Errorf("shared sessions: another user of %s: %w", u.Tenant, err)
+		}
+		if err := r.db.QueryRow(ctx, `SELECT session_id FROM sessions WHERE tenant_id = $1 AND user_id = $2 ORDER BY session_id LIMIT 1`,
+			u.Tenant, u.User).Scan(&ownSession); err != nil {
+			return fmt.Errorf("shared sessions: a session of %s/%s: %w", u.Tenant, u.User, err)
+		}
+		at := time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC)
+		for _, t := range []events.Turn{
+			{V: events.Version, ID: fmt.Sprintf("chaos-guest-%d", i), TenantID: u.Tenant, UserID: u.User, SessionID: hostSession,
+				OccurredAt: at, Role: events.RoleUser, Content: "a turn in another user's session (" + u.Marker + ")"},
+			{V: events.Version, ID: fmt.Sprintf("chaos-bystander-%d", i), TenantID: u.Tenant, UserID: host, SessionID: ownSession,
+				OccurredAt: at, Role: events.RoleUser, Content: "a bystander's turn (" + bystander(u) + ")"},
+		} {
+			if _, err := r.db.Exec(ctx, `
+				WITH m AS (
+				    INSERT INTO messages (tenant_id, event_id, session_id, user_id, role, content, occurred_at)
+				    VALUES ($1, $2, $3, $4, 'user', $5, $6) RETURNING 1
+				), e AS (
+				    INSERT INTO search_entries (tenant_id, user_id, kind, source_id, session_id, role, occurred_at, body, terms, term_count)
+				    VALUES ($1, $4, 'message', $2, $3, 'user', $6, $5, to_tsvector('simple', $5), 3)
+				)
+				UPDATE sessions SET message_count = message_count + 1 WHERE tenant_id = $1 AND session_id = $3`,
+				t.TenantID, t.ID, t.SessionID, t.UserID, t.Content, t.OccurredAt); err != nil {
+				return fmt.Errorf("shared sessions: store %s: %w", t.ID, err)
+			}
+			raw, err := json.Marshal(t)
+			if err != nil {
+				return err
+			}
+			if _, err := r.js.Publish(ctx, events.TurnSubject(t.TenantID, t.UserID, t.SessionID), raw, jetstream.WithMsgID(t.ID)); err != nil {
+				return fmt.Errorf("shared sessions: publish %s: %w", t.ID, err)
+			}
+		}
+	}
+	out, err := r.tool(ctx, "sessions", "-scan", "-json")
+	if err != nil {
+		return err
+	}
+	r.rep.add(countRow("guests `recall sessions -scan` finds in the forgotten users' tenants' shared sessions", int64(2*len(users)), int64(strings.Count(out, `"user_id"`))))
+	return nil
+}
+
+// tool runs a `recall` command as the operator would and returns its
+// standard output.
+func (r *run) tool(ctx context.Context, args ...string) (string, error) {
+	tctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(tctx, filepath.Join(r.bin, "recall"), args...)
+	cmd.Env = envList(r.env)
+	cmd.SysProcAttr = childProcAttr()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("recall %s: %w: %s", strings.Join(args, " "), err, lastLine(stderr.String()))
+	}
+	return string(out), nil
+}
+
+// dumpHolds counts, of texts, those a pg_dump of the run's database holds.
+func (r *run) dumpHolds(ctx context.Context, texts []string) (int64, error) {
+	out, err := exec.CommandContext(ctx, filepath.Join(r.pgBin, "pg_dump"), "--no-owner", "--dbname", r.pg.URL("recall")).Output()
+	if err != nil {
+		return 0, fmt.Errorf("pg_dump: %w", err)
+	}
+	var n int64
+	for _, t := range texts {
+		if bytes.Contains(out, []byte(t)) {
+			n++
+		}
+	}
+	return n, nil
+}
+
 // forgetChecks forget the marked users once everything else is checked and
 // then look for their text in every server's store directory. First it must
 // be there, on every server (else the check could not fail); then `recall
@@ -222,6 +318,13 @@ func (r *run) forgetChecks(ctx context.Context, users []forgotten) error {
 	}
 	who := strings.Join(names, ", ")
 	n := len(r.nats.servers)
+	if err := r.shareSessions(ctx, users); err != nil {
+		return err
+	}
+	var markers, bystanders []string
+	for _, u := range users {
+		markers, bystanders = append(markers, u.Marker), append(bystanders, bystander(u))
+	}
 
 	// The followers write the turns as the Raft log hands them over: wait
 	// until every server's stream store holds the text.
@@ -261,6 +364,25 @@ func (r *run) forgetChecks(ctx context.Context, users []forgotten) error {
 		left += c
 	}
 	r.rep.add(countRow("messages rows of the forgotten users after the forget", 0, left))
+	held, err := r.dumpHolds(ctx, markers)
+	if err != nil {
+		return err
+	}
+	r.rep.add(countRow("forgotten users' texts a pg_dump of the database holds after the forget (their turns in other users' sessions too)", 0, held))
+	kept, err := r.dumpHolds(ctx, bystanders)
+	if err != nil {
+		return err
+	}
+	r.rep.add(countRow("bystanders' texts (their turns in the forgotten users' sessions) a pg_dump still holds", int64(len(bystanders)), kept))
+	var guestsLeft int64
+	for _, u := range users {
+		var c int64
+		if err := r.db.QueryRow(ctx, `SELECT count(*) FROM session_guests WHERE tenant_id = $1 AND (user_id = $2 OR owner_id = $2)`, u.Tenant, u.User).Scan(&c); err != nil {
+			return err
+		}
+		guestsLeft += c
+	}
+	r.rep.add(countRow("session_guests rows naming a forgotten user after the forget", 0, guestsLeft))
 
 	// Each follower applies the erase when its Raft log reaches it.
 	after, took, err := r.waitForgotten(ctx, users, 30*time.Second, func(h holdings) bool { return h.count(false) == 0 })
@@ -274,6 +396,23 @@ func (r *run) forgetChecks(ctx context.Context, users []forgotten) error {
 	}
 	r.rep.add(row)
 	r.rep.Notes = append(r.rep.Notes, fmt.Sprintf("forgotten users' text right after the forget: %d stream-store files, %d Raft log files (%s)", after.count(false), after.count(true), after.String()))
+	var bystanderServers int
+	for _, srv := range r.nats.servers {
+		holds := 0
+		for _, b := range bystanders {
+			files, err := filesHolding(srv.dir, []byte(b))
+			if err != nil {
+				return err
+			}
+			if len(files) > 0 {
+				holds++
+			}
+		}
+		if holds == len(bystanders) {
+			bystanderServers++
+		}
+	}
+	r.rep.add(countRow("servers whose store still holds every bystander's turn after the forget", int64(n), int64(bystanderServers)))
 
 	// The Raft log of each server still holds the entries that carried the
 	// turns, until the stream's next snapshot on that server compacts the

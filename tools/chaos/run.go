@@ -48,6 +48,7 @@ type run struct {
 	rep   *Report
 	nats  *natsCluster
 	pg    *pgcluster.Cluster
+	pgBin string // the PostgreSQL binaries' directory (pg_dump)
 	procs map[string]*proc
 	order []string // processes running, in start order
 	env   map[string]string
@@ -113,6 +114,7 @@ func Run(ctx context.Context, o Options, log *slog.Logger) (*Report, error) {
 }
 
 func (r *run) do(ctx context.Context, natsBin, pgBin string) error {
+	r.pgBin = pgBin
 	o := r.o
 	setup := time.Now()
 	// NATS takes a client port per server and, clustered, a route port
