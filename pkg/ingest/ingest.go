@@ -62,15 +62,16 @@ func New(cfg Config, d *worker.Deps) *Worker {
 
 // Handle is the batch handler: malformed or invalid turns fail permanently (the
 // runner dead-letters them at once), and so do turns whose session belongs to
-// another user (worker.OwnSessions); the others are stored in one
-// transaction (queue.Batch: one poisoned turn cannot hold back the others).
+// another user, which the statement that stores the others judges (and, for
+// a session the batch is the first to write, decides: store.IngestTurns);
+// the others are stored in one transaction (queue.Batch: one poisoned turn
+// cannot hold back the others).
 func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 	return queue.Batch[store.StoredTurn]{
 		Prepare: func(_ context.Context, m queue.Message) (store.StoredTurn, bool, error) {
 			t, err := queue.TurnEnvelope.Read(m, w.limits)
 			return store.StoredTurn{Turn: t, Seq: m.Seq}, err == nil, err
 		},
-		Admit: worker.OwnSessions(w.store, func(st *store.StoredTurn) store.SessionClaim { return store.ClaimOf(&st.Turn) }),
 		Store: w.store1,
 		Log:   w.log,
 	}.Handle(ctx, msgs)
@@ -78,14 +79,22 @@ func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 
 func (w *Worker) store1(ctx context.Context, turns []store.StoredTurn) error {
 	res, err := w.store.IngestTurns(ctx, turns, w.trigger)
-	if len(res.Due) > 0 {
-		// Stored even when a turn was left out (store.ErrSessionOwned).
-		w.requestSummaries(ctx, res.Due)
-	}
 	if err != nil {
 		return classify(err)
 	}
-	return nil
+	if len(res.Due) > 0 {
+		w.requestSummaries(ctx, res.Due)
+	}
+	if len(res.Refused) == 0 {
+		return nil
+	}
+	// The others are stored: each refused turn is dead-lettered with the
+	// reason, the same every worker of the stream gives (worker.OwnSessions).
+	errs := make(queue.ValueErrors, len(turns))
+	for _, r := range res.Refused {
+		errs[r.Index] = queue.Permanent(worker.SessionOwnedError(turns[r.Index].Turn.SessionID, r.Owner))
+	}
+	return errs
 }
 
 // requestSummaries publishes a summarize request for each session the batch

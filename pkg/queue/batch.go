@@ -2,6 +2,8 @@ package queue
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 
 	"github.com/recallhq/recall/pkg/events"
@@ -57,10 +59,34 @@ type Batch[T any] struct {
 	// error per value, or nil for none; a value with an error is left out of
 	// the store and its message retried.
 	Enrich func(ctx context.Context, vs []T) []error
-	// Store stores values in one transaction; on error nothing was stored.
+	// Store stores values in one transaction; on error nothing was stored,
+	// except for ValueErrors: the others were stored, and each value with
+	// an error is that value's answer.
 	Store func(ctx context.Context, vs []T) error
 	// Log, when set, hears of a batch stored one value at a time.
 	Log *slog.Logger
+}
+
+// ValueErrors is what a Batch's Store returns when it stored the batch but
+// left some values out, each for a reason of its own (a turn whose session
+// belongs to another user): one error per value, nil for those stored.
+// Each message gets its value's answer (a permanent error dead-letters it),
+// rather than the batch being stored again one value at a time.
+type ValueErrors []error
+
+func (e ValueErrors) Error() string {
+	n, first := 0, error(nil)
+	for _, err := range e {
+		if err != nil {
+			if n++; first == nil {
+				first = err
+			}
+		}
+	}
+	if first == nil {
+		return "no value left out"
+	}
+	return fmt.Sprintf("%d of %d values left out, the first: %v", n, len(e), first)
 }
 
 // Handle is the batch handler.
@@ -97,6 +123,12 @@ func (b Batch[T]) Handle(ctx context.Context, msgs []Message) []error {
 		return errs
 	}
 	err := b.Store(ctx, vs)
+	if ve, ok := errors.AsType[ValueErrors](err); ok && len(ve) == len(vs) {
+		for k, e := range ve {
+			errs[idx[k]] = e
+		}
+		return errs
+	}
 	if err == nil || len(vs) == 1 {
 		for _, i := range idx {
 			errs[i] = err

@@ -164,7 +164,7 @@ func TestListItemPlanUsesTheListIndex(t *testing.T) {
 	for i := range 2000 {
 		batch = append(batch, turn("t", fmt.Sprintf("s%d", i%20), fmt.Sprintf("e%05d", i), t0.Add(time.Duration(i)*time.Second)))
 	}
-	batch = append(batch, listTurn("t", "u", "s1", "L", t0, "/a"))
+	batch = append(batch, listTurn("t", "u-s1", "s1", "L", t0, "/a"))
 	_, err := db.Store.InsertTurns(ctx, batch)
 	require.NoError(t, err)
 	_, err = db.Store.Pool().Exec(ctx, `ANALYZE messages`)

@@ -21,11 +21,16 @@ type StoredTurn struct {
 
 // InsertTurns stores a batch in one transaction. Turns whose (tenant, event id) is
 // already stored are skipped, so redelivery, duplicate publishes and replays change
-// nothing; session aggregates count only new rows. Tool calls and items are
+// nothing; session aggregates count only new rows. A turn whose session belongs
+// to another user is left out, and the error then wraps ErrSessionOwned (the
+// others are stored). Tool calls and items are
 // stored as received (events.Turn.ItemsJSON). It returns how many sessions
 // gained messages. It asks for no summaries: the ingest worker uses IngestTurns.
 func (s *Store) InsertTurns(ctx context.Context, turns []StoredTurn) (int64, error) {
 	res, err := s.IngestTurns(ctx, turns, SummaryTrigger{EveryMessages: -1})
+	if err == nil && len(res.Refused) > 0 {
+		err = fmt.Errorf("insert turns: %d turn(s) left out: %w", len(res.Refused), ErrSessionOwned)
+	}
 	return res.Sessions, err
 }
 
@@ -70,13 +75,25 @@ func (s *Store) IngestTurns(ctx context.Context, turns []StoredTurn, trigger Sum
 		dueTenant, dueSession, dueUser []string
 		dueFrom, dueThrough            []int64
 		dueLast                        []time.Time
+		refusedAt                      []int64
+		refusedOwner                   []string
+		raced                          int64
 	)
-	err := s.pool.QueryRow(ctx, q(qMessageInsertBatch),
-		tenant, event, session, user, site, agent, role, content, toolCalls, items, metadata, occurred, seq,
-		trigger.EveryMessages, max(trigger.MinInterval, 0).Microseconds(),
-	).Scan(&res.Sessions, &res.Refused, &dueTenant, &dueSession, &dueUser, &dueFrom, &dueThrough, &dueLast)
+	// One statement judges, stores and counts (MessageInsertBatch); its
+	// transaction is rolled back when another writer made one of the
+	// batch's new sessions for another user meanwhile.
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		err := tx.QueryRow(ctx, q(qMessageInsertBatch),
+			tenant, event, session, user, site, agent, role, content, toolCalls, items, metadata, occurred, seq,
+			trigger.EveryMessages, max(trigger.MinInterval, 0).Microseconds(),
+		).Scan(&res.Sessions, &refusedAt, &refusedOwner, &raced, &dueTenant, &dueSession, &dueUser, &dueFrom, &dueThrough, &dueLast)
+		if err == nil && raced > 0 {
+			err = errSessionRaced
+		}
+		return err
+	})
 	if err != nil {
-		return res, fmt.Errorf("insert turns: %w", err)
+		return IngestResult{}, fmt.Errorf("insert turns: %w", err)
 	}
 	if len(dueTenant) > 0 {
 		res.Due = make([]DueSession, len(dueTenant))
@@ -85,13 +102,23 @@ func (s *Store) IngestTurns(ctx context.Context, turns []StoredTurn, trigger Sum
 				FromCount: dueFrom[i], ThroughCount: dueThrough[i], LastMessageAt: dueLast[i].UTC()}
 		}
 	}
-	if res.Refused > 0 {
-		// The rest are stored (and Due is theirs); this fails the batch so
-		// that each turn is tried again alone, and the refused one's next
-		// delivery is judged by its session's owner as it stands.
-		return res, fmt.Errorf("insert turns: %d turn(s) left out: %w", res.Refused, ErrSessionOwned)
+	for i, at := range refusedAt {
+		res.Refused = append(res.Refused, RefusedTurn{Index: int(at) - 1, Owner: refusedOwner[i]})
 	}
 	return res, nil
+}
+
+// errSessionRaced: another writer made one of a batch's new sessions for
+// another user while the batch was stored; the batch is tried again.
+var errSessionRaced = errors.New("a session was made for another user meanwhile; try again")
+
+// RefusedTurn is a turn IngestTurns left out because its session belongs
+// to another user.
+type RefusedTurn struct {
+	// Index is the turn's place in the batch given.
+	Index int
+	// Owner is the user the session belongs to.
+	Owner string
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -191,3 +191,54 @@ func TestForgetUserSharedSessions(t *testing.T) {
 	_, err = ten.Session(ctx, "s4")
 	require.True(t, errors.Is(err, store.ErrNotFound))
 }
+
+// Ingest judges a batch's turns by their sessions' owners in the statement
+// that stores them: a session the batch is the first to write is the user's
+// of its earliest turn (stream sequence), the turns of others for it are
+// left out and reported with the owner, and batches racing for one new
+// session leave it one owner's turns only.
+func TestIngestJudgesOwners(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testenv.NewDB(t)
+	t0 := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+	res, err := db.Store.IngestTurns(ctx, []store.StoredTurn{
+		{Turn: ownerTurn("x2", "t", "later", "new", "second by stream order", t0), Seq: 12},
+		{Turn: ownerTurn("x1", "t", "first", "new", "first by stream order", t0.Add(time.Minute)), Seq: 11},
+		{Turn: ownerTurn("x3", "t", "first", "new", "the owner's again", t0.Add(2*time.Minute)), Seq: 13},
+	}, store.SummaryTrigger{EveryMessages: -1})
+	require.NoError(t, err)
+	require.Equal(t, []store.RefusedTurn{{Index: 0, Owner: "first"}}, res.Refused)
+	sess, err := db.Store.Tenant("t").Session(ctx, "new")
+	require.NoError(t, err)
+	require.Equal(t, "first", sess.UserID)
+	require.Equal(t, int64(2), sess.MessageCount)
+
+	for round := range 4 {
+		session := fmt.Sprintf("race-%d", round)
+		var wg sync.WaitGroup
+		for i := range 6 {
+			wg.Go(func() {
+				user := fmt.Sprintf("u%d", i)
+				turns := []store.StoredTurn{{Turn: ownerTurn(fmt.Sprintf("%s-%d-a", session, i), "t", user, session, "a", t0)},
+					{Turn: ownerTurn(fmt.Sprintf("%s-%d-b", session, i), "t", user, session, "b", t0.Add(time.Second))}}
+				for {
+					_, err := db.Store.IngestTurns(ctx, turns, store.SummaryTrigger{EveryMessages: -1})
+					if err == nil {
+						return
+					}
+					// A race lost is tried again, as the worker's redelivery would.
+					require.ErrorContains(t, err, "meanwhile")
+				}
+			})
+		}
+		wg.Wait()
+		var users, msgs int64
+		require.NoError(t, db.Store.Pool().QueryRow(ctx, `SELECT count(DISTINCT user_id), count(*) FROM messages WHERE tenant_id = 't' AND session_id = $1`, session).Scan(&users, &msgs))
+		require.Equal(t, int64(1), users, "round %d", round)
+		sess, err := db.Store.Tenant("t").Session(ctx, session)
+		require.NoError(t, err)
+		require.Equal(t, msgs, sess.MessageCount)
+		require.Equal(t, int64(2), msgs)
+	}
+}

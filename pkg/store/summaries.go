@@ -45,9 +45,9 @@ type IngestResult struct {
 	// Due are the sessions this batch made due for a summary, each asked once
 	// per summary (see SummaryTrigger).
 	Due []DueSession
-	// Refused is how many turns were left out because their session
-	// belongs to another user (IngestTurns then fails with ErrSessionOwned).
-	Refused int64
+	// Refused are the turns left out because their session belongs to
+	// another user; the others are stored.
+	Refused []RefusedTurn
 }
 
 func scanSummary(row pgx.CollectableRow) (record.Summary, error) {

@@ -8,32 +8,49 @@
 -- microseconds of event time since it; the first summary needs only the count;
 -- $14 <= 0 turns the trigger off). A session is asked once per summary: the ask
 -- is recorded in summary_requested_count and not repeated while it is
--- outstanding. The result is one row: the number of sessions touched, how
--- many turns were left out because their session belongs to another user
--- and, as arrays, the sessions asked for now.
+-- outstanding.
 --
--- A session belongs to one user (SessionClaimBatch): the worker claimed the
--- batch's sessions before, and a turn of another user never gets here; the
--- guard below keeps one out all the same should its session have been
--- deleted and claimed again by another user in between.
+-- A session belongs to one user: its row's user_id, which nothing changes,
+-- made by the first turn any front door or worker accepted for it
+-- (SessionClaimBatch), or here. A turn whose session is another user's is
+-- left out and reported; a session the batch is the first to write belongs
+-- to the user of its earliest turn in the batch (stream sequence, then the
+-- order given), and the turns of others for it are left out. Should another
+-- writer make one of those sessions for another user while this statement
+-- runs, its upsert is skipped (the WHERE below) and reported as raced: the
+-- caller then rolls the statement's transaction back and tries again, when
+-- the session's row decides.
+--
+-- The result is one row: the number of sessions touched, the places (1-based,
+-- in the arrays given) and owners of the turns left out, how many sessions
+-- raced, and, as arrays, the sessions asked for now.
 WITH input AS (
     SELECT *
     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
                 $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
-                $12::timestamptz[], $13::bigint[])
+                $12::timestamptz[], $13::bigint[]) WITH ORDINALITY
       AS r(tenant_id, event_id, session_id, user_id, site_id, agent_id,
-           role, content, tool_calls, items, metadata, occurred_at, stream_seq)
+           role, content, tool_calls, items, metadata, occurred_at, stream_seq, ord)
+), firsts AS (
+    SELECT DISTINCT ON (tenant_id, session_id) tenant_id, session_id, user_id
+    FROM input
+    ORDER BY tenant_id, session_id, stream_seq, ord
+), owners AS (
+    -- One probe of the session key per session of the batch.
+    SELECT f.tenant_id, f.session_id, coalesce(s.user_id, f.user_id) AS owner
+    FROM firsts f
+    LEFT JOIN sessions s ON s.tenant_id = f.tenant_id AND s.session_id = f.session_id
 ), rows AS (
-    SELECT r.*
+    SELECT r.*, r.user_id = o.owner AS own, o.owner
     FROM input r
-    WHERE NOT EXISTS (SELECT 1 FROM sessions s
-                      WHERE s.tenant_id = r.tenant_id AND s.session_id = r.session_id AND s.user_id <> r.user_id)
+    JOIN owners o ON o.tenant_id = r.tenant_id AND o.session_id = r.session_id
 ), ins AS (
     INSERT INTO messages (tenant_id, event_id, session_id, user_id, site_id, agent_id,
                           role, content, tool_calls, items, metadata, occurred_at, stream_seq)
     SELECT tenant_id, event_id, session_id, user_id, site_id, agent_id,
            role, content, tool_calls::jsonb, items::jsonb, metadata::jsonb, occurred_at, stream_seq
     FROM rows
+    WHERE own
     ON CONFLICT (tenant_id, event_id) DO NOTHING
     RETURNING tenant_id, session_id, user_id, site_id, agent_id, role, occurred_at
 ), agg AS (
@@ -67,13 +84,20 @@ WITH input AS (
             THEN (s.message_count + EXCLUDED.message_count) - (s.system_count + EXCLUDED.system_count)
             ELSE s.summary_requested_count END,
         updated_at       = now()
+    WHERE s.user_id = EXCLUDED.user_id
     RETURNING tenant_id, session_id, user_id, message_count - system_count AS counted,
               summarized_count, summary_requested_count, last_message_at
+), raced AS (
+    SELECT 1 FROM agg a
+    WHERE NOT EXISTS (SELECT 1 FROM up u WHERE u.tenant_id = a.tenant_id AND u.session_id = a.session_id)
 ), due AS (
     SELECT * FROM up
     WHERE summary_requested_count = counted AND summary_requested_count > summarized_count
 )
-SELECT (SELECT count(*) FROM up), (SELECT count(*) FROM input) - (SELECT count(*) FROM rows),
+SELECT (SELECT count(*) FROM up),
+       (SELECT coalesce(array_agg(ord ORDER BY ord), '{}') FROM rows WHERE NOT own),
+       (SELECT coalesce(array_agg(owner ORDER BY ord), '{}') FROM rows WHERE NOT own),
+       (SELECT count(*) FROM raced),
        coalesce(array_agg(tenant_id), '{}'), coalesce(array_agg(session_id), '{}'),
        coalesce(array_agg(user_id), '{}'), coalesce(array_agg(summarized_count), '{}'),
        coalesce(array_agg(counted), '{}'), coalesce(array_agg(last_message_at), '{}')
