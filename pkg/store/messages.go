@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/record"
@@ -77,21 +78,24 @@ func (s *Store) IngestTurns(ctx context.Context, turns []StoredTurn, trigger Sum
 		dueLast                        []time.Time
 		refusedAt                      []int64
 		refusedOwner                   []string
-		raced                          int64
 	)
-	// One statement judges, stores and counts (MessageInsertBatch); its
-	// transaction is rolled back when another writer made one of the
-	// batch's new sessions for another user meanwhile.
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		err := tx.QueryRow(ctx, q(qMessageInsertBatch),
-			tenant, event, session, user, site, agent, role, content, toolCalls, items, metadata, occurred, seq,
-			trigger.EveryMessages, max(trigger.MinInterval, 0).Microseconds(),
-		).Scan(&res.Sessions, &refusedAt, &refusedOwner, &raced, &dueTenant, &dueSession, &dueUser, &dueFrom, &dueThrough, &dueLast)
-		if err == nil && raced > 0 {
+	args := []any{tenant, event, session, user, site, agent, role, content, toolCalls, items, metadata, occurred, seq,
+		trigger.EveryMessages, max(trigger.MinInterval, 0).Microseconds()}
+	// Almost every batch's sessions are each its owner's: one statement
+	// stores it (MessageInsertBatch). One that is not fails whole on the
+	// sessions' owner (sessionOwnerMismatch) and is stored judged turn by
+	// turn (MessageInsertJudged), which fails the same way only when
+	// another writer made one of its new sessions for another user
+	// meanwhile: the batch is then tried again.
+	err := s.pool.QueryRow(ctx, q(qMessageInsertBatch), args...).
+		Scan(&res.Sessions, &dueTenant, &dueSession, &dueUser, &dueFrom, &dueThrough, &dueLast)
+	if sessionOwnerMismatch(err) {
+		err = s.pool.QueryRow(ctx, q(qMessageInsertJudged), args...).
+			Scan(&res.Sessions, &refusedAt, &refusedOwner, &dueTenant, &dueSession, &dueUser, &dueFrom, &dueThrough, &dueLast)
+		if sessionOwnerMismatch(err) {
 			err = errSessionRaced
 		}
-		return err
-	})
+	}
 	if err != nil {
 		return IngestResult{}, fmt.Errorf("insert turns: %w", err)
 	}
@@ -111,6 +115,17 @@ func (s *Store) IngestTurns(ctx context.Context, turns []StoredTurn, trigger Sum
 // errSessionRaced: another writer made one of a batch's new sessions for
 // another user while the batch was stored; the batch is tried again.
 var errSessionRaced = errors.New("a session was made for another user meanwhile; try again")
+
+// sessionOwnerMismatch reports whether err is the insert statements' way of
+// saying that a session of the batch is not the user's its turns name: a
+// NULL written into sessions.user_id.
+func sessionOwnerMismatch(err error) bool {
+	pgErr, ok := errors.AsType[*pgconn.PgError](err)
+	return ok && pgErr.Code == notNullViolation && pgErr.TableName == "sessions" && pgErr.ColumnName == "user_id"
+}
+
+// notNullViolation is PostgreSQL's SQLSTATE for a NULL in a NOT NULL column.
+const notNullViolation = "23502"
 
 // RefusedTurn is a turn IngestTurns left out because its session belongs
 // to another user.

@@ -102,6 +102,8 @@ var (
 	qSeenListPrune = queryName{"SeenListPrune"}
 	// qMessageInsertBatch is MessageInsertBatch of queries/messages.sql.
 	qMessageInsertBatch = queryName{"MessageInsertBatch"}
+	// qMessageInsertJudged is MessageInsertJudged of queries/messages.sql.
+	qMessageInsertJudged = queryName{"MessageInsertJudged"}
 	// qMessageListAfter is MessageListAfter of queries/messages.sql.
 	qMessageListAfter = queryName{"MessageListAfter"}
 	// qMessageDeleteBySession is MessageDeleteBySession of queries/messages.sql.
@@ -274,6 +276,7 @@ var queryNameList = []queryName{
 	qItemNotificationPrune,
 	qSeenListPrune,
 	qMessageInsertBatch,
+	qMessageInsertJudged,
 	qMessageListAfter,
 	qMessageDeleteBySession,
 	qMessageListRecent,

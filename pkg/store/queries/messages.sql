@@ -8,6 +8,88 @@
 -- microseconds of event time since it; the first summary needs only the count;
 -- $14 <= 0 turns the trigger off). A session is asked once per summary: the ask
 -- is recorded in summary_requested_count and not repeated while it is
+-- outstanding. The result is one row: the number of sessions touched and, as
+-- arrays, the sessions asked for now.
+--
+-- A session belongs to one user: its row's user_id, which nothing changes
+-- (SessionClaimBatch). This statement stores a batch whose sessions are each
+-- one user's, their owner's or, for a session the batch is the first to
+-- write, its own: what almost every batch is. When a session of the batch
+-- has turns of two users, or of another user than its owner (a session
+-- another writer made meanwhile included), the user_id written is NULL and
+-- the sessions' NOT NULL constraint fails the whole statement, so that
+-- nothing of the batch is stored; the caller then stores it turn by turn
+-- judged (MessageInsertJudged). One probe fewer a session than judging
+-- every batch.
+WITH rows AS (
+    SELECT *
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+                $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
+                $12::timestamptz[], $13::bigint[])
+      AS r(tenant_id, event_id, session_id, user_id, site_id, agent_id,
+           role, content, tool_calls, items, metadata, occurred_at, stream_seq)
+), ins AS (
+    INSERT INTO messages (tenant_id, event_id, session_id, user_id, site_id, agent_id,
+                          role, content, tool_calls, items, metadata, occurred_at, stream_seq)
+    SELECT tenant_id, event_id, session_id, user_id, site_id, agent_id,
+           role, content, tool_calls::jsonb, items::jsonb, metadata::jsonb, occurred_at, stream_seq
+    FROM rows
+    ON CONFLICT (tenant_id, event_id) DO NOTHING
+    RETURNING tenant_id, session_id, user_id, site_id, agent_id, role, occurred_at
+), agg AS (
+    SELECT tenant_id, session_id,
+           CASE WHEN min(user_id) = max(user_id) THEN min(user_id) END AS user_id,
+           min(site_id) AS site_id, min(agent_id) AS agent_id,
+           count(*) AS n, count(*) FILTER (WHERE role = 'system') AS sys,
+           min(occurred_at) AS first_at, max(occurred_at) AS last_at
+    FROM ins
+    GROUP BY tenant_id, session_id
+), up AS (
+    INSERT INTO sessions AS s (tenant_id, session_id, user_id, site_id, agent_id,
+                               message_count, system_count, first_message_at, last_message_at,
+                               summary_requested_count)
+    SELECT tenant_id, session_id, user_id, site_id, agent_id, n, sys, first_at, last_at,
+           CASE WHEN $14::int > 0 AND n - sys >= $14::int THEN n - sys ELSE 0 END
+    FROM agg
+    ORDER BY tenant_id, session_id
+    ON CONFLICT (tenant_id, session_id) DO UPDATE
+    SET user_id          = CASE WHEN s.user_id = EXCLUDED.user_id THEN s.user_id END,
+        message_count    = s.message_count + EXCLUDED.message_count,
+        system_count     = s.system_count + EXCLUDED.system_count,
+        first_message_at = least(s.first_message_at, EXCLUDED.first_message_at),
+        last_message_at  = greatest(s.last_message_at, EXCLUDED.last_message_at),
+        summary_requested_count = CASE
+            WHEN $14::int > 0
+             AND s.summary_requested_count <= s.summarized_count
+             AND (s.message_count + EXCLUDED.message_count) - (s.system_count + EXCLUDED.system_count)
+                 - s.summarized_count >= $14::int
+             AND (s.summarized_at IS NULL
+                  OR greatest(s.last_message_at, EXCLUDED.last_message_at)
+                     >= s.summarized_at + $15::bigint * interval '1 microsecond')
+            THEN (s.message_count + EXCLUDED.message_count) - (s.system_count + EXCLUDED.system_count)
+            ELSE s.summary_requested_count END,
+        updated_at       = now()
+    RETURNING tenant_id, session_id, user_id, message_count - system_count AS counted,
+              summarized_count, summary_requested_count, last_message_at
+), due AS (
+    SELECT * FROM up
+    WHERE summary_requested_count = counted AND summary_requested_count > summarized_count
+)
+SELECT (SELECT count(*) FROM up),
+       coalesce(array_agg(tenant_id), '{}'), coalesce(array_agg(session_id), '{}'),
+       coalesce(array_agg(user_id), '{}'), coalesce(array_agg(summarized_count), '{}'),
+       coalesce(array_agg(counted), '{}'), coalesce(array_agg(last_message_at), '{}')
+FROM due;
+
+-- name: MessageInsertJudged
+-- MessageInsertBatch for a batch it refused: each turn judged by its session's
+-- owner.
+--
+-- It also decides, in the same statement, which sessions this batch made due for
+-- a summary ($14 non-system messages since the last summary, and $15
+-- microseconds of event time since it; the first summary needs only the count;
+-- $14 <= 0 turns the trigger off). A session is asked once per summary: the ask
+-- is recorded in summary_requested_count and not repeated while it is
 -- outstanding.
 --
 -- A session belongs to one user: its row's user_id, which nothing changes,
@@ -17,13 +99,13 @@
 -- to the user of its earliest turn in the batch (stream sequence, then the
 -- order given), and the turns of others for it are left out. Should another
 -- writer make one of those sessions for another user while this statement
--- runs, its upsert is skipped (the WHERE below) and reported as raced: the
--- caller then rolls the statement's transaction back and tries again, when
--- the session's row decides.
+-- runs, the user_id written is NULL (as in MessageInsertBatch) and the
+-- statement fails whole: the caller tries again, when the session's row
+-- decides.
 --
 -- The result is one row: the number of sessions touched, the places (1-based,
--- in the arrays given) and owners of the turns left out, how many sessions
--- raced, and, as arrays, the sessions asked for now.
+-- in the arrays given) and owners of the turns left out, and, as arrays, the
+-- sessions asked for now.
 WITH input AS (
     SELECT *
     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
@@ -69,7 +151,8 @@ WITH input AS (
     FROM agg
     ORDER BY tenant_id, session_id
     ON CONFLICT (tenant_id, session_id) DO UPDATE
-    SET message_count    = s.message_count + EXCLUDED.message_count,
+    SET user_id          = CASE WHEN s.user_id = EXCLUDED.user_id THEN s.user_id END,
+        message_count    = s.message_count + EXCLUDED.message_count,
         system_count     = s.system_count + EXCLUDED.system_count,
         first_message_at = least(s.first_message_at, EXCLUDED.first_message_at),
         last_message_at  = greatest(s.last_message_at, EXCLUDED.last_message_at),
@@ -84,12 +167,8 @@ WITH input AS (
             THEN (s.message_count + EXCLUDED.message_count) - (s.system_count + EXCLUDED.system_count)
             ELSE s.summary_requested_count END,
         updated_at       = now()
-    WHERE s.user_id = EXCLUDED.user_id
     RETURNING tenant_id, session_id, user_id, message_count - system_count AS counted,
               summarized_count, summary_requested_count, last_message_at
-), raced AS (
-    SELECT 1 FROM agg a
-    WHERE NOT EXISTS (SELECT 1 FROM up u WHERE u.tenant_id = a.tenant_id AND u.session_id = a.session_id)
 ), due AS (
     SELECT * FROM up
     WHERE summary_requested_count = counted AND summary_requested_count > summarized_count
@@ -97,7 +176,6 @@ WITH input AS (
 SELECT (SELECT count(*) FROM up),
        (SELECT coalesce(array_agg(ord ORDER BY ord), '{}') FROM rows WHERE NOT own),
        (SELECT coalesce(array_agg(owner ORDER BY ord), '{}') FROM rows WHERE NOT own),
-       (SELECT count(*) FROM raced),
        coalesce(array_agg(tenant_id), '{}'), coalesce(array_agg(session_id), '{}'),
        coalesce(array_agg(user_id), '{}'), coalesce(array_agg(summarized_count), '{}'),
        coalesce(array_agg(counted), '{}'), coalesce(array_agg(last_message_at), '{}')
