@@ -157,6 +157,17 @@ func applyBudget(ph phrases, p *Parts, limit int) (Budget, lines) {
 		if p.ProfileLimit > 0 {
 			left = capped - (min(capped, p.ProfileLimit) - left)
 		}
+		// The user's own statements, in their order (those that bear on
+		// the message first), within their own cap.
+		capped = left
+		if p.StatementLimit > 0 {
+			left = min(left, p.StatementLimit)
+		}
+		keep = fit(l.statements, blockSize(ph.statements))
+		pr.Statements, l.statements, pr.Cuts = pr.Statements[:keep], l.statements[:keep], addCut(pr.Cuts, len(pr.Statements)-keep)
+		if p.StatementLimit > 0 {
+			left = capped - (min(capped, p.StatementLimit) - left)
+		}
 	}
 	if lst := p.List; lst != nil {
 		keep := fit(l.list, blockSize(ph.list))
@@ -364,6 +375,7 @@ func (l lines) spent(ph phrases) PartSpend {
 	if sp.Profile > 0 {
 		sp.Profile++
 	}
+	sp.Profile += block(ph.statements, l.statements)
 	for i, s := range l.facts {
 		sp.Facts += factSize(ph, i, s)
 	}

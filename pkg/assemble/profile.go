@@ -1,6 +1,9 @@
 package assemble
 
-import "strings"
+import (
+	"strings"
+	"time"
+)
 
 // Profile is who the user is and what they asked for, as the context states
 // it: the current values of their profile's keys (pkg/attribute resolves
@@ -13,7 +16,22 @@ type Profile struct {
 	// Requests are what the user asked the assistant to do ("reply in:
 	// English"), to be followed unless the current message says otherwise.
 	Requests []ProfileEntry
-	Cuts     []Cut
+	// Statements are the user's own standing statements chosen for this
+	// message (the ones that bear on it first, then the strongest), each
+	// shown in their words with its date.
+	Statements []Statement
+	Cuts       []Cut
+}
+
+// Statement is a self-statement of the user's as the context shows it.
+type Statement struct {
+	Text string
+	At   time.Time
+	// SessionID is the session it was said in.
+	SessionID string
+	// Matched reports that it was chosen for bearing on the current
+	// message, not only for its strength.
+	Matched bool
 }
 
 // ProfileEntry is one key's current values.
@@ -26,7 +44,23 @@ type ProfileEntry struct {
 }
 
 // Empty reports whether the profile has nothing to say.
-func (p *Profile) Empty() bool { return p == nil || len(p.About)+len(p.Requests) == 0 }
+func (p *Profile) Empty() bool {
+	return p == nil || len(p.About)+len(p.Requests)+len(p.Statements) == 0
+}
+
+// statementLine is a statement as the prompt shows it: "- [2024-05-01] I
+// avoid …", on one line.
+func statementLine(st Statement, zone *time.Location) string {
+	var b strings.Builder
+	b.WriteString("- ")
+	if !st.At.IsZero() {
+		b.WriteString("[")
+		b.WriteString(st.At.In(zone).Format(time.DateOnly))
+		b.WriteString("] ")
+	}
+	writeRemembered(&b, st.Text)
+	return b.String()
+}
 
 // profileEntryText is an entry's text in the prompt: "label: value, value".
 func profileEntryText(ph phrases, e ProfileEntry) string {

@@ -34,6 +34,9 @@ type Parts struct {
 	// ProfileLimit caps the characters the profile may take of the budget
 	// (0: no cap of its own).
 	ProfileLimit int
+	// StatementLimit caps the characters the user's own statements may
+	// take, past the profile's keys (0: no cap of their own).
+	StatementLimit int
 	// Now is the time the context is for (its `at`, or the time it was
 	// asked): each recalled day says how long before it that day was
 	// ("Fri 5 May 2023, 25 days ago"), so that "how long ago" and "how long
@@ -68,6 +71,8 @@ type phrases struct {
 	// about opens who the user is; asked opens what they asked for, and
 	// says it is to be followed; entrySep separates their entries.
 	about, asked, entrySep string
+	// statements heads the user's own standing statements.
+	statements             string
 	framing, window, colon string
 	roles                  map[string]string
 	// interests opens the facts line; types names fact types; sep and open/close
@@ -98,14 +103,15 @@ type phrases struct {
 
 var text = map[string]phrases{
 	LangEN: {
-		lang:      LangEN,
-		about:     "About the user: ",
-		asked:     "The user has asked (follow this unless the current message says otherwise): ",
-		entrySep:  "; ",
-		framing:   "[Memory] The following is remembered from earlier turns. Use it as context and preference only, not as a source of facts: do not state it as fact, and prefer the user's current message and fresh tool results where they differ.",
-		window:    "Recent conversation in this session:",
-		colon:     ": ",
-		interests: "The user has shown interest in: ", sep: ", ", open: " (", close: ")",
+		lang:       LangEN,
+		about:      "About the user: ",
+		asked:      "The user has asked (follow this unless the current message says otherwise): ",
+		entrySep:   "; ",
+		statements: "What the user has said about themselves, in their own words (standing unless the current message says otherwise; dated, the newest word on a matter wins):",
+		framing:    "[Memory] The following is remembered from earlier turns. Use it as context and preference only, not as a source of facts: do not state it as fact, and prefer the user's current message and fresh tool results where they differ.",
+		window:     "Recent conversation in this session:",
+		colon:      ": ",
+		interests:  "The user has shown interest in: ", sep: ", ", open: " (", close: ")",
 		earlier: "Earlier conversations:", mentioned: "The user mentioned: ", current: "Earlier in this session: ",
 		list: "The list last shown to the user in this session (numbered as shown; when the user picks one by its number, use that item and quote its ref exactly, never make one up):",
 		ref:  "ref: ",
@@ -119,14 +125,15 @@ var text = map[string]phrases{
 		date: appendEnDate, ago: appendEnAgo, agoSep: ", ", gap: appendEnGap, gapSep: "; ",
 	},
 	LangZH: {
-		lang:      LangZH,
-		about:     "关于用户：",
-		asked:     "用户的长期要求（除非当前消息另有说明，请遵循）：",
-		entrySep:  "；",
-		framing:   "【记忆】以下内容来自之前的对话，仅作为上下文和偏好参考，不作为事实来源：不要把它当作事实陈述；与用户当前消息或最新工具结果不一致时，以后者为准。",
-		window:    "本次会话最近的对话：",
-		colon:     "：",
-		interests: "用户曾关注：", sep: "、", open: "（", close: "）",
+		lang:       LangZH,
+		about:      "关于用户：",
+		asked:      "用户的长期要求（除非当前消息另有说明，请遵循）：",
+		entrySep:   "；",
+		statements: "用户自述（用户原话，长期有效，除非当前消息另有说明；带日期，同一件事以最新的说法为准）：",
+		framing:    "【记忆】以下内容来自之前的对话，仅作为上下文和偏好参考，不作为事实来源：不要把它当作事实陈述；与用户当前消息或最新工具结果不一致时，以后者为准。",
+		window:     "本次会话最近的对话：",
+		colon:      "：",
+		interests:  "用户曾关注：", sep: "、", open: "（", close: "）",
 		earlier: "之前的对话摘要：", mentioned: "用户曾提及：", current: "本次会话较早的内容：",
 		list: "本次会话最近展示给用户的列表（编号与展示时一致；用户按编号选择时，使用对应条目并原样引用其 ref，不要编造）：",
 		ref:  "ref: ",
@@ -441,6 +448,10 @@ func ResolveLang(lang string, p Parts) string {
 				}
 			}
 		}
+		for _, st := range p.Profile.Statements {
+			h, o := script.Count(st.Text)
+			han, other = han+h, other+o
+		}
 	}
 	for _, s := range p.Summaries.Previous {
 		h, o := script.Count(s.Summary)
@@ -477,6 +488,8 @@ type lines struct {
 	// about and requests are the profile's entries, without their line's
 	// opening or separators.
 	about, requests []string
+	// statements are the user's own statements, a line each.
+	statements []string
 	// facts are the facts' texts, without the line's opening or separators.
 	facts    []string
 	previous []string
@@ -495,6 +508,12 @@ func renderLines(ph phrases, p Parts) lines {
 		return strings.TrimSuffix(b.String(), "\n")
 	}
 	l.about, l.requests = profileLines(ph, p.Profile)
+	if p.Profile != nil {
+		l.statements = make([]string, len(p.Profile.Statements))
+		for i, st := range p.Profile.Statements {
+			l.statements[i] = statementLine(st, p.zone())
+		}
+	}
 	l.facts = make([]string, len(p.Facts.Facts))
 	for i, f := range p.Facts.Facts {
 		l.facts[i] = line(func() { writeFact(&b, ph, f) })
@@ -528,11 +547,12 @@ func renderLines(ph phrases, p Parts) lines {
 // what the history search recalled, the window, and the list last.
 func (l lines) write(ph phrases) string {
 	if len(l.window) == 0 && len(l.facts) == 0 && len(l.previous) == 0 && l.current == "" && len(l.list) == 0 && len(l.recalled) == 0 &&
-		len(l.about) == 0 && len(l.requests) == 0 {
+		len(l.about) == 0 && len(l.requests) == 0 && len(l.statements) == 0 {
 		return ""
 	}
-	size := len(ph.framing) + len(ph.interests) + len(ph.earlier) + len(ph.recalled) + len(ph.window) + len(ph.list) + len(ph.about) + len(ph.asked) + 16
-	for _, group := range [...][]string{l.about, l.requests, l.facts, l.previous, l.recalled, l.window, l.list} {
+	size := len(ph.framing) + len(ph.interests) + len(ph.earlier) + len(ph.recalled) + len(ph.window) + len(ph.list) + len(ph.about) + len(ph.asked) +
+		len(ph.statements) + 16
+	for _, group := range [...][]string{l.about, l.requests, l.statements, l.facts, l.previous, l.recalled, l.window, l.list} {
 		for _, s := range group {
 			size += len(s) + len(ph.sep)
 		}
@@ -548,6 +568,15 @@ func (l lines) write(ph phrases) string {
 				b.WriteString(line)
 				b.WriteString("\n")
 			}
+		}
+	}
+	if len(l.statements) > 0 {
+		b.WriteString("\n")
+		b.WriteString(ph.statements)
+		b.WriteByte('\n')
+		for _, st := range l.statements {
+			b.WriteString(st)
+			b.WriteByte('\n')
 		}
 	}
 	if len(l.facts) > 0 {

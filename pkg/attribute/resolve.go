@@ -82,7 +82,11 @@ func Resolve(s *Schema, as []Assertion) Resolved {
 		single := known && k.Kind == Single || a.Item == ""
 		var ends []int
 		for sl, j := range current {
-			if sl.key == a.Key && (single || a.Op == Remove && a.Item == "" || sl.item == a.Item) {
+			// A removal names its item by the item or by its current value:
+			// a statement's item is its matter, and the user who corrects
+			// it names it by its words.
+			byValue := a.Op == Remove && a.Item != "" && ItemKey(vals[j].Value) == a.Item
+			if sl.key == a.Key && (single || a.Op == Remove && a.Item == "" || sl.item == a.Item || byValue) {
 				ends = append(ends, j)
 			}
 		}

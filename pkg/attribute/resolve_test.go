@@ -226,3 +226,26 @@ func TestLoadSchemas(t *testing.T) {
 		require.ErrorContains(t, err, "PROFILE_SCHEMA_FILE")
 	}
 }
+
+// A statement's item is its matter: a newer statement on the same matter
+// supersedes the older, one on another matter stands beside it; and the
+// user or the app takes one out by its words.
+func TestResolveStatements(t *testing.T) {
+	t.Parallel()
+	s := attribute.Default()
+	said := func(matter, text, id string, day int) attribute.Assertion {
+		a := put(attribute.KeyStatements, text, attribute.Stated, id, day)
+		a.Item = attribute.ItemKey(matter)
+		return a
+	}
+	require.Equal(t, []string{"statements=I no longer eat spicy food.", "statements=I'm a huge fan of jazz."}, current(t, s,
+		said("spicy food", "I love spicy food.", "e1", 0),
+		said("jazz", "I'm a huge fan of jazz.", "e2", 1),
+		said("spicy food", "I no longer eat spicy food.", "e3", 2),
+	))
+	require.Equal(t, []string{"statements=I love spicy food."}, current(t, s,
+		said("spicy food", "I love spicy food.", "e1", 0),
+		said("jazz", "I'm a huge fan of jazz.", "e2", 1),
+		remove(attribute.KeyStatements, "i'm a huge  fan of jazz.", attribute.Explicit, "e3", 2),
+	))
+}

@@ -63,6 +63,10 @@ const (
 // Formats are the formats a schema may give a key.
 var Formats = []string{FormatTimezone}
 
+// KeyStatements is the set of the user's self-statements, in their own
+// words (pkg/attribute/stated.Self): an item per matter.
+const KeyStatements = "statements"
+
 // DefaultMaxChars bounds a value of a key that sets no bound: a phrase, not
 // a document.
 const DefaultMaxChars = 200

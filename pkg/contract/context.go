@@ -119,7 +119,20 @@ type PartSpend struct {
 type ContextProfile struct {
 	About    []ProfileEntry `json:"about"`
 	Requests []ProfileEntry `json:"requests"`
-	Cuts     []Cut          `json:"cuts,omitempty"`
+	// Statements are the user's own standing statements the prompt shows:
+	// those that bear on the current message first, then the strongest.
+	Statements []ProfileStatement `json:"statements,omitempty"`
+	Cuts       []Cut              `json:"cuts,omitempty"`
+}
+
+// ProfileStatement is a self-statement of the user's as the prompt shows
+// it: their words, when and in which session they said it, and whether it
+// was chosen for bearing on the current message.
+type ProfileStatement struct {
+	Text      string    `json:"text"`
+	At        time.Time `json:"at"`
+	SessionID string    `json:"session_id,omitempty"`
+	Matched   bool      `json:"matched"`
 }
 
 // ProfileEntry is one key's current values as the prompt states them.

@@ -63,6 +63,7 @@ var shapes = []shape{
 	{v: contract.PartSpend{}, openapi: "Context.budget.parts", ts: "PartSpend", py: "PartSpend"},
 	{v: contract.ContextProfile{}, openapi: "Context.profile", ts: "ContextProfile", py: "ContextProfile"},
 	{v: contract.ProfileEntry{}, openapi: "Context.profile.about[]", ts: "ProfileEntry", py: "ProfileEntry"},
+	{v: contract.ProfileStatement{}, openapi: "Context.profile.statements[]", ts: "ProfileStatement", py: "ProfileStatement"},
 	{v: contract.List{}, openapi: "Context.list", ts: "PresentedList", py: "PresentedList"},
 	{v: contract.ListEntry{}, openapi: "Context.list.items[]", ts: "ListEntry", py: "ListEntry"},
 	{v: contract.Window{}, openapi: "Context.window", ts: "Window", py: "Window"},

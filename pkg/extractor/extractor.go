@@ -189,7 +189,12 @@ func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 				return learned{}, false, err
 			}
 			ms, err := w.mentions(ctx, &t)
+			if err != nil {
+				return learned{}, false, err
+			}
 			l := learned{claim: store.ClaimOf(&t), mentions: ms, stated: w.statements(&t)}
+			picked, err := w.choice(ctx, m, &t)
+			l.stated = append(l.stated, picked...)
 			return l, len(l.mentions)+len(l.stated) > 0, err
 		},
 		Admit: worker.OwnSessions(w.store, func(l *learned) store.SessionClaim { return l.claim }),
@@ -305,6 +310,18 @@ func (w *Worker) statements(t *events.Turn) []store.AssertionRow {
 			continue
 		}
 		w.metrics.stated.WithLabelValues(st.Key, "read").Inc()
+		out = append(out, store.AssertionRow{TenantID: t.TenantID, UserID: t.UserID, Assertion: a})
+	}
+	// Every self-statement, in the user's words, one item per matter: a
+	// newer statement on the same matter supersedes the older.
+	for _, st := range stated.Self(t.Content) {
+		a := attribute.Assertion{Key: attribute.KeyStatements, Item: attribute.ItemKey(st.Matter), Value: st.Text, Op: attribute.Put,
+			Source: attribute.Stated, EventID: t.ID, Evidence: []string{t.ID}, SessionID: t.SessionID, Confidence: st.Strength, At: t.OccurredAt}
+		if err := attribute.Normalize(schema, &a); err != nil {
+			w.metrics.stated.WithLabelValues(attribute.KeyStatements, "refused").Inc()
+			continue
+		}
+		w.metrics.stated.WithLabelValues(attribute.KeyStatements, "read").Inc()
 		out = append(out, store.AssertionRow{TenantID: t.TenantID, UserID: t.UserID, Assertion: a})
 	}
 	return out

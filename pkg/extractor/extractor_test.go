@@ -3,6 +3,7 @@ package extractor_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/extractor"
+	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/service"
 )
 
@@ -270,15 +272,26 @@ func TestExtractorReadsStatedAttributes(t *testing.T) {
 	as, err := b.db.Store.Tenant("t").Assertions(context.Background(), "u")
 	require.NoError(t, err)
 	r := attribute.Resolve(attribute.Default(), as)
-	var current []string
+	var current, said []string
 	for _, v := range r.Current {
-		current = append(current, v.Key+"="+v.Value)
 		require.Equal(t, attribute.Stated, v.Source)
 		require.Equal(t, []string{v.EventID}, v.Evidence)
 		require.Equal(t, "s1", v.SessionID)
+		if v.Key == attribute.KeyStatements {
+			said = append(said, v.Item+"="+v.Value)
+			continue
+		}
+		current = append(current, v.Key+"="+v.Value)
 	}
 	require.Equal(t, []string{"location=Berlin", "allergies=peanuts (daughter)", "requests=please never suggest recipes with peanuts"}, current)
-	require.Len(t, as, 4, "the assistant's turn taught nothing")
+	// Each sentence in the user's words, one item per matter: the move to
+	// Berlin supersedes the statement of living in Paris.
+	require.Equal(t, []string{
+		"request please never suggest recipes with peanuts=My daughter is allergic to peanuts, so please never suggest recipes with peanuts.",
+		"trip kyoto april=Also I'm planning a trip to Kyoto in April.",
+		"location=I moved to Berlin last week.",
+	}, said)
+	require.Len(t, as, 8, "the assistant's turn taught nothing")
 
 	// A redelivered or replayed turn stores nothing twice.
 	b.publish(t, turn("1b", "t", "u", events.RoleUser, "I'm allergic to shellfish.", t0.Add(2*time.Hour)))
@@ -288,5 +301,45 @@ func TestExtractorReadsStatedAttributes(t *testing.T) {
 	require.Zero(t, again)
 	as, err = b.db.Store.Tenant("t").Assertions(context.Background(), "u")
 	require.NoError(t, err)
-	require.Len(t, as, 5)
+	require.Len(t, as, 10)
+}
+
+// A pick among the options the assistant's reply offered is kept as a
+// statement marked as a choice: what was chosen, and what was turned down;
+// the user's reason, in their words, beside it. A pick of nothing listed,
+// or a number that is no pick, keeps no choice.
+func TestExtractorReadsChoices(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.start(t)
+	// The reply is read from the store: ingest stores it, maybe after the
+	// extractor first sees the pick.
+	testenv.StartWorker(t, b.nats, b.db, ingest.Def, nil)
+	options := "Here are some ideas:\n1. A guided bus tour of the old town.\n2. **A quiet cooking class** with a local chef.\n3. A night at the busiest rooftop bar."
+	b.publish(t,
+		turn("1", "t", "u", events.RoleUser, "What could we do on Saturday?", t0),
+		turn("2", "t", "u", events.RoleAssistant, options, t0.Add(time.Second)),
+		turn("3", "t", "u", events.RoleUser, "I think option 2 suits me best. I find crowded bars exhausting.", t0.Add(time.Minute)),
+		turn("4", "t", "u", events.RoleAssistant, "Lovely choice!", t0.Add(2*time.Minute)),
+		turn("5", "t", "u", events.RoleUser, "I have 3 kids and they like buses.", t0.Add(3*time.Minute)),
+	)
+	b.waitIdle(t)
+	b.nats.WaitSettled(t, queue.TurnsStream, ingest.Def.Binding.Durable)
+	as, err := b.db.Store.Tenant("t").Assertions(context.Background(), "u")
+	require.NoError(t, err)
+	var said []string
+	for _, v := range attribute.Resolve(attribute.Default(), as).Current {
+		if v.Key == attribute.KeyStatements {
+			said = append(said, v.Value)
+			if strings.HasPrefix(v.Value, "Chose") {
+				require.Equal(t, []string{"2", "3"}, v.Evidence, "the reply and the pick")
+				require.Equal(t, "choice a quiet cooking class with a", v.Item)
+			}
+		}
+	}
+	require.Equal(t, []string{
+		"Chose from the options offered: A quiet cooking class with a local chef. (not: A guided bus tour of the old town.; A night at the busiest rooftop bar.)",
+		"I find crowded bars exhausting.",
+		"I have 3 kids and they like buses.",
+	}, said)
 }

@@ -160,8 +160,9 @@ func (s *Service) ContextWith(ctx context.Context, tenant string, qv url.Values,
 	parts.Window.Messages = nonNil(parts.Window.Messages)
 	parts.Summaries = assemble.PickSummaries(data.Summaries, data.Summary, parts.Window, counts)
 	parts.List = assemble.CurrentList(data.List)
-	parts.Profile = contextProfile(s.schemas.For(tenant), data.Assertions, s.cfg.ContextProfileDerived)
+	parts.Profile = contextProfile(s.schemas.For(tenant), data.Assertions, s.cfg.ContextProfileDerived, query, s.cfg.ContextStatementChars >= 0)
 	parts.ProfileLimit = max(s.cfg.ContextProfileChars, 0)
+	parts.StatementLimit = max(s.cfg.ContextStatementChars, 0)
 	parts.RecalledShare = s.cfg.ContextRecalledShare
 	parts.Now = now
 	parts.Zone = zone
@@ -206,16 +207,25 @@ func (s *Service) userZone(tenant string, as []attribute.Assertion) *time.Locati
 }
 
 // contextProfile is the profile part of a context: the current values of
-// the user's attributes, a key's items together, in the schema's order.
-func contextProfile(schema *attribute.Schema, as []attribute.Assertion, derived bool) *assemble.Profile {
+// the user's attributes, a key's items together, in the schema's order; and
+// their own statements chosen for the query (pickStatements), unless
+// statements is false.
+func contextProfile(schema *attribute.Schema, as []attribute.Assertion, derived bool, query string, statements bool) *assemble.Profile {
 	if len(as) == 0 {
 		return nil
 	}
 	var p assemble.Profile
+	var said []attribute.Value
+	filled := map[string]bool{}
 	for _, v := range attribute.Resolve(schema, as).Current {
 		if v.Source == attribute.Derived && !derived {
 			continue
 		}
+		if v.Key == attribute.KeyStatements {
+			said = append(said, v)
+			continue
+		}
+		filled[v.Key] = true
 		k, _ := schema.Key(v.Key)
 		group := &p.About
 		if k.Group == attribute.Preference {
@@ -226,6 +236,9 @@ func contextProfile(schema *attribute.Schema, as []attribute.Assertion, derived 
 			continue
 		}
 		*group = append(*group, assemble.ProfileEntry{Key: v.Key, Label: k.Label, Values: []string{v.Value}})
+	}
+	if statements {
+		p.Statements = pickStatements(said, query, filled)
 	}
 	if p.Empty() {
 		return nil

@@ -81,6 +81,12 @@ type Config struct {
 	// this bounds what it can take from the other parts; -1: no cap of its
 	// own.
 	ContextProfileChars int `env:"CONTEXT_PROFILE_CHARS" envDefault:"800"`
+	// ContextStatementChars caps the characters the user's own standing
+	// statements (the profile's statements: "I avoid hotels downtown",
+	// "my son can't have nuts") may take, after the profile's keys: those
+	// that bear on the current message first, then the strongest whatever
+	// the message; -1: none are shown.
+	ContextStatementChars int `env:"CONTEXT_STATEMENT_CHARS" envDefault:"1200"`
 	// ContextRecalledShare is the most the recalled part may take of what
 	// the profile, the current list and the window leave of the budget
 	// when the sessions' summaries and the interest facts would use the
@@ -135,6 +141,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.ContextProfileChars == 0 {
 		c.ContextProfileChars = d.ContextProfileChars
+	}
+	if c.ContextStatementChars == 0 {
+		c.ContextStatementChars = d.ContextStatementChars
 	}
 	if c.ContextMaxRecalled == 0 {
 		c.ContextMaxRecalled = d.ContextMaxRecalled

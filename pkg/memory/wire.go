@@ -136,5 +136,9 @@ func toContextProfile(p *assemble.Profile, lang string) *contract.ContextProfile
 		}
 		return contract.ProfileEntry{Key: e.Key, Label: label, Values: e.Values}
 	}
-	return &contract.ContextProfile{About: nonNil(mapSlice(p.About, entry)), Requests: nonNil(mapSlice(p.Requests, entry)), Cuts: toCuts(p.Cuts)}
+	said := mapSlice(p.Statements, func(st assemble.Statement) contract.ProfileStatement {
+		return contract.ProfileStatement{Text: st.Text, At: st.At, SessionID: st.SessionID, Matched: st.Matched}
+	})
+	return &contract.ContextProfile{About: nonNil(mapSlice(p.About, entry)), Requests: nonNil(mapSlice(p.Requests, entry)), Statements: said,
+		Cuts: toCuts(p.Cuts)}
 }

@@ -237,3 +237,21 @@ func (t *Tenant) TurnRow(ctx context.Context, eventID string) (TurnRow, error) {
 	r.Seq = uint64(max(seq, 0))
 	return r, nil
 }
+
+// ReplyBefore is the newest turn of a session before at, when it is the
+// assistant's: the reply a user's turn at at answers (a pick among the
+// options it offered). Only the session owner's turns count.
+func (t *Tenant) ReplyBefore(ctx context.Context, sessionID string, at time.Time) (record.Message, bool, error) {
+	rows, err := t.s.pool.Query(ctx, q(qMessageListRecentBefore), t.id, sessionID, at, 1, false)
+	if err != nil {
+		return record.Message{}, false, fmt.Errorf("reply before: %w", err)
+	}
+	msgs, err := appendMessages(nil, rows)
+	if err != nil {
+		return record.Message{}, false, fmt.Errorf("reply before: %w", err)
+	}
+	if len(msgs) == 0 || msgs[0].Role != "assistant" {
+		return record.Message{}, false, nil
+	}
+	return msgs[0], true, nil
+}

@@ -390,14 +390,27 @@ class ProfileEntry(TypedDict):
     values: List[str]
 
 
+class _ProfileStatementBase(TypedDict):
+    text: str
+    at: str
+    matched: bool
+
+
+class ProfileStatement(_ProfileStatementBase, total=False):
+    """A self-statement of the user's as the prompt shows it: their words, when, and whether it bears on the message."""
+
+    session_id: str
+
+
 class _ContextProfileBase(TypedDict):
     about: List[ProfileEntry]
     requests: List[ProfileEntry]
 
 
 class ContextProfile(_ContextProfileBase, total=False):
-    """Who the user is (``about``) and what they asked the assistant to do (``requests``)."""
+    """Who the user is (``about``), what they asked the assistant to do (``requests``), their own statements."""
 
+    statements: List[ProfileStatement]
     cuts: List[Cut]
 
 

@@ -232,7 +232,18 @@ export interface ProfileEntry {
 export interface ContextProfile {
   about: ProfileEntry[];
   requests: ProfileEntry[];
+  /** The user's own standing statements: those that bear on the message first, then the strongest. */
+  statements?: ProfileStatement[];
   cuts?: Cut[];
+}
+
+/** A self-statement of the user's as the prompt shows it. */
+export interface ProfileStatement {
+  text: string;
+  at: string;
+  session_id?: string;
+  /** Chosen for bearing on the current message, or for its strength. */
+  matched: boolean;
 }
 
 export interface PartSpend {

@@ -66,12 +66,16 @@ var family = `(daughter|son|wife|husband|partner|kid|child|children|kids|mother|
 var rules = []rule{
 	// English: who the user is.
 	{key: "name", hints: []string{"my name", "call me", "go by"}, re: regexp.MustCompile(`(?i:\bmy name is|\bmy name's|\bcall me|\bi go by|\bplease call me)\s+` + enName + `\b`), confidence: 0.9},
-	{key: "location", hints: []string{"live in", "moved to", "based in", "relocated to"}, re: regexp.MustCompile(`(?i:\bi live in|\bi(?:'ve| have)? (?:just |recently )?moved to|\bi(?:'m| am) based in|\bi relocated to)\s+(?:the )?` + enPlace), confidence: 0.85},
+	{key: "location", hints: []string{"live in", "moved to", "based in", "relocated to"}, re: regexp.MustCompile(`(?i:\bi live in|\b(?:i|we)(?:'ve| have)? (?:just |recently |finally |now |officially )*(?:moved|relocated) to|\bi(?:'m| am) based in|\bwe live in)\s+(?:the )?` + enPlace), confidence: 0.85},
 	{key: "occupation", hints: []string{"work as", "my job is", "working as"}, re: regexp.MustCompile(`(?i)\b(?:i work as|my job is|i(?:'m| am) working as) (?:an? )?([a-z]+(?: [a-z]+)?)\b`), confidence: 0.8,
 		value: beforePreposition},
 	{key: "diet", hints: []string{"vegetarian", "vegan", "pescatarian", "gluten", "lactose", "halal", "kosher"}, re: regexp.MustCompile(`(?i)\bi(?:'m| am) (?:a |now )?(vegetarian|vegan|pescatarian|gluten[- ]free|lactose[- ]intolerant|halal|kosher)\b`), confidence: 0.9},
 	{key: "allergies", hints: []string{"allergic to"}, re: regexp.MustCompile(`(?i)\bi(?:'m| am) (?:severely |very )?allergic to ([a-z][a-z -]{1,30}?)(?:\s+(?:and|so|but)\b|[,.;!]|$)`), confidence: 0.9},
 	{key: "allergies", hints: []string{"allergic to"}, re: regexp.MustCompile(`(?i)\bmy ` + family + ` (?:is|'s|are) (?:severely |very )?allergic to ([a-z][a-z -]{1,30}?)(?:\s+(?:and|so|but)\b|[,.;!]|$)`), confidence: 0.85},
+	// "my son can't have any nuts, he has a severe allergy": what a family
+	// member cannot have, where the sentence says it is an allergy.
+	{key: "allergies", hints: []string{"allerg"}, re: regexp.MustCompile(`(?i)\bmy ` + family + `(?: [A-Z][a-z]+)? (?:can't|cannot|can not) (?:have|eat|touch) (?:any )?([a-z][a-z -]{1,30}?)(?:\s+(?:and|so|but|because)\b|[,.;!]|$).*\ballerg`), confidence: 0.85},
+	{key: "allergies", hints: []string{"allerg"}, re: regexp.MustCompile(`(?i)\bi (?:can't|cannot|can not) (?:have|eat|touch) (?:any )?([a-z][a-z -]{1,30}?)(?:\s+(?:and|so|but|because)\b|[,.;!]|$).*\ballerg`), confidence: 0.85},
 	// English: what the user asks of the assistant.
 	{key: "reply_language", hints: []string{"english", "chinese", "mandarin", "french", "german", "spanish", "japanese", "korean", "italian", "portuguese", "russian"}, re: regexp.MustCompile(`(?i:(?:^|please |from now on,? |always |only |and ))(?i:(?:answer|reply|respond|write|talk|speak)(?: to me)?(?: only)? in)\s+(English|Chinese|Mandarin|French|German|Spanish|Japanese|Korean|Italian|Portuguese|Russian)\b`), confidence: 0.9},
 	{key: "reply_length", hints: []string{"short", "brief", "concise"}, re: regexp.MustCompile(`(?i)(?:^|please |just |and )(?:keep (?:it|them|your (?:answers|replies))|be) (short|brief|concise)\b`), confidence: 0.8,
@@ -91,8 +95,8 @@ var rules = []rule{
 	{key: "allergies", hints: []string{"过敏"}, re: regexp.MustCompile(`我对(\p{Han}{1,6}?)过敏`), confidence: 0.9},
 	{key: "allergies", hints: []string{"过敏"}, re: regexp.MustCompile(`我(女儿|儿子|老婆|老公|妻子|丈夫|孩子|妈妈|爸爸|宝宝)对(\p{Han}{1,6}?)过敏`), confidence: 0.85},
 	// Chinese: what the user asks of the assistant.
-	{key: "reply_language", hints: []string{"用"}, re: regexp.MustCompile(`用(中文|英文|英语|汉语|日语|韩语|法语|德语)(?:来)?(?:回答|回复|跟我说|和我说|交流|写)`), confidence: 0.9},
-	{key: "reply_length", hints: []string{"点"}, re: regexp.MustCompile(`(?:^|请|回答|回复|说得?|写得?)(?:简短|简洁|短)一?点`), confidence: 0.8, value: func(string) string { return "简短" }},
+	{key: "reply_language", hints: []string{"用"}, re: regexp.MustCompile(`用(中文|英文|英语|汉语|日语|韩语|法语|德语)(?:来)?(?:简短|简洁|简单|详细)?地?(?:回答|回复|跟我说|和我说|交流|写)`), confidence: 0.9},
+	{key: "reply_length", hints: []string{"点", "简短", "简洁"}, re: regexp.MustCompile(`(?:(?:^|请|回答|回复|说得?|写得?)[，,]?(?:尽量|尽可能)?(?:简短|简洁|短)一?点|(?:简短|简洁)地?(?:回答|回复|一些))`), confidence: 0.8, value: func(string) string { return "简短" }},
 	{key: "reply_format", hints: []string{"列表", "表格", "表情"}, re: regexp.MustCompile(`(?:别|不要|不用)(?:再)?用(列表|表格|表情)`), confidence: 0.8, value: func(m string) string { return "不要用" + m }},
 	{key: "assistant_name", hints: []string{"你就叫", "以后你叫", "你的名字就叫"}, re: regexp.MustCompile(`(?:你就叫|以后你叫|你的名字就叫)` + zhName + `(?:吧|好了|[，。！,.!]|$)`), confidence: 0.85},
 	{key: "requests", hints: []string{"推荐", "建议", "提到"}, re: regexp.MustCompile(`((?:以后)?(?:别|不要|千万别)(?:再)?(?:推荐|建议|提到)[^，。！？,.!?\n]{1,40})`), confidence: 0.8},
@@ -209,8 +213,13 @@ func guarded(clause string) bool {
 		return true
 	}
 	c := requestWords.ReplaceAllString(clause, "")
+	c = cannotHave.ReplaceAllString(c, "")
 	return negation.MatchString(c)
 }
+
+// cannotHave is what someone cannot eat or have: no negation of the
+// statement, its content ("my son can't have nuts").
+var cannotHave = regexp.MustCompile(`(?i)\b(?:can't|cannot|can not) (?:have|eat|touch)\b`)
 
 var requestWords = regexp.MustCompile(`(?i)\b(?:please )?(?:never|don't ever|do not ever|don't|do not|stop)\b|别|不要|千万别|不用`)
 

@@ -1,0 +1,189 @@
+package stated
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Said is a sentence in which the user says something about themselves, or
+// about the people and animals they care for, that stays true beyond the
+// conversation: who they are, where and how they live, what they like,
+// dislike, fear, avoid or cannot have, their habits, goals and plans, and
+// what they ask of the assistant. It is kept in the user's own words.
+type Said struct {
+	// Text is the sentence as the user wrote it (spaces collapsed, at most
+	// MaxSaidChars characters, cut at a word).
+	Text string
+	// Kind is what the sentence says (one of the Kind constants).
+	Kind string
+	// Matter is what the sentence is about, normalized: a newer statement on
+	// the same matter supersedes an older one ("I love sushi", later "I
+	// don't eat raw fish any more" are not one matter; "I live in Lyon" and
+	// "we moved to Toronto" are: location).
+	Matter string
+	// Negative reports a statement against its object: a dislike, an
+	// aversion, something avoided, feared or not to be had.
+	Negative bool
+	// Strength is how strongly it is said, 0 to 1: the kind's own weight,
+	// raised by intensifiers ("strongly", "can't stand", "severe",
+	// "非常") and lowered by hedges ("kind of", "a bit", "有点").
+	Strength float64
+}
+
+// Kinds of a self-statement.
+const (
+	KindLike     = "like"
+	KindDislike  = "dislike"
+	KindAvoid    = "avoid"
+	KindFear     = "fear"
+	KindHealth   = "health" // allergies, intolerances, conditions, diets
+	KindIdentity = "identity"
+	KindLocation = "location"
+	KindFamily   = "family" // family members and pets
+	KindHabit    = "habit"
+	KindGoal     = "goal" // goals and plans
+	KindLimit    = "constraint"
+	KindRequest  = "request"
+)
+
+// MaxSaidChars bounds a statement's text: a sentence, not a paragraph.
+const MaxSaidChars = 300
+
+// kindWeight is each kind's base strength: what bears on every later answer
+// (an allergy, a fear, a request) weighs more than a plan.
+var kindWeight = map[string]float64{
+	KindHealth: 0.9, KindRequest: 0.9, KindFear: 0.85, KindAvoid: 0.8, KindDislike: 0.75, KindLimit: 0.7,
+	KindLike: 0.65, KindLocation: 0.7, KindFamily: 0.65, KindIdentity: 0.6, KindHabit: 0.55, KindGoal: 0.5,
+}
+
+// Self reads the self-statements of one turn of the user's, sentence by
+// sentence, in English and Chinese. A sentence is one when its subject is
+// the user (I, we, my family member or pet; 我, 我们, 我的…) and its verb is
+// one of a stance (like, prefer, hate, avoid, fear), a state (am allergic,
+// am vegetarian, live in, work as, have a son), a habit (usually, every
+// day, never) or a standing request. Questions, hypotheticals, reported
+// speech, the past that no longer holds ("I used to"), passing events ("I
+// watched a film yesterday") and lines of a pasted transcript are not.
+func Self(text string) []Said {
+	var out []Said
+	seen := map[string]bool{}
+	for _, line := range strings.Split(text, "\n") {
+		if transcriptLine(line) {
+			continue
+		}
+		for _, clause := range clauses(line) {
+			if question.MatchString(clause) || hypothetical.MatchString(clause) || reported.MatchString(clause) {
+				continue
+			}
+			var s Said
+			var ok bool
+			if s, ok = requestOf(clause); ok {
+				// what the user asks of the assistant
+			} else if isHan(clause) {
+				s, ok = selfZH(clause)
+			} else {
+				s, ok = selfEN(clause)
+			}
+			if !ok {
+				continue
+			}
+			s.Text = clip(clause)
+			if seen[s.Text] {
+				continue
+			}
+			seen[s.Text] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// transcriptLine reports a line that quotes someone else's words: a speaker
+// label ("User:", "Assistant:", "Q:", "Bob:") or a quotation mark at its
+// start, a quoted block ("> …").
+func transcriptLine(line string) bool {
+	t := strings.TrimSpace(line)
+	if strings.HasPrefix(t, ">") {
+		return true
+	}
+	i := strings.IndexAny(t, ":：")
+	if i <= 0 || i > 24 {
+		return false
+	}
+	label := strings.TrimSpace(t[:i])
+	if strings.ContainsAny(label, " \t") && utf8.RuneCountInString(label) > 12 {
+		return false
+	}
+	for _, r := range label {
+		if !unicode.IsLetter(r) && r != ' ' && r != '_' && r != '-' {
+			return false
+		}
+	}
+	switch strings.ToLower(label) {
+	case "user", "assistant", "human", "ai", "bot", "system", "q", "a", "me", "you", "用户", "助手", "问", "答", "我", "你":
+		return true
+	}
+	// A capitalized single word then a colon is a speaker ("Bob: I love it").
+	r, _ := utf8.DecodeRuneInString(label)
+	return !strings.Contains(label, " ") && unicode.IsUpper(r) && !strings.EqualFold(label, "note") && !strings.EqualFold(label, "ps")
+}
+
+// clip cuts a sentence to MaxSaidChars characters at a word, spaces
+// collapsed.
+func clip(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= MaxSaidChars {
+		return s
+	}
+	r := []rune(s)[:MaxSaidChars-1]
+	cut := string(r)
+	if i := strings.LastIndexByte(cut, ' '); i > MaxSaidChars/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,;:") + "…"
+}
+
+func strength(kind string, boost float64) float64 {
+	return min(1, max(0.1, kindWeight[kind]+boost))
+}
+
+// Standing requests: what the user asks of the assistant's answers from
+// now on, beyond this message.
+var (
+	requestEN = regexp.MustCompile(`(?i)^(?:please[, ]+|and |also,? |oh,? )?(?:from now on|going forward|in (?:the )?future|always|never|don't|do not|stop)\b.*\b(?:answers?|repl(?:y|ies)|respond|responses|suggest|recommend|mention|include|use|write|explain|remind|give|call|keep|format|talk|speak)\b`)
+	requestZH = regexp.MustCompile(`(?:以后|今后|从现在起|从今以后|每次|一直|别再|不要再|千万别|永远不要).{0,20}(?:回答|回复|说话|写|用|推荐|建议|提到|叫|解释|列|给我)|(?:回答|回复).{0,6}(?:简短|简洁|详细|短)|(?:简短|简洁|简单)地?(?:回答|回复)`)
+)
+
+// requestOf reads a standing request of the assistant: a clause whose words
+// fill a key of the preference group (reply_language, reply_length,
+// reply_format, assistant_name, requests), or ask for answers from now on.
+func requestOf(clause string) (Said, bool) {
+	matter := ""
+	for _, st := range Extract(clause) {
+		switch st.Key {
+		case "reply_language", "reply_length", "reply_format", "tone", "assistant_name":
+			matter = st.Key
+		case "requests":
+			matter = "request " + strings.ToLower(st.Value)
+		}
+		if matter != "" {
+			break
+		}
+	}
+	if matter == "" {
+		han := isHan(clause)
+		if han && !requestZH.MatchString(clause) || !han && !requestEN.MatchString(clause) {
+			return Said{}, false
+		}
+		if strings.HasPrefix(clause, "请问") {
+			return Said{}, false
+		}
+		matter = "request " + strings.ToLower(strings.Join(strings.Fields(clause), " "))
+		if r := []rune(matter); len(r) > 60 {
+			matter = string(r[:60])
+		}
+	}
+	return Said{Text: clip(clause), Kind: KindRequest, Matter: matter, Strength: strength(KindRequest, 0)}, true
+}

@@ -1,0 +1,880 @@
+package stated
+
+import (
+	"strings"
+	"unicode"
+)
+
+// word is a token of an English sentence: lower-cased, contractions
+// opened ("I'm" is "i" "am", "can't" is "can" "not"), with where it ends
+// in the sentence.
+type word struct {
+	w   string
+	end int
+	// brk: a comma, a colon or a bracket follows: the phrase ends.
+	brk bool
+}
+
+func tokensEN(s string) []word {
+	var out []word
+	i := 0
+	for i < len(s) {
+		r := rune(s[i])
+		if r >= 0x80 {
+			r = []rune(s[i:])[0]
+		}
+		if !isWordRune(r) {
+			i += len(string(r))
+			continue
+		}
+		j := i
+		for j < len(s) {
+			q := []rune(s[j:min(len(s), j+4)])[0]
+			if !isWordRune(q) && !(q == '\'' || q == '’') {
+				break
+			}
+			j += len(string(q))
+		}
+		t := strings.ToLower(strings.ReplaceAll(s[i:j], "’", "'"))
+		t = strings.Trim(t, "'")
+		out = append(out, open(t, j)...)
+		if k := strings.IndexFunc(s[j:], func(r rune) bool { return !unicode.IsSpace(r) }); k >= 0 && strings.ContainsRune(",;:()–—", []rune(s[j+k:])[0]) {
+			out[len(out)-1].brk = true
+		}
+		i = j
+	}
+	return out
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' }
+
+// open splits a contraction into its words.
+func open(t string, end int) []word {
+	one := func(ws ...string) []word {
+		out := make([]word, len(ws))
+		for i, w := range ws {
+			out[i] = word{w: w, end: end}
+		}
+		return out
+	}
+	switch t {
+	case "i'm":
+		return one("i", "am")
+	case "can't", "cannot":
+		return one("can", "not")
+	case "won't":
+		return one("will", "not")
+	case "shan't":
+		return one("shall", "not")
+	}
+	if base, ok := strings.CutSuffix(t, "n't"); ok {
+		return one(base, "not")
+	}
+	for _, c := range [...]struct{ suf, w string }{{"'ve", "have"}, {"'d", "would"}, {"'ll", "will"}, {"'re", "are"}, {"'s", "'s"}} {
+		if base, ok := strings.CutSuffix(t, c.suf); ok && base != "" {
+			return one(base, c.w)
+		}
+	}
+	return one(t)
+}
+
+// The words a verb phrase is read through.
+var (
+	adverbsEN = set("really", "truly", "just", "also", "still", "generally", "typically", "normally", "honestly", "personally",
+		"definitely", "totally", "completely", "actually", "mostly", "mainly", "now", "currently", "already", "even", "simply",
+		"genuinely", "seriously", "kinda", "especially", "particularly", "very", "so", "quite", "pretty", "absolutely",
+		"strongly", "deeply", "much", "certainly", "naturally", "literally", "fully", "sincerely", "greatly", "totally",
+		"finally", "recently", "lately", "both", "all", "too", "increasingly")
+	habitAdverbsEN = set("always", "usually", "often", "sometimes", "regularly", "rarely", "seldom", "frequently",
+		"occasionally", "constantly", "normally", "typically", "generally", "mostly", "daily", "hardly")
+	boostEN = set("really", "truly", "absolutely", "strongly", "deeply", "extremely", "very", "so", "totally", "completely",
+		"seriously", "genuinely", "severe", "severely", "intense", "intensely", "strong", "terribly", "always", "never", "definitely")
+	hedgeEN = set("kinda", "somewhat", "slightly", "sometimes", "occasionally", "bit", "little", "mildly", "fairly")
+
+	stanceVerbs = map[string]struct {
+		kind  string
+		boost float64
+	}{
+		"like": {KindLike, 0}, "love": {KindLike, 0.1}, "enjoy": {KindLike, 0}, "adore": {KindLike, 0.15},
+		"prefer": {KindLike, 0.05}, "favor": {KindLike, 0}, "favour": {KindLike, 0}, "appreciate": {KindLike, 0},
+		"cherish": {KindLike, 0.05}, "relish": {KindLike, 0}, "fancy": {KindLike, 0},
+		"hate": {KindDislike, 0.15}, "dislike": {KindDislike, 0}, "despise": {KindDislike, 0.2}, "loathe": {KindDislike, 0.2},
+		"detest": {KindDislike, 0.2}, "abhor": {KindDislike, 0.2}, "resent": {KindDislike, 0.05},
+		"avoid": {KindAvoid, 0.05}, "shun": {KindAvoid, 0.05}, "refuse": {KindAvoid, 0.05}, "skip": {KindAvoid, 0},
+		"fear": {KindFear, 0.05}, "dread": {KindFear, 0.05},
+	}
+	// activityVerbs are what people do in their lives: in the present
+	// tense ("I cook at home", "we never fly") they are habits; negated,
+	// what the user stays away from.
+	activityVerbs = set("eat", "drink", "cook", "bake", "read", "watch", "play", "listen", "run", "swim", "cycle", "bike", "hike",
+		"travel", "fly", "drive", "ride", "wear", "use", "shop", "go", "practice", "practise", "meditate", "sleep", "wake",
+		"exercise", "train", "smoke", "walk", "camp", "garden", "paint", "draw", "write", "knit", "sew", "dance", "sing",
+		"collect", "visit", "stay", "spend", "buy", "own", "keep", "take", "do", "celebrate", "volunteer", "commute", "fish",
+		"climb", "ski", "surf", "skate", "lift", "jog", "cycle", "game", "stream", "journal", "pray", "fast", "drink", "speak",
+		"attend", "follow", "support", "rent", "invest", "save", "budget", "homeschool", "work", "study", "teach", "drive")
+	// copula states: "I am …".
+	copulaStates = map[string]string{
+		"allergic": KindHealth, "intolerant": KindHealth, "diabetic": KindHealth, "celiac": KindHealth, "coeliac": KindHealth,
+		"vegetarian": KindHealth, "vegan": KindHealth, "pescatarian": KindHealth, "gluten-free": KindHealth, "lactose": KindHealth,
+		"pregnant": KindHealth, "sober": KindHealth, "asthmatic": KindHealth, "epileptic": KindHealth, "keto": KindHealth,
+		"kosher": KindHealth, "halal": KindHealth, "sensitive": KindHealth, "dairy-free": KindHealth, "teetotal": KindHealth,
+		"afraid": KindFear, "scared": KindFear, "terrified": KindFear, "frightened": KindFear, "fearful": KindFear,
+		"phobic": KindFear, "claustrophobic": KindFear, "anxious": KindFear, "nervous": KindFear,
+		"into": KindLike, "interested": KindLike, "passionate": KindLike, "keen": KindLike, "fond": KindLike,
+		"obsessed": KindLike, "crazy": KindLike, "big": KindLike, "addicted": KindLike, "partial": KindLike,
+		"drawn": KindLike, "devoted": KindLike, "enthusiastic": KindLike, "hooked": KindLike,
+		"tired": KindDislike, "sick": KindDislike, "fed": KindDislike, "bored": KindDislike, "averse": KindDislike,
+		"uncomfortable": KindDislike, "wary": KindAvoid, "cautious": KindAvoid, "careful": KindAvoid,
+		"retired": KindIdentity, "married": KindFamily, "divorced": KindIdentity, "single": KindIdentity, "engaged": KindFamily,
+		"widowed": KindFamily, "unemployed": KindIdentity, "self-employed": KindIdentity, "left-handed": KindIdentity,
+		"colorblind": KindIdentity, "color-blind": KindIdentity, "introverted": KindIdentity, "extroverted": KindIdentity,
+		"shy": KindIdentity, "disabled": KindHealth, "deaf": KindHealth, "blind": KindHealth, "injured": KindHealth,
+		"based": KindLocation, "living": KindLocation, "from": KindIdentity,
+		"learning": KindGoal, "studying": KindGoal, "training": KindGoal, "saving": KindGoal, "preparing": KindGoal,
+		"planning": KindGoal, "trying": KindGoal, "working": KindIdentity, "raising": KindFamily, "expecting": KindFamily,
+		"on": KindLimit,
+	}
+	// stanceNouns after "have": "I have a fear of …", "I have no interest in …".
+	stanceNouns = map[string]string{
+		"fear": KindFear, "phobia": KindFear, "terror": KindFear,
+		"aversion": KindDislike, "dislike": KindDislike, "distaste": KindDislike, "hatred": KindDislike,
+		"allergy": KindHealth, "allergies": KindHealth, "intolerance": KindHealth, "sensitivity": KindHealth,
+		"condition": KindHealth, "asthma": KindHealth, "diabetes": KindHealth, "arthritis": KindHealth, "migraines": KindHealth,
+		"anxiety": KindHealth, "adhd": KindHealth, "autism": KindHealth, "injury": KindHealth, "disability": KindHealth,
+		"eczema": KindHealth, "insomnia": KindHealth, "depression": KindHealth, "epilepsy": KindHealth, "celiac": KindHealth,
+		"love": KindLike, "passion": KindLike, "fondness": KindLike, "weakness": KindLike, "penchant": KindLike,
+		"preference": KindLike, "interest": KindLike, "soft": KindLike, "thing": KindLike,
+		"budget": KindLimit, "deadline": KindLimit,
+	}
+	// familyNouns are the people and animals a user cares for.
+	familyNouns = set("son", "sons", "daughter", "daughters", "wife", "husband", "partner", "spouse", "kid", "kids", "child",
+		"children", "mother", "mom", "mum", "father", "dad", "baby", "babies", "boyfriend", "girlfriend", "fiance", "fiancee",
+		"brother", "brothers", "sister", "sisters", "parents", "grandmother", "grandfather", "grandma", "grandpa", "grandson",
+		"granddaughter", "grandchildren", "toddler", "twins", "family", "niece", "nephew", "aunt", "uncle", "cousin", "roommate",
+		"dog", "dogs", "cat", "cats", "puppy", "kitten", "pet", "pets", "parrot", "rabbit", "hamster", "horse", "fish",
+		"bird", "turtle", "lizard", "snake", "guinea", "ferret", "teenager", "teen", "teens", "stepson", "stepdaughter", "in-laws")
+	// homeNouns are what a home has: "I have a small balcony".
+	homeNouns = set("house", "apartment", "flat", "garden", "yard", "backyard", "balcony", "kitchen", "car", "bike", "bicycle",
+		"motorcycle", "motorbike", "truck", "van", "suv", "pool", "basement", "garage", "studio", "condo", "farm", "boat")
+	// selfNouns after "my": "my favorite …", "my goal is …".
+	selfNouns = map[string]string{
+		"favorite": KindLike, "favourite": KindLike, "hobby": KindLike, "hobbies": KindLike, "passion": KindLike,
+		"goal": KindGoal, "goals": KindGoal, "dream": KindGoal, "plan": KindGoal, "aim": KindGoal, "resolution": KindGoal,
+		"job": KindIdentity, "profession": KindIdentity, "career": KindIdentity, "major": KindIdentity, "name": KindIdentity,
+		"budget": KindLimit, "diet": KindHealth, "doctor": KindHealth, "allergy": KindHealth, "allergies": KindHealth,
+		"home": KindLocation, "hometown": KindLocation, "city": KindLocation,
+	}
+	// Sentiments of "I find X …".
+	findNegative = set("boring", "tedious", "annoying", "overwhelming", "ineffective", "uncomfortable", "unappealing",
+		"distracting", "stressful", "useless", "unhelpful", "frustrating", "tiresome", "off-putting", "gross", "disgusting",
+		"exhausting", "draining", "confusing", "pointless", "dull", "unpleasant", "irritating", "too", "hard", "difficult",
+		"intimidating", "unbearable", "cheesy", "pretentious", "bland", "loud", "noisy", "crowded", "claustrophobic")
+	findPositive = set("relaxing", "helpful", "effective", "enjoyable", "fun", "engaging", "inspiring", "fascinating",
+		"rewarding", "soothing", "calming", "comforting", "useful", "motivating", "therapeutic", "refreshing", "energizing",
+		"satisfying", "easier", "best", "more", "fascinating", "exciting", "peaceful", "meditative", "invaluable")
+	// Goals that are only this conversation's: "I want to know …".
+	passingGoals = set("know", "ask", "check", "see", "confirm", "understand", "figure", "find", "get", "share", "discuss",
+		"talk", "clarify", "hear", "make", "say", "mention", "tell", "thank", "add", "explore", "look", "start",
+		"focus", "write", "create", "use", "try", "do", "have", "be", "go", "read", "watch", "compare", "follow",
+		"double-check", "verify", "note", "point", "put", "keep", "give", "continue", "move", "change", "improve", "organize",
+		"plan", "prepare", "buy", "visit", "book", "take", "brainstorm", "come", "include", "calculate", "set")
+	clauseBreakEN = set("because", "since", "so", "but", "as", "when", "while", "which", "that", "due", "especially",
+		"unless", "if", "except", "though", "although", "whereas", "and", "or", "than", "like", "for", "with")
+	objectSkip = set("to", "of", "in", "on", "at", "about", "the", "a", "an", "any", "some", "my", "our", "all", "being",
+		"doing", "getting", "too", "much", "more", "most", "very", "really", "so", "this", "these", "those", "it", "them",
+		"that", "not", "no", "by", "from", "over", "into", "when", "going", "having", "using", "up", "out", "things",
+		"stuff", "kinds", "kind", "type", "types", "sort", "sorts", "lot", "lots", "way", "ways", "whenever", "possible",
+		"his", "her", "their", "its", "me", "myself", "us", "ourselves", "such", "as", "other", "others", "anything",
+		"everything", "something", "generally", "usually", "always", "never", "prefer", "avoid", "rather", "either",
+		"one", "ones", "can", "could", "just", "also", "still", "i", "we", "is", "are", "be", "have", "has", "less")
+)
+
+// sizeWords say how much, not what: "a huge fan of jazz" is about jazz.
+var sizeWords = set("big", "huge", "massive", "great", "die-hard", "avid", "total", "complete", "real", "true", "lifelong", "devoted")
+
+func set(ws ...string) map[string]bool {
+	m := make(map[string]bool, len(ws))
+	for _, w := range ws {
+		m[w] = true
+	}
+	return m
+}
+
+// selfEN reads one English sentence.
+func selfEN(clause string) (Said, bool) {
+	ws := tokensEN(clause)
+	if len(ws) < 3 {
+		return Said{}, false
+	}
+	for i := range ws {
+		// The subject opens the sentence, after a few words at most, or a
+		// part of it after a comma ("While drills help, I find them dull").
+		if i > 8 && !ws[i-1].brk {
+			continue
+		}
+		var s Said
+		var ok bool
+		switch ws[i].w {
+		case "i", "we":
+			if i > 0 && (ws[i-1].w == "when" || ws[i-1].w == "what" || ws[i-1].w == "how" || ws[i-1].w == "whether") {
+				continue
+			}
+			s, ok = predicateEN(ws, i+1, "")
+		case "my", "our":
+			s, ok = possessiveEN(ws, i+1)
+		default:
+			continue
+		}
+		if ok {
+			return s, true
+		}
+	}
+	return Said{}, false
+}
+
+// possessiveEN reads "my son …", "my favorite cuisine is …", "my goal is …".
+func possessiveEN(ws []word, j int) (Said, bool) {
+	// "my eldest son", "my son Tom": a few words to the noun.
+	for k := j; k < min(len(ws), j+3); k++ {
+		w := ws[k].w
+		if familyNouns[w] {
+			n := k + 1
+			// A name after the noun: "my son Tom can't …".
+			for n < len(ws) && n < k+3 && !verbLike(ws[n].w) {
+				n++
+			}
+			s, ok := predicateEN(ws, n, w)
+			if !ok {
+				return Said{}, false
+			}
+			return s, true
+		}
+		if kind, ok := selfNouns[w]; ok {
+			rest := k + 1
+			for rest < len(ws) && (ws[rest].w == "is" || ws[rest].w == "are" || ws[rest].w == "'s" || ws[rest].w == "include" ||
+				ws[rest].w == "includes" || !isCopula(ws[rest].w) && rest < k+3 && kind == KindLike) {
+				if isCopula(ws[rest].w) || ws[rest].w == "include" || ws[rest].w == "includes" {
+					rest++
+					break
+				}
+				rest++
+			}
+			matter := w
+			if kind == KindLike && (w == "favorite" || w == "favourite") && k+1 < len(ws) {
+				matter = "favorite " + ws[k+1].w
+			}
+			if kind == KindLocation {
+				matter = "location"
+			}
+			if w == "name" {
+				matter = "name"
+			}
+			return Said{Kind: kind, Matter: matter, Strength: strength(kind, 0)}, rest < len(ws)
+		}
+	}
+	return Said{}, false
+}
+
+func isCopula(w string) bool { return w == "is" || w == "are" || w == "'s" || w == "am" }
+
+func verbLike(w string) bool {
+	switch w {
+	case "is", "are", "'s", "has", "have", "can", "loves", "likes", "hates", "does", "do", "will", "would", "was", "were",
+		"gets", "needs", "eats", "prefers", "enjoys", "avoids", "goes", "plays", "wants", "just", "also", "really", "never", "always":
+		return true
+	}
+	return false
+}
+
+// predicateEN reads the verb phrase after the subject, from ws[j]: its
+// kind, polarity, strength and matter. whose is the family member or pet
+// the sentence is about ("" for the user).
+func predicateEN(ws []word, j int, whose string) (Said, bool) {
+	var (
+		neg, habit, perfect bool
+		boost               float64
+	)
+	kindOf := func(kind string) string {
+		if whose != "" && (kind == KindIdentity || kind == KindLocation || kind == KindGoal) {
+			return KindFamily
+		}
+		return kind
+	}
+	done := func(kind string, matterFrom int, matter string) (Said, bool) {
+		if neg {
+			switch kind {
+			case KindLike:
+				kind = KindDislike
+			case KindHabit:
+				kind = KindAvoid
+			case KindFear, KindDislike, KindAvoid:
+				return Said{}, false // "I don't hate it": nothing standing
+			}
+		}
+		if matter == "" {
+			matter = objectEN(ws, matterFrom)
+			if matter == "" {
+				return Said{}, false
+			}
+		}
+		if whose != "" {
+			matter = whose + ": " + matter
+		}
+		kind = kindOf(kind)
+		for k := max(0, j-4); k < min(len(ws), j+8); k++ {
+			switch {
+			case boostEN[ws[k].w]:
+				boost += 0.05
+			case hedgeEN[ws[k].w]:
+				boost -= 0.1
+			}
+		}
+		negative := neg || kind == KindDislike || kind == KindAvoid || kind == KindFear
+		return Said{Kind: kind, Matter: matter, Negative: negative, Strength: strength(kind, boost)}, true
+	}
+	for ; j < len(ws); j++ {
+		w := ws[j].w
+		switch {
+		case w == "not" || w == "never" || w == "no" && j+1 < len(ws) && ws[j+1].w == "longer":
+			neg = true
+			if w == "never" {
+				habit = true
+			}
+			if w == "no" {
+				j++
+			}
+		case habitAdverbsEN[w]:
+			habit = true
+		case adverbsEN[w] || hedgeEN[w] || w == "do" || w == "does" || w == "kind" && next(ws, j) == "of" || w == "sort" && next(ws, j) == "of":
+			if w == "kind" || w == "sort" {
+				j++
+			}
+		case w == "did" || w == "was" || w == "were" || w == "had" && next(ws, j) != "to" || w == "used":
+			if w == "was" && (next(ws, j) == "born" || next(ws, j) == "diagnosed") {
+				if next(ws, j) == "diagnosed" {
+					return done(KindHealth, j+2, "")
+				}
+				return done(KindIdentity, 0, "origin")
+			}
+			return Said{}, false // the past: no longer, or a passing event
+		case w == "will" || w == "shall" || w == "might" || w == "may" || w == "should" || w == "must" || w == "need" || w == "needs":
+			return Said{}, false
+		case w == "would":
+			if n := next(ws, j); n == "rather" || n == "prefer" {
+				return done(KindLike, j+2, "")
+			}
+			return Said{}, false
+		case w == "can" || w == "could":
+			if w == "could" {
+				return Said{}, false
+			}
+			k := j + 1
+			if next(ws, j) != "not" {
+				if next(ws, j) == "speak" {
+					return done(KindIdentity, j+2, "")
+				}
+				return Said{}, false
+			}
+			k++
+			for k < len(ws) && (adverbsEN[ws[k].w] || ws[k].w == "even") {
+				k++
+			}
+			if k >= len(ws) {
+				return Said{}, false
+			}
+			switch ws[k].w {
+			case "eat", "have", "drink", "tolerate", "digest", "handle", "stomach", "process", "consume", "touch", "take":
+				neg = false
+				return done(KindHealth, k+1, "")
+			case "stand", "bear":
+				neg = false
+				boost += 0.15
+				return done(KindDislike, k+1, "")
+			case "afford", "drive", "swim", "walk", "travel", "fly", "climb", "run", "kneel", "lift", "sit", "stand-up":
+				neg = false
+				return done(KindLimit, k+1, "")
+			}
+			return Said{}, false
+		case w == "tend" && next(ws, j) == "to":
+			habit = true
+			j++
+		case w == "try":
+			if next(ws, j) == "not" || next(ws, j) == "to" && next(ws, j+1) == "avoid" {
+				neg = false
+				return done(KindAvoid, j+3, "")
+			}
+			if next(ws, j) == "to" {
+				habit = true
+				j++
+				continue
+			}
+			return Said{}, false
+		case w == "am" || w == "are" || w == "'s" || w == "is":
+			return copulaEN(ws, j+1, &neg, done)
+		case w == "have" || w == "has" || w == "'ve":
+			switch next(ws, j) {
+			case "been":
+				return copulaEN(ws, j+2, &neg, done)
+			case "got":
+				j++
+			case "to":
+				return done(KindLimit, j+2, "")
+			}
+			if k := j + 1; k < len(ws) && pastParticiple(ws[k].w) {
+				perfect = true
+				continue
+			}
+			return haveEN(ws, j+1, neg, done)
+		default:
+			return verbEN(ws, j, neg, habit, perfect, &boost, done)
+		}
+	}
+	return Said{}, false
+}
+
+func next(ws []word, j int) string {
+	if j+1 < len(ws) {
+		return ws[j+1].w
+	}
+	return ""
+}
+
+func pastParticiple(w string) bool {
+	switch w {
+	case "moved", "lived", "loved", "hated", "avoided", "been", "always", "never", "started", "become", "grown", "relocated",
+		"settled", "worked", "taught", "studied", "adopted", "switched", "stopped", "quit", "given", "gone", "cut", "developed":
+		return true
+	}
+	return false
+}
+
+// copulaEN reads "I am …" from ws[j].
+func copulaEN(ws []word, j int, neg *bool, done func(string, int, string) (Said, bool)) (Said, bool) {
+	for j < len(ws) && (adverbsEN[ws[j].w] || habitAdverbsEN[ws[j].w] || ws[j].w == "not" || ws[j].w == "never") && !(ws[j].w == "much" && next(ws, j) == "of") {
+		if ws[j].w == "not" || ws[j].w == "never" {
+			*neg = true
+		}
+		j++
+	}
+	if j >= len(ws) {
+		return Said{}, false
+	}
+	w := ws[j].w
+	if w == "a" || w == "an" {
+		// "I'm a nurse", "I'm a huge fan of …", "I'm not much of a reader".
+		k := j + 1
+		for k < len(ws) && k < j+4 {
+			switch ws[k].w {
+			case "fan", "lover", "enthusiast", "buff", "fanatic", "junkie", "nut", "foodie", "geek", "nerd", "devotee":
+				if next(ws, k) == "of" {
+					return done(KindLike, k+2, "")
+				}
+				return done(KindLike, k+1, objectBefore(ws, j+1, k))
+			case "bit", "little", "lot", "question", "quick", "few":
+				return Said{}, false
+			}
+			if next(ws, k) == "" || clauseBreakEN[next(ws, k)] || next(ws, k) == "who" || next(ws, k) == "at" || next(ws, k) == "in" {
+				break
+			}
+			k++
+		}
+		if *neg {
+			return Said{}, false
+		}
+		return done(KindIdentity, 0, "is "+objectEN(ws, j+1))
+	}
+	if w == "much" && next(ws, j) == "of" {
+		*neg = false
+		return done(KindDislike, j+3, "")
+	}
+	if w == "from" {
+		if *neg {
+			return Said{}, false
+		}
+		return done(KindIdentity, 0, "origin")
+	}
+	if w == "in" && next(ws, j) == "love" {
+		return done(KindLike, j+3, "")
+	}
+	kind, ok := copulaStates[w]
+	if !ok {
+		return Said{}, false
+	}
+	switch w {
+	case "on":
+		// "on a diet", "on a tight budget", "on medication".
+		for k := j + 1; k < min(len(ws), j+4); k++ {
+			switch ws[k].w {
+			case "diet", "medication", "medications", "meds", "insulin":
+				return done(KindHealth, j+1, "")
+			case "budget":
+				return done(KindLimit, 0, "budget")
+			}
+		}
+		return Said{}, false
+	case "based", "living":
+		if *neg {
+			return Said{}, false
+		}
+		return done(KindLocation, 0, "location")
+	case "working":
+		if next(ws, j) == "on" || next(ws, j) == "towards" || next(ws, j) == "toward" {
+			return done(KindGoal, j+2, "")
+		}
+		return done(KindIdentity, 0, "occupation")
+	case "learning", "studying", "training", "saving", "preparing", "planning", "trying", "raising", "expecting":
+		if *neg {
+			return Said{}, false
+		}
+		if w == "trying" && (next(ws, j) != "to" || passingGoals[next(ws, j+1)] && next(ws, j+1) != "cut") {
+			return Said{}, false
+		}
+		if w == "planning" && next(ws, j) == "to" && passingGoals[next(ws, j+1)] {
+			return Said{}, false
+		}
+		return done(kind, j+1, "")
+	case "tired", "sick", "fed", "bored":
+		if *neg {
+			return Said{}, false
+		}
+	case "big":
+		if next(ws, j) != "on" && next(ws, j) != "fan" {
+			return Said{}, false
+		}
+	case "crazy":
+		if next(ws, j) != "about" {
+			return Said{}, false
+		}
+	case "anxious", "nervous":
+		if next(ws, j) != "about" && next(ws, j) != "around" {
+			return Said{}, false
+		}
+	case "careful", "cautious", "wary":
+		if next(ws, j) != "with" && next(ws, j) != "about" && next(ws, j) != "of" {
+			return Said{}, false
+		}
+	}
+	if *neg && (kind == KindHealth || kind == KindIdentity || kind == KindFamily) {
+		return Said{}, false // "I'm not vegetarian": nothing to keep
+	}
+	matter := ""
+	switch kind {
+	case KindHealth:
+		if w != "allergic" && w != "intolerant" && w != "sensitive" {
+			matter = "diet " + w
+		}
+	case KindIdentity, KindFamily:
+		matter = "is " + w
+	}
+	return done(kind, j+1, matter)
+}
+
+// haveEN reads "I have …" from ws[j]: a family member or pet, a condition,
+// a stance ("a fear of", "no interest in"), a home's part.
+func haveEN(ws []word, j int, neg bool, done func(string, int, string) (Said, bool)) (Said, bool) {
+	none := false
+	for k := j; k < min(len(ws), j+5); k++ {
+		w := ws[k].w
+		switch {
+		case w == "no" || w == "zero" || w == "little":
+			none = true
+		case familyNouns[w]:
+			if neg || none {
+				return Said{}, false
+			}
+			return done(KindFamily, 0, "has "+strings.TrimSuffix(w, "s"))
+		case homeNouns[w]:
+			if neg || none {
+				return Said{}, false
+			}
+			return done(KindIdentity, 0, "has "+w)
+		case stanceNouns[w] != "":
+			kind := stanceNouns[w]
+			if w == "soft" && next(ws, k) != "spot" || w == "thing" && next(ws, k) != "for" && next(ws, k) != "about" {
+				return Said{}, false
+			}
+			if none || neg {
+				if kind != KindLike {
+					return Said{}, false
+				}
+				kind = KindDislike
+			}
+			start := k + 1
+			for start < len(ws) && (ws[start].w == "of" || ws[start].w == "to" || ws[start].w == "for" || ws[start].w == "in" || ws[start].w == "spot" || ws[start].w == "with" || ws[start].w == "about") {
+				start++
+			}
+			matter := ""
+			if kind == KindHealth && start >= len(ws) {
+				matter = "health " + w
+			}
+			if kind == KindLimit {
+				matter = w
+			}
+			s, ok := done(kind, start, matter)
+			return s, ok
+		case w == "a" || w == "an" || w == "the" || isNumber(w) || w == "two" || w == "three" || w == "one" || boostEN[w] || hedgeEN[w] ||
+			w == "mild" || w == "serious" || w == "real" || w == "big" || w == "huge" || w == "deep" || w == "small" || w == "tiny" ||
+			w == "chronic" || w == "slight" || w == "lifelong" || w == "irrational" || w == "genuine" || w == "four" || w == "lactose" ||
+			w == "gluten" || w == "food" || w == "peanut" || w == "nut" || w == "shellfish" || w == "dairy" || w == "pet" || w == "young" ||
+			w == "little" || w == "old" || w == "older" || w == "younger" || w == "elderly" || w == "teenage" || w == "newborn":
+		default:
+			return Said{}, false
+		}
+	}
+	return Said{}, false
+}
+
+// verbEN reads a lexical verb at ws[j]: a stance, a place, a habit.
+func verbEN(ws []word, j int, neg, habit, perfect bool, boost *float64, done func(string, int, string) (Said, bool)) (Said, bool) {
+	w := ws[j].w
+	lemma, form := lemmaEN(w)
+	if st, ok := stanceVerbs[lemma]; ok && (form != "past" || perfect) && form != "ing" {
+		*boost += st.boost
+		k := j + 1
+		if lemma == "prefer" && next(ws, j) == "not" {
+			return done(KindAvoid, j+3, "")
+		}
+		if st.kind == KindDislike && neg && (lemma == "mind") {
+			return Said{}, false
+		}
+		return done(st.kind, k, "")
+	}
+	switch lemma {
+	case "mind":
+		if neg {
+			return done(KindLike, j+1, "")
+		}
+		return Said{}, false
+	case "live", "reside":
+		if (form == "past" && !perfect) || neg {
+			return Said{}, false
+		}
+		switch next(ws, j) {
+		case "in", "on", "near", "outside", "at", "by", "close", "downtown":
+			return done(KindLocation, 0, "location")
+		case "with", "alone", "together":
+			return done(KindFamily, j+2, "lives with")
+		}
+		return Said{}, false
+	case "move", "relocate":
+		if neg || next(ws, j) != "to" && next(ws, j) != "back" && next(ws, j) != "out" {
+			return Said{}, false
+		}
+		return done(KindLocation, 0, "location")
+	case "grow":
+		if next(ws, j) == "up" {
+			return done(KindIdentity, 0, "origin")
+		}
+		return Said{}, false
+	case "work":
+		if neg {
+			return Said{}, false
+		}
+		switch next(ws, j) {
+		case "as", "at", "in", "for", "from":
+			return done(KindIdentity, 0, "occupation")
+		case "out":
+			return done(KindHabit, j+2, "")
+		}
+		if !habit {
+			return Said{}, false
+		}
+	case "teach", "study":
+		if form == "past" && !perfect || neg {
+			return Said{}, false
+		}
+		return done(KindIdentity, j+1, "")
+	case "want", "hope", "plan", "aim", "intend", "dream", "wish":
+		if neg || form == "past" || next(ws, j) != "to" && !(lemma == "dream" && next(ws, j) == "of") {
+			return Said{}, false
+		}
+		if passingGoals[next(ws, j+1)] {
+			return Said{}, false
+		}
+		return done(KindGoal, j+2, "")
+	case "speak":
+		if neg || form == "past" {
+			return Said{}, false
+		}
+		return done(KindIdentity, j+1, "")
+	case "own", "keep":
+		if form == "past" && !perfect {
+			return Said{}, false
+		}
+		for k := j + 1; k < min(len(ws), j+5); k++ {
+			if familyNouns[ws[k].w] || homeNouns[ws[k].w] {
+				return done(KindFamily, 0, "has "+strings.TrimSuffix(ws[k].w, "s"))
+			}
+		}
+		if !habit {
+			return Said{}, false
+		}
+	case "find":
+		// "I find X boring", "I find that …" is no statement.
+		if next(ws, j) == "that" {
+			return Said{}, false
+		}
+		for k := j + 1; k < min(len(ws), j+10); k++ {
+			a := ws[k].w
+			if findNegative[a] {
+				*boost += 0.05
+				return done(KindDislike, j+1, objectBefore(ws, j+1, k))
+			}
+			if findPositive[a] {
+				if neg || ws[k-1].w == "less" || ws[k-1].w == "not" {
+					return done(KindDislike, j+1, objectBefore(ws, j+1, k))
+				}
+				return done(KindLike, j+1, objectBefore(ws, j+1, k))
+			}
+		}
+		return Said{}, false
+	}
+	if !activityVerbs[lemma] {
+		return Said{}, false
+	}
+	if form == "past" && !perfect || form == "ing" {
+		return Said{}, false
+	}
+	// A present-tense activity is a habit; an episode ("I go to Paris
+	// tomorrow") is no habit, and most plain ones are read only with an
+	// adverb of frequency or a negation.
+	if !habit && !neg && !frequencyAfter(ws, j+1) {
+		return Said{}, false
+	}
+	return done(KindHabit, j+1, "")
+}
+
+// frequencyAfter reports whether the words after j say how often: "every
+// day", "twice a week", "on weekends", "a lot".
+func frequencyAfter(ws []word, j int) bool {
+	for k := j; k < len(ws); k++ {
+		switch ws[k].w {
+		case "every", "daily", "weekly", "weekends", "mornings", "evenings", "nightly", "regularly", "twice", "often",
+			"religiously", "usually", "always", "whenever":
+			return true
+		case "times":
+			return next(ws, k) == "a" || next(ws, k) == "per"
+		case "lot":
+			return k > 0 && ws[k-1].w == "a" && (k+1 == len(ws) || clauseBreakEN[ws[k+1].w] || ws[k+1].w == "of")
+		}
+		if clauseBreakEN[ws[k].w] && ws[k].w != "and" {
+			return false
+		}
+	}
+	return false
+}
+
+// lemmaEN is a verb's base form and whether the form was past, -ing or
+// present.
+func lemmaEN(w string) (string, string) {
+	switch w {
+	case "ate":
+		return "eat", "past"
+	case "drank":
+		return "drink", "past"
+	case "went":
+		return "go", "past"
+	case "flew":
+		return "fly", "past"
+	case "rode":
+		return "ride", "past"
+	case "wore":
+		return "wear", "past"
+	case "swam":
+		return "swim", "past"
+	case "ran":
+		return "run", "past"
+	case "grew":
+		return "grow", "past"
+	case "found":
+		return "find", "past"
+	case "taught":
+		return "teach", "past"
+	case "kept":
+		return "keep", "past"
+	case "spent":
+		return "spend", "past"
+	case "bought":
+		return "buy", "past"
+	case "spoke":
+		return "speak", "past"
+	case "took":
+		return "take", "past"
+	case "read":
+		return "read", "present"
+	}
+	if _, ok := stanceVerbs[w]; ok || activityVerbs[w] {
+		return w, "present"
+	}
+	try := func(base, form string) (string, string, bool) {
+		if _, ok := stanceVerbs[base]; ok || activityVerbs[base] || isOtherVerb(base) {
+			return base, form, true
+		}
+		return "", "", false
+	}
+	for _, c := range [...]struct{ suf, add, form string }{
+		{"ies", "y", "present"}, {"es", "", "present"}, {"es", "e", "present"}, {"s", "", "present"},
+		{"ied", "y", "past"}, {"ed", "", "past"}, {"ed", "e", "past"}, {"d", "", "past"},
+		{"ing", "", "ing"}, {"ing", "e", "ing"},
+	} {
+		if base, ok := strings.CutSuffix(w, c.suf); ok && base != "" {
+			if l, f, ok := try(base+c.add, c.form); ok {
+				return l, f
+			}
+			// A doubled consonant: "planned", "shopping".
+			if n := len(base); n > 2 && base[n-1] == base[n-2] {
+				if l, f, ok := try(base[:n-1], c.form); ok {
+					return l, f
+				}
+			}
+		}
+	}
+	return w, "present"
+}
+
+func isOtherVerb(w string) bool {
+	switch w {
+	case "live", "reside", "move", "relocate", "grow", "want", "hope", "plan", "aim", "intend", "dream", "wish", "find",
+		"mind", "teach", "study", "speak", "own", "keep", "work":
+		return true
+	}
+	return false
+}
+
+// objectEN is the matter of the words from ws[j]: its first content words,
+// up to the end of the phrase.
+func objectEN(ws []word, j int) string {
+	var out []string
+	for k := j; k < len(ws) && len(out) < 3; k++ {
+		w := ws[k].w
+		if clauseBreakEN[w] && len(out) > 0 {
+			break
+		}
+		if !(objectSkip[w] || clauseBreakEN[w] || boostEN[w] || hedgeEN[w] || habitAdverbsEN[w] || sizeWords[w]) {
+			out = append(out, singular(w))
+		}
+		if ws[k].brk && len(out) > 0 {
+			break
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// objectBefore is the matter of the words from ws[from] to ws[to].
+func objectBefore(ws []word, from, to int) string {
+	return objectEN(ws[:to], from)
+}
+
+func singular(w string) string {
+	switch {
+	case len(w) > 4 && strings.HasSuffix(w, "ies"):
+		return w[:len(w)-3] + "y"
+	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
+		return w[:len(w)-1]
+	}
+	return w
+}
+
+func isNumber(w string) bool {
+	return w != "" && strings.IndexFunc(w, func(r rune) bool { return r < '0' || r > '9' }) < 0
+}
