@@ -3,6 +3,7 @@ package summarize
 import (
 	"context"
 	"fmt"
+	"github.com/recallhq/recall/pkg/attribute/stated"
 	"math"
 	"slices"
 	"sort"
@@ -77,6 +78,9 @@ type sentence struct {
 	// facts are the values of the rules' facts the sentence holds; they
 	// count among its keywords.
 	facts []string
+	// stated reports a user's sentence that says something lasting about
+	// them (stated.Self): who they are, what they like, avoid or asked for.
+	stated bool
 	// content scales the score by the content the sentence carries for its
 	// length (contentFactor); below 1 it is small talk, more or less.
 	content float64
@@ -172,7 +176,7 @@ func (e *Extractive) Summarize(ctx context.Context, in Input) (Summary, error) {
 				}
 			}
 			sents = append(sents, sentence{text: s, role: t.Role, speaker: t.Role, voice: voiceOf(s), order: order,
-				keywords: e.rules.Keywords(s), facts: fv, size: wordCount(s)})
+				keywords: e.rules.Keywords(s), facts: fv, size: wordCount(s), stated: t.Role == "user" && len(stated.Self(s)) > 0})
 			order++
 		}
 	}
@@ -257,6 +261,21 @@ func (e *Extractive) text(sents []sentence, weights map[string]float64, zh bool)
 				covered[k] = true
 			}
 			if pass < 2 {
+				break
+			}
+		}
+	}
+	// What the user said about themselves, when none of it was picked: the
+	// best of it, if it fits, as one more sentence. The summary is memory
+	// about the user; their words weigh more than the assistant's filler.
+	if !slices.ContainsFunc(picked, func(i int) bool { return sents[i].stated }) {
+		for _, i := range ranked {
+			s := sents[i]
+			if !s.stated || s.score <= 0 || slices.Contains(picked, i) || redundant(s.keywords, covered) {
+				continue
+			}
+			if n := utf8.RuneCountInString(labelled(s, zh)); len(picked) == 0 || n <= budget {
+				picked = append(picked, i)
 				break
 			}
 		}

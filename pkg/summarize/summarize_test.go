@@ -414,3 +414,26 @@ func TestExtractiveKeepsTheUser(t *testing.T) {
 		})
 	}
 }
+
+// TestExtractiveKeepsWhatTheUserSaidOfThemselves: a session whose assistant
+// turns say most keeps what the user said about themselves (stated.Self),
+// as one more sentence when the best ones are the assistant's.
+func TestExtractiveKeepsWhatTheUserSaidOfThemselves(t *testing.T) {
+	t.Parallel()
+	e := summarize.NewExtractive(sharedRules(t), summarize.Options{})
+	for _, turns := range [][]summarize.Turn{
+		{
+			{Role: "user", Text: "Any ideas for a weekend away in the Alps? I'm terrified of heights, by the way."},
+			{Role: "assistant", Text: "The Alps offer cable cars to glacier viewpoints, via ferrata routes along cliff faces, and hiking trails across high mountain passes. Cable cars to glacier viewpoints give sweeping mountain views. Mountain huts along the high passes serve hearty meals to hikers after a day on the trails."},
+			{Role: "user", Text: "Thanks."},
+		},
+		{
+			{Role: "user", Text: "周末去杭州玩有什么推荐？我对海鲜过敏。"},
+			{Role: "assistant", Text: "杭州西湖周边景点很多，可以去灵隐寺、雷峰塔和西溪湿地。西湖边的餐馆有西湖醋鱼、龙井虾仁等杭帮菜，灵隐寺附近还有不少茶馆可以品尝龙井茶。"},
+		},
+	} {
+		s, err := e.Summarize(context.Background(), summarize.Input{Turns: turns})
+		require.NoError(t, err)
+		require.True(t, strings.Contains(s.Text, "terrified of heights") || strings.Contains(s.Text, "我对海鲜过敏"), s.Text)
+	}
+}
