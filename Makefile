@@ -55,7 +55,7 @@ fuzz-short:
 	done
 
 ## check-data: every conversation of ../shared/data (KdConv, LoCoMo, LongMemEval,
-## about 130k turns) through the whole pipeline of a fresh `recall run`; fails on
+## PrefEval, about 130k turns) through the whole pipeline of a fresh `recall run`; fails on
 ## any dead letter or any accepted turn not stored
 check-data: deps
 	$(GO) run ./tools/checkdata -data ../shared/data -wait-timeout 30m
