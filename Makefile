@@ -5,7 +5,7 @@ GO ?= go
 DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/recall?sslmode=disable
 export DATABASE_URL
 
-.PHONY: all build run migrate test test-deps fuzz-short check-data bench bench-large deps docs generate eval-extract eval-summary eval-context eval-longmem chaos chaos-short chaos-cluster clean
+.PHONY: all build run migrate test test-deps fuzz-short check-data bench bench-large deps docs generate eval-extract eval-summary eval-context eval-longmem eval-prefs chaos chaos-short chaos-cluster clean
 
 all: build
 
@@ -55,7 +55,7 @@ fuzz-short:
 	done
 
 ## check-data: every conversation of ../shared/data (KdConv, LoCoMo, LongMemEval,
-## about 130k turns) through the whole pipeline of a fresh `recall run`; fails on
+## PrefEval, about 130k turns) through the whole pipeline of a fresh `recall run`; fails on
 ## any dead letter or any accepted turn not stored
 check-data: deps
 	$(GO) run ./tools/checkdata -data ../shared/data -wait-timeout 30m
@@ -107,6 +107,15 @@ eval-context: deps
 ## timings
 eval-longmem: deps
 	$(GO) run ./tools/evallongmem -data ../shared/data -wait-timeout 30m -at
+
+## eval-prefs: whether the context still carries a user's preference weeks later:
+## PrefEval's preferences, told three ways (stated alone, in passing at the start of
+## a longer request, shown only by a choice between options), each under 20
+## LongMemEval sessions of the following weeks, its question asked in a new session
+## at `at`; the share of prompts carrying it per kind, next to BM25, recency and
+## full-history baselines on the same turns
+eval-prefs: deps
+	$(GO) run ./tools/evalprefs -data ../shared/data -wait-timeout 30m
 
 ## chaos: every worker its own process against its own nats-server and PostgreSQL
 ## cluster, under kill -9 of workers and NATS and a PostgreSQL crash restart, then

@@ -1,9 +1,10 @@
 // Package datasets reads the conversations of ../shared/data (LoCoMo, KdConv,
-// LongMemEval) as turns to post to Recall, for the context evaluations
-// (tools/evalcontext on LoCoMo, tools/evallongmem on LongMemEval), the
-// summary evaluation (tools/evalsummary, LoCoMo's sessions with their
-// reference summaries) and the data check (tools/checkdata): they use the
-// same turns, so they read them the same way, here.
+// LongMemEval, PrefEval) as turns to post to Recall, for the context
+// evaluations (tools/evalcontext on LoCoMo, tools/evallongmem on LongMemEval,
+// tools/evalprefs on PrefEval's preferences buried under LongMemEval's
+// sessions), the summary evaluation (tools/evalsummary, LoCoMo's sessions
+// with their reference summaries) and the data check (tools/checkdata): they
+// use the same turns, so they read them the same way, here.
 package datasets
 
 import (
@@ -110,11 +111,11 @@ func (s *EvidenceStats) Add(o EvidenceStats) {
 // Dropped is how many evidence references the metrics could not use.
 func (s EvidenceStats) Dropped() int { return s.Malformed + s.Unknown }
 
-// All loads the three data sets, each cut to limit conversations when
+// All loads the four data sets, each cut to limit conversations when
 // limit > 0, and their names in the order to post them.
 func All(dataDir string, limit int) (map[string][]Conversation, []string, error) {
-	names := []string{"kdconv", "locomo", "longmemeval"}
-	loaders := []func(string) ([]Conversation, error){LoadKdConv, LoadLoCoMo, LoadLongMemEval}
+	names := []string{"kdconv", "locomo", "longmemeval", "prefeval"}
+	loaders := []func(string) ([]Conversation, error){LoadKdConv, LoadLoCoMo, LoadLongMemEval, LoadPrefEvalConversations}
 	out := map[string][]Conversation{}
 	for i, name := range names {
 		convs, err := loaders[i](dataDir)

@@ -20,7 +20,7 @@ import (
 )
 
 // The data check (`make check-data`): every conversation of
-// ../shared/data (KdConv, LoCoMo, LongMemEval: about 130k turns) through the
+// ../shared/data (KdConv, LoCoMo, LongMemEval, PrefEval: about 130k turns) through the
 // whole pipeline of a fresh `recall run`, expecting every turn the API
 // accepted to be stored and no worker to dead-letter any. Text nobody on the
 // project wrote is where a worker meets what its rules did not foresee; a

@@ -1,5 +1,5 @@
 // Command checkdata runs every conversation of ../shared/data (KdConv,
-// LoCoMo, LongMemEval: about 130k turns) through the whole pipeline of a
+// LoCoMo, LongMemEval, PrefEval: about 130k turns) through the whole pipeline of a
 // fresh `recall run`, and fails when a worker dead-letters a turn or a turn
 // the API accepted is not stored (`make check-data`).
 //
@@ -42,7 +42,7 @@ type options struct {
 
 func main() {
 	o := options{}
-	data := flag.String("data", datasets.DefaultDir, "data directory holding kdconv/, locomo/ and longmemeval/; relative paths are taken from the repository root")
+	data := flag.String("data", datasets.DefaultDir, "data directory holding kdconv/, locomo/, longmemeval/ and prefeval/; relative paths are taken from the repository root")
 	flag.StringVar(&o.Tenant, "tenant", "eval", "tenant the turns are posted under (X-Tenant-ID)")
 	flag.IntVar(&o.LimitConversations, "limit-conversations", 0, "post only the first N conversations of each data set (0: all)")
 	flag.IntVar(&o.Concurrency, "concurrency", 4, "users whose turns are posted at once")

@@ -23,8 +23,8 @@ type statedReport struct {
 	Values []statedValue
 }
 
-// readStated runs the offline reader over every user turn of the three
-// data sets, as the extractor does.
+// readStated runs the offline reader over every user turn of the data
+// sets, as the extractor does.
 func readStated(dir string) (statedReport, error) {
 	all, names, err := datasets.All(dir, 0)
 	if err != nil {
@@ -51,7 +51,7 @@ func readStated(dir string) (statedReport, error) {
 // of them drawn at random (a fixed seed, so the same sample every run),
 // each with its turn, for judging by hand.
 func reportStated(w io.Writer, rep statedReport, sample int) {
-	datasetNames := []string{"kdconv", "locomo", "longmemeval"}
+	datasetNames := []string{"kdconv", "locomo", "longmemeval", "prefeval"}
 	counts := map[string]map[string]int{}
 	var keys []string
 	for _, v := range rep.Values {

@@ -4,7 +4,7 @@
 // open-vocabulary rules and then with a catalog of the split's entities.
 // Then it counts, per key of the profile and per data set, the values the
 // offline reader (pkg/attribute/stated) learns from every user turn of
-// KdConv, LoCoMo and LongMemEval, and with -attributes-sample N prints N of
+// KdConv, LoCoMo, LongMemEval and PrefEval, and with -attributes-sample N prints N of
 // them drawn at random, each with its turn, for judging by hand.
 //
 // Usage, from the repository root:
