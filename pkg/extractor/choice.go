@@ -104,7 +104,12 @@ func choiceText(entries []listsel.Entry, n int) (text, matter string) {
 	var others []string
 	for i, e := range entries {
 		if i != n-1 {
-			others = append(others, plain(e.Text, 40))
+			// What was turned down, by its first words: enough to tell it.
+			w := strings.Fields(plain(e.Text, 80))
+			if len(w) > 4 {
+				w = append(w[:4], "…")
+			}
+			others = append(others, strings.Join(w, " "))
 		}
 	}
 	if len(others) > 0 {

@@ -117,6 +117,8 @@ func TestInspectorInBrowser(t *testing.T) {
 			"content": "《三体》是很好的选择！你还可以试试《球状闪电》。"},
 		turn{"id": "old-3", "user_id": userA, "session_id": "s-old", "occurred_at": at(75*day - 2*time.Minute), "role": "user",
 			"content": "I also loved the novel 《Dune》 by Frank Herbert."},
+		turn{"id": "old-4", "user_id": userA, "session_id": "s-old", "occurred_at": at(75*day - 3*time.Minute), "role": "user",
+			"content": "I'm terrified of flying, so we always take the train."},
 		turn{"id": "mid-1", "user_id": userA, "session_id": "s-mid", "occurred_at": at(40 * day), "role": "user",
 			"content": "又把《三体》重读了一遍，还想看看《流浪地球》。"},
 		turn{"id": "now-1", "user_id": userA, "session_id": "s-now", "occurred_at": at(time.Hour), "role": "user",
@@ -243,7 +245,7 @@ func TestInspectorInBrowser(t *testing.T) {
 		return strings.Contains(string(body), `"last_run":{`)
 	}, 20*time.Second, 100*time.Millisecond)
 	// A run now, as the next scheduled one would, derives the users' habits
-	// from the turns above (the seeded user has written five), once ingest
+	// from the turns above (the seeded user has written six), once ingest
 	// has stored them all: the facts and the heavy user's sessions waited
 	// for above are other workers' and other turns.
 	require.Eventually(t, func() bool {
@@ -256,7 +258,7 @@ func TestInspectorInBrowser(t *testing.T) {
 		for _, s := range got.Sessions {
 			n[s.SessionID] = s.MessageCount
 		}
-		return n["s-old"] == 3 && n["s-mid"] == 1 && n["s-now"] >= 3
+		return n["s-old"] == 4 && n["s-mid"] == 1 && n["s-now"] >= 3
 	}, 60*time.Second, 100*time.Millisecond, "ingest stores the seeded user's turns")
 	dc, err := decayer.New(decayer.Options{Config: decayer.Config{Habits: habits.Config{Derive: true, MinMessages: 3}}, Store: l.DB.Store})
 	require.NoError(t, err)

@@ -132,10 +132,21 @@ function attributeRow(userID, v, reload) {
     h('span', { class: 'muted small' }, ` since ${day(v.valid_from)}`, evidence), ' ', remove);
 }
 
+/** statementRow is one of the user's own statements: their words, when, the session and turns it was read from, and a button that removes it. */
+function statementRow(userID, v, reload) {
+  const row = attributeRow(userID, v, reload);
+  row.classList.add('statement');
+  const turns = (v.evidence || []).map((id, i) => [i ? ', ' : ' · turn ', h('code', { class: 'small' }, id)]);
+  row.querySelector('.muted').append(...turns.flat());
+  if ((v.value || '').startsWith('Chose from the options offered')) row.querySelector('.value').prepend(chip('choice'), ' ');
+  return row;
+}
+
 /** attributesSection is who the user is and what they asked for: current values, an edit form, and the history. */
 function attributesSection(userID) {
   const about = h('ul', { id: 'attributes-about' });
   const asked = h('ul', { id: 'attributes-asked' });
+  const said = h('ul', { id: 'attributes-said' });
   const history = h('ol', { id: 'attributes-history', class: 'small' });
   const status = h('div');
   const key = h('input', { id: 'attribute-key', placeholder: 'key (reply_language, allergies…)', autocomplete: 'off' });
@@ -144,7 +155,9 @@ function attributesSection(userID) {
   async function reload() {
     try {
       const r = await api(`/v1/users/${enc(userID)}/attributes${q({ history: true })}`);
-      const rows = (group) => r.current.filter((v) => v.group === group).map((v) => attributeRow(userID, v, later));
+      const rows = (group) => r.current.filter((v) => v.group === group && v.key !== 'statements').map((v) => attributeRow(userID, v, later));
+      const own = r.current.filter((v) => v.key === 'statements').map((v) => statementRow(userID, v, later));
+      said.replaceChildren(...(own.length ? own : [h('li', { class: 'empty' }, 'Nothing said yet.')]));
       const a = rows('about');
       const p = rows('preference');
       about.replaceChildren(...(a.length ? a : [h('li', { class: 'empty' }, 'Nothing known.')]));
@@ -178,7 +191,10 @@ function attributesSection(userID) {
   return h('section', { class: 'card', id: 'attributes' },
     h('h2', null, 'Who the user is'),
     h('p', { class: 'muted small' }, 'Current values only reach the context; set explicitly, stated by the user, inferred or derived. An edit here is an explicit value.'),
-    h('h3', null, 'About'), about, h('h3', null, 'Asked for'), asked, form, status,
+    h('h3', null, 'About'), about, h('h3', null, 'Asked for'), asked,
+    h('h3', null, 'In their own words'),
+    h('p', { class: 'muted small' }, 'What the user said about themselves, one per matter (a newer word on the same matter supersedes it); a context shows those that bear on its message, then the strongest.'),
+    said, form, status,
     h('details', null, h('summary', null, 'History'), history));
 }
 
