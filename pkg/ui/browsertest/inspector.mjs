@@ -286,9 +286,9 @@ try {
     'and what they asked for');
   check(await page.locator('#attributes-about li', { hasText: 'active_hours' }).innerText().then((t) => t.includes('derived') && t.includes('UTC')),
     'and the habits derived from their messages, with their source');
-  const said = page.locator('#attributes-said li', { hasText: 'terrified of flying' });
-  await said.waitFor({ timeout });
-  check(await said.innerText().then((t) => t.includes("I'm terrified of flying, so we always take the train.") && t.includes('stated') && t.includes('s-old') && t.includes('old-4')),
+  const ownWords = page.locator('#attributes-said li', { hasText: 'terrified of flying' });
+  await ownWords.waitFor({ timeout });
+  check(await ownWords.innerText().then((t) => t.includes("I'm terrified of flying, so we always take the train.") && t.includes('stated') && t.includes('s-old') && t.includes('old-4')),
     'the user page shows what the user said of themselves, in their words, with its session and turn');
   check(await page.locator('#attributes-about').innerText().then((t) => !t.includes('terrified')), 'statements are apart from the keys');
   await page.locator('#attributes-about li', { hasText: '杭州' }).getByRole('button', { name: 'Remove' }).click();
