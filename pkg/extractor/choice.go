@@ -3,6 +3,7 @@ package extractor
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/listsel"
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/search"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -28,7 +30,7 @@ func (w *Worker) choice(ctx context.Context, m queue.Message, t *events.Turn) ([
 	if !w.cfg.Stated || t.Role != events.RoleUser {
 		return nil, nil
 	}
-	n, ok := pickOf(t.Content)
+	first, ok := pickSentence(t.Content)
 	if !ok {
 		return nil, nil
 	}
@@ -43,6 +45,10 @@ func (w *Worker) choice(ctx context.Context, m queue.Message, t *events.Turn) ([
 		return nil, nil
 	}
 	entries := listsel.Entries(reply.Content)
+	n, ok := pickOf(t.Content, first, entries)
+	if !ok {
+		return nil, nil
+	}
 	if n == lastEntry {
 		n = len(entries)
 	}
@@ -63,28 +69,97 @@ func (w *Worker) choice(ctx context.Context, m queue.Message, t *events.Turn) ([
 // lastEntry stands for "the last one".
 const lastEntry = -1
 
+// pickSentence is the first sentence of a user's turn when it may pick
+// among options: it says so ("I'll go with", "I think … would be best",
+// "sounds good", "option 2", "第二个"), and it does not ask ("can you tell me
+// more about the second option?") nor tell the assistant what to do.
+func pickSentence(text string) (string, bool) {
+	if notAPick.MatchString(strings.ToLower(strings.TrimSpace(text))) {
+		return "", false
+	}
+	if _, ok := listsel.Select(text); ok {
+		return text, true
+	}
+	first := strings.TrimSpace(text)
+	if i := strings.IndexAny(first, ".!?。！？\n"); i > 0 {
+		if first[i] == '?' {
+			return "", false
+		}
+		first = first[:i]
+	}
+	if first == "" || utf8.RuneCountInString(first) > 200 || strings.HasSuffix(first, "?") || strings.HasSuffix(first, "？") {
+		return "", false
+	}
+	lower := strings.ToLower(first)
+	if notAPick.MatchString(lower) || !pickCue.MatchString(lower) {
+		return "", false
+	}
+	return first, true
+}
+
+var (
+	pickCue  = regexp.MustCompile(`\b(?:go(?:ing)? with|choos(?:e|ing)|chose|pick(?:ing)?|tak(?:e|ing)|prefer|sounds?|seems?|appeals?|would be|works?|fits?|suits?|is the (?:best|most|one)|i'?ll|i will|let'?s|i'?d like|i want|option|number|the (?:first|second|third|fourth|fifth|last) one)\b|选|要|就|第.个`)
+	notAPick = regexp.MustCompile(`^(?:please |can you |could you |would you |tell |explain |elaborate |describe |give |show |expand |what |how |why |where |when |which |do |does |is |are |write |make |create |generate |list |add |help |provide |compare )`)
+)
+
 // pickOf is the entry a user's turn picks: a bare pick ("2", "the second
-// one", listsel.Select), or the one position its first sentence names
-// ("I think option 2 is best for me").
-func pickOf(text string) (int, bool) {
+// one", listsel.Select); the one position its first sentence names ("I
+// think option 2 is best for me"); or the one entry whose words its first
+// sentence shares, well ahead of any other ("I'll go with Monument
+// Valley", "the documentary series would be the most engaging").
+func pickOf(text, first string, entries []listsel.Entry) (int, bool) {
 	if c, ok := listsel.Select(text); ok {
 		if c.Last {
 			return lastEntry, true
 		}
 		return c.N, true
 	}
-	first := text
-	if i := strings.IndexAny(first, ".!?。！？\n"); i > 0 {
-		first = first[:i]
-	}
-	if utf8.RuneCountInString(first) > 200 {
+	if ps := listsel.Positions(first); len(ps) == 1 {
+		return ps[0], true
+	} else if len(ps) > 1 {
 		return 0, false
 	}
-	ps := listsel.Positions(first)
-	if len(ps) != 1 {
-		return 0, false
+	an := search.SharedAnalyzer()
+	said := map[string]bool{}
+	for _, w := range an.Terms(first, nil) {
+		said[w] = true
 	}
-	return ps[0], true
+	best, second, at := 0, 0, 0
+	for i, e := range entries {
+		shared, seen := 0, map[string]bool{}
+		for _, w := range an.Terms(e.Text, nil) {
+			if said[w] && !seen[w] {
+				seen[w] = true
+				shared++
+			}
+		}
+		switch {
+		case shared > best:
+			best, second, at = shared, best, i+1
+		case shared > second:
+			second = shared
+		}
+	}
+	if best >= 2 && best >= 2*second || best == 1 && second == 0 && len(entries) > 1 && longTerm(first, entries[at-1].Text) {
+		return at, true
+	}
+	return 0, false
+}
+
+// longTerm reports whether the one word a pick shares with its entry is a
+// name or a long word ("Codenames"), not a common one.
+func longTerm(first, entry string) bool {
+	an := search.SharedAnalyzer()
+	in := map[string]bool{}
+	for _, w := range an.Terms(entry, nil) {
+		in[w] = true
+	}
+	for _, w := range an.Terms(first, nil) {
+		if in[w] && utf8.RuneCountInString(w) >= 6 {
+			return true
+		}
+	}
+	return false
 }
 
 // choiceText is a choice as the context shows it: what was picked, then

@@ -89,6 +89,9 @@ func Self(text string) []Said {
 			if !ok {
 				continue
 			}
+			if placeholder.MatchString(clause) {
+				continue // a template's blank: "My name is [User]"
+			}
 			s.Text = clip(clause)
 			if seen[s.Text] {
 				continue
@@ -125,9 +128,17 @@ func transcriptLine(line string) bool {
 	case "user", "assistant", "human", "ai", "bot", "system", "q", "a", "me", "you", "用户", "助手", "问", "答", "我", "你":
 		return true
 	}
-	// A capitalized single word then a colon is a speaker ("Bob: I love it").
-	r, _ := utf8.DecodeRuneInString(label)
-	return !strings.Contains(label, " ") && unicode.IsUpper(r) && !strings.EqualFold(label, "note") && !strings.EqualFold(label, "ps")
+	// A single word then a colon is a speaker ("Bob: I love it"), unless it
+	// heads the user's own note ("Update: we moved").
+	if strings.Contains(label, " ") {
+		return false
+	}
+	switch strings.ToLower(label) {
+	case "note", "ps", "update", "edit", "btw", "fyi", "also", "example", "tip", "reminder", "context", "background",
+		"question", "goal", "summary", "important", "warning", "nb", "p.s", "addendum", "correction":
+		return false
+	}
+	return true
 }
 
 // clip cuts a sentence to MaxSaidChars characters at a word, spaces
@@ -148,6 +159,10 @@ func clip(s string) string {
 func strength(kind string, boost float64) float64 {
 	return min(1, max(0.1, kindWeight[kind]+boost))
 }
+
+// placeholder is a template's blank to fill in: "[User]", "{name}",
+// "<your city>".
+var placeholder = regexp.MustCompile(`\[[^\]]{1,30}\]|\{[^}]{1,30}\}|<[^>]{1,30}>`)
 
 // Standing requests: what the user asks of the assistant's answers from
 // now on, beyond this message.

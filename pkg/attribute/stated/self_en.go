@@ -144,7 +144,7 @@ var (
 		"eczema": KindHealth, "insomnia": KindHealth, "depression": KindHealth, "epilepsy": KindHealth, "celiac": KindHealth,
 		"love": KindLike, "passion": KindLike, "fondness": KindLike, "weakness": KindLike, "penchant": KindLike,
 		"preference": KindLike, "interest": KindLike, "soft": KindLike, "thing": KindLike,
-		"budget": KindLimit, "deadline": KindLimit,
+		"budget": KindLimit,
 	}
 	// familyNouns are the people and animals a user cares for.
 	familyNouns = set("son", "sons", "daughter", "daughters", "wife", "husband", "partner", "spouse", "kid", "kids", "child",
@@ -175,7 +175,7 @@ var (
 	// Goals that are only this conversation's: "I want to know …".
 	passingGoals = set("know", "ask", "check", "see", "confirm", "understand", "figure", "find", "get", "share", "discuss",
 		"talk", "clarify", "hear", "make", "say", "mention", "tell", "thank", "add", "explore", "look", "start",
-		"focus", "write", "create", "use", "try", "do", "have", "be", "go", "read", "watch", "compare", "follow",
+		"focus", "write", "create", "use", "try", "do", "have", "be", "go", "read", "watch", "compare", "follow", "decide", "choose", "pick", "recall", "remember", "think", "narrow", "wrap", "apply",
 		"double-check", "verify", "note", "point", "put", "keep", "give", "continue", "move", "change", "improve", "organize",
 		"plan", "prepare", "buy", "visit", "book", "take", "brainstorm", "come", "include", "calculate", "set")
 	clauseBreakEN = set("because", "since", "so", "but", "as", "when", "while", "which", "that", "due", "especially",
@@ -214,11 +214,14 @@ func selfEN(clause string) (Said, bool) {
 		}
 		var s Said
 		var ok bool
+		// After a word that is not the sentence's opening, "I" begins a
+		// clause about something else ("songs I have to have", "the
+		// campaign I worked on").
+		if i > 0 && !ws[i-1].brk && !openers[ws[i-1].w] {
+			continue
+		}
 		switch ws[i].w {
 		case "i", "we":
-			if i > 0 && (ws[i-1].w == "when" || ws[i-1].w == "what" || ws[i-1].w == "how" || ws[i-1].w == "whether") {
-				continue
-			}
 			s, ok = predicateEN(ws, i+1, "")
 		case "my", "our":
 			s, ok = possessiveEN(ws, i+1)
@@ -239,8 +242,12 @@ func possessiveEN(ws []word, j int) (Said, bool) {
 		w := ws[k].w
 		if familyNouns[w] {
 			n := k + 1
-			// A name after the noun: "my son Tom can't …".
+			// A name after the noun: "my son Tom can't …"; not a clause
+			// about them ("my cousin, who's a historian, took me …").
 			for n < len(ws) && n < k+3 && !verbLike(ws[n].w) {
+				if w := ws[n].w; w == "who" || w == "which" || w == "that" || ws[n-1].brk {
+					return Said{}, false
+				}
 				n++
 			}
 			s, ok := predicateEN(ws, n, w)
@@ -250,14 +257,17 @@ func possessiveEN(ws []word, j int) (Said, bool) {
 			return s, true
 		}
 		if kind, ok := selfNouns[w]; ok {
-			rest := k + 1
-			for rest < len(ws) && (ws[rest].w == "is" || ws[rest].w == "are" || ws[rest].w == "'s" || ws[rest].w == "include" ||
-				ws[rest].w == "includes" || !isCopula(ws[rest].w) && rest < k+3 && kind == KindLike) {
-				if isCopula(ws[rest].w) || ws[rest].w == "include" || ws[rest].w == "includes" {
-					rest++
+			// "my favorite cuisine is …", "my goal is …", "my hobbies
+			// include …": the noun, a word or two, then the verb.
+			rest, linked := k+1, false
+			for ; rest < len(ws) && rest <= k+3; rest++ {
+				if w := ws[rest].w; isCopula(w) || w == "include" || w == "includes" {
+					rest, linked = rest+1, true
 					break
 				}
-				rest++
+			}
+			if !linked {
+				return Said{}, false
 			}
 			matter := w
 			if kind == KindLike && (w == "favorite" || w == "favourite") && k+1 < len(ws) {
@@ -418,7 +428,7 @@ func predicateEN(ws []word, j int, whose string) (Said, bool) {
 			case "got":
 				j++
 			case "to":
-				return done(KindLimit, j+2, "")
+				return Said{}, false // "I have to go", "I have to admit": this moment's
 			}
 			if k := j + 1; k < len(ws) && pastParticiple(ws[k].w) {
 				perfect = true
@@ -481,7 +491,11 @@ func copulaEN(ws []word, j int, neg *bool, done func(string, int, string) (Said,
 		if *neg {
 			return Said{}, false
 		}
-		return done(KindIdentity, 0, "is "+objectEN(ws, j+1))
+		noun := objectEN(ws, j+1)
+		if strings.Contains(" "+noun+" ", " assistant ") || strings.Contains(" "+noun+" ", " ai ") || strings.Contains(noun, "language model") {
+			return Said{}, false // an assistant's words pasted as the user's
+		}
+		return done(KindIdentity, 0, "is "+noun)
 	}
 	if w == "much" && next(ws, j) == "of" {
 		*neg = false
@@ -499,6 +513,17 @@ func copulaEN(ws []word, j int, neg *bool, done func(string, int, string) (Said,
 	kind, ok := copulaStates[w]
 	if !ok {
 		return Said{}, false
+	}
+	if kind == KindLike || kind == KindDislike {
+		k := j + 1
+		for k < len(ws) && (ws[k].w == "in" || ws[k].w == "about" || ws[k].w == "on" || ws[k].w == "of" || ws[k].w == "with" ||
+			ws[k].w == "to" || ws[k].w == "learning" || ws[k].w == "exploring" || ws[k].w == "trying" || ws[k].w == "knowing" ||
+			ws[k].w == "hearing" || ws[k].w == "reading" || ws[k].w == "more" || ws[k].w == "getting" || ws[k].w == "out") {
+			k++
+		}
+		if reaction(ws, k) {
+			return Said{}, false
+		}
 	}
 	switch w {
 	case "on":
@@ -519,6 +544,9 @@ func copulaEN(ws []word, j int, neg *bool, done func(string, int, string) (Said,
 		return done(KindLocation, 0, "location")
 	case "working":
 		if next(ws, j) == "on" || next(ws, j) == "towards" || next(ws, j) == "toward" {
+			if reaction(ws, j+2) {
+				return Said{}, false // "working on it"
+			}
 			return done(KindGoal, j+2, "")
 		}
 		return done(KindIdentity, 0, "occupation")
@@ -631,6 +659,9 @@ func verbEN(ws []word, j int, neg, habit, perfect bool, boost *float64, done fun
 	if st, ok := stanceVerbs[lemma]; ok && (form != "past" || perfect) && form != "ing" {
 		*boost += st.boost
 		k := j + 1
+		if reaction(ws, k) {
+			return Said{}, false
+		}
 		if lemma == "prefer" && next(ws, j) == "not" {
 			return done(KindAvoid, j+3, "")
 		}
@@ -878,3 +909,49 @@ func singular(w string) string {
 func isNumber(w string) bool {
 	return w != "" && strings.IndexFunc(w, func(r rune) bool { return r < '0' || r > '9' }) < 0
 }
+
+// reaction reports an object that is something of this conversation, not
+// of the user's life: "I like the idea of …", "I appreciate the tips", "I
+// love your suggestion", "I like those prompts", "I love it".
+func reaction(ws []word, k int) bool {
+	if k >= len(ws) {
+		return true
+	}
+	switch ws[k].w {
+	case "this", "that", "these", "those", "it", "its", "your", "them", "all", "both", "everything", "what", "how", "you",
+		"hers", "his", "theirs", "mine", "yours", "ours", "one":
+		return true
+	case "any", "some", "none", "either", "neither", "each":
+		return next(ws, k) == "of"
+	case "the":
+		// "the idea of", "the mason jar salad idea", "the second one".
+		for n := k + 1; n < min(len(ws), k+6); n++ {
+			if conversational[ws[n].w] {
+				return true
+			}
+			if ws[n].brk || clauseBreakEN[ws[n].w] || ws[n].w == "of" {
+				break
+			}
+		}
+	}
+	return false
+}
+
+// openers may stand before the subject of a statement: the sentence's
+// first words ("Also, I …", "Honestly I …", "By the way, I …").
+var openers = set("also", "and", "but", "so", "actually", "honestly", "really", "well", "now", "yes", "yeah", "oh", "ok", "okay",
+	"plus", "anyway", "lately", "recently", "personally", "basically", "still", "though", "then", "because", "since", "as",
+	"while", "hi", "hello", "hey", "way", "btw", "generally", "usually", "mostly", "nowadays", "currently", "also", "alright",
+	"see", "thanks", "sure", "definitely", "absolutely", "frankly", "truthfully", "otherwise", "however", "besides", "although",
+	"um", "hmm", "right", "cool", "great", "first", "firstly", "second", "finally", "lol", "haha", "too", "both", "and", "side",
+	"note", "fact", "general", "today", "these", "days", "point")
+
+// conversational are what a conversation is made of: a reply's ideas,
+// tips and options.
+var conversational = set("idea", "ideas", "tip", "tips", "option", "options", "suggestion", "suggestions", "recipe", "recipes",
+	"list", "plan", "sound", "look", "way", "fact", "approach", "first", "second", "third", "fourth", "last", "one", "ones",
+	"advice", "info", "information", "answer", "answers", "response", "explanation", "breakdown", "example", "examples",
+	"detail", "details", "help", "question", "concept", "name", "names", "title", "titles", "description", "format",
+	"structure", "prompt", "prompts", "point", "points", "thought", "thoughts", "feedback", "recommendation",
+	"recommendations", "insight", "insights", "overview", "summary", "outline", "script", "draft", "story", "itinerary",
+	"menu", "combination", "variety", "selection", "resources", "resource", "links", "link", "article", "guide", "steps")
