@@ -213,9 +213,9 @@ func assign(wn *wordnet, seeds []seed) (*membership, error) {
 			m.m[k] = v
 		}
 	}
-	// One step along derivation and pertainyms, and adjective similarity,
-	// into verbs and adjectives; not from people (a trade's worker would
-	// bring work to every verb of its trade: baker, bake).
+	// One step along derivation and pertainyms from nouns, and adjective
+	// similarity, into verbs and adjectives; not from people (a trade's
+	// worker would bring work to every verb of its trade: baker, bake).
 	reached := m.snapshot()
 	for _, k := range sortedKeys(wn.synsets) {
 		s := wn.synsets[k]
@@ -223,7 +223,9 @@ func assign(wn *wordnet, seeds []seed) (*membership, error) {
 			continue
 		}
 		for _, p := range s.ptrs {
-			if t := wn.synsets[p.target]; lexnames[t.lexfile] == "noun.person" {
+			t := wn.synsets[p.target]
+			if lexnames[t.lexfile] == "noun.person" || p.sym != "&" && t.key.pos != 'n' {
+				// Not from people, and derived only from nouns.
 				continue
 			}
 			scale := 0.0

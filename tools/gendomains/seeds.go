@@ -277,7 +277,9 @@ var seeds = []seed{
 		"hike.v.02", "hike.n.01", "backpacking.n.01", "mountaineering.n.01",
 	}},
 
-	{domain: domain.Nature, weight: 0.8, trees: []string{"animal.n.01", "plant.n.02"}},
+	{domain: domain.Nature, weight: 0.8, trees: []string{"animal.n.01", "plant.n.02"}, not: []string{
+		"hominid.n.01", "female.n.01", "male.n.01", "young.n.01", "adult.n.02",
+	}},
 
 	{domain: domain.Vehicles, weight: 1, trees: []string{
 		"motor_vehicle.n.01", "car.n.01", "motorcycle.n.01", "bicycle.n.01",
