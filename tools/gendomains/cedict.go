@@ -1,0 +1,301 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/recallhq/recall/pkg/domain"
+)
+
+// cedictEntry is one line of CC-CEDICT: a word in traditional and
+// simplified characters, its pinyin and its English glosses.
+type cedictEntry struct {
+	traditional, simplified, pinyin string
+	glosses                         []string
+}
+
+func readCEDICT(path string) ([]cedictEntry, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []cedictEntry
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		trad, rest, ok1 := strings.Cut(line, " ")
+		simp, rest, ok2 := strings.Cut(rest, " [")
+		pinyin, rest, ok3 := strings.Cut(rest, "] /")
+		if !ok1 || !ok2 || !ok3 {
+			return nil, fmt.Errorf("%s:%d: bad entry", path, n)
+		}
+		glosses := strings.Split(strings.TrimSuffix(rest, "/"), "/")
+		out = append(out, cedictEntry{trad, simp, pinyin, glosses})
+	}
+	return out, sc.Err()
+}
+
+var (
+	// A reference to another headword: 個|个[ge4], 北京[Bei3 jing1].
+	cedictRef = regexp.MustCompile(`[^\s,;()]*\[[^\]]*\]`)
+	// A parenthesis.
+	cedictParen = regexp.MustCompile(`\(([^()]*)\)`)
+)
+
+// registerLabels are CC-CEDICT's labels of register, region and use, not of
+// meaning; a parenthesis holding only one of them is dropped from a gloss.
+var registerLabels = map[string]bool{
+	"literary": true, "lit.": true, "fig.": true, "figurative": true, "tw": true,
+	"prc": true, "hk": true, "taiwan": true, "slang": true, "internet slang": true,
+	"coll.": true, "colloquial": true, "dialect": true, "old": true, "archaic": true,
+	"loanword": true, "abbr.": true, "onom.": true, "bound form": true,
+	"cantonese": true, "polite": true, "honorific": true, "humble": true,
+	"derog.": true, "derogatory": true, "pejorative": true, "euphemism": true,
+	"formal": true, "written": true, "classical": true, "idiom": true,
+	"neologism": true, "informal": true, "vulgar": true, "humorous": true,
+	"old usage": true, "obsolete": true, "modern": true, "dated": true,
+	"in former times": true, "respectful": true, "literally": true,
+}
+
+// skippedGlosses start glosses that refer to other entries or are not
+// meanings.
+var skippedGlosses = []string{
+	"cl:", "variant of", "old variant of", "japanese variant of", "erhua variant of",
+	"see ", "see:", "also written", "also pr.", "abbr. for", "abbr. of", "surname ",
+	"used in ", "(used in", "used as ", "(used as", "lit.", "(lit.", "unofficial variant",
+	"taiwan pr.", "pr.", "(onom.", "radical in chinese",
+}
+
+// cleanGloss makes a gloss into English text for the English lexicon, or
+// "" for a gloss that is no meaning.
+func cleanGloss(g string) string {
+	g = strings.TrimSpace(g)
+	lower := strings.ToLower(g)
+	for _, p := range skippedGlosses {
+		if strings.HasPrefix(lower, p) {
+			return ""
+		}
+	}
+	g = cedictRef.ReplaceAllString(g, " ")
+	g = cedictParen.ReplaceAllStringFunc(g, func(p string) string {
+		inner := strings.ToLower(strings.TrimSpace(p[1 : len(p)-1]))
+		if registerLabels[inner] || strings.HasPrefix(inner, "taiwan pr") || strings.HasPrefix(inner, "used ") {
+			return " "
+		}
+		return " " + p[1:len(p)-1] + " "
+	})
+	g = strings.TrimSpace(g)
+	for _, p := range []string{"fig. ", "fig.", "to "} {
+		g = strings.TrimSpace(strings.TrimPrefix(g, p))
+	}
+	return g
+}
+
+// Weights of a headword's glosses.
+const (
+	// noDomainShare is how much a gloss that has no domain counts against
+	// those that have: less than one, since CC-CEDICT lists synonyms and
+	// near-synonyms as glosses, many of them words the English lexicon
+	// does not place ("oversensitive/allergic/allergy").
+	noDomainShare = 0.5
+	// firstGlossShare is the share of its weights the first gloss, the
+	// headword's main meaning in CC-CEDICT's order, gives the headword
+	// whatever follows (书: book/letter/document/to write).
+	firstGlossShare = 0.7
+	// zhMinWeight is minWeight for Chinese: a headword's weights come
+	// through English glosses, twice removed from WordNet, and a weak one
+	// is more often noise.
+	zhMinWeight = 0.2
+)
+
+// chinese makes the Chinese lexicon: each headword (simplified and
+// traditional) takes its glosses' weights, each gloss scored as English text
+// by the English lexicon (capped at 1 per domain): their mean, glosses with
+// no domain counting noDomainShare, or firstGlossShare of its first gloss's
+// where that is more. A headword of several characters with no weight is
+// kept when it contains a word that has one, so that the longest-match cut
+// takes it whole ("飞快", very fast, is not about flying).
+func chinese(entries []cedictEntry, en map[string]vector, _ *wordnet) map[string]vector {
+	lex := englishLexicon(en)
+	type acc struct {
+		sum, first vector
+		n          float64
+		glosses    int
+	}
+	accs := map[string]*acc{}
+	var order []string
+	particles := map[string]bool{}
+	for _, e := range entries {
+		if isParticle(e) {
+			particles[e.simplified] = true
+			particles[e.traditional] = true
+		}
+	}
+	for _, e := range entries {
+		if particles[e.simplified] || particles[e.traditional] {
+			continue
+		}
+		for _, hw := range []string{e.simplified, e.traditional} {
+			if !hanOnly(hw) {
+				continue
+			}
+			a := accs[hw]
+			if a == nil {
+				a = &acc{}
+				accs[hw] = a
+				order = append(order, hw)
+			}
+			for _, g := range e.glosses {
+				text := cleanGloss(g)
+				if text == "" {
+					continue
+				}
+				var v vector
+				for d, x := range lex.Scores(text) {
+					v[d] = min(float64(x), 1)
+				}
+				if a.glosses == 0 {
+					a.first = v
+				}
+				a.glosses++
+				if v.zero() {
+					a.n += noDomainShare
+					continue
+				}
+				for d, x := range v {
+					a.sum[d] += x
+				}
+				a.n++
+			}
+			if e.simplified == e.traditional {
+				break
+			}
+		}
+	}
+	out := map[string]vector{}
+	for _, hw := range order {
+		a := accs[hw]
+		if a.glosses == 0 {
+			continue
+		}
+		var v vector
+		for d := range v {
+			v[d] = max(a.sum[d]/a.n, a.first[d]*firstGlossShare)
+		}
+		for d, x := range v {
+			if x < zhMinWeight {
+				v[d] = 0
+			}
+		}
+		if v = settle(v); !v.zero() {
+			out[hw] = v
+		}
+	}
+	// A classifier after a numeral or a demonstrative is counted, not
+	// named (几道菜: 道, road, is the dishes' classifier): each such pair
+	// CC-CEDICT does not list is a word without a domain.
+	for _, e := range entries {
+		if !isClassifier(e) {
+			continue
+		}
+		for _, hw := range []string{e.simplified, e.traditional} {
+			if utf8.RuneCountInString(hw) != 1 {
+				continue
+			}
+			for _, n := range countWords {
+				if _, ok := accs[string(n)+hw]; !ok {
+					out[string(n)+hw] = vector{}
+				}
+			}
+		}
+	}
+	// Blockers: words without a domain that contain one with a domain.
+	for _, hw := range order {
+		if _, ok := out[hw]; ok || utf8.RuneCountInString(hw) < 2 {
+			continue
+		}
+		if containsWord(hw, out) {
+			out[hw] = vector{}
+		}
+	}
+	return out
+}
+
+func containsWord(hw string, words map[string]vector) bool {
+	for i := range hw {
+		for j := len(hw); j > i; j-- {
+			if w := hw[i:j]; w != hw {
+				if v, ok := words[w]; ok && !v.zero() {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func hanOnly(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.Is(unicode.Han, r) {
+			return false
+		}
+	}
+	return true
+}
+
+// englishLexicon is the English lexicon as pkg/domain scores text with it.
+func englishLexicon(en map[string]vector) *domain.Lexicon {
+	m := make(map[string]domain.Vector, len(en))
+	for w, v := range en {
+		var dv domain.Vector
+		for d, x := range v {
+			dv[d] = float32(x)
+		}
+		m[w] = dv
+	}
+	return domain.NewLexicon(m, nil)
+}
+
+// countWords are the numerals and demonstratives a classifier follows.
+const countWords = "一二两三四五六七八九十几半这那每哪某"
+
+// isClassifier reports whether an entry is used as a classifier.
+func isClassifier(e cedictEntry) bool {
+	for _, g := range e.glosses {
+		if strings.HasPrefix(g, "classifier for") || strings.HasPrefix(g, "(classifier") {
+			return true
+		}
+	}
+	return false
+}
+
+// isParticle reports whether an entry of one character is a grammatical
+// particle in one of its uses (吧, 了, 呢): such a character is too
+// frequent as a particle for its other glosses (吧: bar) to give it a
+// domain; the words it is part of (酒吧, bar) have entries of their own.
+func isParticle(e cedictEntry) bool {
+	if utf8.RuneCountInString(e.simplified) != 1 {
+		return false
+	}
+	for _, g := range e.glosses {
+		if strings.Contains(g, "particle") {
+			return true
+		}
+	}
+	return false
+}
