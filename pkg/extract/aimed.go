@@ -393,7 +393,7 @@ func endsSentence(text string, i int, r rune) bool {
 // maybePerson reports whether a fact of kind k may be a person's name: what
 // a greeting or a relation marks when it is one.
 func (k Kind) maybePerson() bool {
-	return k == KindPerson || k == KindAuthor
+	return k == KindPerson || k == KindAuthor || k == KindName
 }
 
 // ownSpan is the span of text the name n covers, read from the candidates:

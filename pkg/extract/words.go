@@ -200,7 +200,10 @@ func parseZhWords(file, data string) (*zhWords, error) {
 // enTrigger is a phrase after which a name follows: "books by X".
 type enTrigger struct {
 	words []string
-	kind  Kind // "" = a person unless a cue word says it is a work
+	kind  Kind // "" = a work when a cue word says so, a person when something says so, else a name
+	// maker: X made what is before the phrase ("Dune by X"): an author
+	// when books are near, else a name (makerKind).
+	maker bool
 }
 
 // cue is a word that tells what kind of work a nearby title is.
@@ -212,6 +215,8 @@ type cue struct {
 // enWords are the word lists of the English rules (lexicon/en_rules.txt).
 type enWords struct {
 	connectors, abbreviations, orgWords, placeWords, generic map[string]bool
+	// personTitles are the titles before a person's name (Mr., Dr.).
+	personTitles map[string]bool
 	triggers                                                 []enTrigger
 	possessive                                               map[string]Kind
 	// What a user says about themselves or to the assistant, and whom
@@ -241,7 +246,7 @@ func parseEnWords(file, data string) (*enWords, error) {
 		"connectors": &w.connectors, "abbreviations": &w.abbreviations,
 		"org_words": &w.orgWords, "place_words": &w.placeWords, "generic": &w.generic,
 		"directive_verbs": &w.directiveVerbs, "directive_objects": &w.directiveObjects, "imperative_leads": &w.imperativeLeads,
-		"person_before": &w.personBefore,
+		"person_before": &w.personBefore, "person_titles": &w.personTitles,
 	}
 	// What each naming section marks (aimed.go).
 	namings := map[string]naming{
@@ -252,7 +257,7 @@ func parseEnWords(file, data string) (*enWords, error) {
 	}
 	for _, s := range secs {
 		kind := Kind(s.kind)
-		if s.kind == "any" {
+		if s.kind == "any" || s.kind == "maker" {
 			kind = ""
 		} else if s.kind != "" && !kind.Valid() {
 			return nil, fmt.Errorf("extract: %s: section %s: unknown kind %q", file, s.name, s.kind)
@@ -268,7 +273,7 @@ func parseEnWords(file, data string) (*enWords, error) {
 			}
 		case s.name == "triggers":
 			for _, e := range s.entries {
-				w.triggers = append(w.triggers, enTrigger{words: strings.Fields(e), kind: kind})
+				w.triggers = append(w.triggers, enTrigger{words: strings.Fields(e), kind: kind, maker: s.kind == "maker"})
 			}
 		case s.name == "possessive":
 			for _, e := range s.entries {

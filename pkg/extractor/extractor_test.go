@@ -95,7 +95,7 @@ func TestExtractorRecordsFactsOnce(t *testing.T) {
 	require.NotContains(t, facts, "book_title:球状闪电", "assistant turns are not the user's interests by default")
 	var english bool
 	for k := range facts {
-		english = english || k == "book_title:dune" || k == "author:frank herbert" || k == "person:frank herbert"
+		english = english || k == "book_title:dune" || k == "author:frank herbert" || k == "name:frank herbert"
 	}
 	require.True(t, english, "English facts too: %v", facts)
 
