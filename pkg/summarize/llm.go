@@ -71,9 +71,37 @@ func (l *LLM) Summarize(ctx context.Context, in Input) (Summary, error) {
 		if !ok {
 			kind = topicKind(ctx, l.rules, name)
 		}
+		own, err := ownName(turns, l.opts.topicRole, extract.Fact{Kind: kind, Value: value, Display: name})
+		if err != nil {
+			return Summary{}, err
+		}
+		if own {
+			continue
+		}
 		out.Topics = append(out.Topics, Topic{Kind: kind, Value: value, Display: name, Mentioned: mentionedIn(value, norm)})
 	}
 	return out, nil
+}
+
+// ownName reports whether one of the turns of the roles keep reports true
+// for gives f's name to the conversation's own people, or names it only in
+// a directive (extract.Screen): the user's name, the assistant's, whom the
+// user greets, someone of the user's life is no topic of theirs, whatever
+// the model listed.
+func ownName(turns []Turn, keep func(role string) bool, f extract.Fact) (bool, error) {
+	for _, t := range turns {
+		if !keep(t.Role) {
+			continue
+		}
+		kept, err := extract.Screen(t.Text, []extract.Fact{f})
+		if err != nil {
+			return false, fmt.Errorf("summarize: %w", err)
+		}
+		if len(kept) == 0 {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // kinds maps the values of the facts the rules find in the turns to their
