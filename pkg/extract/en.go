@@ -146,13 +146,18 @@ func (st *state) english() {
 			}
 			kind := tr.kind
 			switch {
+			case kind != "":
+			case st.place(words[s:e]):
+				// "I love Central Park": a place, not reported.
 			case tr.maker:
 				kind = st.makerKind(words, s, e)
-			case kind == "":
+			default:
 				kind = st.titleKindOrName(words, s, e)
 			}
-			st.rule = "en-trigger"
-			st.addEnglish(words, s, e, kind, scoreEnglish)
+			if kind != "" {
+				st.rule = "en-trigger"
+				st.addEnglish(words, s, e, kind, scoreEnglish)
+			}
 			for k := s; k < e; k++ {
 				used[k] = true
 			}
@@ -310,10 +315,8 @@ func (st *state) phraseKind(words []enWord, s, e int) Kind {
 	if st.en.orgWords[last] {
 		return KindTopic
 	}
-	for _, w := range ws {
-		if st.en.placeWords[strings.TrimSuffix(w.lower, "'s")] {
-			return ""
-		}
+	if st.place(ws) {
+		return ""
 	}
 	if st.personEvidence(words, s, e) {
 		return st.personKind(ws[0].start, ws[len(ws)-1].end)
@@ -328,6 +331,17 @@ func (st *state) phraseKind(words []enWord, s, e int) Kind {
 		return KindName
 	}
 	return st.workOrName(ws[0].start, ws[len(ws)-1].end)
+}
+
+// place reports whether ws, a capitalised phrase, names a place: one of its
+// words is a place word (Panama Canal, Lake Tahoe, New York).
+func (st *state) place(ws []enWord) bool {
+	for _, w := range ws {
+		if st.en.placeWords[strings.TrimSuffix(w.lower, "'s")] {
+			return true
+		}
+	}
+	return false
 }
 
 // shouted reports whether every word of ws is written in capitals, two
