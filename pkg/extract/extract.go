@@ -1,6 +1,9 @@
 // Package extract turns chat text into typed interest facts (books, authors,
-// films, music, people, genres and topics) without calling any service. It is
-// the logic; package extractor is the worker that runs it over the turn stream.
+// films, music, people, genres and topics, and names whose sort nothing in the
+// text tells) without calling any service. It is the logic; package extractor
+// is the worker that runs it over the turn stream. What is never an interest
+// (the names of the conversation's own people, what a directive names) is
+// read in aimed.go; Screen applies it to any extractor's facts.
 //
 // Recall stores what a user is interested in so that a chat assistant can
 // remember it later. The extractors here run on the hot path of a queue

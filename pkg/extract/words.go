@@ -215,10 +215,10 @@ type cue struct {
 // enWords are the word lists of the English rules (lexicon/en_rules.txt).
 type enWords struct {
 	connectors, abbreviations, orgWords, placeWords, generic map[string]bool
-	// personTitles are the titles before a person's name (Mr., Dr.).
-	personTitles map[string]bool
 	triggers                                                 []enTrigger
 	possessive                                               map[string]Kind
+	// personTitles are the titles before a person's name (Mr., Dr.).
+	personTitles map[string]bool
 	// What a user says about themselves or to the assistant, and whom
 	// they talk of or to (aimed.go): the phrases after which a name of the
 	// conversation's own people follows, in words ("*": any one word);
