@@ -1,6 +1,7 @@
 package assemble_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -55,4 +56,18 @@ func TestRenderFacts(t *testing.T) {
 	require.NotContains(t, zh, "本次会话", "no window, no window heading")
 	en := assemble.Render(assemble.LangEN, p)
 	require.Contains(t, en, "The user has shown interest in: 三体 (book), 刘慈欣 (author), 科幻 (genre)")
+}
+
+// A name whose sort the extractor could not tell (type name) is shown
+// without a kind rather than with a guessed one; so is a type the renderer
+// has no word for.
+func TestRenderFactsOfUnknownSort(t *testing.T) {
+	t.Parallel()
+	p := assemble.Parts{Facts: assemble.Facts{Facts: []assemble.WeightedFact{
+		{Type: "name", Display: "Anna Karenina"}, {Type: "book_title", Display: "Dune"}, {Type: "name", Display: "Radiohead"},
+	}}}
+	en := assemble.Render(assemble.LangEN, p)
+	require.True(t, strings.HasSuffix(en, "\nThe user has shown interest in: Anna Karenina, Dune (book), Radiohead"), en)
+	zh := assemble.Render(assemble.LangZH, p)
+	require.True(t, strings.HasSuffix(zh, "\n用户曾关注：Anna Karenina、Dune（书）、Radiohead"), zh)
 }

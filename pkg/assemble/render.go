@@ -615,6 +615,9 @@ func (l lines) write(ph phrases) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
+// writeFact writes a fact's name and, when its type has a word in ph.types,
+// its kind: a name whose sort the extractor could not tell (type name, see
+// extract.KindName) is written alone rather than with a guessed kind.
 func writeFact(b *strings.Builder, ph phrases, f WeightedFact) {
 	writeRemembered(b, f.Display)
 	if label, ok := ph.types[f.Type]; ok {

@@ -145,25 +145,33 @@ func (st *state) english() {
 				continue // possessives are typed by the noun after them
 			}
 			kind := tr.kind
-			if kind == "" {
-				kind = st.titleKindOrPerson(words[s].start, words[e-1].end)
+			switch {
+			case kind != "":
+			case st.place(words[s:e]):
+				// "I love Central Park": a place, not reported.
+			case tr.maker:
+				kind = st.makerKind(words, s, e)
+			default:
+				kind = st.titleKindOrName(words, s, e)
 			}
-			st.rule = "en-trigger"
-			st.addEnglish(words, s, e, kind, scoreEnglish)
+			if kind != "" {
+				st.rule = "en-trigger"
+				st.addEnglish(words, s, e, kind, scoreEnglish)
+			}
 			for k := s; k < e; k++ {
 				used[k] = true
 			}
 		}
 	}
 
-	// Possessives: "Tolkien's novels".
+	// Possessives: "Tolkien's novels", "Taylor Swift's new album".
 	for i := 0; i+1 < len(words); i++ {
 		w := words[i]
 		base, ok := strings.CutSuffix(w.lower, "'s")
 		if !ok || base == "" || !w.cap {
 			continue
 		}
-		kind, ok := st.en.possessive[words[i+1].lower]
+		kind, ok := st.possessiveKind(words, i+1)
 		if !ok {
 			continue
 		}
@@ -196,16 +204,39 @@ func (st *state) english() {
 		if s > 0 && words[s-1].lower == "the" && words[s-1].cap && !words[s-1].sentStart && words[s].joined && !anyUsed(used, s, e) {
 			// "The Dark Knight" in mid-sentence is a title or a band.
 			st.rule = "en-phrase"
-			st.add(words[s-1].start, words[e-1].end, st.titleKindOrPerson(words[s-1].start, words[e-1].end), scoreEnglish-10)
+			st.add(words[s-1].start, st.wordsEnd(words[e-1]), st.titleKindOrName(words, s-1, e), scoreEnglish-10)
 		} else if e-s >= 2 && !words[s].sentStart && !anyUsed(used, s, e) {
-			kind := st.phraseKind(words[s:e])
+			kind := st.phraseKind(words, s, e)
 			if kind != "" {
 				st.rule = "en-phrase"
-				st.addEnglish(words, s, e, kind, scoreEnglish-10)
+				st.add(words[s].start, st.wordsEnd(words[e-1]), kind, scoreEnglish-10)
 			}
 		}
 		i = next
 	}
+}
+
+// possessiveKind is the kind a possessive's noun gives the name before it:
+// the word at i ("Tolkien's novels"), or the one after it when the word at i
+// is a lower-case word before the noun ("Taylor Swift's new album").
+func (st *state) possessiveKind(words []enWord, i int) (Kind, bool) {
+	if kind, ok := st.en.possessive[words[i].lower]; ok {
+		return kind, true
+	}
+	if i+1 < len(words) && !words[i].cap && words[i+1].joined && !words[i+1].sentStart {
+		kind, ok := st.en.possessive[words[i+1].lower]
+		return kind, ok
+	}
+	return "", false
+}
+
+// wordsEnd is where a name whose last word is w ends: before the "'s" of a
+// possessive ("Taylor Swift's biggest fan" names Taylor Swift).
+func (st *state) wordsEnd(w enWord) int {
+	if strings.HasSuffix(w.lower, "'s") && w.end-w.start > 2 {
+		return possessiveBase(st.text, w)
+	}
+	return w.end
 }
 
 // possessiveBase returns where the name of a possessive word ends in text:
@@ -269,23 +300,26 @@ func anyUsed(used []bool, s, e int) bool {
 	return false
 }
 
-// phraseKind types a bare capitalised phrase: organisations are topics,
-// places are dropped, two or three plain words are a person and anything
-// else is a title typed by the words around it. A phrase all in capitals
-// ("SYSTEM OVERRIDE", "READ THIS NOW") is dropped too: names and titles are
-// written in title case, capitals shout a label or a command.
-func (st *state) phraseKind(ws []enWord) Kind {
+// phraseKind types a bare capitalised phrase, words[s:e]: organisations are
+// topics, places are dropped, a person's name when something says so
+// (personEvidence), anything but two or three plain words a title when a cue
+// word says which; what nothing types stays a name. A phrase all in
+// capitals ("SYSTEM OVERRIDE", "READ THIS NOW") is dropped too: names and
+// titles are written in title case, capitals shout a label or a command.
+func (st *state) phraseKind(words []enWord, s, e int) Kind {
+	ws := words[s:e]
 	if shouted(st.text, ws) {
 		return ""
 	}
-	last := ws[len(ws)-1].lower
+	last := strings.TrimSuffix(ws[len(ws)-1].lower, "'s")
 	if st.en.orgWords[last] {
 		return KindTopic
 	}
-	for _, w := range ws {
-		if st.en.placeWords[w.lower] {
-			return ""
-		}
+	if st.place(ws) {
+		return ""
+	}
+	if st.personEvidence(words, s, e) {
+		return st.personKind(ws[0].start, ws[len(ws)-1].end)
 	}
 	plain := len(ws) <= 3
 	for _, w := range ws {
@@ -294,9 +328,20 @@ func (st *state) phraseKind(ws []enWord) Kind {
 		}
 	}
 	if plain {
-		return st.personKind(ws[0].start, ws[len(ws)-1].end)
+		return KindName
 	}
-	return st.titleKind(ws[0].start, ws[len(ws)-1].end)
+	return st.workOrName(ws[0].start, ws[len(ws)-1].end)
+}
+
+// place reports whether ws, a capitalised phrase, names a place: one of its
+// words is a place word (Panama Canal, Lake Tahoe, New York).
+func (st *state) place(ws []enWord) bool {
+	for _, w := range ws {
+		if st.en.placeWords[strings.TrimSuffix(w.lower, "'s")] {
+			return true
+		}
+	}
+	return false
 }
 
 // shouted reports whether every word of ws is written in capitals, two
@@ -329,11 +374,90 @@ func (st *state) addEnglish(words []enWord, s, e int, kind Kind, score int) {
 	st.add(start, end, kind, score)
 }
 
-// titleKindOrPerson types a span that may be a person or a work: next to a
-// cue word it is a work of that kind, otherwise a person.
-func (st *state) titleKindOrPerson(s, e int) Kind {
-	if k := st.nearCue(s, e, 6); k != "" {
+// titleKindOrName types words[s:e], a name that may be a person's or a
+// work's: next to a cue word it is a work of that kind, and a person's when
+// something says so (personOrName); otherwise nothing types it.
+func (st *state) titleKindOrName(words []enWord, s, e int) Kind {
+	if k := st.nearCue(words[s].start, words[e-1].end, 6); k != "" {
 		return k
 	}
-	return KindPerson
+	return st.personOrName(words, s, e)
+}
+
+// personOrName types words[s:e], plain capitalised words: a person (an
+// author next to books, personKind) when personEvidence says so, otherwise
+// a name. Two capitalised words are as often a title, a band or a place as
+// a person ("Anna Karenina", "Enchanted Garden").
+func (st *state) personOrName(words []enWord, s, e int) Kind {
+	if st.personEvidence(words, s, e) {
+		return st.personKind(words[s].start, words[e-1].end)
+	}
+	return KindName
+}
+
+// personEvidence reports whether words[s:e] say of themselves, or the word
+// before them says, that they name a person: a title opening them or just
+// before them (Dr. Anna Lee, Mr. Smith), an initial among them (Ursula K. Le
+// Guin, J.R.R. Tolkien), or a noun for someone of a person's life just
+// before them (her friend Anna Lee).
+func (st *state) personEvidence(words []enWord, s, e int) bool {
+	en := st.en
+	if en.personTitles[words[s].lower] {
+		return true
+	}
+	if s > 0 && words[s].joined && (en.personTitles[words[s-1].lower] || en.personBefore[words[s-1].lower]) {
+		return true
+	}
+	for k := s; k < e-1; k++ {
+		if isInitials(st.text[words[k].start:words[k].end]) {
+			return true
+		}
+	}
+	return false
+}
+
+// isInitials reports whether w is one initial or several (K., J.R.R, J.K.):
+// capital letters each followed by a full stop, but for the last.
+func isInitials(w string) bool {
+	letters, dots := 0, 0
+	for i := 0; i < len(w); i++ {
+		switch c := w[i]; {
+		case c >= 'A' && c <= 'Z':
+			if i > 0 && w[i-1] != '.' {
+				return false
+			}
+			letters++
+		case c == '.':
+			if i == 0 || w[i-1] == '.' {
+				return false
+			}
+			dots++
+		default:
+			return false
+		}
+	}
+	return letters > 0 && dots > 0 && dots >= letters-1
+}
+
+// workOrName types a phrase that is no plain name (connectors inside, more
+// than three words): the work a cue word says (titleKind's cues, near it or
+// in the whole text), otherwise a name.
+func (st *state) workOrName(s, e int) Kind {
+	if k := st.nearCue(s, e, 12); k != "" {
+		return k
+	}
+	if k := st.textCue(); k != "" {
+		return k
+	}
+	return KindName
+}
+
+// makerKind types the name after "by" (words[s:e]): whoever made the thing
+// before it, an author when books are mentioned near, otherwise a name (a
+// director, a band, a studio).
+func (st *state) makerKind(words []enWord, s, e int) Kind {
+	if st.personEvidence(words, s, e) || st.nearCue(words[s].start, words[e-1].end, 30) == KindBookTitle {
+		return st.personKind(words[s].start, words[e-1].end)
+	}
+	return KindName
 }

@@ -1,6 +1,9 @@
 // Package extract turns chat text into typed interest facts (books, authors,
-// films, music, people, genres and topics) without calling any service. It is
-// the logic; package extractor is the worker that runs it over the turn stream.
+// films, music, people, genres and topics, and names whose sort nothing in the
+// text tells) without calling any service. It is the logic; package extractor
+// is the worker that runs it over the turn stream. What is never an interest
+// (the names of the conversation's own people, what a directive names) is
+// read in aimed.go; Screen applies it to any extractor's facts.
 //
 // Recall stores what a user is interested in so that a chat assistant can
 // remember it later. The extractors here run on the hot path of a queue
@@ -32,29 +35,35 @@ const (
 	KindPerson    Kind = "person"
 	KindGenre     Kind = "genre"
 	KindTopic     Kind = "topic"
+	// KindName is a name whose sort nothing in the text tells: "I love
+	// Anna Karenina" may be about the novel, a film of it or a person of
+	// that name. It stays a name rather than taking a guessed kind, and
+	// the prompt shows it without one.
+	KindName Kind = "name"
 )
 
 // Kinds returns every kind in a stable order, so that callers can iterate
 // (for example to build per-kind metrics) without hard-coding the list.
 func Kinds() []Kind {
-	return []Kind{KindBookTitle, KindAuthor, KindFilm, KindMusic, KindPerson, KindGenre, KindTopic}
+	return []Kind{KindBookTitle, KindAuthor, KindFilm, KindMusic, KindPerson, KindGenre, KindTopic, KindName}
 }
 
 // Valid reports whether k is one of the known kinds, so that values read from
 // configuration or storage can be checked before use.
 func (k Kind) Valid() bool {
 	switch k {
-	case KindBookTitle, KindAuthor, KindFilm, KindMusic, KindPerson, KindGenre, KindTopic:
+	case KindBookTitle, KindAuthor, KindFilm, KindMusic, KindPerson, KindGenre, KindTopic, KindName:
 		return true
 	}
 	return false
 }
 
 // IsEntity reports whether k names a specific person or work rather than a
-// category, which is what matters when deciding how precise a fact is.
+// category, which is what matters when deciding how precise a fact is. A
+// name of unknown sort is specific too.
 func (k Kind) IsEntity() bool {
 	switch k {
-	case KindBookTitle, KindAuthor, KindFilm, KindMusic, KindPerson:
+	case KindBookTitle, KindAuthor, KindFilm, KindMusic, KindPerson, KindName:
 		return true
 	default:
 		return false

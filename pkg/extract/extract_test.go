@@ -21,6 +21,7 @@ func TestKind(t *testing.T) {
 		{KindPerson, true, true, false},
 		{KindGenre, true, false, false},
 		{KindTopic, true, false, false},
+		{KindName, true, true, false},
 		{"place", false, false, false},
 		{"", false, false, false},
 	}
@@ -32,7 +33,7 @@ func TestKind(t *testing.T) {
 			require.Equal(t, tt.isTitle, tt.kind.IsTitle())
 		})
 	}
-	require.Len(t, Kinds(), 7)
+	require.Len(t, Kinds(), 8)
 	for _, k := range Kinds() {
 		require.True(t, k.Valid())
 	}

@@ -144,6 +144,7 @@ Reply with one JSON object and nothing else, with these keys, each an array of s
 - topics: other subjects the user cares about, such as 人工智能 or history.
 Rules:
 - Only include what the message itself mentions. Never add related works, guesses or recommendations.
+- Never include the user's own name, a name the user gives you, the name of whom the user is talking to, or people of the user's own life (friends, family, colleagues): they are no interests.
 - Write each name as it appears in the message, in its original language and script. Do not translate.
 - Leave out title marks and quotes such as 《》 or "".
 - Use an empty array when nothing fits.

@@ -99,10 +99,10 @@ type state struct {
 	textKindDone bool
 	rule         string // name of the rule currently adding candidates
 	accepted     []cand // candidates that became facts, for tests
-	// names and directives are what aimed.go found: where a name the
-	// user gives themselves begins, and the sentences aimed at the
+	// names and directives are what aimed.go found: where the names of
+	// the conversation's own people stand, and the sentences aimed at the
 	// assistant.
-	names      []selfName
+	names      []ownName
 	directives []span
 }
 

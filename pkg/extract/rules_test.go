@@ -176,18 +176,48 @@ func TestRulesEnglish(t *testing.T) {
 			want: []Fact{fact(KindAuthor, "Marlene")}},
 		{name: "X’S ALBUM, curly apostrophe in capitals", text: "Have you heard of TAYLOR SWIFT’S ALBUM Red?",
 			want: []Fact{fact(KindPerson, "TAYLOR SWIFT")}},
-		{name: "I love X", text: "I love Radiohead more than anything.",
-			want: []Fact{fact(KindPerson, "Radiohead")}},
+		{name: "I love X: a band, a person or a title, nothing says which", text: "I love Radiohead more than anything.",
+			want: []Fact{fact(KindName, "Radiohead")}},
 		{name: "watched X", text: "We watched Spirited Away last night.",
 			want: []Fact{fact(KindFilm, "Spirited Away")}},
 		{name: "capitalised phrase mid-sentence", text: "I think Christopher Nolan is the best director.",
-			want: []Fact{fact(KindPerson, "Christopher Nolan")}},
+			want: []Fact{fact(KindName, "Christopher Nolan")}},
 		{name: "stop words and sentence starts are skipped", text: "The weather in March was nice. I went out on Monday.",
 			not: []string{"the weather", "march", "monday", "i"}},
 		{name: "places are dropped", text: "Yesterday I met John Smith at the New York Public Library.",
-			want: []Fact{fact(KindPerson, "John Smith")}, not: []string{"new york public library"}},
+			want: []Fact{fact(KindName, "John Smith")}, not: []string{"new york public library"}},
 		{name: "organisations are topics", text: "The album came out on Reprise Records in 2004.",
 			want: []Fact{fact(KindTopic, "Reprise Records")}},
+	})
+}
+
+// A capitalised English name is a person's only when something says so; a
+// place's head word makes it a place (not reported); what nothing types
+// stays a name, never a guessed kind.
+func TestRulesEnglishKinds(t *testing.T) {
+	t.Parallel()
+	runRulesCases(t, []rulesCase{
+		{name: "a canal", text: "The Panama Canal is amazing. I visited Panama Canal last year.", not: []string{"panama canal"}},
+		{name: "a garden", text: "I visited the Enchanted Garden yesterday.", not: []string{"enchanted garden"}},
+		{name: "a bridge, next to a book cue", text: "I'm reading about Golden Gate Bridge history.", not: []string{"golden gate bridge"}},
+		{name: "a tower", text: "I really like Eiffel Tower photos.", not: []string{"eiffel tower"}},
+		{name: "a park after I love", text: "I love Central Park in the autumn.", not: []string{"central park"}},
+		{name: "a place after a typed trigger keeps the trigger's kind", text: "We watched Notting Hill again.",
+			want: []Fact{fact(KindFilm, "Notting Hill")}},
+		{name: "a museum, possessive", text: "We loved Natural History Museum's dinosaurs.", not: []string{"natural history museum"}},
+		{name: "a title before the name", text: "I talked to Dr. Anna Smith today.", want: []Fact{fact(KindPerson, "Dr. Anna Smith")}},
+		{name: "Mr.", text: "Yesterday I met Mr. Smith at the station.", want: []Fact{fact(KindPerson, "Mr. Smith")}},
+		{name: "someone's friend", text: "We went out with her friend Anna Lee.", want: []Fact{fact(KindPerson, "Anna Lee")}},
+		{name: "an initial, books near", text: "Everyone should read Ursula K. Le Guin.", want: []Fact{fact(KindAuthor, "Ursula K. Le Guin")}},
+		{name: "a possessive's noun a word on", text: "I love Taylor Swift's new album.", want: []Fact{fact(KindPerson, "Taylor Swift")},
+			not: []string{"taylor swift's"}},
+		{name: "a possessive without a noun", text: "I'm Taylor Swift's biggest fan", want: []Fact{fact(KindName, "Taylor Swift")},
+			not: []string{"taylor swift's"}},
+		{name: "a novel's name", text: "I love Anna Karenina.", want: []Fact{fact(KindName, "Anna Karenina")}},
+		{name: "a name after by, no books near", text: "Blade Runner by Ridley Scott still holds up.", want: []Fact{fact(KindName, "Ridley Scott")}},
+		{name: "a name after by, books near", text: "I finished the novel Dune by Frank Herbert.", want: []Fact{fact(KindAuthor, "Frank Herbert")}},
+		{name: "connectors and no cue", text: "I started a job at Bank of America today.", want: []Fact{fact(KindName, "Bank of America")}},
+		{name: "a typed trigger still types", text: "My favourite singer Adele Adkins released a song.", want: []Fact{fact(KindPerson, "Adele Adkins")}},
 	})
 }
 

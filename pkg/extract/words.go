@@ -90,12 +90,14 @@ type zhWords struct {
 	personBefore, personBeforeWeak, workBefore, nameBefore, introBefore, questionBefore anchorSet
 	typedAfter, personAfter, personAfterWeak, questionAfter, tailWords                  anchorSet
 
-	// What a user says about themselves or to the assistant (aimed.go).
-	selfNaming, selfNamingClosed, directiveVerbs, directiveObjects, imperativeLeads []string
-	// aimed finds selfNaming, selfNamingClosed and directiveVerbs in one
-	// pass; aimedKind says which list each of its patterns is of.
-	aimed     *automaton
-	aimedKind []aimKind
+	// What a user says about themselves or to the assistant, and whom
+	// they talk of or to (aimed.go).
+	selfNaming, selfNamingClosed, assistantNaming, addressing, addressingAfter, relations []string
+	directiveVerbs, directiveObjects, imperativeLeads                                     []string
+	// aimed finds the phrases of all of those lists and directiveVerbs in
+	// one pass; aimedKinds says which lists each of its patterns is on.
+	aimed      *automaton
+	aimedKinds []aimKind
 }
 
 // parseZhWords builds zhWords from its file.
@@ -117,6 +119,8 @@ func parseZhWords(file, data string) (*zhWords, error) {
 		"question_words": &w.questionWords, "award_words": &w.awardWords, "category_ends": &w.categoryEnds,
 		"place_ends": &w.placeEnds, "org_suffixes": &w.orgSuffixes, "band_suffixes": &w.bandSuffixes,
 		"org_industries": &w.orgIndustries, "self_naming": &w.selfNaming, "self_naming_closed": &w.selfNamingClosed,
+		"assistant_naming": &w.assistantNaming, "addressing": &w.addressing, "addressing_after": &w.addressingAfter,
+		"relations":       &w.relations,
 		"directive_verbs": &w.directiveVerbs, "directive_objects": &w.directiveObjects, "imperative_leads": &w.imperativeLeads,
 	}
 	anchorSets := map[string]*anchorSet{
@@ -169,13 +173,24 @@ func parseZhWords(file, data string) (*zhWords, error) {
 		sort.SliceStable(l, func(i, j int) bool { return len(l[i]) > len(l[j]) })
 	}
 	var patterns []string
+	index := map[string]int{}
 	for _, l := range []struct {
 		words []string
 		kind  aimKind
-	}{{w.selfNaming, aimSelfNaming}, {w.selfNamingClosed, aimSelfNamingClosed}, {w.directiveVerbs, aimDirective}} {
+	}{
+		{w.selfNaming, aimSelfNaming}, {w.selfNamingClosed, aimSelfNamingClosed}, {w.assistantNaming, aimAssistantNaming},
+		{w.addressing, aimAddressing}, {w.addressingAfter, aimAddressingAfter}, {w.relations, aimRelation},
+		{w.directiveVerbs, aimDirective},
+	} {
 		for _, p := range l.words {
-			patterns = append(patterns, p)
-			w.aimedKind = append(w.aimedKind, l.kind)
+			i, ok := index[p]
+			if !ok {
+				i = len(patterns)
+				index[p] = i
+				patterns = append(patterns, p)
+				w.aimedKinds = append(w.aimedKinds, 0)
+			}
+			w.aimedKinds[i] |= l.kind
 		}
 	}
 	w.aimed = newAutomaton(patterns)
@@ -185,7 +200,10 @@ func parseZhWords(file, data string) (*zhWords, error) {
 // enTrigger is a phrase after which a name follows: "books by X".
 type enTrigger struct {
 	words []string
-	kind  Kind // "" = a person unless a cue word says it is a work
+	kind  Kind // "" = a work when a cue word says so, a person when something says so, else a name
+	// maker: X made what is before the phrase ("Dune by X"): an author
+	// when books are near, else a name (makerKind).
+	maker bool
 }
 
 // cue is a word that tells what kind of work a nearby title is.
@@ -199,13 +217,19 @@ type enWords struct {
 	connectors, abbreviations, orgWords, placeWords, generic map[string]bool
 	triggers                                                 []enTrigger
 	possessive                                               map[string]Kind
-	// What a user says about themselves or to the assistant (aimed.go):
-	// the phrases a user names themselves with, in words ("*": any one
-	// word), and the words of a directive.
-	selfNaming                                        []selfNaming
+	// personTitles are the titles before a person's name (Mr., Dr.).
+	personTitles map[string]bool
+	// What a user says about themselves or to the assistant, and whom
+	// they talk of or to (aimed.go): the phrases after which a name of the
+	// conversation's own people follows, in words ("*": any one word);
+	// what follows a name said to whom the user asks; the nouns of the
+	// people of one's life; the words of a directive.
+	namings                                           []naming
+	vocativeNext                                      [][]string
+	personBefore                                      map[string]bool
 	directiveVerbs, directiveObjects, imperativeLeads map[string]bool
-	// selfByFirst indexes selfNaming by its first word.
-	selfByFirst map[string][]int
+	// namingByFirst indexes namings by their first word.
+	namingByFirst map[string][]int
 	// byFirst indexes triggers by their first word, in file order, so
 	// that a word is tried only against the triggers it can open.
 	byFirst map[string][]int
@@ -222,10 +246,18 @@ func parseEnWords(file, data string) (*enWords, error) {
 		"connectors": &w.connectors, "abbreviations": &w.abbreviations,
 		"org_words": &w.orgWords, "place_words": &w.placeWords, "generic": &w.generic,
 		"directive_verbs": &w.directiveVerbs, "directive_objects": &w.directiveObjects, "imperative_leads": &w.imperativeLeads,
+		"person_before": &w.personBefore, "person_titles": &w.personTitles,
+	}
+	// What each naming section marks (aimed.go).
+	namings := map[string]naming{
+		"self_naming":        {},
+		"self_naming_closed": {name: ownName{closed: true}},
+		"assistant_naming":   {},
+		"addressing":         {name: ownName{closed: true, people: true}, opens: true},
 	}
 	for _, s := range secs {
 		kind := Kind(s.kind)
-		if s.kind == "any" {
+		if s.kind == "any" || s.kind == "maker" {
 			kind = ""
 		} else if s.kind != "" && !kind.Valid() {
 			return nil, fmt.Errorf("extract: %s: section %s: unknown kind %q", file, s.name, s.kind)
@@ -241,30 +273,37 @@ func parseEnWords(file, data string) (*enWords, error) {
 			}
 		case s.name == "triggers":
 			for _, e := range s.entries {
-				w.triggers = append(w.triggers, enTrigger{words: strings.Fields(e), kind: kind})
+				w.triggers = append(w.triggers, enTrigger{words: strings.Fields(e), kind: kind, maker: s.kind == "maker"})
 			}
 		case s.name == "possessive":
 			for _, e := range s.entries {
 				w.possessive[e] = kind
 			}
-		case s.name == "self_naming" || s.name == "self_naming_closed":
+		case s.name == "vocative_next":
 			for _, e := range s.entries {
-				w.selfNaming = append(w.selfNaming, selfNaming{words: strings.Fields(e), closed: s.name == "self_naming_closed"})
+				w.vocativeNext = append(w.vocativeNext, strings.Fields(e))
 			}
 		default:
-			return nil, fmt.Errorf("extract: %s: unknown section %q", file, s.name)
+			nm, ok := namings[s.name]
+			if !ok {
+				return nil, fmt.Errorf("extract: %s: unknown section %q", file, s.name)
+			}
+			for _, e := range s.entries {
+				nm.words = strings.Fields(e)
+				w.namings = append(w.namings, nm)
+			}
 		}
 	}
 	w.byFirst = make(map[string][]int)
 	for i, tr := range w.triggers {
 		w.byFirst[tr.words[0]] = append(w.byFirst[tr.words[0]], i)
 	}
-	w.selfByFirst = make(map[string][]int)
-	for i, sn := range w.selfNaming {
-		if sn.words[0] == "*" {
-			return nil, fmt.Errorf("extract: %s: a self-naming phrase starts with \"*\": %q", file, strings.Join(sn.words, " "))
+	w.namingByFirst = make(map[string][]int)
+	for i, nm := range w.namings {
+		if nm.words[0] == "*" {
+			return nil, fmt.Errorf("extract: %s: a naming phrase starts with \"*\": %q", file, strings.Join(nm.words, " "))
 		}
-		w.selfByFirst[sn.words[0]] = append(w.selfByFirst[sn.words[0]], i)
+		w.namingByFirst[nm.words[0]] = append(w.namingByFirst[nm.words[0]], i)
 	}
 	return w, nil
 }

@@ -334,7 +334,7 @@ func (st *state) expandLists(acc []cand) []cand {
 		if !c.kind.IsEntity() || c.score == scoreBracket {
 			continue
 		}
-		person := c.kind == KindPerson || c.kind == KindAuthor
+		person := c.kind.maybePerson()
 		if s, ok := st.listSep(c.end, true, person); ok {
 			e := -1
 			if person {

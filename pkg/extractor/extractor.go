@@ -1,8 +1,12 @@
 // Package extractor is the worker that turns chat turns into interest facts: it
 // consumes the turn stream on its own durable consumer, runs an extractor (rules by
 // default, an LLM with the rules as fallback when configured) over the turns it is
-// configured to read, and records the mentions idempotently. The extraction
-// itself (rules, gazetteer, the model's prompt) is package extract.
+// configured to read, and records the mentions idempotently. Whatever found
+// them, the names of the conversation's own people are left out: those the
+// turn gives them (extract.Screen: the user's name, the assistant's, whom the
+// user greets, the people of the user's life) and the names the user's
+// profile knows as of the turn (withoutOwnNames). The extraction itself
+// (rules, gazetteer, the model's prompt) is package extract.
 package extractor
 
 import (
@@ -212,6 +216,15 @@ func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 			if len(batch) == 0 {
 				return nil
 			}
+			// After the batch's own statements are stored, so that a name
+			// stated in one of its turns counts for the turns after it.
+			batch, err := w.withoutOwnNames(ctx, batch)
+			if err != nil {
+				return err
+			}
+			if len(batch) == 0 {
+				return nil
+			}
 			entries, err := w.factEntries(ctx, batch)
 			if err != nil {
 				return err
@@ -356,6 +369,11 @@ func (w *Worker) mentions(ctx context.Context, t *events.Turn) ([]store.Mention,
 	if err != nil {
 		return nil, fmt.Errorf("extract: %w", err)
 	}
+	// Whatever found them (the model, the catalog, the rules), the names
+	// the turn gives its own people are no interests (extract.Screen).
+	if facts, err = extract.Screen(text, facts); err != nil {
+		return nil, fmt.Errorf("extract: %w", err)
+	}
 	w.metrics.turns.WithLabelValues("extracted").Inc()
 	out := make([]store.Mention, 0, len(facts))
 	for _, f := range facts {
@@ -375,4 +393,82 @@ func (w *Worker) mentions(ctx context.Context, t *events.Turn) ([]store.Mention,
 		})
 	}
 	return out, nil
+}
+
+// ownNameKeys are the profile keys whose values name the conversation's own
+// people: the name the user goes by, the name they gave the assistant.
+var ownNameKeys = []string{"name", "assistant_name"}
+
+// withoutOwnNames leaves out the mentions whose value is a name their user
+// goes by or gave the assistant, as their profile stood when the turn was
+// said (its assertions of ownNameKeys up to the turn's time, resolved by the
+// tenant's schema): "Anna" is no interest of a user called Anna, nor "Max"
+// of one whose assistant is Max, in whatever words a later turn says it.
+// One read per tenant of the batch; the time rule makes a replay leave out
+// the same mentions.
+func (w *Worker) withoutOwnNames(ctx context.Context, ms []store.Mention) ([]store.Mention, error) {
+	users := map[string][]string{} // tenant -> users
+	seen := map[store.UserRef]bool{}
+	for _, m := range ms {
+		u := store.UserRef{TenantID: m.TenantID, UserID: m.UserID}
+		if !seen[u] {
+			seen[u] = true
+			users[m.TenantID] = append(users[m.TenantID], m.UserID)
+		}
+	}
+	asserted := map[store.UserRef][]attribute.Assertion{}
+	for tenant, ids := range users {
+		byUser, err := w.store.Tenant(tenant).AssertionsOfKeys(ctx, ids, ownNameKeys)
+		if err != nil {
+			return nil, fmt.Errorf("own names: %w", err)
+		}
+		for id, as := range byUser {
+			asserted[store.UserRef{TenantID: tenant, UserID: id}] = as
+		}
+	}
+	if len(asserted) == 0 {
+		return ms, nil
+	}
+	type userAt struct {
+		store.UserRef
+		at time.Time
+	}
+	names := map[userAt]map[string]bool{}
+	kept := ms[:0]
+	for _, m := range ms {
+		u := store.UserRef{TenantID: m.TenantID, UserID: m.UserID}
+		as := asserted[u]
+		if len(as) == 0 {
+			kept = append(kept, m)
+			continue
+		}
+		k := userAt{u, m.OccurredAt}
+		own, ok := names[k]
+		if !ok {
+			own = namesAt(w.schemas.For(m.TenantID), as, m.OccurredAt)
+			names[k] = own
+		}
+		if !own[m.Value] {
+			kept = append(kept, m)
+		}
+	}
+	return kept, nil
+}
+
+// namesAt are the current values, as of at, of the assertions as (of
+// ownNameKeys), normalized as facts' values are.
+func namesAt(schema *attribute.Schema, as []attribute.Assertion, at time.Time) map[string]bool {
+	var before []attribute.Assertion
+	for _, a := range as {
+		if !a.At.After(at) {
+			before = append(before, a)
+		}
+	}
+	out := map[string]bool{}
+	for _, v := range attribute.Resolve(schema, before).Current {
+		if n := extract.Normalize(v.Value); n != "" {
+			out[n] = true
+		}
+	}
+	return out
 }

@@ -97,7 +97,7 @@ func TestExtractorRecordsFactsOnce(t *testing.T) {
 	require.NotContains(t, facts, "book_title:球状闪电", "assistant turns are not the user's interests by default")
 	var english bool
 	for k := range facts {
-		english = english || k == "book_title:dune" || k == "author:frank herbert" || k == "person:frank herbert"
+		english = english || k == "book_title:dune" || k == "author:frank herbert" || k == "name:frank herbert"
 	}
 	require.True(t, english, "English facts too: %v", facts)
 
@@ -342,4 +342,122 @@ func TestExtractorReadsChoices(t *testing.T) {
 		"I find crowded bars exhausting.",
 		"I have 3 kids and they like buses.",
 	}, said)
+}
+
+// The names of the conversation's own people are no interests, in either
+// language, whichever extractor found them: the user's own name and the
+// assistant's, said in the turn (the rules read where they stand, without a
+// database read) or known from the user's profile as of the turn (a later
+// turn that names them plainly); whom the user greets or asks by name; the
+// people of the user's life. What the user talks about stays, the same
+// words as an interest included.
+func TestExtractorLeavesOutOwnNames(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	llm := openaitest.New(t)
+	// The model answers as a model may: every name it sees.
+	answers := map[string]string{
+		"我叫王芳。我最近在读《三体》。": `{"books":["三体"],"people":["王芳"]}`,
+		"你就叫小美吧。":         `{"people":["小美"]}`,
+		"小美你好，推荐几部科幻电影":   `{"people":["小美"],"genres":["科幻"]}`,
+		"我朋友小王推荐了《球状闪电》":  `{"people":["小王"],"books":["球状闪电"]}`,
+		"王芳又来了，小美在吗":      `{"people":["王芳","小美"]}`,
+
+		"My name is Anna Smith and I love Taylor Swift's new album.": `{"people":["Anna Smith","Taylor Swift"]}`,
+		"I'll call you Max.": `{"people":["Max"]}`,
+		"Hi Bob, can you find me The Left Hand of Darkness?": `{"people":["Bob"],"books":["The Left Hand of Darkness"]}`,
+		"My friend Carol recommended Dune.":                  `{"people":["Carol"],"books":["Dune"]}`,
+		"Anna Smith again. Max, you were right about Dune.":  `{"people":["Anna Smith","Max"],"books":["Dune"]}`,
+	}
+	llm.Respond(func(r openaitest.Request) openaitest.Reply {
+		if a, ok := answers[r.Messages[len(r.Messages)-1].Content]; ok {
+			return openaitest.Reply{Content: a}
+		}
+		return openaitest.Reply{Content: `{}`}
+	})
+	b.cfg.LLM = service.Defaults[extractor.Config]().LLM
+	b.cfg.LLM.BaseURL, b.cfg.LLM.APIKey, b.cfg.LLM.Model = llm.URL()+"/v1", "k", "test-model"
+	b.cfg.LLM.Timeout, b.cfg.LLM.MaxRetries, b.cfg.LLM.RetryInitial, b.cfg.LLM.RetryMax = time.Second, 1, time.Millisecond, 5*time.Millisecond
+	b.start(t)
+	// A session of each user's own.
+	own := func(tn events.Turn) events.Turn {
+		tn.SessionID = "s-" + tn.UserID
+		return tn
+	}
+
+	b.publish(t,
+		own(turn("z1", "t", "zh", events.RoleUser, "我叫王芳。我最近在读《三体》。", t0)),
+		own(turn("z2", "t", "zh", events.RoleUser, "你就叫小美吧。", t0.Add(time.Minute))),
+		own(turn("z3", "t", "zh", events.RoleUser, "小美你好，推荐几部科幻电影", t0.Add(2*time.Minute))),
+		own(turn("z4", "t", "zh", events.RoleUser, "我朋友小王推荐了《球状闪电》", t0.Add(3*time.Minute))),
+		own(turn("e1", "t", "en", events.RoleUser, "My name is Anna Smith and I love Taylor Swift's new album.", t0)),
+		own(turn("e2", "t", "en", events.RoleUser, "I'll call you Max.", t0.Add(time.Minute))),
+		own(turn("e3", "t", "en", events.RoleUser, "Hi Bob, can you find me The Left Hand of Darkness?", t0.Add(2*time.Minute))),
+		own(turn("e4", "t", "en", events.RoleUser, "My friend Carol recommended Dune.", t0.Add(3*time.Minute))),
+		// Said before this user named anyone: an interest as any other.
+		own(turn("o1", "t", "other", events.RoleUser, "王芳又来了，小美在吗", t0)),
+	)
+	b.waitIdle(t)
+	// Once the names are stored, later turns that say them plainly.
+	b.publish(t,
+		own(turn("z5", "t", "zh", events.RoleUser, "王芳又来了，小美在吗", t0.Add(time.Hour))),
+		own(turn("e5", "t", "en", events.RoleUser, "Anna Smith again. Max, you were right about Dune.", t0.Add(time.Hour))),
+	)
+	b.waitIdle(t)
+
+	zh, en := b.facts(t, "t", "zh"), b.facts(t, "t", "en")
+	for _, fs := range []map[string]record.Fact{zh, en} {
+		for k, f := range fs {
+			require.NotContains(t, []string{"王芳", "小美", "小王", "anna smith", "max", "bob", "carol"}, f.Value, "%s is no interest: %v", k, fs)
+		}
+	}
+	for _, k := range []string{"book_title:三体", "genre:科幻", "book_title:球状闪电"} {
+		require.Contains(t, zh, k, "what the user talks about stays: %v", zh)
+	}
+	for _, k := range []string{"person:taylor swift", "book_title:the left hand of darkness", "book_title:dune"} {
+		require.Contains(t, en, k, "what the user talks about stays: %v", en)
+	}
+	require.EqualValues(t, 2, en["book_title:dune"].MentionCount)
+	other := b.facts(t, "t", "other")
+	require.Contains(t, other, "person:王芳", "another user's names are not this one's: %v", other)
+	require.Contains(t, other, "person:小美")
+	require.Empty(t, b.nats.DeadLetters(t))
+}
+
+// The rules alone, as the extractor runs without a model: a user who names
+// themselves leaves no fact of their name ("我叫王芳。", "My name is Anna
+// Smith."), and a later turn that says the name in passing leaves none
+// either, once the profile knows it.
+func TestExtractorRulesLeaveOutOwnNames(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.start(t)
+	own := func(tn events.Turn) events.Turn {
+		tn.SessionID = "s-" + tn.UserID
+		return tn
+	}
+	b.publish(t,
+		own(turn("z1", "t", "zh", events.RoleUser, "我叫王芳。", t0)),
+		own(turn("e1", "t", "en", events.RoleUser, "My name is Anna Smith.", t0)),
+	)
+	b.waitIdle(t)
+	require.Empty(t, b.facts(t, "t", "zh"))
+	require.Empty(t, b.facts(t, "t", "en"))
+
+	b.publish(t,
+		own(turn("e2", "t", "en", events.RoleUser, "Please tell Anna Smith that the book Dune arrived.", t0.Add(time.Hour))),
+		own(turn("o1", "t", "other", events.RoleUser, "Please tell Anna Smith that the book Dune arrived.", t0.Add(time.Hour))),
+	)
+	b.waitIdle(t)
+	en := b.facts(t, "t", "en")
+	require.Contains(t, en, "book_title:dune")
+	for k, f := range en {
+		require.NotEqual(t, "anna smith", f.Value, "%s: the user's own name: %v", k, en)
+	}
+	var named bool
+	for _, f := range b.facts(t, "t", "other") {
+		named = named || f.Value == "anna smith"
+	}
+	require.True(t, named, "another user's Anna Smith is someone else")
+	require.Empty(t, b.nats.DeadLetters(t))
 }

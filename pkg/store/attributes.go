@@ -86,6 +86,35 @@ func (t *Tenant) Assertions(ctx context.Context, userID string) ([]attribute.Ass
 	return out, nil
 }
 
+// AssertionsOfKeys are the assertions of the given keys about each of the
+// users, oldest first: AssertionsByUsers for a caller that resolves only
+// those keys (the extractor, the names its users go by).
+func (t *Tenant) AssertionsOfKeys(ctx context.Context, userIDs, keys []string) (map[string][]attribute.Assertion, error) {
+	rows, err := t.s.pool.Query(ctx, q(qAttributeAssertionListByUsersKeys), t.id, userIDs, keys)
+	if err != nil {
+		return nil, fmt.Errorf("list assertions: %w", err)
+	}
+	return collectByUser(rows, len(userIDs))
+}
+
+// collectByUser reads rows of the assertion queries by user (user_id, then
+// scanAssertion's columns) into a map by user.
+func collectByUser(rows pgx.Rows, users int) (map[string][]attribute.Assertion, error) {
+	out := make(map[string][]attribute.Assertion, users)
+	var user string
+	var a attribute.Assertion
+	_, err := pgx.ForEachRow(rows, []any{&user, &a.EventID, &a.Key, &a.Item, &a.Op, &a.Value, &a.Source, &a.Evidence, &a.SessionID, &a.Confidence, &a.At}, func() error {
+		a.At = a.At.UTC()
+		out[user] = append(out[user], a)
+		a.Evidence = nil
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list assertions: %w", err)
+	}
+	return out, nil
+}
+
 // scanAssertion reads a row of the assertion queries' column list.
 func scanAssertion(r pgx.CollectableRow) (attribute.Assertion, error) {
 	var a attribute.Assertion

@@ -46,6 +46,14 @@ func TestAssertions(t *testing.T) {
 	require.Zero(t, n, "a redelivered assertion is stored once")
 
 	acme := db.Store.Tenant("acme")
+	// A few keys of many users at once: only those keys, only this
+	// tenant's users, oldest first.
+	byUser, err := acme.AssertionsOfKeys(ctx, []string{"u1", "u2", "u3"}, []string{"name", "location"})
+	require.NoError(t, err)
+	require.Len(t, byUser, 2)
+	require.Equal(t, []attribute.Assertion{rows[0].Assertion, rows[1].Assertion}, byUser["u1"])
+	require.Equal(t, []attribute.Assertion{rows[3].Assertion}, byUser["u2"])
+
 	got, err := acme.Assertions(ctx, "u1")
 	require.NoError(t, err)
 	require.Len(t, got, 3)

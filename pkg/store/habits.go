@@ -58,19 +58,7 @@ func (t *Tenant) AssertionsByUsers(ctx context.Context, userIDs []string) (map[s
 	if err != nil {
 		return nil, fmt.Errorf("list assertions: %w", err)
 	}
-	out := make(map[string][]attribute.Assertion, len(userIDs))
-	var user string
-	var a attribute.Assertion
-	_, err = pgx.ForEachRow(rows, []any{&user, &a.EventID, &a.Key, &a.Item, &a.Op, &a.Value, &a.Source, &a.Evidence, &a.SessionID, &a.Confidence, &a.At}, func() error {
-		a.At = a.At.UTC()
-		out[user] = append(out[user], a)
-		a.Evidence = nil
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list assertions: %w", err)
-	}
-	return out, nil
+	return collectByUser(rows, len(userIDs))
 }
 
 // HabitMessage is one of a user's own messages as habits are derived from

@@ -10,6 +10,8 @@ var (
 	qAttributeAssertionListByUser = queryName{"AttributeAssertionListByUser"}
 	// qAttributeAssertionListByUserBefore is AttributeAssertionListByUserBefore of queries/attributes.sql.
 	qAttributeAssertionListByUserBefore = queryName{"AttributeAssertionListByUserBefore"}
+	// qAttributeAssertionListByUsersKeys is AttributeAssertionListByUsersKeys of queries/attributes.sql.
+	qAttributeAssertionListByUsersKeys = queryName{"AttributeAssertionListByUsersKeys"}
 	// qSessionAttributesForget is SessionAttributesForget of queries/attributes.sql.
 	qSessionAttributesForget = queryName{"SessionAttributesForget"}
 	// qAttributeDeleteOld is AttributeDeleteOld of queries/attributes.sql.
@@ -230,6 +232,7 @@ var queryNameList = []queryName{
 	qAttributeAssertionInsertBatch,
 	qAttributeAssertionListByUser,
 	qAttributeAssertionListByUserBefore,
+	qAttributeAssertionListByUsersKeys,
 	qSessionAttributesForget,
 	qAttributeDeleteOld,
 	qCatalogUpsertBatch,

@@ -201,6 +201,31 @@ func TestLLMTopicOfTheAssistant(t *testing.T) {
 	require.False(t, s.Topics[1].Mentioned, "only the assistant said it")
 }
 
+// The names the user's turns give the conversation's own people are no
+// topics of theirs, whatever the model lists: the user's own name, the
+// assistant's, whom the user greets; the book they talk about stays.
+func TestLLMTopicsLeaveOutOwnNames(t *testing.T) {
+	t.Parallel()
+	l, srv := llmSetup(t, nil)
+	srv.Enqueue(openaitest.Reply{Content: `{"summary": "王芳在读《三体》，想找科幻小说。", "key_topics": ["王芳", "小美", "三体"]}`})
+	s, err := l.Summarize(context.Background(), summarize.Input{Turns: []summarize.Turn{
+		{Role: "user", Text: "我叫王芳。你就叫小美吧。"},
+		{Role: "assistant", Text: "好的，王芳！"},
+		{Role: "user", Text: "小美你好，我在读《三体》，想找类似的科幻小说。"},
+	}})
+	require.NoError(t, err)
+	require.Equal(t, []string{"三体"}, s.TopicNames())
+
+	l, srv = llmSetup(t, nil)
+	srv.Enqueue(openaitest.Reply{Content: `{"summary": "Anna Smith is reading Dune.", "key_topics": ["Anna Smith", "Max", "Dune"]}`})
+	s, err = l.Summarize(context.Background(), summarize.Input{Turns: []summarize.Turn{
+		{Role: "user", Text: "My name is Anna Smith. I'll call you Max."},
+		{Role: "user", Text: "I'm reading the novel Dune, any tips?"},
+	}})
+	require.NoError(t, err)
+	require.Equal(t, []string{"Dune"}, s.TopicNames())
+}
+
 func TestLLMRequest(t *testing.T) {
 	t.Parallel()
 	l, srv := llmSetup(t, nil)

@@ -26,6 +26,15 @@ FROM attribute_assertions
 WHERE tenant_id = $1 AND user_id = $2 AND occurred_at < $3
 ORDER BY occurred_at, event_id, key, item, op;
 
+-- name: AttributeAssertionListByUsersKeys
+-- The assertions of a few keys of each of the users, oldest first: what
+-- resolving those keys alone needs (the extractor's names of a batch's
+-- users), without reading the rest of their profiles.
+SELECT user_id, event_id, key, item, op, value, source, evidence, session_id, confidence, occurred_at
+FROM attribute_assertions
+WHERE tenant_id = $1 AND user_id = ANY ($2::text[]) AND key = ANY ($3::text[])
+ORDER BY user_id, occurred_at, event_id, key, item, op;
+
 -- name: SessionAttributesForget
 -- What was read from the session's turns (stated and inferred values) goes
 -- with it; what was set explicitly is not the session's, and what was
