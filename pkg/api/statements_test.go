@@ -76,6 +76,14 @@ func TestStatementsReachALaterSession(t *testing.T) {
 		require.NotContains(t, said, not, "not a statement, or said by the profile's keys")
 	}
 	require.Len(t, c.Profile.Statements, 2)
+	// The nut allergy bears on baking, with no word in common: it comes
+	// first, as matched; the fear of flying follows for its strength.
+	require.Contains(t, c.Profile.Statements[0].Text, "can't have any nuts")
+	require.True(t, c.Profile.Statements[0].Matched)
+	require.False(t, c.Profile.Statements[1].Matched)
+	trip := ask("pat", "I'm visiting friends in different US cities, what's the best way to get around?")
+	require.Contains(t, trip.Profile.Statements[0].Text, "fear of flying")
+	require.True(t, trip.Profile.Statements[0].Matched)
 	for _, st := range c.Profile.Statements {
 		require.False(t, st.At.IsZero())
 		require.Equal(t, "p1", st.SessionID)

@@ -2,10 +2,12 @@ package memory
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 
 	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/attribute"
+	"github.com/recallhq/recall/pkg/domain"
 	"github.com/recallhq/recall/pkg/search"
 )
 
@@ -87,13 +89,19 @@ func pickStatements(said []attribute.Value, query string, filled map[string]bool
 	return out
 }
 
-// relater finds the life domains a message and a statement share; the zero
-// value finds none.
+// relater finds the life domains (pkg/domain) a message and a statement
+// share.
 type relater struct{}
 
 var relate relater
 
-type domains struct{}
+func (relater) of(text string) domain.Set { return domain.Of(text) }
 
-func (relater) of(string) domains          { return domains{} }
-func (relater) shared(domains, string) int { return 0 }
+// shared is how many domains the statement's text shares with the
+// message's.
+func (relater) shared(q domain.Set, text string) int {
+	if q.Empty() {
+		return 0
+	}
+	return bits.OnesCount32(uint32(q & domain.Of(text)))
+}
