@@ -69,7 +69,7 @@ var kindWeight = map[string]float64{
 func Self(text string) []Said {
 	var out []Said
 	seen := map[string]bool{}
-	for _, line := range strings.Split(text, "\n") {
+	for _, line := range strings.Split(unquote(text), "\n") {
 		if transcriptLine(line) {
 			continue
 		}
@@ -201,4 +201,19 @@ func requestOf(clause string) (Said, bool) {
 		}
 	}
 	return Said{Text: clip(clause), Kind: KindRequest, Matter: matter, Strength: strength(KindRequest, 0)}, true
+}
+
+// unquote takes off the quotation marks around a whole turn ("\"I dislike
+// floral patterns.\""): the user's own words, quoted for no one.
+func unquote(text string) string {
+	t := strings.TrimSpace(text)
+	for _, q := range [][2]string{{`"`, `"`}, {"“", "”"}, {"「", "」"}, {"'", "'"}} {
+		if len(t) > len(q[0])+len(q[1]) && strings.HasPrefix(t, q[0]) && strings.HasSuffix(t, q[1]) {
+			inner := t[len(q[0]) : len(t)-len(q[1])]
+			if !strings.Contains(inner, q[0]) && !strings.Contains(inner, q[1]) {
+				return inner
+			}
+		}
+	}
+	return text
 }

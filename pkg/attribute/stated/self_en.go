@@ -86,9 +86,11 @@ var (
 		"strongly", "deeply", "much", "certainly", "naturally", "literally", "fully", "sincerely", "greatly", "totally",
 		"finally", "recently", "lately", "both", "all", "too", "increasingly")
 	habitAdverbsEN = set("always", "usually", "often", "sometimes", "regularly", "rarely", "seldom", "frequently",
-		"occasionally", "constantly", "normally", "typically", "generally", "mostly", "daily", "hardly")
+		"occasionally", "constantly", "normally", "typically", "generally", "mostly", "daily", "hardly", "only", "exclusively",
+		"solely", "strictly", "primarily", "religiously")
 	boostEN = set("really", "truly", "absolutely", "strongly", "deeply", "extremely", "very", "so", "totally", "completely",
-		"seriously", "genuinely", "severe", "severely", "intense", "intensely", "strong", "terribly", "always", "never", "definitely")
+		"seriously", "genuinely", "severe", "severely", "intense", "intensely", "strong", "terribly", "always", "never", "definitely",
+		"extreme", "extremely", "exclusively", "strictly", "only", "much")
 	hedgeEN = set("kinda", "somewhat", "slightly", "sometimes", "occasionally", "bit", "little", "mildly", "fairly")
 
 	stanceVerbs = map[string]struct {
@@ -123,6 +125,8 @@ var (
 		"into": KindLike, "interested": KindLike, "passionate": KindLike, "keen": KindLike, "fond": KindLike,
 		"obsessed": KindLike, "crazy": KindLike, "big": KindLike, "addicted": KindLike, "partial": KindLike,
 		"drawn": KindLike, "devoted": KindLike, "enthusiastic": KindLike, "hooked": KindLike,
+		"uninterested": KindDislike, "disinterested": KindDislike, "opposed": KindDislike, "against": KindDislike,
+		"prone": KindHealth, "susceptible": KindHealth, "committed": KindLike, "dedicated": KindLike,
 		"tired": KindDislike, "sick": KindDislike, "fed": KindDislike, "bored": KindDislike, "averse": KindDislike,
 		"uncomfortable": KindDislike, "wary": KindAvoid, "cautious": KindAvoid, "careful": KindAvoid,
 		"retired": KindIdentity, "married": KindFamily, "divorced": KindIdentity, "single": KindIdentity, "engaged": KindFamily,
@@ -143,7 +147,7 @@ var (
 		"anxiety": KindHealth, "adhd": KindHealth, "autism": KindHealth, "injury": KindHealth, "disability": KindHealth,
 		"eczema": KindHealth, "insomnia": KindHealth, "depression": KindHealth, "epilepsy": KindHealth, "celiac": KindHealth,
 		"love": KindLike, "passion": KindLike, "fondness": KindLike, "weakness": KindLike, "penchant": KindLike,
-		"preference": KindLike, "interest": KindLike, "soft": KindLike, "thing": KindLike,
+		"preference": KindLike, "interest": KindLike, "soft": KindLike, "thing": KindLike, "tolerance": KindLike,
 		"budget": KindLimit,
 	}
 	// familyNouns are the people and animals a user cares for.
@@ -168,7 +172,9 @@ var (
 	findNegative = set("boring", "tedious", "annoying", "overwhelming", "ineffective", "uncomfortable", "unappealing",
 		"distracting", "stressful", "useless", "unhelpful", "frustrating", "tiresome", "off-putting", "gross", "disgusting",
 		"exhausting", "draining", "confusing", "pointless", "dull", "unpleasant", "irritating", "too", "hard", "difficult",
-		"intimidating", "unbearable", "cheesy", "pretentious", "bland", "loud", "noisy", "crowded", "claustrophobic")
+		"intimidating", "unbearable", "cheesy", "pretentious", "bland", "loud", "noisy", "crowded", "claustrophobic",
+		"disorienting", "overstimulating", "unsettling", "nauseating", "uninspiring", "repetitive", "overwhelming", "harsh",
+		"isolating", "impersonal", "stuffy", "tacky", "gimmicky", "uncomfortable", "painful", "dizzying")
 	findPositive = set("relaxing", "helpful", "effective", "enjoyable", "fun", "engaging", "inspiring", "fascinating",
 		"rewarding", "soothing", "calming", "comforting", "useful", "motivating", "therapeutic", "refreshing", "energizing",
 		"satisfying", "easier", "best", "more", "fascinating", "exciting", "peaceful", "meditative", "invaluable")
@@ -230,6 +236,19 @@ func selfEN(clause string) (Said, bool) {
 		}
 		if ok {
 			return s, true
+		}
+		if ws[i].w == "i" || ws[i].w == "we" {
+			// "I follow X and avoid Y": the second verb has the same subject.
+			for k := i + 2; k < len(ws)-1; k++ {
+				if ws[k].w == "and" || ws[k].w == "but" || ws[k].w == "so" {
+					if s, ok := predicateEN(ws, k+1, ""); ok && s.Kind != KindIdentity {
+						return s, true
+					}
+				}
+				if ws[k].w == "i" || ws[k].w == "we" {
+					break
+				}
+			}
 		}
 	}
 	return Said{}, false
@@ -334,7 +353,7 @@ func predicateEN(ws []word, j int, whose string) (Said, bool) {
 		for k := max(0, j-4); k < min(len(ws), j+8); k++ {
 			switch {
 			case boostEN[ws[k].w]:
-				boost += 0.05
+				boost += 0.1
 			case hedgeEN[ws[k].w]:
 				boost -= 0.1
 			}
@@ -600,8 +619,8 @@ func copulaEN(ws []word, j int, neg *bool, done func(string, int, string) (Said,
 // haveEN reads "I have …" from ws[j]: a family member or pet, a condition,
 // a stance ("a fear of", "no interest in"), a home's part.
 func haveEN(ws []word, j int, neg bool, done func(string, int, string) (Said, bool)) (Said, bool) {
-	none := false
-	for k := j; k < min(len(ws), j+5); k++ {
+	none, unknown := false, 0
+	for k := j; k < min(len(ws), j+6); k++ {
 		w := ws[k].w
 		switch {
 		case w == "no" || w == "zero" || w == "little":
@@ -621,7 +640,8 @@ func haveEN(ws []word, j int, neg bool, done func(string, int, string) (Said, bo
 			if w == "soft" && next(ws, k) != "spot" || w == "thing" && next(ws, k) != "for" && next(ws, k) != "about" {
 				return Said{}, false
 			}
-			if none || neg {
+			low := w == "tolerance" && k > 0 && (ws[k-1].w == "low" || ws[k-1].w == "zero")
+			if none || neg || low {
 				if kind != KindLike {
 					return Said{}, false
 				}
@@ -646,7 +666,11 @@ func haveEN(ws []word, j int, neg bool, done func(string, int, string) (Said, bo
 			w == "gluten" || w == "food" || w == "peanut" || w == "nut" || w == "shellfish" || w == "dairy" || w == "pet" || w == "young" ||
 			w == "little" || w == "old" || w == "older" || w == "younger" || w == "elderly" || w == "teenage" || w == "newborn":
 		default:
-			return Said{}, false
+			// An adjective or two before the noun: "an extreme aversion",
+			// "a deep-seated fear".
+			if unknown++; unknown > 2 || verbLike(w) || clauseBreakEN[w] || ws[k].brk {
+				return Said{}, false
+			}
 		}
 	}
 	return Said{}, false
@@ -723,6 +747,14 @@ func verbEN(ws []word, j int, neg, habit, perfect bool, boost *float64, done fun
 			return Said{}, false
 		}
 		return done(KindGoal, j+2, "")
+	case "follow":
+		// "I follow a strict vegan diet".
+		if keepsDiet(ws, j) {
+			if neg || form == "past" && !perfect {
+				return Said{}, false
+			}
+			return done(KindHealth, j+1, "")
+		}
 	case "speak":
 		if neg || form == "past" {
 			return Said{}, false
@@ -731,6 +763,9 @@ func verbEN(ws []word, j int, neg, habit, perfect bool, boost *float64, done fun
 	case "own", "keep":
 		if form == "past" && !perfect {
 			return Said{}, false
+		}
+		if lemma == "keep" && keepsDiet(ws, j) && !neg {
+			return done(KindHealth, j+1, "") // "we keep kosher"
 		}
 		for k := j + 1; k < min(len(ws), j+5); k++ {
 			if familyNouns[ws[k].w] || homeNouns[ws[k].w] {
@@ -955,3 +990,15 @@ var conversational = set("idea", "ideas", "tip", "tips", "option", "options", "s
 	"structure", "prompt", "prompts", "point", "points", "thought", "thoughts", "feedback", "recommendation",
 	"recommendations", "insight", "insights", "overview", "summary", "outline", "script", "draft", "story", "itinerary",
 	"menu", "combination", "variety", "selection", "resources", "resource", "links", "link", "article", "guide", "steps")
+
+// keepsDiet reports a diet after the verb at j: "follow a strict vegan
+// diet", "keep kosher".
+func keepsDiet(ws []word, j int) bool {
+	for k := j + 1; k < min(len(ws), j+6); k++ {
+		switch ws[k].w {
+		case "diet", "kosher", "halal", "regimen", "lifestyle":
+			return true
+		}
+	}
+	return false
+}
