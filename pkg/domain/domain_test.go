@@ -279,3 +279,4 @@ func TestNewLexicon(t *testing.T) {
 		t.Errorf("Size = %d, %d", en, zh)
 	}
 }
+

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/recallhq/recall/pkg/attribute"
@@ -15,17 +17,20 @@ import (
 	"github.com/recallhq/recall/pkg/store"
 )
 
-// choiceWait is how many deliveries a pick waits for the reply it answers
-// to be stored (ingest, another consumer of the same stream, may be behind
-// by a moment); after that it is read without the choice.
-const choiceWait = 4
+// choiceWait is how long after it reached the stream a pick waits for the
+// reply it answers to be stored (ingest, another consumer of the same
+// stream, may be behind, most under a bulk load); after that it is read
+// without the choice.
+const choiceWait = 2 * time.Minute
 
 // choice reads a pick: a user turn that names one entry of the numbered
 // list the assistant's reply just before it offered ("option 2 suits me
 // best", "I'll take the third one", "第二个"). What was chosen, and what was
 // turned down, is kept as a statement marked as a choice, on the matter of
-// what was chosen. The reply is read from the store; until it is there the
-// turn is retried, choiceWait deliveries at most.
+// what was chosen; a pick among options the reply offered in prose ("you
+// could take trail mix, fresh fruit or cheese sticks") is kept in the
+// user's words. The reply is read from the store; until it is there the
+// turn is retried, for choiceWait at most.
 func (w *Worker) choice(ctx context.Context, m queue.Message, t *events.Turn) ([]store.AssertionRow, error) {
 	if !w.cfg.Stated || t.Role != events.RoleUser {
 		return nil, nil
@@ -39,23 +44,24 @@ func (w *Worker) choice(ctx context.Context, m queue.Message, t *events.Turn) ([
 		return nil, err
 	}
 	if !found {
-		if m.Deliveries < choiceWait {
+		if m.Published.IsZero() || time.Since(m.Published) < choiceWait {
 			return nil, fmt.Errorf("choice: the reply turn %s picks from is not stored yet", t.ID)
 		}
 		return nil, nil
 	}
 	entries := listsel.Entries(reply.Content)
-	n, ok := pickOf(t.Content, first, entries)
-	if !ok {
+	var text, matter string
+	if n, ok := pickOf(t.Content, first, entries); ok && n != 0 {
+		if n == lastEntry {
+			n = len(entries)
+		}
+		if n < 1 || n > len(entries) {
+			return nil, nil
+		}
+		text, matter = choiceText(entries, n)
+	} else if text, matter, ok = choiceWords(first, reply.Content); !ok {
 		return nil, nil
 	}
-	if n == lastEntry {
-		n = len(entries)
-	}
-	if n < 1 || n > len(entries) {
-		return nil, nil
-	}
-	text, matter := choiceText(entries, n)
 	a := attribute.Assertion{Key: attribute.KeyStatements, Item: attribute.ItemKey(matter), Value: text, Op: attribute.Put,
 		Source: attribute.Stated, EventID: t.ID, Evidence: []string{reply.EventID, t.ID}, SessionID: t.SessionID, Confidence: 0.6, At: t.OccurredAt}
 	if err := attribute.Normalize(w.schemas.For(t.TenantID), &a); err != nil {
@@ -198,4 +204,36 @@ func choiceText(entries []listsel.Entry, n int) (text, matter string) {
 	}
 	words := strings.Fields(strings.ToLower(chosen))
 	return text, "choice " + strings.Join(words[:min(len(words), 6)], " ")
+}
+
+// decisionCue says that a sentence decides, not only likes: "I'll go with",
+// "I think X would be best", "X sounds perfect".
+var decisionCue = regexp.MustCompile(`\b(?:go(?:ing)? with|go for|choos(?:e|ing)|chose|pick(?:ing)?|i'?ll (?:take|try|get|order|book|have|stick with|start with)|opt(?:ing)? for|prefer|would be (?:the )?(?:best|perfect|ideal|great|most)|sounds? (?:perfect|great|best|good|like the best|most)|is the (?:best|one) for me|suits? me)\b|我选|就选|选择`)
+
+// choiceWords is a pick among options a reply offered in prose, in the
+// user's words: its decision sentence, when it decides and shares at least
+// two terms with the reply (it picks something the reply said).
+func choiceWords(first, reply string) (text, matter string, ok bool) {
+	if !decisionCue.MatchString(strings.ToLower(first)) {
+		return "", "", false
+	}
+	an := search.SharedAnalyzer()
+	offered := map[string]bool{}
+	for _, w := range an.Terms(reply, nil) {
+		offered[w] = true
+	}
+	var shared []string
+	for _, w := range an.Terms(first, nil) {
+		if offered[w] && !slices.Contains(shared, w) {
+			shared = append(shared, w)
+		}
+	}
+	if len(shared) < 2 {
+		return "", "", false
+	}
+	text = "Chose from the options offered: " + strings.Join(strings.Fields(first), " ")
+	if r := []rune(text); len(r) > 300 {
+		text = string(r[:299]) + "…"
+	}
+	return text, "choice " + strings.Join(shared[:min(len(shared), 6)], " "), true
 }

@@ -45,3 +45,23 @@ func TestPickOf(t *testing.T) {
 		require.False(t, ok, text)
 	}
 }
+
+// A pick among options offered in prose is kept in the user's words when
+// it decides and names what the reply offered; liking, asking and a
+// decision about something else are not.
+func TestChoiceWords(t *testing.T) {
+	t.Parallel()
+	reply := "For a road trip you could take beef jerky, cheese sticks, trail mix, or fresh fruit and veggie sticks with hummus."
+	text, matter, ok := choiceWords("I'll go with the fresh fruit and veggie sticks with hummus", reply)
+	require.True(t, ok)
+	require.Equal(t, "Chose from the options offered: I'll go with the fresh fruit and veggie sticks with hummus", text)
+	require.NotEmpty(t, matter)
+	for _, first := range []string{
+		"I like the sound of trail mix",
+		"I'll go with a nap instead",
+		"Beef jerky is salty",
+	} {
+		_, _, ok := choiceWords(first, reply)
+		require.False(t, ok, first)
+	}
+}

@@ -2,11 +2,15 @@ package memory
 
 import (
 	"cmp"
-	"math/bits"
+	"hash/maphash"
+	"math"
 	"slices"
+
+	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/attribute"
+	"github.com/recallhq/recall/pkg/attribute/stated"
 	"github.com/recallhq/recall/pkg/domain"
 	"github.com/recallhq/recall/pkg/search"
 )
@@ -16,19 +20,25 @@ import (
 // rest, then the others in the same two orders; the statements' share of
 // the budget (CONTEXT_STATEMENT_CHARS) cuts the tail.
 const (
-	matchedFirst = 6
-	strongest    = 4
+	matchedFirst = 8
+	strongest    = 3
 	// maxStatements bounds what is ranked: the newest of a user's
 	// statements.
 	maxStatements = 400
+	// bearsOn is the least relevance (relevance) that makes a statement
+	// bear on a message.
+	bearsOn = 0.15
 )
 
 // pickStatements orders the user's current statements for a message. A
-// statement bears on it when they share a term (the search's analyzer:
-// stems, Chinese words) or a life domain (relate); among those, more shared
-// and more strongly said first. A statement whose matter is a key the
-// profile already states (filled: "location", "reply_language") is left
-// to the key's line.
+// statement bears on it by the life domains they share (pkg/domain: the
+// cosine of their weights) and the terms they share (the search's
+// analyzer: stems, Chinese words; each weighed by how rare it is among the
+// user's statements); among those, the more it bears on the message and the
+// more strongly it was said, the earlier. A statement whose matter is a key
+// the profile already states (filled: "location", "reply_language") is left
+// to the key's line, and of statements that say the same thing only the
+// newest is kept.
 func pickStatements(said []attribute.Value, query string, filled map[string]bool) []assemble.Statement {
 	if len(said) == 0 {
 		return nil
@@ -39,43 +49,71 @@ func pickStatements(said []attribute.Value, query string, filled map[string]bool
 	}
 	type cand struct {
 		v     attribute.Value
+		r     read
 		score float64
+		match bool
 	}
-	an := search.SharedAnalyzer()
-	q := map[string]bool{}
-	for _, t := range an.Terms(query, nil) {
-		q[t] = true
-	}
-	qd := relate.of(query)
-	var matched, rest []cand
-	var terms []string
+	cands := make([]cand, 0, len(said))
+	df := map[string]int{}
+	seen := map[string]bool{}
+	// Newest first, so that of two that say the same the newest is kept.
+	slices.SortStableFunc(said, func(a, b attribute.Value) int { return b.At.Compare(a.At) })
 	for _, v := range said {
 		if filled[v.Item] {
 			continue
 		}
-		shared := 0
-		terms = an.Terms(v.Value, terms[:0])
-		seen := map[string]bool{}
-		for _, t := range terms {
-			if q[t] && !seen[t] {
-				seen[t] = true
-				shared++
+		r := readStatement(v.Value)
+		if seen[r.gist] {
+			continue
+		}
+		seen[r.gist] = true
+		for _, t := range r.terms {
+			df[t]++
+		}
+		cands = append(cands, cand{v: v, r: r})
+	}
+	q := readQuery(query)
+	n := float64(len(cands))
+	for i := range cands {
+		c := &cands[i]
+		rel := cosine(q.domains, c.r.domains)
+		var terms float64
+		for _, t := range c.r.terms {
+			if q.has[t] {
+				terms += math.Log(1 + n/float64(df[t]))
 			}
 		}
-		domains := relate.shared(qd, v.Value)
-		c := cand{v: v, score: float64(shared) + 1.5*float64(domains) + v.Confidence}
-		if shared+domains > 0 {
-			matched = append(matched, c)
-		} else {
-			rest = append(rest, c)
+		if len(c.r.terms) > 0 {
+			terms /= math.Sqrt(float64(len(c.r.terms)))
+		}
+		rel += 0.5 * terms
+		c.match = rel >= bearsOn
+		c.score = rel * (0.3 + c.v.Confidence)
+		if !c.match {
+			// Whatever the message: the strongest first, and what the user
+			// keeps away from (an allergy, a fear, a dislike) before what
+			// they like at the same strength: an answer that ignores it
+			// does harm.
+			c.score = c.v.Confidence
+			if c.r.negative {
+				c.score += 0.1
+			}
 		}
 	}
 	byScore := func(a, b cand) int {
 		return cmp.Or(cmp.Compare(b.score, a.score), b.v.At.Compare(a.v.At), cmp.Compare(a.v.Item, b.v.Item))
 	}
+	var matched, rest []cand
+	for _, c := range cands {
+		if c.match {
+			matched = append(matched, c)
+		} else {
+			rest = append(rest, c)
+		}
+	}
 	slices.SortFunc(matched, byScore)
 	slices.SortFunc(rest, byScore)
-	out := make([]assemble.Statement, 0, len(matched)+len(rest))
+	out := make([]assemble.Statement, 0, len(cands))
 	add := func(cs []cand, isMatch bool) {
 		for _, c := range cs {
 			out = append(out, assemble.Statement{Text: c.v.Value, At: c.v.At, SessionID: c.v.SessionID, Matched: isMatch})
@@ -89,19 +127,71 @@ func pickStatements(said []attribute.Value, query string, filled map[string]bool
 	return out
 }
 
-// relater finds the life domains (pkg/domain) a message and a statement
-// share.
-type relater struct{}
+// read is what ranking needs of a statement's text, worked out once per
+// text and kept (statements do not change; the same ones are ranked for
+// every message of their user).
+type read struct {
+	terms   []string // distinct
+	domains domain.Vector
+	// gist is the text's terms in order: two statements with the same
+	// gist say the same thing.
+	gist string
+	// negative: the statement keeps the user away from something
+	// (stated.Said.Negative).
+	negative bool
+}
 
-var relate relater
+var (
+	readCache, _ = lru.New[uint64, read](20000)
+	readSeed     = maphash.MakeSeed()
+)
 
-func (relater) of(text string) domain.Set { return domain.Of(text) }
+func readStatement(text string) read {
+	h := maphash.String(readSeed, text)
+	if r, ok := readCache.Get(h); ok {
+		return r
+	}
+	all := search.SharedAnalyzer().Terms(text, nil)
+	r := read{domains: domain.Scores(text)}
+	for _, st := range stated.Self(text) {
+		r.negative = r.negative || st.Negative
+	}
+	seen := map[string]bool{}
+	for _, t := range all {
+		if !seen[t] {
+			seen[t] = true
+			r.terms = append(r.terms, t)
+		}
+		r.gist += t + " "
+	}
+	readCache.Add(h, r)
+	return r
+}
 
-// shared is how many domains the statement's text shares with the
-// message's.
-func (relater) shared(q domain.Set, text string) int {
-	if q.Empty() {
+// query is what ranking needs of the message.
+type query struct {
+	has     map[string]bool
+	domains domain.Vector
+}
+
+func readQuery(text string) query {
+	q := query{has: map[string]bool{}, domains: domain.Scores(text)}
+	for _, t := range search.SharedAnalyzer().Terms(text, nil) {
+		q.has[t] = true
+	}
+	return q
+}
+
+// cosine is the cosine of two domain weightings (0 when either is zero).
+func cosine(a, b domain.Vector) float64 {
+	var dot, na, nb float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
 		return 0
 	}
-	return bits.OnesCount32(uint32(q & domain.Of(text)))
+	return dot / math.Sqrt(na*nb)
 }
