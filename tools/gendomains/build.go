@@ -70,6 +70,9 @@ func build(wordnetDir, cedictPath string, exploring bool) (*result, error) {
 	if err := supplement(r.zh, supplementZH); err != nil {
 		return nil, err
 	}
+	if err := override(r.zh, overrideZH); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 

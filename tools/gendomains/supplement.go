@@ -15,6 +15,10 @@ import (
 var supplementEN = map[string]string{
 	"flight":         "travel:0.8",
 	"jazz":           "music:0.8",
+	"rap":            "music:0.6",
+	"running":        "sports:0.6",
+	"password":       "tech:0.6",
+	"anime":          "entertainment:1",
 	"app":            "tech:0.8",
 	"apps":           "tech:0.8",
 	"smartphone":     "tech:1",
@@ -72,12 +76,34 @@ var supplementZH = map[string]string{
 	"外卖":   "food:1",
 	"健身":   "sports:1",
 	"考研":   "learning:1",
+	"综艺":   "entertainment:1",
+}
+
+// overrideZH replace the generated weights of a few Chinese words whose
+// CC-CEDICT glosses lead the wrong way in everyday use: 一家 counts a shop
+// or a hotel more often than it names a family, 店 is a shop more often than
+// an inn.
+var overrideZH = map[string]string{
+	"一家": "",
+	"店":  "shopping:0.6 food:0.3",
 }
 
 // supplement raises lex's weights to the supplement's.
 func supplement(lex map[string]vector, sup map[string]string) error {
+	return apply(lex, sup, false)
+}
+
+// override replaces lex's weights with the given ones.
+func override(lex map[string]vector, sup map[string]string) error {
+	return apply(lex, sup, true)
+}
+
+func apply(lex map[string]vector, sup map[string]string, replace bool) error {
 	for w, text := range sup {
 		v := lex[w]
+		if replace {
+			v = vector{}
+		}
 		for f := range strings.FieldsSeq(text) {
 			name, x, _ := strings.Cut(f, ":")
 			d, ok := domain.Parse(name)
