@@ -114,16 +114,26 @@ func Default() *Lexicon {
 
 // Load reads the embedded lexicons into a new Lexicon. Default does it once
 // per process; Load is for measuring it.
-func Load() (*Lexicon, error) {
-	en, err := readData(enData, enSpan)
-	if err != nil {
-		return nil, fmt.Errorf("domain: English lexicon: %w", err)
+func Load() (*Lexicon, error) { return ReadLexicon(enData, zhData) }
+
+// ReadLexicon reads English and Chinese lexicons in the format
+// tools/gendomains writes (gzip-compressed; see readData); either may be
+// nil, an empty lexicon. The generator scores CC-CEDICT's glosses with the
+// English lexicon read this way, as the package reads it.
+func ReadLexicon(en, zh []byte) (*Lexicon, error) {
+	l := &Lexicon{en: &table{}, zh: &table{}}
+	var err error
+	if en != nil {
+		if l.en, err = readData(en, enSpan); err != nil {
+			return nil, fmt.Errorf("domain: English lexicon: %w", err)
+		}
 	}
-	zh, err := readData(zhData, zhSpan)
-	if err != nil {
-		return nil, fmt.Errorf("domain: Chinese lexicon: %w", err)
+	if zh != nil {
+		if l.zh, err = readData(zh, zhSpan); err != nil {
+			return nil, fmt.Errorf("domain: Chinese lexicon: %w", err)
+		}
 	}
-	return &Lexicon{en: en, zh: zh}, nil
+	return l, nil
 }
 
 // enSpan is the first word of an English phrase and its number of words.

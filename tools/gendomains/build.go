@@ -7,6 +7,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/recallhq/recall/pkg/domain"
 )
 
 // Thresholds of the lexicon.
@@ -15,8 +17,9 @@ const (
 	// it the domain is noise from a rare sense.
 	minWeight = 0.1
 	// spreadFrom is the number of domains (of weight minWeight or more)
-	// from which a word is taken for ambiguous: its weights are scaled by
-	// spreadFrom/n-1 ... so that a word of many domains says little.
+	// past which a word is taken for ambiguous: a word in n domains has its
+	// weights scaled by spreadFrom/n, so that a word of many domains says
+	// little.
 	spreadFrom = 3
 )
 
@@ -66,7 +69,15 @@ func build(wordnetDir, cedictPath string, exploring bool) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.zh = chinese(entries, r.en, wn)
+	enData, err := r.encode("English", r.en, r.enPOS, "wordnet/")
+	if err != nil {
+		return nil, err
+	}
+	lex, err := domain.ReadLexicon(enData, nil)
+	if err != nil {
+		return nil, err
+	}
+	r.zh = chinese(entries, lex)
 	if err := supplement(r.zh, supplementZH); err != nil {
 		return nil, err
 	}

@@ -122,13 +122,13 @@ const (
 
 // chinese makes the Chinese lexicon: each headword (simplified and
 // traditional) takes its glosses' weights, each gloss scored as English text
-// by the English lexicon (capped at 1 per domain): their mean, glosses with
-// no domain counting noDomainShare, or firstGlossShare of its first gloss's
-// where that is more. A headword of several characters with no weight is
-// kept when it contains a word that has one, so that the longest-match cut
-// takes it whole ("飞快", very fast, is not about flying).
-func chinese(entries []cedictEntry, en map[string]vector, _ *wordnet) map[string]vector {
-	lex := englishLexicon(en)
+// by the English lexicon as pkg/domain reads it (capped at 1 per domain):
+// their mean, glosses with no domain counting noDomainShare, or
+// firstGlossShare of its first gloss's where that is more. A headword of
+// several characters with no weight is kept when it contains a word that
+// has one, so that the longest-match cut takes it whole ("飞快", very fast,
+// is not about flying).
+func chinese(entries []cedictEntry, lex *domain.Lexicon) map[string]vector {
 	type acc struct {
 		sum, first vector
 		n          float64
@@ -256,19 +256,6 @@ func hanOnly(s string) bool {
 		}
 	}
 	return true
-}
-
-// englishLexicon is the English lexicon as pkg/domain scores text with it.
-func englishLexicon(en map[string]vector) *domain.Lexicon {
-	m := make(map[string]domain.Vector, len(en))
-	for w, v := range en {
-		var dv domain.Vector
-		for d, x := range v {
-			dv[d] = float32(x)
-		}
-		m[w] = dv
-	}
-	return domain.NewLexicon(m, nil)
 }
 
 // countWords are the numerals and demonstratives a classifier follows.
