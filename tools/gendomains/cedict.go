@@ -147,6 +147,7 @@ func chinese(entries []cedictEntry, lex *domain.Lexicon) map[string]vector {
 		if particles[e.simplified] || particles[e.traditional] {
 			continue
 		}
+		proper := isProperNoun(e)
 		for _, hw := range []string{e.simplified, e.traditional} {
 			if !hanOnly(hw) {
 				continue
@@ -162,9 +163,12 @@ func chinese(entries []cedictEntry, lex *domain.Lexicon) map[string]vector {
 				if text == "" {
 					continue
 				}
-				var v vector
-				for d, x := range lex.Scores(text) {
-					v[d] = min(float64(x), 1)
+				v := glossVector(lex, text)
+				if proper {
+					// A name: the place it names, and what its
+					// common words say (川菜: Sichuan cuisine).
+					v = placeOnly(v)
+					v.maxWith(glossVector(lex, commonWords(text)), 1)
 				}
 				if a.glosses == 0 {
 					a.first = v
@@ -285,4 +289,42 @@ func isParticle(e cedictEntry) bool {
 		}
 	}
 	return false
+}
+
+// isProperNoun reports whether an entry is a name: CC-CEDICT writes a proper
+// noun's pinyin capitalised (Ma3 ke4 si1, Marx).
+func isProperNoun(e cedictEntry) bool {
+	r, _ := utf8.DecodeRuneInString(e.pinyin)
+	return unicode.IsUpper(r)
+}
+
+// placeOnly keeps a name's travel and nature weights: a place's name is
+// about going there, but the names in a person's or an institution's glosses
+// are words of other senses (马克思, Karl Marx: no comedian).
+func placeOnly(v vector) vector {
+	var out vector
+	out[domain.Travel], out[domain.Nature] = v[domain.Travel], v[domain.Nature]
+	return out
+}
+
+// commonWords is a gloss without its capitalised words, the names in it.
+func commonWords(text string) string {
+	var b strings.Builder
+	for w := range strings.FieldsSeq(text) {
+		if r, _ := utf8.DecodeRuneInString(w); unicode.IsUpper(r) {
+			continue
+		}
+		b.WriteString(w)
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+// glossVector is a gloss's weights as English text, each at most 1.
+func glossVector(lex *domain.Lexicon, text string) vector {
+	var v vector
+	for d, x := range lex.Scores(text) {
+		v[d] = min(float64(x), 1)
+	}
+	return v
 }
