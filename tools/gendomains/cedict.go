@@ -9,6 +9,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/go-ego/gse"
+
 	"github.com/recallhq/recall/pkg/domain"
 )
 
@@ -133,6 +135,7 @@ func chinese(entries []cedictEntry, lex *domain.Lexicon) map[string]vector {
 		sum, first vector
 		n          float64
 		glosses    int
+		proper     bool
 	}
 	accs := map[string]*acc{}
 	var order []string
@@ -158,6 +161,7 @@ func chinese(entries []cedictEntry, lex *domain.Lexicon) map[string]vector {
 				accs[hw] = a
 				order = append(order, hw)
 			}
+			a.proper = a.proper || proper
 			for _, g := range e.glosses {
 				text := cleanGloss(g)
 				if text == "" {
@@ -188,15 +192,29 @@ func chinese(entries []cedictEntry, lex *domain.Lexicon) map[string]vector {
 			}
 		}
 	}
-	out := map[string]vector{}
+	raw := map[string]vector{}
 	for _, hw := range order {
 		a := accs[hw]
 		if a.glosses == 0 {
 			continue
 		}
+		if utf8.RuneCountInString(hw) == 1 && functionChars[hw] {
+			continue
+		}
 		var v vector
 		for d := range v {
 			v[d] = max(a.sum[d]/a.n, a.first[d]*firstGlossShare)
+		}
+		raw[hw] = v
+	}
+	out := map[string]vector{}
+	for _, hw := range order {
+		v, ok := raw[hw]
+		if !ok {
+			continue
+		}
+		if !accs[hw].proper {
+			v = supported(v, hw, raw)
 		}
 		for d, x := range v {
 			if x < zhMinWeight {
@@ -328,3 +346,56 @@ func glossVector(lex *domain.Lexicon, text string) vector {
 	}
 	return v
 }
+
+// charShare is the share of a word's weights that its characters' support
+// decides (supported).
+const charShare = 0.5
+
+// supported shifts a word's weights toward the domains its characters have
+// on their own, keeping their sum: an English gloss may have senses the
+// Chinese word has not (银行, bank: 银, silver, money, says which bank).
+// Weights in domains no character has keep their relative sizes.
+func supported(v vector, hw string, raw map[string]vector) vector {
+	if utf8.RuneCountInString(hw) < 2 {
+		return v
+	}
+	var s vector
+	for _, r := range hw {
+		s.maxWith(raw[string(r)], 1)
+	}
+	top := s.max()
+	if top == 0 {
+		return v
+	}
+	before, after := 0.0, 0.0
+	var out vector
+	for d, x := range v {
+		out[d] = x * (1 - charShare + charShare*s[d]/top)
+		before += x
+		after += out[d]
+	}
+	if after == 0 {
+		return v
+	}
+	for d := range out {
+		out[d] = min(out[d]*before/after, 1)
+	}
+	return out
+}
+
+// functionChars are the Chinese characters of gse's list of stop tokens (the
+// module's version pinned by go.mod): characters used as function words (和,
+// 把, 到) get no domain from their rarer glosses.
+var functionChars = func() map[string]bool {
+	var seg gse.Segmenter
+	if err := seg.LoadStopEmbed(); err != nil {
+		panic(err)
+	}
+	m := map[string]bool{}
+	for w := range seg.StopWordMap {
+		if utf8.RuneCountInString(w) == 1 {
+			m[w] = true
+		}
+	}
+	return m
+}()
