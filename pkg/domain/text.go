@@ -19,6 +19,25 @@ func Of(text string) Set { return Default().Of(text) }
 // Scores returns a text's weight per domain by the embedded lexicon.
 func Scores(text string) Vector { return Default().Scores(text) }
 
+// Explain returns the words of a text that have a domain, by the embedded
+// lexicon.
+func Explain(text string) []Match { return Default().Explain(text) }
+
+// Match is a word or phrase of a text that has a domain, as the lexicon
+// found it (lower-cased), and the weights it adds to the text's Scores.
+type Match struct {
+	Text    string
+	Weights Vector
+}
+
+// Explain returns the words of a text that have a domain, in order, with
+// the weights each adds to its Scores: why a text is about what Of says.
+func (l *Lexicon) Explain(text string) []Match {
+	var out []Match
+	l.scores(text, &out)
+	return out
+}
+
 // Of returns the domains a text touches: its Scores at Threshold or more.
 func (l *Lexicon) Of(text string) Set { return l.Scores(text).Set(Threshold) }
 
@@ -28,10 +47,14 @@ func (l *Lexicon) Of(text string) Set { return l.Scores(text).Set(Threshold) }
 // their base forms (flights, flying, ate); an unknown word made of two known
 // ones counts as both, each at a lesser weight (motorsports). Chinese is cut
 // into the longest words the lexicon knows, left to right.
-func (l *Lexicon) Scores(text string) Vector {
+func (l *Lexicon) Scores(text string) Vector { return l.scores(text, nil) }
+
+func (l *Lexicon) scores(text string, explain *[]Match) Vector {
 	var v Vector
 	b := bufPool.Get().(*buffer)
 	b.reset()
+	b.explain = explain
+	defer func() { b.explain = nil }()
 	for i := 0; i < len(text); {
 		c := text[i]
 		if c < utf8.RuneSelf {
@@ -113,6 +136,31 @@ type buffer struct {
 	runes []int
 	// scratch is where base forms and phrases are built.
 	scratch, base []byte
+	// explain collects the words that add weights, when not nil
+	// (Explain).
+	explain *[]Match
+}
+
+// found adds a word's weights, scaled, to v, and notes it when explaining.
+func (b *buffer) found(v *Vector, word []byte, e entry, scale float32) {
+	e.addTo(v, scale)
+	if b.explain != nil && e.n() > 0 {
+		b.note(string(word), e, scale)
+	}
+}
+
+// foundString is found for a word given as a string.
+func (b *buffer) foundString(v *Vector, word string, e entry, scale float32) {
+	e.addTo(v, scale)
+	if b.explain != nil && e.n() > 0 {
+		b.note(word, e, scale)
+	}
+}
+
+func (b *buffer) note(word string, e entry, scale float32) {
+	var w Vector
+	e.addTo(&w, scale)
+	*b.explain = append(*b.explain, Match{Text: word, Weights: w})
 }
 
 var bufPool = sync.Pool{New: func() any { return &buffer{} }}
@@ -165,7 +213,7 @@ func (l *Lexicon) flushEN(b *buffer, v *Vector) {
 			}
 		}
 		if ok {
-			e.addTo(v, 1)
+			b.found(v, b.text[words[i][0]:words[i+n-1][1]], e, 1)
 		} else {
 			l.compound(b, w, v)
 		}
@@ -284,8 +332,8 @@ func (l *Lexicon) compound(b *buffer, w []byte, v *Vector) {
 		if !ok {
 			continue
 		}
-		left.addTo(v, compoundScale)
-		right.addTo(v, compoundScale)
+		b.found(v, w[:i], left, compoundScale)
+		b.found(v, w[i:], right, compoundScale)
 		return
 	}
 }
@@ -310,7 +358,7 @@ func (l *Lexicon) scoreZH(run string, b *buffer, v *Vector) {
 			}
 		}
 		if ok {
-			first.addTo(v, 1)
+			b.foundString(v, run[b.runes[i]:b.runes[i+step]], first, 1)
 		}
 		i += step
 	}

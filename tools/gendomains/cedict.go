@@ -69,6 +69,13 @@ var registerLabels = map[string]bool{
 	"neologism": true, "informal": true, "vulgar": true, "humorous": true,
 	"old usage": true, "obsolete": true, "modern": true, "dated": true,
 	"in former times": true, "respectful": true, "literally": true,
+	// Fields of scholarship label technical terms; the term is not about
+	// studying the field.
+	"chemistry": true, "physics": true, "math.": true, "mathematics": true,
+	"biology": true, "botany": true, "zoology": true, "geology": true,
+	"linguistics": true, "grammar": true, "astronomy": true, "statistics": true,
+	"geometry": true, "logic": true, "philosophy": true, "law": true,
+	"military": true, "buddhism": true, "taoism": true, "religion": true,
 }
 
 // skippedGlosses start glosses that refer to other entries or are not
