@@ -146,6 +146,9 @@ func TestOfNothing(t *testing.T) {
 		"我觉得可以",
 		"我们聊点别的吧",
 		"你能再解释一下吗",
+		// The language of a reply is no learning.
+		"请用中文回答",
+		"Please reply in Spanish",
 	} {
 		if got := domain.Of(text); !got.Empty() {
 			t.Errorf("Of(%q) = [%s], want none (scores %v)", text, got, domain.Scores(text))

@@ -212,7 +212,9 @@ var seeds = []seed{
 	{domain: domain.Money, weight: 0.6, only: []string{"rent.n.01", "rent.v.01", "rent.v.02"}},
 	{domain: domain.Lodging, weight: 0.6, only: []string{"cabin.n.01", "cabin.n.02"}},
 	{domain: domain.Travel, weight: 0.6, only: []string{"cabin.n.01", "cabin.n.03"}},
-	{domain: domain.Learning, weight: 0.6, trees: []string{"language.n.01", "natural_language.n.01"}},
+	// A language's name is as often about a reply's language, a dish or a
+	// country as about learning it: alone it does not make learning.
+	{domain: domain.Learning, weight: 0.4, trees: []string{"language.n.01", "natural_language.n.01"}},
 
 	{domain: domain.Family, weight: 1, trees: []string{
 		"family.n.01", "family.n.02", "relative.n.01", "kin.n.01", "parent.n.01",

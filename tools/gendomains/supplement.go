@@ -20,6 +20,8 @@ var supplementEN = map[string]string{
 	"password":       "tech:0.6",
 	"anime":          "entertainment:1",
 	"marathon":       "sports:0.8",
+	"nut":            "food:0.7",
+	"nuts":           "food:0.7",
 	"hiking":         "nature:0.8 sports:0.6",
 	"cardio":         "sports:1",
 	"pilates":        "sports:1",
