@@ -2,6 +2,7 @@ package domain
 
 import (
 	"bytes"
+	"slices"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -132,8 +133,10 @@ type buffer struct {
 	// single spaces; words are their spans in it.
 	text  []byte
 	words [][2]int
-	// runes are the byte offsets of a Chinese run's characters.
-	runes []int
+	// runes are the byte offsets of a Chinese run's characters; fwd and
+	// bwd its cuts from the left and from the right.
+	runes    []int
+	fwd, bwd []piece
 	// scratch is where base forms and phrases are built.
 	scratch, base []byte
 	// explain collects the words that add weights, when not nil
@@ -223,10 +226,11 @@ func (l *Lexicon) flushEN(b *buffer, v *Vector) {
 }
 
 // phrase looks up consecutive words as one phrase, as written and with the
-// last word in a base form ("floor plans").
+// last word in a base form ("floor plans"). A phrase known without a domain
+// is found too: it is read whole, its words not on their own.
 func (l *Lexicon) phrase(b *buffer, ws [][2]int) (entry, bool) {
 	start, end := ws[0][0], ws[len(ws)-1][1]
-	if e, ok := l.en.get(b.text[start:end]); ok && e.n() > 0 {
+	if e, ok := l.en.get(b.text[start:end]); ok {
 		return e, true
 	}
 	lastStart := ws[len(ws)-1][0]
@@ -237,7 +241,7 @@ func (l *Lexicon) phrase(b *buffer, ws [][2]int) (entry, bool) {
 			continue
 		}
 		b.scratch = append(append(b.scratch[:0], b.text[start:lastStart]...), b.base...)
-		if e, ok := l.en.get(b.scratch); ok && e.n() > 0 && e.pos()&baseRules[rule].pos != 0 {
+		if e, ok := l.en.get(b.scratch); ok && e.pos()&baseRules[rule].pos != 0 {
 			return e, true
 		}
 	}
@@ -338,9 +342,12 @@ func (l *Lexicon) compound(b *buffer, w []byte, v *Vector) {
 	}
 }
 
-// scoreZH cuts a run of Chinese characters into the longest words the
-// lexicon knows, left to right; a character that starts no known word is
-// skipped.
+// scoreZH cuts a run of Chinese characters into words the lexicon knows
+// and adds their weights. The run is cut both ways, the longest word first
+// from the left and from the right, and the cut with fewer pieces wins, then
+// the one with fewer single characters, then the cut from the right (换工作:
+// 换 + 工作, not 换工, to exchange labour, + 作), as maximum matching does
+// in both directions.
 func (l *Lexicon) scoreZH(run string, b *buffer, v *Vector) {
 	b.runes = b.runes[:0]
 	for i := range run {
@@ -348,6 +355,7 @@ func (l *Lexicon) scoreZH(run string, b *buffer, v *Vector) {
 	}
 	b.runes = append(b.runes, len(run))
 	n := len(b.runes) - 1
+	b.fwd = b.fwd[:0]
 	for i := 0; i < n; {
 		first, ok := l.zh.getString(run[b.runes[i]:b.runes[i+1]])
 		step := 1
@@ -357,11 +365,51 @@ func (l *Lexicon) scoreZH(run string, b *buffer, v *Vector) {
 				break
 			}
 		}
-		if ok {
-			b.foundString(v, run[b.runes[i]:b.runes[i+step]], first, 1)
-		}
+		b.fwd = append(b.fwd, piece{i, step, first, ok})
 		i += step
 	}
+	b.bwd = b.bwd[:0]
+	for j := n; j > 0; {
+		last, ok := l.zh.getString(run[b.runes[j-1]:b.runes[j]])
+		step := 1
+		for k := min(last.endSpan(), j); k >= 2; k-- {
+			if e, found := l.zh.getString(run[b.runes[j-k]:b.runes[j]]); found {
+				last, ok, step = e, true, k
+				break
+			}
+		}
+		b.bwd = append(b.bwd, piece{j - step, step, last, ok})
+		j -= step
+	}
+	// The cut from the right was made last word first.
+	slices.Reverse(b.bwd)
+	cut := b.bwd
+	if len(b.fwd) < len(b.bwd) || len(b.fwd) == len(b.bwd) && singles(b.fwd) < singles(b.bwd) {
+		cut = b.fwd
+	}
+	for _, p := range cut {
+		if p.ok {
+			b.foundString(v, run[b.runes[p.at]:b.runes[p.at+p.n]], p.e, 1)
+		}
+	}
+}
+
+// piece is one word of a cut: where it starts, in characters, how many it
+// has, and its entry if the lexicon knows it.
+type piece struct {
+	at, n int
+	e     entry
+	ok    bool
+}
+
+func singles(cut []piece) int {
+	n := 0
+	for _, p := range cut {
+		if p.n == 1 {
+			n++
+		}
+	}
+	return n
 }
 
 // baseRules are WordNet's detachment rules (morphy): a suffix, what

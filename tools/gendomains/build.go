@@ -136,10 +136,15 @@ func english(wn *wordnet, mem *membership) (map[string]vector, map[string]string
 			}
 			v = settle(v)
 		}
-		if !v.zero() || !strings.Contains(w, "_") {
-			out[strings.ReplaceAll(w, "_", " ")] = v
-			poses[strings.ReplaceAll(w, "_", " ")] = wn.poses(w)
+		if stopwords[w] && strings.Contains(w, "_") {
+			// Its words count on their own ("at home").
+			continue
 		}
+		// A phrase without a domain is kept too: it is read whole, so its
+		// words do not count on their own ("air conditioning" is no
+		// conditioning of athletes).
+		out[strings.ReplaceAll(w, "_", " ")] = v
+		poses[strings.ReplaceAll(w, "_", " ")] = wn.poses(w)
 	}
 	// A verb whose weights as a verb differ from the word's also gets an
 	// entry of its own, "word#v", which pkg/domain reads for forms that
@@ -191,7 +196,7 @@ func english(wn *wordnet, mem *membership) (map[string]vector, map[string]string
 		}
 	}
 	for w, v := range out {
-		if v.zero() && len(w) < minCompound {
+		if v.zero() && len(w) < minCompound && !strings.Contains(w, " ") {
 			// A known word shorter than any compound is never looked
 			// at: the scorer splits only unknown words.
 			delete(out, w)

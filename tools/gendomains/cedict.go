@@ -87,12 +87,25 @@ var skippedGlosses = []string{
 	"taiwan pr.", "pr.", "(onom.", "radical in chinese",
 }
 
+// rareGlosses start glosses of a sense out of everyday use: old, literary
+// or dialect words are rare in a chat, and the longest-match cut would take
+// them in place of common words (家的, wife in old usage, in 我家的空调).
+var rareGlosses = []string{
+	"(old)", "(archaic)", "(dialect)", "(literary)", "(classical)", "(old usage)",
+	"(obsolete)", "(in former times)",
+}
+
 // cleanGloss makes a gloss into English text for the English lexicon, or
-// "" for a gloss that is no meaning.
+// "" for a gloss that is no meaning or out of everyday use.
 func cleanGloss(g string) string {
 	g = strings.TrimSpace(g)
 	lower := strings.ToLower(g)
 	for _, p := range skippedGlosses {
+		if strings.HasPrefix(lower, p) {
+			return ""
+		}
+	}
+	for _, p := range rareGlosses {
 		if strings.HasPrefix(lower, p) {
 			return ""
 		}
@@ -127,6 +140,10 @@ const (
 	// through English glosses, twice removed from WordNet, and a weak one
 	// is more often noise.
 	zhMinWeight = 0.2
+	// zhCharMinWeight is zhMinWeight for a word of one character, which
+	// has the most glosses and is the most frequent (请: please, and to treat
+	// someone to a meal).
+	zhCharMinWeight = 0.3
 )
 
 // chinese makes the Chinese lexicon: each headword (simplified and
@@ -223,8 +240,12 @@ func chinese(entries []cedictEntry, lex *domain.Lexicon) map[string]vector {
 		if !accs[hw].proper {
 			v = supported(v, hw, raw)
 		}
+		least := zhMinWeight
+		if utf8.RuneCountInString(hw) == 1 {
+			least = zhCharMinWeight
+		}
 		for d, x := range v {
-			if x < zhMinWeight {
+			if x < least {
 				v[d] = 0
 			}
 		}
