@@ -234,7 +234,7 @@ func (l *Lexicon) phrase(b *buffer, ws [][2]int) (entry, bool) {
 		return e, true
 	}
 	lastStart := ws[len(ws)-1][0]
-	for rule := range baseRules {
+	for _, rule := range rulesByLast[b.text[end-1]] {
 		var ok bool
 		b.base, ok = appendBase(b.base[:0], b.text[lastStart:end], rule)
 		if !ok {
@@ -299,7 +299,10 @@ func (l *Lexicon) lookupBase(b *buffer, w []byte) (entry, bool) {
 	verbal := hasSuffix(w, "ed") || hasSuffix(w, "ing")
 	var e entry
 	found := false
-	for rule := range baseRules {
+	if len(w) == 0 {
+		return 0, false
+	}
+	for _, rule := range rulesByLast[w[len(w)-1]] {
 		var ok bool
 		b.base, ok = appendBase(b.base[:0], w, rule)
 		if !ok {
@@ -427,6 +430,16 @@ var baseRules = [...]struct {
 	{"ing", "", posVerb}, {"ing", "e", posVerb}, {"ed", "", posVerb}, {"ed", "e", posVerb},
 	{"est", "", posAdj}, {"est", "e", posAdj}, {"er", "", posAdj}, {"er", "e", posAdj},
 }
+
+// rulesByLast are the baseRules whose suffix ends with a byte, by that
+// byte: most words end with none of them.
+var rulesByLast = func() (out [256][]int) {
+	for i, r := range baseRules {
+		last := r.suffix[len(r.suffix)-1]
+		out[last] = append(out[last], i)
+	}
+	return out
+}()
 
 // appendBase appends to dst the base form rule gives w, if it applies.
 func appendBase(dst, w []byte, rule int) ([]byte, bool) {
