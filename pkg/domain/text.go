@@ -47,7 +47,7 @@ func (l *Lexicon) Of(text string) Set { return l.Scores(text).Set(Threshold) }
 // several words (the longest first: "air travel", "floor plans"), and by
 // their base forms (flights, flying, ate); an unknown word made of two known
 // ones counts as both, each at a lesser weight (motorsports). Chinese is cut
-// into the longest words the lexicon knows, left to right.
+// into the words the lexicon knows (scoreZH).
 func (l *Lexicon) Scores(text string) Vector { return l.scores(text, nil) }
 
 func (l *Lexicon) scores(text string, explain *[]Match) Vector {
