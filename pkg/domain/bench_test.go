@@ -62,6 +62,6 @@ func TestLoadCost(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	en, zh := l.Size()
-	t.Logf("loaded %d English and %d Chinese entries in %v; heap held %.1f MB", en, zh, took, float64(after.HeapAlloc-before.HeapAlloc)/(1<<20))
+	t.Logf("loaded %d English and %d Chinese entries in %v; heap held %.1f MB (the tables %.1f MB)", en, zh, took, float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), float64(l.Bytes())/(1<<20))
 	runtime.KeepAlive(l)
 }

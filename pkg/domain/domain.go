@@ -11,8 +11,15 @@
 // The words' domains are a lexicon generated from WordNet 3.0 (English) and
 // CC-CEDICT (Chinese, through its English glosses) by tools/gendomains, and
 // embedded here (SOURCES.md says what and how to regenerate). The lexicon is
-// loaded once, on the first call that needs it; nothing here reads a file or
-// the network at run time.
+// loaded once, on the first call that needs it (about a fifth of a second,
+// 10 MB that the garbage collector does not scan); nothing here reads a file
+// or the network at run time. Scoring a message of a few hundred characters
+// takes some tens of microseconds and allocates nothing.
+//
+// A text's weight in a domain is the sum of its words' (Scores), so Of, which
+// reports the domains at Threshold or more, suits a statement or a message;
+// over a long text small weights add up, and a caller may rather take the
+// heaviest domains of Scores.
 package domain
 
 import (

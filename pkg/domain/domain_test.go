@@ -146,6 +146,9 @@ func TestOfNothing(t *testing.T) {
 		"我觉得可以",
 		"我们聊点别的吧",
 		"你能再解释一下吗",
+		// The language of a reply is no learning.
+		"请用中文回答",
+		"Please reply in Spanish",
 	} {
 		if got := domain.Of(text); !got.Empty() {
 			t.Errorf("Of(%q) = [%s], want none (scores %v)", text, got, domain.Scores(text))
@@ -280,3 +283,38 @@ func TestNewLexicon(t *testing.T) {
 	}
 }
 
+// TestExplain: the words that add weights, in order, as the lexicon found
+// them, and their weights add up to the text's Scores.
+func TestExplain(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		text  string
+		words []string
+	}{
+		{"We booked two Hotels and an air-travel pass", []string{"hotels", "air-travel"}},
+		{"I love motorsports.", []string{"motor", "sports"}},
+		{"我害怕坐飞机", []string{"飞机"}},
+	} {
+		ms := domain.Explain(c.text)
+		var got []string
+		var sum domain.Vector
+		for _, m := range ms {
+			for d, x := range m.Weights {
+				sum[d] += x
+			}
+			got = append(got, m.Text)
+		}
+		for _, w := range c.words {
+			if !slices.Contains(got, w) {
+				t.Errorf("Explain(%q): words %q, want %q among them", c.text, got, w)
+			}
+		}
+		scores := domain.Scores(c.text)
+		for d := range sum {
+			if diff := sum[d] - scores[d]; diff > 1e-4 || diff < -1e-4 {
+				t.Errorf("Explain(%q) adds up to %v, Scores %v", c.text, sum, scores)
+				break
+			}
+		}
+	}
+}

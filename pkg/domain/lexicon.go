@@ -57,14 +57,14 @@ type Lexicon struct {
 // and Chinese words, each with its weight per domain (0 to 1). A word with
 // no weight is known to have no domain.
 func NewLexicon(en, zh map[string]Vector) *Lexicon {
-	build := func(m map[string]Vector, span func(string) (string, int)) *table {
-		var b builder
-		for w, v := range m {
-			b.add(w, packVector(v).withPOS(posAll))
-		}
-		return b.table(span)
+	var be, bz builder
+	for w, v := range en {
+		be.add(w, packVector(v).withPOS(posAll))
 	}
-	return &Lexicon{en: build(en, enSpan), zh: build(zh, zhSpan)}
+	for w, v := range zh {
+		bz.add(w, packVector(v))
+	}
+	return &Lexicon{en: be.table(enSpan, posAll), zh: bz.zhTable()}
 }
 
 // Size is the number of English and Chinese words the lexicon holds,
@@ -114,16 +114,26 @@ func Default() *Lexicon {
 
 // Load reads the embedded lexicons into a new Lexicon. Default does it once
 // per process; Load is for measuring it.
-func Load() (*Lexicon, error) {
-	en, err := readData(enData, enSpan)
-	if err != nil {
-		return nil, fmt.Errorf("domain: English lexicon: %w", err)
+func Load() (*Lexicon, error) { return ReadLexicon(enData, zhData) }
+
+// ReadLexicon reads English and Chinese lexicons in the format
+// tools/gendomains writes (gzip-compressed; see readData); either may be
+// nil, an empty lexicon. The generator scores CC-CEDICT's glosses with the
+// English lexicon read this way, as the package reads it.
+func ReadLexicon(en, zh []byte) (*Lexicon, error) {
+	l := &Lexicon{en: &table{}, zh: &table{}}
+	var err error
+	if en != nil {
+		if l.en, err = readData(en, false); err != nil {
+			return nil, fmt.Errorf("domain: English lexicon: %w", err)
+		}
 	}
-	zh, err := readData(zhData, zhSpan)
-	if err != nil {
-		return nil, fmt.Errorf("domain: Chinese lexicon: %w", err)
+	if zh != nil {
+		if l.zh, err = readData(zh, true); err != nil {
+			return nil, fmt.Errorf("domain: Chinese lexicon: %w", err)
+		}
 	}
-	return &Lexicon{en: en, zh: zh}, nil
+	return l, nil
 }
 
 // enSpan is the first word of an English phrase and its number of words.
@@ -165,7 +175,7 @@ func (b *builder) addBytes(key []byte, e entry) {
 // longest one's length (entry.span), a word of its own with no domain where
 // the lexicon lacks it, so that the scorer tries no longer match than there
 // is.
-func (b *builder) table(span func(string) (string, int)) *table {
+func (b *builder) table(span func(string) (string, int), pos int) *table {
 	blob := b.blob.String()
 	longest := map[string]int{}
 	for _, s := range b.spans {
@@ -186,9 +196,41 @@ func (b *builder) table(span func(string) (string, int)) *table {
 			b.entries[i] = b.entries[i].withSpan(n)
 			continue
 		}
-		b.add(first, known.withSpan(n).withPOS(posAll))
+		b.add(first, known.withSpan(n).withPOS(pos))
 	}
 	return buildTable(b.blob.String(), b.spans, b.entries)
+}
+
+// zhTable builds a Chinese table: each character also records the longest
+// word that ends with it (entry.endSpan), for the cut from the right.
+func (b *builder) zhTable() *table {
+	for i := range b.entries {
+		b.entries[i] = b.entries[i].withPOS(0)
+	}
+	blob := b.blob.String()
+	longest := map[string]int{}
+	for _, s := range b.spans {
+		key := blob[s[0] : s[0]+s[1]]
+		if n := utf8.RuneCountInString(key); n > 1 {
+			_, size := utf8.DecodeLastRuneInString(key)
+			last := key[len(key)-size:]
+			longest[last] = max(longest[last], n)
+		}
+	}
+	index := make(map[string]int, len(longest))
+	for i, s := range b.spans {
+		if key := blob[s[0] : s[0]+s[1]]; longest[key] > 0 {
+			index[key] = i
+		}
+	}
+	for last, n := range longest {
+		if i, ok := index[last]; ok {
+			b.entries[i] = b.entries[i].withEndSpan(n)
+			continue
+		}
+		b.add(last, known.withEndSpan(n))
+	}
+	return b.table(zhSpan, 0)
 }
 
 // domainNames finds a domain by its stable name.
@@ -204,7 +246,7 @@ var domainNames = func() map[string]Domain {
 // "word<TAB>parts of speech<TAB>name:percent name:percent" lines (the
 // parts of speech as letters n, v, a, r; none, all of them; no domain, a
 // known word).
-func readData(data []byte, span func(string) (string, int)) (*table, error) {
+func readData(data []byte, chinese bool) (*table, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
 		return nil, err
@@ -282,5 +324,8 @@ func readData(data []byte, span func(string) (string, int)) (*table, error) {
 		}
 		b.addBytes(word, pack(&w).withPOS(pos))
 	}
-	return b.table(span), nil
+	if chinese {
+		return b.zhTable(), nil
+	}
+	return b.table(enSpan, posAll), nil
 }

@@ -10,7 +10,9 @@ import (
 // heaviest first; in bits 48 to 53 the most words (English) or characters
 // (Chinese) of a lexicon entry that starts with this word, when more than
 // one; in bits 54 to 57 the word's parts of speech (posNoun ...; all of them
-// for a word the data gives none); the number of pairs in bits 60 to 62;
+// for a word the data gives none), or for a Chinese character in bits 54 to
+// 59 the most characters of a word that ends with it; the number of pairs
+// in bits 60 to 62;
 // and bit 63 set for every stored entry, so that a known word with no domain
 // is told apart from an empty slot.
 type entry uint64
@@ -35,6 +37,20 @@ const (
 )
 
 func (e entry) pos() int { return int(e>>posShift) & posAll }
+
+// A Chinese entry has no parts of speech; the same bits hold its end span:
+// the most characters of a word that ends with this character.
+const endShift = posShift
+
+func (e entry) endSpan() int { return int(e>>endShift) & spanMask }
+
+func (e entry) withEndSpan(n int) entry {
+	n = min(n, spanMask)
+	if n <= e.endSpan() {
+		return e
+	}
+	return e&^(spanMask<<endShift) | entry(n)<<endShift | known
+}
 
 func (e entry) withPOS(p int) entry {
 	return e&^(posAll<<posShift) | entry(p)<<posShift

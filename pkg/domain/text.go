@@ -2,6 +2,7 @@ package domain
 
 import (
 	"bytes"
+	"slices"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -19,6 +20,25 @@ func Of(text string) Set { return Default().Of(text) }
 // Scores returns a text's weight per domain by the embedded lexicon.
 func Scores(text string) Vector { return Default().Scores(text) }
 
+// Explain returns the words of a text that have a domain, by the embedded
+// lexicon.
+func Explain(text string) []Match { return Default().Explain(text) }
+
+// Match is a word or phrase of a text that has a domain, as the lexicon
+// found it (lower-cased), and the weights it adds to the text's Scores.
+type Match struct {
+	Text    string
+	Weights Vector
+}
+
+// Explain returns the words of a text that have a domain, in order, with
+// the weights each adds to its Scores: why a text is about what Of says.
+func (l *Lexicon) Explain(text string) []Match {
+	var out []Match
+	l.scores(text, &out)
+	return out
+}
+
 // Of returns the domains a text touches: its Scores at Threshold or more.
 func (l *Lexicon) Of(text string) Set { return l.Scores(text).Set(Threshold) }
 
@@ -27,11 +47,15 @@ func (l *Lexicon) Of(text string) Set { return l.Scores(text).Set(Threshold) }
 // several words (the longest first: "air travel", "floor plans"), and by
 // their base forms (flights, flying, ate); an unknown word made of two known
 // ones counts as both, each at a lesser weight (motorsports). Chinese is cut
-// into the longest words the lexicon knows, left to right.
-func (l *Lexicon) Scores(text string) Vector {
+// into the words the lexicon knows (scoreZH).
+func (l *Lexicon) Scores(text string) Vector { return l.scores(text, nil) }
+
+func (l *Lexicon) scores(text string, explain *[]Match) Vector {
 	var v Vector
 	b := bufPool.Get().(*buffer)
 	b.reset()
+	b.explain = explain
+	defer func() { b.explain = nil }()
 	for i := 0; i < len(text); {
 		c := text[i]
 		if c < utf8.RuneSelf {
@@ -109,10 +133,37 @@ type buffer struct {
 	// single spaces; words are their spans in it.
 	text  []byte
 	words [][2]int
-	// runes are the byte offsets of a Chinese run's characters.
-	runes []int
+	// runes are the byte offsets of a Chinese run's characters; fwd and
+	// bwd its cuts from the left and from the right.
+	runes    []int
+	fwd, bwd []piece
 	// scratch is where base forms and phrases are built.
 	scratch, base []byte
+	// explain collects the words that add weights, when not nil
+	// (Explain).
+	explain *[]Match
+}
+
+// found adds a word's weights, scaled, to v, and notes it when explaining.
+func (b *buffer) found(v *Vector, word []byte, e entry, scale float32) {
+	e.addTo(v, scale)
+	if b.explain != nil && e.n() > 0 {
+		b.note(string(word), e, scale)
+	}
+}
+
+// foundString is found for a word given as a string.
+func (b *buffer) foundString(v *Vector, word string, e entry, scale float32) {
+	e.addTo(v, scale)
+	if b.explain != nil && e.n() > 0 {
+		b.note(word, e, scale)
+	}
+}
+
+func (b *buffer) note(word string, e entry, scale float32) {
+	var w Vector
+	e.addTo(&w, scale)
+	*b.explain = append(*b.explain, Match{Text: word, Weights: w})
 }
 
 var bufPool = sync.Pool{New: func() any { return &buffer{} }}
@@ -165,7 +216,7 @@ func (l *Lexicon) flushEN(b *buffer, v *Vector) {
 			}
 		}
 		if ok {
-			e.addTo(v, 1)
+			b.found(v, b.text[words[i][0]:words[i+n-1][1]], e, 1)
 		} else {
 			l.compound(b, w, v)
 		}
@@ -175,21 +226,22 @@ func (l *Lexicon) flushEN(b *buffer, v *Vector) {
 }
 
 // phrase looks up consecutive words as one phrase, as written and with the
-// last word in a base form ("floor plans").
+// last word in a base form ("floor plans"). A phrase known without a domain
+// is found too: it is read whole, its words not on their own.
 func (l *Lexicon) phrase(b *buffer, ws [][2]int) (entry, bool) {
 	start, end := ws[0][0], ws[len(ws)-1][1]
-	if e, ok := l.en.get(b.text[start:end]); ok && e.n() > 0 {
+	if e, ok := l.en.get(b.text[start:end]); ok {
 		return e, true
 	}
 	lastStart := ws[len(ws)-1][0]
-	for rule := range baseRules {
+	for _, rule := range rulesByLast[b.text[end-1]] {
 		var ok bool
 		b.base, ok = appendBase(b.base[:0], b.text[lastStart:end], rule)
 		if !ok {
 			continue
 		}
 		b.scratch = append(append(b.scratch[:0], b.text[start:lastStart]...), b.base...)
-		if e, ok := l.en.get(b.scratch); ok && e.n() > 0 && e.pos()&baseRules[rule].pos != 0 {
+		if e, ok := l.en.get(b.scratch); ok && e.pos()&baseRules[rule].pos != 0 {
 			return e, true
 		}
 	}
@@ -247,7 +299,10 @@ func (l *Lexicon) lookupBase(b *buffer, w []byte) (entry, bool) {
 	verbal := hasSuffix(w, "ed") || hasSuffix(w, "ing")
 	var e entry
 	found := false
-	for rule := range baseRules {
+	if len(w) == 0 {
+		return 0, false
+	}
+	for _, rule := range rulesByLast[w[len(w)-1]] {
 		var ok bool
 		b.base, ok = appendBase(b.base[:0], w, rule)
 		if !ok {
@@ -284,15 +339,18 @@ func (l *Lexicon) compound(b *buffer, w []byte, v *Vector) {
 		if !ok {
 			continue
 		}
-		left.addTo(v, compoundScale)
-		right.addTo(v, compoundScale)
+		b.found(v, w[:i], left, compoundScale)
+		b.found(v, w[i:], right, compoundScale)
 		return
 	}
 }
 
-// scoreZH cuts a run of Chinese characters into the longest words the
-// lexicon knows, left to right; a character that starts no known word is
-// skipped.
+// scoreZH cuts a run of Chinese characters into words the lexicon knows
+// and adds their weights. The run is cut both ways, the longest word first
+// from the left and from the right, and the cut with fewer pieces wins, then
+// the one with fewer single characters, then the cut from the right (换工作:
+// 换 + 工作, not 换工, to exchange labour, + 作), as maximum matching does
+// in both directions.
 func (l *Lexicon) scoreZH(run string, b *buffer, v *Vector) {
 	b.runes = b.runes[:0]
 	for i := range run {
@@ -300,6 +358,7 @@ func (l *Lexicon) scoreZH(run string, b *buffer, v *Vector) {
 	}
 	b.runes = append(b.runes, len(run))
 	n := len(b.runes) - 1
+	b.fwd = b.fwd[:0]
 	for i := 0; i < n; {
 		first, ok := l.zh.getString(run[b.runes[i]:b.runes[i+1]])
 		step := 1
@@ -309,11 +368,51 @@ func (l *Lexicon) scoreZH(run string, b *buffer, v *Vector) {
 				break
 			}
 		}
-		if ok {
-			first.addTo(v, 1)
-		}
+		b.fwd = append(b.fwd, piece{i, step, first, ok})
 		i += step
 	}
+	b.bwd = b.bwd[:0]
+	for j := n; j > 0; {
+		last, ok := l.zh.getString(run[b.runes[j-1]:b.runes[j]])
+		step := 1
+		for k := min(last.endSpan(), j); k >= 2; k-- {
+			if e, found := l.zh.getString(run[b.runes[j-k]:b.runes[j]]); found {
+				last, ok, step = e, true, k
+				break
+			}
+		}
+		b.bwd = append(b.bwd, piece{j - step, step, last, ok})
+		j -= step
+	}
+	// The cut from the right was made last word first.
+	slices.Reverse(b.bwd)
+	cut := b.bwd
+	if len(b.fwd) < len(b.bwd) || len(b.fwd) == len(b.bwd) && singles(b.fwd) < singles(b.bwd) {
+		cut = b.fwd
+	}
+	for _, p := range cut {
+		if p.ok {
+			b.foundString(v, run[b.runes[p.at]:b.runes[p.at+p.n]], p.e, 1)
+		}
+	}
+}
+
+// piece is one word of a cut: where it starts, in characters, how many it
+// has, and its entry if the lexicon knows it.
+type piece struct {
+	at, n int
+	e     entry
+	ok    bool
+}
+
+func singles(cut []piece) int {
+	n := 0
+	for _, p := range cut {
+		if p.n == 1 {
+			n++
+		}
+	}
+	return n
 }
 
 // baseRules are WordNet's detachment rules (morphy): a suffix, what
@@ -331,6 +430,16 @@ var baseRules = [...]struct {
 	{"ing", "", posVerb}, {"ing", "e", posVerb}, {"ed", "", posVerb}, {"ed", "e", posVerb},
 	{"est", "", posAdj}, {"est", "e", posAdj}, {"er", "", posAdj}, {"er", "e", posAdj},
 }
+
+// rulesByLast are the baseRules whose suffix ends with a byte, by that
+// byte: most words end with none of them.
+var rulesByLast = func() (out [256][]int) {
+	for i, r := range baseRules {
+		last := r.suffix[len(r.suffix)-1]
+		out[last] = append(out[last], i)
+	}
+	return out
+}()
 
 // appendBase appends to dst the base form rule gives w, if it applies.
 func appendBase(dst, w []byte, rule int) ([]byte, bool) {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/recallhq/recall/pkg/domain"
 )
 
 // Thresholds of the lexicon.
@@ -15,8 +17,9 @@ const (
 	// it the domain is noise from a rare sense.
 	minWeight = 0.1
 	// spreadFrom is the number of domains (of weight minWeight or more)
-	// from which a word is taken for ambiguous: its weights are scaled by
-	// spreadFrom/n-1 ... so that a word of many domains says little.
+	// past which a word is taken for ambiguous: a word in n domains has its
+	// weights scaled by spreadFrom/n, so that a word of many domains says
+	// little.
 	spreadFrom = 3
 )
 
@@ -66,8 +69,19 @@ func build(wordnetDir, cedictPath string, exploring bool) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.zh = chinese(entries, r.en, wn)
+	enData, err := r.encode("English", r.en, r.enPOS, "wordnet/")
+	if err != nil {
+		return nil, err
+	}
+	lex, err := domain.ReadLexicon(enData, nil)
+	if err != nil {
+		return nil, err
+	}
+	r.zh = chinese(entries, lex)
 	if err := supplement(r.zh, supplementZH); err != nil {
+		return nil, err
+	}
+	if err := override(r.zh, overrideZH); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -122,10 +136,15 @@ func english(wn *wordnet, mem *membership) (map[string]vector, map[string]string
 			}
 			v = settle(v)
 		}
-		if !v.zero() || !strings.Contains(w, "_") {
-			out[strings.ReplaceAll(w, "_", " ")] = v
-			poses[strings.ReplaceAll(w, "_", " ")] = wn.poses(w)
+		if stopwords[w] && strings.Contains(w, "_") {
+			// Its words count on their own ("at home").
+			continue
 		}
+		// A phrase without a domain is kept too: it is read whole, so its
+		// words do not count on their own ("air conditioning" is no
+		// conditioning of athletes).
+		out[strings.ReplaceAll(w, "_", " ")] = v
+		poses[strings.ReplaceAll(w, "_", " ")] = wn.poses(w)
 	}
 	// A verb whose weights as a verb differ from the word's also gets an
 	// entry of its own, "word#v", which pkg/domain reads for forms that
@@ -177,7 +196,7 @@ func english(wn *wordnet, mem *membership) (map[string]vector, map[string]string
 		}
 	}
 	for w, v := range out {
-		if v.zero() && len(w) < minCompound {
+		if v.zero() && len(w) < minCompound && !strings.Contains(w, " ") {
 			// A known word shorter than any compound is never looked
 			// at: the scorer splits only unknown words.
 			delete(out, w)

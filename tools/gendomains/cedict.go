@@ -9,6 +9,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/go-ego/gse"
+
 	"github.com/recallhq/recall/pkg/domain"
 )
 
@@ -67,6 +69,13 @@ var registerLabels = map[string]bool{
 	"neologism": true, "informal": true, "vulgar": true, "humorous": true,
 	"old usage": true, "obsolete": true, "modern": true, "dated": true,
 	"in former times": true, "respectful": true, "literally": true,
+	// Fields of scholarship label technical terms; the term is not about
+	// studying the field.
+	"chemistry": true, "physics": true, "math.": true, "mathematics": true,
+	"biology": true, "botany": true, "zoology": true, "geology": true,
+	"linguistics": true, "grammar": true, "astronomy": true, "statistics": true,
+	"geometry": true, "logic": true, "philosophy": true, "law": true,
+	"military": true, "buddhism": true, "taoism": true, "religion": true,
 }
 
 // skippedGlosses start glosses that refer to other entries or are not
@@ -78,12 +87,25 @@ var skippedGlosses = []string{
 	"taiwan pr.", "pr.", "(onom.", "radical in chinese",
 }
 
+// rareGlosses start glosses of a sense out of everyday use: old, literary
+// or dialect words are rare in a chat, and the longest-match cut would take
+// them in place of common words (家的, wife in old usage, in 我家的空调).
+var rareGlosses = []string{
+	"(old)", "(archaic)", "(dialect)", "(literary)", "(classical)", "(old usage)",
+	"(obsolete)", "(in former times)",
+}
+
 // cleanGloss makes a gloss into English text for the English lexicon, or
-// "" for a gloss that is no meaning.
+// "" for a gloss that is no meaning or out of everyday use.
 func cleanGloss(g string) string {
 	g = strings.TrimSpace(g)
 	lower := strings.ToLower(g)
 	for _, p := range skippedGlosses {
+		if strings.HasPrefix(lower, p) {
+			return ""
+		}
+	}
+	for _, p := range rareGlosses {
 		if strings.HasPrefix(lower, p) {
 			return ""
 		}
@@ -118,21 +140,26 @@ const (
 	// through English glosses, twice removed from WordNet, and a weak one
 	// is more often noise.
 	zhMinWeight = 0.2
+	// zhCharMinWeight is zhMinWeight for a word of one character, which
+	// has the most glosses and is the most frequent (请: please, and to treat
+	// someone to a meal).
+	zhCharMinWeight = 0.3
 )
 
 // chinese makes the Chinese lexicon: each headword (simplified and
 // traditional) takes its glosses' weights, each gloss scored as English text
-// by the English lexicon (capped at 1 per domain): their mean, glosses with
-// no domain counting noDomainShare, or firstGlossShare of its first gloss's
-// where that is more. A headword of several characters with no weight is
-// kept when it contains a word that has one, so that the longest-match cut
-// takes it whole ("飞快", very fast, is not about flying).
-func chinese(entries []cedictEntry, en map[string]vector, _ *wordnet) map[string]vector {
-	lex := englishLexicon(en)
+// by the English lexicon as pkg/domain reads it (capped at 1 per domain):
+// their mean, glosses with no domain counting noDomainShare, or
+// firstGlossShare of its first gloss's where that is more. A headword of
+// several characters with no weight is kept when it contains a word that
+// has one, so that the longest-match cut takes it whole ("飞快", very fast,
+// is not about flying).
+func chinese(entries []cedictEntry, lex *domain.Lexicon) map[string]vector {
 	type acc struct {
 		sum, first vector
 		n          float64
 		glosses    int
+		proper     bool
 	}
 	accs := map[string]*acc{}
 	var order []string
@@ -147,6 +174,7 @@ func chinese(entries []cedictEntry, en map[string]vector, _ *wordnet) map[string
 		if particles[e.simplified] || particles[e.traditional] {
 			continue
 		}
+		proper := isProperNoun(e)
 		for _, hw := range []string{e.simplified, e.traditional} {
 			if !hanOnly(hw) {
 				continue
@@ -157,14 +185,18 @@ func chinese(entries []cedictEntry, en map[string]vector, _ *wordnet) map[string
 				accs[hw] = a
 				order = append(order, hw)
 			}
+			a.proper = a.proper || proper
 			for _, g := range e.glosses {
 				text := cleanGloss(g)
 				if text == "" {
 					continue
 				}
-				var v vector
-				for d, x := range lex.Scores(text) {
-					v[d] = min(float64(x), 1)
+				v := glossVector(lex, text)
+				if proper {
+					// A name: the place it names, and what its
+					// common words say (川菜: Sichuan cuisine).
+					v = placeOnly(v)
+					v.maxWith(glossVector(lex, commonWords(text)), 1)
 				}
 				if a.glosses == 0 {
 					a.first = v
@@ -184,18 +216,36 @@ func chinese(entries []cedictEntry, en map[string]vector, _ *wordnet) map[string
 			}
 		}
 	}
-	out := map[string]vector{}
+	raw := map[string]vector{}
 	for _, hw := range order {
 		a := accs[hw]
 		if a.glosses == 0 {
+			continue
+		}
+		if utf8.RuneCountInString(hw) == 1 && functionChars[hw] {
 			continue
 		}
 		var v vector
 		for d := range v {
 			v[d] = max(a.sum[d]/a.n, a.first[d]*firstGlossShare)
 		}
+		raw[hw] = v
+	}
+	out := map[string]vector{}
+	for _, hw := range order {
+		v, ok := raw[hw]
+		if !ok {
+			continue
+		}
+		if !accs[hw].proper {
+			v = supported(v, hw, raw)
+		}
+		least := zhMinWeight
+		if utf8.RuneCountInString(hw) == 1 {
+			least = zhCharMinWeight
+		}
 		for d, x := range v {
-			if x < zhMinWeight {
+			if x < least {
 				v[d] = 0
 			}
 		}
@@ -258,19 +308,6 @@ func hanOnly(s string) bool {
 	return true
 }
 
-// englishLexicon is the English lexicon as pkg/domain scores text with it.
-func englishLexicon(en map[string]vector) *domain.Lexicon {
-	m := make(map[string]domain.Vector, len(en))
-	for w, v := range en {
-		var dv domain.Vector
-		for d, x := range v {
-			dv[d] = float32(x)
-		}
-		m[w] = dv
-	}
-	return domain.NewLexicon(m, nil)
-}
-
 // countWords are the numerals and demonstratives a classifier follows.
 const countWords = "一二两三四五六七八九十几半这那每哪某"
 
@@ -299,3 +336,94 @@ func isParticle(e cedictEntry) bool {
 	}
 	return false
 }
+
+// isProperNoun reports whether an entry is a name: CC-CEDICT writes a proper
+// noun's pinyin capitalised (Ma3 ke4 si1, Marx).
+func isProperNoun(e cedictEntry) bool {
+	r, _ := utf8.DecodeRuneInString(e.pinyin)
+	return unicode.IsUpper(r)
+}
+
+// placeOnly keeps a name's travel and nature weights: a place's name is
+// about going there, but the names in a person's or an institution's glosses
+// are words of other senses (马克思, Karl Marx: no comedian).
+func placeOnly(v vector) vector {
+	var out vector
+	out[domain.Travel], out[domain.Nature] = v[domain.Travel], v[domain.Nature]
+	return out
+}
+
+// commonWords is a gloss without its capitalised words, the names in it.
+func commonWords(text string) string {
+	var b strings.Builder
+	for w := range strings.FieldsSeq(text) {
+		if r, _ := utf8.DecodeRuneInString(w); unicode.IsUpper(r) {
+			continue
+		}
+		b.WriteString(w)
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+// glossVector is a gloss's weights as English text, each at most 1.
+func glossVector(lex *domain.Lexicon, text string) vector {
+	var v vector
+	for d, x := range lex.Scores(text) {
+		v[d] = min(float64(x), 1)
+	}
+	return v
+}
+
+// charShare is the share of a word's weights that its characters' support
+// decides (supported).
+const charShare = 0.5
+
+// supported shifts a word's weights toward the domains its characters have
+// on their own, keeping their sum: an English gloss may have senses the
+// Chinese word has not (银行, bank: 银, silver, money, says which bank).
+// Weights in domains no character has keep their relative sizes.
+func supported(v vector, hw string, raw map[string]vector) vector {
+	if utf8.RuneCountInString(hw) < 2 {
+		return v
+	}
+	var s vector
+	for _, r := range hw {
+		s.maxWith(raw[string(r)], 1)
+	}
+	top := s.max()
+	if top == 0 {
+		return v
+	}
+	before, after := 0.0, 0.0
+	var out vector
+	for d, x := range v {
+		out[d] = x * (1 - charShare + charShare*s[d]/top)
+		before += x
+		after += out[d]
+	}
+	if after == 0 {
+		return v
+	}
+	for d := range out {
+		out[d] = min(out[d]*before/after, 1)
+	}
+	return out
+}
+
+// functionChars are the Chinese characters of gse's list of stop tokens (the
+// module's version pinned by go.mod): characters used as function words (和,
+// 把, 到) get no domain from their rarer glosses.
+var functionChars = func() map[string]bool {
+	var seg gse.Segmenter
+	if err := seg.LoadStopEmbed(); err != nil {
+		panic(err)
+	}
+	m := map[string]bool{}
+	for w := range seg.StopWordMap {
+		if utf8.RuneCountInString(w) == 1 {
+			m[w] = true
+		}
+	}
+	return m
+}()

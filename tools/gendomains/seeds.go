@@ -209,7 +209,12 @@ var seeds = []seed{
 	{domain: domain.Work, weight: 0.5, trees: []string{"work.v.01"}},
 	{domain: domain.Tech, weight: 1, only: []string{"database.n.01", "data.n.01"}},
 	{domain: domain.Money, weight: 0.5, only: []string{"retirement.n.01"}},
-	{domain: domain.Learning, weight: 0.6, trees: []string{"language.n.01", "natural_language.n.01"}},
+	{domain: domain.Money, weight: 0.6, only: []string{"rent.n.01", "rent.v.01", "rent.v.02"}},
+	{domain: domain.Lodging, weight: 0.6, only: []string{"cabin.n.01", "cabin.n.02"}},
+	{domain: domain.Travel, weight: 0.6, only: []string{"cabin.n.01", "cabin.n.03"}},
+	// A language's name is as often about a reply's language, a dish or a
+	// country as about learning it: alone it does not make learning.
+	{domain: domain.Learning, weight: 0.4, trees: []string{"language.n.01", "natural_language.n.01"}},
 
 	{domain: domain.Family, weight: 1, trees: []string{
 		"family.n.01", "family.n.02", "relative.n.01", "kin.n.01", "parent.n.01",
@@ -268,7 +273,7 @@ var seeds = []seed{
 		"nature.n.03", "geological_formation.n.01", "body_of_water.n.01",
 		"landscape.n.01", "wilderness.n.03", "forest.n.01", "mountain.n.01",
 		"park.n.02", "national_park.n.01", "weather.n.01", "atmospheric_phenomenon.n.01",
-		"climate.n.01", "season.n.02", "flower.n.01",
+		"climate.n.01", "flower.n.01",
 		"flower.n.02", "tree.n.01", "wildlife.n.01", "bird.n.01", "bird_watcher.n.02",
 		"hiking.n.01", "camping.n.01", "camp.v.01", "fishing.n.01", "hunting.n.01",
 		"fish.v.02", "hunt.v.01", "outdoors.n.01", "environment.n.02", "ecology.n.01",
@@ -277,6 +282,7 @@ var seeds = []seed{
 		"hike.v.02", "hike.n.01", "backpacking.n.01", "mountaineering.n.01",
 	}},
 
+	{domain: domain.Nature, weight: 0.6, trees: []string{"season.n.02"}},
 	{domain: domain.Nature, weight: 0.8, trees: []string{"animal.n.01", "plant.n.02"}, not: []string{
 		"hominid.n.01", "female.n.01", "male.n.01", "young.n.01", "adult.n.02",
 	}},

@@ -2,9 +2,10 @@ package main
 
 import "strings"
 
-// stopwords are words that never give a domain: function words, and the
-// most general nouns, verbs and adjectives, whose domain senses are too rare
-// to count ("make", "get", "thing", "good").
+// stopwords are words that never give a domain: function words, the most
+// general nouns, verbs and adjectives, whose domain senses are too rare to
+// count ("make", "get", "thing", "good"), and phrases of everyday speech
+// that WordNet also lists in a rare sense ("at home", a reception).
 var stopwords = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(stopwordText) {
@@ -47,6 +48,7 @@ asked seem seems seemed feel feels felt find finds found mean means meant
 let lets help helps start starts stop stops turn turns show shows call
 calls like likes liked love loves hate hates prefer prefers avoid avoids
 recommend recommends suggest suggests
+at_home sign_up
 good better best bad worse worst great fine nice new old big small little
 large long short high low right wrong real true sure own able last next
 first second different same important certain possible main general

@@ -15,6 +15,35 @@ import (
 var supplementEN = map[string]string{
 	"flight":         "travel:0.8",
 	"jazz":           "music:0.8",
+	"rap":            "music:0.6",
+	"running":        "sports:0.6",
+	"password":       "tech:0.6",
+	"anime":          "entertainment:1",
+	"marathon":       "sports:0.8",
+	"nut":            "food:0.7",
+	"nuts":           "food:0.7",
+	"hiking":         "nature:0.8 sports:0.6",
+	"cardio":         "sports:1",
+	"pilates":        "sports:1",
+	"keto":           "food:0.8",
+	"carbs":          "food:0.8",
+	"ramen":          "food:1",
+	"moisturizer":    "shopping:0.8",
+	"moisturiser":    "shopping:0.8",
+	"texting":        "tech:0.6",
+	"emoji":          "tech:0.5",
+	"chatbot":        "tech:1",
+	"tablet":         "tech:0.5",
+	"earbuds":        "music:0.6 tech:0.6",
+	"paycheck":       "work:0.8 money:0.8",
+	"crypto":         "money:1 tech:0.3",
+	"cryptocurrency": "money:1 tech:0.3",
+	"bitcoin":        "money:1 tech:0.3",
+	"startup":        "work:0.8",
+	"coworking":      "work:0.8",
+	"jetlag":         "travel:0.8 health:0.4",
+	"layover":        "travel:1",
+	"souvenir":       "travel:0.6 shopping:0.4",
 	"app":            "tech:0.8",
 	"apps":           "tech:0.8",
 	"smartphone":     "tech:1",
@@ -72,12 +101,35 @@ var supplementZH = map[string]string{
 	"外卖":   "food:1",
 	"健身":   "sports:1",
 	"考研":   "learning:1",
+	"综艺":   "entertainment:1",
+	"老板":   "work:0.8",
+}
+
+// overrideZH replace the generated weights of a few Chinese words whose
+// CC-CEDICT glosses lead the wrong way in everyday use: 一家 counts a shop
+// or a hotel more often than it names a family, 店 is a shop more often than
+// an inn.
+var overrideZH = map[string]string{
+	"一家": "",
+	"店":  "shopping:0.6 food:0.3",
 }
 
 // supplement raises lex's weights to the supplement's.
 func supplement(lex map[string]vector, sup map[string]string) error {
+	return apply(lex, sup, false)
+}
+
+// override replaces lex's weights with the given ones.
+func override(lex map[string]vector, sup map[string]string) error {
+	return apply(lex, sup, true)
+}
+
+func apply(lex map[string]vector, sup map[string]string, replace bool) error {
 	for w, text := range sup {
 		v := lex[w]
+		if replace {
+			v = vector{}
+		}
 		for f := range strings.FieldsSeq(text) {
 			name, x, _ := strings.Cut(f, ":")
 			d, ok := domain.Parse(name)
