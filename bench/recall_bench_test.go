@@ -21,6 +21,8 @@ import (
 	"github.com/recallhq/recall/internal/deploycheck"
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/api"
+	"github.com/recallhq/recall/pkg/attribute"
+	"github.com/recallhq/recall/pkg/attribute/stated"
 	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/search"
@@ -207,6 +209,27 @@ func loadHistories(b testing.TB, db *testenv.DB, users, perUser int, texts []str
 		SELECT tenant_id, session_id, min(user_id), count(*), min(occurred_at), max(occurred_at)
 		FROM messages GROUP BY tenant_id, session_id`)
 	require.NoError(b, err)
+	// What each user said of themselves, as the extractor keeps it: the
+	// context ranks these for every message.
+	var said []store.AssertionRow
+	for j := range total {
+		user, session, role, content, at := turn(j)
+		if role != events.RoleUser {
+			continue
+		}
+		for _, st := range stated.Self(content) {
+			a := attribute.Assertion{Key: attribute.KeyStatements, Item: attribute.ItemKey(st.Matter), Value: st.Text, Op: attribute.Put,
+				Source: attribute.Stated, EventID: fmt.Sprintf("e%d", j), Evidence: []string{fmt.Sprintf("e%d", j)}, SessionID: session,
+				Confidence: st.Strength, At: at}
+			require.NoError(b, attribute.Normalize(attribute.Default(), &a))
+			said = append(said, store.AssertionRow{TenantID: "bench", UserID: user, Assertion: a})
+		}
+		if len(said) >= 5000 || j == total-1 {
+			_, err := db.Store.RecordAssertions(ctx, said)
+			require.NoError(b, err)
+			said = said[:0]
+		}
+	}
 	const batch = 1000
 	var wg sync.WaitGroup
 	next := make(chan int)

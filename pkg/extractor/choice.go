@@ -2,26 +2,21 @@ package extractor
 
 import (
 	"context"
-	"fmt"
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/recallhq/recall/pkg/attribute"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/listsel"
-	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/record"
 	"github.com/recallhq/recall/pkg/search"
 	"github.com/recallhq/recall/pkg/store"
 )
 
-// choiceWait is how long after it reached the stream a pick waits for the
-// reply it answers to be stored (ingest, another consumer of the same
-// stream, may be behind, most under a bulk load); after that it is read
-// without the choice.
-const choiceWait = 2 * time.Minute
+// maxReplies bounds the sessions whose newest reply the worker keeps.
+const maxReplies = 20000
 
 // choice reads a pick: a user turn that names one entry of the numbered
 // list the assistant's reply just before it offered ("option 2 suits me
@@ -29,24 +24,39 @@ const choiceWait = 2 * time.Minute
 // turned down, is kept as a statement marked as a choice, on the matter of
 // what was chosen; a pick among options the reply offered in prose ("you
 // could take trail mix, fresh fruit or cheese sticks") is kept in the
-// user's words. The reply is read from the store; until it is there the
-// turn is retried, for choiceWait at most.
-func (w *Worker) choice(ctx context.Context, m queue.Message, t *events.Turn) ([]store.AssertionRow, error) {
-	if !w.cfg.Stated || t.Role != events.RoleUser {
+// user's words. The reply is the session's newest assistant turn before the
+// pick: the one this worker read last (turns of a session come in order on
+// the stream), else the one stored; with neither, no choice is read, and
+// nothing waits.
+func (w *Worker) choice(ctx context.Context, t *events.Turn) ([]store.AssertionRow, error) {
+	if !w.cfg.Stated {
+		return nil, nil
+	}
+	key := t.TenantID + "\x00" + t.SessionID
+	if t.Role == events.RoleAssistant {
+		if r, ok := w.replies.Get(key); !ok || r.OccurredAt.Before(t.OccurredAt) {
+			w.replies.Add(key, record.Message{EventID: t.ID, Role: t.Role, Content: t.Content, OccurredAt: t.OccurredAt})
+		}
+		return nil, nil
+	}
+	if t.Role != events.RoleUser {
 		return nil, nil
 	}
 	first, ok := pickSentence(t.Content)
 	if !ok {
 		return nil, nil
 	}
-	reply, found, err := w.store.Tenant(t.TenantID).ReplyBefore(ctx, t.SessionID, t.OccurredAt)
-	if err != nil {
-		return nil, err
+	// The reply this worker read last in the session, when it came before
+	// the pick; else the one stored (another replica read it; a replay
+	// started after it).
+	reply, found := w.replies.Get(key)
+	if !found || !reply.OccurredAt.Before(t.OccurredAt) {
+		var err error
+		if reply, found, err = w.store.Tenant(t.TenantID).ReplyBefore(ctx, t.SessionID, t.OccurredAt); err != nil {
+			return nil, err
+		}
 	}
 	if !found {
-		if m.Published.IsZero() || time.Since(m.Published) < choiceWait {
-			return nil, fmt.Errorf("choice: the reply turn %s picks from is not stored yet", t.ID)
-		}
 		return nil, nil
 	}
 	entries := listsel.Entries(reply.Content)

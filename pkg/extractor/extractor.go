@@ -19,9 +19,11 @@ import (
 
 	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/record"
 	"github.com/recallhq/recall/pkg/search"
 	"github.com/recallhq/recall/pkg/worker"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/recallhq/recall/pkg/attribute"
@@ -119,6 +121,9 @@ type Worker struct {
 	refresher *queue.Refresher
 	index     *search.Indexer
 	schemas   *attribute.Schemas
+	// replies are the newest assistant reply of each session this worker
+	// has read: what a user's next turn may pick from (choice).
+	replies *lru.Cache[string, record.Message]
 }
 
 type metrics struct {
@@ -172,7 +177,8 @@ func NewWith(cfg Config, d *worker.Deps, ex extract.Extractor, source string) *W
 	if d.Registry != nil {
 		d.Registry.MustRegister(m.turns, m.facts, m.stated)
 	}
-	w := &Worker{cfg: cfg, store: d.Store, ex: ex, source: source, limits: d.Limits, log: d.Log, roles: roles, metrics: m,
+	replies, _ := lru.New[string, record.Message](maxReplies)
+	w := &Worker{cfg: cfg, store: d.Store, ex: ex, source: source, limits: d.Limits, log: d.Log, roles: roles, metrics: m, replies: replies,
 		catalog: &catalogs{cfg: cfg.Catalog, store: d.Store, byID: map[string]*tenantGazetteer{}}}
 	// The default schema: New loads the configured one.
 	w.schemas, _ = attribute.LoadSchemas("")
@@ -197,7 +203,7 @@ func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 				return learned{}, false, err
 			}
 			l := learned{claim: store.ClaimOf(&t), mentions: ms, stated: w.statements(&t)}
-			picked, err := w.choice(ctx, m, &t)
+			picked, err := w.choice(ctx, &t)
 			l.stated = append(l.stated, picked...)
 			return l, len(l.mentions)+len(l.stated) > 0, err
 		},

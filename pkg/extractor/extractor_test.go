@@ -20,7 +20,6 @@ import (
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/extractor"
-	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/service"
 )
 
@@ -312,9 +311,6 @@ func TestExtractorReadsChoices(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	b.start(t)
-	// The reply is read from the store: ingest stores it, maybe after the
-	// extractor first sees the pick.
-	testenv.StartWorker(t, b.nats, b.db, ingest.Def, nil)
 	options := "Here are some ideas:\n1. A guided bus tour of the old town.\n2. **A quiet cooking class** with a local chef.\n3. A night at the busiest rooftop bar."
 	b.publish(t,
 		turn("1", "t", "u", events.RoleUser, "What could we do on Saturday?", t0),
@@ -323,15 +319,24 @@ func TestExtractorReadsChoices(t *testing.T) {
 		turn("4", "t", "u", events.RoleAssistant, "Lovely choice!", t0.Add(2*time.Minute)),
 		turn("5", "t", "u", events.RoleUser, "I have 3 kids and they like buses.", t0.Add(3*time.Minute)),
 	)
+	// A pick whose reply this worker never read (another replica did, or a
+	// replay starts after it) is read against the stored reply.
+	elsewhere := events.Turn{ID: "r9", TenantID: "t", UserID: "u", SessionID: "s2", OccurredAt: t0.Add(time.Hour), Role: events.RoleAssistant,
+		Content: "Two ideas:\n1. A pottery workshop.\n2. A stand-up comedy night."}
+	require.NoError(t, events.ValidateTurn(&elsewhere, events.ValidateOptions{Limits: events.DefaultLimits}))
+	_, err := b.db.Store.InsertTurns(context.Background(), []store.StoredTurn{{Turn: elsewhere, Seq: 1}})
+	require.NoError(t, err)
+	pick := turn("10", "t", "u", events.RoleUser, "The pottery workshop sounds perfect.", t0.Add(time.Hour+time.Minute))
+	pick.SessionID = "s2"
+	b.publish(t, pick)
 	b.waitIdle(t)
-	b.nats.WaitSettled(t, queue.TurnsStream, ingest.Def.Binding.Durable)
 	as, err := b.db.Store.Tenant("t").Assertions(context.Background(), "u")
 	require.NoError(t, err)
 	var said []string
 	for _, v := range attribute.Resolve(attribute.Default(), as).Current {
 		if v.Key == attribute.KeyStatements {
 			said = append(said, v.Value)
-			if strings.HasPrefix(v.Value, "Chose") {
+			if strings.HasPrefix(v.Value, "Chose") && v.SessionID == "s1" {
 				require.Equal(t, []string{"2", "3"}, v.Evidence, "the reply and the pick")
 				require.Equal(t, "choice a quiet cooking class with a", v.Item)
 			}
@@ -341,6 +346,7 @@ func TestExtractorReadsChoices(t *testing.T) {
 		"Chose from the options offered: A quiet cooking class with a local chef. (not: A guided bus tour …; A night at the …)",
 		"I find crowded bars exhausting.",
 		"I have 3 kids and they like buses.",
+		"Chose from the options offered: A pottery workshop. (not: A stand-up comedy night.)",
 	}, said)
 }
 
