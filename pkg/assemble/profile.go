@@ -27,8 +27,9 @@ type Profile struct {
 type Statement struct {
 	Text string
 	At   time.Time
-	// SessionID is the session it was said in.
+	// SessionID is the session it was said in, EventID the turn.
 	SessionID string
+	EventID   string
 	// Matched reports that it was chosen for bearing on the current
 	// message, not only for its strength.
 	Matched bool

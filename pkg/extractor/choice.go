@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/recallhq/recall/pkg/attribute"
+	"github.com/recallhq/recall/pkg/attribute/stated"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/listsel"
 	"github.com/recallhq/recall/pkg/record"
@@ -224,13 +225,18 @@ var decisionCue = regexp.MustCompile(`\b(?:go(?:ing)? with|go for|choos(?:e|ing)
 // user's words: its decision sentence, when it decides and shares at least
 // two terms with the reply (it picks something the reply said).
 func choiceWords(first, reply string) (text, matter string, ok bool) {
-	if !decisionCue.MatchString(strings.ToLower(first)) {
+	cue := decisionCue.FindString(strings.ToLower(first))
+	if cue == "" || stated.Quoting(first) {
 		return "", "", false
 	}
 	an := search.SharedAnalyzer()
 	offered := map[string]bool{}
 	for _, w := range an.Terms(reply, nil) {
 		offered[w] = true
+	}
+	// The words that decide are not what is decided on: "sounds great".
+	for _, w := range an.Terms(cue, nil) {
+		delete(offered, w)
 	}
 	var shared []string
 	for _, w := range an.Terms(first, nil) {

@@ -168,6 +168,9 @@ func (s *Service) ContextWith(ctx context.Context, tenant string, qv url.Values,
 	parts.Zone = zone
 	if query != "" {
 		parts.Recalled = s.cfg.Config.Recalled(query, sr, parts.Window)
+		if parts.Profile != nil {
+			parts.Profile.Statements = withoutRecalled(parts.Profile.Statements, parts.Recalled)
+		}
 	}
 	var resolved string
 	if o.Conversation != nil {

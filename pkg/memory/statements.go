@@ -88,6 +88,9 @@ func pickStatements(said []attribute.Value, query string, filled map[string]bool
 		}
 		rel += 0.5 * terms
 		c.match = rel >= bearsOn
+		// Strength counts twice: what the user said strongly (an allergy,
+		// "I strongly dislike") bears more on an answer in its domain than a
+		// plan or a passing interest does.
 		c.score = rel * (0.3 + c.v.Confidence)
 		if !c.match {
 			// Whatever the message: the strongest first, and what the user
@@ -116,10 +119,11 @@ func pickStatements(said []attribute.Value, query string, filled map[string]bool
 	out := make([]assemble.Statement, 0, len(cands))
 	add := func(cs []cand, isMatch bool) {
 		for _, c := range cs {
-			out = append(out, assemble.Statement{Text: c.v.Value, At: c.v.At, SessionID: c.v.SessionID, Matched: isMatch})
+			out = append(out, assemble.Statement{Text: c.v.Value, At: c.v.At, SessionID: c.v.SessionID, EventID: c.v.EventID, Matched: isMatch})
 		}
 	}
-	m1, r1 := min(len(matched), matchedFirst), min(len(rest), strongest)
+	r1 := min(len(rest), strongest)
+	m1 := min(len(matched), matchedFirst)
 	add(matched[:m1], true)
 	add(rest[:r1], false)
 	add(matched[m1:], true)
@@ -194,4 +198,22 @@ func cosine(a, b domain.Vector) float64 {
 		return 0
 	}
 	return dot / math.Sqrt(na*nb)
+}
+
+// recalledFirst is how many of the recalled hits, most relevant first, a
+// statement gives way to: the budget all but always keeps them.
+const recalledFirst = 8
+
+// withoutRecalled leaves out the statements whose turn is among the first
+// hits the history search recalled for the message: the prompt shows that
+// turn, dated, in the recalled part, and the budget goes to something else.
+func withoutRecalled(st []assemble.Statement, r *assemble.Recalled) []assemble.Statement {
+	if r == nil || len(st) == 0 {
+		return st
+	}
+	shown := map[string]bool{}
+	for _, h := range r.Hits[:min(len(r.Hits), recalledFirst)] {
+		shown[h.EventID] = true
+	}
+	return slices.DeleteFunc(st, func(s assemble.Statement) bool { return shown[s.EventID] })
 }

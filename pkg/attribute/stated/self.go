@@ -103,6 +103,10 @@ func Self(text string) []Said {
 	return out
 }
 
+// Quoting reports whether text opens as a line of someone else's words (a
+// speaker label, a quoted block): what a user pastes is not what they say.
+func Quoting(text string) bool { return transcriptLine(text) }
+
 // transcriptLine reports a line that quotes someone else's words: a speaker
 // label ("User:", "Assistant:", "Q:", "Bob:") or a quotation mark at its
 // start, a quoted block ("> …").

@@ -230,15 +230,16 @@ func selfEN(clause string) (Said, bool) {
 		case "i", "we":
 			s, ok = predicateEN(ws, i+1, "")
 		case "my", "our":
-			s, ok = possessiveEN(ws, i+1)
+			s, ok = possessiveEN(ws, i+1, ws[i].w == "our")
 		default:
 			continue
 		}
 		if ok {
 			return s, true
 		}
-		if ws[i].w == "i" || ws[i].w == "we" {
-			// "I follow X and avoid Y": the second verb has the same subject.
+		if (ws[i].w == "i" || ws[i].w == "we") && !modals[next(ws, i)] {
+			// "I follow X and avoid Y": the second verb has the same subject
+			// (not after a modal: "I'll look into it and try to …").
 			for k := i + 2; k < len(ws)-1; k++ {
 				if ws[k].w == "and" || ws[k].w == "but" || ws[k].w == "so" {
 					if s, ok := predicateEN(ws, k+1, ""); ok && s.Kind != KindIdentity {
@@ -255,7 +256,7 @@ func selfEN(clause string) (Said, bool) {
 }
 
 // possessiveEN reads "my son …", "my favorite cuisine is …", "my goal is …".
-func possessiveEN(ws []word, j int) (Said, bool) {
+func possessiveEN(ws []word, j int, ours bool) (Said, bool) {
 	// "my eldest son", "my son Tom": a few words to the noun.
 	for k := j; k < min(len(ws), j+3); k++ {
 		w := ws[k].w
@@ -275,7 +276,7 @@ func possessiveEN(ws []word, j int) (Said, bool) {
 			}
 			return s, true
 		}
-		if kind, ok := selfNouns[w]; ok {
+		if kind, ok := selfNouns[w]; ok && !ours { // "our job is …": an organisation's
 			// "my favorite cuisine is …", "my goal is …", "my hobbies
 			// include …": the noun, a word or two, then the verb.
 			rest, linked := k+1, false
@@ -540,7 +541,7 @@ func copulaEN(ws []word, j int, neg *bool, done func(string, int, string) (Said,
 			ws[k].w == "hearing" || ws[k].w == "reading" || ws[k].w == "more" || ws[k].w == "getting" || ws[k].w == "out") {
 			k++
 		}
-		if reaction(ws, k) {
+		if reaction(ws, k) || kind == KindLike && k < len(ws) && ws[k].w == "the" {
 			return Said{}, false
 		}
 	}
@@ -683,7 +684,9 @@ func verbEN(ws []word, j int, neg, habit, perfect bool, boost *float64, done fun
 	if st, ok := stanceVerbs[lemma]; ok && (form != "past" || perfect) && form != "ing" {
 		*boost += st.boost
 		k := j + 1
-		if reaction(ws, k) {
+		if reaction(ws, k) || st.kind == KindLike && next(ws, j) == "the" {
+			// "I like the template": something of this conversation (what
+			// one likes in general is rarely said with "the").
 			return Said{}, false
 		}
 		if lemma == "prefer" && next(ws, j) == "not" {
@@ -1002,3 +1005,7 @@ func keepsDiet(ws []word, j int) bool {
 	}
 	return false
 }
+
+// modals make what follows a possibility, a plan of the moment or a wish,
+// not a standing fact.
+var modals = set("will", "would", "might", "may", "could", "should", "must", "shall", "need", "can")
