@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"math"
 	"slices"
+	"strings"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 
@@ -204,16 +205,22 @@ func cosine(a, b domain.Vector) float64 {
 // statement gives way to: the budget all but always keeps them.
 const recalledFirst = 8
 
-// withoutRecalled leaves out the statements whose turn is among the first
-// hits the history search recalled for the message: the prompt shows that
-// turn, dated, in the recalled part, and the budget goes to something else.
+// withoutRecalled leaves out the statements whose turn, holding their words,
+// is among the first hits the history search recalled for the message: the
+// prompt shows that turn, dated, in the recalled part, and the budget goes
+// to something else.
 func withoutRecalled(st []assemble.Statement, r *assemble.Recalled) []assemble.Statement {
 	if r == nil || len(st) == 0 {
 		return st
 	}
-	shown := map[string]bool{}
+	shown := map[string]string{}
 	for _, h := range r.Hits[:min(len(r.Hits), recalledFirst)] {
-		shown[h.EventID] = true
+		shown[h.EventID] = h.Text
 	}
-	return slices.DeleteFunc(st, func(s assemble.Statement) bool { return shown[s.EventID] })
+	// Only what the turn's own words say: a choice is the option the reply
+	// offered, which the pick's turn does not hold.
+	return slices.DeleteFunc(st, func(s assemble.Statement) bool {
+		text, ok := shown[s.EventID]
+		return ok && strings.Contains(text, s.Text)
+	})
 }
