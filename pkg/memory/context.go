@@ -162,7 +162,7 @@ func (s *Service) ContextWith(ctx context.Context, tenant string, qv url.Values,
 	parts.List = assemble.CurrentList(data.List)
 	parts.Profile = contextProfile(s.schemas.For(tenant), data.Assertions, s.cfg.ContextProfileDerived, query, s.cfg.ContextStatementChars >= 0)
 	parts.ProfileLimit = max(s.cfg.ContextProfileChars, 0)
-	parts.StatementLimit = max(s.cfg.ContextStatementChars, 0)
+	parts.StatementLimit = statementLimit(s.cfg.ContextStatementChars, query)
 	parts.RecalledShare = s.cfg.ContextRecalledShare
 	parts.Now = now
 	parts.Zone = zone

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"hash/maphash"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -223,4 +224,24 @@ func withoutRecalled(st []assemble.Statement, r *assemble.Recalled) []assemble.S
 		text, ok := shown[s.EventID]
 		return ok && strings.Contains(text, s.Text)
 	})
+}
+
+// asksAdvice matches a message that asks for a suggestion, a
+// recommendation, a choice or a plan: where who the user is bears on the
+// answer most.
+var asksAdvice = regexp.MustCompile(`(?i)\b(?:recommend\w*|suggest\w*|ideas?|tips?|advice|advise|should i|what (?:can|could) i|best (?:way|place|option|time)s?|where (?:can|could|should) i|help me (?:choose|find|plan|pick|decide|with)|looking for|planning|plan (?:a|my|to)|options?|what are some|any good|for me|would you|ways? to|how (?:can|do|should) i|what(?: would|'s| is| are) (?:be )?(?:a |some )?(?:good|great|nice))\b|推荐|建议|有什么好|怎么选|帮我|适合我|应该|计划|打算|想去|哪里|哪些`)
+
+// statementLimit is the statements' share of a context's budget: all of
+// CONTEXT_STATEMENT_CHARS for a message that asks for advice (or none at
+// all), a third of it for another message (a question about what happened
+// is answered from the history, which the budget goes to instead).
+func statementLimit(chars int, query string) int {
+	switch {
+	case chars <= 0:
+		return 0
+	case query == "" || asksAdvice.MatchString(query):
+		return chars
+	default:
+		return max(chars/3, 1)
+	}
 }
