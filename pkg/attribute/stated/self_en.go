@@ -246,8 +246,8 @@ func selfEN(clause string) (Said, bool) {
 						return s, true
 					}
 				}
-				if ws[k].w == "i" || ws[k].w == "we" {
-					break
+				if subjects[ws[k].w] {
+					break // another subject: "… make sure she has a great day and enjoys …"
 				}
 			}
 		}
@@ -286,8 +286,8 @@ func possessiveEN(ws []word, j int, ours bool) (Said, bool) {
 					break
 				}
 			}
-			if !linked {
-				return Said{}, false
+			if !linked || next(ws, rest-1) == "about" {
+				return Said{}, false // "my dream is about being chased": a dream, not a goal
 			}
 			matter := w
 			if kind == KindLike && (w == "favorite" || w == "favourite") && k+1 < len(ws) {
@@ -801,7 +801,9 @@ func verbEN(ws []word, j int, neg, habit, perfect bool, boost *float64, done fun
 	if !activityVerbs[lemma] {
 		return Said{}, false
 	}
-	if form == "past" && !perfect || form == "ing" {
+	if form == "past" && !perfect || form == "ing" || perfect && neg {
+		// "I've never played a cooperative game": an experience not had
+		// yet, not something kept away from.
 		return Said{}, false
 	}
 	// A present-tense activity is a habit; an episode ("I go to Paris
@@ -1009,3 +1011,6 @@ func keepsDiet(ws []word, j int) bool {
 // modals make what follows a possibility, a plan of the moment or a wish,
 // not a standing fact.
 var modals = set("will", "would", "might", "may", "could", "should", "must", "shall", "need", "can")
+
+// subjects are the pronouns that open a clause of their own.
+var subjects = set("i", "we", "he", "she", "they", "it", "you", "there")
