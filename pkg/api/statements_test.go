@@ -49,9 +49,12 @@ func TestStatementsReachALaterSession(t *testing.T) {
 	b.waitIngested(t)
 	b.nats.WaitSettled(t, queue.TurnsStream, extractor.Def.Binding.Durable)
 
+	// Without the recalled part: this user's history is so short that the
+	// search recalls every turn, and a statement whose turn is recalled
+	// gives way to it (checked below).
 	ask := func(user, query string) contract.Context {
 		t.Helper()
-		res := b.get(t, "t1", contextPath(user, "new-"+user, "query", query))
+		res := b.get(t, "t1", contextPath(user, "new-"+user, "query", query, "max_recalled", "0"))
 		require.Equal(t, http.StatusOK, res.Status, string(res.Body))
 		return decode[contract.Context](t, res)
 	}
@@ -88,6 +91,14 @@ func TestStatementsReachALaterSession(t *testing.T) {
 		require.False(t, st.At.IsZero())
 		require.Equal(t, "p1", st.SessionID)
 	}
+
+	// With it, the statements whose turns the search recalled first give
+	// way to them: the prompt shows each once, dated, in the recalled part.
+	res := b.get(t, "t1", contextPath("pat", "new-pat", "query", "What should I bake for the school fair?"))
+	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
+	recalled := decode[contract.Context](t, res)
+	require.Empty(t, recalled.Profile.Statements, recalled.Prompt)
+	require.Equal(t, 1, strings.Count(recalled.Prompt, "can't have any nuts"), recalled.Prompt)
 
 	zh := ask("wang", "推荐一些水果甜点")
 	var requests []string
