@@ -141,42 +141,30 @@ func pickOf(text, first string, entries []listsel.Entry) (int, bool) {
 	for _, w := range an.Terms(first, nil) {
 		said[w] = true
 	}
-	best, second, at := 0, 0, 0
+	var bestTerms []string
+	second, at := 0, 0
 	for i, e := range entries {
-		shared, seen := 0, map[string]bool{}
+		var shared []string
 		for _, w := range an.Terms(e.Text, nil) {
-			if said[w] && !seen[w] {
-				seen[w] = true
-				shared++
+			if said[w] && !slices.Contains(shared, w) {
+				shared = append(shared, w)
 			}
 		}
 		switch {
-		case shared > best:
-			best, second, at = shared, best, i+1
-		case shared > second:
-			second = shared
+		case len(shared) > len(bestTerms):
+			bestTerms, second, at = shared, len(bestTerms), i+1
+		case len(shared) > second:
+			second = len(shared)
 		}
 	}
-	if best >= 2 && best >= 2*second || best == 1 && second == 0 && len(entries) > 1 && longTerm(first, entries[at-1].Text) {
+	best := len(bestTerms)
+	// One word in common picks only when it is a name or a long word
+	// ("Codenames"), not a common one.
+	long := slices.ContainsFunc(bestTerms, func(w string) bool { return utf8.RuneCountInString(w) >= 6 })
+	if best >= 2 && best >= 2*second || best == 1 && second == 0 && len(entries) > 1 && long {
 		return at, true
 	}
 	return 0, false
-}
-
-// longTerm reports whether the one word a pick shares with its entry is a
-// name or a long word ("Codenames"), not a common one.
-func longTerm(first, entry string) bool {
-	an := search.SharedAnalyzer()
-	in := map[string]bool{}
-	for _, w := range an.Terms(entry, nil) {
-		in[w] = true
-	}
-	for _, w := range an.Terms(first, nil) {
-		if in[w] && utf8.RuneCountInString(w) >= 6 {
-			return true
-		}
-	}
-	return false
 }
 
 // choiceText is a choice as the context shows it: what was picked, then

@@ -14,6 +14,7 @@ import (
 	"github.com/recallhq/recall/pkg/attribute"
 	"github.com/recallhq/recall/pkg/attribute/stated"
 	"github.com/recallhq/recall/pkg/domain"
+	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/search"
 )
 
@@ -78,7 +79,7 @@ func pickStatements(said []attribute.Value, query string, filled map[string]bool
 	n := float64(len(cands))
 	for i := range cands {
 		c := &cands[i]
-		rel := cosine(q.domains, c.r.domains)
+		rel := embed.Cosine(q.domains[:], c.r.domains[:])
 		var terms float64
 		for _, t := range c.r.terms {
 			if q.has[t] {
@@ -186,20 +187,6 @@ func readQuery(text string) query {
 		q.has[t] = true
 	}
 	return q
-}
-
-// cosine is the cosine of two domain weightings (0 when either is zero).
-func cosine(a, b domain.Vector) float64 {
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
 }
 
 // recalledFirst is how many of the recalled hits, most relevant first, a
