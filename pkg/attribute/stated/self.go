@@ -73,8 +73,16 @@ func Self(text string) []Said {
 		if transcriptLine(line) {
 			continue
 		}
+		prev := -1   // out's statement read from the clause before, if any
+		before := "" // the clause before
 		for _, clause := range clauses(line) {
-			if question.MatchString(clause) || hypothetical.MatchString(clause) || reported.MatchString(clause) {
+			last := before
+			before = clause
+			// A concession holds the statement ("I prefer X, even if it
+			// costs more"): it is no hypothetical.
+			main, _, _ := strings.Cut(clause, " even if ")
+			if question.MatchString(clause) || hypothetical.MatchString(main) || reported.MatchString(clause) {
+				prev = -1
 				continue
 			}
 			var s Said
@@ -86,21 +94,59 @@ func Self(text string) []Said {
 			} else {
 				s, ok = selfEN(clause)
 			}
-			if !ok {
+			if !ok || placeholder.MatchString(clause) { // a template's blank: "My name is [User]"
+				// "I've been using basil lately. I've even harvested my
+				// own tomatoes": the sentence that goes further on a
+				// statement ("even") is part of it.
+				if prev >= 0 && goesFurther.MatchString(clause) && utf8.RuneCountInString(out[prev].Text)+1+utf8.RuneCountInString(clause) <= MaxSaidChars && !question.MatchString(clause) {
+					out[prev].Text += " " + strings.Join(strings.Fields(clause), " ")
+				}
+				prev = -1
 				continue
 			}
-			if placeholder.MatchString(clause) {
-				continue // a template's blank: "My name is [User]"
+			// A stance and its contrast right after it are one statement:
+			// "I dislike swimming. I much prefer land-based activities."
+			if prev >= 0 && contrasts(out[prev], s) && utf8.RuneCountInString(out[prev].Text)+1+utf8.RuneCountInString(clause) <= MaxSaidChars {
+				out[prev].Text += " " + strings.Join(strings.Fields(clause), " ")
+				out[prev].Strength = max(out[prev].Strength, s.Strength)
+				prev = -1
+				continue
 			}
 			s.Text = clip(clause)
+			// What "the field" is, the sentence before says: "… in deep
+			// learning for medical imaging? Skip the basics as I am working
+			// in the field."
+			if prev < 0 && last != "" && backRef.MatchString(clause) && utf8.RuneCountInString(last)+1+utf8.RuneCountInString(clause) <= MaxSaidChars {
+				s.Text = strings.Join(strings.Fields(last+" "+clause), " ")
+			}
 			if seen[s.Text] {
+				prev = -1
 				continue
 			}
 			seen[s.Text] = true
 			out = append(out, s)
+			prev = len(out) - 1
 		}
 	}
 	return out
+}
+
+// goesFurther opens a sentence that takes the one before further: "I've
+// even …", "I even …", "we've even …".
+var goesFurther = regexp.MustCompile(`(?i)^(?:i|we)(?:'ve| have)? even\b`)
+
+// backRef is a noun phrase that points back at what was just said: "the
+// field", "this area", "that topic".
+var backRef = regexp.MustCompile(`(?i)\b(?:the|this|that|these|those) (?:field|area|topic|subject|domain|industry|sector|kind|sort|type)\b`)
+
+// stances are the kinds that take a side on something.
+var stances = map[string]bool{KindLike: true, KindDislike: true, KindAvoid: true, KindFear: true}
+
+// contrasts reports whether b, said right after a, states the other side
+// of the same stance: a dislike, then what is liked instead, or the other
+// way round.
+func contrasts(a, b Said) bool {
+	return stances[a.Kind] && stances[b.Kind] && a.Negative != b.Negative
 }
 
 // Quoting reports whether text opens as a line of someone else's words (a

@@ -444,6 +444,13 @@ func predicateEN(ws []word, j int, whose string) (Said, bool) {
 		case w == "have" || w == "has" || w == "'ve":
 			switch next(ws, j) {
 			case "been":
+				// "I've been using basil in my cooking lately", "I've been
+				// running for two years": what the user does these days,
+				// said as ongoing; weaker than "I usually …".
+				if k := j + 2; k < len(ws) && strings.HasSuffix(ws[k].w, "ing") && !passingIng[ws[k].w] && !neg && ongoing(ws, k) {
+					boost -= 0.1
+					return done(KindHabit, k, "")
+				}
 				return copulaEN(ws, j+2, &neg, done)
 			case "got":
 				j++
@@ -460,6 +467,40 @@ func predicateEN(ws []word, j int, whose string) (Said, bool) {
 		}
 	}
 	return Said{}, false
+}
+
+// passingIng are the verbs of "I've been …ing" that tell of an attempt, a
+// thought or a feeling of the moment, not of what the user does: "I've been
+// trying to", "I've been thinking about", "I've been having trouble".
+var passingIng = map[string]bool{
+	"trying": true, "thinking": true, "meaning": true, "wondering": true, "looking": true, "having": true,
+	"struggling": true, "feeling": true, "getting": true, "planning": true, "considering": true, "researching": true,
+	"talking": true, "asking": true, "waiting": true, "dealing": true, "hoping": true, "worrying": true,
+	"searching": true, "going": true, "hearing": true, "seeing": true, "noticing": true,
+	"debating": true, "weighing": true, "contemplating": true, "preparing": true, "saving": true,
+}
+
+// ongoing reports a word after ws[from] that makes "I've been …ing" last:
+// "lately", "recently", "these days", "for two years", "since May".
+func ongoing(ws []word, from int) bool {
+	for k := from + 1; k < len(ws); k++ {
+		switch ws[k].w {
+		case "lately", "recently", "nowadays", "since":
+			return true
+		case "these":
+			if next(ws, k) == "days" {
+				return true
+			}
+		case "for":
+			for m := k + 1; m < min(len(ws), k+5); m++ {
+				switch strings.TrimSuffix(ws[m].w, "s") {
+				case "week", "month", "year", "while":
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func next(ws []word, j int) string {

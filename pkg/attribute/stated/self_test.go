@@ -150,3 +150,69 @@ func TestSelfClipsLongSentences(t *testing.T) {
 	require.LessOrEqual(t, len([]rune(got[0].Text)), stated.MaxSaidChars)
 	require.True(t, len(got[0].Text) > 100)
 }
+
+// A concession keeps the statement it qualifies; a stance followed at once
+// by its other side is one statement; two unrelated statements in a row
+// stay two, and a supposition stays none.
+func TestSelfConcessionsAndContrasts(t *testing.T) {
+	t.Parallel()
+	got := stated.Self("I have a strong preference for sustainable fashion, even if it costs more than fast fashion.")
+	require.Len(t, got, 1)
+	require.Equal(t, stated.KindLike, got[0].Kind)
+	got = stated.Self("I have a strong dislike for any exercise in the water. I much prefer land-based activities.")
+	require.Len(t, got, 1)
+	require.Equal(t, "I have a strong dislike for any exercise in the water. I much prefer land-based activities.", got[0].Text)
+	require.True(t, got[0].Negative)
+	got = stated.Self("I love hiking. I am allergic to nuts.")
+	require.Len(t, got, 2)
+	got = stated.Self("I love jazz. I also love blues.")
+	require.Len(t, got, 2, "two likes are two statements")
+	require.Empty(t, stated.Self("If I had the money I would prefer a villa, even if it is far."))
+}
+
+// A statement that points back at what the sentence before said ("the
+// field") keeps that sentence with it; one that does not stands alone.
+func TestSelfKeepsWhatItPointsBackAt(t *testing.T) {
+	t.Parallel()
+	got := stated.Self("Can you give me an overview of recent advances in deep learning for medical imaging? Skip the basics as I am working in the field.")
+	require.Len(t, got, 1)
+	require.Equal(t, "Can you give me an overview of recent advances in deep learning for medical imaging? Skip the basics as I am working in the field.", got[0].Text)
+	got = stated.Self("Thanks for the list. I work as a nurse.")
+	require.Len(t, got, 1)
+	require.Equal(t, "I work as a nurse.", got[0].Text)
+}
+
+// What the user has been doing for a while ("lately", "for two years") is
+// a habit, weaker than one said with "usually"; what they have been trying,
+// thinking or feeling, and a "been …ing" with no while, are not.
+func TestSelfOngoingHabits(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{
+		"I've been using basil and mint in my cooking lately.",
+		"I've been running for two years now.",
+		"I have been volunteering at the shelter since May.",
+	} {
+		got := stated.Self(s)
+		require.Len(t, got, 1, s)
+		require.Equal(t, stated.KindHabit, got[0].Kind, s)
+		require.Less(t, got[0].Strength, stated.Self("I usually cycle to the office every day.")[0].Strength, s)
+	}
+	for _, s := range []string{
+		"I've been thinking about this lately.",
+		"I've been having trouble with my laptop for a week.",
+		"I've been cooking all afternoon.",
+	} {
+		require.Empty(t, stated.Self(s), s)
+	}
+}
+
+// A sentence that goes further on a statement ("I've even …") is kept with
+// it, even when it is no statement of its own.
+func TestSelfKeepsWhatGoesFurther(t *testing.T) {
+	t.Parallel()
+	got := stated.Self("I've been using basil and mint in my cooking lately. I've even harvested some cherry tomatoes from my garden. Any tips?")
+	require.Len(t, got, 1)
+	require.Equal(t, "I've been using basil and mint in my cooking lately. I've even harvested some cherry tomatoes from my garden.", got[0].Text)
+	got = stated.Self("Thanks! I've even harvested some cherry tomatoes from my garden.")
+	require.Empty(t, got, "nothing to go further on")
+}
