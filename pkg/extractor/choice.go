@@ -61,8 +61,9 @@ func (w *Worker) choice(ctx context.Context, t *events.Turn) ([]store.AssertionR
 		return nil, nil
 	}
 	entries := listsel.Entries(reply.Content)
+	decides := decisionCue.MatchString(strings.ToLower(first))
 	var text, matter string
-	if n, ok := pickOf(t.Content, first, entries); ok && n != 0 {
+	if n, ok := pickOf(t.Content, first, entries, decides); ok && n != 0 {
 		if n == lastEntry {
 			n = len(entries)
 		}
@@ -70,17 +71,72 @@ func (w *Worker) choice(ctx context.Context, t *events.Turn) ([]store.AssertionR
 			return nil, nil
 		}
 		text, matter = choiceText(entries, n)
+	} else if !decides {
+		return nil, nil
 	} else if text, matter, ok = choiceWords(first, reply.Content); !ok {
 		return nil, nil
 	}
+	// Why, in the user's words: the sentence after the pick, unless it is
+	// a question or a statement of its own (kept as one). Turning the
+	// others down ("the others are too noisy for me") is the stronger
+	// sign of a preference.
+	strength := 0.45
+	if why := pickReason(t.Content, first); why != "" {
+		text = clipRunes(text+" Why: "+why, stated.MaxSaidChars)
+		strength = 0.7
+	}
 	a := attribute.Assertion{Key: attribute.KeyStatements, Item: attribute.ItemKey(matter), Value: text, Op: attribute.Put,
-		Source: attribute.Stated, EventID: t.ID, Evidence: []string{reply.EventID, t.ID}, SessionID: t.SessionID, Confidence: 0.6, At: t.OccurredAt}
+		Source: attribute.Stated, EventID: t.ID, Evidence: []string{reply.EventID, t.ID}, SessionID: t.SessionID, Confidence: strength, At: t.OccurredAt}
 	if err := attribute.Normalize(w.schemas.For(t.TenantID), &a); err != nil {
 		w.metrics.stated.WithLabelValues("choice", "refused").Inc()
 		return nil, nil
 	}
 	w.metrics.stated.WithLabelValues("choice", "read").Inc()
 	return []store.AssertionRow{{TenantID: t.TenantID, UserID: t.UserID, Assertion: a}}, nil
+}
+
+// aside opens a sentence that changes the subject.
+var aside = regexp.MustCompile(`^(?:by the way|btw|also|anyway|speaking of|oh|and|顺便|另外)\b`)
+
+// turnsDown says that a reason turns the other options down: a negation or
+// an excess ("not for me", "too noisy", "不适合").
+var turnsDown = regexp.MustCompile(`\b(?:not|no|never|too|rather than|instead of|over)\b|n't\b|不|没`)
+
+// pickReason is the sentence of the turn right after its pick sentence,
+// when it turns the other options down (turnsDown: "the others are too
+// noisy for me"): not a question, not the user's statement of themselves
+// (stated.Self keeps that on its own), not a change of subject ("By the
+// way, …"), at most 200 characters.
+func pickReason(text, first string) string {
+	i := strings.Index(text, first)
+	if i < 0 {
+		return ""
+	}
+	rest := strings.TrimLeft(text[i+len(first):], ".!。！ \t")
+	if rest == "" || strings.HasPrefix(rest, "\n") {
+		return ""
+	}
+	end := strings.IndexAny(rest, ".!?。！？\n")
+	if end < 0 {
+		end = len(rest)
+	} else if rest[end] == '?' || strings.HasPrefix(rest[end:], "？") {
+		return ""
+	} else if rest[end] != '\n' {
+		end += len(string([]rune(rest[end:])[0]))
+	}
+	why := strings.TrimSpace(rest[:end])
+	lower := strings.ToLower(why)
+	if why == "" || utf8.RuneCountInString(why) > 200 || !turnsDown.MatchString(lower) || aside.MatchString(lower) || len(stated.Self(why)) > 0 {
+		return ""
+	}
+	return why
+}
+
+func clipRunes(s string, limit int) string {
+	if r := []rune(s); len(r) > limit {
+		return string(r[:limit-1]) + "…"
+	}
+	return s
 }
 
 // lastEntry stands for "the last one".
@@ -121,10 +177,12 @@ var (
 
 // pickOf is the entry a user's turn picks: a bare pick ("2", "the second
 // one", listsel.Select); the one position its first sentence names ("I
-// think option 2 is best for me"); or the one entry whose words its first
-// sentence shares, well ahead of any other ("I'll go with Monument
-// Valley", "the documentary series would be the most engaging").
-func pickOf(text, first string, entries []listsel.Entry) (int, bool) {
+// think option 2 is best for me"); or, when the sentence decides (decides:
+// decisionCue), the one entry it names by words no other entry has, well
+// ahead of any other ("I'll go with Monument Valley", "the mango and
+// pineapple smoothie" among three with spinach, one with mango), some of
+// them in the entry's head when entries are "Head: description".
+func pickOf(text, first string, entries []listsel.Entry, decides bool) (int, bool) {
 	if c, ok := listsel.Select(text); ok {
 		if c.Last {
 			return lastEntry, true
@@ -133,7 +191,25 @@ func pickOf(text, first string, entries []listsel.Entry) (int, bool) {
 	}
 	if ps := listsel.Positions(first); len(ps) == 1 {
 		return ps[0], true
-	} else if len(ps) > 1 {
+	} else if len(ps) > 1 || !decides {
+		return 0, false
+	}
+	texts := make([]string, len(entries))
+	for i, e := range entries {
+		texts[i] = e.Text
+	}
+	return namedOption(first, texts, true)
+}
+
+// namedOption is the option (1-based) a pick sentence names among
+// options: the one with the most of its words that no other option has,
+// at least twice the next one's, and the most of its words in all; one
+// such word only when it is long ("Codenames") or the options are short
+// phrases. With heads, the words must meet the option's head where it has
+// one ("Pettah Market: a bustling market …"): a pick of a tip's
+// description is no pick of an option.
+func namedOption(first string, options []string, heads bool) (int, bool) {
+	if len(options) < 2 {
 		return 0, false
 	}
 	an := search.SharedAnalyzer()
@@ -141,35 +217,77 @@ func pickOf(text, first string, entries []listsel.Entry) (int, bool) {
 	for _, w := range an.Terms(first, nil) {
 		said[w] = true
 	}
-	var bestTerms []string
-	second, at := 0, 0
-	for i, e := range entries {
-		var shared []string
-		for _, w := range an.Terms(e.Text, nil) {
-			if said[w] && !slices.Contains(shared, w) {
-				shared = append(shared, w)
+	// The words that decide are not what is decided on: "would be the
+	// best", "sounds great".
+	for _, cue := range decisionCue.FindAllString(strings.ToLower(first), -1) {
+		for _, w := range an.Terms(cue, nil) {
+			delete(said, w)
+		}
+	}
+	terms := make([][]string, len(options))
+	in := map[string]int{} // options holding each word
+	for i, o := range options {
+		for _, w := range an.Terms(o, nil) {
+			if !slices.Contains(terms[i], w) {
+				terms[i] = append(terms[i], w)
+				in[w]++
+			}
+		}
+	}
+	best, at, second := 0, -1, 0
+	var bestOwn []string
+	shared := make([]int, len(options))
+	for i := range options {
+		var own []string
+		for _, w := range terms[i] {
+			if said[w] {
+				shared[i]++
+				if in[w] == 1 {
+					own = append(own, w)
+				}
 			}
 		}
 		switch {
-		case len(shared) > len(bestTerms):
-			bestTerms, second, at = shared, len(bestTerms), i+1
-		case len(shared) > second:
-			second = len(shared)
+		case len(own) > best:
+			best, second, at, bestOwn = len(own), best, i, own
+		case len(own) > second:
+			second = len(own)
 		}
 	}
-	best := len(bestTerms)
-	// One word in common picks only when it is a name or a long word
-	// ("Codenames"), not a common one.
-	long := slices.ContainsFunc(bestTerms, func(w string) bool { return utf8.RuneCountInString(w) >= 6 })
-	if best >= 2 && best >= 2*second || best == 1 && second == 0 && len(entries) > 1 && long {
-		return at, true
+	if at < 0 || best < 2*second {
+		return 0, false
 	}
-	return 0, false
+	for i := range options {
+		if i != at && shared[i] >= shared[at] {
+			return 0, false
+		}
+	}
+	short := utf8.RuneCountInString(options[at]) <= 80
+	if best == 1 && !short && !slices.ContainsFunc(bestOwn, func(w string) bool { return utf8.RuneCountInString(w) >= 6 }) {
+		return 0, false
+	}
+	if head, _, ok := strings.Cut(options[at], ":"); heads && ok && utf8.RuneCountInString(head) <= 60 {
+		hs := an.Terms(head, nil)
+		if !slices.ContainsFunc(bestOwn, func(w string) bool { return slices.Contains(hs, w) }) {
+			return 0, false
+		}
+	}
+	return at + 1, true
 }
 
-// choiceText is a choice as the context shows it: what was picked, then
-// what was turned down, each cut short; and its matter.
+// choiceText is the choice of the nth entry (1-based) of a numbered list.
 func choiceText(entries []listsel.Entry, n int) (text, matter string) {
+	opts := make([]string, len(entries))
+	for i, e := range entries {
+		opts[i] = e.Text
+	}
+	return optionsText(opts, n-1)
+}
+
+// optionsText is a choice as the context shows it: what was picked, then
+// what was turned down, each cut short (an option "Head: description" by
+// its head, another by its first words); and its matter.
+func optionsText(opts []string, chosen int) (text, matter string) {
 	plain := func(s string, limit int) string {
 		s = strings.Join(strings.Fields(strings.NewReplacer("**", "", "__", "", "`", "").Replace(s)), " ")
 		if r := []rune(s); len(r) > limit {
@@ -177,67 +295,149 @@ func choiceText(entries []listsel.Entry, n int) (text, matter string) {
 		}
 		return s
 	}
-	chosen := plain(entries[n-1].Text, 160)
+	picked := plain(opts[chosen], 140)
 	var b strings.Builder
 	b.WriteString("Chose from the options offered: ")
-	b.WriteString(chosen)
+	b.WriteString(picked)
 	var others []string
-	for i, e := range entries {
-		if i != n-1 {
-			// What was turned down, by its first words: enough to tell it.
-			w := strings.Fields(plain(e.Text, 80))
-			if len(w) > 4 {
-				w = append(w[:4], "…")
-			}
-			others = append(others, strings.Join(w, " "))
+	for i, o := range opts {
+		if i == chosen {
+			continue
 		}
+		o = plain(o, 80)
+		if head, _, ok := strings.Cut(o, ":"); ok && utf8.RuneCountInString(head) <= 40 {
+			others = append(others, strings.TrimSpace(head))
+			continue
+		}
+		// What was turned down, by its first words: enough to tell it.
+		w := strings.Fields(o)
+		if len(w) > 4 {
+			w = append(w[:4], "…")
+		}
+		others = append(others, strings.Join(w, " "))
 	}
 	if len(others) > 0 {
 		b.WriteString(" (not: ")
 		b.WriteString(strings.Join(others, "; "))
 		b.WriteString(")")
 	}
-	text = b.String()
-	if r := []rune(text); len(r) > 300 {
-		text = string(r[:299]) + "…"
-	}
-	words := strings.Fields(strings.ToLower(chosen))
-	return text, "choice " + strings.Join(words[:min(len(words), 6)], " ")
+	words := strings.Fields(strings.ToLower(picked))
+	return clipRunes(b.String(), stated.MaxSaidChars), "choice " + strings.Join(words[:min(len(words), 6)], " ")
 }
 
 // decisionCue says that a sentence decides, not only likes: "I'll go with",
-// "I think X would be best", "X sounds perfect".
-var decisionCue = regexp.MustCompile(`\b(?:go(?:ing)? with|go for|choos(?:e|ing)|chose|pick(?:ing)?|i'?ll (?:take|try|get|order|book|have|stick with|start with)|opt(?:ing)? for|prefer|would be (?:the )?(?:best|perfect|ideal|great|most)|sounds? (?:perfect|great|best|good|like the best|most)|is the (?:best|one) for me|suits? me)\b|我选|就选|选择`)
+// "I think X would work best", "X sounds like a good option", "I like the
+// sound of X". Adding a plan ("I think I'll also …"), trying to do
+// something ("I'll try to …") and weighing ("when choosing") are no
+// decisions.
+var decisionCue = regexp.MustCompile(`\b(?:(?:i(?:'ll| will|'d| would)?|i think i(?:'ll| will)|let's) (?:definitely |probably |just |rather )?(?:go with|go for|choose|pick|opt for|take|try (?:the|out|that|this)|get the|order|book|have the|stick with|start with|check out)|i(?:'m| am) (?:going|leaning) (?:with|for|towards?)|i like the sound of|i prefer the|(?:would|will|should|might|could)? ?(?:be|work|works|sound|sounds|seem|seems)(?: like)? (?:a |an |the )?(?:really |much |more |most |very |the )?(?:best|better|perfect|ideal|great|good|right|appealing|safe|nice|suitable)|would be (?:the|a) (?:most|more|much|better|best)|(?:best|better|good|great|right|perfect|ideal|safe) (?:option|choice|fit|bet)|is the (?:best|one) for me|suits? me|appeals? to me)\b|我选|就选|选择`)
 
-// choiceWords is a pick among options a reply offered in prose, in the
-// user's words: its decision sentence, when it decides and shares at least
-// two terms with the reply (it picks something the reply said).
+// choiceWords is a pick among options a reply offered in prose: the
+// reply's sentence the decision names (namedOption over its sentences:
+// "Alternatively, you might check out Kjaer Weis, …"), narrowed to the
+// item of a series it names ("you could take beef jerky, trail mix, or
+// fresh fruit"), shown as the reply put it with what was turned down. Only
+// a short reply (at most maxProseSentences sentences) offers options in
+// prose; a long answer's sentences are no options.
 func choiceWords(first, reply string) (text, matter string, ok bool) {
-	cue := decisionCue.FindString(strings.ToLower(first))
-	if cue == "" || stated.Quoting(first) {
+	if !decisionCue.MatchString(strings.ToLower(first)) || stated.Quoting(first) {
 		return "", "", false
 	}
-	an := search.SharedAnalyzer()
-	offered := map[string]bool{}
-	for _, w := range an.Terms(reply, nil) {
-		offered[w] = true
+	sents := splitSentences(reply)
+	if len(sents) > maxProseSentences {
+		return "", "", false
 	}
-	// The words that decide are not what is decided on: "sounds great".
-	for _, w := range an.Terms(cue, nil) {
-		delete(offered, w)
+	chosen := 0
+	if len(sents) > 1 {
+		n, ok := namedOption(first, sents, false)
+		if !ok {
+			return "", "", false
+		}
+		chosen = n - 1
 	}
-	var shared []string
-	for _, w := range an.Terms(first, nil) {
-		if offered[w] && !slices.Contains(shared, w) {
-			shared = append(shared, w)
+	if items := series(sents[chosen]); len(items) >= 2 {
+		if n, ok := namedOption(first, items, false); ok {
+			text, matter = optionsText(items, n-1)
+			return text, matter, true
 		}
 	}
-	if len(shared) < 2 {
+	if len(sents) < 2 {
 		return "", "", false
 	}
-	text = "Chose from the options offered: " + strings.Join(strings.Fields(first), " ")
-	if r := []rune(text); len(r) > 300 {
-		text = string(r[:299]) + "…"
+	text, matter = optionsText(sents, chosen)
+	return text, matter, true
+}
+
+// maxProseSentences bounds the sentences of a reply that offers options in
+// prose.
+const maxProseSentences = 8
+
+var (
+	// seriesSep splits a series: "a, b, or c", "a; b; c".
+	seriesSep = regexp.MustCompile(`\s*(?:,\s*(?:or|and)\s+|;\s*(?:or|and)?\s*|,\s*|、|，)\s*`)
+	// orSep splits two options: "a or b", "a或者b".
+	orSep = regexp.MustCompile(`\s+or\s+|或者|还是`)
+	// leadIn is what comes before a series' first item: "you could read",
+	// "consider", "such as", "options include:".
+	leadIn = regexp.MustCompile(`(?i)^.*\b(?:could|can|might|may|consider|such as|like|include|including|try|either|are)\b\s*:?\s*|^.*:\s*|^.*(?:可以|比如|例如|包括)`)
+)
+
+// series is the items of a sentence's series of options: three or more
+// split by commas and closed by "or" or "and" ("You could read a textbook, take a course, or listen to
+// a podcast" gives "read a textbook", "take a course", "listen to a
+// podcast"), or two joined by "or". Nil when it holds none.
+func series(sent string) []string {
+	sent = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(sent), ".!。！"))
+	parts := seriesSep.Split(sent, -1)
+	// A series closes with "or" or "and" ("a, b, or c"), or is one of
+	// enumeration commas or semicolons: a sentence's other commas ("Kjaer
+	// Weis, a small brand") make none.
+	if seps := seriesSep.FindAllString(sent, -1); len(seps) > 0 {
+		last := strings.TrimSpace(seps[len(seps)-1])
+		if !strings.HasSuffix(last, "or") && !strings.HasSuffix(last, "and") && last != "、" && !strings.HasPrefix(last, ";") {
+			parts = nil
+		}
 	}
-	return text, "choice " + strings.Join(shared[:min(len(shared), 6)], " "), true
+	if len(parts) < 3 {
+		parts = orSep.Split(sent, -1)
+		if len(parts) != 2 {
+			return nil
+		}
+	}
+	// The lead-in ends in the first part, or in the second after a phrase
+	// of its own ("For a small flat, you could consider …").
+	if len(parts) > 3 && !leadIn.MatchString(parts[0]) && leadIn.MatchString(parts[1]) {
+		parts = parts[1:]
+	}
+	parts[0] = leadIn.ReplaceAllString(parts[0], "")
+	var items []string
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			items = append(items, p)
+		}
+	}
+	if len(items) < 2 {
+		return nil
+	}
+	return items
+}
+
+// splitSentences splits a reply at its sentence ends and line breaks.
+func splitSentences(text string) []string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		start := 0
+		for i, r := range line {
+			if strings.ContainsRune(".!?。！？", r) && (i+1 >= len(line) || line[i+1] == ' ' || r >= 0x80) {
+				if s := strings.TrimSpace(line[start : i+utf8.RuneLen(r)]); s != "" {
+					out = append(out, s)
+				}
+				start = i + utf8.RuneLen(r)
+			}
+		}
+		if s := strings.TrimSpace(line[start:]); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
