@@ -9,8 +9,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/recallhq/recall/internal/openaitest"
 	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/api"
 	"github.com/recallhq/recall/pkg/contract"
+	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/extractor"
 	"github.com/recallhq/recall/pkg/indexer"
 	"github.com/recallhq/recall/pkg/queue"
@@ -108,4 +111,94 @@ func TestStatementsReachALaterSession(t *testing.T) {
 	require.Equal(t, []string{"reply_language=中文", "reply_length=简短"}, requests)
 	require.Contains(t, block(zh, "用户自述"), "我对芒果过敏。")
 	require.Contains(t, zh.Prompt, "过敏：芒果")
+}
+
+// With an embedder, the extractor stores each statement's vector and a
+// context whose message the search embedded measures the statements
+// against it: a statement that shares no word and no life domain with the
+// message bears on it when the embedder puts it nearest, though its turn,
+// about something else, is not among what the search recalls. The fake
+// embedder knows one concept (heights, thrills): the statement and the
+// message are on its axis, the turns about weekend plans near it, the rest
+// (the hash of the text) off it; a message asking for "no vector" fails.
+func TestStatementsMatchedByTheEmbedder(t *testing.T) {
+	t.Parallel()
+	const dims = 16
+	fake := openaitest.New(t)
+	fake.RespondEmbeddings(func(r openaitest.Request) openaitest.Reply {
+		var out []openaitest.Embedding
+		for i, text := range r.Input {
+			if strings.Contains(text, "no vector") {
+				return openaitest.Reply{Status: http.StatusInternalServerError}
+			}
+			v := openaitest.Vector(text, dims)
+			v[0] = 0
+			switch {
+			case strings.HasPrefix(text, "I have an extreme aversion") || strings.Contains(text, "thrilling"):
+				v = make([]float32, dims)
+				v[0] = 1
+			case strings.Contains(text, "weekend plans"):
+				v[0] = 1
+			}
+			out = append(out, openaitest.Embedding{Index: &i, Embedding: v})
+		}
+		return openaitest.Reply{Data: out}
+	})
+	embedCfg := func(c *embed.Config) {
+		c.BaseURL, c.Model, c.Dimensions = fake.URL()+"/v1", "text-embedding-3-small", dims
+		c.Timeout, c.MaxRetries, c.Batch = 5*time.Second, 0, 64
+		c.RetryInitial, c.RetryMax = time.Millisecond, time.Millisecond
+	}
+	b := setup(t, withIngest, withConfig(func(c *api.Config) { embedCfg(&c.Embed) }))
+	testenv.StartWorker(t, b.nats, b.db, indexer.Def, func(c *indexer.Config) { embedCfg(&c.Embed) })
+	testenv.StartWorker(t, b.nats, b.db, extractor.Def, func(c *extractor.Config) { embedCfg(&c.Embed) })
+	at := testNow.Add(-20 * 24 * time.Hour)
+	var turns []turn
+	for i, text := range []string{
+		"Can you help me sort out my tax return this year? I keep losing receipts. I have an extreme aversion to heights.",
+		"I love old jazz records.",
+		"I work as a nurse.",
+		"I'm learning Spanish.",
+		"My son Tom can't have any nuts, he has a severe allergy.",
+	} {
+		turns = append(turns, newTurn(fmt.Sprintf("e-%d", i), "pat", "p1", text, at.Add(time.Duration(i)*time.Minute)))
+	}
+	for i := range 10 {
+		turns = append(turns, newTurn(fmt.Sprintf("w-%d", i), "pat", fmt.Sprintf("w%d", i), fmt.Sprintf("Let's go over my weekend plans, list number %d.", i), at.Add(time.Duration(i+1)*time.Hour)))
+	}
+	b.postOK(t, "t1", turns...)
+	b.waitIngested(t)
+	b.nats.WaitSettled(t, queue.TurnsStream, extractor.Def.Binding.Durable)
+	b.nats.WaitSettled(t, queue.TurnsStream, indexer.Def.Binding.Durable)
+
+	var embedded int
+	require.NoError(t, b.db.Store.Pool().QueryRow(t.Context(),
+		`SELECT count(*) FROM attribute_assertions WHERE tenant_id = 't1' AND user_id = 'pat' AND key = 'statements' AND embedding IS NOT NULL AND embedding_model <> ''`).Scan(&embedded))
+	require.Equal(t, 5, embedded, "every statement stored with its vector")
+
+	ask := func(query string) contract.Context {
+		t.Helper()
+		res := b.get(t, "t1", contextPath("pat", "new", "query", query))
+		require.Equal(t, http.StatusOK, res.Status, string(res.Body))
+		return decode[contract.Context](t, res)
+	}
+	c := ask("Anything thrilling to do in Colorado?")
+	require.NotEmpty(t, c.Profile.Statements, c.Prompt)
+	require.Equal(t, "I have an extreme aversion to heights.", c.Profile.Statements[0].Text, c.Prompt)
+	require.True(t, c.Profile.Statements[0].Matched)
+	require.Equal(t, "hybrid", c.Recalled.Search)
+	for _, h := range c.Recalled.Hits {
+		require.NotContains(t, h.Text, "heights", "the aversion's turn is not recalled: the statement alone carries it")
+	}
+
+	// The same message when the embedder fails for it: the search falls back
+	// to terms, the statements to their domains and terms, and the aversion
+	// bears on nothing.
+	c = ask("Anything thrilling to do in Colorado? no vector")
+	require.Equal(t, "lexical", c.Recalled.Search)
+	for _, st := range c.Profile.Statements {
+		if strings.Contains(st.Text, "heights") {
+			require.False(t, st.Matched, c.Prompt)
+		}
+	}
 }

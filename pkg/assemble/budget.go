@@ -137,6 +137,23 @@ func applyBudget(ph phrases, p *Parts, limit int) (Budget, lines) {
 		}
 		return len(entries)
 	}
+	// The user's own statements, in their order (those that bear on the
+	// message first), within their own cap.
+	fitStatements := func() {
+		pr := p.Profile
+		if pr == nil {
+			return
+		}
+		capped := left
+		if p.StatementLimit > 0 {
+			left = min(left, p.StatementLimit)
+		}
+		keep := fit(l.statements, blockSize(ph.statements))
+		pr.Statements, l.statements, pr.Cuts = pr.Statements[:keep], l.statements[:keep], addCut(pr.Cuts, len(pr.Statements)-keep)
+		if p.StatementLimit > 0 {
+			left = capped - (min(capped, p.StatementLimit) - left)
+		}
+	}
 	// Who the user is and what they asked for comes first, within its own
 	// cap: a few short lines that every answer should respect. What they
 	// asked is kept before what they are.
@@ -157,16 +174,8 @@ func applyBudget(ph phrases, p *Parts, limit int) (Budget, lines) {
 		if p.ProfileLimit > 0 {
 			left = capped - (min(capped, p.ProfileLimit) - left)
 		}
-		// The user's own statements, in their order (those that bear on
-		// the message first), within their own cap.
-		capped = left
-		if p.StatementLimit > 0 {
-			left = min(left, p.StatementLimit)
-		}
-		keep = fit(l.statements, blockSize(ph.statements))
-		pr.Statements, l.statements, pr.Cuts = pr.Statements[:keep], l.statements[:keep], addCut(pr.Cuts, len(pr.Statements)-keep)
-		if p.StatementLimit > 0 {
-			left = capped - (min(capped, p.StatementLimit) - left)
+		if !p.StatementsLast {
+			fitStatements()
 		}
 	}
 	if lst := p.List; lst != nil {
@@ -212,6 +221,9 @@ func applyBudget(ph phrases, p *Parts, limit int) (Budget, lines) {
 		l.facts = nil
 	}
 	f.Facts, f.Cuts, l.facts = f.Facts[:keep], addCut(f.Cuts, len(f.Facts)-keep), l.facts[:keep]
+	if p.StatementsLast {
+		fitStatements()
+	}
 	sp := l.spent(ph)
 	return Budget{Limit: limit, Used: sp.total(), Parts: sp}, l
 }

@@ -198,3 +198,33 @@ func TestLonger(t *testing.T) {
 		}
 	}
 }
+
+// Statements fitted last take what the other parts leave: when the
+// recalled part fills the budget they give way to it, whereas fitted after
+// the profile's keys they are kept and the recalled part shrinks.
+func TestStatementsLast(t *testing.T) {
+	t.Parallel()
+	parts := func(last bool) *Parts {
+		hits := make([]RecalledHit, 40)
+		for i := range hits {
+			hits[i] = RecalledHit{Kind: "message", EventID: "e" + strconv.Itoa(i), SessionID: "s", Role: "user",
+				OccurredAt: time.Date(2024, 1, 1, 9, i, 0, 0, time.UTC), Text: strings.Repeat("played games for two hours ", 4)}
+		}
+		return &Parts{
+			Profile:        &Profile{Statements: []Statement{{Text: "I love indie games with strong stories.", At: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)}}},
+			StatementLimit: 400,
+			StatementsLast: last,
+			Recalled:       &Recalled{Query: "how many hours did I play?", Hits: hits},
+		}
+	}
+	first, last := parts(false), parts(true)
+	_, withFirst := Assemble("en", first, 2000)
+	_, withLast := Assemble("en", last, 2000)
+	require.Contains(t, withFirst, "indie games")
+	require.NotContains(t, withLast, "indie games", "the history took the budget first")
+	require.Greater(t, len(last.Recalled.Hits), len(first.Recalled.Hits))
+	roomy := parts(true)
+	roomy.Recalled.Hits = roomy.Recalled.Hits[:2]
+	_, withRoom := Assemble("en", roomy, 2000)
+	require.Contains(t, withRoom, "indie games", "what the history leaves")
+}

@@ -37,6 +37,11 @@ type Parts struct {
 	// StatementLimit caps the characters the user's own statements may
 	// take, past the profile's keys (0: no cap of their own).
 	StatementLimit int
+	// StatementsLast fits the statements into what the other parts leave,
+	// last, rather than right after the profile's keys: for a message whose
+	// answer is in the history ("how many hours did I spend on games?"), not
+	// in who the user is. They are still shown where they always are.
+	StatementsLast bool
 	// Now is the time the context is for (its `at`, or the time it was
 	// asked): each recalled day says how long before it that day was
 	// ("Fri 5 May 2023, 25 days ago"), so that "how long ago" and "how long

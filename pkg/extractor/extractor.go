@@ -120,7 +120,9 @@ type Worker struct {
 	catalog   *catalogs
 	refresher *queue.Refresher
 	index     *search.Indexer
-	schemas   *attribute.Schemas
+	// emb embeds self-statements (EMBED_*), nil without an embedder.
+	emb     embed.Embedder
+	schemas *attribute.Schemas
 	// replies are the newest assistant reply of each session this worker
 	// has read: what a user's next turn may pick from (choice).
 	replies *lru.Cache[string, record.Message]
@@ -148,7 +150,7 @@ func New(_ context.Context, cfg Config, d *worker.Deps) (*Worker, error) {
 	if err != nil {
 		return nil, err
 	}
-	w.index = search.NewIndexer(d.Store, an, emb)
+	w.index, w.emb = search.NewIndexer(d.Store, an, emb), emb
 	return w, nil
 }
 
@@ -171,7 +173,7 @@ func NewWith(cfg Config, d *worker.Deps, ex extract.Extractor, source string) *W
 		}, []string{"type"}),
 		stated: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "recall", Subsystem: "extractor", Name: "stated_attributes_total",
-			Help: "Values users stated of themselves, by key and outcome (read; refused by the tenant's schema).",
+			Help: "Values users stated of themselves, by key and outcome (read; refused by the tenant's schema; unembedded: a statement stored without its embedding, the embedder failing).",
 		}, []string{"key", "outcome"}),
 	}
 	if d.Registry != nil {
@@ -214,6 +216,7 @@ func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 			for _, l := range all {
 				batch, stated = append(batch, l.mentions...), append(stated, l.stated...)
 			}
+			w.embedStatements(ctx, stated)
 			// Both writes are idempotent: a batch retried after the first
 			// succeeded changes nothing twice.
 			if _, err := w.store.RecordAssertions(ctx, stated); err != nil {
@@ -344,6 +347,40 @@ func (w *Worker) statements(t *events.Turn) []store.AssertionRow {
 		out = append(out, store.AssertionRow{TenantID: t.TenantID, UserID: t.UserID, Assertion: a})
 	}
 	return out
+}
+
+// embedStatements gives the self-statements among rows their embedding,
+// with an embedder: a context whose message the search embedded measures
+// them against it. An embedder that fails leaves them without (counted and
+// logged): they are still matched by their domains and terms, and a replay
+// with a working embedder adds the vectors.
+func (w *Worker) embedStatements(ctx context.Context, rows []store.AssertionRow) {
+	if w.emb == nil {
+		return
+	}
+	var at []int
+	var texts []string
+	for i := range rows {
+		if rows[i].Key == attribute.KeyStatements && rows[i].Op == attribute.Put {
+			at, texts = append(at, i), append(texts, rows[i].Value)
+		}
+	}
+	if len(texts) == 0 {
+		return
+	}
+	vecs, err := w.emb.Embed(ctx, texts)
+	if err == nil && len(vecs) != len(texts) {
+		err = fmt.Errorf("%d vectors for %d texts", len(vecs), len(texts))
+	}
+	if err != nil {
+		w.metrics.stated.WithLabelValues(attribute.KeyStatements, "unembedded").Add(float64(len(texts)))
+		w.log.Warn("statements stored without embeddings", "statements", len(texts), "err", err)
+		return
+	}
+	model := w.emb.Model()
+	for k, i := range at {
+		rows[i].Embedding, rows[i].Model = vecs[k], model
+	}
 }
 
 // mentions runs the extractor over what the turn contributes.

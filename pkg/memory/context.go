@@ -160,9 +160,13 @@ func (s *Service) ContextWith(ctx context.Context, tenant string, qv url.Values,
 	parts.Window.Messages = nonNil(parts.Window.Messages)
 	parts.Summaries = assemble.PickSummaries(data.Summaries, data.Summary, parts.Window, counts)
 	parts.List = assemble.CurrentList(data.List)
-	parts.Profile = contextProfile(s.schemas.For(tenant), data.Assertions, s.cfg.ContextProfileDerived, query, s.cfg.ContextStatementChars >= 0)
+	var said *statementQuery
+	if s.cfg.ContextStatementChars >= 0 {
+		said = &statementQuery{text: query, similarity: data.StatementSimilarity}
+	}
+	parts.Profile = contextProfile(s.schemas.For(tenant), data.Assertions, s.cfg.ContextProfileDerived, said)
 	parts.ProfileLimit = max(s.cfg.ContextProfileChars, 0)
-	parts.StatementLimit = statementLimit(s.cfg.ContextStatementChars, query)
+	parts.StatementLimit, parts.StatementsLast = statementLimit(s.cfg.ContextStatementChars, query)
 	parts.RecalledShare = s.cfg.ContextRecalledShare
 	parts.Now = now
 	parts.Zone = zone
@@ -211,21 +215,21 @@ func (s *Service) userZone(tenant string, as []attribute.Assertion) *time.Locati
 
 // contextProfile is the profile part of a context: the current values of
 // the user's attributes, a key's items together, in the schema's order; and
-// their own statements chosen for the query (pickStatements), unless
-// statements is false.
-func contextProfile(schema *attribute.Schema, as []attribute.Assertion, derived bool, query string, statements bool) *assemble.Profile {
+// their own statements chosen for the message (pickStatements), unless
+// said is nil.
+func contextProfile(schema *attribute.Schema, as []attribute.Assertion, derived bool, said *statementQuery) *assemble.Profile {
 	if len(as) == 0 {
 		return nil
 	}
 	var p assemble.Profile
-	var said []attribute.Value
+	var stmts []attribute.Value
 	filled := map[string]bool{}
 	for _, v := range attribute.Resolve(schema, as).Current {
 		if v.Source == attribute.Derived && !derived {
 			continue
 		}
 		if v.Key == attribute.KeyStatements {
-			said = append(said, v)
+			stmts = append(stmts, v)
 			continue
 		}
 		filled[v.Key] = true
@@ -240,8 +244,8 @@ func contextProfile(schema *attribute.Schema, as []attribute.Assertion, derived 
 		}
 		*group = append(*group, assemble.ProfileEntry{Key: v.Key, Label: k.Label, Values: []string{v.Value}})
 	}
-	if statements {
-		p.Statements = pickStatements(said, query, filled)
+	if said != nil {
+		p.Statements = pickStatements(stmts, *said, filled)
 	}
 	if p.Empty() {
 		return nil

@@ -85,10 +85,11 @@ type Config struct {
 	// statements (the profile's statements: "I avoid hotels downtown",
 	// "my son can't have nuts") may take, after the profile's keys: those
 	// that bear on the current message first, then the strongest whatever
-	// the message. A message that does not ask for advice (a
-	// recommendation, a suggestion, a plan: "how many days ago did I…")
-	// gives them a third of it, the rest going to the history its answer is
-	// in. -1: none are shown.
+	// the message. A message that does not ask for advice or the
+	// assistant's judgment (a recommendation, a suggestion, a plan, "what
+	// do you think?") but about what happened ("how many days ago did
+	// I…") gives them a third of it, out of what the history its answer is
+	// in and the other parts leave. -1: none are shown.
 	ContextStatementChars int `env:"CONTEXT_STATEMENT_CHARS" envDefault:"1200"`
 	// ContextRecalledShare is the most the recalled part may take of what
 	// the profile, the current list and the window leave of the budget

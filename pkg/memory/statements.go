@@ -16,14 +16,17 @@ import (
 	"github.com/recallhq/recall/pkg/domain"
 	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/search"
+	"github.com/recallhq/recall/pkg/store"
 )
 
 // How a context's statements are chosen: at most matchedFirst of those
 // that bear on the message, then at most strongest of the strongest of the
 // rest, then the others in the same two orders; the statements' share of
-// the budget (CONTEXT_STATEMENT_CHARS) cuts the tail.
+// the budget (CONTEXT_STATEMENT_CHARS) cuts the tail. The strongest come
+// early enough that long statements that bear on the message (a choice
+// among long options) cannot crowd them out.
 const (
-	matchedFirst = 8
+	matchedFirst = 4
 	strongest    = 3
 	// maxStatements bounds what is ranked: the newest of a user's
 	// statements.
@@ -42,7 +45,13 @@ const (
 // the profile already states (filled: "location", "reply_language") is left
 // to the key's line, and of statements that say the same thing only the
 // newest is kept.
-func pickStatements(said []attribute.Value, query string, filled map[string]bool) []assemble.Statement {
+//
+// With an embedder, the message's vector joins in (statementQuery's
+// similarity): relative to the user's other statements, the statement
+// nearest the message gains embedWeight, one no nearer than their mean
+// nothing, in between in proportion.
+func pickStatements(said []attribute.Value, sq statementQuery, filled map[string]bool) []assemble.Statement {
+	query := sq.text
 	if len(said) == 0 {
 		return nil
 	}
@@ -77,9 +86,13 @@ func pickStatements(said []attribute.Value, query string, filled map[string]bool
 	}
 	q := readQuery(query)
 	n := float64(len(cands))
+	near := nearness(cands, func(c cand) (float64, bool) {
+		sim, ok := sq.similarity[store.StatementKey(c.v.EventID, c.v.Item)]
+		return sim, ok
+	})
 	for i := range cands {
 		c := &cands[i]
-		rel := embed.Cosine(q.domains[:], c.r.domains[:])
+		rel := embed.Cosine(q.domains[:], c.r.domains[:]) + embedWeight*near[i]
 		var terms float64
 		for _, t := range c.r.terms {
 			if q.has[t] {
@@ -131,6 +144,51 @@ func pickStatements(said []attribute.Value, query string, filled map[string]bool
 	add(rest[:r1], false)
 	add(matched[m1:], true)
 	add(rest[r1:], false)
+	return out
+}
+
+// statementQuery is what statements are chosen for: the message, and the
+// cosine similarity of the user's embedded statements to its vector (by
+// store.StatementKey; nil without an embedder or a vector).
+type statementQuery struct {
+	text       string
+	similarity map[string]float64
+}
+
+// embedWeight is what the embedder's similarity adds to the statement
+// nearest the message: enough to make it bear on the message (bearsOn).
+const embedWeight = 0.3
+
+// nearness is each item's similarity to the message relative to the
+// others': 1 for the nearest, 0 at or below their mean, linear between.
+// Cosines of different embedding models live on different scales; their
+// order and spread within one user's statements do not. Items without a
+// similarity (not embedded, or by another model) get 0; with fewer than
+// three measured, all do.
+func nearness[T any](items []T, sim func(T) (float64, bool)) []float64 {
+	out := make([]float64, len(items))
+	var sum, top float64
+	measured := 0
+	top = math.Inf(-1)
+	for _, it := range items {
+		if s, ok := sim(it); ok {
+			sum += s
+			top = max(top, s)
+			measured++
+		}
+	}
+	if measured < 3 {
+		return out
+	}
+	mean := sum / float64(measured)
+	if top-mean <= 1e-9 {
+		return out
+	}
+	for i, it := range items {
+		if s, ok := sim(it); ok && s > mean {
+			out[i] = (s - mean) / (top - mean)
+		}
+	}
 	return out
 }
 
@@ -214,21 +272,23 @@ func withoutRecalled(st []assemble.Statement, r *assemble.Recalled) []assemble.S
 }
 
 // asksAdvice matches a message that asks for a suggestion, a
-// recommendation, a choice or a plan: where who the user is bears on the
-// answer most.
-var asksAdvice = regexp.MustCompile(`(?i)\b(?:recommend\w*|suggest\w*|ideas?|tips?|advice|advise|should i|what (?:can|could) i|best (?:way|place|option|time)s?|where (?:can|could|should) i|help me (?:choose|find|plan|pick|decide|with)|looking for|planning|plan (?:a|my|to)|options?|what are some|any good|for me|would you|ways? to|how (?:can|do|should) i|what(?: would|'s| is| are) (?:be )?(?:a |some )?(?:good|great|nice))\b|推荐|建议|有什么好|怎么选|帮我|适合我|应该|计划|打算|想去|哪里|哪些`)
+// recommendation, a choice, a plan or the assistant's judgment of the
+// user's situation ("what do you think?", "could there be a reason?"):
+// where who the user is bears on the answer most.
+var asksAdvice = regexp.MustCompile(`(?i)\b(?:what do you think|do you think|could (?:there|it|this|that) be|is it (?:a good idea|worth)|recommend\w*|suggest\w*|ideas?|tips?|advice|advise|should i|what (?:can|could) i|best (?:way|place|option|time)s?|where (?:can|could|should) i|help me (?:choose|find|plan|pick|decide|with)|looking for|planning|plan (?:a|my|to)|options?|what are some|any good|for me|would you|ways? to|how (?:can|do|should) i|what(?: would|'s| is| are) (?:be )?(?:a |some )?(?:good|great|nice))\b|推荐|建议|有什么好|怎么选|帮我|适合我|应该|计划|打算|想去|哪里|哪些|你觉得|怎么看`)
 
 // statementLimit is the statements' share of a context's budget: all of
 // CONTEXT_STATEMENT_CHARS for a message that asks for advice (or none at
-// all), a third of it for another message (a question about what happened
-// is answered from the history, which the budget goes to instead).
-func statementLimit(chars int, query string) int {
+// all); for another message a third of it, out of what the other parts
+// leave (last): a question about what happened is answered from the
+// history, which the budget goes to first.
+func statementLimit(chars int, query string) (limit int, last bool) {
 	switch {
 	case chars <= 0:
-		return 0
+		return 0, false
 	case query == "" || asksAdvice.MatchString(query):
-		return chars
+		return chars, false
 	default:
-		return max(chars/3, 1)
+		return max(chars/3, 1), true
 	}
 }

@@ -18,6 +18,10 @@ type AssertionRow struct {
 	TenantID string
 	UserID   string
 	attribute.Assertion
+	// Embedding of a statement's text by Model (the key statements only);
+	// nil for none.
+	Embedding []float32
+	Model     string
 }
 
 // RecordAssertions stores assertions (normalized by attribute.Normalize);
@@ -55,7 +59,17 @@ func assertionArgs(rows []AssertionRow) ([]any, error) {
 	evidence := make([]json.RawMessage, n)
 	confidence := make([]float64, n)
 	at := make([]time.Time, n)
+	embedding, model := make([]any, n), make([]*string, n)
 	for i, r := range rows {
+		if r.Embedding != nil {
+			if r.Key != attribute.KeyStatements || r.Model == "" {
+				return nil, fmt.Errorf("record assertions: an embedding is for a statement, with its model (%s %q)", r.Key, r.Item)
+			}
+			if err := checkVector(r.Embedding); err != nil {
+				return nil, fmt.Errorf("record assertions: statement %q: embedding %w", r.Item, err)
+			}
+			embedding[i], model[i] = halfvecArg(r.Embedding), &rows[i].Model
+		}
 		tenant[i], user[i], event[i], key[i], item[i], op[i] = r.TenantID, r.UserID, r.EventID, r.Key, r.Item, r.Op
 		value[i], source[i], session[i], confidence[i], at[i] = r.Value, r.Source, r.SessionID, r.Confidence, r.At
 		ev := r.Evidence
@@ -68,7 +82,7 @@ func assertionArgs(rows []AssertionRow) ([]any, error) {
 		}
 		evidence[i] = b
 	}
-	return []any{tenant, user, event, key, item, op, value, source, evidence, session, confidence, at}, nil
+	return []any{tenant, user, event, key, item, op, value, source, evidence, session, confidence, at, embedding, model}, nil
 }
 
 // Assertions are every assertion about a user, oldest first: what
@@ -122,3 +136,7 @@ func scanAssertion(r pgx.CollectableRow) (attribute.Assertion, error) {
 	a.At = a.At.UTC()
 	return a, err
 }
+
+// StatementKey is the key of a statement in ContextData.StatementSimilarity:
+// the event it was read from and its item.
+func StatementKey(eventID, item string) string { return eventID + "\x00" + item }

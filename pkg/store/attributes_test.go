@@ -95,3 +95,66 @@ func insertSession(t *testing.T, db *testenv.DB, tenant, user, session string, a
 		TenantID: tenant, UserID: user, SessionID: session, OccurredAt: at, Role: events.RoleUser, Content: "hello"}}})
 	require.NoError(t, err)
 }
+
+// A statement is stored with its embedding; one stored without takes the
+// vector a replay brings, once; an embedding on another key is refused. A
+// context whose search has a vector reads each statement's similarity to
+// it by the same model, as of the context's moment.
+func TestStatementVectors(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testenv.NewDB(t)
+	t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	said := func(event, text string, day int, vec []float32) store.AssertionRow {
+		a := attribute.Assertion{Key: attribute.KeyStatements, Item: attribute.ItemKey(text), Value: text, Op: attribute.Put,
+			Source: attribute.Stated, EventID: event, Evidence: []string{event}, SessionID: "s1", Confidence: 0.8, At: t0.AddDate(0, 0, day)}
+		r := store.AssertionRow{TenantID: "acme", UserID: "u1", Assertion: a}
+		if vec != nil {
+			r.Embedding, r.Model = vec, "m"
+		}
+		return r
+	}
+	heights := said("t1", "I have an extreme aversion to heights.", 0, nil)
+	jazz := said("t2", "I love old jazz records.", 2, []float32{0, 1, 0})
+	n, err := db.Store.RecordAssertions(ctx, []store.AssertionRow{heights, jazz})
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+	// A replay with an embedder gives the first its vector; one more
+	// changes nothing.
+	heights.Embedding, heights.Model = []float32{2, 0, 0}, "m"
+	n, err = db.Store.RecordAssertions(ctx, []store.AssertionRow{heights, jazz})
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	other := heights
+	other.Embedding = []float32{0, 0, 1}
+	n, err = db.Store.RecordAssertions(ctx, []store.AssertionRow{other})
+	require.NoError(t, err)
+	require.Zero(t, n)
+	name := store.AssertionRow{TenantID: "acme", UserID: "u1", Assertion: attribute.Assertion{Key: "name", Value: "Ann", Op: attribute.Put,
+		Source: attribute.Stated, EventID: "t3", Confidence: 0.9, At: t0}, Embedding: []float32{1, 0, 0}, Model: "m"}
+	_, err = db.Store.RecordAssertions(ctx, []store.AssertionRow{name})
+	require.ErrorContains(t, err, "an embedding is for a statement")
+
+	similarity := func(at time.Time, vec []float32, model string) map[string]float64 {
+		t.Helper()
+		sc, err := store.NewSearchScan("u1", []string{"x"}, vec, model)
+		require.NoError(t, err)
+		d, err := db.Store.Tenant("acme").Context(ctx, "s1", "u1", 10, 0, 0, true, at, sc)
+		require.NoError(t, err)
+		sc.Release()
+		return d.StatementSimilarity
+	}
+	sims := similarity(time.Time{}, []float32{1, 1, 0}, "m")
+	require.Len(t, sims, 2)
+	require.InDelta(t, 0.7071, sims[store.StatementKey("t1", heights.Item)], 0.01)
+	require.InDelta(t, 0.7071, sims[store.StatementKey("t2", jazz.Item)], 0.01)
+	require.Len(t, similarity(t0.AddDate(0, 0, 1), []float32{1, 1, 0}, "m"), 1, "as of before the second")
+	require.Empty(t, similarity(time.Time{}, []float32{1, 1, 0}, "another model"))
+	require.Empty(t, similarity(time.Time{}, []float32{1, 1, 0, 0}, "m"), "another dimension is not compared")
+	sc, err := store.NewSearchScan("u1", []string{"x"}, nil, "")
+	require.NoError(t, err)
+	d, err := db.Store.Tenant("acme").Context(ctx, "s1", "u1", 10, 0, 0, true, time.Time{}, sc)
+	require.NoError(t, err)
+	sc.Release()
+	require.Nil(t, d.StatementSimilarity, "no vector, nothing measured")
+}

@@ -6,6 +6,8 @@ package store
 var (
 	// qAttributeAssertionInsertBatch is AttributeAssertionInsertBatch of queries/attributes.sql.
 	qAttributeAssertionInsertBatch = queryName{"AttributeAssertionInsertBatch"}
+	// qAttributeStatementSimilarity is AttributeStatementSimilarity of queries/attributes.sql.
+	qAttributeStatementSimilarity = queryName{"AttributeStatementSimilarity"}
 	// qAttributeAssertionListByUser is AttributeAssertionListByUser of queries/attributes.sql.
 	qAttributeAssertionListByUser = queryName{"AttributeAssertionListByUser"}
 	// qAttributeAssertionListByUserBefore is AttributeAssertionListByUserBefore of queries/attributes.sql.
@@ -230,6 +232,7 @@ var (
 // that holds them to the statements loaded at start.
 var queryNameList = []queryName{
 	qAttributeAssertionInsertBatch,
+	qAttributeStatementSimilarity,
 	qAttributeAssertionListByUser,
 	qAttributeAssertionListByUserBefore,
 	qAttributeAssertionListByUsersKeys,

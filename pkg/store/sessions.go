@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/recallhq/recall/pkg/attribute"
 	"github.com/recallhq/recall/pkg/record"
@@ -117,6 +118,10 @@ type ContextData struct {
 	// Assertions are every assertion about the user's attributes (read
 	// when asked for): attribute.Resolve makes the profile part of them.
 	Assertions []attribute.Assertion
+	// StatementSimilarity is, when the search's query has a vector, the
+	// cosine similarity of each of the user's statements embedded by the
+	// same model to it, by StatementKey; nil otherwise.
+	StatementSimilarity map[string]float64
 }
 
 // Context reads a session's window, its user's facts and the summaries (of the
@@ -187,6 +192,22 @@ func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, f
 			b.Queue(q(qAttributeAssertionListByUserBefore), t.id, userID, at).Query(readAssertions)
 		} else {
 			b.Queue(q(qAttributeAssertionListByUser), t.id, userID).Query(readAssertions)
+		}
+		if search != nil && search.vector != nil {
+			var before any = at
+			if !past {
+				before = pgtype.Timestamptz{InfinityModifier: pgtype.Infinity, Valid: true}
+			}
+			d.StatementSimilarity = map[string]float64{}
+			b.Queue(q(qAttributeStatementSimilarity), t.id, userID, attribute.KeyStatements, search.vector, search.model, before).Query(func(rows pgx.Rows) error {
+				var event, item string
+				var sim float64
+				_, err := pgx.ForEachRow(rows, []any{&event, &item, &sim}, func() error {
+					d.StatementSimilarity[StatementKey(event, item)] = sim
+					return nil
+				})
+				return err
+			})
 		}
 	}
 	readSummaries := func(rows pgx.Rows) error {

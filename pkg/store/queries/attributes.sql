@@ -1,14 +1,29 @@
 -- name: AttributeAssertionInsertBatch
 -- Stores assertions, one row per element of the arrays; one already stored
--- (a redelivery, a replay) is left as it is.
-INSERT INTO attribute_assertions (tenant_id, user_id, event_id, key, item, op, value, source, evidence, session_id,
-                                  confidence, occurred_at)
+-- (a redelivery, a replay) is left as it is, except that a statement stored
+-- without an embedding takes the one given (a replay with an embedder).
+INSERT INTO attribute_assertions AS s (tenant_id, user_id, event_id, key, item, op, value, source, evidence, session_id,
+                                       confidence, occurred_at, embedding, embedding_model)
 SELECT a.tenant_id, a.user_id, a.event_id, a.key, a.item, a.op, a.value, a.source,
-       COALESCE(ARRAY(SELECT jsonb_array_elements_text(a.evidence)), '{}'), a.session_id, a.confidence, a.occurred_at
+       COALESCE(ARRAY(SELECT jsonb_array_elements_text(a.evidence)), '{}'), a.session_id, a.confidence, a.occurred_at,
+       a.embedding, COALESCE(a.embedding_model, '')
 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-            $9::jsonb[], $10::text[], $11::float8[], $12::timestamptz[])
-     AS a(tenant_id, user_id, event_id, key, item, op, value, source, evidence, session_id, confidence, occurred_at)
-ON CONFLICT DO NOTHING;
+            $9::jsonb[], $10::text[], $11::float8[], $12::timestamptz[], $13::halfvec[], $14::text[])
+     AS a(tenant_id, user_id, event_id, key, item, op, value, source, evidence, session_id, confidence, occurred_at,
+          embedding, embedding_model)
+ON CONFLICT (tenant_id, user_id, event_id, key, item, op) DO UPDATE
+SET embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model
+WHERE s.embedding IS NULL AND EXCLUDED.embedding IS NOT NULL;
+
+-- name: AttributeStatementSimilarity
+-- The cosine similarity of each of a user's statements (key $3) embedded by
+-- model $5 to a message's vector $4, as of before $6 (infinity: now).
+-- Vectors are stored and given at unit length, so the inner product is the
+-- cosine.
+SELECT event_id, item, (-(embedding <#> $4::halfvec))::float8
+FROM attribute_assertions
+WHERE tenant_id = $1 AND user_id = $2 AND key = $3 AND op = 'put' AND embedding_model = $5
+  AND embedding IS NOT NULL AND vector_dims(embedding) = vector_dims($4::halfvec) AND occurred_at < $6;
 
 -- name: AttributeAssertionListByUser
 -- Every assertion of a user, oldest first; resolution orders them itself.

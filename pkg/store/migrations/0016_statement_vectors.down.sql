@@ -1,0 +1,3 @@
+ALTER TABLE attribute_assertions
+    DROP COLUMN IF EXISTS embedding,
+    DROP COLUMN IF EXISTS embedding_model;
