@@ -202,8 +202,9 @@ func pickOf(text, first string, entries []listsel.Entry, decides bool) (int, boo
 }
 
 // namedOption is the option (1-based) a pick sentence names among
-// options: the one with the most of its words that no other option has,
-// at least twice the next one's, and the most of its words in all; one
+// options: the one with words that no other option has, at least three
+// times as many as any other (the words of two options pick neither), and
+// the one with the most of its words in all; one
 // such word only when it is long ("Codenames") or the options are short
 // phrases. With heads, the words must meet the option's head where it has
 // one ("Pettah Market: a bustling market …"): a pick of a tip's
@@ -254,7 +255,9 @@ func namedOption(first string, options []string, heads bool) (int, bool) {
 			second = len(own)
 		}
 	}
-	if at < 0 || best < 2*second {
+	// Words of two options ("Blue Apron or HelloFresh") pick neither,
+	// unless one is named far more than the other.
+	if at < 0 || second > 0 && best < 3*second {
 		return 0, false
 	}
 	for i := range options {
@@ -340,7 +343,8 @@ var decisionCue = regexp.MustCompile(`\b(?:(?:i(?:'ll| will|'d| would)?|i think 
 // a short reply (at most maxProseSentences sentences) offers options in
 // prose; a long answer's sentences are no options.
 func choiceWords(first, reply string) (text, matter string, ok bool) {
-	if !decisionCue.MatchString(strings.ToLower(first)) || stated.Quoting(first) {
+	lower := strings.ToLower(first)
+	if !decisionCue.MatchString(lower) || looksInto.MatchString(lower) || stated.Quoting(first) {
 		return "", "", false
 	}
 	sents := splitSentences(reply)
@@ -367,6 +371,11 @@ func choiceWords(first, reply string) (text, matter string, ok bool) {
 	text, matter = optionsText(sents, chosen)
 	return text, matter, true
 }
+
+// looksInto is a decision to look into something ("I'll check out some
+// reviews", "I'll try the search"): of a numbered list it picks the entry
+// it names, but a prose reply's sentences are as often advice as options.
+var looksInto = regexp.MustCompile(`\b(?:check out|try|look (?:at|into))\b`)
 
 // maxProseSentences bounds the sentences of a reply that offers options in
 // prose.

@@ -76,6 +76,7 @@ func TestPickOfOwnWords(t *testing.T) {
 		{"I'll check out the bargains and the handicrafts.", markets, 0},
 		{"I think I'll go with noting the reason for each purchase.", tips, 0},
 		{"I'll go with the smoothie.", smoothies, 0},
+		{"I think I'll check out Pettah Market or Laksala.", markets, 0},
 	} {
 		first, ok := pickSentence(c.text)
 		require.True(t, ok, c.text)
@@ -126,6 +127,11 @@ func TestChoiceWords(t *testing.T) {
 	_, _, ok = choiceWords("I think I'll go with Kjaer Weis", long)
 	require.False(t, ok)
 	_, _, ok = choiceWords("I think I'll go with the documentary series", "A documentary series about Rome is an engaging way to learn about it.")
+	require.False(t, ok)
+	// Looking into something a prose reply advised is no pick among
+	// options.
+	advice := "Scalp massage brushes are popular. It is always a good idea to read reviews of the product first. You can check out online stores."
+	_, _, ok = choiceWords("I'll definitely check out some reviews before I make my purchase", advice)
 	require.False(t, ok)
 }
 

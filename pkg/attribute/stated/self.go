@@ -69,6 +69,7 @@ var kindWeight = map[string]float64{
 func Self(text string) []Said {
 	var out []Said
 	seen := map[string]bool{}
+	text = ownWords(text)
 	for _, line := range strings.Split(unquote(text), "\n") {
 		if transcriptLine(line) {
 			continue
@@ -129,6 +130,28 @@ func Self(text string) []Said {
 		}
 	}
 	return out
+}
+
+// A turn longer than pastedTurn characters is mostly something the user
+// pasted (a document, a transcript, a draft, a script): only its opening
+// ownOpening characters, where users write what they want done with it,
+// are read as their own words.
+const (
+	pastedTurn = 1500
+	ownOpening = 500
+)
+
+// ownWords is the part of a turn read as the user's own words: all of it,
+// or the opening of a long one, cut at its last sentence end.
+func ownWords(text string) string {
+	if utf8.RuneCountInString(text) <= pastedTurn {
+		return text
+	}
+	open := string([]rune(text)[:ownOpening])
+	if i := strings.LastIndexAny(open, ".!?。！？\n"); i > 0 {
+		open = open[:i+1]
+	}
+	return open
 }
 
 // goesFurther opens a sentence that takes the one before further: "I've

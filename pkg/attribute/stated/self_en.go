@@ -477,7 +477,7 @@ var passingIng = map[string]bool{
 	"struggling": true, "feeling": true, "getting": true, "planning": true, "considering": true, "researching": true,
 	"talking": true, "asking": true, "waiting": true, "dealing": true, "hoping": true, "worrying": true,
 	"searching": true, "going": true, "hearing": true, "seeing": true, "noticing": true,
-	"debating": true, "weighing": true, "contemplating": true, "preparing": true, "saving": true,
+	"debating": true, "weighing": true, "contemplating": true, "preparing": true, "saving": true, "putting": true,
 }
 
 // ongoing reports a word after ws[from] that makes "I've been …ing" last:
@@ -820,9 +820,18 @@ func verbEN(ws []word, j int, neg, habit, perfect bool, boost *float64, done fun
 			return Said{}, false
 		}
 	case "find":
-		// "I find X boring", "I find that …" is no statement.
+		// "I find X boring"; "I find that …" and "I find it fascinating
+		// that the Mellotron …" (a reaction to what was said) are no
+		// statements.
 		if next(ws, j) == "that" {
 			return Said{}, false
+		}
+		if next(ws, j) == "it" {
+			for k := j + 2; k < min(len(ws), j+6); k++ {
+				if ws[k].w == "that" || ws[k].w == "how" {
+					return Said{}, false
+				}
+			}
 		}
 		for k := j + 1; k < min(len(ws), j+10); k++ {
 			a := ws[k].w

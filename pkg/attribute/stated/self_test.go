@@ -1,6 +1,7 @@
 package stated_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -215,4 +216,22 @@ func TestSelfKeepsWhatGoesFurther(t *testing.T) {
 	require.Equal(t, "I've been using basil and mint in my cooking lately. I've even harvested some cherry tomatoes from my garden.", got[0].Text)
 	got = stated.Self("Thanks! I've even harvested some cherry tomatoes from my garden.")
 	require.Empty(t, got, "nothing to go further on")
+}
+
+// A long turn is mostly pasted (a script, a transcript, a draft): only its
+// opening is read as the user's own words. A full stop inside a word or
+// after a title's abbreviation ends no sentence. A reaction to a fact ("I
+// find it fascinating that …") is no statement.
+func TestSelfOwnWords(t *testing.T) {
+	t.Parallel()
+	pasted := "Please tighten this script for me. I love short videos.\n\n" + strings.Repeat("Our channel is about cooking. ", 60) + "We love hearing from our viewers. I hate long intros."
+	var got []string
+	for _, s := range stated.Self(pasted) {
+		got = append(got, s.Text)
+	}
+	require.Equal(t, []string{"I love short videos."}, got)
+	require.Equal(t, "I'm interested in learning more about Dr. Rachel Ross's project.", stated.Self("I'm interested in learning more about Dr. Rachel Ross's project.")[0].Text)
+	require.Equal(t, "I am just a beginner in Next.js and React.", stated.Self("I am just a beginner in Next.js and React.")[0].Text)
+	require.Empty(t, stated.Self("I find it fascinating that the Mellotron had such an impact."))
+	require.Len(t, stated.Self("I find it hard to focus in the mornings."), 1)
 }

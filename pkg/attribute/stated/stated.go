@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Statement is one value read from a turn, for a key of the default
@@ -174,6 +175,29 @@ func isHan(s string) bool {
 	return false
 }
 
+// sentenceEnd reports whether the end mark at e, in the clause that
+// began at start, ends it: a full stop inside a word ("Next.js", "3.5")
+// or after a title's abbreviation ("Dr. Ross", "Mrs. Lee") does not.
+func sentenceEnd(text string, start int, e []int) bool {
+	if text[e[0]:e[1]] != "." {
+		return true
+	}
+	if e[1] < len(text) {
+		if r, _ := utf8.DecodeRuneInString(text[e[1]:]); unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return false
+		}
+	}
+	w := text[start:e[0]]
+	if i := strings.LastIndexFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }); i >= 0 {
+		w = w[i+1:]
+	}
+	switch strings.ToLower(w) {
+	case "dr", "mr", "mrs", "ms", "prof", "st", "jr", "sr", "mt", "vs", "approx":
+		return false
+	}
+	return true
+}
+
 // clauses splits a turn into its sentences: a statement does not run
 // across one.
 var clauseEnd = regexp.MustCompile(`[.!?。！？\n;；]+`)
@@ -183,6 +207,9 @@ func clauses(text string) []string {
 	ends := clauseEnd.FindAllStringIndex(text, -1)
 	start := 0
 	for _, e := range ends {
+		if !sentenceEnd(text, start, e) {
+			continue
+		}
 		// A clause keeps its own end mark: a question is told by it.
 		if s := strings.TrimSpace(text[start:e[1]]); s != "" {
 			out = append(out, s)
