@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/recallhq/recall/internal/datasets"
 	"github.com/recallhq/recall/internal/recallrun"
@@ -86,14 +87,24 @@ func Post(ctx context.Context, c *recallrun.Client, convs []datasets.Conversatio
 // flight; out[i] answers reqs[i]. Every request is sent even when one
 // fails; the first failure in reqs' order is returned, named by label(i).
 func Ask(ctx context.Context, c *recallrun.Client, reqs []recallrun.ContextRequest, concurrency int, label func(i int) string) ([]string, error) {
+	out, _, err := AskTimed(ctx, c, reqs, concurrency, label)
+	return out, err
+}
+
+// AskTimed is Ask with how long each context took, request to answer, as
+// the client saw it.
+func AskTimed(ctx context.Context, c *recallrun.Client, reqs []recallrun.ContextRequest, concurrency int, label func(i int) string) ([]string, []time.Duration, error) {
 	out := make([]string, len(reqs))
+	took := make([]time.Duration, len(reqs))
 	errs := make([]error, len(reqs))
 	work := make(chan int)
 	var wg sync.WaitGroup
 	for range max(concurrency, 1) {
 		wg.Go(func() {
 			for i := range work {
+				t := time.Now()
 				out[i], errs[i] = c.ContextPrompt(ctx, reqs[i])
+				took[i] = time.Since(t)
 			}
 		})
 	}
@@ -106,12 +117,12 @@ func Ask(ctx context.Context, c *recallrun.Client, reqs []recallrun.ContextReque
 	close(work)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for i, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("context for %s: %w", label(i), err)
+			return nil, nil, fmt.Errorf("context for %s: %w", label(i), err)
 		}
 	}
-	return out, nil
+	return out, took, nil
 }

@@ -85,6 +85,10 @@ type Session struct {
 	// evaluation (tools/evalsummary) scores against; "" where the data set
 	// has none.
 	Summary string
+	// Source is the data set's own id of the session where it has one
+	// (LongMemEval's haystack_session_ids: the same session recurs in
+	// several histories); "" elsewhere.
+	Source string
 }
 
 // EvidenceStats counts what parseEvidence made of the evidence lists, so that

@@ -141,7 +141,7 @@ func buildLongMemEval(r rawLongMemEval) (LongMemEvalInstance, error) {
 		}
 		sid := fmt.Sprintf("%s-%d-%s", cv.SampleID, i, r.HaystackSessionIDs[i])
 		places[r.HaystackSessionIDs[i]] = append(places[r.HaystackSessionIDs[i]], sid)
-		cv.Sessions = append(cv.Sessions, Session{ID: sid, Turns: len(sess)})
+		cv.Sessions = append(cv.Sessions, Session{ID: sid, Turns: len(sess), Source: r.HaystackSessionIDs[i]})
 		for j, t := range sess {
 			id := fmt.Sprintf("%s-%d", sid, j)
 			cv.Turns = append(cv.Turns, Turn{

@@ -32,7 +32,7 @@ func TestBuildLongMemEval(t *testing.T) {
 	require.NoError(t, err)
 
 	require.Equal(t, "lme-q7_abs", in.SampleID)
-	require.Equal(t, []Session{{ID: "lme-q7_abs-0-s1", Turns: 2}, {ID: "lme-q7_abs-1-s2", Turns: 2}, {ID: "lme-q7_abs-2-s1", Turns: 1}}, in.Sessions, "the history's order")
+	require.Equal(t, []Session{{ID: "lme-q7_abs-0-s1", Turns: 2, Source: "s1"}, {ID: "lme-q7_abs-1-s2", Turns: 2, Source: "s2"}, {ID: "lme-q7_abs-2-s1", Turns: 1, Source: "s1"}}, in.Sessions, "the history's order, each with the data's id")
 	ids := make([]string, len(in.Turns))
 	for i, tr := range in.Turns {
 		ids[i] = tr.ID

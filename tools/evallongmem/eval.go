@@ -44,6 +44,10 @@ type options struct {
 	// Stored skips posting and settling: the API at APIURL serves a
 	// database that holds the turns already.
 	Stored bool
+	// PadSessions pads every history to this many sessions (pad); 0: as
+	// the data holds them. PadSeed draws the padding.
+	PadSessions int
+	PadSeed     uint64
 }
 
 // rowResult is one row of the tables, over one set of questions (the
@@ -92,12 +96,18 @@ type report struct {
 	LateQuestions int `json:"questions_with_evidence_after_question"`
 	Budget        int `json:"budget"`
 	// At says whether the question's date was sent as the context's time.
-	At            bool         `json:"at"`
-	Rows          []*rowResult `json:"rows"`
-	Abstention    []*rowResult `json:"abstention_rows"`
-	ContextMethod string       `json:"context_method"`
-	Consumers     []string     `json:"consumers"`
-	Database      string       `json:"database,omitempty"` // the database the run created
+	At bool `json:"at"`
+	// PaddedTo is the sessions every history was padded to (0: none).
+	PaddedTo int `json:"padded_to,omitempty"`
+	// LatencyMS are Recall's contexts' times, request to answer, as the
+	// harness saw them at its concurrency: p50, p95, max, in ms.
+	LatencyMS     map[string]float64 `json:"context_latency_ms"`
+	Concurrency   int                `json:"concurrency"`
+	Rows          []*rowResult       `json:"rows"`
+	Abstention    []*rowResult       `json:"abstention_rows"`
+	ContextMethod string             `json:"context_method"`
+	Consumers     []string           `json:"consumers"`
+	Database      string             `json:"database,omitempty"` // the database the run created
 	// Seconds are the phases' timings: load, start, post, settle
 	// (the pipeline), questions (asking and scoring), total.
 	Seconds map[string]float64 `json:"seconds"`
@@ -146,14 +156,19 @@ func run(ctx context.Context, o options, log *slog.Logger) (*report, error) {
 		return nil, errors.New("-stored asks a running Recall: give its -api")
 	}
 	began := time.Now()
-	insts, err := datasets.LoadLongMemEvalInstances(o.DataDir)
+	all, err := datasets.LoadLongMemEvalInstances(o.DataDir)
 	if err != nil {
 		return nil, err
 	}
-	if insts, err = pick(insts, o.Only, o.Limit); err != nil {
+	insts, err := pick(all, o.Only, o.Limit)
+	if err != nil {
 		return nil, err
 	}
-	rep := &report{Instances: len(insts), Budget: o.Budget, At: o.At, ByType: map[string]int{}, Seconds: map[string]float64{}}
+	if insts, err = pad(insts, padPool(all), o.PadSessions, o.PadSeed); err != nil {
+		return nil, err
+	}
+	rep := &report{Instances: len(insts), Budget: o.Budget, At: o.At, PaddedTo: o.PadSessions, Concurrency: o.Concurrency,
+		ByType: map[string]int{}, Seconds: map[string]float64{}}
 	convs := make([]datasets.Conversation, len(insts))
 	for i, in := range insts {
 		convs[i] = in.Conversation
@@ -271,12 +286,13 @@ func score(ctx context.Context, c *recallrun.Client, insts []datasets.LongMemEva
 		}
 	}
 	log.Info("asking", "questions", len(reqs), "concurrency", o.Concurrency)
-	recalled, err := contexteval.Ask(ctx, c, reqs, o.Concurrency, func(i int) string {
+	recalled, took, err := contexteval.AskTimed(ctx, c, reqs, o.Concurrency, func(i int) string {
 		return "question " + insts[i].Question.ID
 	})
 	if err != nil {
 		return err
 	}
+	rep.LatencyMS = latency(took)
 	rep.Rows, rep.Abstention, err = tally(insts, recalled, o)
 	return err
 }
@@ -545,6 +561,12 @@ func printTables(w io.Writer, rep *report) {
 		at = "at the question's date (`at`)"
 	}
 	fmt.Fprintf(w, "stored %d of %d turns; context by %s /v1/context %s\n", rep.Stored, rep.Turns, rep.ContextMethod, at)
+	if rep.PaddedTo > 0 {
+		fmt.Fprintf(w, "every history padded to %d sessions with other histories' sessions that hold no evidence, dated before the question\n", rep.PaddedTo)
+	}
+	if l := rep.LatencyMS; l != nil {
+		fmt.Fprintf(w, "recall's contexts (%d at a time): p50 %.1f ms, p95 %.1f ms, max %.1f ms\n", rep.Concurrency, l["p50"], l["p95"], l["max"])
+	}
 	if rep.LateEvidence > 0 {
 		fmt.Fprintf(w, "%d of %d evidence turns (of %d questions) are dated at or after their question: those questions are asked a second after their history's newest turn\n",
 			rep.LateEvidence, rep.Evidence, rep.LateQuestions)
@@ -575,4 +597,17 @@ func typesOf(rep *report) []questionType {
 		out = append(out, questionType{name, name})
 	}
 	return out
+}
+
+// latency is p50, p95 and max of took, in milliseconds; nil for none.
+func latency(took []time.Duration) map[string]float64 {
+	if len(took) == 0 {
+		return nil
+	}
+	sorted := slices.Sorted(slices.Values(took))
+	at := func(q float64) float64 {
+		i := min(int(q*float64(len(sorted))), len(sorted)-1)
+		return float64(sorted[i].Microseconds()) / 1000
+	}
+	return map[string]float64{"p50": at(0.5), "p95": at(0.95), "max": float64(sorted[len(sorted)-1].Microseconds()) / 1000}
 }

@@ -25,7 +25,18 @@
 //
 //	go run ./tools/evallongmem [-data ../shared/data] [-json] [-limit N]
 //	    [-only ID,ID] [-budget 8000] [-at] [-keep] [-questions FILE]
+//	    [-pad-sessions N [-pad-seed 1]]
 //	    [-recall-bin PATH | -api URL [-nats URL] [-stored]]
+//
+// -pad-sessions N makes every history a user's of N sessions (about ten
+// times LongMemEval_S's at 500, the scale of LongMemEval_M): the history's
+// own sessions and, drawn by -pad-seed, sessions of the other histories
+// that hold no evidence for any question, spread at random over the time
+// before the question as densely as the history's own, their turns as far
+// apart as in the data. The baselines read the same padded histories. The
+// report gives Recall's contexts' latency (p50, p95, max) beside the
+// scores. At 500 sessions a history is about 5,000 turns: with -limit or
+// -only for a subset.
 //
 // To compare context settings without posting again: run once with -keep,
 // start `recall run` on the kept database with the settings to try
@@ -70,6 +81,8 @@ func main() {
 	})
 	flag.IntVar(&o.PostConcurrency, "post-concurrency", 4, "users whose turns are posted at once")
 	flag.BoolVar(&o.Stored, "stored", false, "with -api: the turns are stored already (a database kept by -keep, served at -api): only ask and score, to compare context settings quickly")
+	flag.IntVar(&o.PadSessions, "pad-sessions", 0, "pad every history to N sessions with other histories' sessions that hold no evidence, dated before the question (0: as the data holds them); with -limit or -only for a subset")
+	flag.Uint64Var(&o.PadSeed, "pad-seed", 1, "seed of the padding: which sessions, at which dates")
 	flag.BoolVar(&o.At, "at", false, "send the question's date as the context's time (`at`); without it, the time of the run")
 	asJSON := flag.Bool("json", false, "print the report as JSON instead of the tables")
 	questionsOut := flag.String("questions", "", "also write every question's scores, row by row, with Recall's prompt, to this file as JSON lines")
