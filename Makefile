@@ -111,9 +111,11 @@ eval-context: deps
 ## sessions go through the whole pipeline, its question asked as the current message of
 ## a new session at the question's date (`at`), scored per question type (abstention
 ## questions apart) next to BM25, recency and full-history baselines; prints the phases'
-## timings
+## timings and the contexts' latency. EVAL_FLAGS passes more: one user's whole life is
+## EVAL_FLAGS="-pad-sessions 500 -limit 32" (each history padded to 500 sessions, about
+## 5,000 turns, with other histories' sessions that hold no evidence)
 eval-longmem: deps
-	$(GO) run ./tools/evallongmem -data ../shared/data -wait-timeout 30m -at
+	$(GO) run ./tools/evallongmem -data ../shared/data -wait-timeout 30m -at $(EVAL_FLAGS)
 
 ## eval-prefs: whether the context still carries a user's preference weeks later:
 ## PrefEval's preferences, told three ways (stated alone, in passing at the start of

@@ -209,8 +209,9 @@ func loadHistories(b testing.TB, db *testenv.DB, users, perUser int, texts []str
 		SELECT tenant_id, session_id, min(user_id), count(*), min(occurred_at), max(occurred_at)
 		FROM messages GROUP BY tenant_id, session_id`)
 	require.NoError(b, err)
-	// What each user said of themselves, as the extractor keeps it: the
-	// context ranks these for every message.
+	// What each user said of themselves, as the extractor keeps it, with
+	// its vector by the same embedder: the context measures these against
+	// the message's vector and ranks them for every message.
 	var said []store.AssertionRow
 	for j := range total {
 		user, session, role, content, at := turn(j)
@@ -225,7 +226,16 @@ func loadHistories(b testing.TB, db *testenv.DB, users, perUser int, texts []str
 			said = append(said, store.AssertionRow{TenantID: "bench", UserID: user, Assertion: a})
 		}
 		if len(said) >= 5000 || j == total-1 {
-			_, err := db.Store.RecordAssertions(ctx, said)
+			texts := make([]string, len(said))
+			for k, r := range said {
+				texts[k] = r.Value
+			}
+			vecs, err := emb.Embed(ctx, texts)
+			require.NoError(b, err)
+			for k := range said {
+				said[k].Embedding, said[k].Model = vecs[k], emb.Model()
+			}
+			_, err = db.Store.RecordAssertions(ctx, said)
 			require.NoError(b, err)
 			said = said[:0]
 		}

@@ -116,9 +116,16 @@ func TestStatementVectors(t *testing.T) {
 	}
 	heights := said("t1", "I have an extreme aversion to heights.", 0, nil)
 	jazz := said("t2", "I love old jazz records.", 2, []float32{0, 1, 0})
-	n, err := db.Store.RecordAssertions(ctx, []store.AssertionRow{heights, jazz})
+	// A turn that says the same matter twice: the first is stored, with
+	// its vector, in one statement however many are alike.
+	twice := jazz
+	twice.Value, twice.Embedding = "I love old jazz records so much.", []float32{1, 0, 0}
+	n, err := db.Store.RecordAssertions(ctx, []store.AssertionRow{heights, jazz, twice})
 	require.NoError(t, err)
 	require.EqualValues(t, 2, n)
+	got, err := db.Store.Tenant("acme").Assertions(ctx, "u1")
+	require.NoError(t, err)
+	require.Equal(t, jazz.Value, got[1].Value, "the first of the batch")
 	// A replay with an embedder gives the first its vector; one more
 	// changes nothing.
 	heights.Embedding, heights.Model = []float32{2, 0, 0}, "m"

@@ -1,16 +1,20 @@
 -- name: AttributeAssertionInsertBatch
--- Stores assertions, one row per element of the arrays; one already stored
--- (a redelivery, a replay) is left as it is, except that a statement stored
--- without an embedding takes the one given (a replay with an embedder).
+-- Stores assertions, one row per element of the arrays; of rows with the
+-- same key in the batch (a turn that says the same matter twice) the first
+-- is stored; one already stored (a redelivery, a replay) is left as it is,
+-- except that a statement stored without an embedding takes the one given
+-- (a replay with an embedder).
 INSERT INTO attribute_assertions AS s (tenant_id, user_id, event_id, key, item, op, value, source, evidence, session_id,
                                        confidence, occurred_at, embedding, embedding_model)
-SELECT a.tenant_id, a.user_id, a.event_id, a.key, a.item, a.op, a.value, a.source,
+SELECT DISTINCT ON (a.tenant_id, a.user_id, a.event_id, a.key, a.item, a.op)
+       a.tenant_id, a.user_id, a.event_id, a.key, a.item, a.op, a.value, a.source,
        COALESCE(ARRAY(SELECT jsonb_array_elements_text(a.evidence)), '{}'), a.session_id, a.confidence, a.occurred_at,
        a.embedding, COALESCE(a.embedding_model, '')
 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-            $9::jsonb[], $10::text[], $11::float8[], $12::timestamptz[], $13::halfvec[], $14::text[])
+            $9::jsonb[], $10::text[], $11::float8[], $12::timestamptz[], $13::halfvec[], $14::text[]) WITH ORDINALITY
      AS a(tenant_id, user_id, event_id, key, item, op, value, source, evidence, session_id, confidence, occurred_at,
-          embedding, embedding_model)
+          embedding, embedding_model, n)
+ORDER BY a.tenant_id, a.user_id, a.event_id, a.key, a.item, a.op, a.n
 ON CONFLICT (tenant_id, user_id, event_id, key, item, op) DO UPDATE
 SET embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model
 WHERE s.embedding IS NULL AND EXCLUDED.embedding IS NOT NULL;
