@@ -64,7 +64,7 @@ check-data: deps
 ## (all but BenchmarkLarge)
 bench: test-deps
 	@command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk; }
-	$(GO) test -run '^$$' -bench . -skip '^BenchmarkLarge$$' -benchtime 1x -timeout 30m ./bench/
+	$(GO) test -run '^$$' -bench . -skip '^BenchmarkLarge$$' -benchtime 1x -timeout 45m ./bench/
 
 ## bench-large: the cost of growth: one database grown from 1M to 10M messages (10k, then
 ## 100k users of 100 turns), the context with a query, ingest and indexing end to end and

@@ -1,7 +1,10 @@
 -- wrk script for BenchmarkRecall: GET /v1/context with a query, for a random
--- user of the loaded ones, in a session of its own, with a random question
--- of the file BENCH_QUERIES (one URL-encoded question a line).
+-- user of the loaded ones (u0 .. BENCH_USERS-1), or always the user
+-- BENCH_USER when it is set (BenchmarkOneUser), in a session of its own,
+-- with a random question of the file BENCH_QUERIES (one URL-encoded
+-- question a line).
 local users = tonumber(os.getenv("BENCH_USERS") or "10000")
+local one = os.getenv("BENCH_USER")
 local queries = {}
 for line in io.lines(os.getenv("BENCH_QUERIES")) do
   queries[#queries + 1] = line
@@ -18,9 +21,12 @@ function init(args)
 end
 
 function request()
-  local u = math.random(0, users - 1)
+  local u = "u" .. math.random(0, users - 1)
+  if one and one ~= "" then
+    u = one
+  end
   local q = queries[math.random(1, #queries)]
-  return wrk.format("GET", "/v1/context?user_id=u" .. u .. "&session_id=ask" .. u .. "&query=" .. q, { ["X-Tenant-ID"] = "bench" })
+  return wrk.format("GET", "/v1/context?user_id=" .. u .. "&session_id=ask" .. u .. "&query=" .. q, { ["X-Tenant-ID"] = "bench" })
 end
 
 function done(summary, latency, requests)

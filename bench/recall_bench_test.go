@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
+	"github.com/recallhq/recall/internal/datasets"
 	"github.com/recallhq/recall/internal/deploycheck"
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/api"
@@ -179,11 +181,7 @@ func BenchmarkRecall(b *testing.B) {
 // a different slice of them, in sessions of 10) as messages, sessions and
 // search entries, the entries through the store's own write path.
 func loadHistories(b testing.TB, db *testenv.DB, users, perUser int, texts []string, an *search.Analyzer, emb embed.Embedder, last time.Time) {
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, db.URL)
-	require.NoError(b, err)
-	defer conn.Close(ctx)
-	turn := func(i int) (user, session, role, content string, at time.Time) {
+	loadTurns(b, db, users*perUser, func(i int) (user, session, role, content string, at time.Time) {
 		u, k := i/perUser, i%perUser
 		role = events.RoleUser
 		if k%2 == 1 {
@@ -191,8 +189,18 @@ func loadHistories(b testing.TB, db *testenv.DB, users, perUser int, texts []str
 		}
 		return fmt.Sprintf("u%d", u), fmt.Sprintf("s%d-%d", u, k/10), role, historyText(texts, u, k),
 			last.Add(-time.Duration(perUser-k) * 24 * time.Hour)
-	}
-	total := users * perUser
+	}, an, emb)
+}
+
+// loadTurns writes total turns of tenant bench, turn(i) the ith, as
+// messages, sessions, the users' self-statements (as the extractor keeps
+// them, embedded) and search entries (through the store's own write path).
+func loadTurns(b testing.TB, db *testenv.DB, total int, turn func(i int) (user, session, role, content string, at time.Time),
+	an *search.Analyzer, emb embed.Embedder) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, db.URL)
+	require.NoError(b, err)
+	defer conn.Close(ctx)
 	i := 0
 	_, err = conn.CopyFrom(ctx, pgx.Identifier{"messages"}, []string{"tenant_id", "event_id", "session_id", "user_id", "role", "content", "occurred_at"},
 		pgx.CopyFromFunc(func() ([]any, error) {
@@ -278,6 +286,84 @@ func loadHistories(b testing.TB, db *testenv.DB, users, perUser int, texts []str
 	for _, sql := range []string{"VACUUM (ANALYZE) messages", "VACUUM (ANALYZE) sessions", "VACUUM (ANALYZE) search_entries", "CHECKPOINT"} {
 		_, err = conn.Exec(ctx, sql)
 		require.NoError(b, err, sql)
+	}
+}
+
+// BenchmarkOneUser measures GET /v1/context with a query for one user
+// whose history grows: users of 500, 5,000, 20,000 and 100,000 turns
+// (BENCH_ONE_USER_SIZES) of real text (LongMemEval's sessions, in their
+// order, ten turns a session, a turn an hour), each asked by 32 clients
+// (wrk) with LoCoMo's questions, one user at a time: the p50 and p99 of each
+// and the p99's ratio to the smallest user's, the search index's bytes per
+// turn, the API's resident memory. The API is the real binary.
+func BenchmarkOneUser(b *testing.B) {
+	sizes := []int{500, 5_000, 20_000, 100_000}
+	if v := os.Getenv("BENCH_ONE_USER_SIZES"); v != "" {
+		sizes = sizes[:0]
+		for f := range strings.SplitSeq(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			require.NoError(b, err, "BENCH_ONE_USER_SIZES")
+			sizes = append(sizes, n)
+		}
+	}
+	seconds := envInt("BENCH_CONTEXT_SECONDS", 10)
+	const clients = 32
+	wrk, err := exec.LookPath("wrk")
+	require.NoError(b, err, "wrk is needed for the load (make bench installs it)")
+	convs, err := datasets.LoadLongMemEval(filepath.Join(deploycheck.RepoRoot(), "..", "shared", "data"))
+	require.NoError(b, err)
+	var texts []string
+	for _, c := range convs {
+		for _, t := range c.Turns {
+			texts = append(texts, t.Content)
+		}
+	}
+	_, questions := locomoText(b)
+	total := 0
+	for _, n := range sizes {
+		total += n
+	}
+	last := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	db := testenv.NewDB(b)
+	loadStart := time.Now()
+	loadTurns(b, db, total, func(i int) (user, session, role, content string, at time.Time) {
+		u, k := 0, i
+		for k >= sizes[u] {
+			k -= sizes[u]
+			u++
+		}
+		role = events.RoleUser
+		if k%2 == 1 {
+			role = events.RoleAssistant
+		}
+		return fmt.Sprintf("w%d", sizes[u]), fmt.Sprintf("w%d-%d", sizes[u], k/10), role, texts[k%len(texts)],
+			last.Add(-time.Duration(sizes[u]-k) * time.Hour)
+	}, search.SharedAnalyzer(), embed.NewHashing(0))
+	var size int64
+	require.NoError(b, db.Store.Pool().QueryRow(context.Background(), `SELECT pg_total_relation_size('search_entries')`).Scan(&size))
+	fmt.Printf("one user: loaded users of %v turns (%d turns, %.0f bytes of search index a turn) in %s\n",
+		sizes, total, float64(size)/float64(total), time.Since(loadStart).Round(time.Millisecond))
+	apiURL, apiProc := startAPIBinary(b, db)
+	qfile := filepath.Join(b.TempDir(), "queries.txt")
+	lines := make([]string, len(questions))
+	for i, q := range questions {
+		lines[i] = url.QueryEscape(q)
+	}
+	require.NoError(b, os.WriteFile(qfile, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+	settle(b)
+	b.ResetTimer()
+	for range b.N {
+		var first float64
+		for _, n := range sizes {
+			r := runWrkScript(b, wrk, apiURL, "recall.lua", seconds, clients, fmt.Sprintf("BENCH_USER=w%d", n), "BENCH_QUERIES="+qfile)
+			mem := rss(b, apiProc.Process.Pid)
+			if first == 0 {
+				first = r.p99
+			}
+			b.ReportMetric(r.p99, fmt.Sprintf("p99_ms_%d", n))
+			fmt.Printf("  user of %d turns, GET /v1/context with query, %d clients (wrk), %ds: p50 %.2f ms, p99 %.2f ms (x%.2f the %d-turn user's), %.0f req/s; api %d MB (peak %d MB)\n",
+				n, clients, seconds, r.p50, r.p99, r.p99/first, sizes[0], r.rate, mem.now>>20, mem.peak>>20)
+		}
 	}
 }
 

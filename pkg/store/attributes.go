@@ -26,7 +26,9 @@ type AssertionRow struct {
 
 // RecordAssertions stores assertions (normalized by attribute.Normalize);
 // one already stored (the same event, key, item and op) is left as it is,
-// so a redelivery or a replay changes nothing. It returns how many were new.
+// so a redelivery or a replay changes nothing, except that a statement
+// stored without an embedding takes the one given (a replay with an
+// embedder). It returns how many were new or took their embedding.
 func (s *Store) RecordAssertions(ctx context.Context, rows []AssertionRow) (int64, error) {
 	return recordAssertions(ctx, s.pool, rows)
 }
@@ -47,7 +49,25 @@ func recordAssertions(ctx context.Context, db interface {
 	if err != nil {
 		return 0, fmt.Errorf("record assertions: %w", err)
 	}
-	return tag.RowsAffected(), nil
+	n := tag.RowsAffected()
+	// The embeddings of statements stored before without one: a statement
+	// apart, so that the insert locks nothing it did not write.
+	var tenant, user, event, item, op, model []string
+	var embedding []any
+	for _, r := range rows {
+		if r.Embedding != nil {
+			tenant, user, event, item, op = append(tenant, r.TenantID), append(user, r.UserID), append(event, r.EventID), append(item, r.Item), append(op, r.Op)
+			embedding, model = append(embedding, halfvecArg(r.Embedding)), append(model, r.Model)
+		}
+	}
+	if len(embedding) == 0 {
+		return n, nil
+	}
+	tag, err = db.Exec(ctx, q(qAttributeStatementEmbed), tenant, user, event, item, op, embedding, model)
+	if err != nil {
+		return 0, fmt.Errorf("record assertions: embeddings: %w", err)
+	}
+	return n + tag.RowsAffected(), nil
 }
 
 // assertionArgs are qAttributeAssertionInsertBatch's arguments for rows,

@@ -6,6 +6,8 @@ package store
 var (
 	// qAttributeAssertionInsertBatch is AttributeAssertionInsertBatch of queries/attributes.sql.
 	qAttributeAssertionInsertBatch = queryName{"AttributeAssertionInsertBatch"}
+	// qAttributeStatementEmbed is AttributeStatementEmbed of queries/attributes.sql.
+	qAttributeStatementEmbed = queryName{"AttributeStatementEmbed"}
 	// qAttributeStatementSimilarity is AttributeStatementSimilarity of queries/attributes.sql.
 	qAttributeStatementSimilarity = queryName{"AttributeStatementSimilarity"}
 	// qAttributeAssertionListByUser is AttributeAssertionListByUser of queries/attributes.sql.
@@ -232,6 +234,7 @@ var (
 // that holds them to the statements loaded at start.
 var queryNameList = []queryName{
 	qAttributeAssertionInsertBatch,
+	qAttributeStatementEmbed,
 	qAttributeStatementSimilarity,
 	qAttributeAssertionListByUser,
 	qAttributeAssertionListByUserBefore,

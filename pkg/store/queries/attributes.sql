@@ -1,11 +1,10 @@
 -- name: AttributeAssertionInsertBatch
--- Stores assertions, one row per element of the arrays; of rows with the
--- same key in the batch (a turn that says the same matter twice) the first
--- is stored; one already stored (a redelivery, a replay) is left as it is,
--- except that a statement stored without an embedding takes the one given
--- (a replay with an embedder).
-INSERT INTO attribute_assertions AS s (tenant_id, user_id, event_id, key, item, op, value, source, evidence, session_id,
-                                       confidence, occurred_at, embedding, embedding_model)
+-- Stores assertions, one row per element of the arrays; one already stored
+-- (a redelivery, a replay) is left as it is, and not locked: a session's
+-- delete may take it at the same time. Of rows with the same key in the
+-- batch (a turn that says the same matter twice) the first is stored.
+INSERT INTO attribute_assertions (tenant_id, user_id, event_id, key, item, op, value, source, evidence, session_id,
+                                  confidence, occurred_at, embedding, embedding_model)
 SELECT DISTINCT ON (a.tenant_id, a.user_id, a.event_id, a.key, a.item, a.op)
        a.tenant_id, a.user_id, a.event_id, a.key, a.item, a.op, a.value, a.source,
        COALESCE(ARRAY(SELECT jsonb_array_elements_text(a.evidence)), '{}'), a.session_id, a.confidence, a.occurred_at,
@@ -15,9 +14,18 @@ FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text
      AS a(tenant_id, user_id, event_id, key, item, op, value, source, evidence, session_id, confidence, occurred_at,
           embedding, embedding_model, n)
 ORDER BY a.tenant_id, a.user_id, a.event_id, a.key, a.item, a.op, a.n
-ON CONFLICT (tenant_id, user_id, event_id, key, item, op) DO UPDATE
-SET embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model
-WHERE s.embedding IS NULL AND EXCLUDED.embedding IS NOT NULL;
+ON CONFLICT DO NOTHING;
+
+-- name: AttributeStatementEmbed
+-- Gives statements stored without an embedding the one given (a replay of
+-- the extractor with an embedder): only those rows are locked. Returns the
+-- rows written.
+UPDATE attribute_assertions AS s
+SET embedding = a.embedding, embedding_model = a.embedding_model
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::halfvec[], $7::text[])
+     AS a(tenant_id, user_id, event_id, item, op, embedding, embedding_model)
+WHERE s.tenant_id = a.tenant_id AND s.user_id = a.user_id AND s.event_id = a.event_id AND s.key = 'statements'
+  AND s.item = a.item AND s.op = a.op AND s.embedding IS NULL;
 
 -- name: AttributeStatementSimilarity
 -- The cosine similarity of each of a user's statements (key $3) embedded by
