@@ -76,10 +76,9 @@ func (w *Worker) choice(ctx context.Context, t *events.Turn) ([]store.AssertionR
 	} else if text, matter, ok = choiceWords(first, reply.Content); !ok {
 		return nil, nil
 	}
-	// Why, in the user's words: the sentence after the pick, unless it is
-	// a question or a statement of its own (kept as one). Turning the
-	// others down ("the others are too noisy for me") is the stronger
-	// sign of a preference.
+	// Why, in the user's words: the sentence after the pick when it turns
+	// the others down ("the others are too noisy for me", pickReason), the
+	// stronger sign of a preference; a bare pick weighs less.
 	strength := 0.45
 	if why := pickReason(t.Content, first); why != "" {
 		text = clipRunes(text+" Why: "+why, stated.MaxSaidChars)
@@ -132,6 +131,7 @@ func pickReason(text, first string) string {
 	return why
 }
 
+// clipRunes cuts s to limit characters, the last an ellipsis.
 func clipRunes(s string, limit int) string {
 	if r := []rune(s); len(r) > limit {
 		return string(r[:limit-1]) + "…"

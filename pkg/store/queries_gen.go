@@ -162,6 +162,8 @@ var (
 	qSessionGuestList = queryName{"SessionGuestList"}
 	// qSessionGuestScan is SessionGuestScan of queries/sessions.sql.
 	qSessionGuestScan = queryName{"SessionGuestScan"}
+	// qSessionLock is SessionLock of queries/sessions.sql.
+	qSessionLock = queryName{"SessionLock"}
 	// qSummaryGetCurrent is SummaryGetCurrent of queries/summaries.sql.
 	qSummaryGetCurrent = queryName{"SummaryGetCurrent"}
 	// qSummaryListBySession is SummaryListBySession of queries/summaries.sql.
@@ -312,6 +314,7 @@ var queryNameList = []queryName{
 	qSessionClaimBatch,
 	qSessionGuestList,
 	qSessionGuestScan,
+	qSessionLock,
 	qSummaryGetCurrent,
 	qSummaryListBySession,
 	qSummaryStateGet,

@@ -288,6 +288,12 @@ func (t *Tenant) DeleteSession(ctx context.Context, sessionID string) (SessionDe
 		return err
 	}
 	err := pgx.BeginFunc(ctx, t.s.pool, func(tx pgx.Tx) error {
+		// The session's row first, as every other writer of the session
+		// takes it first (a summary's write, ingest).
+		var one int
+		if err := tx.QueryRow(ctx, q(qSessionLock), t.id, sessionID).Scan(&one); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
 		var lists, lowered int64
 		if err := tx.QueryRow(ctx, q(qSessionSeenForget), t.id, sessionID).Scan(&lists, &lowered); err != nil {
 			return err

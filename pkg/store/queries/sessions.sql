@@ -137,3 +137,10 @@ WITH found AS (
     RETURNING 1
 )
 SELECT count(*) FROM written;
+
+-- name: SessionLock
+-- Locks a session's row for a transaction that deletes it: taken first, as
+-- a summary's write and ingest take it first, so that they wait for each
+-- other instead of each holding what the other needs next (the session's
+-- messages). No row for a session whose row is gone.
+SELECT 1 FROM sessions WHERE tenant_id = $1 AND session_id = $2 FOR UPDATE;
