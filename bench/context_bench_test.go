@@ -182,7 +182,12 @@ func benchAPI(b *testing.B, db *testenv.DB, now time.Time) (*httptest.Server, *s
 	return ts, st, cfg
 }
 
-type wrkResult struct{ p50, p90, p99, rate float64 }
+type wrkResult struct {
+	p50, p90, p99, rate float64
+	// failed counts the answers that were not 2xx and the requests that
+	// failed (a timeout, after 5 s), when counted (runWrkCounted).
+	failed int
+}
 
 // runWrk loads GET /v1/context for random sessions (context.lua), and fails on
 // any non-2xx answer or connection error.
@@ -193,6 +198,14 @@ func runWrk(b *testing.B, wrk, url string, sessions, seconds, clients int) wrkRe
 // runWrkScript runs wrk with a script of this folder and the given
 // environment, and fails on any non-2xx answer or connection error.
 func runWrkScript(b *testing.B, wrk, url, script string, seconds, clients int, env ...string) wrkResult {
+	r := runWrkCounted(b, wrk, url, script, seconds, clients, env...)
+	require.Zero(b, r.failed, "non-2xx answers and failed requests")
+	return r
+}
+
+// runWrkCounted is runWrkScript counting the failures (wrkResult.failed)
+// instead of failing on them: for a load the system may not keep up with.
+func runWrkCounted(b *testing.B, wrk, url, script string, seconds, clients int, env ...string) wrkResult {
 	cmd := exec.Command(wrk, "-t2", fmt.Sprintf("-c%d", clients), fmt.Sprintf("-d%ds", seconds), "--timeout", "5s", "-s", script, url)
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
@@ -203,8 +216,8 @@ func runWrkScript(b *testing.B, wrk, url, script string, seconds, clients int, e
 	_, err = fmt.Sscanf(string(out[i:]), "RESULT p50_us=%d p90_us=%d p99_us=%d max_us=%d requests=%d non2xx=%d errors=%d",
 		&p50, &p90, &p99, &maxUS, &requests, &non2xx, &errs)
 	require.NoError(b, err, string(out))
-	require.Zero(b, non2xx+errs, string(out))
-	return wrkResult{p50: float64(p50) / 1000, p90: float64(p90) / 1000, p99: float64(p99) / 1000, rate: float64(requests) / float64(seconds)}
+	return wrkResult{p50: float64(p50) / 1000, p90: float64(p90) / 1000, p99: float64(p99) / 1000, rate: float64(requests) / float64(seconds),
+		failed: non2xx + errs}
 }
 
 // contextAnswer is the part of GET /v1/context's answer the benchmark checks.
