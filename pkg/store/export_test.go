@@ -32,10 +32,21 @@ var MigrationsIn = migrationsIn
 
 // TSVectorFrequencies is tsvectorFrequencies of the bytes of a row, for the
 // tests of the search.
-var TSVectorFrequencies = tsvectorFrequencies[[]byte]
+func TSVectorFrequencies(b []byte, index map[string]int, tf []int32) (bool, error) {
+	return tsvectorFrequencies(b, termsOf(index), tf)
+}
+
+// TSVectorReader is tsvectorFrequencies of the bytes of rows for one
+// query's terms, prepared once, as a scan reads them.
+func TSVectorReader(index map[string]int) func(b []byte, tf []int32) (bool, error) {
+	q := termsOf(index)
+	return func(b []byte, tf []int32) (bool, error) { return tsvectorFrequencies(b, q, tf) }
+}
 
 // TSVectorFrequenciesKept is tsvectorFrequencies of the terms a row kept.
-var TSVectorFrequenciesKept = tsvectorFrequencies[string]
+func TSVectorFrequenciesKept(b string, index map[string]int, tf []int32) (bool, error) {
+	return tsvectorFrequencies(b, termsOf(index), tf)
+}
 
 // LagSince is lsnHistory's time lag over the samples given (at, lsn
 // pairs), for its table test.

@@ -326,10 +326,10 @@ type SearchScan struct {
 	query  *string // the tsquery, nil for none
 	vector any     // halfvecArg of the query vector, nil for none
 	model  string
-	index  map[string]int // query term -> place in a row's TF (termIndex)
-	before time.Time      // entries at or after it are not read (Before)
-	keep   bool           // every row keeps its terms (KeepTerms)
-	buf    *[]SearchRow   // the rows read, until Release
+	index  *queryTerms  // query term -> place in a row's TF (termIndex)
+	before time.Time    // entries at or after it are not read (Before)
+	keep   bool         // every row keeps its terms (KeepTerms)
+	buf    *[]SearchRow // the rows read, until Release
 }
 
 // KeepTerms has every row read keep its terms (SearchRow.Terms), whether
@@ -410,7 +410,7 @@ func (sc *SearchScan) args(tenant string) []any {
 }
 
 // NumTerms is the number of distinct query terms: the length of a row's TF.
-func (sc *SearchScan) NumTerms() int { return len(sc.index) }
+func (sc *SearchScan) NumTerms() int { return len(sc.index.index) }
 
 // Rows are the rows read, until Release; nil before they are read.
 func (sc *SearchScan) Rows() []SearchRow {

@@ -60,7 +60,7 @@ var searchColumns = [...]struct {
 // the rows of entries at or after it are passed over unread
 // (SearchScan.Before); with keep, each row keeps its terms
 // (SearchScan.KeepTerms).
-func readSearchRows(rows pgx.Rows, index map[string]int, before time.Time, keep bool, out []SearchRow) ([]SearchRow, error) {
+func readSearchRows(rows pgx.Rows, index *queryTerms, before time.Time, keep bool, out []SearchRow) ([]SearchRow, error) {
 	defer rows.Close()
 	out = out[:0]
 	checked, bounded := false, !before.IsZero()
@@ -112,7 +112,7 @@ func pgTimestamp(b []byte) time.Time {
 
 // decodeSearchRow decodes one row of SearchScan in binary format, keeping
 // its terms with keep.
-func decodeSearchRow(v [][]byte, index map[string]int, keep bool, e *SearchRow) error {
+func decodeSearchRow(v [][]byte, index *queryTerms, keep bool, e *SearchRow) error {
 	for _, i := range [...]int{0, 1, 2, 3, 4, 5, 6, 7, 10} {
 		if v[i] == nil {
 			return fmt.Errorf("%s is NULL", searchColumns[i].name)
@@ -163,11 +163,11 @@ func decodeSearchRow(v [][]byte, index map[string]int, keep bool, e *SearchRow) 
 
 // rowFrequencies returns the frequencies of index's terms in a row's terms
 // (tsvectorsend's form; see SearchRow.TF): nil when it holds none of them.
-func rowFrequencies[T string | []byte](terms T, index map[string]int) ([]int32, error) {
-	if len(terms) == 0 || len(index) == 0 {
+func rowFrequencies[T string | []byte](terms T, index *queryTerms) ([]int32, error) {
+	if len(terms) == 0 || len(index.index) == 0 {
 		return nil, nil
 	}
-	tf := make([]int32, len(index))
+	tf := make([]int32, len(index.index))
 	found, err := tsvectorFrequencies(terms, index, tf)
 	if err != nil || !found {
 		return nil, err
@@ -206,7 +206,7 @@ func knownWord(b []byte) string {
 // (1 for a lexeme stored without positions); found says whether it held
 // any. The form is read from the bytes of a row as it arrives, or from the
 // string a row kept (SearchRow.Terms).
-func tsvectorFrequencies[T string | []byte](b T, index map[string]int, tf []int32) (found bool, err error) {
+func tsvectorFrequencies[T string | []byte](b T, index *queryTerms, tf []int32) (found bool, err error) {
 	if len(b) < 4 {
 		return false, errors.New("malformed tsvector")
 	}
@@ -218,7 +218,7 @@ func tsvectorFrequencies[T string | []byte](b T, index map[string]int, tf []int3
 			return false, errors.New("malformed tsvector")
 		}
 		npos := int(b[end+1])<<8 | int(b[end+2])
-		if j, ok := index[string(b[:end])]; ok {
+		if j, ok := place(index, b[:end]); ok {
 			tf[j] = int32(max(npos, 1))
 			found = true
 		}
@@ -232,6 +232,8 @@ func tsvectorFrequencies[T string | []byte](b T, index map[string]int, tf []int3
 }
 
 // indexNUL is the place of the first NUL byte of b, -1 when there is none.
+// A loop: lexemes are a few bytes long, shorter than bytes.IndexByte pays
+// off on (measured: BenchmarkTSVectorFrequencies).
 func indexNUL[T string | []byte](b T) int {
 	for i := 0; i < len(b); i++ {
 		if b[i] == 0 {
@@ -241,13 +243,63 @@ func indexNUL[T string | []byte](b T) int {
 	return -1
 }
 
+// queryTerms are a query's terms as a scan looks for them among a row's
+// lexemes: each distinct term's place in SearchRow.TF, and a filter that
+// passes over most lexemes without hashing them (the lengths and the first
+// bytes the terms have): a search reads every lexeme of every entry of the
+// user's history.
+type queryTerms struct {
+	index map[string]int
+	lens  [4]uint64 // bit n: a term of n bytes, for n < 256
+	first [4]uint64 // bit c: a term whose first byte is c
+	long  bool      // a term of 256 bytes or more
+}
+
 // termIndex gives each distinct query term its place in SearchRow.TF.
-func termIndex(terms []string) map[string]int {
+func termIndex(terms []string) *queryTerms {
 	index := make(map[string]int, len(terms))
 	for _, t := range terms {
 		if _, ok := index[t]; !ok && t != "" {
 			index[t] = len(index)
 		}
 	}
-	return index
+	return termsOf(index)
+}
+
+// termsOf is the filter of the terms placed by index.
+func termsOf(index map[string]int) *queryTerms {
+	q := &queryTerms{index: index}
+	for t := range index {
+		if t == "" {
+			continue
+		}
+		if len(t) >= 256 {
+			q.long = true
+		} else {
+			q.lens[len(t)/64] |= 1 << (len(t) % 64)
+		}
+		q.first[t[0]/64] |= 1 << (t[0] % 64)
+	}
+	return q
+}
+
+// place is the place of lexeme among the terms, ok false when it is none
+// of them.
+func place[T string | []byte](q *queryTerms, lexeme T) (int, bool) {
+	n := len(lexeme)
+	switch {
+	case n == 0:
+		return 0, false
+	case n >= 256:
+		if !q.long {
+			return 0, false
+		}
+	case q.lens[n/64]&(1<<(n%64)) == 0:
+		return 0, false
+	}
+	if c := lexeme[0]; q.first[c/64]&(1<<(c%64)) == 0 {
+		return 0, false
+	}
+	j, ok := q.index[string(lexeme)]
+	return j, ok
 }
