@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -164,4 +165,54 @@ func TestStatementVectors(t *testing.T) {
 	require.NoError(t, err)
 	sc.Release()
 	require.Nil(t, d.StatementSimilarity, "no vector, nothing measured")
+}
+
+// A context reads every assertion of the profile's keys, however old, and
+// of the self-statements the newest ContextStatements, as it stood then.
+func TestContextReadsTheNewestStatements(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testenv.NewDB(t)
+	t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	rows := []store.AssertionRow{{TenantID: "acme", UserID: "u1", Assertion: attribute.Assertion{Key: "name", Value: "Ann", Op: attribute.Put,
+		Source: attribute.Stated, EventID: "n0", Confidence: 0.9, At: t0}}}
+	n := store.ContextStatements + 3
+	for i := range n {
+		text := fmt.Sprintf("I like thing number %d.", i)
+		rows = append(rows, store.AssertionRow{TenantID: "acme", UserID: "u1", Assertion: attribute.Assertion{Key: attribute.KeyStatements,
+			Item: attribute.ItemKey(text), Value: text, Op: attribute.Put, Source: attribute.Stated, EventID: fmt.Sprintf("s%d", i),
+			Confidence: 0.6, At: t0.Add(time.Duration(i+1) * time.Minute)}, Embedding: []float32{1, 0}, Model: "m"})
+	}
+	_, err := db.Store.RecordAssertions(ctx, rows)
+	require.NoError(t, err)
+	read := func(at time.Time) (statements int, oldest string, names int, similar int) {
+		t.Helper()
+		sc, err := store.NewSearchScan("u1", []string{"x"}, []float32{1, 0}, "m")
+		require.NoError(t, err)
+		defer sc.Release()
+		d, err := db.Store.Tenant("acme").Context(ctx, "s1", "u1", 10, 0, 0, true, at, sc)
+		require.NoError(t, err)
+		for _, a := range d.Assertions {
+			switch a.Key {
+			case attribute.KeyStatements:
+				if statements == 0 {
+					oldest = a.EventID
+				}
+				statements++
+			case "name":
+				names++
+			}
+		}
+		return statements, oldest, names, len(d.StatementSimilarity)
+	}
+	statements, oldest, names, similar := read(time.Time{})
+	require.Equal(t, store.ContextStatements, statements)
+	require.Equal(t, "s3", oldest, "the newest, oldest first")
+	require.Equal(t, 1, names, "every assertion of the other keys, however old")
+	require.Equal(t, store.ContextStatements, similar)
+	statements, oldest, names, similar = read(t0.Add(11 * time.Minute))
+	require.Equal(t, 10, statements, "as it stood then")
+	require.Equal(t, "s0", oldest)
+	require.Equal(t, 1, names)
+	require.Equal(t, 10, similar)
 }

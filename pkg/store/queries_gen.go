@@ -14,6 +14,10 @@ var (
 	qAttributeAssertionListByUser = queryName{"AttributeAssertionListByUser"}
 	// qAttributeAssertionListByUserBefore is AttributeAssertionListByUserBefore of queries/attributes.sql.
 	qAttributeAssertionListByUserBefore = queryName{"AttributeAssertionListByUserBefore"}
+	// qAttributeAssertionListForContext is AttributeAssertionListForContext of queries/attributes.sql.
+	qAttributeAssertionListForContext = queryName{"AttributeAssertionListForContext"}
+	// qAttributeAssertionListForContextBefore is AttributeAssertionListForContextBefore of queries/attributes.sql.
+	qAttributeAssertionListForContextBefore = queryName{"AttributeAssertionListForContextBefore"}
 	// qAttributeAssertionListByUsersKeys is AttributeAssertionListByUsersKeys of queries/attributes.sql.
 	qAttributeAssertionListByUsersKeys = queryName{"AttributeAssertionListByUsersKeys"}
 	// qSessionAttributesForget is SessionAttributesForget of queries/attributes.sql.
@@ -240,6 +244,8 @@ var queryNameList = []queryName{
 	qAttributeStatementSimilarity,
 	qAttributeAssertionListByUser,
 	qAttributeAssertionListByUserBefore,
+	qAttributeAssertionListForContext,
+	qAttributeAssertionListForContextBefore,
 	qAttributeAssertionListByUsersKeys,
 	qSessionAttributesForget,
 	qAttributeDeleteOld,

@@ -116,13 +116,20 @@ type ContextData struct {
 	// List is the session's current list (nil when it presented none).
 	List *record.PresentedList
 	// Assertions are every assertion about the user's attributes (read
-	// when asked for): attribute.Resolve makes the profile part of them.
+	// when asked for), but of the self-statements only the newest
+	// ContextStatements: attribute.Resolve makes the profile part of them.
 	Assertions []attribute.Assertion
 	// StatementSimilarity is, when the search's query has a vector, the
 	// cosine similarity of each of the user's statements embedded by the
 	// same model to it, by StatementKey; nil otherwise.
 	StatementSimilarity map[string]float64
 }
+
+// ContextStatements is how many of a user's newest self-statement
+// assertions a context reads (and measures against the message's vector):
+// a user's statements grow with their history, and a context ranks only
+// the newest few hundred current ones (pkg/memory).
+const ContextStatements = 1000
 
 // Context reads a session's window, its user's facts and the summaries (of the
 // user's other sessions, at most summaryLimit, and of this session) in one
@@ -189,9 +196,9 @@ func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, f
 			return err
 		}
 		if past {
-			b.Queue(q(qAttributeAssertionListByUserBefore), t.id, userID, at).Query(readAssertions)
+			b.Queue(q(qAttributeAssertionListForContextBefore), t.id, userID, attribute.KeyStatements, ContextStatements, at).Query(readAssertions)
 		} else {
-			b.Queue(q(qAttributeAssertionListByUser), t.id, userID).Query(readAssertions)
+			b.Queue(q(qAttributeAssertionListForContext), t.id, userID, attribute.KeyStatements, ContextStatements).Query(readAssertions)
 		}
 		if search != nil && search.vector != nil {
 			var before any = at
@@ -199,7 +206,7 @@ func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, f
 				before = pgtype.Timestamptz{InfinityModifier: pgtype.Infinity, Valid: true}
 			}
 			d.StatementSimilarity = map[string]float64{}
-			b.Queue(q(qAttributeStatementSimilarity), t.id, userID, attribute.KeyStatements, search.vector, search.model, before).Query(func(rows pgx.Rows) error {
+			b.Queue(q(qAttributeStatementSimilarity), t.id, userID, attribute.KeyStatements, search.vector, search.model, before, ContextStatements).Query(func(rows pgx.Rows) error {
 				var event, item string
 				var sim float64
 				_, err := pgx.ForEachRow(rows, []any{&event, &item, &sim}, func() error {

@@ -28,14 +28,19 @@ WHERE s.tenant_id = a.tenant_id AND s.user_id = a.user_id AND s.event_id = a.eve
   AND s.item = a.item AND s.op = a.op AND s.embedding IS NULL;
 
 -- name: AttributeStatementSimilarity
--- The cosine similarity of each of a user's statements (key $3) embedded by
--- model $5 to a message's vector $4, as of before $6 (infinity: now).
--- Vectors are stored and given at unit length, so the inner product is the
--- cosine.
+-- The cosine similarity to a message's vector $4 of each of a user's newest
+-- $7 statements (key $3) made before $6 (infinity: now) that is embedded
+-- by model $5. Vectors are stored and given at unit length, so the inner
+-- product is the cosine.
 SELECT event_id, item, (-(embedding <#> $4::halfvec))::float8
-FROM attribute_assertions
-WHERE tenant_id = $1 AND user_id = $2 AND key = $3 AND op = 'put' AND embedding_model = $5
-  AND embedding IS NOT NULL AND vector_dims(embedding) = vector_dims($4::halfvec) AND occurred_at < $6;
+FROM (
+    SELECT event_id, item, embedding, embedding_model
+    FROM attribute_assertions
+    WHERE tenant_id = $1 AND user_id = $2 AND key = $3 AND occurred_at < $6
+    ORDER BY occurred_at DESC
+    LIMIT $7
+) s
+WHERE embedding_model = $5 AND embedding IS NOT NULL AND vector_dims(embedding) = vector_dims($4::halfvec);
 
 -- name: AttributeAssertionListByUser
 -- Every assertion of a user, oldest first; resolution orders them itself.
@@ -51,6 +56,41 @@ ORDER BY occurred_at, event_id, key, item, op;
 SELECT event_id, key, item, op, value, source, evidence, session_id, confidence, occurred_at
 FROM attribute_assertions
 WHERE tenant_id = $1 AND user_id = $2 AND occurred_at < $3
+ORDER BY occurred_at, event_id, key, item, op;
+
+-- name: AttributeAssertionListForContext
+-- What a context resolves of a user: every assertion of every key but one
+-- ($3, the self-statements), and of that key the newest $4 only; oldest
+-- first, as AttributeAssertionListByUser. A user's statements grow with
+-- their history; a context ranks the newest few hundred of them.
+SELECT event_id, key, item, op, value, source, evidence, session_id, confidence, occurred_at
+FROM (
+    SELECT event_id, key, item, op, value, source, evidence, session_id, confidence, occurred_at
+    FROM attribute_assertions
+    WHERE tenant_id = $1 AND user_id = $2 AND (key < $3 OR key > $3)
+    UNION ALL
+    (SELECT event_id, key, item, op, value, source, evidence, session_id, confidence, occurred_at
+     FROM attribute_assertions
+     WHERE tenant_id = $1 AND user_id = $2 AND key = $3
+     ORDER BY occurred_at DESC
+     LIMIT $4)
+) a
+ORDER BY occurred_at, event_id, key, item, op;
+
+-- name: AttributeAssertionListForContextBefore
+-- AttributeAssertionListForContext as the user stood before $5.
+SELECT event_id, key, item, op, value, source, evidence, session_id, confidence, occurred_at
+FROM (
+    SELECT event_id, key, item, op, value, source, evidence, session_id, confidence, occurred_at
+    FROM attribute_assertions
+    WHERE tenant_id = $1 AND user_id = $2 AND (key < $3 OR key > $3) AND occurred_at < $5
+    UNION ALL
+    (SELECT event_id, key, item, op, value, source, evidence, session_id, confidence, occurred_at
+     FROM attribute_assertions
+     WHERE tenant_id = $1 AND user_id = $2 AND key = $3 AND occurred_at < $5
+     ORDER BY occurred_at DESC
+     LIMIT $4)
+) a
 ORDER BY occurred_at, event_id, key, item, op;
 
 -- name: AttributeAssertionListByUsersKeys

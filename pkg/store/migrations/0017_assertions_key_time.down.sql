@@ -1,0 +1,1 @@
+DROP INDEX IF EXISTS attribute_assertions_key_time;
