@@ -27,6 +27,15 @@ func BenchmarkIndex(b *testing.B) {
 		n = v
 	}
 	turns := memoryTurns(n)
+	// BENCH_INDEX_USERS gives the turns to that many users instead (1: one
+	// user's whole life, its sessions of 20 turns in order), to compare the
+	// rate per turn of one large user with that of many small ones.
+	if users, err := strconv.Atoi(os.Getenv("BENCH_INDEX_USERS")); err == nil && users > 0 {
+		for i := range turns {
+			u, k := i%users, i/users
+			turns[i].UserID, turns[i].SessionID = fmt.Sprintf("u%04d", u), fmt.Sprintf("s%04d-%d", u, k/20)
+		}
+	}
 	msgs := make([]*nats.Msg, n)
 	for i := range turns {
 		m, err := events.TurnMsg(&turns[i])
