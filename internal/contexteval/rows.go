@@ -2,6 +2,7 @@ package contexteval
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -134,4 +135,22 @@ func WithFile(path string, f func(io.Writer) error) (err error) {
 		err = errors.Join(err, w.Flush(), file.Close())
 	}()
 	return f(w)
+}
+
+// Report runs a measurement with its per-question file (questionsOut; ""
+// for none: WithFile) and writes its report to w, as JSON or by print: the
+// body of every evaluation command.
+func Report[R any](ctx context.Context, questionsOut string, asJSON bool, w io.Writer,
+	run func(ctx context.Context, questions io.Writer) (R, error), print func(io.Writer, R)) error {
+	return WithFile(questionsOut, func(q io.Writer) error {
+		rep, err := run(ctx, q)
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			return WriteJSON(w, rep)
+		}
+		print(w, rep)
+		return nil
+	})
 }

@@ -90,17 +90,9 @@ func main() {
 
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	contexteval.Main("evallongmem", *data, &o.DataDir, &o.System, func(ctx context.Context) error {
-		return contexteval.WithFile(*questionsOut, func(w io.Writer) error {
-			o.QuestionsOut = w
-			rep, err := run(ctx, o, log)
-			if err != nil {
-				return err
-			}
-			if *asJSON {
-				return contexteval.WriteJSON(os.Stdout, rep)
-			}
-			printTables(os.Stdout, rep)
-			return nil
-		})
+		return contexteval.Report(ctx, *questionsOut, *asJSON, os.Stdout, func(ctx context.Context, q io.Writer) (*report, error) {
+			o.QuestionsOut = q
+			return run(ctx, o, log)
+		}, printTables)
 	})
 }
