@@ -29,7 +29,7 @@ func (s *Service) Search(ctx context.Context, tenant, userID string, qv url.Valu
 	}
 	q := qv.Get("q")
 	checkQuery(q, "q", true, &fe)
-	p := search.Params{UserID: userID, Now: s.now()}
+	p := search.Params{UserID: userID, Now: s.now(), Large: s.cfg.Large()}
 	p.K = intParam(qv, "k", search.DefaultK, 1, search.MaxK, &fe)
 	p.MaxPerSession = intParam(qv, "max_per_session", search.DefaultMaxPerSession, 1, search.MaxK, &fe)
 	for _, f := range []struct {

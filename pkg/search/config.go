@@ -1,6 +1,10 @@
 package search
 
-import "time"
+import (
+	"time"
+
+	"github.com/recallhq/recall/pkg/store"
+)
 
 // Config is the history search's part of the API's config: how many hits a
 // context recalls for its query and how they are chosen (per session,
@@ -166,6 +170,24 @@ type Config struct {
 	// SearchEmbedTimeout bounds embedding a query: past it the search goes
 	// on by terms only, and the context says so.
 	SearchEmbedTimeout time.Duration `env:"SEARCH_EMBED_TIMEOUT" envDefault:"500ms"`
+	// SearchLargeUserEntries is the number of search entries (turns,
+	// summaries, facts) from which a user's history is searched through
+	// indexes rather than by a scan of every entry: the newest entries,
+	// the holders of the message's rare terms and the sessions that hold
+	// most of them (store.LargeSearch; docs/scaling.md, "One user's whole
+	// life"). A scan costs about 10 µs an entry and finds exactly; the
+	// indexes cost about the same at any size. 0: always scan.
+	SearchLargeUserEntries int `env:"SEARCH_LARGE_USER_ENTRIES" envDefault:"4000"`
+}
+
+// Large is the large users' search of this config (Params.Large).
+func (cfg Config) Large() store.LargeSearch {
+	if cfg.SearchLargeUserEntries <= 0 {
+		return store.LargeSearch{}
+	}
+	l := store.DefaultLargeSearch
+	l.From = cfg.SearchLargeUserEntries
+	return l
 }
 
 // Feedback is the query feedback for a context's message: none unless it

@@ -104,6 +104,12 @@ type Params struct {
 	// fusion: 0 means 1 (equal), negative means the vector list does not
 	// count (its similarities are still reported).
 	VectorWeight float64
+	// Large reads a user with at least Large.From entries through indexes
+	// instead of scanning every entry (store.LargeSearch); the zero value
+	// scans every user. A search narrowed to a session, an agent or a time
+	// (SessionID, AgentID, Since, Until) scans all the same: what it is
+	// narrowed to need not be among the candidates the indexes give.
+	Large store.LargeSearch
 }
 
 // MaxK bounds Params.K.
@@ -249,7 +255,7 @@ func Find(ctx context.Context, t *store.Tenant, p Params) ([]Hit, error) {
 	if err := t.ScanSearch(ctx, sc); err != nil {
 		return nil, err
 	}
-	return rankHits(asOf(sc.Rows(), p), p, sc.NumTerms()), nil
+	return rankHits(asOf(sc.Rows(), p), p, sc.NumTerms(), sc.Stats()), nil
 }
 
 // InBatch runs a search whose scan travels in another batch of reads: read
@@ -289,7 +295,7 @@ func (s *Searcher) InBatch(p *Params, f FeedbackParams, read func(scan *store.Se
 	// The spans the message names are reckoned in the user's time zone,
 	// which read may learn in the same batch: it may set p.During.
 	q.During = p.During
-	hits := rankHits(asOf(sc.Rows(), q), q, sc.NumTerms())
+	hits := rankHits(asOf(sc.Rows(), q), q, sc.NumTerms(), sc.Stats())
 	if !feedback {
 		return hits, nil
 	}
@@ -300,7 +306,7 @@ func (s *Searcher) InBatch(p *Params, f FeedbackParams, read func(scan *store.Se
 	if err := sc.Rescore(fq.Terms); err != nil {
 		return nil, err
 	}
-	return rankHits(sc.Rows(), fq, sc.NumTerms()), nil
+	return rankHits(sc.Rows(), fq, sc.NumTerms(), sc.Stats()), nil
 }
 
 // scan checks p, fills in its defaults and prepares the store's scan of
@@ -319,6 +325,9 @@ func (p Params) scan() (*store.SearchScan, Params, error) {
 	sc, err := store.NewSearchScan(p.UserID, p.Terms, p.Vector, p.Model)
 	if err == nil {
 		sc.Before(p.At)
+		if p.SessionID == "" && p.AgentID == "" && p.Since.IsZero() && p.Until.IsZero() {
+			sc.Large(p.Large)
+		}
 	}
 	return sc, p, err
 }

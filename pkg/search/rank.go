@@ -97,10 +97,10 @@ var rankers = sync.Pool{New: func() any { return &ranker{groups: map[string]int{
 
 // rankHits ranks the rows for p and returns the hits with their texts, with
 // a pooled ranker.
-func rankHits(rows []store.SearchRow, p Params, nTerms int) []Hit {
+func rankHits(rows []store.SearchRow, p Params, nTerms int, stats *store.SearchStats) []Hit {
 	rk := rankers.Get().(*ranker)
 	defer rk.release()
-	return searchHits(rows, rk.rank(rows, p, nTerms))
+	return searchHits(rows, rk.rank(rows, p, nTerms, stats))
 }
 
 // release hands the ranker back to its pool (one that ranked a history
@@ -139,14 +139,18 @@ func ascending(a, b float64) int { return descending(b, a) }
 // lexical and vector lists, their fusion with the recency prior, the cap
 // per session and the top k, each hit with its neighbours when asked for.
 // The hits returned are the ranker's own, valid until its next use.
-func (rk *ranker) rank(rows []store.SearchRow, p Params, nTerms int) []rankedHit {
+//
+// With stats (a large user's rows, read through indexes: store.SearchStats),
+// BM25's collection statistics are the whole history's rather than the
+// rows', and a session's terms are weighed by the same IDFs.
+func (rk *ranker) rank(rows []store.SearchRow, p Params, nTerms int, stats *store.SearchStats) []rankedHit {
 	depth := p.depth()
 	wanted := grow(rk.wanted, len(rows))
 	for i := range rows {
 		wanted[i] = p.keeps(&rows[i])
 	}
 	rk.wanted = wanted
-	lex := rk.bm25Scores(rows, nTerms, p.IDFPower, p.Terms, p.TermWeights)
+	lex := rk.bm25Scores(rows, nTerms, p.IDFPower, p.Terms, p.TermWeights, stats)
 	var prevTurn, nextTurn []int
 	if p.DialogueWeight > 0 || p.Neighbors {
 		prevTurn, nextTurn = rk.turnOrder(rows)
@@ -155,7 +159,7 @@ func (rk *ranker) rank(rows []store.SearchRow, p Params, nTerms int) []rankedHit
 		lex = rk.withDialogue(lex, prevTurn, nextTurn, p.DialogueWeight)
 	}
 	if p.SessionWeight > 0 {
-		rk.withSessions(rows, lex, nTerms, p.IDFPower, p.Terms, p.TermWeights, p.SessionWeight)
+		rk.withSessions(rows, lex, nTerms, p.IDFPower, p.Terms, p.TermWeights, p.SessionWeight, stats != nil)
 	}
 
 	byScore := rk.byScore[:0]
@@ -350,8 +354,11 @@ func termIndex(terms []string) map[string]int {
 // (rk.parts at rk.partOf[row]). nTerms is the number of distinct query
 // terms (the length of a row's tf), terms the query's distinct terms in
 // the same order; each term's IDF is raised to power (Params.IDFPower; 0
-// or 1: as it is), a number's excepted (numeric).
-func (rk *ranker) bm25Scores(rows []store.SearchRow, nTerms int, power float64, terms []string, weights []float64) []float64 {
+// or 1: as it is), a number's excepted (numeric). With stats, the number of
+// documents, their average length and the terms' document frequencies are
+// the history's (a term's at least the rows'; one the stats do not count,
+// the rows' scaled to the history).
+func (rk *ranker) bm25Scores(rows []store.SearchRow, nTerms int, power float64, terms []string, weights []float64, stats *store.SearchStats) []float64 {
 	scores := grow(rk.lex, len(rows))
 	clear(scores)
 	rk.lex, rk.nTerms = scores, nTerms
@@ -383,6 +390,17 @@ func (rk *ranker) bm25Scores(rows []store.SearchRow, nTerms int, power float64, 
 	}
 	n := float64(len(rows))
 	avgdl := max(total/n, 1)
+	if stats != nil && stats.Entries >= n {
+		scale := stats.Entries / n
+		for j := range df {
+			if len(stats.DF) == nTerms {
+				df[j] = max(df[j], stats.DF[j])
+			} else {
+				df[j] *= scale
+			}
+		}
+		n, avgdl = stats.Entries, max(stats.Terms/stats.Entries, 1)
+	}
 	idf := grow(rk.idf, nTerms)
 	rk.idf = idf
 	for j := range idf {
@@ -583,7 +601,13 @@ func numeric(t string) bool {
 // turns that hold a query term themselves, or borrow one from a neighbour
 // (withDialogue), are lifted, so a session cannot bring turns that say
 // nothing of the query. Summaries and facts keep their own scores.
-func (rk *ranker) withSessions(rows []store.SearchRow, lex []float64, nTerms int, power float64, terms []string, weights []float64, weight float64) {
+//
+// With rowIDF (the rows are a large user's sessions read through indexes,
+// not every session) a term is weighed by its IDF over the history's
+// entries (bm25Scores): the sessions read are those that hold the
+// message's rare terms, and counted among them the rare terms would weigh
+// least.
+func (rk *ranker) withSessions(rows []store.SearchRow, lex []float64, nTerms int, power float64, terms []string, weights []float64, weight float64, rowIDF bool) {
 	if nTerms == 0 || len(rows) == 0 {
 		return
 	}
@@ -638,6 +662,10 @@ func (rk *ranker) withSessions(rows []store.SearchRow, lex []float64, nTerms int
 	// The sessions' IDFs, in place of their document frequencies.
 	idf := df
 	for j := range idf {
+		if rowIDF {
+			idf[j] = rk.idf[j]
+			continue
+		}
 		idf[j] = termIDF(float64(n), df[j], power, termAt(terms, j)) * weightAt(weights, j)
 	}
 	avg := max(total/float64(n), 1)

@@ -22,7 +22,7 @@ func BenchmarkRankSearch(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		hits := rankHits(rows, p, 4)
+		hits := rankHits(rows, p, 4, nil)
 		if len(hits) != 60 {
 			b.Fatalf("%d hits", len(hits))
 		}

@@ -15,6 +15,8 @@ var (
 	QSummaryGetCurrent     = qSummaryGetCurrent
 	QSummaryListForContext = qSummaryListForContext
 	QSearchScan            = qSearchScan
+	QSearchCandidates      = qSearchCandidates
+	QSearchDeleteBySession = qSearchDeleteBySession
 	QSummaryListCurrent    = qSummaryListCurrent
 )
 

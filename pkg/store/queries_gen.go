@@ -144,8 +144,12 @@ var (
 	qSearchDeleteBySession = queryName{"SearchDeleteBySession"}
 	// qUserDeleteSearchEntries is UserDeleteSearchEntries of queries/search.sql.
 	qUserDeleteSearchEntries = queryName{"UserDeleteSearchEntries"}
+	// qUserDeleteSearchStats is UserDeleteSearchStats of queries/search.sql.
+	qUserDeleteSearchStats = queryName{"UserDeleteSearchStats"}
 	// qSearchScan is SearchScan of queries/search.sql.
 	qSearchScan = queryName{"SearchScan"}
+	// qSearchCandidates is SearchCandidates of queries/search.sql.
+	qSearchCandidates = queryName{"SearchCandidates"}
 	// qSessionGet is SessionGet of queries/sessions.sql.
 	qSessionGet = queryName{"SessionGet"}
 	// qSessionDelete is SessionDelete of queries/sessions.sql.
@@ -309,7 +313,9 @@ var queryNameList = []queryName{
 	qSearchEntryDelete,
 	qSearchDeleteBySession,
 	qUserDeleteSearchEntries,
+	qUserDeleteSearchStats,
 	qSearchScan,
+	qSearchCandidates,
 	qSessionGet,
 	qSessionDelete,
 	qSessionGuestsDelete,

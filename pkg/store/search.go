@@ -330,7 +330,55 @@ type SearchScan struct {
 	before time.Time    // entries at or after it are not read (Before)
 	keep   bool         // every row keeps its terms (KeepTerms)
 	buf    *[]SearchRow // the rows read, until Release
+	large  LargeSearch  // a large user's search (Large)
+	terms  []string     // the distinct query terms, each as a tsquery (Large)
+	stats  *SearchStats // what SearchCandidates read of the history, nil for a scan
 }
+
+// LargeSearch is how a search reads a large user's history: through indexes
+// (the statement SearchCandidates) rather than by a scan of every entry,
+// from From entries on. The scan's cost grows with the history, about 10 µs
+// a turn; this one's with the message's rare terms and the sessions read.
+// It reads the newest Sample entries (found by time; the sample each
+// term's share of the history is estimated from), the entries holding the
+// rarest of the message's terms as long as their estimated number adds up
+// to at most Budget (each term's looked up in the user's postings of the
+// GIN index), and of the Sessions whose entries hold the most of those
+// terms, weighed by IDF, every entry when a session has at most
+// WholeSession turns, else the entries around each holder; the user's
+// facts; and the statistics of the whole history (SearchStats) the ranking
+// weighs them by. A user below From is read by the scan, whose ranking
+// this one keeps: a user that crosses From keeps its best hits
+// (TestSearchLargeUserSwitch).
+type LargeSearch struct {
+	From, Sample, Budget, Sessions, WholeSession int
+}
+
+// DefaultLargeSearch is the large users' search as the API configures it
+// by default (search.Config).
+var DefaultLargeSearch = LargeSearch{From: 4000, Sample: 200, Budget: 1000, Sessions: 40, WholeSession: 60}
+
+// Large has a user with at least l.From entries read through indexes
+// (LargeSearch); From 0 (the zero LargeSearch) scans every user. Which way
+// a user is read is decided by the store, in the same round trip as the
+// read itself: both statements are sent, and the one that does not apply
+// returns nothing.
+func (sc *SearchScan) Large(l LargeSearch) {
+	if l.From <= 0 {
+		sc.large = LargeSearch{}
+		return
+	}
+	sc.large = l
+	sc.terms = make([]string, len(sc.index.index))
+	for t, j := range sc.index.index {
+		sc.terms[j] = TSQuery([]string{t})
+	}
+}
+
+// Stats are the statistics of the user's history when it was read through
+// indexes (Large), nil when it was scanned: the ranking then counts them
+// among the rows.
+func (sc *SearchScan) Stats() *SearchStats { return sc.stats }
 
 // KeepTerms has every row read keep its terms (SearchRow.Terms), whether
 // or not it holds a query term, so that the rows can be scored again for
@@ -347,6 +395,11 @@ func (sc *SearchScan) Rescore(terms []string) error {
 		return errors.New("search: rescoring a scan that kept no terms")
 	}
 	index := termIndex(terms)
+	if sc.stats != nil {
+		// The history's counts of the new terms are not known: the
+		// ranking estimates them from the rows.
+		sc.stats.DF = nil
+	}
 	for i, r := range sc.Rows() {
 		tf, err := rowFrequencies(r.Terms, index)
 		if err != nil {
@@ -361,8 +414,10 @@ func (sc *SearchScan) Rescore(terms []string) error {
 // Before bounds the scan to the history as it stood before t (a search or a
 // context asked as of t): the entries of what happened at or after t are
 // not read, as if they were not there (not found, not anyone's neighbour,
-// not counted in the ranking's statistics); zero reads them all. It is
-// applied as the rows are read, so the statement is the same either way.
+// not counted in the ranking's statistics); zero reads them all. A scan
+// applies it as the rows are read, so the statement is the same either
+// way; a large user's search (Large) in its statement as well (its
+// statistics count the whole history, though).
 func (sc *SearchScan) Before(t time.Time) { sc.before = t }
 
 // NewSearchScan checks a query and prepares its scan: the user whose
@@ -397,16 +452,27 @@ func NewSearchScan(userID string, terms []string, vector []float32, model string
 // A context reads the same scan in the batch of its other reads instead
 // (Context).
 func (t *Tenant) ScanSearch(ctx context.Context, sc *SearchScan) error {
-	rows, err := t.s.pool.Query(ctx, q(qSearchScan), sc.args(t.id)...)
-	if err != nil {
-		return fmt.Errorf("search: %w", err)
-	}
-	return sc.read(rows)
+	var b pgx.Batch
+	sc.queue(&b, t.id)
+	return t.s.pool.SendBatch(ctx, &b).Close()
 }
 
-// args are the statement's arguments for a tenant.
-func (sc *SearchScan) args(tenant string) []any {
-	return []any{tenant, sc.userID, sc.query, sc.vector, sc.model, sc.keep}
+// queue queues the scan's statements in a batch of a tenant's reads: the
+// scan of the user's range and, for a search told of large users (Large),
+// SearchCandidates; the one that does not apply to the user reads nothing.
+func (sc *SearchScan) queue(b *pgx.Batch, tenant string) {
+	var from *int64
+	if sc.large.From > 0 {
+		n := int64(sc.large.From)
+		from = &n
+	}
+	b.Queue(q(qSearchScan), tenant, sc.userID, sc.query, sc.vector, sc.model, sc.keep, from).Query(sc.read)
+	if from == nil {
+		return
+	}
+	l := sc.large
+	b.Queue(q(qSearchCandidates), tenant, sc.userID, sc.query, sc.vector, sc.model, sc.keep, from,
+		sc.terms, nullTime(sc.before), l.Sample, l.Budget, l.Sessions, l.WholeSession).Query(sc.readMore)
 }
 
 // NumTerms is the number of distinct query terms: the length of a row's TF.
@@ -427,9 +493,20 @@ func (sc *SearchScan) Rows() []SearchRow {
 // the ranking took and as long as the Go scheduler left it waiting.
 func (sc *SearchScan) read(rows pgx.Rows) error {
 	sc.Release()
+	sc.stats = nil
 	buf := scanRows.Get().(*[]SearchRow)
-	entries, err := readSearchRows(rows, sc.index, sc.before, sc.keep, *buf)
-	*buf, sc.buf = entries, buf
+	sc.buf = buf
+	return sc.readMore(rows)
+}
+
+// readMore appends the rows of the scan's second statement
+// (SearchCandidates) to those read.
+func (sc *SearchScan) readMore(rows pgx.Rows) error {
+	if sc.buf == nil {
+		sc.buf = scanRows.Get().(*[]SearchRow)
+	}
+	entries, err := readSearchRows(rows, sc.index, sc.before, sc.keep, *sc.buf, &sc.stats)
+	*sc.buf = entries
 	if err != nil {
 		sc.Release()
 		return fmt.Errorf("search: %w", err)

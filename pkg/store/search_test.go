@@ -620,3 +620,57 @@ func TestSearchScanKeepTerms(t *testing.T) {
 	require.Equal(t, []int32{1, 0, 0}, bySource(kept)["e2"].TF)
 	require.Nil(t, bySource(kept)["e3"].TF)
 }
+
+// A user's counts (search_user_stats, which choose the large users' search
+// and give it BM25's statistics) follow every write of the user's entries:
+// inserts, a replay, a new version of an entry, deletes by source and by
+// session, and forgetting the user.
+func TestSearchUserStatsFollowWrites(t *testing.T) {
+	t.Parallel()
+	db := testenv.NewDB(t)
+	ctx := context.Background()
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	entry := func(user, session, id string, terms ...string) store.SearchEntry {
+		return store.SearchEntry{TenantID: "t", UserID: user, Kind: store.SearchMessage, SourceID: id, SessionID: session,
+			Role: "user", OccurredAt: at, Text: id, Terms: terms}
+	}
+	check := func(what string) {
+		t.Helper()
+		rows, err := db.Store.Pool().Query(ctx, `
+			SELECT u.user_id, coalesce(s.entries, 0), coalesce(s.terms, 0), count(e.*), coalesce(sum(e.term_count), 0)
+			FROM (VALUES ('u1'), ('u2')) u(user_id)
+			LEFT JOIN search_user_stats s ON s.tenant_id = 't' AND s.user_id = u.user_id
+			LEFT JOIN search_entries e ON e.tenant_id = 't' AND e.user_id = u.user_id
+			GROUP BY u.user_id, s.entries, s.terms`)
+		require.NoError(t, err)
+		for rows.Next() {
+			var user string
+			var entries, terms, want, wantTerms int64
+			require.NoError(t, rows.Scan(&user, &entries, &terms, &want, &wantTerms))
+			require.Equal(t, []int64{want, wantTerms}, []int64{entries, terms}, "%s: %s", what, user)
+		}
+		require.NoError(t, rows.Err())
+	}
+	batch := []store.SearchEntry{entry("u1", "s1", "a", "x", "y"), entry("u1", "s1", "b", "x"), entry("u2", "s2", "c", "z", "z", "z")}
+	_, err := db.Store.UpsertSearchEntries(ctx, batch)
+	require.NoError(t, err)
+	check("inserted")
+	_, err = db.Store.UpsertSearchEntries(ctx, batch)
+	require.NoError(t, err)
+	check("replayed")
+	_, err = db.Store.UpsertSearchEntries(ctx, []store.SearchEntry{entry("u1", "s1", "a", "x", "y", "w", "v"), entry("u1", "s3", "d", "q")})
+	require.NoError(t, err)
+	check("a new version and a new entry")
+	_, err = db.Store.Tenant("t").DeleteSearchEntries(ctx, "u1", store.SearchMessage, []string{"b"})
+	require.NoError(t, err)
+	check("deleted by source")
+	_, err = db.Store.Pool().Exec(ctx, store.Query(store.QSearchDeleteBySession), "t", "s3")
+	require.NoError(t, err)
+	check("a session's entries deleted")
+	_, err = db.Store.Tenant("t").ForgetUser(ctx, "u2")
+	require.NoError(t, err)
+	check("user forgotten")
+	var n int
+	require.NoError(t, db.Store.Pool().QueryRow(ctx, `SELECT count(*) FROM search_user_stats WHERE user_id = 'u2'`).Scan(&n))
+	require.Zero(t, n, "a forgotten user leaves no counts")
+}

@@ -41,6 +41,16 @@ type SearchRow struct {
 	HasDistance bool
 }
 
+// SearchStats are the statistics of a large user's whole history that a
+// search read through indexes (SearchScan.Large) ranks its rows by, in
+// place of counting them among the rows read: the number of entries, their
+// terms (BM25's average length is Terms / Entries), and the number of
+// entries holding each query term (DF, in the order of a row's TF).
+type SearchStats struct {
+	Entries, Terms float64
+	DF             []float64
+}
+
 // searchColumns are SearchScan's columns, in order, with the types
 // decodeSearchRow reads: in binary format, which pgx asks for these types
 // (a text is the same either way).
@@ -51,18 +61,19 @@ var searchColumns = [...]struct {
 	{"kind", pgtype.TextOID}, {"source_id", pgtype.TextOID}, {"session_id", pgtype.TextOID}, {"role", pgtype.TextOID},
 	{"occurred_at", pgtype.TimestamptzOID}, {"term_count", pgtype.Int4OID}, {"agent_id", pgtype.TextOID},
 	{"body", pgtype.TextOID}, {"terms", pgtype.ByteaOID}, {"distance", pgtype.Float8OID}, {"live", pgtype.BoolOID},
+	{"stats", pgtype.Float8ArrayOID},
 }
 
 // readSearchRows reads the scan's rows, appending them to out: one
 // allocation for each row's texts, and only the query terms' frequencies
 // kept of its terms (index: term -> place). A user's whole history is read
-// on every search, so this is the search's hottest loop. With before set,
-// the rows of entries at or after it are passed over unread
-// (SearchScan.Before); with keep, each row keeps its terms
-// (SearchScan.KeepTerms).
-func readSearchRows(rows pgx.Rows, index *queryTerms, before time.Time, keep bool, out []SearchRow) ([]SearchRow, error) {
+// on every search of a user below the switch to indexes, so this is the
+// search's hottest loop. With before set, the rows of entries at or after
+// it are passed over unread (SearchScan.Before); with keep, each row keeps
+// its terms (SearchScan.KeepTerms). The statistics a row carries
+// (SearchCandidates' stats) are decoded once, into stats.
+func readSearchRows(rows pgx.Rows, index *queryTerms, before time.Time, keep bool, out []SearchRow, stats **SearchStats) ([]SearchRow, error) {
 	defer rows.Close()
-	out = out[:0]
 	checked, bounded := false, !before.IsZero()
 	for rows.Next() {
 		// The columns are checked with the first row: a failed statement
@@ -75,6 +86,13 @@ func readSearchRows(rows pgx.Rows, index *queryTerms, before time.Time, keep boo
 			checked = true
 		}
 		v := rows.RawValues()
+		if *stats == nil && v[11] != nil {
+			st, err := decodeSearchStats(v[11])
+			if err != nil {
+				return out, fmt.Errorf("search scan: stats: %w", err)
+			}
+			*stats = st
+		}
 		if bounded && len(v[4]) == 8 && !pgTimestamp(v[4]).Before(before) {
 			continue
 		}
@@ -86,8 +104,32 @@ func readSearchRows(rows pgx.Rows, index *queryTerms, before time.Time, keep boo
 	return out, rows.Err()
 }
 
+// decodeSearchStats decodes SearchCandidates' stats: a one-dimensional
+// float8 array in binary form (dimensions, a flag for NULLs, the element
+// type; each dimension's length and lower bound; each element's length and
+// value), the entries and their terms, then each query term's entries.
+func decodeSearchStats(b []byte) (*SearchStats, error) {
+	u32 := func(at int) int { return int(binary.BigEndian.Uint32(b[at:])) }
+	if len(b) < 20 || u32(0) != 1 || u32(8) != pgtype.Float8OID {
+		return nil, errors.New("not a one-dimensional float8 array")
+	}
+	n := u32(12)
+	if n < 2 || len(b) != 20+12*n {
+		return nil, errors.New("malformed float8 array")
+	}
+	vals := make([]float64, n)
+	for i := range vals {
+		at := 20 + 12*i
+		if u32(at) != 8 {
+			return nil, errors.New("NULL or malformed element")
+		}
+		vals[i] = math.Float64frombits(binary.BigEndian.Uint64(b[at+4:]))
+	}
+	return &SearchStats{Entries: vals[0], Terms: vals[1], DF: vals[2:]}, nil
+}
+
 // checkSearchColumns checks that the scan's columns are what
-// decodeSearchRow reads.
+// decodeSearchRow and decodeSearchStats read.
 func checkSearchColumns(fields []pgconn.FieldDescription) error {
 	if len(fields) != len(searchColumns) {
 		return fmt.Errorf("search scan: %d columns, want %d", len(fields), len(searchColumns))

@@ -67,6 +67,10 @@ WHERE tenant_id = $1 AND session_id = $2 AND kind IN ('message', 'summary');
 -- name: UserDeleteSearchEntries
 DELETE FROM search_entries WHERE tenant_id = $1 AND user_id = $2;
 
+-- name: UserDeleteSearchStats
+-- After UserDeleteSearchEntries, whose trigger left the user's counts at zero.
+DELETE FROM search_user_stats WHERE tenant_id = $1 AND user_id = $2;
+
 -- name: SearchScan
 -- One user's entries, one row each, as the search ranks them (in Go, package
 -- search: search.Find; read by SearchScan): $1 tenant, $2 user; $3 the query as a tsquery ('a' | 'b',
@@ -85,6 +89,9 @@ DELETE FROM search_entries WHERE tenant_id = $1 AND user_id = $2;
 -- deployment's first contexts): without it the planner took the session
 -- index with the tenant as its only condition, a scan of every entry of
 -- the tenant for each search, and kept that plan until the next analyze.
+-- With $7 set, a user with at least $7 entries (search_user_stats) is not
+-- read here but by SearchCandidates, queued in the same batch; stats is
+-- NULL (the ranking counts the rows read).
 SELECT e.kind, e.source_id, e.session_id, e.role, e.occurred_at, e.term_count, e.agent_id, e.body,
        CASE WHEN $6::boolean OR ts_match_vq(e.terms, $3::tsquery) THEN tsvectorsend(e.terms) END AS terms,
        CASE WHEN e.embedding_model = $5 AND vector_dims(e.embedding) = vector_dims($4::halfvec)
@@ -94,7 +101,144 @@ SELECT e.kind, e.source_id, e.session_id, e.role, e.occurred_at, e.term_count, e
            WHERE x.tenant_id = $1 AND x.user_id = $2
              AND x.type = split_part(e.source_id, E'\x1f', 1)
              AND x.value = substr(e.source_id, strpos(e.source_id, E'\x1f') + 1)
-             AND x.status = 'active') AS live
+             AND x.status = 'active') AS live,
+       NULL::float8[] AS stats
 FROM search_entries e
 WHERE e.tenant_id = $1 AND e.user_id = $2
+  AND ($7::bigint IS NULL OR NOT EXISTS (
+      SELECT 1 FROM search_user_stats s
+      WHERE s.tenant_id = $1 AND s.user_id = $2 AND s.entries >= $7))
 ORDER BY e.kind, e.source_id;
+
+-- name: SearchCandidates
+-- A large user's entries that a search can find (SearchScan.Large): the
+-- same columns as SearchScan's, read through indexes instead of the user's
+-- whole range, when the user has at least $7 entries (search_user_stats;
+-- no rows otherwise: SearchScan reads the user then, and the two go in one
+-- batch). $1 to $6 are SearchScan's; $8 each distinct query term as a
+-- tsquery of its own, in the order of a row's TF; $9 NULL, or the time the
+-- history is read as of (entries at or after it are not read); $10 how many
+-- of the newest entries are read (the sample); $11 the most entries a term
+-- may be estimated to be in for its holders to be looked up; $12 how many
+-- sessions are read; $13 the most entries of a session read whole.
+--
+-- The newest $10 entries are read by time: they are candidates themselves
+-- (the recent window of the history), and the sample each term's share of
+-- the user's entries is estimated from. The terms estimated in at most $11
+-- entries (the rare ones: what a message is about) are looked up in the
+-- user's GIN postings, and the sessions whose entries hold the most of
+-- them, weighed by their IDF, are chosen; a term in a larger share (a
+-- common one) is not looked up: the entries that hold it and matter hold a
+-- rarer term too, or are recent. The chosen sessions are read whole when
+-- they are short, and otherwise as the entries around each of their
+-- holders (three before and after, by time); with the user's facts. Each
+-- row carries the statistics BM25 needs of the whole history (stats:
+-- entries, their terms, then each query term's number of entries: counted
+-- among the holders for a rare term, estimated from the sample for a
+-- common one).
+WITH stats AS (
+    SELECT s.entries, s.terms
+    FROM search_user_stats s
+    WHERE s.tenant_id = $1 AND s.user_id = $2 AND s.entries >= $7
+),
+recent AS (
+    SELECT e.session_id, e.kind, e.source_id, e.terms
+    FROM search_entries e
+    WHERE e.tenant_id = $1 AND e.user_id = $2 AND EXISTS (SELECT 1 FROM stats)
+      AND ($9::timestamptz IS NULL OR e.occurred_at < $9)
+    ORDER BY e.occurred_at DESC
+    LIMIT $10
+),
+sample AS (
+    SELECT greatest(count(*), 1)::float8 AS n FROM recent
+),
+term AS (
+    SELECT t.ord, t.q::tsquery AS q,
+           (SELECT count(*) FROM recent r WHERE r.terms @@ t.q::tsquery)::float8 / sample.n * stats.entries AS est
+    FROM unnest($8::text[]) WITH ORDINALITY AS t(q, ord), sample, stats
+),
+rare AS (
+    -- the rarest terms first, while their estimated entries add up to $11
+    SELECT t.ord, t.q, ln(1 + (stats.entries - t.est + 0.5) / (t.est + 0.5)) AS idf
+    FROM (SELECT term.*, sum(term.est) OVER (ORDER BY term.est, term.ord) AS upto FROM term) t, stats
+    WHERE t.upto <= $11
+),
+held AS (
+    SELECT rare.ord, rare.idf, h.session_id, h.occurred_at
+    FROM rare,
+         LATERAL (SELECT e.session_id, e.occurred_at
+                  FROM search_entries e
+                  WHERE e.tenant_id = $1 AND e.user_id = $2 AND e.terms @@ rare.q
+                    AND ($9::timestamptz IS NULL OR e.occurred_at < $9)
+                  LIMIT $11) h
+),
+df AS (
+    SELECT ord, count(*)::float8 AS n FROM held GROUP BY ord
+),
+chosen AS (
+    SELECT c.session_id, x.message_count
+    FROM (
+        (SELECT held.session_id
+         FROM held
+         WHERE held.session_id <> ''
+         GROUP BY held.session_id
+         ORDER BY (SELECT sum(r.idf) FROM rare r WHERE r.ord = ANY (array_agg(DISTINCT held.ord))) DESC,
+                  max(held.occurred_at) DESC
+         LIMIT $12)
+        UNION
+        SELECT session_id FROM recent WHERE session_id <> ''
+    ) c
+    LEFT JOIN LATERAL (SELECT s.message_count FROM sessions s
+                       WHERE s.tenant_id = $1 AND s.session_id = c.session_id
+                       LIMIT 1) x ON true
+),
+picked AS (
+    -- the short sessions whole
+    SELECT w.kind, w.source_id
+    FROM chosen c,
+         LATERAL (SELECT e.kind, e.source_id FROM search_entries e
+                  WHERE e.tenant_id = $1 AND e.session_id = c.session_id AND e.user_id = $2
+                  LIMIT $13 + 1) w
+    WHERE coalesce(c.message_count, 0) <= $13
+    UNION
+    -- the entries around each holder of a long session's
+    SELECT w.kind, w.source_id
+    FROM (SELECT DISTINCT h.session_id, h.occurred_at
+          FROM held h JOIN chosen c ON c.session_id = h.session_id
+          WHERE coalesce(c.message_count, 0) > $13) h,
+         LATERAL ((SELECT e.kind, e.source_id FROM search_entries e
+                   WHERE e.tenant_id = $1 AND e.user_id = $2 AND e.occurred_at <= h.occurred_at
+                   ORDER BY e.occurred_at DESC LIMIT 4)
+                  UNION ALL
+                  (SELECT e.kind, e.source_id FROM search_entries e
+                   WHERE e.tenant_id = $1 AND e.user_id = $2 AND e.occurred_at > h.occurred_at
+                   ORDER BY e.occurred_at LIMIT 3)) w
+    UNION
+    SELECT kind, source_id FROM recent
+    UNION
+    (SELECT e.kind, e.source_id
+     FROM search_entries e
+     WHERE e.tenant_id = $1 AND e.user_id = $2 AND e.kind = 'fact' AND EXISTS (SELECT 1 FROM stats)
+     ORDER BY e.kind, e.source_id)
+),
+statrow AS (
+    SELECT ARRAY[stats.entries::float8, stats.terms::float8] || ARRAY(
+               SELECT coalesce(df.n, term.est) FROM term LEFT JOIN df USING (ord) ORDER BY term.ord) AS a
+    FROM stats
+)
+SELECT e.kind, e.source_id, e.session_id, e.role, e.occurred_at, e.term_count, e.agent_id, e.body,
+       CASE WHEN $6::boolean OR ts_match_vq(e.terms, $3::tsquery) THEN tsvectorsend(e.terms) END AS terms,
+       CASE WHEN e.embedding_model = $5 AND vector_dims(e.embedding) = vector_dims($4::halfvec)
+            THEN e.embedding <=> $4::halfvec END AS distance,
+       e.kind <> 'fact' OR EXISTS (
+           SELECT 1 FROM facts x
+           WHERE x.tenant_id = $1 AND x.user_id = $2
+             AND x.type = split_part(e.source_id, E'\x1f', 1)
+             AND x.value = substr(e.source_id, strpos(e.source_id, E'\x1f') + 1)
+             AND x.status = 'active') AS live,
+       (SELECT a FROM statrow) AS stats
+FROM picked p,
+     LATERAL (SELECT * FROM search_entries x
+              WHERE x.tenant_id = $1 AND x.user_id = $2 AND x.kind = p.kind AND x.source_id = p.source_id
+              LIMIT 1) e
+WHERE $9::timestamptz IS NULL OR e.occurred_at < $9;

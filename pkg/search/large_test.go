@@ -1,0 +1,108 @@
+package search_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/embed"
+	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/search"
+	"github.com/recallhq/recall/pkg/store"
+)
+
+// A user whose history crosses the switch to indexes (store.LargeSearch)
+// keeps its best hits: KdConv's 150 film conversations as one user's
+// history (about 3,000 turns), each asked for by its topic, by the scan
+// and by the indexes (the switch set below the user's size), with the
+// hashing embedder's vectors and by terms alone. The indexes read the
+// newest turns and the sessions holding the question's rare terms, with
+// the history's statistics: the conversation asked for comes first as
+// often as by the scan, and its first hit is the same turn.
+func TestSearchLargeUserSwitch(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	convs := kdconv(t, "film", 150, "acme", "u1", t0.AddDate(-1, 0, 0))
+	var turns []events.Turn
+	for _, c := range convs {
+		turns = append(turns, c.Turns...)
+	}
+	b.index(t, turns)
+	var entries int64
+	require.NoError(t, b.db.Store.Pool().QueryRow(b.ctx, `SELECT entries FROM search_user_stats WHERE tenant_id = 'acme' AND user_id = 'u1'`).Scan(&entries))
+	require.EqualValues(t, len(turns), entries, "the triggers count every entry")
+	_, err := b.db.Store.Pool().Exec(b.ctx, `ANALYZE`)
+	require.NoError(t, err)
+
+	large := store.DefaultLargeSearch
+	large.From = int(entries) // the user is just large
+	for _, terms := range []bool{false, true} {
+		searcher := b.searcher
+		if terms {
+			searcher = search.NewSearcher(b.db.Store, b.an, nil, 0, testenv.Logger(t))
+		}
+		var mrr [2]float64
+		same := 0
+		for i, c := range convs {
+			q := "我们之前聊过的" + topicName(c.Topic) + "，你还记得吗？"
+			var first [2]string
+			for k, l := range []store.LargeSearch{{}, large} {
+				res, err := searcher.Search(b.ctx, search.Query{TenantID: "acme", Text: q, Params: search.Params{UserID: "u1", K: 10, Now: t0, Large: l}})
+				require.NoError(t, err)
+				require.NotEmpty(t, res.Hits, q)
+				first[k] = res.Hits[0].SourceID
+				for rank, h := range res.Hits {
+					if h.SessionID == fmt.Sprintf("kd-film-%d", i) {
+						mrr[k] += 1 / float64(rank+1)
+						break
+					}
+				}
+			}
+			if first[0] == first[1] {
+				same++
+			}
+		}
+		mrr[0] /= float64(len(convs))
+		mrr[1] /= float64(len(convs))
+		t.Logf("terms only %v: MRR scan %.3f, indexes %.3f; the same first hit for %d of %d", terms, mrr[0], mrr[1], same, len(convs))
+		require.GreaterOrEqual(t, mrr[1], mrr[0]-0.01, "terms only %v", terms)
+		require.GreaterOrEqual(t, same, len(convs)*9/10, "terms only %v", terms)
+	}
+
+	// One entry fewer than the switch: the scan; the search is the same.
+	large.From = int(entries) + 1
+	q := "我们之前聊过的" + topicName(convs[7].Topic) + "，你还记得吗？"
+	var hits [2][]string
+	for k, l := range []store.LargeSearch{{}, large} {
+		res, err := b.searcher.Search(b.ctx, search.Query{TenantID: "acme", Text: q, Params: search.Params{UserID: "u1", K: 10, Now: t0, Large: l}})
+		require.NoError(t, err)
+		hits[k] = sources(res.Hits)
+	}
+	require.Equal(t, hits[0], hits[1], "below the switch the user is scanned")
+}
+
+// The large users' search reads the history as of a time as the scan does:
+// nothing at or after it.
+func TestSearchLargeUserAsOf(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	var turns []events.Turn
+	for d := range 60 {
+		turns = append(turns, chat("acme", "u1", fmt.Sprintf("s%02d", d), t0.AddDate(0, 0, d-60),
+			fmt.Sprintf("day %d: I watered the garden and talked about cooking", d),
+			"Sounds like a good day.")...)
+	}
+	turns = append(turns, chat("acme", "u1", "late", t0.AddDate(0, 0, -1), "I adopted a greyhound named Biscuit", "Congratulations!")...)
+	b.index(t, turns)
+	large := store.DefaultLargeSearch
+	large.From = 10
+	res := b.search(t, "acme", "u1", "what is my greyhound called?", search.Params{K: 5, Large: large})
+	require.Equal(t, "late-0", res.Hits[0].SourceID)
+	res = b.search(t, "acme", "u1", "what is my greyhound called?", search.Params{K: 5, Large: large, At: t0.AddDate(0, 0, -2)})
+	for _, h := range res.Hits {
+		require.NotEqual(t, "late", h.SessionID, "read as of before it was said")
+	}
+	_ = embed.NewHashing
+}
