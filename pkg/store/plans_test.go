@@ -93,22 +93,20 @@ func TestSearchScanPlanOnAnEmptyTable(t *testing.T) {
 	}
 }
 
-// A large user's search reads through the user's indexes: its newest
-// entries by the time index, the holders of its rare terms by the GIN
-// postings of the user, the chosen sessions by the session index and their
-// lengths by the sessions' key, each entry read by its key; never a scan of
-// a table or of a user's or a tenant's range. The plan is the generic one,
-// on tables analyzed as autovacuum leaves them long before a user has
-// thousands of entries, beside other users; a table this small is read
-// whole more cheaply than through any index, so the plan is asked without
-// that choice. The holders of a rare term are looked up in the GIN
-// postings or read off the user's range by time, as the planner weighs
-// them by the table's size: the postings at 125,000 entries
-// (docs/scaling.md), the range here.
-// On tables never analyzed the planner, which then sees every index as
-// equally cheap, reads the user's range by time for each lookup: correct,
-// and about 20 times slower, until autovacuum's first analyze.
-func TestSearchCandidatesPlan(t *testing.T) {
+// A large user's search reads through the user's indexes, whatever the
+// tables held when it was prepared and whether they were ever analyzed (a
+// deployment whose autovacuum is off, or that has just imported a user):
+// its newest entries by the time index, the holders of its rare terms by
+// the GIN postings of the user (the only index keyed by tenant and user as
+// one), the chosen sessions by the session index and their lengths by the
+// sessions' key, then every entry read by its place (a TID scan); never a
+// scan of a table, nor of a user's or a tenant's range for each lookup.
+//
+// The tables hold three users of 3,000 entries each, as written, never
+// analyzed: a large user is one of thousands of entries. (On tables quite
+// empty a term's holders are read by a scan of the table, cheapest then;
+// pgx's connections, and with them the plans, are renewed within the hour.)
+func TestSearchCandidatesPlanNeverAnalyzed(t *testing.T) {
 	t.Parallel()
 	db := testenv.NewDB(t)
 	ctx := context.Background()
@@ -127,8 +125,7 @@ func TestSearchCandidatesPlan(t *testing.T) {
 		for i := range 3000 {
 			entries = append(entries, store.SearchEntry{TenantID: "t", UserID: fmt.Sprintf("u%d", u), Kind: store.SearchMessage,
 				SourceID: fmt.Sprintf("e%d-%d", u, i), SessionID: fmt.Sprintf("s%d-%d", u, i/10), Role: "user",
-				OccurredAt: at.Add(time.Duration(i) * time.Minute), Text: strings.Repeat("a turn of some length ", 20),
-				Terms: terms(i)})
+				OccurredAt: at.Add(time.Duration(i) * time.Minute), Text: strings.Repeat("a turn of some length ", 20), Terms: terms(i)})
 		}
 	}
 	for len(entries) > 0 {
@@ -137,14 +134,12 @@ func TestSearchCandidatesPlan(t *testing.T) {
 		require.NoError(t, err)
 		entries = entries[n:]
 	}
-	_, err := db.Store.Pool().Exec(ctx, `ANALYZE`)
-	require.NoError(t, err)
-	plan := genericPlanWith(t, db, "SET enable_seqscan = off", store.Query(store.QSearchCandidates), "'t'", "'u1'", `'''w7'' | ''garden'''`, "NULL", "'m'", "false", "2000",
-		`ARRAY['''w7''', '''garden''']`, "NULL", "200", "1000", "40", "60")
-	for _, index := range []string{"search_entries_user_time_idx", "search_entries_session_idx"} {
+	plan := genericPlan(t, db, store.Query(store.QSearchCandidates), "'t'", "'u1'", `'''w7'' | ''garden0'''`, "NULL", "'m'", "false", "2000",
+		`ARRAY['''w7''', '''garden0''']`, "NULL", "200", "1000", "40", "60")
+	for _, index := range []string{"search_entries_user_time_idx", "search_entries_user_terms_idx", "search_entries_session_idx", "sessions_pkey", "Tid Scan on search_entries"} {
 		require.Contains(t, plan, index, plan)
 	}
-	require.NotRegexp(t, `Index Cond: \(\(tenant_id = \$1\) AND \(user_id = \$2\)\)\n\s+Filter: .*(session_id|source_id)`, plan, "no range of the user read through for a session or an entry")
+	require.NotRegexp(t, `Seq Scan on (search_entries|sessions|facts)`, plan, plan)
+	require.NotRegexp(t, `Index Cond: \(\(tenant_id = \$1\) AND \(user_id = \$2\)\)\n\s+Filter: .*(session_id|source_id|terms)`, plan, "no range of the user read through for each lookup")
 	require.Regexp(t, `Index Cond: \(\(tenant_id = \$1\) AND \(session_id = c.session_id\)\)`, plan)
-	require.Regexp(t, `Index Cond: \(\(tenant_id = \$1\) AND \(user_id = \$2\) AND \(kind = .*\) AND \(source_id = .*\)\)`, plan)
 }

@@ -345,8 +345,8 @@ type SearchScan struct {
 // to at most Budget (each term's looked up in the user's postings of the
 // GIN index), and of the Sessions whose entries hold the most of those
 // terms, weighed by IDF, every entry when a session has at most
-// WholeSession turns, else the entries around each holder; the user's
-// facts; and the statistics of the whole history (SearchStats) the ranking
+// WholeSession turns, else the entries around each holder; the facts
+// holding a rare term; and the statistics of the whole history (SearchStats) the ranking
 // weighs them by. A user below From is read by the scan, whose ranking
 // this one keeps: a user that crosses From keeps its best hits
 // (TestSearchLargeUserSwitch).

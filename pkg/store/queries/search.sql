@@ -131,7 +131,8 @@ ORDER BY e.kind, e.source_id;
 -- common one) is not looked up: the entries that hold it and matter hold a
 -- rarer term too, or are recent. The chosen sessions are read whole when
 -- they are short, and otherwise as the entries around each of their
--- holders (three before and after, by time); with the user's facts. Each
+-- holders (three before and after, by time); with the facts holding a
+-- rare term. Each
 -- row carries the statistics BM25 needs of the whole history (stats:
 -- entries, their terms, then each query term's number of entries: counted
 -- among the holders for a rare term, estimated from the sample for a
@@ -142,7 +143,7 @@ WITH stats AS (
     WHERE s.tenant_id = $1 AND s.user_id = $2 AND s.entries >= $7
 ),
 recent AS (
-    SELECT e.session_id, e.kind, e.source_id, e.terms
+    SELECT e.ctid, e.session_id, e.terms
     FROM search_entries e
     WHERE e.tenant_id = $1 AND e.user_id = $2 AND EXISTS (SELECT 1 FROM stats)
       AND ($9::timestamptz IS NULL OR e.occurred_at < $9)
@@ -164,11 +165,13 @@ rare AS (
     WHERE t.upto <= $11
 ),
 held AS (
-    SELECT rare.ord, rare.idf, h.session_id, h.occurred_at
+    -- through the GIN index only: its first key is the tenant and user as
+    -- one text, which no other index has
+    SELECT rare.ord, rare.idf, h.ctid, h.session_id, h.occurred_at
     FROM rare,
-         LATERAL (SELECT e.session_id, e.occurred_at
+         LATERAL (SELECT e.ctid, e.session_id, e.occurred_at
                   FROM search_entries e
-                  WHERE e.tenant_id = $1 AND e.user_id = $2 AND e.terms @@ rare.q
+                  WHERE (e.tenant_id || E'\x1f' || e.user_id) = ($1 || E'\x1f' || $2) AND e.terms @@ rare.q
                     AND ($9::timestamptz IS NULL OR e.occurred_at < $9)
                   LIMIT $11) h
 ),
@@ -193,33 +196,39 @@ chosen AS (
                        LIMIT 1) x ON true
 ),
 picked AS (
-    -- the short sessions whole
-    SELECT w.kind, w.source_id
+    -- Each entry by its place in the table (ctid), read once at the end.
+    -- The short sessions whole, by the session index (the user is checked
+    -- on the rows: a condition on it would offer the user's range too).
+    SELECT w.ctid
     FROM chosen c,
-         LATERAL (SELECT e.kind, e.source_id FROM search_entries e
-                  WHERE e.tenant_id = $1 AND e.session_id = c.session_id AND e.user_id = $2
-                  LIMIT $13 + 1) w
-    WHERE coalesce(c.message_count, 0) <= $13
+         LATERAL (SELECT e.ctid, e.user_id FROM search_entries e
+                  WHERE e.tenant_id = $1 AND e.session_id = c.session_id
+                  LIMIT 4 * $13) w
+    WHERE coalesce(c.message_count, 0) <= $13 AND w.user_id = $2
     UNION
     -- the entries around each holder of a long session's
-    SELECT w.kind, w.source_id
+    SELECT w.ctid
     FROM (SELECT DISTINCT h.session_id, h.occurred_at
           FROM held h JOIN chosen c ON c.session_id = h.session_id
           WHERE coalesce(c.message_count, 0) > $13) h,
-         LATERAL ((SELECT e.kind, e.source_id FROM search_entries e
+         LATERAL ((SELECT e.ctid FROM search_entries e
                    WHERE e.tenant_id = $1 AND e.user_id = $2 AND e.occurred_at <= h.occurred_at
                    ORDER BY e.occurred_at DESC LIMIT 4)
                   UNION ALL
-                  (SELECT e.kind, e.source_id FROM search_entries e
+                  (SELECT e.ctid FROM search_entries e
                    WHERE e.tenant_id = $1 AND e.user_id = $2 AND e.occurred_at > h.occurred_at
                    ORDER BY e.occurred_at LIMIT 3)) w
     UNION
-    SELECT kind, source_id FROM recent
+    SELECT ctid FROM recent
     UNION
-    (SELECT e.kind, e.source_id
-     FROM search_entries e
-     WHERE e.tenant_id = $1 AND e.user_id = $2 AND e.kind = 'fact' AND EXISTS (SELECT 1 FROM stats)
-     ORDER BY e.kind, e.source_id)
+    -- the facts that hold a rare term (a fact has no session)
+    SELECT ctid FROM held WHERE session_id = ''
+),
+live AS (
+    -- the user's active facts, read once: every fact entry is read
+    SELECT x.type || E'\x1f' || x.value AS source_id
+    FROM facts x
+    WHERE x.tenant_id = $1 AND x.user_id = $2 AND x.status = 'active' AND EXISTS (SELECT 1 FROM stats)
 ),
 statrow AS (
     SELECT ARRAY[stats.entries::float8, stats.terms::float8] || ARRAY(
@@ -230,15 +239,12 @@ SELECT e.kind, e.source_id, e.session_id, e.role, e.occurred_at, e.term_count, e
        CASE WHEN $6::boolean OR ts_match_vq(e.terms, $3::tsquery) THEN tsvectorsend(e.terms) END AS terms,
        CASE WHEN e.embedding_model = $5 AND vector_dims(e.embedding) = vector_dims($4::halfvec)
             THEN e.embedding <=> $4::halfvec END AS distance,
-       e.kind <> 'fact' OR EXISTS (
-           SELECT 1 FROM facts x
-           WHERE x.tenant_id = $1 AND x.user_id = $2
-             AND x.type = split_part(e.source_id, E'\x1f', 1)
-             AND x.value = substr(e.source_id, strpos(e.source_id, E'\x1f') + 1)
-             AND x.status = 'active') AS live,
+       e.kind <> 'fact' OR e.source_id IN (SELECT source_id FROM live) AS live,
        (SELECT a FROM statrow) AS stats
-FROM picked p,
-     LATERAL (SELECT * FROM search_entries x
-              WHERE x.tenant_id = $1 AND x.user_id = $2 AND x.kind = p.kind AND x.source_id = p.source_id
-              LIMIT 1) e
-WHERE $9::timestamptz IS NULL OR e.occurred_at < $9;
+FROM (
+    -- by their places (a TID scan); the user checked on the rows read, as
+    -- a condition it would offer the user's range instead
+    SELECT * FROM search_entries x WHERE x.ctid = ANY (ARRAY(SELECT ctid FROM picked)) OFFSET 0
+) e
+WHERE e.tenant_id = $1 AND e.user_id = $2
+  AND ($9::timestamptz IS NULL OR e.occurred_at < $9);
