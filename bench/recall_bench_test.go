@@ -340,7 +340,8 @@ func BenchmarkOneUser(b *testing.B) {
 			last.Add(-time.Duration(sizes[u]-k) * time.Hour)
 	}, search.SharedAnalyzer(), embed.NewHashing(0))
 	// The statistics autovacuum gathers as a history grows, long before it
-	// holds 100,000 turns of one user; loaded in seconds, it has none yet.
+	// holds 100,000 turns of one user; loaded in seconds (and on a server
+	// whose autovacuum may be off), the tables have none yet.
 	_, err = db.Store.Pool().Exec(context.Background(), `VACUUM ANALYZE`)
 	require.NoError(b, err)
 	var size int64

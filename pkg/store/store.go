@@ -74,6 +74,18 @@ func newPool(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, er
 	if maxConns > 0 {
 		pc.MaxConns = maxConns
 	}
+	// Every statement here is short and reads through indexes; a plan the
+	// planner costs high (as it costs every plan on tables never analyzed,
+	// though its costly part may never run) must not cost more than the
+	// statement: JIT compiled tens of functions for 30 ms before a
+	// context's search that then took a millisecond, and parallel workers
+	// were started for a scan that a one-time filter skipped. A setting in
+	// the URL (options=-c jit=on) still wins.
+	for k, v := range map[string]string{"jit": "off", "max_parallel_workers_per_gather": "0"} {
+		if _, set := pc.ConnConfig.RuntimeParams[k]; !set {
+			pc.ConnConfig.RuntimeParams[k] = v
+		}
+	}
 	pc.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
 		return pgxvec.RegisterTypes(ctx, conn)
 	}
