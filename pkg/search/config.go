@@ -178,6 +178,19 @@ type Config struct {
 	// life"). A scan costs about 10 µs an entry and finds exactly; the
 	// indexes cost about the same at any size. 0: always scan.
 	SearchLargeUserEntries int `env:"SEARCH_LARGE_USER_ENTRIES" envDefault:"4000"`
+	// SearchLargeUserSample is how many of a large user's newest entries
+	// its search reads: candidates themselves, and the sample each of the
+	// message's terms' share of the history is estimated from.
+	SearchLargeUserSample int `env:"SEARCH_LARGE_USER_SAMPLE" envDefault:"200"`
+	// SearchLargeUserBudget is the most entries the message's rare terms
+	// may be estimated to be in, together, for a large user's search to
+	// look up their holders (the rarest first); a term past it is too
+	// common to tell the sessions apart.
+	SearchLargeUserBudget int `env:"SEARCH_LARGE_USER_BUDGET" envDefault:"1000"`
+	// SearchLargeUserSessions is how many sessions a large user's search
+	// reads besides the newest entries': those whose entries hold the most
+	// of the message's rare terms, weighed by their IDF.
+	SearchLargeUserSessions int `env:"SEARCH_LARGE_USER_SESSIONS" envDefault:"40"`
 }
 
 // Large is the large users' search of this config (Params.Large).
@@ -187,6 +200,14 @@ func (cfg Config) Large() store.LargeSearch {
 	}
 	l := store.DefaultLargeSearch
 	l.From = cfg.SearchLargeUserEntries
+	for _, v := range []struct {
+		dst *int
+		n   int
+	}{{&l.Sample, cfg.SearchLargeUserSample}, {&l.Budget, cfg.SearchLargeUserBudget}, {&l.Sessions, cfg.SearchLargeUserSessions}} {
+		if v.n > 0 {
+			*v.dst = v.n
+		}
+	}
 	return l
 }
 

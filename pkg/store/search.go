@@ -333,6 +333,12 @@ type SearchScan struct {
 	large  LargeSearch  // a large user's search (Large)
 	terms  []string     // the distinct query terms, each as a tsquery (Large)
 	stats  *SearchStats // what SearchCandidates read of the history, nil for a scan
+	// sizes is told of the user's size once the statements have read it
+	// (smallUsers); tenant is the scan's, both whether SearchCandidates
+	// was sent beside the scan.
+	sizes  *smallUsers
+	tenant string
+	both   bool
 }
 
 // LargeSearch is how a search reads a large user's history: through indexes
@@ -453,26 +459,29 @@ func NewSearchScan(userID string, terms []string, vector []float32, model string
 // (Context).
 func (t *Tenant) ScanSearch(ctx context.Context, sc *SearchScan) error {
 	var b pgx.Batch
-	sc.queue(&b, t.id)
+	sc.queue(&b, t)
 	return t.s.pool.SendBatch(ctx, &b).Close()
 }
 
 // queue queues the scan's statements in a batch of a tenant's reads: the
 // scan of the user's range and, for a search told of large users (Large),
 // SearchCandidates; the one that does not apply to the user reads nothing.
-func (sc *SearchScan) queue(b *pgx.Batch, tenant string) {
+// A user the store found small a moment ago (smallUsers) is scanned alone.
+func (sc *SearchScan) queue(b *pgx.Batch, t *Tenant) {
+	sc.sizes, sc.tenant = &t.s.small, t.id
 	var from *int64
-	if sc.large.From > 0 {
+	if sc.large.From > 0 && !sc.sizes.small(t.id, sc.userID) {
 		n := int64(sc.large.From)
 		from = &n
 	}
-	b.Queue(q(qSearchScan), tenant, sc.userID, sc.query, sc.vector, sc.model, sc.keep, from).Query(sc.read)
+	sc.both = from != nil
+	b.Queue(q(qSearchScan), t.id, sc.userID, sc.query, sc.vector, sc.model, sc.keep, from).Query(sc.read)
 	if from == nil {
 		return
 	}
 	l := sc.large
-	b.Queue(q(qSearchCandidates), tenant, sc.userID, sc.query, sc.vector, sc.model, sc.keep, from,
-		sc.terms, nullTime(sc.before), l.Sample, l.Budget, l.Sessions, l.WholeSession).Query(sc.readMore)
+	b.Queue(q(qSearchCandidates), t.id, sc.userID, sc.query, sc.vector, sc.model, sc.keep, from,
+		sc.terms, nullTime(sc.before), l.Sample, l.Budget, l.Sessions, l.WholeSession).Query(sc.readCandidates)
 }
 
 // NumTerms is the number of distinct query terms: the length of a row's TF.
@@ -494,24 +503,45 @@ func (sc *SearchScan) Rows() []SearchRow {
 func (sc *SearchScan) read(rows pgx.Rows) error {
 	sc.Release()
 	sc.stats = nil
-	buf := scanRows.Get().(*[]SearchRow)
-	sc.buf = buf
-	return sc.readMore(rows)
+	sc.buf = scanRows.Get().(*[]SearchRow)
+	seen, err := sc.readMore(rows)
+	if err != nil {
+		return err
+	}
+	// Scanned alone (the user was found small a moment ago), what it read
+	// tells whether the user still is.
+	if !sc.both && sc.large.From > 0 && sc.sizes != nil {
+		sc.sizes.set(sc.tenant, sc.userID, seen < sc.large.From)
+	}
+	return nil
 }
 
-// readMore appends the rows of the scan's second statement
-// (SearchCandidates) to those read.
-func (sc *SearchScan) readMore(rows pgx.Rows) error {
+// readCandidates reads the rows of SearchCandidates after the scan's: none
+// and no statistics when the user is below the switch, which the next
+// searches then remember (smallUsers).
+func (sc *SearchScan) readCandidates(rows pgx.Rows) error {
+	if _, err := sc.readMore(rows); err != nil {
+		return err
+	}
+	if sc.sizes != nil {
+		sc.sizes.set(sc.tenant, sc.userID, sc.stats == nil)
+	}
+	return nil
+}
+
+// readMore appends the rows of a statement to those read, returning how
+// many it returned (those passed over included).
+func (sc *SearchScan) readMore(rows pgx.Rows) (int, error) {
 	if sc.buf == nil {
 		sc.buf = scanRows.Get().(*[]SearchRow)
 	}
-	entries, err := readSearchRows(rows, sc.index, sc.before, sc.keep, *sc.buf, &sc.stats)
+	entries, seen, err := readSearchRows(rows, sc.index, sc.before, sc.keep, *sc.buf, &sc.stats)
 	*sc.buf = entries
 	if err != nil {
 		sc.Release()
-		return fmt.Errorf("search: %w", err)
+		return seen, fmt.Errorf("search: %w", err)
 	}
-	return nil
+	return seen, nil
 }
 
 // Release hands the row array back to the pool, once the rows are ranked:

@@ -71,17 +71,19 @@ var searchColumns = [...]struct {
 // search's hottest loop. With before set, the rows of entries at or after
 // it are passed over unread (SearchScan.Before); with keep, each row keeps
 // its terms (SearchScan.KeepTerms). The statistics a row carries
-// (SearchCandidates' stats) are decoded once, into stats.
-func readSearchRows(rows pgx.Rows, index *queryTerms, before time.Time, keep bool, out []SearchRow, stats **SearchStats) ([]SearchRow, error) {
+// (SearchCandidates' stats) are decoded once, into stats. seen counts the
+// rows returned, those passed over included.
+func readSearchRows(rows pgx.Rows, index *queryTerms, before time.Time, keep bool, out []SearchRow, stats **SearchStats) (_ []SearchRow, seen int, _ error) {
 	defer rows.Close()
 	checked, bounded := false, !before.IsZero()
 	for rows.Next() {
+		seen++
 		// The columns are checked with the first row: a failed statement
 		// (a cancelled request, an aborted batch) has none, and says why
 		// in Err.
 		if !checked {
 			if err := checkSearchColumns(rows.FieldDescriptions()); err != nil {
-				return nil, err
+				return nil, seen, err
 			}
 			checked = true
 		}
@@ -89,7 +91,7 @@ func readSearchRows(rows pgx.Rows, index *queryTerms, before time.Time, keep boo
 		if *stats == nil && v[11] != nil {
 			st, err := decodeSearchStats(v[11])
 			if err != nil {
-				return out, fmt.Errorf("search scan: stats: %w", err)
+				return out, seen, fmt.Errorf("search scan: stats: %w", err)
 			}
 			*stats = st
 		}
@@ -98,10 +100,10 @@ func readSearchRows(rows pgx.Rows, index *queryTerms, before time.Time, keep boo
 		}
 		out = append(out, SearchRow{})
 		if err := decodeSearchRow(v, index, keep, &out[len(out)-1]); err != nil {
-			return out, fmt.Errorf("search scan: row %d: %w", len(out), err)
+			return out, seen, fmt.Errorf("search scan: row %d: %w", len(out), err)
 		}
 	}
-	return out, rows.Err()
+	return out, seen, rows.Err()
 }
 
 // decodeSearchStats decodes SearchCandidates' stats: a one-dimensional

@@ -148,7 +148,7 @@ func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, f
 	d := ContextData{Newest: make([]record.Message, 0, limit)}
 	past := !at.IsZero()
 	if search != nil {
-		search.queue(&b, t.id)
+		search.queue(&b, t)
 	}
 	var sessErr error
 	b.Queue(q(qSessionGet), t.id, sessionID).QueryRow(func(row pgx.Row) error {

@@ -46,6 +46,9 @@ type Store struct {
 	// reads sends the API's reads to the read replicas (OpenReplicas); nil
 	// without them, and in a replica's own Store.
 	reads *readRouter
+	// small remembers the users a search found below the switch to
+	// indexes (smallUsers).
+	small smallUsers
 }
 
 // Open connects, registers pgvector's types on every connection, and checks that
