@@ -219,7 +219,11 @@ type Neighbor struct {
 // store reads every entry of the user once (store.Tenant.ScanSearch: its
 // attributes and text, its terms' frequencies when it holds a query term,
 // its distance to the query vector, whether a fact is active), and the
-// ranking is done here (ranker.rank), filters included.
+// ranking is done here (ranker.rank), filters included. A user of
+// Params.Large.From entries or more is read through indexes instead (the
+// newest entries, the sessions holding the message's rare terms:
+// store.LargeSearch), ranked the same way with the whole history's
+// statistics.
 //
 // The ranking is not one statement: as SQL (CTEs for both lists, the
 // fusion, the cap, a join back for the texts, index lookups for the

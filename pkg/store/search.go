@@ -311,7 +311,9 @@ var ErrEmptyQuery = errors.New("search: the query has no terms and no vector")
 //
 // The scan reads every entry of the user, never an approximate index: a
 // user's history is thousands of entries, and the user's range of the
-// primary key bounds the work whatever the table's size. PostgreSQL reads
+// primary key bounds the work whatever the table's size. (From
+// LargeSearch.From entries on, the user is read through indexes instead:
+// Large.) PostgreSQL reads
 // that range once and returns a row per entry: its terms when it holds a
 // query term, its distance to the query vector, whether a fact is active,
 // and its text and attributes (the filters are applied by the ranking). The
