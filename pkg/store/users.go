@@ -14,12 +14,9 @@ import (
 // that deletes the user's rows, in the order they run (messages are found
 // through the user's sessions and the sessions they were a guest in, so they
 // go first). A test checks that every table with a user_id column is here.
-// A derived table (counts kept of the others) is emptied with them but not
-// reported among what was deleted.
 var userTables = []struct {
-	table   string
-	query   queryName
-	derived bool
+	table string
+	query queryName
 }{
 	{table: "messages", query: qUserDeleteMessages},
 	{table: "session_summaries", query: qUserDeleteSummaries},
@@ -34,7 +31,7 @@ var userTables = []struct {
 	{table: "seen_lists", query: qUserDeleteSeenLists},
 	{table: "item_notifications", query: qUserDeleteNotifications},
 	{table: "search_entries", query: qUserDeleteSearchEntries},
-	{table: "search_user_stats", query: qUserDeleteSearchStats, derived: true},
+	{table: "search_user_stats", query: qUserDeleteSearchStats},
 	{table: "attribute_assertions", query: qUserDeleteAttributes},
 	{table: "habit_marks", query: qUserDeleteHabitMarks},
 }
@@ -56,9 +53,7 @@ func (t *Tenant) ForgetUser(ctx context.Context, userID string) (map[string]int6
 			if err != nil {
 				return fmt.Errorf("%s: %w", ut.table, err)
 			}
-			if !ut.derived {
-				counts[ut.table] = tag.RowsAffected()
-			}
+			counts[ut.table] = tag.RowsAffected()
 		}
 		counts["session_summaries"] += sums
 		counts["search_entries"] += entries

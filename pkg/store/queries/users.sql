@@ -136,6 +136,7 @@ UNION ALL SELECT 'item_notifications', count(*) FROM item_notifications WHERE te
 UNION ALL SELECT 'search_entries', (SELECT count(*) FROM search_entries WHERE tenant_id = $1 AND user_id = $2)
   + (SELECT count(*) FROM search_entries e JOIN hosts h ON e.user_id = h.owner AND e.source_id = h.session_id
      WHERE e.tenant_id = $1 AND e.kind = 'summary')
+UNION ALL SELECT 'search_user_stats', count(*) FROM search_user_stats WHERE tenant_id = $1 AND user_id = $2
 UNION ALL SELECT 'attribute_assertions', count(*) FROM attribute_assertions WHERE tenant_id = $1 AND user_id = $2
 UNION ALL SELECT 'habit_marks', count(*) FROM habit_marks WHERE tenant_id = $1 AND user_id = $2;
 
