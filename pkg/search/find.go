@@ -104,6 +104,12 @@ type Params struct {
 	// fusion: 0 means 1 (equal), negative means the vector list does not
 	// count (its similarities are still reported).
 	VectorWeight float64
+	// Distinct leaves out a turn whose text is a turn's already found
+	// (letters and digits the same, whatever the case, spaces and
+	// punctuation): the newest of them is found, once. A context asks for
+	// it: its budget goes to distinct evidence, where a long history says
+	// "good morning" or the same daily request hundreds of times.
+	Distinct bool
 	// Large reads a user with at least Large.From entries through indexes
 	// instead of scanning every entry (store.LargeSearch); the zero value
 	// scans every user. A search narrowed to a session, an agent or a time

@@ -476,3 +476,35 @@ func TestPrepareUntimed(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, []string{"last", "saturday"}, p.Terms)
 }
+
+// A turn said again and again (a greeting, a daily request) is found once
+// by a search that asks for distinct texts (a context's), its newest time:
+// the hits after it are what else the history holds. Without, each time.
+func TestSearchSameTextOnce(t *testing.T) {
+	t.Parallel()
+	s := setupRanking(t)
+	var entries []store.SearchEntry
+	for d := range 30 {
+		session := fmt.Sprintf("day%02d", d)
+		text := "Remind me to water the tomato plants tonight!"
+		if d%2 == 1 {
+			text = "remind me to water the tomato plants tonight"
+		}
+		entries = append(entries, msgEntry("acme", "u1", session, session+"-0", "user", t0.AddDate(0, 0, d-30), text))
+	}
+	entries = append(entries,
+		msgEntry("acme", "u1", "garden", "garden-0", "user", t0.AddDate(0, 0, -40), "The tomato plants got blight last summer, so I switched to a resistant variety."),
+		msgEntry("acme", "u1", "garden", "garden-1", "assistant", t0.AddDate(0, 0, -40), "Resistant tomato varieties are a good choice; water the plants at the base."))
+	s.upsert(t, entries...)
+	hits := s.search(t, "acme", search.Params{UserID: "u1", Terms: []string{"water", "tomato", "plants"}, K: 5, Now: t0, Distinct: true})
+	ids := sources(hits)
+	require.Equal(t, "day29-0", ids[0], "the newest of the repeats")
+	for _, id := range ids[1:] {
+		require.NotRegexp(t, `^day`, id, "a repeat is found once: %v", ids)
+	}
+	require.Contains(t, ids, "garden-0")
+	hits = s.search(t, "acme", search.Params{UserID: "u1", Terms: []string{"water", "tomato", "plants"}, K: 5, Now: t0})
+	for _, id := range sources(hits) {
+		require.Regexp(t, `^day`, id, "each time it was said")
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/events"
@@ -84,6 +86,7 @@ type ranker struct {
 	scored   []int32 // places in found
 	top      []rankedHit
 	groups   map[string]int
+	said     map[uint64]bool // the texts of the turns in top (sameText)
 	// The sessions' scores (withSessions): each turn's session, and per
 	// session its terms' frequencies (nTerms each), its length and score.
 	sessionOf  []int32
@@ -93,7 +96,7 @@ type ranker struct {
 	sessionDF  []float64
 }
 
-var rankers = sync.Pool{New: func() any { return &ranker{groups: map[string]int{}} }}
+var rankers = sync.Pool{New: func() any { return &ranker{groups: map[string]int{}, said: map[uint64]bool{}} }}
 
 // rankHits ranks the rows for p and returns the hits with their texts, with
 // a pooled ranker.
@@ -111,6 +114,7 @@ func (rk *ranker) release() {
 		return
 	}
 	clear(rk.groups)
+	clear(rk.said)
 	rankers.Put(rk)
 }
 
@@ -305,14 +309,25 @@ func (rk *ranker) rank(rows []store.SearchRow, p Params, nTerms int, stats *stor
 	rk.scored = scored
 
 	// The cap: a session's turns and summary together, each fact alone (a
-	// group of one, never over a cap).
+	// group of one, never over a cap). With Distinct, a turn that says
+	// what a turn already taken says (sameText: "good morning", a request
+	// made every day) is left out: the newest of them comes first, and the
+	// room goes to what else the history holds.
 	top := rk.top[:0]
+	clear(rk.said)
 	for _, k := range scored {
 		if len(top) == p.K {
 			break
 		}
 		h := &found[k]
 		e := &rows[h.entry]
+		if p.Distinct && e.Kind == store.SearchMessage {
+			key := sameText(e.Text)
+			if rk.said[key] {
+				continue
+			}
+			rk.said[key] = true
+		}
 		if p.MaxPerSession > 0 && e.Kind != store.SearchFact {
 			n := rk.groups[e.SessionID] + 1
 			rk.groups[e.SessionID] = n
@@ -704,4 +719,29 @@ func during(spans []assemble.Span, t time.Time) bool {
 		}
 	}
 	return false
+}
+
+// sameText is a turn's text as two turns that say the same thing share it:
+// a hash (FNV-1a) of its letters and digits, lower-cased, whatever the
+// spaces, punctuation and case between them ("Good morning!" and "good
+// morning"); of the whole text when it has none ("👍").
+func sameText(text string) uint64 {
+	const offset, prime = 14695981039346656037, 1099511628211
+	h, any := uint64(offset), false
+	var buf [utf8.UTFMax]byte
+	for _, r := range text {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			continue
+		}
+		any = true
+		for _, b := range buf[:utf8.EncodeRune(buf[:], unicode.ToLower(r))] {
+			h = (h ^ uint64(b)) * prime
+		}
+	}
+	if !any {
+		for i := 0; i < len(text); i++ {
+			h = (h ^ uint64(text[i])) * prime
+		}
+	}
+	return h
 }
