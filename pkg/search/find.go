@@ -118,6 +118,9 @@ type Params struct {
 	Large store.LargeSearch
 }
 
+// maxZoneOffset is the most a time zone is off UTC (UTC+14).
+const maxZoneOffset = 14 * time.Hour
+
 // MaxK bounds Params.K.
 const MaxK = 100
 
@@ -337,6 +340,16 @@ func (p Params) scan() (*store.SearchScan, Params, error) {
 		sc.Before(p.At)
 		if p.SessionID == "" && p.AgentID == "" && p.Since.IsZero() && p.Until.IsZero() {
 			sc.Large(p.Large)
+			if p.DuringWeight > 0 && len(p.During) > 0 {
+				// The spans as read in UTC, widened by the most any zone
+				// is off it: the user's zone is learned in the same
+				// batch, which reckons them again (InBatch).
+				since, until := make([]time.Time, len(p.During)), make([]time.Time, len(p.During))
+				for i, s := range p.During {
+					since[i], until[i] = s.From.Add(-maxZoneOffset), s.To.Add(maxZoneOffset)
+				}
+				sc.Spans(since, until)
+			}
 		}
 	}
 	return sc, p, err

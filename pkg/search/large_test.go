@@ -3,10 +3,12 @@ package search_test
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/search"
@@ -105,4 +107,32 @@ func TestSearchLargeUserAsOf(t *testing.T) {
 		require.NotEqual(t, "late", h.SessionID, "read as of before it was said")
 	}
 	_ = embed.NewHashing
+}
+
+// A large user's search reads the entries of the times the message names,
+// whatever their words: what happened that day is found though it lies
+// outside the newest entries and holds none of the message's terms.
+func TestSearchLargeUserTimes(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	var turns []events.Turn
+	for d := range 60 {
+		turns = append(turns, chat("acme", "u1", fmt.Sprintf("s%02d", d), t0.AddDate(0, 0, d-60),
+			fmt.Sprintf("day %d: what should I do about the weather", d), "Check the forecast.",
+			"thanks, and what should I do about dinner", "Something light.",
+			"ok", "Anything else?")...)
+	}
+	b.index(t, turns)
+	day := t0.AddDate(0, 0, 10-60)
+	saturday := chat("acme", "u1", "sat", day.Add(20*time.Hour), "planted twelve tomato saplings", "Lovely!")
+	b.index(t, saturday)
+	large := store.DefaultLargeSearch
+	large.From = 10
+	p := search.Params{K: 10, Large: large, DuringWeight: 1,
+		During: []assemble.Span{{From: day, To: day.AddDate(0, 0, 1)}}}
+	res := b.search(t, "acme", "u1", "what should I do", p)
+	require.Contains(t, sources(res.Hits), "sat-0", "that day's turn")
+	p.During = nil
+	res = b.search(t, "acme", "u1", "what should I do", p)
+	require.NotContains(t, sources(res.Hits), "sat-0", "no word of the message, and long ago")
 }

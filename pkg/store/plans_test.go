@@ -135,7 +135,8 @@ func TestSearchCandidatesPlanNeverAnalyzed(t *testing.T) {
 		entries = entries[n:]
 	}
 	plan := genericPlan(t, db, store.Query(store.QSearchCandidates), "'t'", "'u1'", `'''w7'' | ''garden0'''`, "NULL", "'m'", "false", "2000",
-		`ARRAY['''w7''', '''garden0''']`, "NULL", "200", "1000", "40", "60")
+		`ARRAY['''w7''', '''garden0''']`, "NULL", "200", "1000", "40", "60",
+		"ARRAY['2026-01-01T00:00:00Z']::timestamptz[]", "ARRAY['2026-01-02T00:00:00Z']::timestamptz[]")
 	for _, index := range []string{"search_entries_user_time_idx", "search_entries_user_terms_idx", "search_entries_session_idx", "sessions_pkey", "Tid Scan on search_entries"} {
 		require.Contains(t, plan, index, plan)
 	}

@@ -335,6 +335,8 @@ type SearchScan struct {
 	large  LargeSearch  // a large user's search (Large)
 	terms  []string     // the distinct query terms, each as a tsquery (Large)
 	stats  *SearchStats // what SearchCandidates read of the history, nil for a scan
+	since  []time.Time  // the times the message names, from (Spans)
+	until  []time.Time  // and until
 	// sizes is told of the user's size once the statements have read it
 	// (smallUsers); tenant is the scan's, both whether SearchCandidates
 	// was sent beside the scan.
@@ -381,6 +383,13 @@ func (sc *SearchScan) Large(l LargeSearch) {
 	for t, j := range sc.index.index {
 		sc.terms[j] = TSQuery([]string{t})
 	}
+}
+
+// Spans gives a large user's search (Large) the times the message names,
+// [since[i], until[i]): their newest entries are read too, found by time,
+// whatever their words.
+func (sc *SearchScan) Spans(since, until []time.Time) {
+	sc.since, sc.until = since, until
 }
 
 // Stats are the statistics of the user's history when it was read through
@@ -483,7 +492,8 @@ func (sc *SearchScan) queue(b *pgx.Batch, t *Tenant) {
 	}
 	l := sc.large
 	b.Queue(q(qSearchCandidates), t.id, sc.userID, sc.query, sc.vector, sc.model, sc.keep, from,
-		sc.terms, nullTime(sc.before), l.Sample, l.Budget, l.Sessions, l.WholeSession).Query(sc.readCandidates)
+		sc.terms, nullTime(sc.before), l.Sample, l.Budget, l.Sessions, l.WholeSession,
+		nonNilTimes(sc.since), nonNilTimes(sc.until)).Query(sc.readCandidates)
 }
 
 // NumTerms is the number of distinct query terms: the length of a row's TF.
@@ -614,4 +624,13 @@ func nullTime(t time.Time) *time.Time {
 		return nil
 	}
 	return &t
+}
+
+// nonNilTimes is ts, or an empty array for none: a statement's array
+// parameter that is never NULL.
+func nonNilTimes(ts []time.Time) []time.Time {
+	if ts == nil {
+		return []time.Time{}
+	}
+	return ts
 }

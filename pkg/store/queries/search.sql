@@ -120,7 +120,9 @@ ORDER BY e.kind, e.source_id;
 -- history is read as of (entries at or after it are not read); $10 how many
 -- of the newest entries are read (the sample); $11 the most entries a term
 -- may be estimated to be in for its holders to be looked up; $12 how many
--- sessions are read; $13 the most entries of a session read whole.
+-- sessions are read; $13 the most entries of a session read whole; $14
+-- and $15 the times the message names (each from and until; empty arrays
+-- for none).
 --
 -- The newest $10 entries are read by time: they are candidates themselves
 -- (the recent window of the history), and the sample each term's share of
@@ -132,7 +134,9 @@ ORDER BY e.kind, e.source_id;
 -- rarer term too, or are recent. The chosen sessions are read whole when
 -- they are short, and otherwise as the entries around each of their
 -- holders (three before and after, by time); with the facts holding a
--- rare term. Each
+-- rare term, and the newest $10 entries of each time the message names
+-- (what happened "last Saturday" need share no word with the message).
+-- Each
 -- row carries the statistics BM25 needs of the whole history (stats:
 -- entries, their terms, then each query term's number of entries: counted
 -- among the holders for a rare term, estimated from the sample for a
@@ -223,6 +227,16 @@ picked AS (
     UNION
     -- the facts that hold a rare term (a fact has no session)
     SELECT ctid FROM held WHERE session_id = ''
+    UNION
+    -- the entries of the times the message names, the newest $10 of each
+    SELECT w.ctid
+    FROM unnest($14::timestamptz[], $15::timestamptz[]) AS s(since, until),
+         LATERAL (SELECT e.ctid FROM search_entries e
+                  WHERE e.tenant_id = $1 AND e.user_id = $2 AND EXISTS (SELECT 1 FROM stats)
+                    AND e.occurred_at >= s.since AND e.occurred_at < s.until
+                    AND ($9::timestamptz IS NULL OR e.occurred_at < $9)
+                  ORDER BY e.occurred_at DESC
+                  LIMIT $10) w
 ),
 live AS (
     -- the user's active facts, read once: every fact entry is read
