@@ -198,17 +198,8 @@ func (cfg Config) Large() store.LargeSearch {
 	if cfg.SearchLargeUserEntries <= 0 {
 		return store.LargeSearch{}
 	}
-	l := store.DefaultLargeSearch
-	l.From = cfg.SearchLargeUserEntries
-	for _, v := range []struct {
-		dst *int
-		n   int
-	}{{&l.Sample, cfg.SearchLargeUserSample}, {&l.Budget, cfg.SearchLargeUserBudget}, {&l.Sessions, cfg.SearchLargeUserSessions}} {
-		if v.n > 0 {
-			*v.dst = v.n
-		}
-	}
-	return l
+	return store.LargeSearch{From: cfg.SearchLargeUserEntries, Sample: max(cfg.SearchLargeUserSample, 1),
+		Budget: max(cfg.SearchLargeUserBudget, 0), Sessions: max(cfg.SearchLargeUserSessions, 0), WholeSession: store.WholeSessionTurns}
 }
 
 // Feedback is the query feedback for a context's message: none unless it

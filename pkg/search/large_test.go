@@ -12,6 +12,7 @@ import (
 	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/search"
+	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -38,7 +39,7 @@ func TestSearchLargeUserSwitch(t *testing.T) {
 	_, err := b.db.Store.Pool().Exec(b.ctx, `ANALYZE`)
 	require.NoError(t, err)
 
-	large := store.DefaultLargeSearch
+	large := service.Defaults[search.Config]().Large()
 	large.From = int(entries) // the user is just large
 	for _, terms := range []bool{false, true} {
 		searcher := b.searcher
@@ -98,7 +99,7 @@ func TestSearchLargeUserAsOf(t *testing.T) {
 	}
 	turns = append(turns, chat("acme", "u1", "late", t0.AddDate(0, 0, -1), "I adopted a greyhound named Biscuit", "Congratulations!")...)
 	b.index(t, turns)
-	large := store.DefaultLargeSearch
+	large := service.Defaults[search.Config]().Large()
 	large.From = 10
 	res := b.search(t, "acme", "u1", "what is my greyhound called?", search.Params{K: 5, Large: large})
 	require.Equal(t, "late-0", res.Hits[0].SourceID)
@@ -126,7 +127,7 @@ func TestSearchLargeUserTimes(t *testing.T) {
 	day := t0.AddDate(0, 0, 10-60)
 	saturday := chat("acme", "u1", "sat", day.Add(20*time.Hour), "planted twelve tomato saplings", "Lovely!")
 	b.index(t, saturday)
-	large := store.DefaultLargeSearch
+	large := service.Defaults[search.Config]().Large()
 	large.From = 10
 	p := search.Params{K: 10, Large: large, DuringWeight: 1,
 		During: []assemble.Span{{From: day, To: day.AddDate(0, 0, 1)}}}

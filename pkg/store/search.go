@@ -364,9 +364,9 @@ type LargeSearch struct {
 	From, Sample, Budget, Sessions, WholeSession int
 }
 
-// DefaultLargeSearch is the large users' search as the API configures it
-// by default (search.Config).
-var DefaultLargeSearch = LargeSearch{From: 4000, Sample: 200, Budget: 1000, Sessions: 40, WholeSession: 60}
+// WholeSessionTurns is LargeSearch.WholeSession as the API sets it: a
+// session of up to 60 turns is read whole.
+const WholeSessionTurns = 60
 
 // Large has a user with at least l.From entries read through indexes
 // (LargeSearch); From 0 (the zero LargeSearch) scans every user. Which way
