@@ -69,9 +69,9 @@ CREATE TRIGGER search_user_stats_update AFTER UPDATE ON search_entries
 -- The pending list of new entries is kept to 1 MB (4 by default): every
 -- lookup reads all of it.
 CREATE EXTENSION IF NOT EXISTS btree_gin;
-CREATE INDEX search_entries_user_terms_idx ON search_entries
+CREATE INDEX IF NOT EXISTS search_entries_user_terms_idx ON search_entries
     USING gin ((tenant_id || E'\x1f' || user_id), terms) WITH (gin_pending_list_limit = 1024);
 
 -- A user's entries by event time: a large user's newest entries, the
 -- sample its terms' frequencies are estimated from.
-CREATE INDEX search_entries_user_time_idx ON search_entries (tenant_id, user_id, occurred_at);
+CREATE INDEX IF NOT EXISTS search_entries_user_time_idx ON search_entries (tenant_id, user_id, occurred_at);
