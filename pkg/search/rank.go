@@ -408,7 +408,7 @@ func (rk *ranker) bm25Scores(rows []store.SearchRow, nTerms int, power float64, 
 	if stats != nil && stats.Entries >= n {
 		scale := stats.Entries / n
 		for j := range df {
-			if len(stats.DF) == nTerms {
+			if j < len(stats.DF) && stats.DF[j] >= 0 {
 				df[j] = max(df[j], stats.DF[j])
 			} else {
 				df[j] *= scale

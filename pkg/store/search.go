@@ -413,9 +413,17 @@ func (sc *SearchScan) Rescore(terms []string) error {
 	}
 	index := termIndex(terms)
 	if sc.stats != nil {
-		// The history's counts of the new terms are not known: the
-		// ranking estimates them from the rows.
-		sc.stats.DF = nil
+		// The history's counts of the terms it had stay theirs; a new
+		// term's are not known (-1): the ranking estimates them from the
+		// rows.
+		df := make([]float64, len(index.index))
+		for t, j := range index.index {
+			df[j] = -1
+			if k, ok := sc.index.index[t]; ok && k < len(sc.stats.DF) {
+				df[j] = sc.stats.DF[k]
+			}
+		}
+		sc.stats.DF = df
 	}
 	for i, r := range sc.Rows() {
 		tf, err := rowFrequencies(r.Terms, index)

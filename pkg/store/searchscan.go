@@ -45,7 +45,9 @@ type SearchRow struct {
 // search read through indexes (SearchScan.Large) ranks its rows by, in
 // place of counting them among the rows read: the number of entries, their
 // terms (BM25's average length is Terms / Entries), and the number of
-// entries holding each query term (DF, in the order of a row's TF).
+// entries holding each query term (DF, in the order of a row's TF; -1 for
+// a term whose number is not known: one a search's feedback added,
+// SearchScan.Rescore).
 type SearchStats struct {
 	Entries, Terms float64
 	DF             []float64

@@ -35,3 +35,16 @@ func TestSmallUsers(t *testing.T) {
 	require.False(t, c.small("t", "first"), "two generations later")
 	require.LessOrEqual(t, len(c.cur)+len(c.older), 2*maxSmallUsers)
 }
+
+// Rescoring a large user's rows for a query its feedback extended keeps
+// the history's counts of the terms the query had, and marks a new term's
+// unknown.
+func TestRescoreKeepsTheHistorysCounts(t *testing.T) {
+	sc, err := NewSearchScan("u", []string{"tomato", "garden"}, nil, "")
+	require.NoError(t, err)
+	sc.KeepTerms()
+	sc.buf = new([]SearchRow)
+	sc.stats = &SearchStats{Entries: 5000, Terms: 400000, DF: []float64{12, 340}}
+	require.NoError(t, sc.Rescore([]string{"garden", "saplings", "tomato"}))
+	require.Equal(t, []float64{340, -1, 12}, sc.stats.DF)
+}
