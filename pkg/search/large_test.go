@@ -27,12 +27,7 @@ import (
 func TestSearchLargeUserSwitch(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	convs := kdconv(t, "film", 150, "acme", "u1", t0.AddDate(-1, 0, 0))
-	var turns []events.Turn
-	for _, c := range convs {
-		turns = append(turns, c.Turns...)
-	}
-	b.index(t, turns)
+	convs, turns := b.indexKdConv(t, "film", 150)
 	var entries int64
 	require.NoError(t, b.db.Store.Pool().QueryRow(b.ctx, `SELECT entries FROM search_user_stats WHERE tenant_id = 'acme' AND user_id = 'u1'`).Scan(&entries))
 	require.EqualValues(t, len(turns), entries, "the triggers count every entry")
@@ -49,7 +44,7 @@ func TestSearchLargeUserSwitch(t *testing.T) {
 		var mrr [2]float64
 		same := 0
 		for i, c := range convs {
-			q := "我们之前聊过的" + topicName(c.Topic) + "，你还记得吗？"
+			q := topicQuestion(c.Topic)
 			var first [2]string
 			for k, l := range []store.LargeSearch{{}, large} {
 				res, err := searcher.Search(b.ctx, search.Query{TenantID: "acme", Text: q, Params: search.Params{UserID: "u1", K: 10, Now: t0, Large: l}})
@@ -76,7 +71,7 @@ func TestSearchLargeUserSwitch(t *testing.T) {
 
 	// One entry fewer than the switch: the scan; the search is the same.
 	large.From = int(entries) + 1
-	q := "我们之前聊过的" + topicName(convs[7].Topic) + "，你还记得吗？"
+	q := topicQuestion(convs[7].Topic)
 	var hits [2][]string
 	for k, l := range []store.LargeSearch{{}, large} {
 		res, err := b.searcher.Search(b.ctx, search.Query{TenantID: "acme", Text: q, Params: search.Params{UserID: "u1", K: 10, Now: t0, Large: l}})

@@ -74,6 +74,25 @@ func (b bundle) search(t *testing.T, tenant, user, text string, p search.Params)
 	return res
 }
 
+// indexKdConv indexes the first n conversations of a KdConv domain as the
+// history of user u1 of tenant acme, the first a year before t0, and
+// returns them and their turns.
+func (b bundle) indexKdConv(t *testing.T, domain string, n int) ([]kdconvConversation, []events.Turn) {
+	t.Helper()
+	convs := kdconv(t, domain, n, "acme", "u1", t0.AddDate(-1, 0, 0))
+	var turns []events.Turn
+	for _, c := range convs {
+		turns = append(turns, c.Turns...)
+	}
+	b.index(t, turns)
+	return convs, turns
+}
+
+// topicQuestion asks for a KdConv conversation by its topic.
+func topicQuestion(topic string) string {
+	return "我们之前聊过的" + topicName(topic) + "，你还记得吗？"
+}
+
 func chat(tenant, user, session string, at time.Time, lines ...string) []events.Turn {
 	out := make([]events.Turn, len(lines))
 	for i, l := range lines {
@@ -128,16 +147,11 @@ func TestSearchChineseQuestion(t *testing.T) {
 func TestSearchKdConvTopics(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	convs := kdconv(t, "film", 150, "acme", "u1", t0.AddDate(-1, 0, 0))
-	var turns []events.Turn
-	for _, c := range convs {
-		turns = append(turns, c.Turns...)
-	}
-	b.index(t, turns)
+	convs, _ := b.indexKdConv(t, "film", 150)
 
 	top1, mrr := 0, 0.0
 	for i, c := range convs {
-		res := b.search(t, "acme", "u1", "我们之前聊过的"+topicName(c.Topic)+"，你还记得吗？", search.Params{K: 10})
+		res := b.search(t, "acme", "u1", topicQuestion(c.Topic), search.Params{K: 10})
 		session := fmt.Sprintf("kd-film-%d", i)
 		for rank, h := range res.Hits {
 			if h.SessionID == session {
@@ -192,7 +206,7 @@ func TestSearchMixedLanguages(t *testing.T) {
 
 	right := 0
 	for i, c := range convs {
-		res := b.search(t, "acme", "u1", "我们之前聊过的"+topicName(c.Topic)+"，你还记得吗？", search.Params{K: 5})
+		res := b.search(t, "acme", "u1", topicQuestion(c.Topic), search.Params{K: 5})
 		require.NotEmpty(t, res.Hits, c.Topic)
 		require.False(t, isEnglish(res.Hits[0]), "%q found %q", c.Topic, res.Hits[0].Text)
 		if res.Hits[0].SessionID == fmt.Sprintf("kd-music-%d", i) {

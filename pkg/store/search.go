@@ -333,7 +333,6 @@ type SearchScan struct {
 	keep   bool         // every row keeps its terms (KeepTerms)
 	buf    *[]SearchRow // the rows read, until Release
 	large  LargeSearch  // a large user's search (Large)
-	terms  []string     // the distinct query terms, each as a tsquery (Large)
 	stats  *SearchStats // what SearchCandidates read of the history, nil for a scan
 	since  []time.Time  // the times the message names, from (Spans)
 	until  []time.Time  // and until
@@ -379,10 +378,17 @@ func (sc *SearchScan) Large(l LargeSearch) {
 		return
 	}
 	sc.large = l
-	sc.terms = make([]string, len(sc.index.index))
+}
+
+// termQueries are the distinct query terms, each as a tsquery of its own,
+// in the order of a row's TF: SearchCandidates' $8, made only when it is
+// sent.
+func (sc *SearchScan) termQueries() []string {
+	out := make([]string, len(sc.index.index))
 	for t, j := range sc.index.index {
-		sc.terms[j] = TSQuery([]string{t})
+		out[j] = TSQuery([]string{t})
 	}
+	return out
 }
 
 // Spans gives a large user's search (Large) the times the message names,
@@ -500,7 +506,7 @@ func (sc *SearchScan) queue(b *pgx.Batch, t *Tenant) {
 	}
 	l := sc.large
 	b.Queue(q(qSearchCandidates), t.id, sc.userID, sc.query, sc.vector, sc.model, sc.keep, from,
-		sc.terms, nullTime(sc.before), l.Sample, l.Budget, l.Sessions, l.WholeSession,
+		sc.termQueries(), nullTime(sc.before), l.Sample, l.Budget, l.Sessions, l.WholeSession,
 		nonNilTimes(sc.since), nonNilTimes(sc.until)).Query(sc.readCandidates)
 }
 
