@@ -191,6 +191,14 @@ type Config struct {
 	// reads besides the newest entries': those whose entries hold the most
 	// of the message's rare terms, weighed by their IDF.
 	SearchLargeUserSessions int `env:"SEARCH_LARGE_USER_SESSIONS" envDefault:"40"`
+	// SearchLargeUserCountSessions is SearchLargeUserSessions for a
+	// message that asks for a count or a total (AsksCount): its answer is a
+	// turn in each of several sessions, often sharing only the topic's
+	// commoner words with the message, and the terms its first hits add
+	// (ContextRecallFeedback) score only the entries read. make
+	// eval-longmem -pad-sessions 500 (docs/benchmarks.md): multi-session
+	// evidence 0.657 at 40, 0.729 at 80, 0.786 at 120.
+	SearchLargeUserCountSessions int `env:"SEARCH_LARGE_USER_COUNT_SESSIONS" envDefault:"120"`
 }
 
 // Large is the large users' search of this config (Params.Large).
@@ -200,6 +208,16 @@ func (cfg Config) Large() store.LargeSearch {
 	}
 	return store.LargeSearch{From: cfg.SearchLargeUserEntries, Sample: max(cfg.SearchLargeUserSample, 1),
 		Budget: max(cfg.SearchLargeUserBudget, 0), Sessions: max(cfg.SearchLargeUserSessions, 0), WholeSession: store.WholeSessionTurns}
+}
+
+// LargeFor is Large for a context's message: a count or a total reads
+// SearchLargeUserCountSessions sessions.
+func (cfg Config) LargeFor(message string) store.LargeSearch {
+	l := cfg.Large()
+	if l.From > 0 && AsksCount(message) {
+		l.Sessions = max(cfg.SearchLargeUserCountSessions, l.Sessions)
+	}
+	return l
 }
 
 // Feedback is the query feedback for a context's message: none unless it

@@ -42,6 +42,22 @@ func TestAsksCount(t *testing.T) {
 	})
 }
 
+// A count or a total is searched for what it counts, not for the words
+// that name the operation: "total" and "in all" are not among its terms; a
+// message that counts nothing keeps its words.
+func TestWithoutCountOperators(t *testing.T) {
+	t.Parallel()
+	an := search.SharedAnalyzer()
+	for q, want := range map[string][]string{
+		"How many hours have I spent playing games in total?": an.QueryTerms("How many hours have I spent playing games"),
+		"What is the total weight of the feed I bought?":      an.QueryTerms("What is weight of the feed I bought"),
+		"What's the number of books I read, in all?":          an.QueryTerms("What's books I read"),
+		"Which of the films did I like?":                      an.QueryTerms("Which of the films did I like?"),
+	} {
+		require.ElementsMatch(t, want, an.QueryTerms(search.WithoutCountOperators(q)), q)
+	}
+}
+
 // A message asking for a count finds, through the terms of the user's turns
 // it finds first, a turn that shares none of its words: "concert" is not in
 // the third show, but the venue and the way the user speaks of shows are.

@@ -2,6 +2,7 @@ package search_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,4 +132,50 @@ func TestSearchLargeUserTimes(t *testing.T) {
 	p.During = nil
 	res = b.search(t, "acme", "u1", "what should I do", p)
 	require.NotContains(t, sources(res.Hits), "sat-0", "no word of the message, and long ago")
+}
+
+// A large user's count or total reads more sessions than another message
+// (Config.LargeFor): its answer is one turn in each of several sessions,
+// which may hold fewer of the message's terms than sessions it does not
+// need. Here fifteen long sessions hold three of its terms, and three old,
+// short ones the two that matter: the usual ten sessions are the fifteen's
+// newest; a count reads the three as well, and finds them all, as the scan
+// does.
+func TestSearchLargeUserCountReadsMoreSessions(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	filler := strings.Repeat("the weather was mild and the train ran late again and the coffee was cold ", 6)
+	var turns []events.Turn
+	for i, game := range []string{"Celeste", "Hyper Light Drifter", "Hollow Knight"} {
+		turns = append(turns, chat("acme", "u1", fmt.Sprintf("game%d", i), t0.AddDate(0, -6, i),
+			fmt.Sprintf("I finished %s, a game that took me %d hours", game, 10+i), "Well done!")...)
+	}
+	for i := range 15 {
+		turns = append(turns, chat("acme", "u1", fmt.Sprintf("long%02d", i), t0.AddDate(0, -3, i),
+			"I spent an hour at the park and watched the kids play; "+filler, "Sounds relaxing.")...)
+	}
+	for i := range 20 {
+		turns = append(turns, chat("acme", "u1", fmt.Sprintf("chat%02d", i), t0.AddDate(0, 0, i-21),
+			fmt.Sprintf("note %d about groceries and errands", i), "Noted.")...)
+	}
+	b.index(t, turns)
+
+	cfg := service.Defaults[search.Config]()
+	cfg.SearchLargeUserEntries, cfg.SearchLargeUserSample = 10, 20
+	cfg.SearchLargeUserSessions, cfg.SearchLargeUserCountSessions = 10, 30
+	q := "How many hours have I spent playing games in total?"
+	found := func(l store.LargeSearch) int {
+		res := b.search(t, "acme", "u1", q, search.Params{K: 10, Large: l})
+		sessions := map[string]bool{}
+		for _, h := range res.Hits {
+			if strings.HasPrefix(h.SessionID, "game") {
+				sessions[h.SessionID] = true
+			}
+		}
+		return len(sessions)
+	}
+	require.Equal(t, 3, found(store.LargeSearch{}), "the scan")
+	require.Less(t, found(cfg.Large()), 3, "ten sessions: the long ones hold more of the terms")
+	require.Equal(t, 3, found(cfg.LargeFor(q)), "a count reads thirty")
+	require.Equal(t, cfg.Large(), cfg.LargeFor("what games did I play?"), "not a count")
 }

@@ -42,7 +42,7 @@ func (cfg Config) Query(tenant, userID, query string, k int, now time.Time) Quer
 		MaxPerSession: cfg.ContextRecallPerSession, Neighbors: n > 0, NeighborTurns: turns,
 		NeighborHits: n + shownNeighbors(n, cfg.ContextRecallWide), Kinds: cfg.ContextRecallKinds, UserWeight: user,
 		IDFPower: cfg.ContextRecallIDFPower, SessionWeight: max(cfg.ContextRecallSessionWeight, 0),
-		During: during, DuringWeight: max(cfg.ContextRecallTimeWeight, 0), Large: cfg.Large(), Distinct: true}}
+		During: during, DuringWeight: max(cfg.ContextRecallTimeWeight, 0), Large: cfg.LargeFor(query), Distinct: true}}
 }
 
 // During is the times a message names that its recall lifts

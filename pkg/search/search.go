@@ -201,7 +201,7 @@ func (s *Searcher) Prepare(ctx context.Context, q Query) (p Params, res Result, 
 	if q.Untimed != "" {
 		text = q.Untimed
 	}
-	p.Terms = s.an.QueryTerms(text)
+	p.Terms = s.an.QueryTerms(WithoutCountOperators(text))
 	if p.VectorWeight == 0 {
 		p.VectorWeight = s.vectorWeight
 	}

@@ -116,4 +116,23 @@ var (
 	tallyWords   = regexp.MustCompile(`(?i)\b(?:in total|in all|altogether|combined|sum of|total|spen[dt]|spending)\b`)
 )
 
+// countOperators are the words of a count or a total that name the
+// operation, not what is counted ("how many hours have I spent playing
+// games in total?"): the turns to gather tell of one game each and seldom
+// say "total", while a turn that does ("the total time spent on the
+// quilt") is about something else as often as not. "How many" and "how
+// much" stay: left out as well, they cost LongMemEval's multi-session
+// questions evidence (docs/benchmarks.md, History).
+var countOperators = regexp.MustCompile(`(?i)\b(?:in total|in all|altogether|combined|(?:the )?sum of|(?:the )?number of|total)\b`)
+
+// WithoutCountOperators returns a count or a total's message without the
+// words that name the operation (countOperators), for its terms; any
+// other message as it is.
+func WithoutCountOperators(message string) string {
+	if !AsksCount(message) {
+		return message
+	}
+	return countOperators.ReplaceAllString(message, " ")
+}
+
 var countWords = regexp.MustCompile(`(?i)\bhow (?:many|much)\b|\b(?:in total|in all|altogether|number of|sum of|combined)\b|\btotal\b`)
