@@ -1,6 +1,7 @@
 // Package clients holds the Python and TypeScript clients (clients/python,
 // clients/typescript) and the packages that give framework apps memory
-// (clients/ai-sdk for the Vercel AI SDK); its test runs their own test
+// (clients/ai-sdk for the Vercel AI SDK, clients/langchain for LangChain.js
+// and LangGraph.js); its test runs their own test
 // suites, the agent example built on the Python client, and the chat
 // gateway driven by the official openai npm package (clients/openai-node),
 // against one live Recall.
@@ -32,6 +33,7 @@ var tenants = map[string]string{
 	"agent":       "agent-example-key-0123456789",
 	"openai-node": "openai-node-key-0123456789",
 	"ai-sdk":      "ai-sdk-clients-key-0123456789",
+	"langchain":   "langchain-clients-key-0123456789",
 }
 
 // TestClients starts one Recall (`recall run` on its own database and
@@ -89,6 +91,11 @@ func TestClients(t *testing.T) {
 	t.Run("ai-sdk", func(t *testing.T) {
 		t.Parallel()
 		testAISDK(t, env("ai-sdk"))
+	})
+
+	t.Run("langchain", func(t *testing.T) {
+		t.Parallel()
+		testLangChain(t, env("langchain"))
 	})
 }
 

@@ -51,6 +51,24 @@ var aiSDKScript = []modelScript{
 	}},
 }
 
+// langchainScript is what the fake model answers the langchain suite
+// (clients/langchain/test), by model. A graph run's replies have ids of
+// their own, as a real model's do: LangGraph keeps messages by id.
+var langchainScript = []modelScript{
+	{"lc-film", []openaitest.Reply{
+		{ID: "chatcmpl-lc-1", ToolCalls: []openaitest.ToolCall{{ID: "call_lc_films", Function: openaitest.FunctionCall{Name: "search_films", Arguments: `{"query":"science fiction"}`}}}},
+		{ID: "chatcmpl-lc-2", Content: filmList},
+		{ID: "chatcmpl-lc-3", Content: "Blade Runner 2049 it is: a slow, beautiful sequel."},
+	}},
+	{"lc-history", []openaitest.Reply{
+		{Content: "Start with Portrait of a Lady on Fire."},
+	}},
+	{"lc-example", []openaitest.Reply{
+		{Content: "Nice to meet you, Ada."},
+		{Content: "In Lisbon."},
+	}},
+}
+
 // testAISDK runs the ai-sdk suite: the real `ai` and
 // `@ai-sdk/openai-compatible` packages, the model faked, Recall live. The
 // suite asserts on what the model received (through RECALL_MODEL_REQUESTS)
@@ -63,6 +81,20 @@ func testAISDK(t *testing.T, recallEnv []string) {
 	}
 	model := newScriptedUpstream(t, aiSDKScript)
 	out := runNodeSuite(t, "ai-sdk", append(recallEnv, modelEnv(t, model)...))
+	t.Log(out)
+	require.Empty(t, model.unanswered(), "every scripted reply was asked for")
+}
+
+// testLangChain runs the langchain suite: the real @langchain/core,
+// @langchain/langgraph and @langchain/openai, the model faked, Recall live.
+func testLangChain(t *testing.T, recallEnv []string) {
+	for _, pkg := range []string{"@langchain/core", "@langchain/langgraph", "@langchain/openai", "@recallhq/client"} {
+		if _, err := os.Stat(filepath.Join("langchain/node_modules", pkg, "package.json")); err != nil {
+			t.Fatalf("the langchain suite's npm packages are not installed (%v): run `make test-deps` (scripts/ensure-node-deps.sh)", err)
+		}
+	}
+	model := newScriptedUpstream(t, langchainScript)
+	out := runNodeSuite(t, "langchain", append(recallEnv, modelEnv(t, model)...))
 	t.Log(out)
 	require.Empty(t, model.unanswered(), "every scripted reply was asked for")
 }

@@ -8,6 +8,8 @@
 #   clients/ai-sdk       the Vercel AI SDK (ai, @ai-sdk/openai-compatible) its
 #                        middleware is tested with, and a link to
 #                        clients/typescript (compiled by the Go test)
+#   clients/langchain    @langchain/core, @langchain/langgraph and
+#                        @langchain/openai, and the same link
 # Skips a directory whose node_modules already holds its lock file's install.
 set -euo pipefail
 
@@ -38,3 +40,4 @@ install() {
 install clients/typescript .bin/tsc
 install clients/openai-node openai/package.json
 install clients/ai-sdk ai/package.json
+install clients/langchain @langchain/langgraph/package.json
