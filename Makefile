@@ -15,9 +15,10 @@ deps:
 	@bash scripts/ensure-pgvector.sh
 
 ## test-deps: what the tests need besides: the TypeScript client's npm packages,
-## the openai npm package the gateway's Node test drives it with, and Chromium,
-## a Chinese font and playwright-core for the inspector's browser test (installs
-## what is missing). The chaos runs build the nats-server release go.mod pins.
+## the openai npm package the gateway's Node test drives it with, the frameworks
+## the packages of clients/ are tested with (the AI SDK, LangChain, LangGraph),
+## and Chromium, a Chinese font and playwright-core for the inspector's browser
+## test (installs what is missing). The chaos runs build the nats-server release go.mod pins.
 test-deps: deps
 	@bash scripts/ensure-node-deps.sh
 	@bash scripts/ensure-browser.sh

@@ -1,8 +1,10 @@
 // Package clients holds the Python and TypeScript clients (clients/python,
-// clients/typescript); its test runs their own test suites, the agent
-// example built on the Python client, and the chat gateway driven by the
-// official openai npm package (clients/openai-node), against one live
-// Recall.
+// clients/typescript) and the packages that give framework apps memory
+// (clients/ai-sdk for the Vercel AI SDK, clients/langchain for LangChain.js
+// and LangGraph.js); its test runs their own test
+// suites, the agent example built on the Python client, and the chat
+// gateway driven by the official openai npm package (clients/openai-node),
+// against one live Recall.
 package clients
 
 import (
@@ -30,6 +32,8 @@ var tenants = map[string]string{
 	"typescript":  "ts-clients-key-0123456789",
 	"agent":       "agent-example-key-0123456789",
 	"openai-node": "openai-node-key-0123456789",
+	"ai-sdk":      "ai-sdk-clients-key-0123456789",
+	"langchain":   "langchain-clients-key-0123456789",
 }
 
 // TestClients starts one Recall (`recall run` on its own database and
@@ -41,11 +45,19 @@ func TestClients(t *testing.T) {
 	for tenant, key := range tenants {
 		keys = append(keys, tenant+":"+key)
 	}
-	up := newScriptedUpstream(t)
+	up := newScriptedUpstream(t, gatewayScript)
 	live := testenv.StartRecall(t, "API_KEYS="+strings.Join(keys, ","), "GATEWAY_UPSTREAM_URL="+up.URL()+"/v1", "GATEWAY_UPSTREAM_API_KEY=")
 	env := func(tenant string) []string {
 		return []string{"RECALL_URL=" + live.URL, "RECALL_TENANT=" + tenant, "RECALL_API_KEY=" + tenants[tenant]}
 	}
+
+	// The TypeScript client is compiled once, before the suites start: its
+	// own tests run from dist/, and the framework packages import it from
+	// there (their dependency on it is a link to clients/typescript).
+	if _, err := os.Stat("typescript/node_modules/.bin/tsc"); err != nil {
+		t.Fatalf("the TypeScript compiler is not installed (%v): run `make test-deps` (scripts/ensure-node-deps.sh)", err)
+	}
+	run(t, "typescript", nil, "node_modules/.bin/tsc", "-p", "tsconfig.json")
 
 	t.Run("python", func(t *testing.T) {
 		t.Parallel()
@@ -55,11 +67,6 @@ func TestClients(t *testing.T) {
 
 	t.Run("typescript", func(t *testing.T) {
 		t.Parallel()
-		if _, err := os.Stat("typescript/node_modules/.bin/tsc"); err != nil {
-			t.Fatalf("the TypeScript compiler is not installed (%v): run `make test-deps` (scripts/ensure-node-deps.sh)", err)
-		}
-		// Compiled here, so the tests always run the current sources.
-		run(t, "typescript", nil, "node_modules/.bin/tsc", "-p", "tsconfig.json")
 		tests, err := filepath.Glob("typescript/dist/test/*.test.js")
 		if err != nil || len(tests) == 0 {
 			t.Fatalf("no compiled tests in typescript/dist/test (%v)", err)
@@ -79,6 +86,16 @@ func TestClients(t *testing.T) {
 	t.Run("openai-node", func(t *testing.T) {
 		t.Parallel()
 		testOpenAINode(t, live, up, env("openai-node"))
+	})
+
+	t.Run("ai-sdk", func(t *testing.T) {
+		t.Parallel()
+		testAISDK(t, env("ai-sdk"))
+	})
+
+	t.Run("langchain", func(t *testing.T) {
+		t.Parallel()
+		testLangChain(t, env("langchain"))
 	})
 }
 

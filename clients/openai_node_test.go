@@ -27,10 +27,7 @@ const nodeUpstreamKey = "sk-node-upstream-0123456789"
 // suite (clients/openai-node/test), by model: each test of the suite asks
 // models of its own, so that the tests may run in any order or at the same
 // time. The suite asserts on these replies as its client reads them.
-var gatewayScript = []struct {
-	model   string
-	replies []openaitest.Reply
-}{
+var gatewayScript = []modelScript{
 	{"film-bot", []openaitest.Reply{
 		{ToolCalls: []openaitest.ToolCall{{ID: "call_films_1", Function: openaitest.FunctionCall{Name: "search_films", Arguments: `{"query":"science fiction"}`}}}},
 		{Content: "Here are three science-fiction films:\n1. Dune (2021), spice and sandworms\n2. Arrival (2016), language as time\n3. Blade Runner 2049 (2017), replicants and memory"},
@@ -52,22 +49,32 @@ var gatewayScript = []struct {
 	}},
 }
 
-// scriptedUpstream is the fake model upstream of the live Recall's
-// gateway, answering gatewayScript model by model.
+// modelScript is what a scripted fake model answers one model's requests,
+// in order.
+type modelScript struct {
+	model   string
+	replies []openaitest.Reply
+}
+
+// scriptedUpstream is a fake model server answering a script model by
+// model: the upstream of the live Recall's gateway (gatewayScript), or the
+// model a framework suite calls directly.
 type scriptedUpstream struct {
 	*openaitest.Server
 	mu   sync.Mutex
 	left map[string][]openaitest.Reply
 }
 
-// newScriptedUpstream starts the fake upstream; it lists the script's
+// newScriptedUpstream starts the fake model server; it lists the script's
 // models, and answers a model with no reply left with a 500 that says so.
-func newScriptedUpstream(t *testing.T) *scriptedUpstream {
+func newScriptedUpstream(t *testing.T, script []modelScript) *scriptedUpstream {
 	u := &scriptedUpstream{left: map[string][]openaitest.Reply{}}
-	for _, s := range gatewayScript {
+	var models []string
+	for _, s := range script {
 		u.left[s.model] = append([]openaitest.Reply(nil), s.replies...)
+		models = append(models, s.model)
 	}
-	u.Server = openaitest.New(t, openaitest.WithModels(scriptModels()...))
+	u.Server = openaitest.New(t, openaitest.WithModels(models...))
 	u.Respond(func(r openaitest.Request) openaitest.Reply {
 		u.mu.Lock()
 		defer u.mu.Unlock()

@@ -5,6 +5,11 @@
 #                        (dev dependencies only)
 #   clients/openai-node  the official openai package, which drives the chat
 #                        gateway in clients/clients_test.go
+#   clients/ai-sdk       the Vercel AI SDK (ai, @ai-sdk/openai-compatible) its
+#                        middleware is tested with, and a link to
+#                        clients/typescript (compiled by the Go test)
+#   clients/langchain    @langchain/core, @langchain/langgraph and
+#                        @langchain/openai, and the same link
 # Skips a directory whose node_modules already holds its lock file's install.
 set -euo pipefail
 
@@ -34,3 +39,5 @@ install() {
 
 install clients/typescript .bin/tsc
 install clients/openai-node openai/package.json
+install clients/ai-sdk ai/package.json
+install clients/langchain @langchain/langgraph/package.json

@@ -43,6 +43,11 @@ const DefaultDimensions = 8
 // assistant content is empty; the answer the server gives when nothing is
 // scripted has "{}" as content.
 type Reply struct {
+	// ID is the completion's id, in the answer and every chunk; empty means
+	// "chatcmpl-fake". Real servers give each completion its own, and
+	// clients that keep messages by id (LangGraph's message list replaces a
+	// message with the same id) need them apart.
+	ID string
 	// Status is the HTTP status; 0 means 200.
 	Status int
 	// Content is the assistant message of a successful chat completion. It
@@ -464,7 +469,7 @@ type completion struct {
 // tool calls' type and id, the finish reason.
 func newCompletion(req Request, reply Reply) completion {
 	c := completion{
-		id:      "chatcmpl-fake",
+		id:      cmp.Or(reply.ID, "chatcmpl-fake"),
 		created: time.Now().Unix(),
 		model:   req.Model,
 		content: reply.Content,

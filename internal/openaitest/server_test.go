@@ -438,6 +438,13 @@ func TestChatWire(t *testing.T) {
 				"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`,
 		},
 		{
+			name:  "own id",
+			reply: openaitest.Reply{ID: "chatcmpl-2", Content: "Dune."},
+			want: `{"id":"chatcmpl-2","object":"chat.completion","model":"m",
+				"choices":[{"index":0,"message":{"role":"assistant","content":"Dune.","refusal":null},"logprobs":null,"finish_reason":"stop"}],
+				"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`,
+		},
+		{
 			name:  "chunks",
 			reply: openaitest.Reply{Chunks: []string{"Du", "ne."}, ChunkDelay: time.Hour},
 			want: `{"id":"chatcmpl-fake","object":"chat.completion","model":"m",

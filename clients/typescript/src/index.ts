@@ -3,4 +3,5 @@
 
 export * from "./client.js";
 export * from "./errors.js";
+export * from "./lists.js";
 export type * from "./types.js";
