@@ -97,49 +97,42 @@ func (s *Service) ContextWith(ctx context.Context, tenant string, qv url.Values,
 	if at.IsZero() {
 		now = s.now()
 	}
-	// The query is analyzed and embedded first; the history search then runs
-	// in the same batch as the context's own reads: one connection, one
-	// round trip.
+	// Recall in one line: the query is planned first (its terms, vector and
+	// the times it names); its scan is read in the same batch as the
+	// context's own reads (one connection, one round trip); the rows are
+	// ranked once the batch has returned, with the message's times in the
+	// user's zone, which the batch told; then fitted and rendered below.
 	var (
-		sr search.Result
-		sp *search.Params
+		sr   search.Result
+		plan *search.Plan
 	)
 	if query != "" && maxRecalled > 0 {
 		q := s.cfg.Config.Query(tenant, userID, query, maxRecalled, now)
 		q.At, q.Decay = at, s.policy
-		p, res, ok := s.searcher.Prepare(ctx, q)
-		if ok {
-			sp = &p
+		var err error
+		// A count or a total ranks the rows again with the best terms of
+		// the user's turns found first (search.Feedback), from the same rows.
+		if plan, sr, err = s.searcher.Plan(ctx, q, s.cfg.Config.Feedback(query)); err != nil {
+			return nil, err
 		}
-		sr = res
+		defer plan.Release()
 	}
 	// Facts are read newest-mention first; several times the number shown is
-	// enough to rank by current weight, which only falls with age. The
-	// search's rows are read in the same batch and ranked after it; a count
-	// or a total ranks them again with the best terms of the user's turns
-	// found first (search.Feedback), from the same rows.
-	var (
-		data store.ContextData
-		hits []search.Hit
-		zone *time.Location
-	)
+	// enough to rank by current weight, which only falls with age.
+	var data store.ContextData
 	err := s.read(ctx, tenant, func(t *store.Tenant) (err error) {
-		hits, err = s.searcher.InBatch(sp, s.cfg.Config.Feedback(query), func(scan *store.SearchScan) (err error) {
-			data, err = t.Context(ctx, sessionID, userID, lim.Messages, maxFacts*4, maxSummaries, true, at, scan)
-			if err != nil {
-				return err
-			}
-			if zone = s.userZone(tenant, data.Assertions); sp != nil && zone != nil {
-				// The times the message names are the user's days.
-				sp.During = s.cfg.Config.During(query, now.In(zone))
-			}
-			return nil
-		})
+		data, err = t.Context(ctx, store.ContextRead{SessionID: sessionID, UserID: userID, Messages: lim.Messages,
+			Facts: maxFacts * 4, Summaries: maxSummaries, Statements: true, At: at, Search: plan.Scan()})
 		return err
 	})
-	sr.Hits = hits
-	if sp != nil {
-		sr.During = sp.During // nil unless the time lift is on
+	zone := s.userZone(tenant, data.Assertions)
+	if err == nil && plan != nil {
+		sr.During = plan.During()
+		if zone != nil {
+			// The times the message names are the user's days.
+			sr.During = s.cfg.Config.During(query, now.In(zone))
+		}
+		sr.Hits, err = plan.Rank(sr.During)
 	}
 	switch {
 	case err != nil:

@@ -49,7 +49,7 @@ type Config struct {
 	// against "my ENT specialist, Dr. Patel") but do share words with the
 	// user's turns it finds first; 0: no feedback. The rows the search
 	// read are then ranked a second time, with the terms added (one scan:
-	// search.Searcher.InBatch). Not for the time between two moments ("how
+	// search.Plan.Rank). Not for the time between two moments ("how
 	// many days ago did I…", AsksCount). Chosen with make eval-longmem and make
 	// eval-context (docs/benchmarks.md, History): LongMemEval multi-session
 	// evidence 0.865 -> 0.912, their sessions 0.919 -> 0.961, evidence

@@ -109,32 +109,27 @@ func TestSearchFeedback(t *testing.T) {
 	require.Contains(t, sources(again), "third-show")
 	require.ElementsMatch(t, []string{"concert-1", "concert-2"}, sources(again)[:2], "the turns with the message's words still first")
 
-	// A context's search does it in one scan: the rows it read kept their
-	// terms and are ranked again for the added ones. The hits are those
-	// of the second search, scores and all.
-	scans := 0
-	once, err := searcher.InBatch(&p, f, func(sc *store.SearchScan) error {
-		scans++
-		return s.st.Tenant("acme").ScanSearch(s.ctx, sc)
-	})
-	require.NoError(t, err)
-	require.Equal(t, 1, scans)
-	require.Equal(t, again, once)
+	// A context's search does it in one scan (a Plan's Rank reads
+	// nothing): the rows it read kept their terms and are ranked again
+	// for the added ones. The hits are those of the second search, scores
+	// and all.
+	inBatch := func(p search.Params, f search.FeedbackParams) []search.Hit {
+		pl, err := searcher.PlanParams(p, f)
+		require.NoError(t, err)
+		defer pl.Release()
+		require.NoError(t, s.st.Tenant("acme").ScanSearch(s.ctx, pl.Scan()))
+		hits, err := pl.Rank(pl.During())
+		require.NoError(t, err)
+		return hits
+	}
+	require.Equal(t, again, inBatch(p, f))
 	// Without feedback it is the first search's hits.
-	plain, err := searcher.InBatch(&p, search.FeedbackParams{}, func(sc *store.SearchScan) error {
-		return s.st.Tenant("acme").ScanSearch(s.ctx, sc)
-	})
-	require.NoError(t, err)
-	require.Equal(t, first, plain)
+	require.Equal(t, first, inBatch(p, search.FeedbackParams{}))
 	// Nor for a message whose first hits hold no turn of the user's: the
 	// kept terms change nothing.
 	pb := p
 	pb.Roles = []string{"assistant"}
-	byAssistant, err := searcher.InBatch(&pb, f, func(sc *store.SearchScan) error {
-		return s.st.Tenant("acme").ScanSearch(s.ctx, sc)
-	})
-	require.NoError(t, err)
-	require.Equal(t, s.search(t, "acme", pb), byAssistant)
+	require.Equal(t, s.search(t, "acme", pb), inBatch(pb, f))
 
 	// No feedback for a message that asks for no count, or when off, or
 	// from no turn of the user's.

@@ -271,55 +271,105 @@ func Find(ctx context.Context, t *store.Tenant, p Params) ([]Hit, error) {
 	return rankHits(asOf(sc.Rows(), p), p, sc.NumTerms(), sc.Stats()), nil
 }
 
-// InBatch runs a search whose scan travels in another batch of reads: read
-// queues the store's scan in its batch (store.Tenant.Context takes it), and
-// the rows it read are ranked once it has returned, with its connection
-// back in the pool, by p's During as read left it. With p nil there is no search: read gets a nil scan,
-// and there are no hits. A search p refuses (as Find would) is an error
-// before read runs.
-func InBatch(p *Params, read func(scan *store.SearchScan) error) ([]Hit, error) {
-	return (*Searcher)(nil).InBatch(p, FeedbackParams{}, read)
+// A Plan is a search whose scan travels in another batch of reads, as a
+// context's does: planned first (Searcher.Plan: the query's terms, vector
+// and the times it names, and the scan to read), its scan queued in the
+// context's batch (Scan, which store.ContextRead takes), then ranked once
+// the batch has returned, with its connection back in the pool (Rank), and
+// released (Release). A nil Plan is no search: its Scan is nil, and Rank
+// finds nothing.
+type Plan struct {
+	q        Params // with its defaults
+	sc       *store.SearchScan
+	s        *Searcher
+	feedback FeedbackParams
 }
 
-// InBatch is the package's InBatch for a message whose first hits may
-// extend its query (f: Feedback, for a count or a total). Such a scan keeps
-// every row's terms (store.SearchScan.KeepTerms), and when Feedback adds
-// terms the same rows are scored again for them and ranked again: the
-// hits a second search with the extended query would find, without reading
-// the history a second time (which was a second round trip and a second
-// scan, twice the time, for every such message). With f off it is the
-// package's InBatch; s may then be nil.
-func (s *Searcher) InBatch(p *Params, f FeedbackParams, read func(scan *store.SearchScan) error) ([]Hit, error) {
-	if p == nil {
-		return nil, read(nil)
+// Plan plans a search to read in another batch (Plan), for a message
+// whose first hits may extend its query (f: Feedback, for a count or a
+// total; off: none). It returns nil and no error when the query has neither
+// terms nor a vector (nothing to search for), and an error for a search
+// Find would refuse. res is what Prepare says of the query; its Hits are
+// Rank's.
+func (s *Searcher) Plan(ctx context.Context, q Query, f FeedbackParams) (*Plan, Result, error) {
+	p, res, ok := s.Prepare(ctx, q)
+	if !ok {
+		return nil, res, nil
 	}
+	pl, err := s.PlanParams(p, f)
+	return pl, res, err
+}
+
+// PlanParams is Plan for parameters already prepared (their terms and
+// vector set: Prepare). With f on, the scan keeps every row's terms, for
+// the second ranking.
+func (s *Searcher) PlanParams(p Params, f FeedbackParams) (*Plan, error) {
 	sc, q, err := p.scan()
 	if err != nil {
 		return nil, err
 	}
-	defer sc.Release()
-	feedback := s != nil && f.on()
-	if feedback {
+	pl := &Plan{q: q, sc: sc, s: s}
+	if s != nil && f.on() {
+		pl.feedback = f
 		sc.KeepTerms()
 	}
-	if err := read(sc); err != nil {
-		return nil, err
+	return pl, nil
+}
+
+// PlanParams is the Searcher's PlanParams without feedback, which needs no
+// Searcher.
+func PlanParams(p Params) (*Plan, error) { return (*Searcher)(nil).PlanParams(p, FeedbackParams{}) }
+
+// Scan is the store's scan to queue in the batch (store.ContextRead.Search);
+// nil for a nil Plan.
+func (pl *Plan) Scan() *store.SearchScan {
+	if pl == nil {
+		return nil
 	}
-	// The spans the message names are reckoned in the user's time zone,
-	// which read may learn in the same batch: it may set p.During.
-	q.During = p.During
-	hits := rankHits(asOf(sc.Rows(), q), q, sc.NumTerms(), sc.Stats())
-	if !feedback {
+	return pl.sc
+}
+
+// During is the times the message names, as the plan read them (in UTC,
+// at the query's time): what Rank lifts unless given the user's own.
+func (pl *Plan) During() []assemble.Span {
+	if pl == nil {
+		return nil
+	}
+	return pl.q.During
+}
+
+// Rank ranks the rows the scan read, lifting what happened during the
+// times given (the message's times reckoned in the user's zone, which the
+// batch may have told; Plan.During otherwise). With feedback on and terms
+// to add (Feedback), the same rows are scored again for them and ranked
+// again: the hits a second search with the extended query would find,
+// without reading the history a second time (which was a second round trip
+// and a second scan, twice the time, for every such message).
+func (pl *Plan) Rank(during []assemble.Span) ([]Hit, error) {
+	if pl == nil {
+		return nil, nil
+	}
+	q := pl.q
+	q.During = during
+	hits := rankHits(asOf(pl.sc.Rows(), q), q, pl.sc.NumTerms(), pl.sc.Stats())
+	if !pl.feedback.on() {
 		return hits, nil
 	}
-	fq, ok := s.Feedback(q, hits, f)
+	fq, ok := pl.s.Feedback(q, hits, pl.feedback)
 	if !ok {
 		return hits, nil
 	}
-	if err := sc.Rescore(fq.Terms); err != nil {
+	if err := pl.sc.Rescore(fq.Terms); err != nil {
 		return nil, err
 	}
-	return rankHits(sc.Rows(), fq, sc.NumTerms(), sc.Stats()), nil
+	return rankHits(pl.sc.Rows(), fq, pl.sc.NumTerms(), pl.sc.Stats()), nil
+}
+
+// Release hands the scan's rows back (what Rank returned stays valid).
+func (pl *Plan) Release() {
+	if pl != nil {
+		pl.sc.Release()
+	}
 }
 
 // scan checks p, fills in its defaults and prepares the store's scan of
@@ -343,7 +393,7 @@ func (p Params) scan() (*store.SearchScan, Params, error) {
 			if p.DuringWeight > 0 && len(p.During) > 0 {
 				// The spans as read in UTC, widened by the most any zone
 				// is off it: the user's zone is learned in the same
-				// batch, which reckons them again (InBatch).
+				// batch, which reckons them again (Plan.Rank).
 				since, until := make([]time.Time, len(p.During)), make([]time.Time, len(p.During))
 				for i, s := range p.During {
 					since[i], until[i] = s.From.Add(-maxZoneOffset), s.To.Add(maxZoneOffset)

@@ -194,7 +194,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) (Result, error) {
 // vector out and says why in the result). ok is false when the query has
 // neither terms nor a vector, so there is nothing to search for. For a
 // caller that runs the search itself, as the context does within its own
-// reads (InBatch, store.Tenant.Context).
+// reads (Plan, store.Tenant.Context).
 func (s *Searcher) Prepare(ctx context.Context, q Query) (p Params, res Result, ok bool) {
 	p = q.Params
 	text := q.Text

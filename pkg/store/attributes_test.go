@@ -147,7 +147,7 @@ func TestStatementVectors(t *testing.T) {
 		t.Helper()
 		sc, err := store.NewSearchScan("u1", []string{"x"}, vec, model)
 		require.NoError(t, err)
-		d, err := db.Store.Tenant("acme").Context(ctx, "s1", "u1", 10, 0, 0, true, at, sc)
+		d, err := db.Store.Tenant("acme").Context(ctx, store.ContextRead{SessionID: "s1", UserID: "u1", Messages: 10, Statements: true, At: at, Search: sc})
 		require.NoError(t, err)
 		sc.Release()
 		return d.StatementSimilarity
@@ -161,7 +161,7 @@ func TestStatementVectors(t *testing.T) {
 	require.Empty(t, similarity(time.Time{}, []float32{1, 1, 0, 0}, "m"), "another dimension is not compared")
 	sc, err := store.NewSearchScan("u1", []string{"x"}, nil, "")
 	require.NoError(t, err)
-	d, err := db.Store.Tenant("acme").Context(ctx, "s1", "u1", 10, 0, 0, true, time.Time{}, sc)
+	d, err := db.Store.Tenant("acme").Context(ctx, store.ContextRead{SessionID: "s1", UserID: "u1", Messages: 10, Statements: true, Search: sc})
 	require.NoError(t, err)
 	sc.Release()
 	require.Nil(t, d.StatementSimilarity, "no vector, nothing measured")
@@ -190,7 +190,7 @@ func TestContextReadsTheNewestStatements(t *testing.T) {
 		sc, err := store.NewSearchScan("u1", []string{"x"}, []float32{1, 0}, "m")
 		require.NoError(t, err)
 		defer sc.Release()
-		d, err := db.Store.Tenant("acme").Context(ctx, "s1", "u1", 10, 0, 0, true, at, sc)
+		d, err := db.Store.Tenant("acme").Context(ctx, store.ContextRead{SessionID: "s1", UserID: "u1", Messages: 10, Statements: true, At: at, Search: sc})
 		require.NoError(t, err)
 		for _, a := range d.Assertions {
 			switch a.Key {

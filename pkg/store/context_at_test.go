@@ -75,7 +75,7 @@ func TestContextAt(t *testing.T) {
 	tn := db.Store.Tenant("acme")
 	read := func(at time.Time) store.ContextData {
 		t.Helper()
-		d, err := tn.Context(ctx, "s1", "u1", 10, 10, 3, true, at, nil)
+		d, err := tn.Context(ctx, store.ContextRead{SessionID: "s1", UserID: "u1", Messages: 10, Facts: 10, Summaries: 3, Statements: true, At: at})
 		require.NoError(t, err)
 		require.True(t, d.Found)
 		return d

@@ -131,7 +131,7 @@ func TestForgetUserSharedSessions(t *testing.T) {
 	require.NoError(t, err)
 
 	// The window and the list of s3 are vic's alone.
-	data, err := ten.Context(ctx, "s3", "vic", 10, 0, 0, false, time.Time{}, nil)
+	data, err := ten.Context(ctx, store.ContextRead{SessionID: "s3", UserID: "vic", Messages: 10})
 	require.NoError(t, err)
 	for _, m := range data.Newest {
 		require.Equal(t, "vic", m.UserID)

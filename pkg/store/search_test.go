@@ -503,11 +503,16 @@ func TestContextWithSearch(t *testing.T) {
 	// withSearch reads the context with p's scan in its batch, and the hits
 	// ranked from it, as the API does.
 	withSearch := func(ctx context.Context, p search.Params) (store.ContextData, []search.Hit, error) {
-		var d store.ContextData
-		hits, err := search.InBatch(&p, func(scan *store.SearchScan) (err error) {
-			d, err = tn.Context(ctx, "new", "u1", 10, 10, 3, false, time.Time{}, scan)
-			return err
-		})
+		pl, err := search.PlanParams(p)
+		if err != nil {
+			return store.ContextData{}, nil, err
+		}
+		defer pl.Release()
+		d, err := tn.Context(ctx, store.ContextRead{SessionID: "new", UserID: "u1", Messages: 10, Facts: 10, Summaries: 3, Search: pl.Scan()})
+		if err != nil {
+			return d, nil, err
+		}
+		hits, err := pl.Rank(pl.During())
 		return d, hits, err
 	}
 	d, hits, err := withSearch(s.ctx, search.Params{UserID: "u1", Terms: []string{"dune"}})

@@ -131,27 +131,43 @@ type ContextData struct {
 // the newest few hundred current ones (pkg/memory).
 const ContextStatements = 1000
 
+// ContextRead is what a context reads in its one batch (Tenant.Context):
+// the session's newest Messages, its user's Facts (active, newest mention
+// first) and Summaries (of the user's other sessions), the user's
+// attributes and self-statements when Statements is set, the session's
+// current list; everything as it stood before At when At is set; and,
+// with Search, the search's rows of the user's history.
+type ContextRead struct {
+	SessionID, UserID string
+	Messages          int
+	Facts             int
+	Summaries         int
+	Statements        bool
+	At                time.Time
+	Search            *SearchScan
+}
+
 // Context reads a session's window, its user's facts and the summaries (of the
 // user's other sessions, at most summaryLimit, and of this session) in one
-// pipelined batch; with search, the same batch reads the search's scan of
-// the user's history (see ScanSearch), so a context with a query is one
+// pipelined batch; with r.Search, the same batch reads the search's scan of
+// the user's history (SearchScan), so a context with a query is one
 // round trip on one connection. The caller ranks the scan's rows once this
-// returns, with the connection back in the pool (search.InBatch), and
+// returns, with the connection back in the pool (search.Plan), and
 // releases them.
 //
 // With at set, everything is read as it stood before at (see ContextData),
 // by statements of their own (the ...Before queries), so that a context
 // asked without it reads exactly what it did; the search's scan is bounded
 // by its own (SearchScan.Before).
-func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, factLimit, summaryLimit int, attributes bool, at time.Time, search *SearchScan) (ContextData, error) {
+func (t *Tenant) Context(ctx context.Context, r ContextRead) (ContextData, error) {
 	var b pgx.Batch
-	d := ContextData{Newest: make([]record.Message, 0, limit)}
-	past := !at.IsZero()
-	if search != nil {
-		search.queue(&b, t)
+	d := ContextData{Newest: make([]record.Message, 0, r.Messages)}
+	past := !r.At.IsZero()
+	if r.Search != nil {
+		r.Search.queue(&b, t)
 	}
 	var sessErr error
-	b.Queue(q(qSessionGet), t.id, sessionID).QueryRow(func(row pgx.Row) error {
+	b.Queue(q(qSessionGet), t.id, r.SessionID).QueryRow(func(row pgx.Row) error {
 		d.Session, sessErr = scanSession(row)
 		if errors.Is(sessErr, ErrNotFound) {
 			return nil
@@ -169,44 +185,44 @@ func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, f
 	var counts *[2]int64
 	if past {
 		c := new([2]int64)
-		b.Queue(q(qMessageCountBefore), t.id, sessionID, at).QueryRow(func(row pgx.Row) error {
+		b.Queue(q(qMessageCountBefore), t.id, r.SessionID, r.At).QueryRow(func(row pgx.Row) error {
 			return row.Scan(&c[0], &c[1])
 		})
 		counts = c
-		b.Queue(q(qMessageListRecentBefore), t.id, sessionID, at, limit, false).Query(readMessages)
+		b.Queue(q(qMessageListRecentBefore), t.id, r.SessionID, r.At, r.Messages, false).Query(readMessages)
 	} else {
-		b.Queue(q(qMessageListRecent), t.id, sessionID, time.Time{}, limit, false).Query(readMessages)
+		b.Queue(q(qMessageListRecent), t.id, r.SessionID, time.Time{}, r.Messages, false).Query(readMessages)
 	}
-	if factLimit > 0 {
+	if r.Facts > 0 {
 		readFacts := func(rows pgx.Rows) error {
 			var err error
 			d.Facts, err = pgx.CollectRows(rows, scanFact)
 			return err
 		}
 		if past {
-			b.Queue(q(qFactListByUserBefore), t.id, userID, at, factLimit).Query(readFacts)
+			b.Queue(q(qFactListByUserBefore), t.id, r.UserID, r.At, r.Facts).Query(readFacts)
 		} else {
-			b.Queue(q(qFactListByUser), t.id, userID, []string{record.FactActive}, factLimit).Query(readFacts)
+			b.Queue(q(qFactListByUser), t.id, r.UserID, []string{record.FactActive}, r.Facts).Query(readFacts)
 		}
 	}
-	if attributes {
+	if r.Statements {
 		readAssertions := func(rows pgx.Rows) error {
 			var err error
 			d.Assertions, err = pgx.CollectRows(rows, scanAssertion)
 			return err
 		}
 		if past {
-			b.Queue(q(qAttributeAssertionListForContextBefore), t.id, userID, attribute.KeyStatements, ContextStatements, at).Query(readAssertions)
+			b.Queue(q(qAttributeAssertionListForContextBefore), t.id, r.UserID, attribute.KeyStatements, ContextStatements, r.At).Query(readAssertions)
 		} else {
-			b.Queue(q(qAttributeAssertionListForContext), t.id, userID, attribute.KeyStatements, ContextStatements).Query(readAssertions)
+			b.Queue(q(qAttributeAssertionListForContext), t.id, r.UserID, attribute.KeyStatements, ContextStatements).Query(readAssertions)
 		}
-		if search != nil && search.vector != nil {
-			var before any = at
+		if r.Search != nil && r.Search.vector != nil {
+			var before any = r.At
 			if !past {
 				before = pgtype.Timestamptz{InfinityModifier: pgtype.Infinity, Valid: true}
 			}
 			d.StatementSimilarity = map[string]float64{}
-			b.Queue(q(qAttributeStatementSimilarity), t.id, userID, attribute.KeyStatements, search.vector, search.model, before, ContextStatements).Query(func(rows pgx.Rows) error {
+			b.Queue(q(qAttributeStatementSimilarity), t.id, r.UserID, attribute.KeyStatements, r.Search.vector, r.Search.model, before, ContextStatements).Query(func(rows pgx.Rows) error {
 				var event, item string
 				var sim float64
 				_, err := pgx.ForEachRow(rows, []any{&event, &item, &sim}, func() error {
@@ -235,9 +251,9 @@ func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, f
 		return rows.Err()
 	}
 	if past {
-		b.Queue(q(qSummaryListForContextBefore), t.id, userID, sessionID, max(summaryLimit, 0), at).Query(readSummaries)
+		b.Queue(q(qSummaryListForContextBefore), t.id, r.UserID, r.SessionID, max(r.Summaries, 0), r.At).Query(readSummaries)
 	} else {
-		b.Queue(q(qSummaryListForContext), t.id, userID, sessionID, max(summaryLimit, 0)).Query(readSummaries)
+		b.Queue(q(qSummaryListForContext), t.id, r.UserID, r.SessionID, max(r.Summaries, 0)).Query(readSummaries)
 	}
 	readList := func(row pgx.Row) error {
 		var l record.PresentedList
@@ -252,9 +268,9 @@ func (t *Tenant) Context(ctx context.Context, sessionID, userID string, limit, f
 		return err
 	}
 	if past {
-		b.Queue(q(qMessageCurrentListBefore), t.id, sessionID, at).QueryRow(readList)
+		b.Queue(q(qMessageCurrentListBefore), t.id, r.SessionID, r.At).QueryRow(readList)
 	} else {
-		b.Queue(q(qMessageCurrentList), t.id, sessionID).QueryRow(readList)
+		b.Queue(q(qMessageCurrentList), t.id, r.SessionID).QueryRow(readList)
 	}
 	if err := t.s.pool.SendBatch(ctx, &b).Close(); err != nil {
 		return d, fmt.Errorf("context: %w", err)
