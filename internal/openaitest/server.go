@@ -19,6 +19,7 @@ package openaitest
 
 import (
 	"cmp"
+	"context"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -254,6 +255,11 @@ type Server struct {
 	requests     []Request
 	inFlight     int
 	maxInFlight  int
+	// held counts the requests whose reply was held back (Delay, Wait);
+	// holding is closed and replaced when one is, waking whoever waits for
+	// the next.
+	held    int
+	holding chan struct{}
 }
 
 // New starts a server that is closed when the test ends. Until a test says
@@ -264,7 +270,7 @@ type Server struct {
 // is recorded and answered 404, as the API answers an unknown URL.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
-	s := &Server{done: make(chan struct{}), dims: DefaultDimensions, models: []string{DefaultModel}}
+	s := &Server{done: make(chan struct{}), dims: DefaultDimensions, models: []string{DefaultModel}, holding: make(chan struct{})}
 	for _, o := range opts {
 		o(s)
 	}
@@ -373,6 +379,39 @@ func (s *Server) MaxInFlight() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.maxInFlight
+}
+
+// TimeoutWhenHeld stands in for context.WithTimeout in a client under test
+// (llm.Client.SetAttemptTimeout): the context it returns ends, with the
+// cause context.DeadlineExceeded, as soon as the server holds back the reply
+// (Delay, Wait) of a request that came after it was made, whatever the
+// timeout. A short real timeout also abandons a request the server holds,
+// but on a loaded machine it can run out before the request is even sent,
+// so the server would not see every attempt; this one ends an attempt once
+// the server has it and is stalling, so a test of timeouts can count the
+// attempts at the server, and a reply that is not held is answered.
+func (s *Server) TimeoutWhenHeld(ctx context.Context, _ time.Duration) (context.Context, context.CancelFunc) {
+	s.mu.Lock()
+	before := s.held
+	s.mu.Unlock()
+	actx, cancel := context.WithCancelCause(ctx)
+	go func() {
+		for {
+			s.mu.Lock()
+			n, next := s.held, s.holding
+			s.mu.Unlock()
+			if n > before {
+				cancel(context.DeadlineExceeded)
+				return
+			}
+			select {
+			case <-next:
+			case <-actx.Done():
+				return
+			}
+		}
+	}()
+	return actx, func() { cancel(context.Canceled) }
 }
 
 // Vector is the embedding the server returns for text: a unit vector of dims
@@ -707,6 +746,13 @@ func (s *Server) answered(w http.ResponseWriter, r *http.Request, reply Reply) b
 // hold waits out a reply's Delay and Wait. It reports false when the client
 // went away or the server closed first, in which case nothing is written.
 func (s *Server) hold(r *http.Request, reply Reply) bool {
+	if reply.Delay > 0 || reply.Wait != nil {
+		s.mu.Lock()
+		s.held++
+		close(s.holding)
+		s.holding = make(chan struct{})
+		s.mu.Unlock()
+	}
 	if !s.pause(r, reply.Delay) {
 		return false
 	}

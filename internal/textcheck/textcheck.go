@@ -24,6 +24,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/events"
 )
 
 // Acceptable reports whether the API takes s as a turn's text: valid UTF-8
@@ -80,11 +81,7 @@ func Quote(s string) string {
 	if len(s) <= quoteBytes {
 		return fmt.Sprintf("%q", s)
 	}
-	n := quoteBytes
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return fmt.Sprintf("%q… (%d bytes)", s[:n], len(s))
+	return fmt.Sprintf("%q… (%d bytes)", events.ClipUTF8(s, quoteBytes, ""), len(s))
 }
 
 // Column is the PostgreSQL type a value is stored as.

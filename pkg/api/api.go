@@ -35,6 +35,7 @@ import (
 	"github.com/recallhq/recall/pkg/access"
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/httpbody"
 	"github.com/recallhq/recall/pkg/memory"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
@@ -422,6 +423,22 @@ type statusWriter struct {
 func (w *statusWriter) WriteHeader(code int) {
 	w.status = code
 	w.ResponseWriter.WriteHeader(code)
+}
+
+// readBody reads the request's body within API_MAX_BODY_BYTES
+// (httpbody.Read): a body over it is a 413 too_large, one that could not
+// be read a 400. It reports whether it answered nothing yet.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, status, err := httpbody.Read(w, r, s.cfg.MaxBodyBytes)
+	if status == http.StatusRequestEntityTooLarge {
+		writeError(w, status, "too_large", fmt.Sprintf("body over %d bytes", s.cfg.MaxBodyBytes), nil)
+		return nil, false
+	}
+	if err != nil {
+		writeError(w, status, "invalid_request", "reading body: "+err.Error(), nil)
+		return nil, false
+	}
+	return body, true
 }
 
 func writeError(w http.ResponseWriter, status int, code, msg string, fields []events.FieldError) {

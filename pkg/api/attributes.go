@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -74,14 +72,8 @@ func (s *Server) editAttributes(w http.ResponseWriter, r *http.Request, tenant s
 // value of the wrong type and half a surrogate pair are 400 naming the
 // field. It reports whether it answered nothing yet.
 func (s *Server) readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("body over %d bytes", s.cfg.MaxBodyBytes), nil)
-			return false
-		}
-		writeError(w, http.StatusBadRequest, "invalid_request", "reading body: "+err.Error(), nil)
+	body, ok := s.readBody(w, r)
+	if !ok {
 		return false
 	}
 	if events.HasLoneSurrogate(body) {

@@ -67,14 +67,8 @@ func (s *Server) postUnseen(w http.ResponseWriter, r *http.Request, tenant strin
 		s.answer(w, r, 0, nil, err)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("body over %d bytes", s.cfg.MaxBodyBytes), nil)
-			return
-		}
-		writeError(w, http.StatusBadRequest, "invalid_request", "reading body: "+err.Error(), nil)
+	body, ok := s.readBody(w, r)
+	if !ok {
 		return
 	}
 	req, fe := decodeUnseen(body)

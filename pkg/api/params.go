@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
 	"net/url"
@@ -135,9 +134,8 @@ func repeatedParams(qv url.Values) []events.FieldError {
 // over API_MAX_BODY_BYTES and half surrogate pairs are a 400 or 413 naming
 // the field; it reports whether it answered nothing yet.
 func (s *Server) bodyParams(w http.ResponseWriter, r *http.Request, ps []param) (url.Values, bool) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
-	if err != nil {
-		writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("body over %d bytes", s.cfg.MaxBodyBytes), nil)
+	body, ok := s.readBody(w, r)
+	if !ok {
 		return nil, false
 	}
 	var raw map[string]json.RawMessage

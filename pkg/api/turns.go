@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"unicode/utf8"
 
@@ -26,14 +25,8 @@ func (s *Server) postTurns(w http.ResponseWriter, r *http.Request, tenant string
 		s.answer(w, r, 0, nil, err)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("body over %d bytes", s.cfg.MaxBodyBytes), nil)
-			return
-		}
-		writeError(w, http.StatusBadRequest, "invalid_request", "reading body: "+err.Error(), nil)
+	body, ok := s.readBody(w, r)
+	if !ok {
 		return
 	}
 	if !utf8.Valid(body) {

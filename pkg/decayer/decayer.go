@@ -19,6 +19,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/recallhq/recall/internal/pause"
@@ -207,7 +209,7 @@ func (d *Decayer) RunOnce(ctx context.Context) (Report, error) {
 		rep.Steps = append(rep.Steps, sr)
 		d.metrics.duration.WithLabelValues(step.Name).Observe(sr.Duration.Seconds())
 		attrs := []any{"step", step.Name, "batches", sr.Batches, "duration_ms", sr.Duration.Milliseconds()}
-		for _, k := range sortedKeys(s.counts) {
+		for _, k := range slices.Sorted(maps.Keys(s.counts)) {
 			attrs = append(attrs, k, s.counts[k])
 		}
 		if err != nil {
@@ -225,7 +227,7 @@ func (d *Decayer) RunOnce(ctx context.Context) (Report, error) {
 	attrs := []any{"at", rep.At, "duration_ms", rep.Duration.Milliseconds()}
 	for _, s := range rep.Steps {
 		attrs = append(attrs, s.Name+"_batches", s.Batches)
-		for _, k := range sortedKeys(s.Counts) {
+		for _, k := range slices.Sorted(maps.Keys(s.Counts)) {
 			attrs = append(attrs, k, s.Counts[k])
 		}
 	}
@@ -327,7 +329,7 @@ func (s *StepRun) Batch(ctx context.Context, progress ...any) error {
 	if now := time.Now(); now.Sub(s.lastLog) >= progressEvery {
 		s.lastLog = now
 		attrs := append([]any{"step", s.name, "batches", s.batches, "elapsed_ms", now.Sub(s.started).Milliseconds()}, progress...)
-		for _, k := range sortedKeys(s.counts) {
+		for _, k := range slices.Sorted(maps.Keys(s.counts)) {
 			attrs = append(attrs, k, s.counts[k])
 		}
 		s.run.log.Info("decay step progress", attrs...)

@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -190,7 +191,7 @@ func (d *Decayer) retention(ctx context.Context, r *Run, s *StepRun) error {
 		}
 	}
 	perSessions := max(r.Config.BatchSize/sessionsPerBatchPart, 1)
-	for _, tenant := range sortedKeys(tenants) {
+	for _, tenant := range slices.Sorted(maps.Keys(tenants)) {
 		keep := r.Config.RetentionFor(tenant)
 		if keep <= 0 {
 			continue
@@ -285,15 +286,6 @@ func retryConflicts(ctx context.Context, f func() error) error {
 func isConflict(err error) bool {
 	var pg *pgconn.PgError
 	return errors.As(err, &pg) && (pg.Code == "40P01" || pg.Code == "40001") // deadlock_detected, serialization_failure
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // pruneSeen deletes the seen items (and notifications) last shown longer ago

@@ -248,7 +248,7 @@ func ValidateShelfEntry(e *ShelfEntry, opts ValidateOptions) error {
 	case "":
 		fe.add("status", "required: one of want, reading, read, abandoned, removed")
 	default:
-		fe.add("status", "unknown status %q: one of want, reading, read, abandoned, removed", truncate(e.Status, 32))
+		fe.add("status", "unknown status %q: one of want, reading, read, abandoned, removed", ClipUTF8(e.Status, 32, "…"))
 	}
 	return fe.err()
 }
@@ -297,7 +297,7 @@ func ValidateAttributeEdit(e *AttributeEdit, opts ValidateOptions) error {
 	case "":
 		fe.add("op", "required: put or remove")
 	default:
-		fe.add("op", "unknown op %q: put or remove", truncate(e.Op, 32))
+		fe.add("op", "unknown op %q: put or remove", ClipUTF8(e.Op, 32, "…"))
 	}
 	if len(e.Value) > MaxAttributeValueBytes {
 		fe.add("value", "%d bytes, limit is %d", len(e.Value), MaxAttributeValueBytes)

@@ -120,10 +120,10 @@ func checkSignalSubject(subject, kind, tenantID, userID string) error {
 	}
 	var fe fieldErrors
 	if ids.TenantID != tenantID {
-		fe.add("tenant_id", "body says %q but the subject is for tenant %q", truncate(tenantID, 64), truncate(ids.TenantID, 64))
+		fe.add("tenant_id", "body says %q but the subject is for tenant %q", ClipUTF8(tenantID, 64, "…"), ClipUTF8(ids.TenantID, 64, "…"))
 	}
 	if kind != KindCatalog && ids.UserID != userID {
-		fe.add("user_id", "body says %q but the subject is for user %q", truncate(userID, 64), truncate(ids.UserID, 64))
+		fe.add("user_id", "body says %q but the subject is for user %q", ClipUTF8(userID, 64, "…"), ClipUTF8(ids.UserID, 64, "…"))
 	}
 	return fe.err()
 }

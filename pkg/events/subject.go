@@ -119,13 +119,13 @@ func CheckSubject(subject string, t *Turn) error {
 	}
 	var fe fieldErrors
 	if ids.TenantID != t.TenantID {
-		fe.add("tenant_id", "body says %q but the subject is for tenant %q", truncate(t.TenantID, 64), truncate(ids.TenantID, 64))
+		fe.add("tenant_id", "body says %q but the subject is for tenant %q", ClipUTF8(t.TenantID, 64, "…"), ClipUTF8(ids.TenantID, 64, "…"))
 	}
 	if ids.UserID != t.UserID {
-		fe.add("user_id", "body says %q but the subject is for user %q", truncate(t.UserID, 64), truncate(ids.UserID, 64))
+		fe.add("user_id", "body says %q but the subject is for user %q", ClipUTF8(t.UserID, 64, "…"), ClipUTF8(ids.UserID, 64, "…"))
 	}
 	if ids.SessionID != t.SessionID {
-		fe.add("session_id", "body says %q but the subject is for session %q", truncate(t.SessionID, 64), truncate(ids.SessionID, 64))
+		fe.add("session_id", "body says %q but the subject is for session %q", ClipUTF8(t.SessionID, 64, "…"), ClipUTF8(ids.SessionID, 64, "…"))
 	}
 	return fe.err()
 }

@@ -75,7 +75,7 @@ func ValidateSummarizeRequest(r *SummarizeRequest, opts ValidateOptions) error {
 	case "":
 		fe.add("reason", "required: one of threshold, request, idle")
 	default:
-		fe.add("reason", "unknown reason %q: one of threshold, request, idle", truncate(r.Reason, 32))
+		fe.add("reason", "unknown reason %q: one of threshold, request, idle", ClipUTF8(r.Reason, 32, "…"))
 	}
 	if r.FromCount < 0 {
 		fe.add("from_count", "must not be negative")
@@ -98,13 +98,13 @@ func CheckSummarizeSubject(subject string, r *SummarizeRequest) error {
 	}
 	var fe fieldErrors
 	if ids.TenantID != r.TenantID {
-		fe.add("tenant_id", "body says %q but the subject is for tenant %q", truncate(r.TenantID, 64), truncate(ids.TenantID, 64))
+		fe.add("tenant_id", "body says %q but the subject is for tenant %q", ClipUTF8(r.TenantID, 64, "…"), ClipUTF8(ids.TenantID, 64, "…"))
 	}
 	if ids.UserID != r.UserID {
-		fe.add("user_id", "body says %q but the subject is for user %q", truncate(r.UserID, 64), truncate(ids.UserID, 64))
+		fe.add("user_id", "body says %q but the subject is for user %q", ClipUTF8(r.UserID, 64, "…"), ClipUTF8(ids.UserID, 64, "…"))
 	}
 	if ids.SessionID != r.SessionID {
-		fe.add("session_id", "body says %q but the subject is for session %q", truncate(r.SessionID, 64), truncate(ids.SessionID, 64))
+		fe.add("session_id", "body says %q but the subject is for session %q", ClipUTF8(r.SessionID, 64, "…"), ClipUTF8(ids.SessionID, 64, "…"))
 	}
 	return fe.err()
 }

@@ -267,7 +267,7 @@ func (w *wireTime) UnmarshalJSON(b []byte) error {
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		w.bad = "want an RFC 3339 time such as 2026-11-22T08:00:00Z, got " + strconvQuote(truncate(s, 40))
+		w.bad = "want an RFC 3339 time such as 2026-11-22T08:00:00Z, got " + strconvQuote(ClipUTF8(s, 40, "…"))
 		return nil
 	}
 	if t.IsZero() {

@@ -330,7 +330,7 @@ func ValidateTurn(t *Turn, opts ValidateOptions) error {
 	case "":
 		fe.add("role", "required: one of user, assistant, system, tool")
 	default:
-		fe.add("role", "unknown role %q: one of user, assistant, system, tool", truncate(t.Role, 32))
+		fe.add("role", "unknown role %q: one of user, assistant, system, tool", ClipUTF8(t.Role, 32, "…"))
 	}
 
 	if lim.MaxContentBytes > 0 && len(t.Content) > lim.MaxContentBytes {
@@ -454,7 +454,7 @@ func checkRaw(fe *fieldErrors, field string, raw json.RawMessage, object bool) {
 	}
 	if n, ok := unstorableNumber(raw); ok {
 		fe.add(field, "holds the number %s, which PostgreSQL cannot store (at most %d digits before the decimal point and %d after)",
-			truncate(n, 40), pgNumericMaxWeight, pgNumericMaxScale)
+			ClipUTF8(n, 40, "…"), pgNumericMaxWeight, pgNumericMaxScale)
 	}
 }
 
@@ -662,12 +662,18 @@ func hasNul(raw []byte) bool {
 	return walk(v)
 }
 
-func truncate(s string, n int) string {
+// ClipUTF8 is s cut to at most n bytes at a rune boundary, so that a cut
+// never splits a character, with tail appended (not counted in n) when s
+// was cut. Messages that quote a caller's value clip it with an ellipsis
+// (validation here, the memory service's); text cut to fit a limit has no
+// tail (what search embeds, the gateway's query and stored turns, a fuzz
+// failure's quote, which says the length itself).
+func ClipUTF8(s string, n int, tail string) string {
 	if len(s) <= n {
 		return s
 	}
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
-	return s[:n] + "…"
+	return s[:n] + tail
 }

@@ -284,3 +284,32 @@ func TestFieldPath(t *testing.T) {
 		require.Equal(t, want, events.FieldPath(in), in)
 	}
 }
+
+// ClipUTF8 counts bytes, never splits a character, and adds its tail only
+// to a text it cut.
+func TestClipUTF8(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		s    string
+		n    int
+		tail string
+		want string
+	}{
+		{"hello", 5, "…", "hello"},
+		{"hello", 10, "…", "hello"},
+		{"hello", 4, "…", "hell…"},
+		{"hello", 4, "", "hell"},
+		{"三体三体", 6, "…", "三体…"},
+		{"三体三体", 7, "…", "三体…"}, // 7 bytes end inside 三: back to the boundary
+		{"三体三体", 8, "", "三体"},
+		{"三体", 2, "…", "…"},
+		{"", 0, "…", ""},
+		{"x", 0, "…", "…"},
+	}
+	for _, tt := range tests {
+		got := events.ClipUTF8(tt.s, tt.n, tt.tail)
+		require.Equal(t, tt.want, got, "ClipUTF8(%q, %d, %q)", tt.s, tt.n, tt.tail)
+		require.True(t, utf8.ValidString(got))
+		require.LessOrEqual(t, len(got), tt.n+len(tt.tail))
+	}
+}

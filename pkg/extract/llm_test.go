@@ -439,22 +439,32 @@ func TestLLMRetryAfter(t *testing.T) {
 	}
 }
 
+// TestLLMAttemptTimeout: a server that holds every answer has each attempt
+// abandoned at Config.Timeout, and the rules answer once the retries are
+// spent. Each attempt's timeout ends it once the server holds its request
+// (a 50 ms real timer can run out before a loaded machine sends it, and the
+// server would see fewer attempts than were made).
 func TestLLMAttemptTimeout(t *testing.T) {
 	t.Parallel()
 	b := setupLLM(t, func(c *llm.Config) { c.Timeout = 50 * time.Millisecond })
 	b.srv.SetDefault(openaitest.Reply{Delay: 10 * time.Second, Content: goodAnswer})
+	var timeouts []time.Duration
+	b.llm.client.SetAttemptTimeout(func(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+		timeouts = append(timeouts, d)
+		return b.srv.TimeoutWhenHeld(ctx, d)
+	})
 	rules := &staticExtractor{facts: []Fact{{Kind: KindTopic, Value: "rules", Display: "rules"}}}
 
-	start := time.Now()
 	got, err := b.llm.WithFallback(rules).Extract(t.Context(), Input{Text: "三体"})
 	require.NoError(t, err)
-	require.Less(t, time.Since(start), 2*time.Second)
 	require.Equal(t, rules.facts, got)
+	require.Equal(t, []time.Duration{50 * time.Millisecond, 50 * time.Millisecond, 50 * time.Millisecond}, timeouts,
+		"every attempt is bounded by Config.Timeout")
 	require.Len(t, b.srv.ChatRequests(), 3)
 	require.Equal(t, 3, b.requests(outcomeRetry))
 	require.Equal(t, 1, b.fallbacks(llm.ReasonTimeout))
 	// The server sees each abandoned request end.
-	require.Eventually(t, func() bool { return b.srv.InFlight() == 0 }, 2*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return b.srv.InFlight() == 0 }, 10*time.Second, 5*time.Millisecond)
 }
 
 func TestLLMFallbackToRules(t *testing.T) {

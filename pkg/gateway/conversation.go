@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/listsel"
@@ -229,11 +228,7 @@ func fit(t *events.Turn, lim events.Limits) {
 	if lim.MaxContentBytes <= 0 || len(t.Content) <= lim.MaxContentBytes {
 		return
 	}
-	cut := lim.MaxContentBytes
-	for cut > 0 && !utf8.RuneStart(t.Content[cut]) {
-		cut--
-	}
 	full := len(t.Content)
-	t.Content = t.Content[:cut]
+	t.Content = events.ClipUTF8(t.Content, lim.MaxContentBytes, "")
 	t.Metadata, _ = json.Marshal(map[string]int{"truncated_from_bytes": full})
 }

@@ -39,6 +39,7 @@ import (
 	"github.com/recallhq/recall/pkg/access"
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/httpbody"
 	"github.com/recallhq/recall/pkg/memory"
 	"github.com/recallhq/recall/pkg/service"
 )
@@ -268,14 +269,14 @@ func (g *Gateway) chat(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.cfg.MaxBodyBytes))
+	body, status, err := httpbody.Read(w, r, g.cfg.MaxBodyBytes)
+	if status == http.StatusRequestEntityTooLarge {
+		writeOpenAIError(w, status, "invalid_request_error", "request_too_large", "",
+			fmt.Sprintf("The request body is over %d bytes (GATEWAY_MAX_BODY_BYTES).", g.cfg.MaxBodyBytes))
+		return
+	}
 	if err != nil {
-		if _, tooBig := errors.AsType[*http.MaxBytesError](err); tooBig {
-			writeOpenAIError(w, http.StatusRequestEntityTooLarge, "invalid_request_error", "request_too_large", "",
-				fmt.Sprintf("The request body is over %d bytes (GATEWAY_MAX_BODY_BYTES).", g.cfg.MaxBodyBytes))
-			return
-		}
-		writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "", "", "The request body could not be read: "+err.Error())
+		writeOpenAIError(w, status, "invalid_request_error", "", "", "The request body could not be read: "+err.Error())
 		return
 	}
 	req, bad := parseChat(body, g.limits)

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/events"
@@ -44,7 +43,7 @@ func (g *Gateway) remember(ctx context.Context, x *exchange) (*recalled, error) 
 	}
 	query := ""
 	if i := lastUser(x.msgs); i >= 0 {
-		query = clip(strings.TrimSpace(x.msgs[i].Text), memory.MaxQueryBytes)
+		query = events.ClipUTF8(strings.TrimSpace(x.msgs[i].Text), memory.MaxQueryBytes, "")
 		qv.Set("query", query)
 	}
 	if g.cfg.ContextBudget > 0 {
@@ -255,15 +254,4 @@ func appendText(raw json.RawMessage, text string) (json.RawMessage, error) {
 	}
 	m["content"] = b
 	return rawObject(m), nil
-}
-
-// clip cuts s to at most n bytes at a character boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }

@@ -197,6 +197,9 @@ type Client struct {
 	// newTimer, when set, replaces the timer of the waits between attempts,
 	// so that tests can see the waits without sitting through them.
 	newTimer func() backoff.Timer
+	// withTimeout gives each attempt its Config.Timeout: context.WithTimeout
+	// unless a test replaced it (SetAttemptTimeout).
+	withTimeout func(context.Context, time.Duration) (context.Context, context.CancelFunc)
 }
 
 // New builds a client from cfg. use names what the client is for (extract,
@@ -236,12 +239,25 @@ func New(use string, cfg Config, reg prometheus.Registerer, log *slog.Logger) (*
 		client:  openai.NewClientWithConfig(oc),
 		log:     log.With("component", "llm_"+use, "model", cfg.Model),
 		metrics: m,
+
+		withTimeout: context.WithTimeout,
 	}
 	if cfg.MaxConcurrency > 0 {
 		c.sem = make(chan struct{}, cfg.MaxConcurrency)
 	}
 	c.jsonMode.Store(true)
 	return c, nil
+}
+
+// SetAttemptTimeout replaces context.WithTimeout, which ends each attempt
+// Config.Timeout after it starts, for tests that must end an attempt at a
+// moment of their own (openaitest.Server.TimeoutWhenHeld: once the server
+// has the request and holds its answer back). A short real timeout can run out before a loaded
+// machine even sends the request. The context fn returns must end with
+// context.DeadlineExceeded as its cause (context.WithCancelCause) for the
+// attempt to count as timed out.
+func (c *Client) SetAttemptTimeout(fn func(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc)) {
+	c.withTimeout = fn
 }
 
 // Model is the configured model name, which callers record with what it wrote.
@@ -346,7 +362,7 @@ func (c *Client) attempt(ctx context.Context, op func(context.Context) error) *a
 		defer func() { <-c.sem }()
 	}
 
-	actx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	actx, cancel := c.withTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 	var retryAfter time.Duration
 	actx = context.WithValue(actx, retryAfterKey{}, &retryAfter)
@@ -382,7 +398,7 @@ func classify(actx context.Context, err error) *attemptError {
 		return ae
 	}
 	retry := func(reason string) *attemptError { return &attemptError{reason: reason, retryable: true, err: err} }
-	if errors.Is(actx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(context.Cause(actx), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
 		return retry(ReasonTimeout)
 	}
 	if status := httpStatus(err); status != 0 {

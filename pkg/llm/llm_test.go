@@ -179,6 +179,7 @@ func TestEmbedRetries(t *testing.T) {
 	tests := []struct {
 		name         string
 		tweak        func(*Config)
+		timeout      bool // attempts end when the server holds them
 		script       []R
 		wantRequests int
 		wantErr      string          // a part of the error message, when one is expected
@@ -221,8 +222,10 @@ func TestEmbedRetries(t *testing.T) {
 			minWaits:     []time.Duration{retryInitial / 2},
 		},
 		{
+			// The attempt ends once the server holds it (TimeoutWhenHeld):
+			// a real 50 ms could end it before it is sent.
 			name:         "timeout then success",
-			tweak:        func(c *Config) { c.Timeout = 50 * time.Millisecond },
+			timeout:      true,
 			script:       []R{{Wait: never}},
 			wantRequests: 2,
 			minWaits:     []time.Duration{retryInitial / 2},
@@ -265,6 +268,9 @@ func TestEmbedRetries(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			b := setup(t, tt.tweak)
+			if tt.timeout {
+				b.c.SetAttemptTimeout(b.srv.TimeoutWhenHeld)
+			}
 			b.srv.EnqueueEmbeddings(tt.script...)
 			got, err := b.c.Embed(t.Context(), []string{"三体", "Dune"}, EmbedOptions{})
 			require.Len(t, b.srv.Requests(), tt.wantRequests)
@@ -284,6 +290,23 @@ func TestEmbedRetries(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAttemptTimeout: Config.Timeout ends an attempt the server holds, as a
+// timeout. It counts attempts at the client, not at the server: a request
+// abandoned before a loaded machine sent it is an attempt all the same.
+func TestAttemptTimeout(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(c *Config) { c.Timeout = 50 * time.Millisecond; c.MaxRetries = 1 })
+	b.srv.SetDefault(openaitest.Reply{Delay: time.Minute})
+	start := time.Now()
+	err := b.c.Complete(t.Context(), "s", "u", func(string) error { return nil })
+	var le *Error
+	require.ErrorAs(t, err, &le)
+	require.Equal(t, ReasonTimeout, le.Reason)
+	require.Equal(t, 2, le.Attempts)
+	require.Less(t, time.Since(start), 30*time.Second, "the server's minute is not waited out")
+	require.Eventually(t, func() bool { return b.srv.InFlight() == 0 }, 10*time.Second, 5*time.Millisecond)
 }
 
 // TestEmbedCancelStopsRetries cancels the caller's context while the client

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -58,7 +58,7 @@ func (s *Service) TurnWaitParams(qv url.Values) (TurnWait, error) {
 	case contract.WaitStored, contract.WaitSearchable:
 		w.For, w.Timeout = v, s.cfg.TurnWait
 	default:
-		fe = append(fe, contract.FieldError{Field: "wait", Message: fmt.Sprintf("%q: want stored or searchable", clipText(v, 32))})
+		fe = append(fe, contract.FieldError{Field: "wait", Message: fmt.Sprintf("%q: want stored or searchable", events.ClipUTF8(v, 32, "…"))})
 	}
 	if v := qv.Get("timeout"); v != "" {
 		d, err := waitDuration(v, s.cfg.TurnWaitMax)
@@ -73,18 +73,6 @@ func (s *Service) TurnWaitParams(qv url.Values) (TurnWait, error) {
 		}
 	}
 	return w, invalid("invalid parameter", fe)
-}
-
-// clipText is v cut to at most n bytes (at a rune boundary), for echoing a
-// caller's value in an error.
-func clipText(v string, n int) string {
-	if len(v) <= n {
-		return v
-	}
-	for n > 0 && !utf8.RuneStart(v[n]) {
-		n--
-	}
-	return v[:n] + "…"
 }
 
 // AddTurnsWait is AddTurns followed, when every turn was published, by the
@@ -144,7 +132,7 @@ func (s *Service) waitTurns(ctx context.Context, accepted []contract.Accepted, s
 	dctx, dcancel := context.WithTimeout(ctx, readTimeout)
 	defer dcancel()
 	dead := map[string]bool{}
-	for _, subj := range sortedKeys(bySubject) {
+	for _, subj := range slices.Sorted(maps.Keys(bySubject)) {
 		err := queue.SubjectDeadLetters(dctx, s.js, queue.TurnsStream, subj, need, func(_ string, streamSeq, _ uint64) {
 			if id, ok := bySubject[subj][streamSeq]; ok && !dead[id] {
 				dead[id] = true
@@ -157,16 +145,6 @@ func (s *Service) waitTurns(ctx context.Context, accepted []contract.Accepted, s
 	}
 	out.Reached = len(out.Pending) == 0 && len(out.DeadLettered) == 0
 	out.WaitedMS = time.Since(start).Milliseconds()
-	return out
-}
-
-// sortedKeys are a map's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
 	return out
 }
 
@@ -217,9 +195,9 @@ func (s *Service) turnFloors(ctx context.Context) (map[string]queue.Floor, error
 // stored and asked for without its sequence.
 func noTurn(id string, seq uint64) error {
 	if seq == 0 {
-		return contract.Errorf(contract.CodeNotFound, "no stored turn %q; a turn accepted moments ago is found with seq= (its sequence from POST /v1/turns)", clipText(id, 128))
+		return contract.Errorf(contract.CodeNotFound, "no stored turn %q; a turn accepted moments ago is found with seq= (its sequence from POST /v1/turns)", events.ClipUTF8(id, 128, "…"))
 	}
-	return contract.Errorf(contract.CodeNotFound, "no turn %q at sequence %d", clipText(id, 128), seq)
+	return contract.Errorf(contract.CodeNotFound, "no turn %q at sequence %d", events.ClipUTF8(id, 128, "…"), seq)
 }
 
 // TurnStatus answers where one of the tenant's turns stands: stored or

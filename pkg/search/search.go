@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
-	"unicode/utf8"
 
 	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/embed"
+	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -52,7 +52,7 @@ func (ix *Indexer) Prepare(ctx context.Context, entries []store.SearchEntry) err
 	}
 	texts := make([]string, len(entries))
 	for i := range entries {
-		texts[i] = truncateUTF8(entries[i].Text, maxEmbedBytes)
+		texts[i] = events.ClipUTF8(entries[i].Text, maxEmbedBytes, "")
 	}
 	vecs, err := ix.emb.Embed(ctx, texts)
 	if err == nil && len(vecs) != len(entries) {
@@ -80,16 +80,6 @@ func (ix *Indexer) Index(ctx context.Context, entries []store.SearchEntry) (int6
 		return n, err
 	}
 	return n, embedErr
-}
-
-func truncateUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // Searcher answers queries over one user's history: it analyzes the query,
@@ -226,11 +216,11 @@ func (s *Searcher) embedQuery(ctx context.Context, text string) ([]float32, stri
 	// is no call to give up on, and arming a deadline for it cost as much
 	// as the vector.
 	if h, ok := s.emb.(*embed.Hashing); ok {
-		return h.Vector(truncateUTF8(text, maxEmbedBytes)), h.Model(), nil
+		return h.Vector(events.ClipUTF8(text, maxEmbedBytes, "")), h.Model(), nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.embedTimeout)
 	defer cancel()
-	vecs, err := s.emb.Embed(ctx, []string{truncateUTF8(text, maxEmbedBytes)})
+	vecs, err := s.emb.Embed(ctx, []string{events.ClipUTF8(text, maxEmbedBytes, "")})
 	if err != nil {
 		return nil, "", err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -161,7 +162,7 @@ func english(wn *wordnet, mem *membership) (map[string]vector, map[string]string
 	}
 	// A hyphenated lemma is also written without its hyphen (co-worker,
 	// coworker; e-mail, email), unless that is a word of its own.
-	for _, w := range sortedKeysOf(lemmas) {
+	for _, w := range slices.Sorted(maps.Keys(lemmas)) {
 		if !strings.Contains(w, "-") || strings.Contains(w, "_") {
 			continue
 		}
@@ -266,15 +267,6 @@ func (r *result) show(w io.Writer, word string) {
 }
 
 func sortedWords(m map[string]vector) []string {
-	out := make([]string, 0, len(m))
-	for w := range m {
-		out = append(out, w)
-	}
-	slices.Sort(out)
-	return out
-}
-
-func sortedKeysOf(m map[string]bool) []string {
 	out := make([]string, 0, len(m))
 	for w := range m {
 		out = append(out, w)
