@@ -113,7 +113,8 @@ func BenchmarkContext(b *testing.B) {
 	// goroutines.
 	rawContext := func() [2]time.Duration {
 		return rawContextReads(b, sessions, 16000, clients, func(ctx context.Context, s int) error {
-			_, err := tenant.Context(ctx, fmt.Sprintf("s%d", s), fmt.Sprintf("u%d", s), cfg.ContextMaxMessages, cfg.ContextMaxFacts*4, cfg.ContextMaxSummaries, true, time.Time{}, nil)
+			_, err := tenant.Context(ctx, store.ContextRead{SessionID: fmt.Sprintf("s%d", s), UserID: fmt.Sprintf("u%d", s),
+				Messages: cfg.ContextMaxMessages, Facts: cfg.ContextMaxFacts * 4, Summaries: cfg.ContextMaxSummaries, Statements: true})
 			return err
 		})
 	}
