@@ -4,8 +4,9 @@
 //
 // It sits beside pkg/service rather than inside it: service is the
 // scaffolding every binary uses (config, logging, the operations server), and
-// the store and the queue import it for their config defaults, so service
-// cannot import them back; deps is the layer above all three.
+// the queue (with the API, the memory service and others) imports it for its
+// config defaults, so service cannot import the queue back; deps is the layer
+// above service, the queue and the store.
 package deps
 
 import (
