@@ -14,6 +14,7 @@ import (
 
 	"github.com/recallhq/recall/internal/pause"
 	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/catalog"
 	"github.com/recallhq/recall/pkg/changefeed"
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/events"
@@ -232,4 +233,82 @@ func TestConversationChanges(t *testing.T) {
 	require.EqualValues(t, 1, rep.StreamMessages[queue.ChangesStream])
 	require.Empty(t, b.changes(t, "u1"))
 	require.Zero(t, b.stored(t))
+}
+
+// A turn's statements stored by a handling whose publish never happened (a
+// crash between the commit and the publish: here a worker with no NATS)
+// are not published by a first delivery elsewhere, which finds nothing new,
+// but by the redelivery the crash causes; a further redelivery is dropped
+// by the stream's dedupe.
+func TestRedeliveryPublishesWhatACrashLost(t *testing.T) {
+	t.Parallel()
+	b := setup(t, true)
+	ctx := context.Background()
+	cfg := extractor.Def.Defaults()
+	d := testenv.Deps(t, b.nats, b.db)
+	crashed := *d
+	crashed.JS = nil
+	lost, _, err := extractor.Def.Build(ctx, cfg, &crashed)
+	require.NoError(t, err)
+	live, _, err := extractor.Def.Build(ctx, cfg, d)
+	require.NoError(t, err)
+
+	tr := turn("said-1", "u1", "I live in Lyon.", t0)
+	nm, err := events.TurnMsg(&tr)
+	require.NoError(t, err)
+	delivery := func(n uint64) []queue.Message {
+		return []queue.Message{{Subject: nm.Subject, Data: nm.Data, Header: nm.Header, Seq: 1, Deliveries: n}}
+	}
+	require.Equal(t, []error{nil}, lost.Handle(ctx, delivery(1)))
+	require.Zero(t, b.stored(t), "stored, not published")
+	require.Equal(t, []error{nil}, live.Handle(ctx, delivery(1)))
+	require.Zero(t, b.stored(t), "a first delivery finds nothing new")
+	require.Equal(t, []error{nil}, live.Handle(ctx, delivery(2)))
+	got := b.changes(t, "u1")
+	require.ElementsMatch(t, []brief{
+		{contract.ChangeAttributeAsserted, "location", "Lyon", "current", ""},
+		{contract.ChangeAttributeAsserted, "statements", "I live in Lyon.", "current", ""},
+	}, briefs(got))
+	require.Equal(t, []error{nil}, live.Handle(ctx, delivery(3)))
+	require.EqualValues(t, 2, b.stored(t), "a redelivery within the duplicate window adds nothing")
+}
+
+// Explicit edits (the catalog worker's): a value put, replaced and removed
+// is asserted, superseded and removed, each once; an edit the schema
+// refuses is dead-lettered and publishes nothing.
+func TestAttributeEditChanges(t *testing.T) {
+	t.Parallel()
+	b := setup(t, false)
+	testenv.StartWorker(t, b.nats, b.db, catalog.Def, func(c *catalog.Config) {
+		c.Queue.Runner.RetryInitial, c.Queue.Runner.RetryMax = 10*time.Millisecond, 50*time.Millisecond
+	})
+	edit := func(id, op, key, value string, at time.Time) {
+		t.Helper()
+		_, err := queue.NewPublisher(b.nats.JS).PublishAttributeEdits(context.Background(), []events.AttributeEdit{{
+			ID: id, TenantID: "acme", UserID: "u1", OccurredAt: at, Key: key, Op: op, Value: value}})
+		require.NoError(t, err)
+		b.nats.WaitSettled(t, queue.SignalsStream, catalog.Def.Binding.Durable)
+	}
+	edit("e1", "put", "location", "Berlin", t0)
+	edit("e2", "put", "location", "Munich", t0.Add(time.Hour))
+	edit("e3", "remove", "location", "", t0.Add(2*time.Hour))
+	got := b.changes(t, "u1")
+	require.Equal(t, []brief{
+		{contract.ChangeAttributeAsserted, "location", "Berlin", "current", ""},
+		{contract.ChangeAttributeSuperseded, "location", "Berlin", "superseded", "e2"},
+		{contract.ChangeAttributeAsserted, "location", "Munich", "current", ""},
+		{contract.ChangeAttributeRemoved, "location", "Munich", "retracted", "e3"},
+	}, briefs(got))
+	for _, c := range got {
+		require.Equal(t, "explicit", c.Attribute.Source)
+		require.Equal(t, "about", c.Attribute.Group)
+	}
+	require.Equal(t, t0.Add(2*time.Hour), got[3].At, "removed at the removal's event time")
+	b.outlastDedupe(t)
+
+	// A removal of what is no longer there, and an edit the schema refuses.
+	edit("e4", "remove", "location", "", t0.Add(3*time.Hour))
+	edit("e5", "put", "no_such_key", "x", t0.Add(4*time.Hour))
+	require.Len(t, b.nats.DeadLetters(t), 1)
+	require.Len(t, b.changes(t, "u1"), len(got), "edits that change nothing publish nothing")
 }
