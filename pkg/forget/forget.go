@@ -78,13 +78,20 @@ func (r Report) removed() bool {
 }
 
 // Count is what User would remove now, counted without removing anything:
-// for a confirmation that names it before a user is forgotten.
+// for a confirmation that names it before a user is forgotten. A user of
+// whom nothing is left but the change feed's news that they were forgotten
+// counts as nothing stored (that news is not what was forgotten).
 func Count(ctx context.Context, st *store.Store, js jetstream.JetStream, tenantID, userID string) (Report, error) {
 	r := Report{TenantID: tenantID, UserID: userID}
 	var err error
 	if r.StreamMessages, err = queue.CountUser(ctx, js, tenantID, userID); err != nil {
 		return r, err
 	}
-	r.Rows, err = st.Tenant(tenantID).CountUser(ctx, userID)
-	return r, err
+	if r.Rows, err = st.Tenant(tenantID).CountUser(ctx, userID); err != nil {
+		return r, err
+	}
+	if !r.removed() {
+		delete(r.StreamMessages, queue.ChangesStream)
+	}
+	return r, nil
 }
