@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/recallhq/recall/pkg/attribute"
+	"github.com/recallhq/recall/pkg/changefeed"
 	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
@@ -32,8 +33,9 @@ var Def = worker.Def[Config, *Worker]{
 	Name:    "catalog",
 	Doc:     "stores catalog items (embedded), shelf entries and attribute edits, and asks for the profiles they change",
 	Binding: queue.Binding{Durable: "catalog", Stream: queue.SignalsStream, Filters: []string{events.CatalogSubjects, events.ShelfSubjects, events.AttributeSubjects}},
-	// The profile refresh of a user whose shelf changed.
-	Publishes: []string{events.ProfileTaskSubjects},
+	// The profile refresh of a user whose shelf changed, and the changes
+	// the attribute edits made.
+	Publishes: []string{events.ProfileTaskSubjects, events.ChangeSubjects},
 	// Embedding is per batch (one request to a remote model for the whole
 	// batch), and the batch is stored in one transaction.
 	BatchSize: 200, Concurrency: 2,
@@ -59,6 +61,7 @@ type Worker struct {
 	emb       embed.Embedder
 	dims      int
 	refresher *queue.Refresher
+	changes   *changefeed.Publisher
 	limits    events.Limits
 	schemas   *attribute.Schemas
 	log       *slog.Logger
@@ -110,7 +113,7 @@ func New(ctx context.Context, cfg Config, d *worker.Deps) (*Worker, error) {
 		d.Registry.MustRegister(m.events, m.refreshes)
 	}
 	return &Worker{
-		store: d.Store, emb: emb, dims: dims, refresher: queue.NewRefresher(d.JS, cfg.Refresh.Bucket),
+		store: d.Store, emb: emb, dims: dims, refresher: queue.NewRefresher(d.JS, cfg.Refresh.Bucket), changes: changefeed.NewPublisher(d.JS),
 		limits: d.Limits, schemas: schemas, log: d.Log, metrics: m,
 	}, nil
 }
@@ -125,6 +128,9 @@ type signal struct {
 	shelf *store.ShelfUpsert
 	attr  *store.AssertionRow
 	text  string
+	// again: the event was delivered before (an edit's changes are
+	// published again, for the stream to drop those it has).
+	again bool
 }
 
 // Handle is the batch handler. Invalid events fail permanently (dead letter);
@@ -199,7 +205,7 @@ func (w *Worker) prepare(_ context.Context, m queue.Message) (signal, bool, erro
 			return signal{}, false, queue.Permanent(err)
 		}
 		w.metrics.events.WithLabelValues("attributes", e.Op).Inc()
-		return signal{attr: &store.AssertionRow{TenantID: e.TenantID, UserID: e.UserID, Assertion: a}}, true, nil
+		return signal{attr: &store.AssertionRow{TenantID: e.TenantID, UserID: e.UserID, Assertion: a}, again: m.Deliveries > 1}, true, nil
 	default:
 		return signal{}, false, queue.Permanent(fmt.Errorf("subject %q: the catalog worker reads catalog, shelf and attribute events only", m.Subject))
 	}
@@ -208,11 +214,16 @@ func (w *Worker) prepare(_ context.Context, m queue.Message) (signal, bool, erro
 // apply stores a batch's items and shelf entries in one transaction, and its
 // attribute edits, and asks for the profiles they change. Both writes are
 // idempotent, so a batch retried after the first succeeded changes nothing
-// twice.
+// twice. The edits' changes are published before the batch is
+// acknowledged: those of the edits stored now, and those of every
+// redelivered edit (its first handling may have stored it and failed
+// before publishing; the stream drops what it has). When that publish
+// fails, every event of the batch is retried (ValueErrors: storing them
+// again one at a time in this delivery would find nothing new to publish).
 func (w *Worker) apply(ctx context.Context, sigs []signal) error {
 	var items []store.CatalogUpsert
 	var shelf []store.ShelfUpsert
-	var attrs []store.AssertionRow
+	var attrs, again []store.AssertionRow
 	for _, s := range sigs {
 		switch {
 		case s.item != nil:
@@ -221,10 +232,25 @@ func (w *Worker) apply(ctx context.Context, sigs []signal) error {
 			shelf = append(shelf, *s.shelf)
 		default:
 			attrs = append(attrs, *s.attr)
+			if s.again {
+				again = append(again, *s.attr)
+			}
 		}
 	}
-	if _, err := w.store.RecordAssertions(ctx, attrs); err != nil {
+	changed, err := w.store.RecordAssertionsNew(ctx, attrs)
+	if err != nil {
 		return err
+	}
+	cs, err := changefeed.Attributes(ctx, w.store, w.schemas, append(changed, again...))
+	if err == nil {
+		err = w.changes.Publish(ctx, cs)
+	}
+	if err != nil {
+		errs := make(queue.ValueErrors, len(sigs))
+		for i := range errs {
+			errs[i] = err
+		}
+		return errs
 	}
 	if len(items) == 0 && len(shelf) == 0 {
 		return nil

@@ -93,6 +93,7 @@ var shapes = []shape{
 	{v: contract.Seen{}, openapi: "Seen", ts: "Seen", py: "Seen"},
 	{v: contract.SeenItem{}, openapi: "Seen.items[]", ts: "SeenItem", py: "SeenItem"},
 	{v: contract.UserData{}, openapi: "ForgetReport", ts: "ForgetReport", py: "ForgetReport"},
+	{v: contract.Change{}, openapi: "Change", ts: "Change", py: "Change"},
 	{v: contract.Attributes{}, openapi: "Attributes", ts: "Attributes", py: "Attributes"},
 	{v: contract.AttributeValue{}, openapi: "AttributeValue", ts: "AttributeValue", py: "AttributeValue"},
 	{v: contract.AttributeEdits{}, openapi: "AttributeEdits", ts: "AttributeEdits", request: true},

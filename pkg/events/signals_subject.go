@@ -127,3 +127,17 @@ func checkSignalSubject(subject, kind, tenantID, userID string) error {
 	}
 	return fe.err()
 }
+
+// ChangeSubjects are the change feed: every change to what Recall holds
+// about a user, published by the component that made it, on
+//
+//	recall.changes.<tenant>.<user>
+const ChangeSubjects = SubjectRoot + ".changes.>"
+
+// KindChanges is the change feed's subject kind.
+const KindChanges = "changes"
+
+// ChangeSubject is the subject a user's changes are published on.
+func ChangeSubject(tenantID, userID string) string {
+	return SubjectRoot + "." + KindChanges + "." + EncodeToken(tenantID) + "." + EncodeToken(userID)
+}

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recallhq/recall/pkg/changefeed"
 	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/record"
@@ -40,8 +41,9 @@ var Def = worker.Def[Config, *Worker]{
 	Name:    "extractor",
 	Doc:     "turns chat turns into interest facts (rules, or a language model with the rules as fallback)",
 	Binding: queue.Binding{Durable: "extractor", Stream: queue.TurnsStream, Filters: []string{events.TurnsSubjects}},
-	// The profile refresh of a user whose facts it recorded.
-	Publishes: []string{events.ProfileTaskSubjects},
+	// The profile refresh of a user whose facts it recorded, and the
+	// changes to the attributes and statements it recorded.
+	Publishes: []string{events.ProfileTaskSubjects, events.ChangeSubjects},
 	// Extraction is CPU work per turn and one transaction per batch, like ingest.
 	BatchSize: 200, Concurrency: 2,
 	Queue: func(c *Config) *worker.Queue { return &c.Queue },
@@ -119,6 +121,7 @@ type Worker struct {
 	metrics   *metrics
 	catalog   *catalogs
 	refresher *queue.Refresher
+	changes   *changefeed.Publisher
 	index     *search.Indexer
 	// emb embeds self-statements (EMBED_*), nil without an embedder.
 	emb     embed.Embedder
@@ -187,6 +190,7 @@ func NewWith(cfg Config, d *worker.Deps, ex extract.Extractor, source string) *W
 	if d.JS != nil {
 		w.refresher = queue.NewRefresher(d.JS, cfg.Refresh.Bucket)
 	}
+	w.changes = changefeed.NewPublisher(d.JS)
 	return w
 }
 
@@ -204,7 +208,7 @@ func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 			if err != nil {
 				return learned{}, false, err
 			}
-			l := learned{claim: store.ClaimOf(&t), mentions: ms, stated: w.statements(&t)}
+			l := learned{claim: store.ClaimOf(&t), mentions: ms, stated: w.statements(&t), again: m.Deliveries > 1}
 			picked, err := w.choice(ctx, &t)
 			l.stated = append(l.stated, picked...)
 			return l, len(l.mentions)+len(l.stated) > 0, err
@@ -219,7 +223,7 @@ func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 			w.embedStatements(ctx, stated)
 			// Both writes are idempotent: a batch retried after the first
 			// succeeded changes nothing twice.
-			if _, err := w.store.RecordAssertions(ctx, stated); err != nil {
+			if err := w.recordStatements(ctx, all, stated); err != nil {
 				return err
 			}
 			if len(batch) == 0 {
@@ -245,6 +249,38 @@ func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 		},
 		Log: w.log,
 	}.Handle(ctx, msgs)
+}
+
+// recordStatements stores what the users said of themselves (stated, the
+// rows of all) and publishes the changes that made to their profiles: of
+// the rows stored now, and of every row of a redelivered turn, whose first
+// handling may have stored them and then failed before its changes were
+// published (the stream drops those it has already). When that publish
+// fails, the statements are stored and every turn of the batch is retried
+// (ValueErrors: the batch is not stored again one turn at a time in this
+// delivery, which would find nothing new and publish nothing).
+func (w *Worker) recordStatements(ctx context.Context, all []learned, stated []store.AssertionRow) error {
+	changed, err := w.store.RecordAssertionsNew(ctx, stated)
+	if err != nil {
+		return err
+	}
+	for _, l := range all {
+		if l.again {
+			changed = append(changed, l.stated...)
+		}
+	}
+	cs, err := changefeed.Attributes(ctx, w.store, w.schemas, changed)
+	if err == nil {
+		err = w.changes.Publish(ctx, cs)
+	}
+	if err != nil {
+		errs := make(queue.ValueErrors, len(all))
+		for i := range errs {
+			errs[i] = err
+		}
+		return errs
+	}
+	return nil
 }
 
 // factEntries are the search entries of the mentioned facts, one per fact
@@ -312,6 +348,9 @@ type learned struct {
 	claim    store.SessionClaim
 	mentions []store.Mention
 	stated   []store.AssertionRow
+	// again: the turn was delivered before (its changes are published
+	// again, for the stream to drop those it has).
+	again bool
 }
 
 // statements reads what a user's turn says of the user and asks of the

@@ -114,14 +114,15 @@ func ProducerSubjects() []string {
 }
 
 // APIPermissions are what the API needs: ProcessPermissions; publishing
-// turns, attribute edits and tasks (summarize, profile refresh), and every
+// turns, attribute edits, tasks (summarize, profile refresh) and the change
+// feed (a user forgotten), and every
 // re-driven dead letter back to its original subject (any of the streams'
 // but the dead letters'); reading the streams for a turn's status, the
 // operations page's consumer lags and the dead letters; and erasing
 // messages one by one, for a forgotten user, a deleted session and a
 // removed or re-driven dead letter.
 func APIPermissions() Permissions {
-	p := PublishPermissions(append(ProducerSubjects(), events.TasksSubjects)...)
+	p := PublishPermissions(append(ProducerSubjects(), events.TasksSubjects, events.ChangeSubjects)...)
 	p.Publish = append(p.Publish, jsAPI+"STREAM.LIST")
 	for _, s := range streamNames() {
 		p.Publish = append(p.Publish, jsAPI+"STREAM.MSG.GET."+s, jsAPI+"STREAM.MSG.DELETE."+s, jsAPI+"CONSUMER.LIST."+s)

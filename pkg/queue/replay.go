@@ -22,6 +22,7 @@ var idTokens = map[string]int{
 	events.KindCatalog:       1, // tenant
 	events.KindProfileTask:   2, // tenant, user
 	events.KindSummarizeTask: 3, // tenant, user, session
+	events.KindChanges:       2, // tenant, user
 }
 
 // ScopeFilter narrows a worker's subject filter (such as "recall.turns.>") to
@@ -201,6 +202,7 @@ var userSubjects = map[string][]string{
 	TurnsStream:   {events.TurnsSubjects},
 	SignalsStream: {events.ShelfSubjects, events.AttributeSubjects},
 	TasksStream:   {events.ProfileTaskSubjects, events.SummarizeTaskSubjects},
+	ChangesStream: {events.ChangeSubjects},
 }
 
 // UserFilters are the subject filters, per stream, that hold one user's
@@ -224,7 +226,7 @@ func UserFilters(tenant, user string) (map[string][]string, error) {
 }
 
 // PurgeUser erases every message of one user from the streams (turns, shelf
-// entries, tasks and their dead letters), so that no replay brings the
+// entries, attribute edits, tasks, the change feed and their dead letters), so that no replay brings the
 // user's data back and no byte of it stays in the stream's files (see
 // EraseSubject). It returns the messages removed per stream.
 func PurgeUser(ctx context.Context, js jetstream.JetStream, tenant, user string) (map[string]uint64, error) {

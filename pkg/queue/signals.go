@@ -58,6 +58,38 @@ func TasksStreamConfig(c StreamConfig) jetstream.StreamConfig {
 	}
 }
 
+// ChangesStream is the change feed: every change to what Recall holds about
+// a user (contract.Change), published by the component that made it, for
+// applications to follow. A change is derived (the database holds the
+// truth), so the feed keeps CHANGES_MAX_AGE of it; each change is
+// deduplicated by its id within STREAM_DUPLICATE_WINDOW.
+const ChangesStream = "RECALL_CHANGES"
+
+// ChangesStreamConfig declares the change feed: file storage, limits
+// retention (any number of readers, each with its own consumer).
+func ChangesStreamConfig(c StreamConfig) jetstream.StreamConfig {
+	return jetstream.StreamConfig{
+		Name:        ChangesStream,
+		Description: "Changes to what Recall holds about each user (attributes, self-statements, forgets), once per change.",
+		Subjects:    []string{events.ChangeSubjects},
+		Storage:     jetstream.FileStorage,
+		Retention:   jetstream.LimitsPolicy,
+		Replicas:    max(c.Replicas, 1),
+		MaxAge:      c.ChangesMaxAge,
+		Duplicates:  c.DuplicateWindow,
+		Discard:     jetstream.DiscardOld,
+	}
+}
+
+// PublishChanges publishes the change feed's messages (subject, body and
+// Nats-Msg-Id set; ids name them in errors) and waits for the server's
+// acks. A message whose id the stream has seen within its duplicate window
+// is dropped by the server, which is the point: a change derived again is
+// published again safely.
+func PublishChanges(ctx context.Context, js jetstream.JetStream, ids []string, msgs []*nats.Msg) ([]PublishResult, error) {
+	return publishAll(ctx, js, ChangesStream, ids, msgs, nil)
+}
+
 // DefaultRefreshBucket is the debounce bucket of profile tasks when none is
 // configured.
 const DefaultRefreshBucket = 5 * time.Second

@@ -36,6 +36,9 @@ type StreamConfig struct {
 	TasksMaxAge time.Duration `env:"TASKS_MAX_AGE" envDefault:"168h"`
 	// DLQMaxAge bounds how long dead letters are kept for inspection and re-drive.
 	DLQMaxAge time.Duration `env:"DLQ_MAX_AGE" envDefault:"720h"`
+	// ChangesMaxAge bounds how long the change feed keeps a change for its
+	// readers to catch up; 0 keeps everything.
+	ChangesMaxAge time.Duration `env:"CHANGES_MAX_AGE" envDefault:"168h"`
 }
 
 // DefaultStreamConfig is StreamConfig with its env defaults, for tests and tools.
@@ -95,7 +98,7 @@ func ensureStreams(ctx context.Context, js jetstream.JetStream, c StreamConfig, 
 // streamConfigs are every stream Recall uses, in the order EnsureStreams
 // declares them.
 func streamConfigs(c StreamConfig) []jetstream.StreamConfig {
-	return []jetstream.StreamConfig{TurnsStreamConfig(c), SignalsStreamConfig(c), TasksStreamConfig(c), DLQStreamConfig(c)}
+	return []jetstream.StreamConfig{TurnsStreamConfig(c), SignalsStreamConfig(c), TasksStreamConfig(c), DLQStreamConfig(c), ChangesStreamConfig(c)}
 }
 
 // RequireStreams checks that every stream Recall uses is on the server,

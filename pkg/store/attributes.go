@@ -30,26 +30,62 @@ type AssertionRow struct {
 // stored without an embedding takes the one given (a replay with an
 // embedder). It returns how many were new or took their embedding.
 func (s *Store) RecordAssertions(ctx context.Context, rows []AssertionRow) (int64, error) {
-	return recordAssertions(ctx, s.pool, rows)
+	n, _, err := recordAssertions(ctx, s.pool, rows)
+	return n, err
 }
+
+// RecordAssertionsNew is RecordAssertions answering which of rows were
+// stored now (not before): the assertions a change feed tells of. A
+// statement that only took its embedding is not among them.
+func (s *Store) RecordAssertionsNew(ctx context.Context, rows []AssertionRow) ([]AssertionRow, error) {
+	_, stored, err := recordAssertions(ctx, s.pool, rows)
+	if err != nil || len(stored) == 0 {
+		return nil, err
+	}
+	var out []AssertionRow
+	for _, r := range rows {
+		k := AssertionKey{r.TenantID, r.UserID, r.EventID, r.Key, r.Item, r.Op}
+		if stored[k] {
+			// Of rows alike in the batch only the first was stored.
+			delete(stored, k)
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// AssertionKey is an assertion's identity: its tenant, user, event, key,
+// item and op (the table's primary key).
+type AssertionKey struct{ TenantID, UserID, EventID, Key, Item, Op string }
 
 // recordAssertions is RecordAssertions on db: the pool, or a transaction
 // that stores them with what they were read beside (a summary's version).
+// It returns how many rows were written (new, or given their embedding) and
+// the keys of the new ones.
 func recordAssertions(ctx context.Context, db interface {
 	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
-}, rows []AssertionRow) (int64, error) {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+}, rows []AssertionRow) (int64, map[AssertionKey]bool, error) {
 	if len(rows) == 0 {
-		return 0, nil
+		return 0, nil, nil
 	}
 	args, err := assertionArgs(rows)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
-	tag, err := db.Exec(ctx, q(qAttributeAssertionInsertBatch), args...)
+	res, err := db.Query(ctx, q(qAttributeAssertionInsertBatch), args...)
 	if err != nil {
-		return 0, fmt.Errorf("record assertions: %w", err)
+		return 0, nil, fmt.Errorf("record assertions: %w", err)
 	}
-	n := tag.RowsAffected()
+	stored := map[AssertionKey]bool{}
+	var k AssertionKey
+	if _, err := pgx.ForEachRow(res, []any{&k.TenantID, &k.UserID, &k.EventID, &k.Key, &k.Item, &k.Op}, func() error {
+		stored[k] = true
+		return nil
+	}); err != nil {
+		return 0, nil, fmt.Errorf("record assertions: %w", err)
+	}
+	n := int64(len(stored))
 	// The embeddings of statements stored before without one: a statement
 	// apart, so that the insert locks nothing it did not write.
 	var tenant, user, event, item, op, model []string
@@ -61,13 +97,13 @@ func recordAssertions(ctx context.Context, db interface {
 		}
 	}
 	if len(embedding) == 0 {
-		return n, nil
+		return n, stored, nil
 	}
-	tag, err = db.Exec(ctx, q(qAttributeStatementEmbed), tenant, user, event, item, op, embedding, model)
+	tag, err := db.Exec(ctx, q(qAttributeStatementEmbed), tenant, user, event, item, op, embedding, model)
 	if err != nil {
-		return 0, fmt.Errorf("record assertions: embeddings: %w", err)
+		return 0, nil, fmt.Errorf("record assertions: embeddings: %w", err)
 	}
-	return n + tag.RowsAffected(), nil
+	return n + tag.RowsAffected(), stored, nil
 }
 
 // assertionArgs are qAttributeAssertionInsertBatch's arguments for rows,

@@ -128,7 +128,7 @@ func (t *Tenant) SaveHabits(ctx context.Context, marks []HabitUser, rows []Asser
 				keep = append(keep, row)
 			}
 		}
-		inserted, err = recordAssertions(ctx, tx, keep)
+		inserted, _, err = recordAssertions(ctx, tx, keep)
 		return err
 	})
 	if err != nil {

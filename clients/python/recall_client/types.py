@@ -667,3 +667,21 @@ class ForgetReport(TypedDict):
     user_id: str
     rows: Dict[str, int]
     stream_messages: Dict[str, int]
+
+
+class _ChangeBase(TypedDict):
+    v: int
+    id: str
+    type: str
+    tenant_id: str
+    user_id: str
+    at: str
+
+
+class Change(_ChangeBase, total=False):
+    """One change to what Recall holds about a user, as the change feed
+    carries it (recall.changes.<tenant>.<user>): ``attribute`` for the
+    attribute.* types, ``forgotten`` for user.forgotten."""
+
+    attribute: AttributeValue
+    forgotten: ForgetReport

@@ -626,3 +626,15 @@ export interface ForgetReport {
   rows: Record<string, number>;
   stream_messages: Record<string, number>;
 }
+
+/** One change to what Recall holds about a user, as the change feed carries it (recall.changes.<tenant>.<user>; contract.Change). */
+export interface Change {
+  v: number;
+  id: string;
+  type: "attribute.asserted" | "attribute.superseded" | "attribute.removed" | "user.forgotten";
+  tenant_id: string;
+  user_id: string;
+  at: string;
+  attribute?: AttributeValue;
+  forgotten?: ForgetReport;
+}

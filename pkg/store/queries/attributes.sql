@@ -3,6 +3,7 @@
 -- (a redelivery, a replay) is left as it is, and not locked: a session's
 -- delete may take it at the same time. Of rows with the same key in the
 -- batch (a turn that says the same matter twice) the first is stored.
+-- Returns the identity of each row stored now: what the change feed tells.
 INSERT INTO attribute_assertions (tenant_id, user_id, event_id, key, item, op, value, source, evidence, session_id,
                                   confidence, occurred_at, embedding, embedding_model)
 SELECT DISTINCT ON (a.tenant_id, a.user_id, a.event_id, a.key, a.item, a.op)
@@ -14,7 +15,8 @@ FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text
      AS a(tenant_id, user_id, event_id, key, item, op, value, source, evidence, session_id, confidence, occurred_at,
           embedding, embedding_model, n)
 ORDER BY a.tenant_id, a.user_id, a.event_id, a.key, a.item, a.op, a.n
-ON CONFLICT DO NOTHING;
+ON CONFLICT DO NOTHING
+RETURNING tenant_id, user_id, event_id, key, item, op;
 
 -- name: AttributeStatementEmbed
 -- Gives statements stored without an embedding the one given (a replay of
