@@ -34,6 +34,7 @@ func AttributeChanges(schema *attribute.Schema, tenantID, userID string, as, cha
 	var out []contract.Change
 	for _, v := range attribute.Resolve(schema, as).History {
 		wire := AttributeValue(schema, v)
+		wire.ValidFrom = wire.ValidFrom.UTC() // the feed's times are UTC, as its At
 		if v.Op == attribute.Put && isChanged[ident{v.EventID, v.Key, v.Item, v.Op}] {
 			out = append(out, contract.Change{V: contract.ChangeVersion,
 				ID:   ID(contract.ChangeAttributeAsserted, tenantID, userID, v.EventID, v.Key, v.Item, v.Op),
@@ -53,13 +54,14 @@ func AttributeChanges(schema *attribute.Schema, tenantID, userID string, as, cha
 	return out
 }
 
-// AttributeValue is a value of a user's profile on the wire, its group
-// from the schema.
+// AttributeValue is a value of a user's profile as the contract carries it,
+// its group from the schema: the one mapping, which the API's attributes
+// (pkg/memory) use too.
 func AttributeValue(s *attribute.Schema, v attribute.Value) contract.AttributeValue {
 	k, _ := s.Key(v.Key)
 	return contract.AttributeValue{Key: v.Key, Group: k.Group, Item: v.Item, Value: v.Value, Op: v.Op, Source: v.Source,
 		Status: v.Status, EventID: v.EventID, Evidence: v.Evidence, SessionID: v.SessionID, Confidence: v.Confidence,
-		ValidFrom: v.At.UTC(), ValidTo: v.ValidTo, EndedBy: v.EndedBy}
+		ValidFrom: v.At, ValidTo: v.ValidTo, EndedBy: v.EndedBy}
 }
 
 // Attributes derives the changes that the stored assertions rows made (the

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/recallhq/recall/pkg/attribute"
+	"github.com/recallhq/recall/pkg/changefeed"
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
@@ -48,22 +49,15 @@ func (s *Service) Attributes(ctx context.Context, tenant, userID string, qv url.
 	r := attribute.Resolve(schema, as)
 	out := &contract.Attributes{UserID: userID, Current: make([]contract.AttributeValue, len(r.Current))}
 	for i, v := range r.Current {
-		out.Current[i] = toAttributeValue(schema, v)
+		out.Current[i] = changefeed.AttributeValue(schema, v)
 	}
 	if history {
 		out.History = make([]contract.AttributeValue, len(r.History))
 		for i, v := range r.History {
-			out.History[i] = toAttributeValue(schema, v)
+			out.History[i] = changefeed.AttributeValue(schema, v)
 		}
 	}
 	return out, nil
-}
-
-func toAttributeValue(s *attribute.Schema, v attribute.Value) contract.AttributeValue {
-	k, _ := s.Key(v.Key)
-	return contract.AttributeValue{Key: v.Key, Group: k.Group, Item: v.Item, Value: v.Value, Op: v.Op, Source: v.Source,
-		Status: v.Status, EventID: v.EventID, Evidence: v.Evidence, SessionID: v.SessionID, Confidence: v.Confidence,
-		ValidFrom: v.At, ValidTo: v.ValidTo, EndedBy: v.EndedBy}
 }
 
 // EditAttributes checks explicit edits of a user's profile against the
