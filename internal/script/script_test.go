@@ -57,3 +57,27 @@ func TestCountIsItsDefinition(t *testing.T) {
 		require.Equal(t, !strings.ContainsFunc(s, func(r rune) bool { return r >= utf8.RuneSelf }), script.ASCII(s), "%q", s)
 	}
 }
+
+// HasHan finds an ideograph wherever it is, past runs of ASCII read eight
+// bytes at a time or among other scripts' letters.
+func TestHasHan(t *testing.T) {
+	t.Parallel()
+	reference := func(s string) bool {
+		for _, r := range s {
+			if r >= 0x4E00 && r <= 0x9FFF {
+				return true
+			}
+		}
+		return false
+	}
+	var cases []string
+	for _, tail := range []string{"", "书", "é", "か", "😀", "㐀", "龥", "\xe4", "\xe4\xb8"} {
+		for n := range 20 {
+			cases = append(cases, strings.Repeat("a", n)+tail, strings.Repeat("a", n)+tail+strings.Repeat("b", 20-n))
+		}
+	}
+	cases = append(cases, "café 和 tea", "ありがとう", "\xff\xfe", "")
+	for _, s := range cases {
+		require.Equal(t, reference(s), script.HasHan(s), "%q", s)
+	}
+}

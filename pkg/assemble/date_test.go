@@ -2,33 +2,16 @@ package assemble
 
 import (
 	"math"
-	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
-)
 
-// The hand-written dates are the layouts' to the byte, on every weekday and
-// month, short and long years included.
-func TestDatesAsTheLayouts(t *testing.T) {
-	t.Parallel()
-	zhWeek := [...]string{"日", "一", "二", "三", "四", "五", "六"}
-	check := func(at time.Time) {
-		require.Equal(t, at.Format("Mon 2 January 2006"), enDate(at), at)
-		require.Equal(t, at.Format("2006年1月2日")+" 周"+zhWeek[at.Weekday()], zhDate(at), at)
-	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	for range 5000 {
-		check(time.Unix(rng.Int64N(1<<38)-(1<<37), 0).UTC())
-	}
-	for _, y := range []int{1, 999, 1000, 2023, 9999, 10000} {
-		check(time.Date(y, 12, 31, 23, 59, 59, 0, time.UTC))
-		check(time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC))
-	}
-	require.Equal(t, "Mon 8 May 2023", enDate(time.Date(2023, 5, 8, 9, 0, 0, 0, time.UTC)))
-	require.Equal(t, "2023年5月8日 周一", zhDate(time.Date(2023, 5, 8, 9, 0, 0, 0, time.UTC)))
-}
+	"github.com/recallhq/recall/pkg/when"
+)
 
 // A recalled day says how long before the context's time it was: in days
 // up to two months, then months, then years; calendar days, so last
@@ -133,8 +116,42 @@ func TestCivilDay(t *testing.T) {
 		now := time.Date(2024, time.March, 11, 8, 0, 0, 0, zone)
 		for d := 0; d < 46000; d += 7 {
 			day := base.AddDate(0, 0, d)
-			want := int(math.Round(midnight(now).Sub(midnight(day)).Hours() / 24))
+			want := int(math.Round(when.Midnight(now).Sub(when.Midnight(day)).Hours() / 24))
 			require.Equal(t, want, civilDay(now.Date())-civilDay(day.Date()), "%s in %s", day.Format(time.DateOnly), zone)
 		}
 	}
+}
+
+// The notes are counted in a recalled hit's length, so the budget holds
+// them: the rendered prompt never exceeds it.
+func TestResolveDatesWithinBudget(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2023, 5, 8, 9, 0, 0, 0, time.UTC)
+	var hits []RecalledHit
+	for i := range 40 {
+		hits = append(hits, RecalledHit{Kind: RecalledMessage, EventID: "e" + string(rune('A'+i)), SessionID: "s", Role: "user",
+			OccurredAt: at.AddDate(0, 0, -i), Text: "I went hiking yesterday and last week, again two days ago."})
+	}
+	hits = append(hits, RecalledHit{Kind: RecalledSummary, SessionID: "s", OccurredAt: at, Text: "went hiking yesterday"})
+	fresh := func() *Recalled {
+		r := Recall("hiking", "lexical", slices.Clone(hits), Window{}, 0)
+		r.ResolveDates()
+		return r
+	}
+	for _, budget := range []int{600, 1500, 3000, 0} {
+		r := fresh()
+		p := Parts{Recalled: r}
+		b := ApplyBudget(LangEN, &p, budget)
+		prompt := Render(LangEN, p)
+		require.Equal(t, utf8.RuneCountInString(prompt), b.Used, "every character counted")
+		if budget > 0 {
+			require.LessOrEqual(t, b.Used, budget)
+		}
+		require.Contains(t, prompt, "hiking yesterday and last week, again two days ago. [yesterday: Sun 7 May 2023; last week: the week before Mon 8 May 2023; two days ago: Sat 6 May 2023]")
+		require.Equal(t, utf8.RuneCountInString(r.Hits[0].Text), r.Hits[0].runes)
+		require.NotContains(t, prompt, "went hiking yesterday [", "a summary keeps its own dates")
+	}
+	// Without a budget the prompt holds every turn, each with its notes.
+	r := fresh()
+	require.Equal(t, 40, strings.Count(Render(LangEN, Parts{Recalled: r}), "[yesterday: "))
 }

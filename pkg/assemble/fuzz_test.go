@@ -11,6 +11,7 @@ import (
 	"github.com/recallhq/recall/internal/textcheck"
 	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/record"
+	"github.com/recallhq/recall/pkg/when"
 )
 
 // FuzzCut: a past turn cut to a snippet of n characters (Recall) and the
@@ -44,14 +45,14 @@ func FuzzCut(f *testing.F) {
 		c.Check(t, textcheck.Text, text, r.Hits[0].Text, snippet)
 		// What its relative dates meant follows the snippet, valid text,
 		// and counted in the budget below like the rest.
-		note := assemble.RelativeNote(r.Hits[0].Text, at)
+		note := when.RelativeNote(r.Hits[0].Text, at)
 		require.True(t, note == "" || strings.HasPrefix(note, " [") || strings.HasPrefix(note, " 【"), "note %q", note)
 		require.True(t, utf8.ValidString(note), "note %q", note)
 		r.ResolveDates()
 		// The times the text names as a message: spans that began before
 		// the message, and the text with their words blanked out, as long
 		// as it and valid.
-		spans, untimed := assemble.MessageTimes(text, at)
+		spans, untimed := when.MessageTimes(text, at)
 		for _, sp := range spans {
 			require.True(t, sp.From.Before(sp.To) && sp.From.Before(at), "span %v", sp)
 		}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/recallhq/recall/pkg/when"
 )
 
 // Recalled is what the user's whole history holds that the current message
@@ -21,7 +23,7 @@ type Recalled struct {
 	Notes  []RecalledNote
 	// During are the times the query names that the search lifted
 	// (MessageTimes), in the user's zone.
-	During []Span
+	During []when.Span
 	// dates has the budget follow each turn it considers with what its
 	// relative dates meant (ResolveDates).
 	dates bool
@@ -139,7 +141,7 @@ func withDates(h RecalledHit, zone *time.Location) (RecalledHit, int) {
 		return h, 0
 	}
 	h.prepare()
-	note := RelativeNote(h.Text, h.OccurredAt.In(zone))
+	note := when.RelativeNote(h.Text, h.OccurredAt.In(zone))
 	if note == "" {
 		return h, 0
 	}
@@ -193,12 +195,6 @@ func recalledGroupOf(h RecalledHit, zone *time.Location) (recalledGroup, bool) {
 		return recalledGroup{}, false
 	}
 	return recalledGroup{h.SessionID, dayKey(h.OccurredAt.In(zone))}, true
-}
-
-// midnight is t's day at midnight, in t's location.
-func midnight(t time.Time) time.Time {
-	y, m, d := t.Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, t.Location())
 }
 
 // dates writes the days of recalled lines, each day once, with how long

@@ -9,6 +9,7 @@ import (
 
 	"github.com/recallhq/recall/internal/script"
 	"github.com/recallhq/recall/pkg/record"
+	"github.com/recallhq/recall/pkg/when"
 )
 
 // Languages the prompt block is rendered in.
@@ -127,7 +128,7 @@ var text = map[string]phrases{
 		roles:        map[string]string{"user": "User", "assistant": "Assistant", "tool": "Tool", "system": "System"},
 		recalled:     "From the user's earlier conversations, what may bear on the current message (most relevant first, dated):",
 		summaryLabel: "Summary", factLabel: "Interest",
-		date: appendEnDate, ago: appendEnAgo, agoSep: ", ", gap: appendEnGap, gapSep: "; ",
+		date: when.AppendEnDate, ago: appendEnAgo, agoSep: ", ", gap: appendEnGap, gapSep: "; ",
 	},
 	LangZH: {
 		lang:       LangZH,
@@ -149,32 +150,8 @@ var text = map[string]phrases{
 		roles:        map[string]string{"user": "用户", "assistant": "助手", "tool": "工具", "system": "系统"},
 		recalled:     "用户以往对话中可能与当前消息相关的内容（按相关度排序，附日期）：",
 		summaryLabel: "摘要", factLabel: "兴趣",
-		date: appendZhDate, ago: appendZhAgo, agoSep: "，", gap: appendZhGap, gapSep: "；",
+		date: when.AppendZhDate, ago: appendZhAgo, agoSep: "，", gap: appendZhGap, gapSep: "；",
 	},
-}
-
-// enDate writes a day as "Mon 8 May 2023" (time's layout "Mon 2 January
-// 2006"), and zhDate as "2023年5月8日 周一": by hand, as a context with a
-// query dates dozens of lines and the layout interpreter took a few percent
-// of its CPU. Years outside 1000 to 9999 go through the layouts.
-func enDate(t time.Time) string {
-	var buf [32]byte
-	return string(appendEnDate(buf[:0], t))
-}
-
-// appendEnDate appends enDate's text to b.
-func appendEnDate(b []byte, t time.Time) []byte {
-	y, m, d := t.Date()
-	if y < 1000 || y > 9999 {
-		return t.AppendFormat(b, "Mon 2 January 2006")
-	}
-	b = append(b, t.Weekday().String()[:3]...)
-	b = append(b, ' ')
-	b = strconv.AppendInt(b, int64(d), 10)
-	b = append(b, ' ')
-	b = append(b, m.String()...)
-	b = append(b, ' ')
-	return strconv.AppendInt(b, int64(y), 10)
 }
 
 // asksBetween reports whether a message that asks a count of days, weeks
@@ -188,10 +165,10 @@ func asksBetween(message string, in int) bool {
 	}
 	relation := false
 	for i := 0; i < len(message); i++ {
-		if i > 0 && isASCIIWordByte(message[i-1]) || !isASCIIWordByte(message[i]) {
+		if i > 0 && script.IsWordByte(message[i-1]) || !script.IsWordByte(message[i]) {
 			continue
 		}
-		switch strings.ToLower(message[i:wordEnd(message, i)]) {
+		switch strings.ToLower(message[i:script.WordEnd(message, i)]) {
 		case "ago":
 			return false
 		case "between", "before", "after", "since", "passed", "until", "take", "took":
@@ -342,14 +319,14 @@ func ageIn(days, unit, in int) (int, string) {
 // for none).
 func askedUnit(message string) int {
 	for i := 0; i+3 <= len(message); i++ {
-		if message[i]|0x20 != 'h' || i > 0 && isASCIIWordByte(message[i-1]) || !strings.EqualFold(message[i:wordEnd(message, i)], "how") {
+		if message[i]|0x20 != 'h' || i > 0 && script.IsWordByte(message[i-1]) || !strings.EqualFold(message[i:script.WordEnd(message, i)], "how") {
 			continue
 		}
-		ms, me, ok := wordAfter(message, i+3)
+		ms, me, ok := script.WordAfter(message, i+3)
 		if !ok || !strings.EqualFold(message[ms:me], "many") {
 			continue
 		}
-		us, ue, ok := wordAfter(message, me)
+		us, ue, ok := script.WordAfter(message, me)
 		if !ok {
 			continue
 		}
@@ -362,7 +339,7 @@ func askedUnit(message string) int {
 			return ageMonths
 		}
 	}
-	if !hasHan(message) {
+	if !script.HasHan(message) {
 		return 0
 	}
 	first, unit := -1, 0
@@ -404,28 +381,6 @@ func ageOf(days int) (int, int) {
 	default:
 		return days / 365, ageYears
 	}
-}
-
-var zhWeekdays = [...]string{"日", "一", "二", "三", "四", "五", "六"}
-
-func zhDate(t time.Time) string {
-	var buf [32]byte
-	return string(appendZhDate(buf[:0], t))
-}
-
-// appendZhDate appends zhDate's text to b.
-func appendZhDate(b []byte, t time.Time) []byte {
-	y, m, d := t.Date()
-	if y < 1000 || y > 9999 {
-		return append(append(t.AppendFormat(b, "2006年1月2日"), " 周"...), zhWeekdays[t.Weekday()]...)
-	}
-	b = strconv.AppendInt(b, int64(y), 10)
-	b = append(b, "年"...)
-	b = strconv.AppendInt(b, int64(m), 10)
-	b = append(b, "月"...)
-	b = strconv.AppendInt(b, int64(d), 10)
-	b = append(b, "日 周"...)
-	return append(b, zhWeekdays[t.Weekday()]...)
 }
 
 // ResolveLang maps a requested language to en or zh. "auto" (or empty) picks zh

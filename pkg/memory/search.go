@@ -10,12 +10,12 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/attribute"
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/search"
 	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/when"
 )
 
 // Search searches one user's history, from the parameters of
@@ -118,7 +118,7 @@ func (s *Service) searchTimes(ctx context.Context, q *search.Query) error {
 	if w <= 0 {
 		return nil
 	}
-	during, untimed := assemble.MessageTimes(q.Text, q.Now)
+	during, untimed := when.MessageTimes(q.Text, q.Now)
 	if during == nil {
 		return nil
 	}
@@ -131,7 +131,7 @@ func (s *Service) searchTimes(ctx context.Context, q *search.Query) error {
 		return err
 	}
 	if zone := s.userZone(q.TenantID, as); zone != nil {
-		during, untimed = assemble.MessageTimes(q.Text, q.Now.In(zone))
+		during, untimed = when.MessageTimes(q.Text, q.Now.In(zone))
 	}
 	q.During, q.DuringWeight, q.Untimed = during, w, untimed
 	return nil

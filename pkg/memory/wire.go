@@ -6,6 +6,7 @@ import (
 	"github.com/recallhq/recall/pkg/record"
 	"github.com/recallhq/recall/pkg/search"
 	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/when"
 )
 
 // The mappings from the store's rows and the assembler's parts to the /v1
@@ -80,8 +81,8 @@ func toSearchHit(h search.Hit) contract.SearchHit {
 }
 
 // toSpans are the times a query names, as the contract writes them.
-func toSpans(during []assemble.Span) []contract.Span {
-	return mapSlice(during, func(x assemble.Span) contract.Span { return contract.Span{From: x.From, To: x.To} })
+func toSpans(during []when.Span) []contract.Span {
+	return mapSlice(during, func(x when.Span) contract.Span { return contract.Span{From: x.From, To: x.To} })
 }
 
 // toContext maps the assembled parts.

@@ -154,7 +154,7 @@ type Config struct {
 	// happened when the message says ("what did I do last Saturday?", "the
 	// milestone I mentioned four weeks ago", "in the past month", "in
 	// March", 上个月;
-	// assemble.MessageTimes, read at the context's time in the user's
+	// when.MessageTimes, read at the context's time in the user's
 	// zone) against the lexical list's 1, times the share of the history
 	// the span leaves out (Params.DuringWeight): the message's words alone
 	// find the same kind of thing said on other days, and miss what was

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/when"
 )
 
 // Params is one search of one user's history. Terms and Vector are the
@@ -94,11 +94,11 @@ type Params struct {
 	IDFPower float64
 	// During lifts the entries that occurred in one of these spans (the
 	// times the message names: "last Saturday", "four weeks ago";
-	// assemble.MessageSpans) by DuringWeight, as a fraction of their fused
+	// when.MessageSpans) by DuringWeight, as a fraction of their fused
 	// score (0 or negative: no lift). Unlike Since and Until it narrows
 	// nothing: a message that says "four weeks ago" of what happened five
 	// weeks ago still finds it.
-	During       []assemble.Span
+	During       []when.Span
 	DuringWeight float64
 	// VectorWeight weighs the vector list against the lexical one in the
 	// fusion: 0 means 1 (equal), negative means the vector list does not
@@ -331,7 +331,7 @@ func (pl *Plan) Scan() *store.SearchScan {
 
 // During is the times the message names, as the plan read them (in UTC,
 // at the query's time): what Rank lifts unless given the user's own.
-func (pl *Plan) During() []assemble.Span {
+func (pl *Plan) During() []when.Span {
 	if pl == nil {
 		return nil
 	}
@@ -345,7 +345,7 @@ func (pl *Plan) During() []assemble.Span {
 // again: the hits a second search with the extended query would find,
 // without reading the history a second time (which was a second round trip
 // and a second scan, twice the time, for every such message).
-func (pl *Plan) Rank(during []assemble.Span) ([]Hit, error) {
+func (pl *Plan) Rank(during []when.Span) ([]Hit, error) {
 	if pl == nil {
 		return nil, nil
 	}

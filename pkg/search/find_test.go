@@ -10,10 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/testenv"
-	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/search"
 	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/when"
 )
 
 // The ranking's tests store entries whose terms are the words of their text
@@ -424,7 +424,7 @@ func TestSearchDuring(t *testing.T) {
 	require.NotContains(t, sources(plain), "sat-planted", "no word of the message")
 	require.InDelta(t, scoreOf(plain, "sat-tips"), scoreOf(plain, "old-tips"), 1e-12, "the same words score the same")
 
-	p.During = []assemble.Span{{From: saturday, To: saturday.AddDate(0, 0, 1)}}
+	p.During = []when.Span{{From: saturday, To: saturday.AddDate(0, 0, 1)}}
 	p.DuringWeight = 1
 	timed := s.search(t, "acme", p)
 	require.Equal(t, "sat-tips", timed[0].SourceID, "that day's words first")
@@ -436,7 +436,7 @@ func TestSearchDuring(t *testing.T) {
 	require.InDelta(t, 1/float64(10+timed[0].LexicalRank)+0.6/11, scoreOf(timed, "sat-tips"), 1e-9)
 	require.InDelta(t, 0.6/12, scoreOf(timed, "sat-planted"), 1e-9)
 
-	p.During = []assemble.Span{{From: saturday.AddDate(0, 0, -30), To: t0.AddDate(0, 0, 1)}}
+	p.During = []when.Span{{From: saturday.AddDate(0, 0, -30), To: t0.AddDate(0, 0, 1)}}
 	all := s.search(t, "acme", p)
 	require.Equal(t, sources(plain), sources(all), "a span of the whole history changes nothing")
 	for i := range all {
@@ -451,7 +451,7 @@ func TestQueryTimes(t *testing.T) {
 	cfg := search.Config{ContextRecallTimeWeight: 1}
 	q := cfg.Query("t", "u", "What did I do last Saturday?", 10, t0)
 	saturday := time.Date(2026, 4, 25, 0, 0, 0, 0, time.UTC)
-	require.Equal(t, []assemble.Span{{From: saturday, To: saturday.AddDate(0, 0, 1)}}, q.During)
+	require.Equal(t, []when.Span{{From: saturday, To: saturday.AddDate(0, 0, 1)}}, q.During)
 	require.InDelta(t, 1, q.DuringWeight, 1e-12)
 	require.Equal(t, "What did I do              ?", q.Untimed)
 	q = cfg.Query("t", "u", "What did I do on Saturday?", 10, t0)

@@ -9,12 +9,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/testenv"
-	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/search"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/when"
 )
 
 // A user whose history crosses the switch to indexes (store.LargeSearch)
@@ -126,7 +126,7 @@ func TestSearchLargeUserTimes(t *testing.T) {
 	large := service.Defaults[search.Config]().Large()
 	large.From = 10
 	p := search.Params{K: 10, Large: large, DuringWeight: 1,
-		During: []assemble.Span{{From: day, To: day.AddDate(0, 0, 1)}}}
+		During: []when.Span{{From: day, To: day.AddDate(0, 0, 1)}}}
 	res := b.search(t, "acme", "u1", "what should I do", p)
 	require.Contains(t, sources(res.Hits), "sat-0", "that day's turn")
 	p.During = nil

@@ -9,9 +9,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/when"
 )
 
 // The ranking of a search: the scanned rows of a user's history (a
@@ -712,7 +712,7 @@ func (rk *ranker) withSessions(rows []store.SearchRow, lex []float64, nTerms int
 }
 
 // during reports whether t falls in one of spans.
-func during(spans []assemble.Span, t time.Time) bool {
+func during(spans []when.Span, t time.Time) bool {
 	for _, s := range spans {
 		if s.Contains(t) {
 			return true

@@ -9,6 +9,7 @@ import (
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/listsel"
 	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/when"
 )
 
 // Query is the history search of a context: the user's k best matches for
@@ -30,10 +31,10 @@ func (cfg Config) Query(tenant, userID, query string, k int, now time.Time) Quer
 	case AboutUser(query):
 		user = max(user, cfg.ContextRecallSelfWeight)
 	}
-	var during []assemble.Span
+	var during []when.Span
 	var untimed string
 	if cfg.ContextRecallTimeWeight > 0 {
-		during, untimed = assemble.MessageTimes(query, now)
+		during, untimed = when.MessageTimes(query, now)
 		if during == nil {
 			untimed = ""
 		}
@@ -48,11 +49,11 @@ func (cfg Config) Query(tenant, userID, query string, k int, now time.Time) Quer
 // During is the times a message names that its recall lifts
 // (ContextRecallTimeWeight), read at now in now's location: nil when the
 // lift is off.
-func (cfg Config) During(query string, now time.Time) []assemble.Span {
+func (cfg Config) During(query string, now time.Time) []when.Span {
 	if cfg.ContextRecallTimeWeight <= 0 {
 		return nil
 	}
-	return assemble.MessageSpans(query, now)
+	return when.MessageSpans(query, now)
 }
 
 // shownNeighbors is the most turns recalled shows as neighbours: four for

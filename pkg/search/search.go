@@ -7,10 +7,10 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/when"
 )
 
 // ErrEmbed marks an indexing error that only cost the entries their
@@ -137,7 +137,7 @@ type Query struct {
 	Text     string
 	// Untimed, when set, is what is searched for instead of Text (its
 	// terms and its vector): the message without the times it names
-	// (assemble.MessageTimes), which During stands for; "Saturday" said of
+	// (when.MessageTimes), which During stands for; "Saturday" said of
 	// other days is not what "last Saturday" asks for. Text's terms when
 	// nothing is left to search for.
 	Untimed string
@@ -149,7 +149,7 @@ type Result struct {
 	Hits []Hit
 	// During are the times the query names that the search lifted
 	// (Params.During).
-	During []assemble.Span
+	During []when.Span
 	// Terms are the query's terms.
 	Terms []string
 	// Vector says whether the vector side ran; EmbedErr is why not when an

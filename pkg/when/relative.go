@@ -1,4 +1,4 @@
-package assemble
+package when
 
 import (
 	"slices"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/recallhq/recall/internal/script"
 )
 
 // Relative dates: a recalled turn says "yesterday", "last week", "two days
@@ -35,10 +37,10 @@ func RelativeNote(text string, said time.Time) string {
 	if said.IsZero() || text == "" {
 		return ""
 	}
-	day := midnight(said)
+	day := Midnight(said)
 	var notes relativeNotes
 	scanEnglish(text, day, &notes)
-	if hasHan(text) {
+	if script.HasHan(text) {
 		scanChinese(text, day, &notes)
 	}
 	var b strings.Builder
@@ -114,11 +116,11 @@ func scanEnglish(text string, day time.Time, notes *relativeNotes) {
 	// rule it out.
 	for i := 0; i < len(text) && !notes.full(); {
 		c := text[i]
-		if !isASCIIWordByte(c) {
+		if !script.IsWordByte(c) {
 			i++
 			continue
 		}
-		end := wordEnd(text, i)
+		end := script.WordEnd(text, i)
 		w := text[i:end]
 		switch c | 0x20 {
 		case 'y', 't', 'l', 'n', 'a':
@@ -142,19 +144,19 @@ func scanEnglish(text string, day time.Time, notes *relativeNotes) {
 			if b := wordsBefore(text, i, 3); b.is(text, 2, "the") && b.is(text, 1, "day") && b.is(text, 0, rel) {
 				from, days = b.w[2][0], 2*days
 			}
-			add(from, end, enDate(day.AddDate(0, 0, days)), daySpan(day, days))
+			add(from, end, EnDate(day.AddDate(0, 0, days)), daySpan(day, days))
 		case strings.EqualFold(w, "last"), strings.EqualFold(w, "next"):
 			if b := wordsBefore(text, i, 1); b.is(text, 0, "the") {
 				break
 			}
-			ns, ne, ok := wordAfter(text, end)
+			ns, ne, ok := script.WordAfter(text, end)
 			if !ok {
 				break
 			}
 			unit := strings.ToLower(text[ns:ne])
 			if unit == "night" && strings.EqualFold(w, "last") {
-				add(i, ne, enDate(day.AddDate(0, 0, -1)), daySpan(day, -1))
-			} else if m := sideMeaning(LangEN, lastOrNext(w), unit, day); m != "" {
+				add(i, ne, EnDate(day.AddDate(0, 0, -1)), daySpan(day, -1))
+			} else if m := sideMeaning(langEN, lastOrNext(w), unit, day); m != "" {
 				add(i, ne, m, sideSpan(lastOrNext(w), unit, day))
 			} else {
 				break
@@ -174,7 +176,7 @@ func scanEnglish(text string, day time.Time, notes *relativeNotes) {
 				from = b.w[1][0]
 			}
 			if n > 0 {
-				if m := agoMeaning(LangEN, n, unit, day); m != "" {
+				if m := agoMeaning(langEN, n, unit, day); m != "" {
 					add(from, end, m, agoSpan(n, unit, day))
 				}
 			}
@@ -194,12 +196,12 @@ func scanWords(text, firsts string, read func(start, end int) int) {
 	prev := byte(' ')
 	for i := 0; i < len(text); i++ {
 		c := text[i]
-		start := !isASCIIWordByte(prev)
+		start := !script.IsWordByte(prev)
 		prev = c
 		if !start || strings.IndexByte(firsts, c) < 0 {
 			continue
 		}
-		next := read(i, wordEnd(text, i))
+		next := read(i, script.WordEnd(text, i))
 		if next < 0 {
 			return
 		}
@@ -215,27 +217,6 @@ func lastOrNext(w string) int {
 		return -1
 	}
 	return 1
-}
-
-// wordEnd is the end of the word that starts at i.
-func wordEnd(text string, i int) int {
-	for i < len(text) && isASCIIWordByte(text[i]) {
-		i++
-	}
-	return i
-}
-
-// wordAfter is the word that follows end after spaces only (ok false when
-// there is none).
-func wordAfter(text string, end int) (start, wend int, ok bool) {
-	i := end
-	for i < len(text) && text[i] == ' ' {
-		i++
-	}
-	if i == end || i == len(text) || !isASCIIWordByte(text[i]) {
-		return 0, 0, false
-	}
-	return i, wordEnd(text, i), true
 }
 
 // before are words before a word, nearest first, each joined to the next
@@ -262,11 +243,11 @@ func wordsBefore(text string, i, n int) before {
 		for j > 0 && text[j-1] == ' ' {
 			j--
 		}
-		if j == i || j == 0 || !isASCIIWordByte(text[j-1]) {
+		if j == i || j == 0 || !script.IsWordByte(text[j-1]) {
 			break
 		}
 		k := j
-		for k > 0 && isASCIIWordByte(text[k-1]) {
+		for k > 0 && script.IsWordByte(text[k-1]) {
 			k--
 		}
 		b.w[b.n] = [2]int{k, j}
@@ -356,7 +337,7 @@ func zhExpression(rest string, day time.Time, add func(phrase, meaning string, s
 	}
 	for _, e := range zhNear {
 		if strings.HasPrefix(rest, e.word) {
-			add(e.word, zhDate(day.AddDate(0, 0, e.days)), daySpan(day, e.days))
+			add(e.word, ZhDate(day.AddDate(0, 0, e.days)), daySpan(day, e.days))
 			return len(e.word)
 		}
 	}
@@ -375,7 +356,7 @@ func zhExpression(rest string, day time.Time, add func(phrase, meaning string, s
 		for _, u := range zhUnits {
 			if tail := rest[size:]; strings.HasPrefix(tail, u.word) && strings.HasPrefix(tail[len(u.word):], "前") {
 				end := size + len(u.word) + len("前")
-				add(rest[:end], agoMeaning(LangZH, n, u.unit, day), agoSpan(n, u.unit, day))
+				add(rest[:end], agoMeaning(langZH, n, u.unit, day), agoSpan(n, u.unit, day))
 				return end
 			}
 		}
@@ -405,7 +386,7 @@ func zhSide(rest string, day time.Time, add func(phrase, meaning string, span Sp
 	}
 	if strings.HasPrefix(rest[at:], "月") {
 		at += len("月")
-		add(rest[:at], sideMeaning(LangZH, dir, "month", day), sideSpan(dir, "month", day))
+		add(rest[:at], sideMeaning(langZH, dir, "month", day), sideSpan(dir, "month", day))
 		return at
 	}
 	week := false
@@ -422,7 +403,7 @@ func zhSide(rest string, day time.Time, add func(phrase, meaning string, span Sp
 	r, size := utf8.DecodeRuneInString(rest[at:])
 	if r == '末' {
 		at += size
-		add(rest[:at], sideMeaning(LangZH, dir, "weekend", day), sideSpan(dir, "weekend", day))
+		add(rest[:at], sideMeaning(langZH, dir, "weekend", day), sideSpan(dir, "weekend", day))
 		return at
 	}
 	if wd, ok := zhWeekdayOf[r]; ok && !zhOneWord(rest[at:]) {
@@ -430,10 +411,10 @@ func zhSide(rest string, day time.Time, add func(phrase, meaning string, span Sp
 		// 上周五 is the Friday of the week before day's (weeks from Monday).
 		monday := day.AddDate(0, 0, -((int(day.Weekday())+6)%7)+7*dir)
 		d := monday.AddDate(0, 0, (int(wd)+6)%7)
-		add(rest[:at], zhDate(d), Span{From: d, To: d.AddDate(0, 0, 1)})
+		add(rest[:at], ZhDate(d), Span{From: d, To: d.AddDate(0, 0, 1)})
 		return at
 	}
-	add(rest[:at], sideMeaning(LangZH, dir, "week", day), sideSpan(dir, "week", day))
+	add(rest[:at], sideMeaning(langZH, dir, "week", day), sideSpan(dir, "week", day))
 	return at
 }
 
@@ -500,17 +481,17 @@ func agoMeaning(lang string, n int, unit string, day time.Time) string {
 		return langDate(lang, day.AddDate(0, 0, -n))
 	case "week":
 		d := langDate(lang, day.AddDate(0, 0, -7*n))
-		if lang == LangZH {
+		if lang == langZH {
 			return d + "前后"
 		}
 		return "around " + d
 	case "month":
-		if lang == LangZH {
+		if lang == langZH {
 			return "约" + zhMonth(day.AddDate(0, -n, 0))
 		}
 		return "around " + enMonth(day.AddDate(0, -n, 0))
 	case "year":
-		if lang == LangZH {
+		if lang == langZH {
 			return "约" + strconv.Itoa(day.Year()-n) + "年"
 		}
 		return "around " + strconv.Itoa(day.Year()-n)
@@ -527,7 +508,7 @@ func sideMeaning(lang string, dir int, unit string, day time.Time) string {
 	switch unit {
 	case "week", "weekend":
 		d := langDate(lang, day)
-		if lang == LangZH {
+		if lang == langZH {
 			side := "的后一"
 			if dir < 0 {
 				side = "的前一"
@@ -544,7 +525,7 @@ func sideMeaning(lang string, dir int, unit string, day time.Time) string {
 		return "the " + unit + " " + rel + " " + d
 	case "month":
 		first := day.AddDate(0, 0, 1-day.Day())
-		if lang == LangZH {
+		if lang == langZH {
 			return zhMonth(first.AddDate(0, dir, 0))
 		}
 		return enMonth(first.AddDate(0, dir, 0))
@@ -564,52 +545,20 @@ func sideMeaning(lang string, dir int, unit string, day time.Time) string {
 	if step == 0 {
 		step = 7
 	}
-	return enDate(day.AddDate(0, 0, dir*step))
+	return EnDate(day.AddDate(0, 0, dir*step))
 }
 
 func langDate(lang string, t time.Time) string {
-	if lang == LangZH {
-		return zhDate(t)
+	if lang == langZH {
+		return ZhDate(t)
 	}
-	return enDate(t)
+	return EnDate(t)
 }
 
 func enMonth(t time.Time) string { return t.Month().String() + " " + strconv.Itoa(t.Year()) }
 
 func zhMonth(t time.Time) string {
 	return strconv.Itoa(t.Year()) + "年" + strconv.Itoa(int(t.Month())) + "月"
-}
-
-func isASCIIWordByte(c byte) bool { return asciiWordBytes[c] }
-
-// asciiWordBytes are the bytes of isASCIIWordByte: one load a byte, where
-// three range checks were most of reading a turn for its relative dates.
-var asciiWordBytes = func() (t [256]bool) {
-	for c := range t {
-		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-	}
-	return t
-}()
-
-// hasHan reports whether s holds a CJK ideograph (U+4E00 to U+9FFF,
-// whose UTF-8 encodings begin with the bytes 0xE4 to 0xE9).
-func hasHan(s string) bool {
-	for i := 0; i < len(s); i++ {
-		// Eight bytes of ASCII at a time: no lead byte among them.
-		for i+8 <= len(s) && (uint64(s[i])|uint64(s[i+1])<<8|uint64(s[i+2])<<16|uint64(s[i+3])<<24|
-			uint64(s[i+4])<<32|uint64(s[i+5])<<40|uint64(s[i+6])<<48|uint64(s[i+7])<<56)&0x8080808080808080 == 0 {
-			i += 8
-		}
-		if i == len(s) {
-			break
-		}
-		if c := s[i]; c >= 0xE4 && c <= 0xE9 {
-			if r, _ := utf8.DecodeRuneInString(s[i:]); r >= 0x4E00 && r <= 0x9FFF {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // A Span is the time a relative expression names, [From, To): a day, a
@@ -642,17 +591,17 @@ func MessageTimes(text string, now time.Time) (spans []Span, untimed string) {
 	if now.IsZero() || text == "" {
 		return nil, text
 	}
-	day := midnight(now)
+	day := Midnight(now)
 	notes := relativeNotes{keepTimes: true}
 	scanEnglish(text, day, &notes)
-	if hasHan(text) {
+	if script.HasHan(text) {
 		scanChinese(text, day, &notes)
 	}
 	var blank []byte
 	times := append(notes.times, recentSpans(text, day)...)
 	times = append(times, monthSpans(text, day)...)
 	times = append(times, askedSpans(text, day)...)
-	if hasHan(text) {
+	if script.HasHan(text) {
 		times = append(times, zhAskedSpans(text, day)...)
 	}
 	for k, t := range times {
@@ -779,30 +728,30 @@ func recentSpans(text string, day time.Time) []timed {
 			return end
 		}
 		n, at := 1, end
-		ws, we, ok := wordAfter(text, at)
+		ws, we, ok := script.WordAfter(text, at)
 		if !ok {
 			return end
 		}
 		switch word := text[ws:we]; {
 		case strings.EqualFold(word, "few"):
 			n = 3
-			ws, we, ok = wordAfter(text, we)
+			ws, we, ok = script.WordAfter(text, we)
 		case strings.EqualFold(word, "couple"):
-			if os, oe, ok2 := wordAfter(text, we); ok2 && strings.EqualFold(text[os:oe], "of") {
+			if os, oe, ok2 := script.WordAfter(text, we); ok2 && strings.EqualFold(text[os:oe], "of") {
 				n = 2
-				ws, we, ok = wordAfter(text, oe)
+				ws, we, ok = script.WordAfter(text, oe)
 			}
 		default:
 			if k := enCount(word); k > 1 {
 				n = k
-				ws, we, ok = wordAfter(text, we)
+				ws, we, ok = script.WordAfter(text, we)
 			}
 		}
 		if !ok {
 			return end
 		}
 		unit := strings.ToLower(text[ws:we])
-		if os, oe, ok := wordAfter(text, we); ok && !past && strings.EqualFold(text[os:oe], "of") {
+		if os, oe, ok := script.WordAfter(text, we); ok && !past && strings.EqualFold(text[os:oe], "of") {
 			return end // "the last month of the war"
 		}
 		plural := strings.HasSuffix(unit, "s")
@@ -882,9 +831,9 @@ func monthSpans(text string, day time.Time) []timed {
 		var also []timed
 		// "from July to October", "between March and May", "January and
 		// March".
-		if ls, le, ok := wordAfter(text, first.end); ok {
+		if ls, le, ok := script.WordAfter(text, first.end); ok {
 			link := strings.ToLower(text[ls:le])
-			if ms, me, ok := wordAfter(text, le); ok {
+			if ms, me, ok := script.WordAfter(text, le); ok {
 				if m2 := monthOf(text[ms:me]); m2 != 0 {
 					second, ok := monthAt(text, me, m2, day)
 					switch {
@@ -902,7 +851,7 @@ func monthSpans(text string, day time.Time) []timed {
 		spans = append(append(spans, read), also...)
 		return read.to
 	})
-	if hasHan(text) {
+	if script.HasHan(text) {
 		spans = append(spans, zhMonthSpans(text, day)...)
 	}
 	return spans
@@ -926,7 +875,7 @@ func monthAt(text string, end int, m time.Month, day time.Time) (monthRead, bool
 	if m > day.Month() {
 		year--
 	}
-	if ws, we, ok := wordAfter(text, at); ok {
+	if ws, we, ok := script.WordAfter(text, at); ok {
 		w := text[ws:we]
 		if n, err := strconv.Atoi(strings.TrimRight(w, "stndrh")); err == nil && len(w) <= 4 {
 			if n >= 1000 {

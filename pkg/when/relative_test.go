@@ -1,11 +1,9 @@
-package assemble
+package when
 
 import (
-	"slices"
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 )
@@ -58,40 +56,6 @@ func TestRelativeNote(t *testing.T) {
 	require.Equal(t, " [yesterday: Sun 7 May 2023]", RelativeNote("yesterday and yesterday again", mon), "each expression once")
 	// 上周五 said on a Sunday is the Friday of the week before (weeks from Monday).
 	require.Equal(t, " 【上周五：2023年5月5日 周五】", RelativeNote("上周五", time.Date(2023, 5, 14, 9, 0, 0, 0, time.UTC)))
-}
-
-// The notes are counted in a recalled hit's length, so the budget holds
-// them: the rendered prompt never exceeds it.
-func TestResolveDatesWithinBudget(t *testing.T) {
-	t.Parallel()
-	at := time.Date(2023, 5, 8, 9, 0, 0, 0, time.UTC)
-	var hits []RecalledHit
-	for i := range 40 {
-		hits = append(hits, RecalledHit{Kind: RecalledMessage, EventID: "e" + string(rune('A'+i)), SessionID: "s", Role: "user",
-			OccurredAt: at.AddDate(0, 0, -i), Text: "I went hiking yesterday and last week, again two days ago."})
-	}
-	hits = append(hits, RecalledHit{Kind: RecalledSummary, SessionID: "s", OccurredAt: at, Text: "went hiking yesterday"})
-	fresh := func() *Recalled {
-		r := Recall("hiking", "lexical", slices.Clone(hits), Window{}, 0)
-		r.ResolveDates()
-		return r
-	}
-	for _, budget := range []int{600, 1500, 3000, 0} {
-		r := fresh()
-		p := Parts{Recalled: r}
-		b := ApplyBudget(LangEN, &p, budget)
-		prompt := Render(LangEN, p)
-		require.Equal(t, utf8.RuneCountInString(prompt), b.Used, "every character counted")
-		if budget > 0 {
-			require.LessOrEqual(t, b.Used, budget)
-		}
-		require.Contains(t, prompt, "hiking yesterday and last week, again two days ago. [yesterday: Sun 7 May 2023; last week: the week before Mon 8 May 2023; two days ago: Sat 6 May 2023]")
-		require.Equal(t, utf8.RuneCountInString(r.Hits[0].Text), r.Hits[0].runes)
-		require.NotContains(t, prompt, "went hiking yesterday [", "a summary keeps its own dates")
-	}
-	// Without a budget the prompt holds every turn, each with its notes.
-	r := fresh()
-	require.Equal(t, 40, strings.Count(Render(LangEN, Parts{Recalled: r}), "[yesterday: "))
 }
 
 // What resolving a recalled turn's relative dates costs: a turn without
@@ -220,28 +184,4 @@ func TestMessageSpans(t *testing.T) {
 	require.True(t, got[0].From.Equal(time.Date(2023, 5, 4, 16, 0, 0, 0, time.UTC)), got[0].From)
 	require.True(t, got[0].Contains(time.Date(2023, 5, 5, 15, 59, 0, 0, time.UTC)))
 	require.False(t, got[0].Contains(time.Date(2023, 5, 5, 16, 0, 0, 0, time.UTC)))
-}
-
-// hasHan finds an ideograph wherever it is, past runs of ASCII read eight
-// bytes at a time or among other scripts' letters.
-func TestHasHan(t *testing.T) {
-	t.Parallel()
-	reference := func(s string) bool {
-		for _, r := range s {
-			if r >= 0x4E00 && r <= 0x9FFF {
-				return true
-			}
-		}
-		return false
-	}
-	var cases []string
-	for _, tail := range []string{"", "书", "é", "か", "😀", "㐀", "龥", "\xe4", "\xe4\xb8"} {
-		for n := range 20 {
-			cases = append(cases, strings.Repeat("a", n)+tail, strings.Repeat("a", n)+tail+strings.Repeat("b", 20-n))
-		}
-	}
-	cases = append(cases, "café 和 tea", "ありがとう", "\xff\xfe", "")
-	for _, s := range cases {
-		require.Equal(t, reference(s), hasHan(s), "%q", s)
-	}
 }

@@ -1,9 +1,11 @@
-package assemble
+package when
 
 import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/recallhq/recall/internal/script"
 )
 
 // This file reads the times a message asks about that are not relative
@@ -57,8 +59,8 @@ func askedSpans(text string, day time.Time) []timed {
 			read, ok = timed{daySpan(day, 0), end, end}, true
 		case strings.EqualFold(w, "over"):
 			// "over the weekend"
-			if ts, te, ok2 := wordAfter(text, end); ok2 && strings.EqualFold(text[ts:te], "the") {
-				if us, ue, ok3 := wordAfter(text, te); ok3 && strings.EqualFold(text[us:ue], "weekend") {
+			if ts, te, ok2 := script.WordAfter(text, end); ok2 && strings.EqualFold(text[ts:te], "the") {
+				if us, ue, ok3 := script.WordAfter(text, te); ok3 && strings.EqualFold(text[us:ue], "weekend") {
 					read, ok = timed{latestWeekend(day), i, ue}, true
 				}
 			}
@@ -76,7 +78,7 @@ func askedSpans(text string, day time.Time) []timed {
 			read, ok = anchored(text, i, end, day)
 		case strings.EqualFold(w, "in"), strings.EqualFold(w, "during"), strings.EqualFold(w, "throughout"):
 			// "in 2023": the year.
-			if ys, ye, ok2 := wordAfter(text, end); ok2 {
+			if ys, ye, ok2 := script.WordAfter(text, end); ok2 {
 				if y, ok3 := smallYear(text[ys:ye]); ok3 && !(ye < len(text) && text[ye] == '-') {
 					from := time.Date(y, time.January, 1, 0, 0, 0, 0, day.Location())
 					read, ok = timed{Span{From: from, To: from.AddDate(1, 0, 0)}, ys, ye}, true
@@ -98,7 +100,7 @@ var untilToday = map[string]bool{"before": true, "until": true, "till": true, "t
 
 // thisSpan reads what follows "this" (text[i:end]): see askedSpans.
 func thisSpan(text string, i, end int, day time.Time) (timed, bool) {
-	ws, we, ok := wordAfter(text, end)
+	ws, we, ok := script.WordAfter(text, end)
 	if !ok {
 		return timed{}, false
 	}
@@ -109,7 +111,7 @@ func thisSpan(text string, i, end int, day time.Time) (timed, bool) {
 	case "morning", "afternoon", "evening":
 		return timed{daySpan(day, 0), we, we}, true
 	case "past":
-		us, ue, ok := wordAfter(text, we)
+		us, ue, ok := script.WordAfter(text, we)
 		if !ok {
 			return timed{}, false
 		}
@@ -142,15 +144,15 @@ func latestWeekend(day time.Time) Span {
 // fewAgo reads "a few days/weeks/months ago" from its "a" (text[i:end]):
 // from five units before day to two, its end included.
 func fewAgo(text string, i, end int, day time.Time) (timed, bool) {
-	fs, fe, ok := wordAfter(text, end)
+	fs, fe, ok := script.WordAfter(text, end)
 	if !ok || !strings.EqualFold(text[fs:fe], "few") {
 		return timed{}, false
 	}
-	us, ue, ok := wordAfter(text, fe)
+	us, ue, ok := script.WordAfter(text, fe)
 	if !ok {
 		return timed{}, false
 	}
-	as, ae, ok := wordAfter(text, ue)
+	as, ae, ok := script.WordAfter(text, ue)
 	if !ok || !strings.EqualFold(text[as:ae], "ago") {
 		return timed{}, false
 	}
@@ -175,7 +177,7 @@ func fewAgo(text string, i, end int, day time.Time) (timed, bool) {
 // beforeLast reads "the week/weekend/month/year before last" from its
 // "the" (text[i:end]).
 func beforeLast(text string, i, end int, day time.Time) (timed, bool) {
-	us, ue, ok := wordAfter(text, end)
+	us, ue, ok := script.WordAfter(text, end)
 	if !ok {
 		return timed{}, false
 	}
@@ -185,15 +187,15 @@ func beforeLast(text string, i, end int, day time.Time) (timed, bool) {
 	default:
 		return timed{}, false
 	}
-	bs, be, ok := wordAfter(text, ue)
+	bs, be, ok := script.WordAfter(text, ue)
 	if !ok || !strings.EqualFold(text[bs:be], "before") {
 		return timed{}, false
 	}
-	ls, le, ok := wordAfter(text, be)
+	ls, le, ok := script.WordAfter(text, be)
 	if !ok || !strings.EqualFold(text[ls:le], "last") {
 		return timed{}, false
 	}
-	if ns, ne, ok := wordAfter(text, le); ok && strings.EqualFold(text[ns:ne], unit) {
+	if ns, ne, ok := script.WordAfter(text, le); ok && strings.EqualFold(text[ns:ne], unit) {
 		le = ne // "the week before last week"
 	}
 	return timed{sideSpan(-2, unit, day), i, le}, true
@@ -240,13 +242,13 @@ func anchored(text string, i, end int, day time.Time) (timed, bool) {
 // 2023", "May 23rd", "1 February, 2023", "the 3rd of June": that day, in
 // day's location; without a year the latest such day by day.
 func dateOn(text string, end int, day time.Time) (timed, bool) {
-	ws, we, ok := wordAfter(text, end)
+	ws, we, ok := script.WordAfter(text, end)
 	if !ok {
 		return timed{}, false
 	}
 	from := ws
 	if strings.EqualFold(text[ws:we], "the") {
-		if ws, we, ok = wordAfter(text, we); !ok {
+		if ws, we, ok = script.WordAfter(text, we); !ok {
 			return timed{}, false
 		}
 	}
@@ -256,7 +258,7 @@ func dateOn(text string, end int, day time.Time) (timed, bool) {
 	)
 	if m = monthOf(text[ws:we]); m != 0 {
 		// "May 23"
-		ds, de, ok := wordAfter(text, we)
+		ds, de, ok := script.WordAfter(text, we)
 		if !ok {
 			return timed{}, false
 		}
@@ -269,9 +271,9 @@ func dateOn(text string, end int, day time.Time) (timed, bool) {
 		if d, ok = ordinalDay(text[ws:we]); !ok {
 			return timed{}, false
 		}
-		ms, me, ok := wordAfter(text, we)
+		ms, me, ok := script.WordAfter(text, we)
 		if ok && strings.EqualFold(text[ms:me], "of") {
-			ms, me, ok = wordAfter(text, me)
+			ms, me, ok = script.WordAfter(text, me)
 		}
 		if !ok {
 			return timed{}, false
@@ -286,7 +288,7 @@ func dateOn(text string, end int, day time.Time) (timed, bool) {
 	if at < len(text) && text[at] == ',' {
 		at++
 	}
-	if ys, ye, ok := wordAfter(text, at); ok {
+	if ys, ye, ok := script.WordAfter(text, at); ok {
 		if y, ok := smallYear(text[ys:ye]); ok {
 			year, we, named = y, ye, true
 		}
