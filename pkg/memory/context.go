@@ -50,18 +50,49 @@ type ContextOptions struct {
 	Conversation []string
 }
 
-// ContextWith is Context with options.
+// ContextWith is Context with options: the request read, the memory
+// recalled for it, rendered.
 func (s *Service) ContextWith(ctx context.Context, tenant string, qv url.Values, o ContextOptions) (*contract.Context, error) {
+	req, err := s.contextRequest(qv)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.recall(ctx, tenant, req)
+	if err != nil {
+		return nil, err
+	}
+	return s.render(tenant, req, m, o), nil
+}
+
+// contextRequest is a context's request, its parameters checked, with the
+// service's defaults for those not given.
+type contextRequest struct {
+	userID, sessionID string
+	lim               assemble.WindowLimits
+	maxFacts          int
+	maxSummaries      int
+	maxRecalled       int
+	query             string
+	budget            int
+	lang              string
+	// at is the time asked for (zero: now); now the time every time rule
+	// counts from (at, or the clock's).
+	at, now time.Time
+}
+
+// contextRequest reads a context's parameters; a field that is wrong is
+// named in the error.
+func (s *Service) contextRequest(qv url.Values) (contextRequest, error) {
 	var fe []contract.FieldError
-	userID, sessionID := qv.Get("user_id"), qv.Get("session_id")
-	for _, p := range [...]struct{ name, v string }{{"user_id", userID}, {"session_id", sessionID}} {
+	r := contextRequest{userID: qv.Get("user_id"), sessionID: qv.Get("session_id")}
+	for _, p := range [...]struct{ name, v string }{{"user_id", r.userID}, {"session_id", r.sessionID}} {
 		if !s.ValidID(p.v) {
 			fe = append(fe, contract.FieldError{Field: p.name, Message: fmt.Sprintf("required, valid UTF-8, at most %d bytes", s.limits.MaxIDBytes)})
 		} else if events.IsDotID(p.v) {
 			fe = append(fe, contract.FieldError{Field: p.name, Message: events.DotIDMessage(p.v)})
 		}
 	}
-	lim := assemble.WindowLimits{
+	r.lim = assemble.WindowLimits{
 		Messages: countParam(qv, "max_messages", s.cfg.ContextMaxMessages, 200, &fe),
 		Chars:    countParam(qv, "max_chars", s.cfg.ContextMaxChars, 200000, &fe),
 		TTL:      s.cfg.ContextTTL,
@@ -71,100 +102,118 @@ func (s *Service) ContextWith(ctx context.Context, tenant string, qv url.Values,
 		if err != nil || d <= 0 {
 			fe = append(fe, contract.FieldError{Field: "ttl", Message: "want a positive duration such as 30m or 24h"})
 		} else {
-			lim.TTL = d
+			r.lim.TTL = d
 		}
 	}
-	maxFacts := intParam(qv, "max_facts", max(s.cfg.ContextMaxFacts, 0), 0, 100, &fe)
-	maxSummaries := intParam(qv, "max_summaries", max(s.cfg.ContextMaxSummaries, 0), 0, 20, &fe)
-	maxRecalled := intParam(qv, "max_recalled", max(s.cfg.ContextMaxRecalled, 0), 0, search.MaxK, &fe)
-	query := qv.Get("query")
-	checkQuery(query, "query", false, &fe)
-	budget := intParam(qv, "budget", max(s.cfg.ContextBudget, 0), 0, 1000000, &fe)
-	lang := s.cfg.ContextLang
+	r.maxFacts = intParam(qv, "max_facts", max(s.cfg.ContextMaxFacts, 0), 0, 100, &fe)
+	r.maxSummaries = intParam(qv, "max_summaries", max(s.cfg.ContextMaxSummaries, 0), 0, 20, &fe)
+	r.maxRecalled = intParam(qv, "max_recalled", max(s.cfg.ContextMaxRecalled, 0), 0, search.MaxK, &fe)
+	r.query = qv.Get("query")
+	checkQuery(r.query, "query", false, &fe)
+	r.budget = intParam(qv, "budget", max(s.cfg.ContextBudget, 0), 0, 1000000, &fe)
+	r.lang = s.cfg.ContextLang
 	if v := qv.Get("lang"); v != "" {
-		lang = v
+		r.lang = v
 	}
-	if !validLang(lang) {
+	if !validLang(r.lang) {
 		fe = append(fe, contract.FieldError{Field: "lang", Message: "one of en, zh, auto"})
 	}
-	at := s.atParam(qv, &fe)
+	r.at = s.atParam(qv, &fe)
 	if err := invalid("invalid parameter", fe); err != nil {
-		return nil, err
+		return r, err
 	}
+	r.now = r.at
+	if r.at.IsZero() {
+		r.now = s.now()
+	}
+	return r, nil
+}
 
-	// The time every time rule counts from.
-	now := at
-	if at.IsZero() {
-		now = s.now()
-	}
-	// Recall in one line: the query is planned first (its terms, vector and
-	// the times it names); its scan is read in the same batch as the
-	// context's own reads (one connection, one round trip); the rows are
-	// ranked once the batch has returned, with the message's times in the
-	// user's zone, which the batch told; then fitted and rendered below.
+// recalled is what a context read of the user's memory: the store's
+// batch, the search's hits, and the user's time zone (nil: UTC).
+type recalled struct {
+	data store.ContextData
+	sr   search.Result
+	zone *time.Location
+}
+
+// recall reads what a context needs, in one line: the query is planned
+// first (its terms, vector and the times it names); its scan is read in
+// the same batch as the context's own reads (one connection, one round
+// trip); the rows are ranked once the batch has returned, with the
+// message's times in the user's zone, which the batch told. A session of
+// another user is a conflict.
+func (s *Service) recall(ctx context.Context, tenant string, req contextRequest) (recalled, error) {
 	var (
-		sr   search.Result
+		m    recalled
 		plan *search.Plan
 	)
-	if query != "" && maxRecalled > 0 {
-		q := s.cfg.Config.Query(tenant, userID, query, maxRecalled, now)
-		q.At, q.Decay = at, s.policy
+	if req.query != "" && req.maxRecalled > 0 {
+		q := s.cfg.Config.Query(tenant, req.userID, req.query, req.maxRecalled, req.now)
+		q.At, q.Decay = req.at, s.policy
 		var err error
 		// A count or a total ranks the rows again with the best terms of
 		// the user's turns found first (search.Feedback), from the same rows.
-		if plan, sr, err = s.searcher.Plan(ctx, q, s.cfg.Config.Feedback(query)); err != nil {
-			return nil, err
+		if plan, m.sr, err = s.searcher.Plan(ctx, q, s.cfg.Config.Feedback(req.query)); err != nil {
+			return m, err
 		}
 		defer plan.Release()
 	}
 	// Facts are read newest-mention first; several times the number shown is
 	// enough to rank by current weight, which only falls with age.
-	var data store.ContextData
 	err := s.read(ctx, tenant, func(t *store.Tenant) (err error) {
-		data, err = t.Context(ctx, store.ContextRead{SessionID: sessionID, UserID: userID, Messages: lim.Messages,
-			Facts: maxFacts * 4, Summaries: maxSummaries, Statements: true, At: at, Search: plan.Scan()})
+		m.data, err = t.Context(ctx, store.ContextRead{SessionID: req.sessionID, UserID: req.userID, Messages: req.lim.Messages,
+			Facts: req.maxFacts * 4, Summaries: req.maxSummaries, Statements: true, At: req.at, Search: plan.Scan()})
 		return err
 	})
-	zone := s.userZone(tenant, data.Assertions)
+	m.zone = s.userZone(tenant, m.data.Assertions)
 	if err == nil && plan != nil {
-		sr.During = plan.During()
-		if zone != nil {
+		m.sr.During = plan.During()
+		if m.zone != nil {
 			// The times the message names are the user's days.
-			sr.During = s.cfg.Config.During(query, now.In(zone))
+			m.sr.During = s.cfg.Config.During(req.query, req.now.In(m.zone))
 		}
-		sr.Hits, err = plan.Rank(sr.During)
+		m.sr.Hits, err = plan.Rank(m.sr.During)
 	}
 	switch {
 	case err != nil:
-		return nil, err
-	case data.Found && data.Session.UserID != userID:
-		return nil, contract.SessionOwned("the session belongs to another user", contract.FieldError{Field: "session_id",
-			Message: fmt.Sprintf("session %q belongs to another user: a context is read for the session's own user only", sessionID)})
-	case !data.Found:
+		return m, err
+	case m.data.Found && m.data.Session.UserID != req.userID:
+		return m, contract.SessionOwned("the session belongs to another user", contract.FieldError{Field: "session_id",
+			Message: fmt.Sprintf("session %q belongs to another user: a context is read for the session's own user only", req.sessionID)})
+	case !m.data.Found:
 		// Not stored yet (or never): no window, not an error, so a backend can
 		// ask on the first turn of a session.
-		data.Newest, data.Summary, data.List = nil, nil, nil
+		m.data.Newest, m.data.Summary, m.data.List = nil, nil, nil
 	}
+	return m, nil
+}
+
+// render fits what was recalled into the request's budget and renders it:
+// the window trimmed, the facts weighed now, the summaries picked, the
+// profile and statements, the recalled part, in the request's language.
+func (s *Service) render(tenant string, req contextRequest, m recalled, o ContextOptions) *contract.Context {
+	data, now := m.data, req.now
 	counts := assemble.Counts{Messages: data.Session.MessageCount, System: data.Session.SystemCount}
 	parts := assemble.Parts{
-		Window: assemble.TrimWindow(data.Newest, counts, lim, now),
-		Facts:  assemble.TopFacts(s.policy, data.Facts, now, maxFacts),
+		Window: assemble.TrimWindow(data.Newest, counts, req.lim, now),
+		Facts:  assemble.TopFacts(s.policy, data.Facts, now, req.maxFacts),
 	}
 	parts.Window.Messages = nonNil(parts.Window.Messages)
 	parts.Summaries = assemble.PickSummaries(data.Summaries, data.Summary, parts.Window, counts)
 	parts.List = assemble.CurrentList(data.List)
 	var said *statementQuery
 	if s.cfg.ContextStatementChars >= 0 {
-		said = &statementQuery{text: query, similarity: data.StatementSimilarity}
+		said = &statementQuery{text: req.query, similarity: data.StatementSimilarity}
 	}
 	parts.Profile = contextProfile(s.schemas.For(tenant), data.Assertions, s.cfg.ContextProfileDerived, said)
 	parts.ProfileLimit = max(s.cfg.ContextProfileChars, 0)
-	parts.StatementLimit, parts.StatementsLast = statementLimit(s.cfg.ContextStatementChars, query)
+	parts.StatementLimit, parts.StatementsLast = statementLimit(s.cfg.ContextStatementChars, req.query)
 	parts.RecalledShare = s.cfg.ContextRecalledShare
 	parts.Now = now
-	parts.Zone = zone
-	if query != "" {
-		parts.Recalled = s.cfg.Config.Recalled(query, sr, parts.Window)
+	parts.Zone = m.zone
+	if req.query != "" {
+		parts.Recalled = s.cfg.Config.Recalled(req.query, m.sr, parts.Window)
 		if parts.Profile != nil {
 			parts.Profile.Statements = withoutRecalled(parts.Profile.Statements, parts.Recalled)
 		}
@@ -176,24 +225,24 @@ func (s *Service) ContextWith(ctx context.Context, tenant string, qv url.Values,
 		for i, text := range o.Conversation {
 			conv.Window.Messages[i].Content = text
 		}
-		resolved = assemble.ResolveLang(lang, conv)
+		resolved = assemble.ResolveLang(req.lang, conv)
 		w := assemble.Window{Messages: []record.Message{}}
 		if n := len(parts.Window.Messages); n > 0 {
 			w.Cuts = []assemble.Cut{{Reason: "conversation", Count: int64(n)}}
 		}
 		parts.Window = w
 	} else {
-		resolved = assemble.ResolveLang(lang, parts)
+		resolved = assemble.ResolveLang(req.lang, parts)
 	}
-	spent, prompt := assemble.Assemble(resolved, &parts, budget)
+	spent, prompt := assemble.Assemble(resolved, &parts, req.budget)
 	out := &contract.Context{
-		UserID: userID, SessionID: sessionID, Lang: resolved, TTL: lim.TTL.String(), Prompt: prompt,
-		Limits: contract.WindowLimits{Messages: lim.Messages, Chars: lim.Chars},
+		UserID: req.userID, SessionID: req.sessionID, Lang: resolved, TTL: req.lim.TTL.String(), Prompt: prompt,
+		Limits: contract.WindowLimits{Messages: req.lim.Messages, Chars: req.lim.Chars},
 		Budget: contract.Budget{Limit: spent.Limit, Used: spent.Used, Parts: contract.PartSpend(spent.Parts)},
 	}
 	out.List, out.Window, out.Facts, out.Summaries, out.Recalled = toContext(&parts)
 	out.Profile = toContextProfile(parts.Profile, resolved)
-	return out, nil
+	return out
 }
 
 // userZone is the time zone the user's days are reckoned in, when their
