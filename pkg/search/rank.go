@@ -148,14 +148,22 @@ func ascending(a, b float64) int { return descending(b, a) }
 // BM25's collection statistics are the whole history's rather than the
 // rows', and a session's terms are weighed by the same IDFs.
 func (rk *ranker) rank(rows []store.SearchRow, p Params, nTerms int, stats *store.SearchStats) []rankedHit {
-	depth := p.depth()
+	lex, prevTurn, nextTurn := rk.lexical(rows, p, nTerms, stats)
+	timeWeight := rk.lists(rows, p, lex)
+	rk.fuse(rows, p, lex, timeWeight)
+	return rk.cut(rows, p, prevTurn, nextTurn)
+}
+
+// lexical marks the rows p's filters keep (rk.wanted) and scores them by
+// BM25, with the dialogue's share and the sessions' lift; with the turns
+// before and after each row when the dialogue or the neighbours need them.
+func (rk *ranker) lexical(rows []store.SearchRow, p Params, nTerms int, stats *store.SearchStats) (lex []float64, prevTurn, nextTurn []int) {
 	wanted := grow(rk.wanted, len(rows))
 	for i := range rows {
 		wanted[i] = p.keeps(&rows[i])
 	}
 	rk.wanted = wanted
-	lex := rk.bm25Scores(rows, nTerms, p.IDFPower, p.Terms, p.TermWeights, stats)
-	var prevTurn, nextTurn []int
+	lex = rk.bm25Scores(rows, nTerms, p.IDFPower, p.Terms, p.TermWeights, stats)
 	if p.DialogueWeight > 0 || p.Neighbors {
 		prevTurn, nextTurn = rk.turnOrder(rows)
 	}
@@ -165,7 +173,15 @@ func (rk *ranker) rank(rows []store.SearchRow, p Params, nTerms int, stats *stor
 	if p.SessionWeight > 0 {
 		rk.withSessions(rows, lex, nTerms, p.IDFPower, p.Terms, p.TermWeights, p.SessionWeight, stats != nil)
 	}
+	return lex, prevTurn, nextTurn
+}
 
+// lists orders the kept rows into the fusion's lists: by lexical score
+// (rk.byScore), by vector distance (rk.byDist), and what happened during
+// the times the message names (rk.byTime); it returns the time list's
+// weight.
+func (rk *ranker) lists(rows []store.SearchRow, p Params, lex []float64) (timeWeight float64) {
+	wanted := rk.wanted
 	byScore := rk.byScore[:0]
 	for i, s := range lex {
 		if s > 0 && wanted[i] {
@@ -200,7 +216,7 @@ func (rk *ranker) rank(rows []store.SearchRow, p Params, nTerms int, stats *stor
 	// past two months" of a history that began three weeks ago says
 	// nothing about what the message needs, and its list would only count
 	// the lexical one twice.
-	byTime, timeWeight := rk.byTime[:0], 0.0
+	byTime := rk.byTime[:0]
 	if p.DuringWeight > 0 && len(p.During) > 0 {
 		kept := 0
 		for i := range rows {
@@ -235,7 +251,15 @@ func (rk *ranker) rank(rows []store.SearchRow, p Params, nTerms int, stats *stor
 		})
 	}
 	rk.byScore, rk.byDist, rk.byTime = byScore, byDistance, byTime
+	return timeWeight
+}
 
+// fuse gives each row the lists hold its places (rk.found) and its fused
+// score with the recency prior and the user's lift, and orders the live
+// ones by it (rk.scored).
+func (rk *ranker) fuse(rows []store.SearchRow, p Params, lex []float64, timeWeight float64) {
+	depth := p.depth()
+	byScore, byDistance, byTime := rk.byScore, rk.byDist, rk.byTime
 	// found[slot[i]-1] is row i's hit once one of the lists holds it; its
 	// capacity is the most the lists can hold, so it never moves.
 	found := grow(rk.found, min(3*depth, len(rows)))[:0]
@@ -307,7 +331,13 @@ func (rk *ranker) rank(rows []store.SearchRow, p Params, nTerms int, stats *stor
 		return compareKey(ra, rb)
 	})
 	rk.scored = scored
+}
 
+// cut takes the top K of the scored hits, a session's at most
+// MaxPerSession and, with Distinct, a text once, each of the first with
+// its neighbours when asked for.
+func (rk *ranker) cut(rows []store.SearchRow, p Params, prevTurn, nextTurn []int) []rankedHit {
+	found, scored := rk.found, rk.scored
 	// The cap: a session's turns and summary together, each fact alone (a
 	// group of one, never over a cap). With Distinct, a turn that says
 	// what a turn already taken says (sameText: "good morning", a request
