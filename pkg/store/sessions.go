@@ -162,10 +162,32 @@ type ContextRead struct {
 func (t *Tenant) Context(ctx context.Context, r ContextRead) (ContextData, error) {
 	var b pgx.Batch
 	d := ContextData{Newest: make([]record.Message, 0, r.Messages)}
-	past := !r.At.IsZero()
 	if r.Search != nil {
 		r.Search.queue(&b, t)
 	}
+	counts := t.queueWindow(&b, r, &d)
+	if r.Facts > 0 {
+		t.queueFacts(&b, r, &d)
+	}
+	if r.Statements {
+		t.queueStatements(&b, r, &d)
+	}
+	t.queueSummaries(&b, r, &d)
+	t.queueList(&b, r, &d)
+	if err := t.s.pool.SendBatch(ctx, &b).Close(); err != nil {
+		return d, fmt.Errorf("context: %w", err)
+	}
+	if counts != nil {
+		d.Session.MessageCount, d.Session.SystemCount = counts[0], counts[1]
+	}
+	return d, nil
+}
+
+// queueWindow queues the session and its newest messages into d; as of
+// r.At, also the session's counts as they were, returned to stand in for
+// the session row's (today's) once the batch is read.
+func (t *Tenant) queueWindow(b *pgx.Batch, r ContextRead, d *ContextData) (counts *[2]int64) {
+	past := !r.At.IsZero()
 	var sessErr error
 	b.Queue(q(qSessionGet), t.id, r.SessionID).QueryRow(func(row pgx.Row) error {
 		d.Session, sessErr = scanSession(row)
@@ -182,7 +204,6 @@ func (t *Tenant) Context(ctx context.Context, r ContextRead) (ContextData, error
 	}
 	// The session's counts as they were, in place of the session row's
 	// (today's) once the batch is read.
-	var counts *[2]int64
 	if past {
 		c := new([2]int64)
 		b.Queue(q(qMessageCountBefore), t.id, r.SessionID, r.At).QueryRow(func(row pgx.Row) error {
@@ -193,46 +214,62 @@ func (t *Tenant) Context(ctx context.Context, r ContextRead) (ContextData, error
 	} else {
 		b.Queue(q(qMessageListRecent), t.id, r.SessionID, time.Time{}, r.Messages, false).Query(readMessages)
 	}
-	if r.Facts > 0 {
-		readFacts := func(rows pgx.Rows) error {
-			var err error
-			d.Facts, err = pgx.CollectRows(rows, scanFact)
-			return err
-		}
-		if past {
-			b.Queue(q(qFactListByUserBefore), t.id, r.UserID, r.At, r.Facts).Query(readFacts)
-		} else {
-			b.Queue(q(qFactListByUser), t.id, r.UserID, []string{record.FactActive}, r.Facts).Query(readFacts)
-		}
+	return counts
+}
+
+// queueFacts queues the user's facts into d: active now, or as they stood
+// at r.At.
+func (t *Tenant) queueFacts(b *pgx.Batch, r ContextRead, d *ContextData) {
+	past := !r.At.IsZero()
+	readFacts := func(rows pgx.Rows) error {
+		var err error
+		d.Facts, err = pgx.CollectRows(rows, scanFact)
+		return err
 	}
-	if r.Statements {
-		readAssertions := func(rows pgx.Rows) error {
-			var err error
-			d.Assertions, err = pgx.CollectRows(rows, scanAssertion)
-			return err
+	if past {
+		b.Queue(q(qFactListByUserBefore), t.id, r.UserID, r.At, r.Facts).Query(readFacts)
+	} else {
+		b.Queue(q(qFactListByUser), t.id, r.UserID, []string{record.FactActive}, r.Facts).Query(readFacts)
+	}
+}
+
+// queueStatements queues the user's attribute and self-statement
+// assertions into d, and, when the search has a query vector, each
+// statement's similarity to it.
+func (t *Tenant) queueStatements(b *pgx.Batch, r ContextRead, d *ContextData) {
+	past := !r.At.IsZero()
+	readAssertions := func(rows pgx.Rows) error {
+		var err error
+		d.Assertions, err = pgx.CollectRows(rows, scanAssertion)
+		return err
+	}
+	if past {
+		b.Queue(q(qAttributeAssertionListForContextBefore), t.id, r.UserID, attribute.KeyStatements, ContextStatements, r.At).Query(readAssertions)
+	} else {
+		b.Queue(q(qAttributeAssertionListForContext), t.id, r.UserID, attribute.KeyStatements, ContextStatements).Query(readAssertions)
+	}
+	if r.Search != nil && r.Search.vector != nil {
+		var before any = r.At
+		if !past {
+			before = pgtype.Timestamptz{InfinityModifier: pgtype.Infinity, Valid: true}
 		}
-		if past {
-			b.Queue(q(qAttributeAssertionListForContextBefore), t.id, r.UserID, attribute.KeyStatements, ContextStatements, r.At).Query(readAssertions)
-		} else {
-			b.Queue(q(qAttributeAssertionListForContext), t.id, r.UserID, attribute.KeyStatements, ContextStatements).Query(readAssertions)
-		}
-		if r.Search != nil && r.Search.vector != nil {
-			var before any = r.At
-			if !past {
-				before = pgtype.Timestamptz{InfinityModifier: pgtype.Infinity, Valid: true}
-			}
-			d.StatementSimilarity = map[string]float64{}
-			b.Queue(q(qAttributeStatementSimilarity), t.id, r.UserID, attribute.KeyStatements, r.Search.vector, r.Search.model, before, ContextStatements).Query(func(rows pgx.Rows) error {
-				var event, item string
-				var sim float64
-				_, err := pgx.ForEachRow(rows, []any{&event, &item, &sim}, func() error {
-					d.StatementSimilarity[StatementKey(event, item)] = sim
-					return nil
-				})
-				return err
+		d.StatementSimilarity = map[string]float64{}
+		b.Queue(q(qAttributeStatementSimilarity), t.id, r.UserID, attribute.KeyStatements, r.Search.vector, r.Search.model, before, ContextStatements).Query(func(rows pgx.Rows) error {
+			var event, item string
+			var sim float64
+			_, err := pgx.ForEachRow(rows, []any{&event, &item, &sim}, func() error {
+				d.StatementSimilarity[StatementKey(event, item)] = sim
+				return nil
 			})
-		}
+			return err
+		})
 	}
+}
+
+// queueSummaries queues the summaries of the user's other sessions and of
+// this one into d.
+func (t *Tenant) queueSummaries(b *pgx.Batch, r ContextRead, d *ContextData) {
+	past := !r.At.IsZero()
 	readSummaries := func(rows pgx.Rows) error {
 		defer rows.Close()
 		for rows.Next() {
@@ -255,6 +292,11 @@ func (t *Tenant) Context(ctx context.Context, r ContextRead) (ContextData, error
 	} else {
 		b.Queue(q(qSummaryListForContext), t.id, r.UserID, r.SessionID, max(r.Summaries, 0)).Query(readSummaries)
 	}
+}
+
+// queueList queues the session's current list into d.
+func (t *Tenant) queueList(b *pgx.Batch, r ContextRead, d *ContextData) {
+	past := !r.At.IsZero()
 	readList := func(row pgx.Row) error {
 		var l record.PresentedList
 		err := row.Scan(&l.EventID, &l.OccurredAt, rawJSON(&l.Items))
@@ -272,13 +314,6 @@ func (t *Tenant) Context(ctx context.Context, r ContextRead) (ContextData, error
 	} else {
 		b.Queue(q(qMessageCurrentList), t.id, r.SessionID).QueryRow(readList)
 	}
-	if err := t.s.pool.SendBatch(ctx, &b).Close(); err != nil {
-		return d, fmt.Errorf("context: %w", err)
-	}
-	if counts != nil {
-		d.Session.MessageCount, d.Session.SystemCount = counts[0], counts[1]
-	}
-	return d, nil
 }
 
 // SessionDeleted is what deleting a session removed: rows per table, and
