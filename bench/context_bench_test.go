@@ -23,6 +23,7 @@ import (
 
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/api"
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/record"
 	"github.com/recallhq/recall/pkg/service"
@@ -166,12 +167,12 @@ func BenchmarkContext(b *testing.B) {
 func benchAPI(b *testing.B, db *testenv.DB, now time.Time) (*httptest.Server, *store.Store, api.Config) {
 	nt := testenv.NewNATS(b)
 	reg := service.NewRegistry()
-	cfg, err := service.LoadConfig[api.Config]()
+	cfg, err := envconfig.Load[api.Config]()
 	require.NoError(b, err)
 	if cfg.ApplyGC() {
 		b.Cleanup(func() { debug.SetGCPercent(100) })
 	}
-	dbCfg, err := service.LoadConfig[store.Config]()
+	dbCfg, err := envconfig.Load[store.Config]()
 	require.NoError(b, err)
 	st, err := store.Open(context.Background(), store.Config{URL: db.URL, MaxConns: dbCfg.MaxConns})
 	require.NoError(b, err)

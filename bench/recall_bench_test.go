@@ -26,10 +26,10 @@ import (
 	"github.com/recallhq/recall/pkg/attribute"
 	"github.com/recallhq/recall/pkg/attribute/stated"
 	"github.com/recallhq/recall/pkg/embed"
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/search"
 	"github.com/recallhq/recall/pkg/segment"
-	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -98,7 +98,7 @@ func BenchmarkRecall(b *testing.B) {
 	fmt.Printf("recall: loaded %d users x %d turns (%d messages, %d search entries, %.0f MB of index) in %s\n",
 		users, perUser, users*perUser, users*perUser, float64(size)/(1<<20), time.Since(loadStart).Round(time.Millisecond))
 
-	cfg, err := service.LoadConfig[api.Config]()
+	cfg, err := envconfig.Load[api.Config]()
 	require.NoError(b, err)
 	st := db.Store
 	apiURL, apiProc := startAPIBinary(b, db)

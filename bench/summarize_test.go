@@ -21,10 +21,10 @@ import (
 	"github.com/recallhq/recall/internal/deploycheck"
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/api"
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/extract"
 	"github.com/recallhq/recall/pkg/ingest"
-	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/summarize"
 	"github.com/recallhq/recall/pkg/summarizer"
 )
@@ -136,7 +136,7 @@ func summaryDelay(b *testing.B, n int) (ingestDelays, summaryDelays []time.Durat
 	// The binaries' defaults; offline, whatever the environment says.
 	testenv.StartWorker(b, nt, db, ingest.Def, nil)
 	testenv.StartWorker(b, nt, db, summarizer.Def, nil)
-	acfg, err := service.LoadConfig[api.Config]()
+	acfg, err := envconfig.Load[api.Config]()
 	require.NoError(b, err)
 	srv, err := api.New(api.Options{Config: acfg, Store: db.Store, JS: nt.JS, Log: log})
 	require.NoError(b, err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/recallhq/recall/pkg/api"
 	"github.com/recallhq/recall/pkg/deps"
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/service"
 )
 
@@ -19,7 +20,7 @@ type config struct {
 func main() { service.Main("api", run) }
 
 func run(ctx context.Context, log *slog.Logger) error {
-	cfg, err := service.LoadConfig[config]()
+	cfg, err := envconfig.Load[config]()
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/recallhq/recall/pkg/access"
 	"github.com/recallhq/recall/pkg/api"
 	"github.com/recallhq/recall/pkg/deps"
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/gateway"
 	"github.com/recallhq/recall/pkg/service"
 )
@@ -26,7 +27,7 @@ type config struct {
 func main() { service.Main("gateway", run) }
 
 func run(ctx context.Context, log *slog.Logger) error {
-	cfg, err := service.LoadConfig[config]()
+	cfg, err := envconfig.Load[config]()
 	if err != nil {
 		return err
 	}

@@ -8,18 +8,19 @@ import (
 
 	"github.com/recallhq/recall/internal/configdoc"
 	"github.com/recallhq/recall/internal/deploycheck"
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/service"
 )
 
 func TestDeployEnvMatchesConfig(t *testing.T) {
 	t.Parallel()
-	deploycheck.CheckDeployEnv(t, "gateway", service.EnvVars[config]())
+	deploycheck.CheckDeployEnv(t, "gateway", envconfig.EnvVars[config]())
 }
 
 // The configuration reference lists what this binary loads.
 func TestConfigDocListsWhatGatewayReads(t *testing.T) {
 	t.Parallel()
-	reads := append(service.EnvVars[config](), service.EnvVars[service.Base]()...)
+	reads := append(envconfig.EnvVars[config](), envconfig.EnvVars[service.Base]()...)
 	slices.Sort(reads)
 	require.Equal(t, slices.Compact(reads), configdoc.Reads("gateway"))
 }

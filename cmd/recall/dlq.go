@@ -18,7 +18,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/recallhq/recall/pkg/service"
+	"github.com/recallhq/recall/pkg/envconfig"
 )
 
 // natsToolConfig is what the tools that only talk to NATS read (the log
@@ -42,7 +42,7 @@ func dlqCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := service.LoadConfig[natsToolConfig]()
+	cfg, err := envconfig.Load[natsToolConfig]()
 	if err != nil {
 		return err
 	}

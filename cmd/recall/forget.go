@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/recallhq/recall/pkg/contract"
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/forget"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/service"
@@ -34,7 +35,7 @@ func forgetCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	if *tenant == "" || *user == "" {
 		return errors.New("forget: -tenant and -user are required")
 	}
-	cfg, err := service.LoadConfig[forgetConfig]()
+	cfg, err := envconfig.Load[forgetConfig]()
 	if err != nil {
 		return err
 	}

@@ -10,25 +10,26 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/recallhq/recall/internal/configdoc"
 	"github.com/recallhq/recall/internal/deploycheck"
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/deps"
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/mcpserver"
 	"github.com/recallhq/recall/pkg/registry"
-	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/worker"
-	"github.com/stretchr/testify/require"
 )
 
 func TestComposeMigrateEnvMatchesConfig(t *testing.T) {
 	t.Parallel()
 	p := deploycheck.LoadCompose(t)
-	deploycheck.CheckServiceEnv(t, p, "migrate", service.EnvVars[migrateConfig](), []string{"DATABASE_URL"})
+	deploycheck.CheckServiceEnv(t, p, "migrate", envconfig.EnvVars[migrateConfig](), []string{"DATABASE_URL"})
 }
 
 func TestRunConfigDefaults(t *testing.T) {
-	cfg, err := service.LoadConfig[runConfig]()
+	cfg, err := envconfig.Load[runConfig]()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func TestRunConfigDefaults(t *testing.T) {
 
 func TestK8sMigrateJobEnvMatchesConfig(t *testing.T) {
 	t.Parallel()
-	deploycheck.CheckK8sEnv(t, deploycheck.LoadK8s(t), "recall-migrate", service.EnvVars[migrateConfig](), []string{"DATABASE_URL"})
+	deploycheck.CheckK8sEnv(t, deploycheck.LoadK8s(t), "recall-migrate", envconfig.EnvVars[migrateConfig](), []string{"DATABASE_URL"})
 }
 
 // The tools read NATS_URL and NATS_CREDS_FILE like every binary (and no
@@ -51,15 +52,15 @@ func TestToolConfigsReadNATS(t *testing.T) {
 	environ := map[string]string{"NATS_URL": "nats://elsewhere:4333", "NATS_CREDS_FILE": "/creds", "STREAM_REPLICAS": "3",
 		"DATABASE_URL": "postgres://db/recall"}
 	var f forgetConfig
-	require.NoError(t, service.LoadInto(&f, environ))
+	require.NoError(t, envconfig.LoadInto(&f, environ))
 	require.Equal(t, "nats://elsewhere:4333", f.NATS.URL)
 	require.Equal(t, "/creds", f.NATS.CredsFile)
 	require.Equal(t, "postgres://db/recall", f.DB.URL)
 	var d natsToolConfig
-	require.NoError(t, service.LoadInto(&d, environ))
+	require.NoError(t, envconfig.LoadInto(&d, environ))
 	require.Equal(t, "nats://elsewhere:4333", d.NATS.URL)
 	for _, v := range []string{"NATS_URL", "NATS_CREDS_FILE", "DATABASE_URL"} {
-		require.Contains(t, service.EnvVars[forgetConfig](), v)
+		require.Contains(t, envconfig.EnvVars[forgetConfig](), v)
 	}
 }
 
@@ -94,7 +95,7 @@ func TestHelp(t *testing.T) {
 		for _, h := range []string{"-h", "--help"} {
 			out := help(append(cmd, h)...)
 			if cmd[0] == "mcp" {
-				for _, v := range service.EnvVars[mcpserver.Config]() {
+				for _, v := range envconfig.EnvVars[mcpserver.Config]() {
 					require.Contains(t, out, v, "recall mcp -h lists what it reads")
 				}
 				tools := mcpserver.Tools()
@@ -114,14 +115,14 @@ func TestConfigDocListsWhatCommandsRead(t *testing.T) {
 	t.Parallel()
 	workers := worker.EnvVars(registry.All...)
 	for cmd, reads := range map[string][]string{
-		"run":      append(service.EnvVars[runConfig](), workers...),
-		"worker":   append(service.EnvVars[deps.Data](), workers...),
-		"replay":   append(service.EnvVars[deps.Data](), workers...),
-		"migrate":  service.EnvVars[migrateConfig](),
-		"forget":   append(service.EnvVars[forgetConfig](), service.EnvVars[deps.Data]()...),
-		"dlq":      append(service.EnvVars[natsToolConfig](), service.EnvVars[deps.Data]()...),
-		"sessions": service.EnvVars[sessionsConfig](),
-		"mcp":      service.EnvVars[mcpserver.Config](),
+		"run":      append(envconfig.EnvVars[runConfig](), workers...),
+		"worker":   append(envconfig.EnvVars[deps.Data](), workers...),
+		"replay":   append(envconfig.EnvVars[deps.Data](), workers...),
+		"migrate":  envconfig.EnvVars[migrateConfig](),
+		"forget":   append(envconfig.EnvVars[forgetConfig](), envconfig.EnvVars[deps.Data]()...),
+		"dlq":      append(envconfig.EnvVars[natsToolConfig](), envconfig.EnvVars[deps.Data]()...),
+		"sessions": envconfig.EnvVars[sessionsConfig](),
+		"mcp":      envconfig.EnvVars[mcpserver.Config](),
 		"probe":    nil,
 	} {
 		reads = append(reads, "LOG_LEVEL")

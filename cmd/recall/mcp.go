@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/mcpserver"
 	"github.com/recallhq/recall/pkg/service"
 )
@@ -58,7 +59,7 @@ func mcpCmd(ctx context.Context, log *slog.Logger, args []string) error {
 		return err
 	}
 	var cfg mcpserver.Config
-	if err := service.LoadInto(&cfg, nil); err != nil {
+	if err := envconfig.LoadInto(&cfg, nil); err != nil {
 		return err
 	}
 	service.LogConfig(log, cfg)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/recallhq/recall/pkg/service"
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -27,7 +27,7 @@ func migrateCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	cfg, err := service.LoadConfig[migrateConfig]()
+	cfg, err := envconfig.Load[migrateConfig]()
 	if err != nil {
 		return err
 	}

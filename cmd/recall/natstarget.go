@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/recallhq/recall/pkg/deps"
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/service"
 )
@@ -121,7 +122,7 @@ func useNATS(w io.Writer) error {
 		NATS queue.NATSConfig
 		Data deps.Data
 	}
-	cfg, err := service.LoadConfig[toolConfig]()
+	cfg, err := envconfig.Load[toolConfig]()
 	if err != nil {
 		return err
 	}
@@ -132,7 +133,7 @@ func useNATS(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "recall: NATS at %s (%s)\n", service.MaskURLUserinfo(t.NATS.URL), t.From)
 	set := map[string]string{}
-	for _, f := range service.Fields(reflect.TypeFor[queue.NATSConfig]()) {
+	for _, f := range envconfig.Fields(reflect.TypeFor[queue.NATSConfig]()) {
 		set[f.Key] = fmt.Sprint(reflect.ValueOf(t.NATS).FieldByIndex(f.Index).Interface())
 	}
 	for k, v := range set {

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/recallhq/recall/pkg/deps"
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/service"
 )
 
@@ -47,7 +48,7 @@ func replayCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	if err != nil {
 		return err
 	}
-	base, err := service.LoadConfig[deps.Config]()
+	base, err := envconfig.Load[deps.Config]()
 	if err != nil {
 		return err
 	}

@@ -19,8 +19,8 @@ import (
 
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/deps"
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/events"
-	"github.com/recallhq/recall/pkg/service"
 )
 
 // The extractor's output is deleted and rebuilt by a replay: the same facts,
@@ -35,7 +35,7 @@ func TestReplayExtractorRebuildsFacts(t *testing.T) {
 
 	// The live extractor on its durable consumer.
 	testenv.StartWorker(t, n, db, extractor.Def, nil)
-	cfg := service.Defaults[deps.Config]()
+	cfg := envconfig.Defaults[deps.Config]()
 	cfg.DB.URL, cfg.NATS.URL = db.URL, n.URL
 	d, closeDeps, err := deps.Open(ctx, cfg, "test", testenv.Logger(t))
 	require.NoError(t, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/recallhq/recall/pkg/access"
 	"github.com/recallhq/recall/pkg/api"
 	"github.com/recallhq/recall/pkg/deps"
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/gateway"
 	"github.com/recallhq/recall/pkg/registry"
 	"github.com/recallhq/recall/pkg/service"
@@ -35,7 +36,7 @@ func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	if err := newFlags("run").Parse(args); err != nil {
 		return err
 	}
-	cfg, err := service.LoadConfig[runConfig]()
+	cfg, err := envconfig.Load[runConfig]()
 	if err != nil {
 		return err
 	}

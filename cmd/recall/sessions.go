@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
 )
@@ -47,7 +48,7 @@ flags:
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	cfg, err := service.LoadConfig[sessionsConfig]()
+	cfg, err := envconfig.Load[sessionsConfig]()
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,7 @@ import (
 
 	"github.com/recallhq/recall/pkg/api"
 	"github.com/recallhq/recall/pkg/deps"
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/gateway"
 	"github.com/recallhq/recall/pkg/mcpserver"
 	"github.com/recallhq/recall/pkg/queue"
@@ -65,18 +66,18 @@ type Binary struct {
 
 // logLevel is what every binary reads through service.Main; the tools use
 // nothing else of service.Base.
-var logLevel = Part{Value: service.Defaults[service.Base](), Only: []string{"LOG_LEVEL"}}
+var logLevel = Part{Value: envconfig.Defaults[service.Base](), Only: []string{"LOG_LEVEL"}}
 
 // Binaries are what the mains load, in the order the reference lists them.
 // The mains' own tests (cmd/api, cmd/recall) hold their config types to the
 // variables listed here; the worker binaries are the registry's Defs.
 func Binaries() []Binary {
-	shared := Part{Value: service.Defaults[deps.Config]()}
-	apiPart := Part{Value: service.Defaults[api.Config]()}
-	gatewayPart := Part{Value: service.Defaults[gateway.Config]()}
-	data := Part{Value: service.Defaults[deps.Data]()}
-	nats := Part{Value: service.Defaults[queue.NATSConfig]()}
-	db := Part{Value: service.Defaults[store.Config]()}
+	shared := Part{Value: envconfig.Defaults[deps.Config]()}
+	apiPart := Part{Value: envconfig.Defaults[api.Config]()}
+	gatewayPart := Part{Value: envconfig.Defaults[gateway.Config]()}
+	data := Part{Value: envconfig.Defaults[deps.Data]()}
+	nats := Part{Value: envconfig.Defaults[queue.NATSConfig]()}
+	db := Part{Value: envconfig.Defaults[store.Config]()}
 
 	out := []Binary{{Name: "api", Parts: []Part{shared, apiPart}}, {Name: "gateway", Parts: []Part{shared, apiPart, gatewayPart}}}
 	var workers []Part
@@ -87,14 +88,14 @@ func Binaries() []Binary {
 	}
 	anyWorker := append([]Part{shared, data}, workers...)
 	return append(out,
-		Binary{Name: "run", Parts: append([]Part{shared, {Value: service.Defaults[deps.EmbeddedNATS]()}, data, apiPart, gatewayPart}, workers...)},
+		Binary{Name: "run", Parts: append([]Part{shared, {Value: envconfig.Defaults[deps.EmbeddedNATS]()}, data, apiPart, gatewayPart}, workers...)},
 		Binary{Name: "worker", Parts: anyWorker},
 		Binary{Name: "replay", Parts: anyWorker},
 		Binary{Name: "migrate", Parts: []Part{logLevel, db}},
 		Binary{Name: "forget", Parts: []Part{logLevel, nats, db, data}},
 		Binary{Name: "dlq", Parts: []Part{logLevel, nats, data}},
 		Binary{Name: "sessions", Parts: []Part{logLevel, db}},
-		Binary{Name: "mcp", Parts: []Part{logLevel, {Value: service.Defaults[mcpserver.Config]()}}},
+		Binary{Name: "mcp", Parts: []Part{logLevel, {Value: envconfig.Defaults[mcpserver.Config]()}}},
 		Binary{Name: "probe", Parts: []Part{logLevel}},
 	)
 }
@@ -127,18 +128,18 @@ func Reads(name string) []string {
 	return slices.Compact(out)
 }
 
-func fields(p Part) []service.Field {
-	all := service.Fields(reflect.TypeOf(p.Value))
+func fields(p Part) []envconfig.Field {
+	all := envconfig.Fields(reflect.TypeOf(p.Value))
 	if p.Only == nil {
 		return all
 	}
-	return slices.DeleteFunc(all, func(f service.Field) bool { return !slices.Contains(p.Only, f.Key) })
+	return slices.DeleteFunc(all, func(f envconfig.Field) bool { return !slices.Contains(p.Only, f.Key) })
 }
 
 // variable is one row's worth of a variable: where it is declared, what it
 // defaults to under each prefix and who reads it.
 type variable struct {
-	field    service.Field
+	field    envconfig.Field
 	defaults map[string]string // prefix -> default
 	readers  map[string][]string
 	prefixes []string
@@ -448,7 +449,7 @@ func code(s string) string {
 
 // defaultOf is what a variable is when unset: its tag's default as written,
 // else the value its owner gave it (a worker's batch size), else nothing.
-func defaultOf(f service.Field, v reflect.Value) string {
+func defaultOf(f envconfig.Field, v reflect.Value) string {
 	if d, ok := f.Field.Tag.Lookup("envDefault"); ok {
 		return d
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/pkg/service"
+	"github.com/recallhq/recall/pkg/envconfig"
 )
 
 // root is the repository's root.
@@ -166,7 +166,7 @@ func TestKindOf(t *testing.T) {
 		{"", "string"},
 		{[]string{}, "list of strings"},
 		{map[string]time.Duration{}, "list of key:duration"},
-		{service.Field{}, "field"},
+		{envconfig.Field{}, "field"},
 	} {
 		require.Equal(t, c.want, kindOf(reflect.TypeOf(c.v)), "%T", c.v)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/recallhq/recall/internal/openaitest"
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/api"
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/gateway"
 	"github.com/recallhq/recall/pkg/queue"
@@ -44,7 +45,7 @@ func recallSeries(t *testing.T) series {
 	_, err = worker.Tasks(ctx, wd, queue.NewRunnerMetrics(rec), cfgs)
 	require.NoError(t, err)
 
-	srv, err := api.New(api.Options{Config: service.Defaults[api.Config](), Store: db.Store, JS: n.JS, Registry: reg, Log: testenv.Logger(t)})
+	srv, err := api.New(api.Options{Config: envconfig.Defaults[api.Config](), Store: db.Store, JS: n.JS, Registry: reg, Log: testenv.Logger(t)})
 	require.NoError(t, err)
 	turn := `{"id":"t-1","user_id":"u1","session_id":"s1","occurred_at":"` + time.Now().UTC().Format(time.RFC3339) + `","role":"user","content":"hello"}`
 	req := httptest.NewRequest(http.MethodPost, "/v1/turns", strings.NewReader(turn))

@@ -31,6 +31,7 @@ import (
 	"github.com/recallhq/recall/internal/openaitest"
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/api"
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/forget"
 	"github.com/recallhq/recall/pkg/gateway"
@@ -305,13 +306,13 @@ func TestRecallRunsOnTheNATSLayout(t *testing.T) {
 
 	_, apiJS, apiLog := open("recall-api")
 	apiReg := service.NewRegistry()
-	srv, err := api.New(api.Options{Config: service.Defaults[api.Config](), Store: db.Store, JS: apiJS, Registry: apiReg, Log: apiLog})
+	srv, err := api.New(api.Options{Config: envconfig.Defaults[api.Config](), Store: db.Store, JS: apiJS, Registry: apiReg, Log: apiLog})
 	require.NoError(t, err)
 	apiHTTP := httptest.NewServer(srv.Handler(apiReg))
 	t.Cleanup(apiHTTP.Close)
 
 	_, gwJS, gwLog := open("recall-gateway")
-	mem, err := api.NewMemory(api.MemoryOptions{Config: service.Defaults[api.Config](), Store: db.Store, JS: gwJS, Log: gwLog})
+	mem, err := api.NewMemory(api.MemoryOptions{Config: envconfig.Defaults[api.Config](), Store: db.Store, JS: gwJS, Log: gwLog})
 	require.NoError(t, err)
 	up := openaitest.New(t)
 	gwReg := service.NewRegistry()

@@ -5,6 +5,7 @@ import (
 
 	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/embed"
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/memory"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
@@ -71,7 +72,7 @@ type Config struct {
 // ContextMaxChars and ContextTTL keep zero: it means "no limit" to
 // assemble.TrimWindow.
 func (c Config) withDefaults() Config {
-	d := service.Defaults[Config]()
+	d := envconfig.Defaults[Config]()
 	if c.MaxBodyBytes <= 0 {
 		c.MaxBodyBytes = d.MaxBodyBytes
 	}

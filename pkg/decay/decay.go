@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/recallhq/recall/pkg/service"
+	"github.com/recallhq/recall/pkg/envconfig"
 )
 
 // Config is the lifecycle of interest facts, read from env by every binary
@@ -47,7 +47,7 @@ type Config struct {
 
 // DefaultConfig is the config an empty environment gives: ×0.9 per full
 // 30 days, archived below 0.1, expired 90 days after the last mention.
-var DefaultConfig = service.Defaults[Config]()
+var DefaultConfig = envconfig.Defaults[Config]()
 
 // MaxSteps bounds how many periods a fact may take to fall below its
 // floor (0.9 and 0.1 take 22). It keeps the multiplier tables the SQL side is

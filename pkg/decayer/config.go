@@ -9,10 +9,10 @@ import (
 
 	"github.com/recallhq/recall/pkg/attribute"
 	"github.com/recallhq/recall/pkg/decay"
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/habits"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/seen/retention"
-	"github.com/recallhq/recall/pkg/service"
 )
 
 // Config is the decayer's part of the config.
@@ -52,7 +52,7 @@ type Config struct {
 // defaults, so that a Config built in code (tests) behaves like one read from
 // an empty environment.
 func (c Config) withDefaults() Config {
-	d := service.Defaults[Config]()
+	d := envconfig.Defaults[Config]()
 	if c.Interval <= 0 {
 		c.Interval = d.Interval
 	}

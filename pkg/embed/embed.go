@@ -52,7 +52,7 @@ var ErrBadResponse = llm.ErrBadEmbeddings
 
 // Config selects and configures the embedder, from env. Its env tags are the
 // one place its defaults live: code that builds a Config without the
-// environment (tests, tools) starts from service.Defaults[embed.Config]().
+// environment (tests, tools) starts from envconfig.Defaults[embed.Config]().
 //
 // Only EMBED_MODEL decides whether a remote endpoint is used: with it unset the
 // local Hashing embedder is used even if a base URL or key is set, so that a

@@ -5,12 +5,12 @@ import (
 	"fmt"
 
 	"github.com/recallhq/recall/pkg/embed"
-	"github.com/recallhq/recall/pkg/service"
+	"github.com/recallhq/recall/pkg/envconfig"
 )
 
 func ExampleNew() {
 	// With EMBED_MODEL unset, the pipeline embeds offline.
-	e, err := embed.New(service.Defaults[embed.Config](), 0)
+	e, err := embed.New(envconfig.Defaults[embed.Config](), 0)
 	if err != nil {
 		panic(err)
 	}

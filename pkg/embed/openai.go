@@ -37,7 +37,7 @@ type OpenAI struct {
 }
 
 // NewOpenAI returns an OpenAI embedder. A config built in code starts from
-// service.Defaults[embed.Config](), the env tags' defaults; zero batch,
+// envconfig.Defaults[embed.Config](), the env tags' defaults; zero batch,
 // timeout or retry delay, negative values and a missing model are errors.
 func NewOpenAI(cfg Config) (*OpenAI, error) {
 	switch {

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/openaitest"
-	"github.com/recallhq/recall/pkg/service"
+	"github.com/recallhq/recall/pkg/envconfig"
 )
 
 // fakeNativeDim is the fake model's dimension when none is requested.
@@ -58,7 +58,7 @@ func setup(t *testing.T, tweak func(*Config), script ...openaitest.Reply) (*Open
 	srv := openaitest.New(t)
 	srv.RespondEmbeddings(ok)
 	srv.EnqueueEmbeddings(script...)
-	cfg := service.Defaults[Config]()
+	cfg := envconfig.Defaults[Config]()
 	cfg.Model = "test-embed"
 	if tweak != nil {
 		tweak(&cfg)
@@ -291,7 +291,7 @@ func TestOpenAIMissingIndices(t *testing.T) {
 func TestNew(t *testing.T) {
 	t.Parallel()
 	with := func(tweak func(*Config)) Config {
-		cfg := service.Defaults[Config]()
+		cfg := envconfig.Defaults[Config]()
 		tweak(&cfg)
 		return cfg
 	}
@@ -332,14 +332,14 @@ func TestNew(t *testing.T) {
 	require.Error(t, err)
 }
 
-// TestConfigFromEnv checks the env tags' defaults, which service.Defaults
+// TestConfigFromEnv checks the env tags' defaults, which envconfig.Defaults
 // reads for code that builds a Config, and that every variable is read.
 func TestConfigFromEnv(t *testing.T) {
 	t.Parallel()
 	var defaults Config
 	require.NoError(t, env.ParseWithOptions(&defaults, env.Options{Environment: map[string]string{}}))
 	require.Equal(t, Config{Timeout: 20 * time.Second, Batch: 64, MaxRetries: 3, RetryInitial: 500 * time.Millisecond, RetryMax: 10 * time.Second}, defaults)
-	require.Equal(t, defaults, service.Defaults[Config]())
+	require.Equal(t, defaults, envconfig.Defaults[Config]())
 
 	var cfg Config
 	require.NoError(t, env.ParseWithOptions(&cfg, env.Options{Environment: map[string]string{

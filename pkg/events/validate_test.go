@@ -8,10 +8,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/recallhq/recall/pkg/queue"
-	"github.com/recallhq/recall/pkg/service"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/events"
 )
 
@@ -153,7 +153,7 @@ func FuzzParseTurn(f *testing.F) {
 // this keeps it equal to the env tags, the one place defaults are set.
 func TestDefaultLimitsAreTheEnvDefaults(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, events.DefaultLimits, service.Defaults[events.LimitsConfig]().Limits())
+	require.Equal(t, events.DefaultLimits, envconfig.Defaults[events.LimitsConfig]().Limits())
 }
 
 // Numbers PostgreSQL's numeric cannot hold are a validation error naming the

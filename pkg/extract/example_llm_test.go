@@ -8,15 +8,15 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/extract"
 	"github.com/recallhq/recall/pkg/llm"
-	"github.com/recallhq/recall/pkg/service"
 )
 
 // A worker runs the LLM when a model is configured and the rules otherwise;
 // with a model, the rules still answer whenever the model fails for good.
 func ExampleLLM_WithFallback() {
-	cfg := service.Defaults[llm.Config]()     // in a binary: LLM_* from the environment
+	cfg := envconfig.Defaults[llm.Config]()   // in a binary: LLM_* from the environment
 	cfg.BaseURL = "http://localhost:11434/v1" // Ollama; empty means OpenAI
 	cfg.Model = "qwen2.5:7b"
 	rules, err := extract.NewRules(extract.RulesOptions{})

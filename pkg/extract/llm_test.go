@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/openaitest"
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/llm"
-	"github.com/recallhq/recall/pkg/service"
 )
 
 // llmBundle is what an LLM test needs: the extractor, the fake server it
@@ -30,7 +30,7 @@ type llmBundle struct {
 func setupLLM(t *testing.T, tweak func(*llm.Config)) llmBundle {
 	t.Helper()
 	srv := openaitest.New(t)
-	cfg := service.Defaults[llm.Config]()
+	cfg := envconfig.Defaults[llm.Config]()
 	cfg.BaseURL = srv.URL() + "/v1"
 	cfg.APIKey = "test-key"
 	cfg.Model = "test-model"
@@ -694,7 +694,7 @@ func TestNewLLM(t *testing.T) {
 	_, err := NewLLM(llm.Config{}, nil, nil)
 	require.ErrorContains(t, err, "LLM_MODEL")
 
-	cfg := service.Defaults[llm.Config]()
+	cfg := envconfig.Defaults[llm.Config]()
 	cfg.Model = "m"
 	reg := prometheus.NewRegistry()
 	first, err := NewLLM(cfg, reg, nil)

@@ -18,9 +18,9 @@ import (
 
 	"github.com/recallhq/recall/internal/openaitest"
 	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/extractor"
-	"github.com/recallhq/recall/pkg/service"
 )
 
 var t0 = time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC)
@@ -177,7 +177,7 @@ func TestExtractorWithLLMAndFallback(t *testing.T) {
 	llm.Enqueue(openaitest.Reply{Content: `{"books":["白夜行"],"authors":["东野圭吾"],"topics":["日本推理"]}`})
 	// Then the model fails for good: the rules answer instead.
 	llm.SetDefault(openaitest.Reply{Status: 500})
-	b.cfg.LLM = service.Defaults[extractor.Config]().LLM
+	b.cfg.LLM = envconfig.Defaults[extractor.Config]().LLM
 	b.cfg.LLM.BaseURL, b.cfg.LLM.APIKey, b.cfg.LLM.Model = llm.URL()+"/v1", "k", "test-model"
 	b.cfg.LLM.Timeout, b.cfg.LLM.MaxRetries, b.cfg.LLM.RetryInitial, b.cfg.LLM.RetryMax = time.Second, 1, time.Millisecond, 5*time.Millisecond
 	_, source, err := extractor.NewExtractor(b.cfg, nil, testenv.Logger(t))
@@ -381,7 +381,7 @@ func TestExtractorLeavesOutOwnNames(t *testing.T) {
 		}
 		return openaitest.Reply{Content: `{}`}
 	})
-	b.cfg.LLM = service.Defaults[extractor.Config]().LLM
+	b.cfg.LLM = envconfig.Defaults[extractor.Config]().LLM
 	b.cfg.LLM.BaseURL, b.cfg.LLM.APIKey, b.cfg.LLM.Model = llm.URL()+"/v1", "k", "test-model"
 	b.cfg.LLM.Timeout, b.cfg.LLM.MaxRetries, b.cfg.LLM.RetryInitial, b.cfg.LLM.RetryMax = time.Second, 1, time.Millisecond, 5*time.Millisecond
 	b.start(t)

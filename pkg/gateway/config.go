@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/service"
 )
 
@@ -85,7 +86,7 @@ type Config struct {
 // runtime's default).
 func (c Config) withDefaults() Config {
 	gc := c.GCPercent
-	c = service.ZeroDefaults(c)
+	c = envconfig.ZeroDefaults(c)
 	c.GCPercent = gc
 	return c
 }

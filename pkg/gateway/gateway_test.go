@@ -22,12 +22,12 @@ import (
 	"github.com/recallhq/recall/pkg/api"
 	"github.com/recallhq/recall/pkg/catalog"
 	"github.com/recallhq/recall/pkg/contract"
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/gateway"
 	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/memory"
 	"github.com/recallhq/recall/pkg/natsserver"
 	"github.com/recallhq/recall/pkg/record"
-	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -65,7 +65,7 @@ func newRig(t *testing.T, tune ...func(*rigOptions)) *rig {
 		st = o.store
 	}
 	var err error
-	r.mem, err = api.NewMemory(api.MemoryOptions{Config: service.Defaults[api.Config](), Store: st, JS: r.nt.JS, Log: testenv.Logger(t)})
+	r.mem, err = api.NewMemory(api.MemoryOptions{Config: envconfig.Defaults[api.Config](), Store: st, JS: r.nt.JS, Log: testenv.Logger(t)})
 	require.NoError(t, err)
 	keys, err := access.ParseKeys(o.keys)
 	require.NoError(t, err)

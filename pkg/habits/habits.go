@@ -19,7 +19,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/recallhq/recall/pkg/service"
+	"github.com/recallhq/recall/pkg/envconfig"
 )
 
 // Config is how habits are derived (HABITS_*). The decayer reads it.
@@ -61,7 +61,7 @@ type Config struct {
 // a Config built in code behaves like one read from an empty environment
 // (Derive excepted: false is a setting).
 func (c Config) WithDefaults() Config {
-	d := service.Defaults[Config]()
+	d := envconfig.Defaults[Config]()
 	fill := func(v *int, def int) {
 		if *v == 0 {
 			*v = def

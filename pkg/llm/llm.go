@@ -53,7 +53,7 @@ import (
 
 // Config configures a client from env. Its env tags are the one place its
 // defaults live: code that builds a Config without the environment (tests,
-// tools) starts from service.Defaults[llm.Config](). Any OpenAI-compatible
+// tools) starts from envconfig.Defaults[llm.Config](). Any OpenAI-compatible
 // endpoint works, so the only thing that turns the model on is naming it.
 //
 // The tags read the chat model's variables (LLM_*); the embedder has its own

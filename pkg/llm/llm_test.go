@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/openaitest"
-	"github.com/recallhq/recall/pkg/service"
+	"github.com/recallhq/recall/pkg/envconfig"
 )
 
 // bundle is what a client test needs: the client, the fake server it talks
@@ -34,7 +34,7 @@ type bundle struct {
 func setup(t *testing.T, tweak func(*Config)) bundle {
 	t.Helper()
 	srv := openaitest.New(t)
-	cfg := service.Defaults[Config]()
+	cfg := envconfig.Defaults[Config]()
 	cfg.BaseURL = srv.URL() + "/v1"
 	cfg.APIKey = "test-key"
 	cfg.Model = "test-model"
@@ -98,7 +98,7 @@ func headers(kv ...string) http.Header {
 // RetryMax, and a longer one is cut to RetryMax and retried.
 func TestRetryAfterRule(t *testing.T) {
 	t.Parallel()
-	cfg := service.Defaults[Config]()
+	cfg := envconfig.Defaults[Config]()
 	initial, retryMax := cfg.RetryInitial, cfg.RetryMax
 	tests := []struct {
 		name     string
@@ -173,7 +173,7 @@ func TestRetryMaxCapsEveryWait(t *testing.T) {
 // the waits between them honour the server.
 func TestEmbedRetries(t *testing.T) {
 	t.Parallel()
-	retryInitial := service.Defaults[Config]().RetryInitial
+	retryInitial := envconfig.Defaults[Config]().RetryInitial
 	never := make(chan struct{})
 	type R = openaitest.Reply
 	tests := []struct {
@@ -261,7 +261,7 @@ func TestEmbedRetries(t *testing.T) {
 			name:         "Retry-After beyond RetryMax waits RetryMax",
 			script:       []R{{Status: 429, RetryAfter: "3600"}},
 			wantRequests: 2,
-			minWaits:     []time.Duration{service.Defaults[Config]().RetryMax},
+			minWaits:     []time.Duration{envconfig.Defaults[Config]().RetryMax},
 		},
 	}
 	for _, tt := range tests {
@@ -551,12 +551,12 @@ func TestConfig(t *testing.T) {
 			require.Equal(t, tt.enabled, got.Enabled())
 		})
 	}
-	require.Equal(t, tests[0].want, service.Defaults[Config]())
+	require.Equal(t, tests[0].want, envconfig.Defaults[Config]())
 }
 
 func TestNew(t *testing.T) {
 	t.Parallel()
-	valid := service.Defaults[Config]()
+	valid := envconfig.Defaults[Config]()
 	valid.Model = "m"
 	tests := []struct {
 		name    string

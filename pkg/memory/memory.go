@@ -30,10 +30,10 @@ import (
 	"github.com/recallhq/recall/pkg/attribute"
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/decay"
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/search"
-	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -118,7 +118,7 @@ type Config struct {
 // WithDefaults fills what is unset (zero) with the documented defaults,
 // leaving the -1s that turn a part off.
 func (c Config) WithDefaults() Config {
-	d := service.Defaults[Config]()
+	d := envconfig.Defaults[Config]()
 	if c.ContextMaxMessages <= 0 {
 		c.ContextMaxMessages = d.ContextMaxMessages
 	}

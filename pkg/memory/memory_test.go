@@ -11,11 +11,11 @@ import (
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/embed"
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/memory"
 	"github.com/recallhq/recall/pkg/search"
-	"github.com/recallhq/recall/pkg/service"
 )
 
 // The in-process front door (For, what /mcp's tools use) checks what a
@@ -26,7 +26,7 @@ func TestForChecksAndServesLikeTheRoutes(t *testing.T) {
 	db := testenv.NewDB(t)
 	nt := testenv.NewNATS(t)
 	testenv.StartWorker(t, nt, db, ingest.Def, nil)
-	emb, err := embed.New(service.Defaults[embed.Config](), 0)
+	emb, err := embed.New(envconfig.Defaults[embed.Config](), 0)
 	require.NoError(t, err)
 	svc, err := memory.New(memory.Options{Store: db.Store, JS: nt.JS, Decay: decay.DefaultPolicy, Log: testenv.Logger(t),
 		Searcher: search.NewSearcher(db.Store, search.SharedAnalyzer(), emb, 0, testenv.Logger(t))})

@@ -10,10 +10,10 @@ import (
 
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/decay"
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/memory"
 	"github.com/recallhq/recall/pkg/search"
-	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
 )
 
@@ -23,7 +23,7 @@ func TestContextRecallsThePassage(t *testing.T) {
 	t.Parallel()
 	db := testenv.NewDB(t)
 	an := search.SharedAnalyzer()
-	svc, err := memory.New(memory.Options{Config: service.Defaults[memory.Config](), Store: db.Store, Decay: decay.DefaultPolicy, Log: testenv.Logger(t),
+	svc, err := memory.New(memory.Options{Config: envconfig.Defaults[memory.Config](), Store: db.Store, Decay: decay.DefaultPolicy, Log: testenv.Logger(t),
 		Searcher: search.NewSearcher(db.Store, an, nil, time.Second, testenv.Logger(t))})
 	require.NoError(t, err)
 	at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/recallhq/recall/pkg/events"
-	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/telemetry"
 
 	"github.com/cenkalti/backoff/v4"
@@ -26,6 +25,8 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/recallhq/recall/pkg/envconfig"
 )
 
 // Message is what a handler sees of a delivery: the payload and where it came from.
@@ -628,7 +629,7 @@ func clip(s string, n int) string {
 // RunnerDefaults is a RunnerConfig with its env tags' defaults and the given
 // batch size and concurrency, for a runner built in code.
 func RunnerDefaults(batchSize, concurrency int) RunnerConfig {
-	c := service.Defaults[RunnerConfig]()
+	c := envconfig.Defaults[RunnerConfig]()
 	c.BatchSize, c.Concurrency = batchSize, concurrency
 	return c
 }

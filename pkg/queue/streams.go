@@ -9,9 +9,10 @@ import (
 	"time"
 
 	"github.com/recallhq/recall/pkg/events"
-	"github.com/recallhq/recall/pkg/service"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/recallhq/recall/pkg/envconfig"
 )
 
 // Stream names.
@@ -42,7 +43,7 @@ type StreamConfig struct {
 }
 
 // DefaultStreamConfig is StreamConfig with its env defaults, for tests and tools.
-var DefaultStreamConfig = service.Defaults[StreamConfig]()
+var DefaultStreamConfig = envconfig.Defaults[StreamConfig]()
 
 // TurnsStreamConfig declares the turn stream: file storage (turns are the source of
 // truth for replay), limits retention (several consumers read it independently).
@@ -134,7 +135,7 @@ type ConsumerConfig struct {
 }
 
 // DefaultConsumerConfig is ConsumerConfig with its env defaults.
-var DefaultConsumerConfig = service.Defaults[ConsumerConfig]()
+var DefaultConsumerConfig = envconfig.Defaults[ConsumerConfig]()
 
 // DurableConsumer declares a worker's durable pull consumer on a stream. Several
 // replicas of the worker share it; the server spreads messages between them.

@@ -7,9 +7,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/pkg/deps"
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/registry"
-	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
 	"github.com/recallhq/recall/pkg/summarizer"
 	"github.com/recallhq/recall/pkg/worker"
@@ -21,7 +21,7 @@ import (
 // consumer's generic defaults).
 func TestEffectiveDefaults(t *testing.T) {
 	t.Parallel()
-	base := service.Defaults[deps.Config]()
+	base := envconfig.Defaults[deps.Config]()
 	require.Equal(t, "postgres://postgres@127.0.0.1:5432/recall?sslmode=disable", base.DB.URL)
 	require.Equal(t, "nats://127.0.0.1:4222", base.NATS.URL)
 	require.Equal(t, ":9090", base.OpsAddr)
@@ -95,13 +95,13 @@ func TestPoolSizedForTheHandlers(t *testing.T) {
 		handlers += c.Queue().Runner.Concurrency
 	}
 	require.Equal(t, 22, handlers, "the registry's concurrency defaults")
-	db := service.Defaults[deps.Config]().DB
+	db := envconfig.Defaults[deps.Config]().DB
 	worker.SizePool(&db, all)
 	require.Equal(t, store.DefaultMaxConns()+22, db.MaxConns)
 
 	one, err := worker.Load([]worker.Worker{summarizer.Def}, map[string]string{"SUMMARIZER_CONCURRENCY": "3"})
 	require.NoError(t, err)
-	db = service.Defaults[deps.Config]().DB
+	db = envconfig.Defaults[deps.Config]().DB
 	worker.SizePool(&db, one)
 	require.Equal(t, store.DefaultMaxConns()+3, db.MaxConns)
 

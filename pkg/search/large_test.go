@@ -10,9 +10,9 @@ import (
 
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/embed"
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/search"
-	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
 	"github.com/recallhq/recall/pkg/when"
 )
@@ -35,7 +35,7 @@ func TestSearchLargeUserSwitch(t *testing.T) {
 	_, err := b.db.Store.Pool().Exec(b.ctx, `ANALYZE`)
 	require.NoError(t, err)
 
-	large := service.Defaults[search.Config]().Large()
+	large := envconfig.Defaults[search.Config]().Large()
 	large.From = int(entries) // the user is just large
 	for _, terms := range []bool{false, true} {
 		searcher := b.searcher
@@ -95,7 +95,7 @@ func TestSearchLargeUserAsOf(t *testing.T) {
 	}
 	turns = append(turns, chat("acme", "u1", "late", t0.AddDate(0, 0, -1), "I adopted a greyhound named Biscuit", "Congratulations!")...)
 	b.index(t, turns)
-	large := service.Defaults[search.Config]().Large()
+	large := envconfig.Defaults[search.Config]().Large()
 	large.From = 10
 	res := b.search(t, "acme", "u1", "what is my greyhound called?", search.Params{K: 5, Large: large})
 	require.Equal(t, "late-0", res.Hits[0].SourceID)
@@ -123,7 +123,7 @@ func TestSearchLargeUserTimes(t *testing.T) {
 	day := t0.AddDate(0, 0, 10-60)
 	saturday := chat("acme", "u1", "sat", day.Add(20*time.Hour), "planted twelve tomato saplings", "Lovely!")
 	b.index(t, saturday)
-	large := service.Defaults[search.Config]().Large()
+	large := envconfig.Defaults[search.Config]().Large()
 	large.From = 10
 	p := search.Params{K: 10, Large: large, DuringWeight: 1,
 		During: []when.Span{{From: day, To: day.AddDate(0, 0, 1)}}}
@@ -160,7 +160,7 @@ func TestSearchLargeUserCountReadsMoreSessions(t *testing.T) {
 	}
 	b.index(t, turns)
 
-	cfg := service.Defaults[search.Config]()
+	cfg := envconfig.Defaults[search.Config]()
 	cfg.SearchLargeUserEntries, cfg.SearchLargeUserSample = 10, 20
 	cfg.SearchLargeUserSessions, cfg.SearchLargeUserCountSessions = 10, 30
 	q := "How many hours have I spent playing games in total?"

@@ -23,10 +23,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/caarlos0/env/v11"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/recallhq/recall/pkg/envconfig"
 )
 
 // Base is the part of every binary's config that is about the process itself.
@@ -78,41 +79,6 @@ func LimitMemory(headroom int64) int64 {
 	return limit
 }
 
-// LoadConfig parses env into a config struct, applying the defaults in its tags.
-func LoadConfig[T any]() (T, error) {
-	var cfg T
-	err := LoadInto(&cfg, nil)
-	return cfg, err
-}
-
-// LoadInto parses variables into cfg: environ, or the process's environment
-// when environ is nil. A field whose variable is unset takes its tag's
-// default; a field with neither keeps the value cfg already holds, which is
-// how a struct shared by several owners (a worker's runner settings) gets
-// each owner's defaults. Errors name the variables, not the Go fields.
-func LoadInto[T any](cfg *T, environ map[string]string) error {
-	opts := env.Options{}
-	if environ != nil {
-		opts.Environment = environ
-	}
-	if err := env.ParseWithOptions(cfg, opts); err != nil {
-		return fmt.Errorf("config: %w", nameVariables[T](err))
-	}
-	return nil
-}
-
-// Defaults returns T as its env tags define it with no variable set: the one
-// place a config's defaults live, for code that builds a config without the
-// environment (tests, tools). A tag default that does not parse is a bug in
-// the program, so it panics.
-func Defaults[T any]() T {
-	var cfg T
-	if err := LoadInto(&cfg, map[string]string{}); err != nil {
-		panic(fmt.Sprintf("config defaults of %T: %v", cfg, err))
-	}
-	return cfg
-}
-
 // SetGCPercent sets the process's GC target to percent, unless GOGC is set
 // in the environment (an operator's explicit choice wins) or percent is 0
 // or less. It reports whether it changed anything.
@@ -122,63 +88,6 @@ func SetGCPercent(percent int) bool {
 	}
 	debug.SetGCPercent(percent)
 	return true
-}
-
-// ZeroDefaults is cfg with each of its own fields that is unset (its zero
-// value) set to that field's default (Defaults): a config built in code then
-// behaves like one read from an empty environment. Nested structs are left
-// as they are; a field whose zero value means something (a 0 that turns a
-// part off) must be filled by hand instead.
-func ZeroDefaults[T any](cfg T) T {
-	d := Defaults[T]()
-	v, dv := reflect.ValueOf(&cfg).Elem(), reflect.ValueOf(d)
-	for i := range v.NumField() {
-		f := v.Field(i)
-		if f.Kind() != reflect.Struct && f.CanSet() && f.IsZero() {
-			f.Set(dv.Field(i))
-		}
-	}
-	return cfg
-}
-
-// nameVariables rewrites parse errors, which name Go fields, to name the env
-// variables an operator actually sets.
-func nameVariables[T any](err error) error {
-	var agg env.AggregateError
-	if !errors.As(err, &agg) {
-		return err
-	}
-	var zero T
-	t := reflect.TypeOf(zero)
-	keys := map[string][]string{} // field name -> env keys
-	for _, f := range Fields(t) {
-		keys[f.Field.Name] = append(keys[f.Field.Name], f.Key)
-	}
-	msgs := make([]string, 0, len(agg.Errors))
-	for _, e := range agg.Errors {
-		var pe env.ParseError
-		if errors.As(e, &pe) && len(keys[pe.Name]) > 0 {
-			msgs = append(msgs, fmt.Sprintf("%s: %v", strings.Join(keys[pe.Name], " or "), pe.Err))
-			continue
-		}
-		msgs = append(msgs, e.Error())
-	}
-	return errors.New(strings.Join(msgs, "; "))
-}
-
-// EnvVars lists every env variable a config struct reads, for docs and for the
-// deployment tests that check manifests against the binaries.
-func EnvVars[T any]() []string {
-	var zero T
-	params, err := env.GetFieldParams(&zero)
-	if err != nil {
-		return nil
-	}
-	out := make([]string, 0, len(params))
-	for _, p := range params {
-		out = append(out, p.Key)
-	}
-	return out
 }
 
 // NewLogger is the JSON logger every binary uses, on stderr.
@@ -210,7 +119,7 @@ func Masked(cfg any) map[string]any {
 	if v.Kind() == reflect.Pointer {
 		v = v.Elem()
 	}
-	for _, f := range Fields(v.Type()) {
+	for _, f := range envconfig.Fields(v.Type()) {
 		val := fmt.Sprint(v.FieldByIndex(f.Index).Interface())
 		low := strings.ToLower(f.Key)
 		tag, tagged := f.Field.Tag.Lookup("secret")
@@ -226,50 +135,6 @@ func Masked(cfg any) map[string]any {
 		}
 		out[f.Key] = val
 	}
-	return out
-}
-
-// Field is one env variable of a config struct, as the env library reads it:
-// the generated configuration reference lists them, and LogConfig and the
-// parse errors name them.
-type Field struct {
-	// Key is the variable, its prefixes included (INGEST_CONSUMER_ACK_WAIT).
-	Key string
-	// Prefix is the envPrefix the key is under ("" for none): a struct used
-	// by several owners (a worker's queue settings) reads one variable per
-	// prefix.
-	Prefix string
-	// Index is the field's path from the top struct (reflect's FieldByIndex).
-	Index []int
-	// Owner is the struct that declares the field, whose source holds its
-	// doc comment.
-	Owner reflect.Type
-	// Field is the struct field itself, with its tags.
-	Field reflect.StructField
-}
-
-// Fields lists the env variables of a config struct in declaration order,
-// nested structs (and their envPrefix) included.
-func Fields(t reflect.Type) []Field {
-	var out []Field
-	var walk func(t reflect.Type, prefix string, index []int)
-	walk = func(t reflect.Type, prefix string, index []int) {
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			idx := append(append([]int(nil), index...), i)
-			if !f.IsExported() {
-				continue
-			}
-			if f.Type.Kind() == reflect.Struct && f.Tag.Get("env") == "" && f.Type != reflect.TypeOf(time.Time{}) {
-				walk(f.Type, prefix+f.Tag.Get("envPrefix"), idx)
-				continue
-			}
-			if k, _, _ := strings.Cut(f.Tag.Get("env"), ","); k != "" {
-				out = append(out, Field{Key: prefix + k, Prefix: prefix, Index: idx, Owner: t, Field: f})
-			}
-		}
-	}
-	walk(t, "", nil)
 	return out
 }
 
@@ -445,7 +310,7 @@ func RunAll(ctx context.Context, tasks ...Task) error {
 // flag.ContinueOnError, which has printed its usage) was asked for its
 // usage, and exits 0 with nothing logged.
 func Main(name string, run func(ctx context.Context, log *slog.Logger) error) {
-	base, err := LoadConfig[Base]()
+	base, err := envconfig.Load[Base]()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		os.Exit(2)

@@ -7,13 +7,13 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/service"
 )
 
@@ -31,7 +31,7 @@ type cfg struct {
 func TestLoadConfigAndMask(t *testing.T) {
 	t.Setenv("PLAIN", "y")
 	t.Setenv("DATABASE_URL", "postgres://u:secret@h/db")
-	c, err := service.LoadConfig[cfg]()
+	c, err := envconfig.Load[cfg]()
 	require.NoError(t, err)
 	require.Equal(t, "y", c.Plain)
 	require.Equal(t, 25*time.Second, c.ShutdownTimeout)
@@ -44,11 +44,11 @@ func TestLoadConfigAndMask(t *testing.T) {
 	// password with an @ in it is masked whole.
 	require.Equal(t, "postgres://a:***@r1:5432/db,postgres://b@r2/db,postgres://c:***@r3/db?sslmode=disable",
 		service.MaskURL("postgres://a:pw1@r1:5432/db,postgres://b@r2/db,postgres://c:p@ss@r3/db?sslmode=disable"))
-	require.Contains(t, service.EnvVars[cfg](), "SHUTDOWN_TIMEOUT")
-	require.Contains(t, service.EnvVars[cfg](), "DATABASE_URL")
+	require.Contains(t, envconfig.EnvVars[cfg](), "SHUTDOWN_TIMEOUT")
+	require.Contains(t, envconfig.EnvVars[cfg](), "DATABASE_URL")
 
 	t.Setenv("SHUTDOWN_TIMEOUT", "soon")
-	_, err = service.LoadConfig[cfg]()
+	_, err = envconfig.Load[cfg]()
 	require.ErrorContains(t, err, "SHUTDOWN_TIMEOUT")
 }
 
@@ -67,36 +67,6 @@ func TestMaskedSecretTag(t *testing.T) {
 	m := service.Masked(tagged{Hidden: "h", KeyPath: "/run/tls/key.pem", Bus: "nats://t0ken@a:4222,nats://u:p@b:4222,nats://c:4222", Untaged: "k"})
 	require.Equal(t, map[string]any{"PLAIN_HIDDEN": "***", "TLS_KEY_FILE": "/run/tls/key.pem", "BUS_URL": "nats://***@a:4222,nats://***@b:4222,nats://c:4222", "SIGNING_KEY": "***"}, m)
 	require.Equal(t, "nats://t0ken@a:4222", service.MaskURL("nats://t0ken@a:4222"), "MaskURL keeps a user without a password")
-}
-
-type queueSettings struct {
-	Wait time.Duration `env:"WAIT" envDefault:"1s"`
-}
-
-type walked struct {
-	A     queueSettings `envPrefix:"A_"`
-	B     queueSettings `envPrefix:"B_"`
-	Plain string        `env:"PLAIN"`
-	Time  time.Time     `env:"AT"`
-	_     string        // unexported: never a variable
-}
-
-// Fields lists what the env library reads, in order: a shared struct once
-// per prefix, owned by the struct that declares the field.
-func TestFields(t *testing.T) {
-	t.Parallel()
-	fields := service.Fields(reflect.TypeOf(walked{}))
-	var keys, prefixes, owners []string
-	for _, f := range fields {
-		keys = append(keys, f.Key)
-		prefixes = append(prefixes, f.Prefix)
-		owners = append(owners, f.Owner.Name()+"."+f.Field.Name)
-	}
-	require.Equal(t, []string{"A_WAIT", "B_WAIT", "PLAIN", "AT"}, keys)
-	require.Equal(t, []string{"A_", "B_", "", ""}, prefixes)
-	require.Equal(t, []string{"queueSettings.Wait", "queueSettings.Wait", "walked.Plain", "walked.Time"}, owners)
-	require.Equal(t, []int{1, 0}, fields[1].Index)
-	require.Equal(t, service.EnvVars[walked](), keys, "the same variables as the env library's")
 }
 
 func TestOpsHandler(t *testing.T) {
@@ -168,10 +138,10 @@ type prefixed struct {
 
 func TestPrefixedVariables(t *testing.T) {
 	t.Setenv("INGEST_BATCH_SIZE", "many")
-	_, err := service.LoadConfig[prefixed]()
+	_, err := envconfig.Load[prefixed]()
 	require.ErrorContains(t, err, "INGEST_BATCH_SIZE")
 	t.Setenv("INGEST_BATCH_SIZE", "7")
-	c, err := service.LoadConfig[prefixed]()
+	c, err := envconfig.Load[prefixed]()
 	require.NoError(t, err)
 	require.Equal(t, "7", service.Masked(c)["INGEST_BATCH_SIZE"])
 }
@@ -204,18 +174,4 @@ func TestServerCutsOffAStalledBody(t *testing.T) {
 	require.Less(t, time.Since(start), 3*time.Second)
 	cancel()
 	require.NoError(t, <-done)
-}
-
-func TestZeroDefaultsFillsOnlyWhatIsUnset(t *testing.T) {
-	type inner struct {
-		N int `env:"ZD_INNER" envDefault:"9"`
-	}
-	type cfg struct {
-		A string        `env:"ZD_A" envDefault:"a"`
-		B time.Duration `env:"ZD_B" envDefault:"2s"`
-		C int           `env:"ZD_C" envDefault:"3"`
-		I inner
-	}
-	got := service.ZeroDefaults(cfg{B: time.Minute})
-	require.Equal(t, cfg{A: "a", B: time.Minute, C: 3}, got, "set fields stay; nested structs are left alone")
 }

@@ -3,7 +3,7 @@ package summarize
 import (
 	"time"
 
-	"github.com/recallhq/recall/pkg/service"
+	"github.com/recallhq/recall/pkg/envconfig"
 )
 
 // Policy says when a session's summary is due after ingest: at least
@@ -22,7 +22,7 @@ type Policy struct {
 }
 
 // DefaultPolicy is Policy with its env defaults.
-var DefaultPolicy = service.Defaults[Policy]()
+var DefaultPolicy = envconfig.Defaults[Policy]()
 
 // WithDefaults maps the zero values of a policy built in code to the env
 // defaults, like a policy read from an empty environment.

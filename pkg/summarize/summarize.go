@@ -15,8 +15,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/recallhq/recall/internal/script"
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/extract"
-	"github.com/recallhq/recall/pkg/service"
 )
 
 // Turn is one message of the stretch to summarize, oldest first.
@@ -88,7 +88,7 @@ type Options struct {
 }
 
 // DefaultOptions are Options with their env defaults.
-var DefaultOptions = service.Defaults[Options]()
+var DefaultOptions = envconfig.Defaults[Options]()
 
 func (o Options) withDefaults() Options {
 	if o.MaxRunes <= 0 {

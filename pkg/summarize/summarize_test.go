@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/openaitest"
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/extract"
 	"github.com/recallhq/recall/pkg/llm"
-	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/summarize"
 )
 
@@ -139,7 +139,7 @@ func TestExtractiveBounds(t *testing.T) {
 func llmSetup(t *testing.T, tweak func(*llm.Config)) (*summarize.LLM, *openaitest.Server) {
 	t.Helper()
 	srv := openaitest.New(t)
-	cfg := service.Defaults[llm.Config]()
+	cfg := envconfig.Defaults[llm.Config]()
 	cfg.BaseURL, cfg.Model = srv.URL()+"/v1", "summary-model"
 	cfg.Timeout, cfg.MaxRetries, cfg.MaxConcurrency, cfg.MaxTokens = 2*time.Second, 2, 2, 200
 	cfg.RetryInitial, cfg.RetryMax = time.Millisecond, 10*time.Millisecond

@@ -21,10 +21,10 @@ import (
 	"github.com/recallhq/recall/internal/openaitest"
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/internal/testenv/legacy"
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/llm"
-	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
 	"github.com/recallhq/recall/pkg/summarize"
 	"github.com/recallhq/recall/pkg/summarizer"
@@ -57,7 +57,7 @@ func setup(t *testing.T) *bundle {
 // withLLM points the summarizer at a fake OpenAI server.
 func (b *bundle) withLLM(t *testing.T) *openaitest.Server {
 	b.llm = openaitest.New(t)
-	b.cfg.LLM = service.Defaults[llm.Config]()
+	b.cfg.LLM = envconfig.Defaults[llm.Config]()
 	b.cfg.LLM.BaseURL, b.cfg.LLM.Model = b.llm.URL()+"/v1", "fake-summarizer"
 	b.cfg.LLM.Timeout, b.cfg.LLM.MaxRetries, b.cfg.LLM.MaxConcurrency, b.cfg.LLM.MaxTokens = 2*time.Second, 0, 4, 200
 	b.cfg.LLM.RetryInitial, b.cfg.LLM.RetryMax = time.Millisecond, 10*time.Millisecond

@@ -15,7 +15,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/recallhq/recall/internal/testenv"
-	"github.com/recallhq/recall/pkg/service"
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/telemetry"
 )
 
@@ -42,7 +42,7 @@ func TestConfigFromEnv(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var cfg telemetry.Config
-			err := service.LoadInto(&cfg, tc.env)
+			err := envconfig.LoadInto(&cfg, tc.env)
 			if err == nil {
 				err = cfg.Validate()
 			}
@@ -87,7 +87,7 @@ func TestStartExportsOverOTLP(t *testing.T) {
 		mu.Unlock()
 		t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", collector.URL)
 		t.Setenv("OTEL_SERVICE_NAME", tc.env)
-		cfg, err := service.LoadConfig[telemetry.Config]()
+		cfg, err := envconfig.Load[telemetry.Config]()
 		require.NoError(t, err)
 		stop, err := telemetry.Start(context.Background(), cfg, "ingest", testenv.Logger(t))
 		require.NoError(t, err)

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/recallhq/recall/pkg/deps"
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
@@ -34,7 +35,7 @@ func Main(w Worker) {
 // its periodic tasks, beside the operations server. With once, the single
 // worker given runs one pass instead, and Run returns.
 func Run(ctx context.Context, log *slog.Logger, name string, workers []Worker, once bool) error {
-	base, err := service.LoadConfig[deps.Config]()
+	base, err := envconfig.Load[deps.Config]()
 	if err != nil {
 		return err
 	}
@@ -143,7 +144,7 @@ func Tasks(ctx context.Context, d *Deps, metrics *queue.RunnerMetrics, cfgs []Co
 // EnvVars lists every variable a process running workers reads: the shared
 // config's and each worker's, once each, for the deployment checks.
 func EnvVars(workers ...Worker) []string {
-	out := service.EnvVars[deps.Config]()
+	out := envconfig.EnvVars[deps.Config]()
 	for _, w := range workers {
 		out = append(out, w.EnvVars()...)
 	}

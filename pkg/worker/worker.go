@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/recallhq/recall/pkg/embed"
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/service"
@@ -139,7 +140,7 @@ func Permissions(w Worker) queue.Permissions {
 }
 
 // EnvVars implements Worker.
-func (d Def[C, W]) EnvVars() []string { return service.EnvVars[C]() }
+func (d Def[C, W]) EnvVars() []string { return envconfig.EnvVars[C]() }
 
 // Load implements Worker.
 func (d Def[C, W]) Load(environ map[string]string) (Config, error) {
@@ -160,7 +161,7 @@ func (d Def[C, W]) LoadConfig(environ map[string]string) (C, error) {
 		q := d.Queue(&cfg)
 		q.Runner.BatchSize, q.Runner.Concurrency = d.BatchSize, d.Concurrency
 	}
-	if err := service.LoadInto(&cfg, environ); err != nil {
+	if err := envconfig.LoadInto(&cfg, environ); err != nil {
 		return cfg, fmt.Errorf("%s: %w", d.Name, err)
 	}
 	return cfg, nil

@@ -14,8 +14,8 @@ import (
 
 	"github.com/recallhq/recall/internal/contexteval"
 	"github.com/recallhq/recall/internal/datasets"
+	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/extract"
-	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/summarize"
 	"github.com/recallhq/recall/pkg/summarizer"
 )
@@ -47,7 +47,7 @@ type feed struct {
 
 // defaultFeed is the worker's feed with every setting at its default.
 func defaultFeed() feed {
-	return feed{policy: summarize.DefaultPolicy, maxMessages: service.Defaults[summarizer.Config]().MaxMessages}
+	return feed{policy: summarize.DefaultPolicy, maxMessages: envconfig.Defaults[summarizer.Config]().MaxMessages}
 }
 
 // writer is what roll asks for each version: summarize.Extractive, or a
@@ -366,7 +366,7 @@ func run(ctx context.Context, dataDir string, limit int) (*report, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := service.Defaults[summarizer.Config]().Summary
+	opts := envconfig.Defaults[summarizer.Config]().Summary
 	e := summarize.NewExtractive(rules, opts)
 	f := defaultFeed()
 

@@ -8,7 +8,7 @@ package retention
 import (
 	"time"
 
-	"github.com/recallhq/recall/pkg/service"
+	"github.com/recallhq/recall/pkg/envconfig"
 )
 
 // Policy is the age part of the seen-item registry, for the job that cleans
@@ -21,7 +21,7 @@ type Policy struct {
 }
 
 // DefaultPolicy is Policy with its env defaults: 90 days.
-var DefaultPolicy = service.Defaults[Policy]()
+var DefaultPolicy = envconfig.Defaults[Policy]()
 
 // Cutoff is the event time before which seen items and notifications are
 // deleted as of now: now − MaxAge. ok is false when MaxAge is not positive,
