@@ -17,6 +17,7 @@ import (
 
 	"github.com/recallhq/recall/internal/deploycheck"
 	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/eventmsg"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/extract"
 	"github.com/recallhq/recall/pkg/extractor"
@@ -57,7 +58,7 @@ func BenchmarkExtract(b *testing.B) {
 		s := i % 500
 		t := events.Turn{ID: fmt.Sprintf("x%07d", i), TenantID: "bench", UserID: fmt.Sprintf("u%03d", s), SessionID: fmt.Sprintf("s%03d", s),
 			OccurredAt: base.Add(time.Duration(i) * time.Second), Role: events.RoleUser, Content: texts[i%len(texts)]}
-		m, err := events.TurnMsg(&t)
+		m, err := eventmsg.Turn(&t)
 		require.NoError(b, err)
 		msgs[i] = m
 	}

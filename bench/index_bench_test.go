@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/testenv"
-	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/eventmsg"
 	"github.com/recallhq/recall/pkg/indexer"
 	"github.com/recallhq/recall/pkg/ingest"
 )
@@ -38,7 +38,7 @@ func BenchmarkIndex(b *testing.B) {
 	}
 	msgs := make([]*nats.Msg, n)
 	for i := range turns {
-		m, err := events.TurnMsg(&turns[i])
+		m, err := eventmsg.Turn(&turns[i])
 		require.NoError(b, err)
 		msgs[i] = m
 	}

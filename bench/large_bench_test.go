@@ -20,7 +20,7 @@ import (
 
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/embed"
-	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/eventmsg"
 	"github.com/recallhq/recall/pkg/indexer"
 	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/queue"
@@ -322,7 +322,7 @@ func pipelineRates(b *testing.B, db *testenv.DB, n int, prefix string) (ingestRa
 		turns[i].ID = prefix + turns[i].ID
 		turns[i].UserID = prefix + turns[i].UserID
 		turns[i].SessionID = prefix + turns[i].SessionID
-		m, err := events.TurnMsg(&turns[i])
+		m, err := eventmsg.Turn(&turns[i])
 		require.NoError(b, err)
 		msgs[i] = m
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/require"
 
+	"github.com/recallhq/recall/pkg/eventmsg"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/store"
@@ -38,7 +39,7 @@ func (b *bundle) deadLetter(t *testing.T, tr events.Turn, reason string) {
 // would, had it given up on the turn stored at stream sequence seq.
 func (b *bundle) deadLetterBy(t *testing.T, tr events.Turn, consumer string, seq uint64, reason string) {
 	t.Helper()
-	msg, err := events.TurnMsg(&tr)
+	msg, err := eventmsg.Turn(&tr)
 	require.NoError(t, err)
 	require.NoError(t, queue.DeadLetter(t.Context(), b.js, consumer, queue.TurnsStream,
 		queue.Message{Subject: msg.Subject, Data: msg.Data, Header: msg.Header, Seq: seq, Deliveries: 5}, reason))

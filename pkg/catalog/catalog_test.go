@@ -15,6 +15,7 @@ import (
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/catalog"
 	"github.com/recallhq/recall/pkg/embed"
+	"github.com/recallhq/recall/pkg/eventmsg"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
 )
@@ -176,7 +177,7 @@ func TestCatalogRedeliveryPublishesLostRefresh(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
-	m, err := events.ShelfEntryMsg(&events.ShelfEntry{ID: "s1", TenantID: "t", UserID: "u1", OccurredAt: t0, Ref: "/b/1", Status: events.ShelfReading})
+	m, err := eventmsg.ShelfEntry(&events.ShelfEntry{ID: "s1", TenantID: "t", UserID: "u1", OccurredAt: t0, Ref: "/b/1", Status: events.ShelfReading})
 	require.NoError(t, err)
 	msg := queue.Message{Subject: m.Subject, Data: m.Data, Header: m.Header, Deliveries: 1}
 
@@ -267,7 +268,7 @@ func TestCatalogEmbeddingChoice(t *testing.T) {
 		it := book("c", "/b/"+tc.name, "Title "+tc.name, t0)
 		it.ID = tc.name
 		it.Embedding, it.EmbeddingModel = tc.embedding, tc.model
-		m, err := events.CatalogItemMsg(&it)
+		m, err := eventmsg.CatalogItem(&it)
 		require.NoError(t, err)
 		msgs = append(msgs, queue.Message{Subject: m.Subject, Data: m.Data, Header: m.Header, Deliveries: 1, Seq: uint64(i + 1)})
 	}

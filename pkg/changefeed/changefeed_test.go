@@ -17,6 +17,7 @@ import (
 	"github.com/recallhq/recall/pkg/catalog"
 	"github.com/recallhq/recall/pkg/changefeed"
 	"github.com/recallhq/recall/pkg/contract"
+	"github.com/recallhq/recall/pkg/eventmsg"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/extractor"
 	"github.com/recallhq/recall/pkg/forget"
@@ -178,7 +179,7 @@ func TestConversationChanges(t *testing.T) {
 	// The same turns published again under other message ids (the turn
 	// stream takes them): stored again by nobody, published again by nobody.
 	for _, tr := range []events.Turn{lyon, toronto} {
-		m, err := events.TurnMsg(&tr)
+		m, err := eventmsg.Turn(&tr)
 		require.NoError(t, err)
 		m.Header.Set(jetstream.MsgIDHeader, "again-"+tr.ID)
 		_, err = b.nats.JS.PublishMsg(context.Background(), m)
@@ -201,7 +202,7 @@ func TestConversationChanges(t *testing.T) {
 	// the schema refuses is no assertion at all.
 	b.publish(t, turn("said-3", "u1", "What is the weather like today?", t0.Add(2*time.Hour)))
 	bad := turn("said-4", "u2", "I live in Paris.", t0.Add(3*time.Hour))
-	m, err := events.TurnMsg(&bad)
+	m, err := eventmsg.Turn(&bad)
 	require.NoError(t, err)
 	m.Subject = events.TurnSubject("acme", "u1", "s1")
 	_, err = b.nats.JS.PublishMsg(context.Background(), m)
@@ -254,7 +255,7 @@ func TestRedeliveryPublishesWhatACrashLost(t *testing.T) {
 	require.NoError(t, err)
 
 	tr := turn("said-1", "u1", "I live in Lyon.", t0)
-	nm, err := events.TurnMsg(&tr)
+	nm, err := eventmsg.Turn(&tr)
 	require.NoError(t, err)
 	delivery := func(n uint64) []queue.Message {
 		return []queue.Message{{Subject: nm.Subject, Data: nm.Data, Header: nm.Header, Seq: 1, Deliveries: n}}

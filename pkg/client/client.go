@@ -27,6 +27,7 @@ import (
 	"github.com/cenkalti/backoff/v4"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/recallhq/recall/pkg/eventmsg"
 	"github.com/recallhq/recall/pkg/events"
 )
 
@@ -252,7 +253,7 @@ func publishTurns(ctx context.Context, js jetstream.JetStream, turns []events.Tu
 	futures := make([]jetstream.PubAckFuture, len(turns))
 	for i := range turns {
 		res[i].ID = turns[i].ID
-		m, err := events.TurnMsg(&turns[i])
+		m, err := eventmsg.Turn(&turns[i])
 		if err == nil {
 			futures[i], err = js.PublishMsgAsync(m)
 		}

@@ -25,7 +25,7 @@ func TestThinDependencies(t *testing.T) {
 		"github.com/prometheus/", "github.com/nats-io/nats-server"}
 	allowed := map[string][]string{
 		"github.com/recallhq/recall/pkg/contract": {"pkg/contract", "pkg/events"},
-		"github.com/recallhq/recall/pkg/client":   {"pkg/client", "pkg/contract", "pkg/events"},
+		"github.com/recallhq/recall/pkg/client":   {"pkg/client", "pkg/contract", "pkg/events", "pkg/eventmsg"},
 	}
 	for pkg, own := range allowed {
 		list := deps(t, pkg)
@@ -41,5 +41,12 @@ func TestThinDependencies(t *testing.T) {
 		// What the client compiles stays small: nats.go and backoff with
 		// their own dependencies.
 		require.Less(t, len(list), 60, "%s: %d non-standard packages: %v", pkg, len(list), list)
+	}
+	// The contract and the event types need no NATS client: what builds
+	// the messages is pkg/eventmsg.
+	for _, pkg := range []string{"github.com/recallhq/recall/pkg/contract", "github.com/recallhq/recall/pkg/events"} {
+		for _, d := range deps(t, pkg) {
+			require.False(t, strings.HasPrefix(d, "github.com/nats-io/"), "%s depends on %s", pkg, d)
+		}
 	}
 }

@@ -8,9 +8,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Shelf statuses a shelf entry may carry. Removed takes an item off the shelf;
@@ -423,41 +420,6 @@ func checkRef(fe *fieldErrors, field, ref string) {
 	}
 }
 
-// CatalogItemMsg encodes a catalog item as the NATS message a producer sends,
-// deduplicated by Nats-Msg-Id = tenant:id like turns. Ids are unique within the
-// tenant across catalog and shelf events, which share a stream.
-func CatalogItemMsg(it *CatalogItem) (*nats.Msg, error) {
-	if it.V == 0 {
-		it.V = Version
-	}
-	return signalMsg(CatalogSubject(it.TenantID), MsgID(it.TenantID, it.ID), it)
-}
-
-// ShelfEntryMsg encodes a shelf entry as the NATS message a producer sends.
-func ShelfEntryMsg(e *ShelfEntry) (*nats.Msg, error) {
-	if e.V == 0 {
-		e.V = Version
-	}
-	return signalMsg(ShelfSubject(e.TenantID, e.UserID), MsgID(e.TenantID, e.ID), e)
-}
-
-// AttributeEditMsg is the message an attribute edit is published as: on
-// its user's subject, deduplicated by its id.
-func AttributeEditMsg(e *AttributeEdit) (*nats.Msg, error) {
-	return signalMsg(AttributeSubject(e.TenantID, e.UserID), MsgID(e.TenantID, e.ID), e)
-}
-
-func signalMsg(subject, msgID string, v any) (*nats.Msg, error) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("encode %s: %w", msgID, err)
-	}
-	m := nats.NewMsg(subject)
-	m.Data = data
-	m.Header.Set(jetstream.MsgIDHeader, msgID)
-	return m, nil
-}
-
 // HeaderDebounceUntil is set on a profile task to the end of its debounce
 // bucket (RFC 3339, the publisher's clock). Tasks published for the same user
 // until then were dropped as duplicates of this one, so the changes behind them
@@ -471,49 +433,4 @@ const HeaderDebounceUntil = "Recall-Debounce-Until"
 // keys equal.
 func ProfileTaskMsgID(tenantID, userID string, bucketStart time.Time) string {
 	return EncodeToken(tenantID) + ":" + EncodeToken(userID) + ":" + strconv.FormatInt(bucketStart.UnixMilli(), 10)
-}
-
-// ProfileTaskMsg encodes a task as a NATS message, debounced per user: its
-// Nats-Msg-Id names the bucket of publish time (now) it falls in, so JetStream
-// stores the first task of a user per bucket and drops the others inside the
-// stream's duplicate window.
-//
-// The bucket is taken from publish time, not from RequestedAt, on purpose. A
-// dropped task's change must still reach the profile; that holds when the
-// profiler reads its inputs after the last moment a task could be folded into
-// the stored one, which with publish-time buckets is the bucket's end (carried in
-// HeaderDebounceUntil). With event-time buckets a replayed or late event could
-// be folded in at any time within the duplicate window, after the profile was
-// already computed. With bucket <= 0 there is no debouncing: only a repeat of
-// the same task (same requested_at) is dropped.
-func ProfileTaskMsg(t *ProfileTask, now time.Time, bucket time.Duration) (*nats.Msg, error) {
-	if t.V == 0 {
-		t.V = Version
-	}
-	if bucket <= 0 {
-		id := EncodeToken(t.TenantID) + ":" + EncodeToken(t.UserID) + ":at:" + strconv.FormatInt(t.RequestedAt.UnixNano(), 10)
-		return signalMsg(ProfileTaskSubject(t.TenantID, t.UserID), id, t)
-	}
-	ms, width := now.UnixMilli(), max(bucket.Milliseconds(), 1)
-	start := ms - ms%width
-	if ms < 0 && ms%width != 0 {
-		start -= width
-	}
-	m, err := signalMsg(ProfileTaskSubject(t.TenantID, t.UserID), ProfileTaskMsgID(t.TenantID, t.UserID, time.UnixMilli(start)), t)
-	if err != nil {
-		return nil, err
-	}
-	m.Header.Set(HeaderDebounceUntil, time.UnixMilli(start+width).UTC().Format(time.RFC3339Nano))
-	return m, nil
-}
-
-// DebounceUntil reads HeaderDebounceUntil; ok is false when the task carries
-// none (it was not debounced) or it does not parse.
-func DebounceUntil(h nats.Header) (time.Time, bool) {
-	v := h.Get(HeaderDebounceUntil)
-	if v == "" {
-		return time.Time{}, false
-	}
-	t, err := time.Parse(time.RFC3339Nano, v)
-	return t, err == nil
 }

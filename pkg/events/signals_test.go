@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
+	"github.com/recallhq/recall/pkg/eventmsg"
 	"github.com/recallhq/recall/pkg/events"
 )
 
@@ -203,11 +204,11 @@ func TestProfileTaskMsg(t *testing.T) {
 	t.Parallel()
 	task := events.ProfileTask{TenantID: "acme", UserID: "u-42", RequestedAt: time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)}
 	at := time.Date(2026, 11, 22, 9, 0, 3, 0, time.UTC)
-	m, err := events.ProfileTaskMsg(&task, at, 5*time.Second)
+	m, err := eventmsg.ProfileTask(&task, at, 5*time.Second)
 	require.NoError(t, err)
 	require.Equal(t, "recall.tasks.profile.acme.u-42", m.Subject)
 	require.Equal(t, "acme:u-42:"+itoa(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC).UnixMilli()), m.Header.Get(jetstream.MsgIDHeader))
-	until, ok := events.DebounceUntil(m.Header)
+	until, ok := eventmsg.DebounceUntil(m.Header)
 	require.True(t, ok)
 	require.Equal(t, time.Date(2026, 11, 22, 9, 0, 5, 0, time.UTC), until)
 	require.JSONEq(t, `{"v":1,"tenant_id":"acme","user_id":"u-42","requested_at":"2026-11-22T08:00:00Z"}`, string(m.Data))
@@ -215,9 +216,9 @@ func TestProfileTaskMsg(t *testing.T) {
 	same := func(a, b time.Time, req time.Time) bool {
 		t1, t2 := task, task
 		t2.RequestedAt = req
-		m1, err := events.ProfileTaskMsg(&t1, a, 5*time.Second)
+		m1, err := eventmsg.ProfileTask(&t1, a, 5*time.Second)
 		require.NoError(t, err)
-		m2, err := events.ProfileTaskMsg(&t2, b, 5*time.Second)
+		m2, err := eventmsg.ProfileTask(&t2, b, 5*time.Second)
 		require.NoError(t, err)
 		return m1.Header.Get(jetstream.MsgIDHeader) == m2.Header.Get(jetstream.MsgIDHeader)
 	}
@@ -225,18 +226,18 @@ func TestProfileTaskMsg(t *testing.T) {
 	require.False(t, same(at, at.Add(2*time.Second), task.RequestedAt), "the next bucket is a new task")
 
 	// Ids with ':' cannot make two users' keys meet.
-	a, err := events.ProfileTaskMsg(&events.ProfileTask{TenantID: "a:b", UserID: "c", RequestedAt: at}, at, time.Second)
+	a, err := eventmsg.ProfileTask(&events.ProfileTask{TenantID: "a:b", UserID: "c", RequestedAt: at}, at, time.Second)
 	require.NoError(t, err)
-	b, err := events.ProfileTaskMsg(&events.ProfileTask{TenantID: "a", UserID: "b:c", RequestedAt: at}, at, time.Second)
+	b, err := eventmsg.ProfileTask(&events.ProfileTask{TenantID: "a", UserID: "b:c", RequestedAt: at}, at, time.Second)
 	require.NoError(t, err)
 	require.NotEqual(t, a.Header.Get(jetstream.MsgIDHeader), b.Header.Get(jetstream.MsgIDHeader))
 
 	// Without a bucket, only the very same task dedupes, and nothing is held.
-	m, err = events.ProfileTaskMsg(&task, at, 0)
+	m, err = eventmsg.ProfileTask(&task, at, 0)
 	require.NoError(t, err)
-	_, ok = events.DebounceUntil(m.Header)
+	_, ok = eventmsg.DebounceUntil(m.Header)
 	require.False(t, ok)
-	m2, err := events.ProfileTaskMsg(&task, at.Add(time.Hour), 0)
+	m2, err := eventmsg.ProfileTask(&task, at.Add(time.Hour), 0)
 	require.NoError(t, err)
 	require.Equal(t, m.Header.Get(jetstream.MsgIDHeader), m2.Header.Get(jetstream.MsgIDHeader))
 }

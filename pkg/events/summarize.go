@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"time"
-
-	"github.com/nats-io/nats.go"
 )
 
 // Reasons a session summary is asked for.
@@ -118,13 +116,4 @@ func CheckSummarizeSubject(subject string, r *SummarizeRequest) error {
 func SummarizeMsgID(tenantID, sessionID string, fromCount, throughCount int64) string {
 	return EncodeToken(tenantID) + ":summarize:" + EncodeToken(sessionID) + ":" +
 		strconv.FormatInt(fromCount, 10) + "-" + strconv.FormatInt(throughCount, 10)
-}
-
-// SummarizeMsg encodes a request as a NATS message with its dedupe id.
-func SummarizeMsg(r *SummarizeRequest) (*nats.Msg, error) {
-	if r.V == 0 {
-		r.V = Version
-	}
-	return signalMsg(SummarizeTaskSubject(r.TenantID, r.UserID, r.SessionID),
-		SummarizeMsgID(r.TenantID, r.SessionID, r.FromCount, r.ThroughCount), r)
 }

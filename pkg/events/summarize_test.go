@@ -8,6 +8,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
+	"github.com/recallhq/recall/pkg/eventmsg"
 	"github.com/recallhq/recall/pkg/events"
 )
 
@@ -64,7 +65,7 @@ func TestSummarizeSubjectAndID(t *testing.T) {
 	// cannot collide.
 	require.Equal(t, events.SummarizeMsgID("a", "s", 0, 3), "a:summarize:s:0-3")
 	require.NotEqual(t, events.SummarizeMsgID("a:b", "c", 0, 3), events.SummarizeMsgID("a", "b:c", 0, 3))
-	m, err := events.SummarizeMsg(&r)
+	m, err := eventmsg.Summarize(&r)
 	require.NoError(t, err)
 	require.Equal(t, events.SummarizeMsgID("t.1", "s 1", 0, 3), m.Header.Get(jetstream.MsgIDHeader))
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/recallhq/recall/internal/openaitest"
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/envconfig"
+	"github.com/recallhq/recall/pkg/eventmsg"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/extractor"
 )
@@ -102,7 +103,7 @@ func TestExtractorRecordsFactsOnce(t *testing.T) {
 
 	// The same turns again, as after the dedupe window (no Nats-Msg-Id): nothing changes.
 	for _, tn := range turns {
-		m, err := events.TurnMsg(&tn)
+		m, err := eventmsg.Turn(&tn)
 		require.NoError(t, err)
 		m.Header.Del("Nats-Msg-Id")
 		_, err = b.nats.JS.PublishMsg(context.Background(), m)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/recallhq/recall/internal/openaitest"
 	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/eventmsg"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/indexer"
 	"github.com/recallhq/recall/pkg/queue"
@@ -58,7 +59,7 @@ func TestIndexerIndexesTurnsOnce(t *testing.T) {
 	_, err = pub.PublishTurns(context.Background(), turns[:2]) // a duplicate publish
 	require.NoError(t, err)
 	bad := turn("e9", "s1", "bot", "x", 9)
-	m, err := events.TurnMsg(&bad)
+	m, err := eventmsg.Turn(&bad)
 	require.NoError(t, err)
 	_, err = n.JS.PublishMsg(context.Background(), m)
 	require.NoError(t, err)
@@ -83,7 +84,7 @@ func TestIndexerIndexesTurnsOnce(t *testing.T) {
 	require.NotNil(t, w)
 	var msgs []queue.Message
 	for _, tn := range turns {
-		mm, err := events.TurnMsg(&tn)
+		mm, err := eventmsg.Turn(&tn)
 		require.NoError(t, err)
 		msgs = append(msgs, queue.Message{Subject: mm.Subject, Data: mm.Data, Header: mm.Header, Deliveries: 1})
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/eventmsg"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/ingest"
 )
@@ -106,7 +107,7 @@ func TestIngestExactlyOnce(t *testing.T) {
 	// 150 duplicates as if published again after the dedupe window: they reach the
 	// stream and the database must skip them.
 	for _, tn := range all[5000:5150] {
-		m, err := events.TurnMsg(&tn)
+		m, err := eventmsg.Turn(&tn)
 		require.NoError(t, err)
 		b.publishRaw(t, m.Subject, m.Data, "")
 	}

@@ -5,7 +5,7 @@
 // into it.
 //
 // Tasks are debounced twice. Publishers fold the tasks of one user within a
-// bucket of publish time into one stored task (events.ProfileTaskMsg), and
+// bucket of publish time into one stored task (eventmsg.ProfileTask), and
 // this worker holds such a task until its bucket has closed, so that the
 // changes behind the folded tasks are committed before it reads. Then a task
 // whose changes and event time the stored profile already covers is acked
@@ -30,6 +30,7 @@ import (
 	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/embed"
+	"github.com/recallhq/recall/pkg/eventmsg"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
 )
@@ -181,7 +182,7 @@ func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 // when it was debounced, before its bucket ended; the grace covers clock skew.
 func (w *Worker) due(m queue.Message) time.Time {
 	due := m.Published
-	if until, ok := events.DebounceUntil(m.Header); ok && until.After(due) {
+	if until, ok := eventmsg.DebounceUntil(m.Header); ok && until.After(due) {
 		due = until
 	}
 	return due.Add(w.cfg.DebounceGrace)

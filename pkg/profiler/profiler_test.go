@@ -18,6 +18,7 @@ import (
 	"github.com/recallhq/recall/pkg/catalog"
 	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/embed"
+	"github.com/recallhq/recall/pkg/eventmsg"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/profiler"
 	"github.com/recallhq/recall/pkg/store"
@@ -389,7 +390,7 @@ func TestDebouncedChangeIsNotLost(t *testing.T) {
 	const bucket = time.Second
 	publishAt := time.Now().Add(bucket)
 	publish := func(at time.Time) *jetstream.PubAck {
-		m, err := events.ProfileTaskMsg(&events.ProfileTask{TenantID: "t", UserID: "u", RequestedAt: at}, publishAt, bucket)
+		m, err := eventmsg.ProfileTask(&events.ProfileTask{TenantID: "t", UserID: "u", RequestedAt: at}, publishAt, bucket)
 		require.NoError(t, err)
 		ack, err := b.nats.JS.PublishMsg(ctx, m)
 		require.NoError(t, err)

@@ -8,6 +8,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/recallhq/recall/pkg/eventmsg"
 )
 
 // Publisher publishes turns to JetStream with the dedupe id set, and waits for the
@@ -37,7 +39,7 @@ func (p *Publisher) PublishTurns(ctx context.Context, turns []events.Turn) ([]Pu
 	var buildErrs []error
 	for i := range turns {
 		ids[i] = turns[i].ID
-		m, err := events.TurnMsg(&turns[i])
+		m, err := eventmsg.Turn(&turns[i])
 		if err != nil {
 			if buildErrs == nil {
 				buildErrs = make([]error, len(turns))
@@ -60,7 +62,7 @@ func (p *Publisher) PublishSummarizeRequests(ctx context.Context, reqs []events.
 		if err := events.ValidateSummarizeRequest(&reqs[i], events.ValidateOptions{}); err != nil {
 			return nil, fmt.Errorf("summarize request for session %q: %w", reqs[i].SessionID, err)
 		}
-		m, err := events.SummarizeMsg(&reqs[i])
+		m, err := eventmsg.Summarize(&reqs[i])
 		if err != nil {
 			return nil, err
 		}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/recallhq/recall/pkg/eventmsg"
 )
 
 // SignalsStream holds what the app tells Recall apart from chat turns:
@@ -130,7 +132,7 @@ func (r *Refresher) Publish(ctx context.Context, tasks []events.ProfileTask) ([]
 			errs = append(errs, fmt.Errorf("profile task for %s: %w", ids[i], err))
 			continue
 		}
-		m, err := events.ProfileTaskMsg(&tasks[i], now, r.bucket)
+		m, err := eventmsg.ProfileTask(&tasks[i], now, r.bucket)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -158,7 +160,7 @@ func (p *Publisher) PublishCatalogItems(ctx context.Context, items []events.Cata
 	msgs := make([]*nats.Msg, len(items))
 	ids := make([]string, len(items))
 	for i := range items {
-		m, err := events.CatalogItemMsg(&items[i])
+		m, err := eventmsg.CatalogItem(&items[i])
 		if err != nil {
 			return nil, err
 		}
@@ -173,7 +175,7 @@ func (p *Publisher) PublishAttributeEdits(ctx context.Context, edits []events.At
 	msgs := make([]*nats.Msg, len(edits))
 	ids := make([]string, len(edits))
 	for i := range edits {
-		m, err := events.AttributeEditMsg(&edits[i])
+		m, err := eventmsg.AttributeEdit(&edits[i])
 		if err != nil {
 			return nil, err
 		}
@@ -188,7 +190,7 @@ func (p *Publisher) PublishShelfEntries(ctx context.Context, entries []events.Sh
 	msgs := make([]*nats.Msg, len(entries))
 	ids := make([]string, len(entries))
 	for i := range entries {
-		m, err := events.ShelfEntryMsg(&entries[i])
+		m, err := eventmsg.ShelfEntry(&entries[i])
 		if err != nil {
 			return nil, err
 		}

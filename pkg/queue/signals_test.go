@@ -6,10 +6,12 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/require"
+
 	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/pkg/eventmsg"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/queue"
-	"github.com/stretchr/testify/require"
 )
 
 func TestSignalsStreamDeclared(t *testing.T) {
@@ -110,7 +112,7 @@ func TestRefresherDebounces(t *testing.T) {
 	task, err := events.DecodeProfileTask(m.Data, events.ValidateOptions{Limits: events.DefaultLimits})
 	require.NoError(t, err)
 	require.Equal(t, at, task.RequestedAt.UTC())
-	until, ok := events.DebounceUntil(m.Header)
+	until, ok := eventmsg.DebounceUntil(m.Header)
 	require.True(t, ok)
 	require.WithinDuration(t, m.Time, until, queue.DefaultRefreshBucket+time.Second, "the hold ends with the bucket")
 

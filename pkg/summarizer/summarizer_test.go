@@ -22,6 +22,7 @@ import (
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/internal/testenv/legacy"
 	"github.com/recallhq/recall/pkg/envconfig"
+	"github.com/recallhq/recall/pkg/eventmsg"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/llm"
@@ -252,7 +253,7 @@ func TestRequestsAreIdempotent(t *testing.T) {
 	for _, reason := range []string{events.SummarizeIdle, events.SummarizeThreshold} {
 		r := req
 		r.Reason = reason
-		m, err := events.SummarizeMsg(&r)
+		m, err := eventmsg.Summarize(&r)
 		require.NoError(t, err)
 		m.Header.Set(jetstream.MsgIDHeader, "other-id-"+reason) // past the dedupe window, say
 		_, err = b.nats.JS.PublishMsg(ctx, m)
@@ -485,7 +486,7 @@ func TestTenantIsolation(t *testing.T) {
 	// A request whose body claims another tenant than its subject is
 	// dead-lettered, not served.
 	req := events.SummarizeRequest{V: 1, TenantID: "a", UserID: "u", SessionID: "s", Reason: "request", FromCount: 10, ThroughCount: 11, RequestedAt: t0}
-	m, err := events.SummarizeMsg(&req)
+	m, err := eventmsg.Summarize(&req)
 	require.NoError(t, err)
 	m.Subject = events.SummarizeTaskSubject("b", "u", "s")
 	_, err = b.nats.JS.PublishMsg(context.Background(), m)

@@ -24,6 +24,7 @@ import (
 
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/api"
+	"github.com/recallhq/recall/pkg/eventmsg"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/queue"
@@ -301,7 +302,7 @@ func TestProducerTraceContinues(t *testing.T) {
 	const producerTrace, producerSpan = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
 	turn := events.Turn{ID: "turn-2", TenantID: "acme", UserID: "u-42", SessionID: "s-1",
 		OccurredAt: time.Date(2026, 11, 22, 8, 16, 0, 0, time.UTC), Role: "user", Content: content}
-	m, err := events.TurnMsg(&turn)
+	m, err := eventmsg.Turn(&turn)
 	require.NoError(t, err)
 	// Spelled as some client libraries spell it; NATS headers are case
 	// sensitive, the runner reads it in any case.
@@ -333,7 +334,7 @@ func TestProducerTraceContinues(t *testing.T) {
 // the dead letter's reason, as an event, and the span failed.
 func TestDeadLetterTraced(t *testing.T) {
 	p, exp := setup(t, telemetry.Config{Exporters: []string{"otlp"}})
-	m, err := events.TurnMsg(&events.Turn{ID: "turn-5", TenantID: "acme", UserID: "u-42", SessionID: "s-1",
+	m, err := eventmsg.Turn(&events.Turn{ID: "turn-5", TenantID: "acme", UserID: "u-42", SessionID: "s-1",
 		OccurredAt: time.Date(2026, 11, 22, 8, 17, 0, 0, time.UTC), Role: "user", Content: content})
 	require.NoError(t, err)
 	m.Subject = events.TurnSubject("other", "u-42", "s-1") // the body claims another tenant

@@ -20,6 +20,7 @@ import (
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/decayer"
+	"github.com/recallhq/recall/pkg/eventmsg"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/habits"
 	"github.com/recallhq/recall/pkg/queue"
@@ -209,7 +210,7 @@ func TestInspectorInBrowser(t *testing.T) {
 	// with its three consumers; re-driven, it is stored.
 	late := events.Turn{V: events.Version, ID: "late-1", TenantID: tenantA, UserID: userA, SessionID: "s-now",
 		OccurredAt: now.Add(-50 * time.Minute), Role: events.RoleUser, Content: "这条消息曾被退回 — this turn came back from the dead letters."}
-	msg, err := events.TurnMsg(&late)
+	msg, err := eventmsg.Turn(&late)
 	require.NoError(t, err)
 	for _, dl := range []struct {
 		consumer   string
@@ -228,7 +229,7 @@ func TestInspectorInBrowser(t *testing.T) {
 	// refused until the window has passed since the stored copy.
 	dup := events.Turn{V: events.Version, ID: "dup-1", TenantID: tenantA, UserID: userA, SessionID: "s-now",
 		OccurredAt: now.Add(-40 * time.Minute), Role: events.RoleUser, Content: "这条消息刚刚存过 — stored a moment ago."}
-	dmsg, err := events.TurnMsg(&dup)
+	dmsg, err := eventmsg.Turn(&dup)
 	require.NoError(t, err)
 	ack, err := js.PublishMsg(t.Context(), dmsg)
 	require.NoError(t, err)

@@ -16,6 +16,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/recallhq/recall/internal/pause"
+	"github.com/recallhq/recall/pkg/eventmsg"
 	"github.com/recallhq/recall/pkg/events"
 )
 
@@ -133,7 +134,7 @@ func (p *publisher) direct(ctx context.Context, turns []*events.Turn) (int, erro
 }
 
 func (p *publisher) directOne(ctx context.Context, t *events.Turn) (bool, error) {
-	m, err := events.TurnMsg(t)
+	m, err := eventmsg.Turn(t)
 	if err != nil {
 		return false, err
 	}
