@@ -80,7 +80,7 @@ type ShelfEntry struct {
 
 // ProfileTask asks the profiler to recompute one user's interest vector. It has
 // no id of its own: tasks for the same user are interchangeable, which is what
-// lets them be debounced (see ProfileTaskMsg).
+// lets them be debounced (see eventmsg.ProfileTask).
 type ProfileTask struct {
 	V        int    `json:"v"`
 	TenantID string `json:"tenant_id"`
