@@ -371,3 +371,80 @@ func TestListChanges(t *testing.T) {
 	require.Equal(t, "list-2", got[1].List.EventID)
 	require.Equal(t, other.OccurredAt, got[1].At)
 }
+
+// A user's usage habits, derived by the decayer: each derived value is told
+// once (attribute.asserted, source derived, at the newest message's time);
+// a second run, which derives nothing new, tells nothing; new messages that
+// change a value tell its end and the new value.
+func TestHabitChanges(t *testing.T) {
+	t.Parallel()
+	b := setup(t, false)
+	ctx := context.Background()
+	start := t0.AddDate(0, 0, -14)
+	var turns []store.StoredTurn
+	add := func(from time.Time, days int, text string) events.Turn {
+		var last events.Turn
+		for d := range days {
+			for _, h := range []int{12, 13, 14} {
+				at := from.AddDate(0, 0, d).Add(time.Duration(h)*time.Hour + 10*time.Minute)
+				last = events.Turn{V: events.Version, ID: fmt.Sprintf("h-%s-%02d-%02d", from.Format("0102"), d, h), TenantID: "acme",
+					UserID: "u1", SessionID: "s1", SiteID: "shop", AgentID: "librarian", OccurredAt: at, Role: events.RoleUser, Content: text}
+				turns = append(turns, store.StoredTurn{Turn: last})
+			}
+		}
+		_, err := b.db.Store.InsertTurns(ctx, turns)
+		require.NoError(t, err)
+		turns = nil
+		return last
+	}
+	newest := add(start, 7, "Could you recommend a few novels about the history of the sea?")
+	dcfg := decayer.Def.Defaults()
+	dcfg.Habits.Derive = true
+	dcfg.Habits.Window = 10 * 24 * time.Hour
+	clk := &clock{at: t0}
+	d, err := decayer.New(decayer.Options{Config: dcfg, Store: b.db.Store, Changes: changefeed.NewPublisher(b.nats.JS),
+		Log: testenv.Logger(t), Now: clk.Now})
+	require.NoError(t, err)
+	_, err = d.RunOnce(ctx)
+	require.NoError(t, err)
+	got := b.changes(t, "u1")
+	require.NotEmpty(t, got)
+	keys := map[string]bool{}
+	for _, c := range got {
+		require.Equal(t, contract.ChangeAttributeAsserted, c.Type)
+		require.Equal(t, "derived", c.Attribute.Source)
+		require.Equal(t, newest.OccurredAt, c.At, "the newest message's event time")
+		require.Equal(t, "derived:"+c.Attribute.Key+":"+newest.ID, c.Attribute.EventID)
+		keys[c.Attribute.Key] = true
+	}
+	require.True(t, keys["message_length"] && keys["languages"], "%v", keys)
+	n := b.stored(t)
+	b.outlastDedupe(t)
+
+	clk.at = t0.Add(time.Hour)
+	_, err = d.RunOnce(ctx)
+	require.NoError(t, err)
+	require.Equal(t, n, b.stored(t), "a second run derives and tells nothing")
+
+	// A week of short messages: the length changes; the old value ends.
+	later := add(t0, 7, "ok thanks")
+	clk.at = t0.AddDate(0, 0, 8)
+	_, err = d.RunOnce(ctx)
+	require.NoError(t, err)
+	got = b.changes(t, "u1")[n:]
+	var ended, put bool
+	for _, c := range got {
+		if c.Attribute.Key != "message_length" {
+			continue
+		}
+		switch c.Type {
+		case contract.ChangeAttributeSuperseded:
+			ended = true
+			require.Equal(t, "derived:message_length:"+later.ID, c.Attribute.EndedBy)
+		case contract.ChangeAttributeAsserted:
+			put = true
+			require.Equal(t, "current", c.Attribute.Status)
+		}
+	}
+	require.True(t, ended && put, "%+v", briefs(got))
+}
