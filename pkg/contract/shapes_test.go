@@ -94,6 +94,8 @@ var shapes = []shape{
 	{v: contract.SeenItem{}, openapi: "Seen.items[]", ts: "SeenItem", py: "SeenItem"},
 	{v: contract.UserData{}, openapi: "ForgetReport", ts: "ForgetReport", py: "ForgetReport"},
 	{v: contract.Change{}, openapi: "Change", ts: "Change", py: "Change"},
+	{v: contract.ChangedFact{}, openapi: "ChangedFact", ts: "ChangedFact", py: "ChangedFact"},
+	{v: contract.ChangedList{}, openapi: "ChangedList", ts: "ChangedList", py: "ChangedList"},
 	{v: contract.Attributes{}, openapi: "Attributes", ts: "Attributes", py: "Attributes"},
 	{v: contract.AttributeValue{}, openapi: "AttributeValue", ts: "AttributeValue", py: "AttributeValue"},
 	{v: contract.AttributeEdits{}, openapi: "AttributeEdits", ts: "AttributeEdits", request: true},

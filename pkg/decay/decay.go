@@ -285,6 +285,20 @@ func (p *Policy) Types() []string { return slices.Clone(p.types) }
 // DecayedWeight bit for bit.
 func (r Rule) Multipliers() []float64 { return slices.Clone(r.mult) }
 
+// ArchivedAt is the moment a fact of the given type, base weight and last
+// mention falls below its floor: the end of the first full period after
+// which its weight is below it (what the decayer's SQL archives it for).
+// ok is false when it never does.
+func (p *Policy) ArchivedAt(typ string, base float64, lastMentioned time.Time) (at time.Time, ok bool) {
+	r := p.Rule(typ)
+	for n, m := range r.mult {
+		if base*m < r.Floor {
+			return lastMentioned.Add(time.Duration(n) * r.Period.Truncate(time.Microsecond)), true
+		}
+	}
+	return time.Time{}, false
+}
+
 // ArchivedAfter is how many full periods after its last mention a fact of
 // the rule falls below the floor and is archived; 0: never (a factor of 1).
 func (r Rule) ArchivedAfter() int { return len(r.mult) - 1 }

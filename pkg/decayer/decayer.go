@@ -31,6 +31,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/recallhq/recall/pkg/attribute"
+	"github.com/recallhq/recall/pkg/changefeed"
 	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
@@ -41,10 +42,12 @@ import (
 var Def = worker.Def[Config, *Decayer]{
 	Name: "decayer",
 	Doc:  "decays, archives, expires and purges facts, applies retention, derives usage habits and prunes seen items, on a schedule",
-	// The profile refresh of a user whose facts it changed.
-	Publishes: []string{events.ProfileTaskSubjects},
+	// The profile refresh of a user whose facts it changed, and the changes
+	// it made (facts archived and expired, habits derived).
+	Publishes: []string{events.ProfileTaskSubjects, events.ChangeSubjects},
 	New: func(_ context.Context, cfg Config, d *worker.Deps) (*Decayer, error) {
-		return New(Options{Config: cfg, Store: d.Store, Publisher: queue.NewRefresher(d.JS, cfg.Refresh.Bucket), Log: d.Log, Registry: d.Registry})
+		return New(Options{Config: cfg, Store: d.Store, Publisher: queue.NewRefresher(d.JS, cfg.Refresh.Bucket),
+			Changes: changefeed.NewPublisher(d.JS), Log: d.Log, Registry: d.Registry})
 	},
 }
 
@@ -81,7 +84,10 @@ type Options struct {
 	// Publisher publishes profile refreshes; nil leaves them owed in the
 	// outbox (a later run with a publisher sends them).
 	Publisher Publisher
-	Log       *slog.Logger
+	// Changes publishes the change feed's news of what a run changed;
+	// nil publishes none.
+	Changes *changefeed.Publisher
+	Log     *slog.Logger
 	// Registry receives the metrics; nil for none.
 	Registry prometheus.Registerer
 	// Now is the clock a run takes its time from; nil means time.Now.
@@ -95,6 +101,7 @@ type Decayer struct {
 	policy  *decay.Policy
 	rules   []store.FactDecayRule // the policy as the store applies it
 	pub     Publisher
+	changes *changefeed.Publisher
 	log     *slog.Logger
 	now     func() time.Time
 	metrics *metrics
@@ -125,7 +132,7 @@ func New(o Options) (*Decayer, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Decayer{cfg: cfg, store: o.Store, policy: policy, rules: factDecayRules(policy), pub: o.Publisher, log: o.Log, now: o.Now,
+	d := &Decayer{cfg: cfg, store: o.Store, policy: policy, rules: factDecayRules(policy), pub: o.Publisher, changes: o.Changes, log: o.Log, now: o.Now,
 		metrics: newMetrics(o.Registry), schemas: schemas}
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)

@@ -720,10 +720,11 @@ func TestSeenItemsPrunedByAge(t *testing.T) {
 		}
 		return events.Turn{V: events.Version, ID: id, TenantID: "acme", UserID: "u1", SessionID: "s1", OccurredAt: at, Role: events.RoleAssistant, Items: items}
 	}
-	require.NoError(t, b.db.Store.RecordSeen(ctx, []events.Turn{
+	_, err := b.db.Store.RecordSeen(ctx, []events.Turn{
 		list("old", t0, "/mv/1", "/mv/2"),
 		list("new", t0.Add(80*24*time.Hour), "/mv/2"),
-	}, 0))
+	}, 0)
+	require.NoError(t, err)
 	count := func() (n int) {
 		require.NoError(t, b.db.Store.Pool().QueryRow(ctx, `SELECT count(*) FROM seen_items`).Scan(&n))
 		return n

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/recallhq/recall/pkg/attribute"
+	"github.com/recallhq/recall/pkg/changefeed"
+	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/habits"
 	"github.com/recallhq/recall/pkg/store"
 )
@@ -52,7 +54,7 @@ func (d *Decayer) deriveHabits(ctx context.Context, r *Run, s *StepRun) error {
 			for chunk := range slices.Chunk(due, per) {
 				var users, derived int64
 				err := retryConflicts(ctx, func() (err error) {
-					users, derived, err = deriveUsers(ctx, cfg, t, schema, tenant, chunk)
+					users, derived, err = d.deriveUsers(ctx, cfg, t, schema, tenant, chunk)
 					return err
 				})
 				if err != nil {
@@ -73,8 +75,12 @@ func (d *Decayer) deriveHabits(ctx context.Context, r *Run, s *StepRun) error {
 }
 
 // deriveUsers derives the habits of a batch of due users of one tenant and
-// stores them: the users marked, and the derived assertions stored.
-func deriveUsers(ctx context.Context, cfg habits.Config, t *store.Tenant, schema *attribute.Schema, tenant string, users []store.HabitUser) (int64, int64, error) {
+// stores them: the users marked, and the derived assertions stored. What
+// the stored ones changed in the users' profiles is told on the change feed
+// inside the batch's transaction (SaveHabits' stored): a failed publish rolls
+// the batch back, and the next run derives the same assertions (their events
+// and times come from the messages) and tells them again, with the same ids.
+func (d *Decayer) deriveUsers(ctx context.Context, cfg habits.Config, t *store.Tenant, schema *attribute.Schema, tenant string, users []store.HabitUser) (int64, int64, error) {
 	ids := make([]string, len(users))
 	since := make([]time.Time, len(users))
 	for i, u := range users {
@@ -107,7 +113,28 @@ func deriveUsers(ctx context.Context, cfg habits.Config, t *store.Tenant, schema
 			rows = append(rows, store.AssertionRow{TenantID: tenant, UserID: id, Assertion: a})
 		}
 	}
-	marked, stored, err := t.SaveHabits(ctx, marks, rows)
+	tell := func(ctx context.Context, fresh []store.AssertionRow) error {
+		if d.changes == nil {
+			return nil
+		}
+		byUser := map[string][]attribute.Assertion{}
+		var order []string
+		for _, r := range fresh {
+			if _, ok := byUser[r.UserID]; !ok {
+				order = append(order, r.UserID)
+			}
+			byUser[r.UserID] = append(byUser[r.UserID], r.Assertion)
+		}
+		var cs []contract.Change
+		for _, id := range order {
+			// The user's assertions as read for the derivation, and the
+			// ones stored now.
+			all := append(slices.Clone(as[id]), byUser[id]...)
+			cs = append(cs, changefeed.AttributeChanges(schema, tenant, id, all, byUser[id])...)
+		}
+		return d.changes.Publish(ctx, cs)
+	}
+	marked, stored, err := t.SaveHabits(ctx, marks, rows, tell)
 	return int64(len(marked)), stored, err
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/recallhq/recall/internal/pause"
+	"github.com/recallhq/recall/pkg/changefeed"
 	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
@@ -78,7 +79,7 @@ func (d *Decayer) decayFacts(ctx context.Context, r *Run, s *StepRun) error {
 		hi := min(lo+per, pages)
 		var c store.DecayCounts
 		err := retryConflicts(ctx, func() (err error) {
-			c, err = r.Store.DecayFacts(ctx, d.rules, lo, hi, r.At)
+			c, err = r.Store.DecayFacts(ctx, d.rules, lo, hi, r.At, d.tellEnded)
 			return err
 		})
 		if err != nil {
@@ -104,6 +105,20 @@ func (d *Decayer) decayFacts(ctx context.Context, r *Run, s *StepRun) error {
 	}
 	s.Add("scanned", total.Scanned)
 	return nil
+}
+
+// tellEnded publishes the change feed's news of the facts a batch archived
+// or expired, inside the batch's transaction: the decayer has no message
+// that a failed publish could leave unacknowledged, so the batch rolls back
+// instead, and the next run archives (and tells of) them again, with the
+// same ids (changefeed.FactsEnded derives them from event times). A commit
+// that fails after the publish leaves changes told that the next run makes
+// and tells again (the same ids).
+func (d *Decayer) tellEnded(ctx context.Context, facts []store.DecayedFact) error {
+	if d.changes == nil {
+		return nil
+	}
+	return d.changes.Publish(ctx, changefeed.FactsEnded(d.policy, facts))
 }
 
 // factDecayRules is the policy as the store's SQL applies it: the default

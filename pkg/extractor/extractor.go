@@ -42,7 +42,7 @@ var Def = worker.Def[Config, *Worker]{
 	Doc:     "turns chat turns into interest facts (rules, or a language model with the rules as fallback)",
 	Binding: queue.Binding{Durable: "extractor", Stream: queue.TurnsStream, Filters: []string{events.TurnsSubjects}},
 	// The profile refresh of a user whose facts it recorded, and the
-	// changes to the attributes and statements it recorded.
+	// changes to the attributes, statements and facts it recorded.
 	Publishes: []string{events.ProfileTaskSubjects, events.ChangeSubjects},
 	// Extraction is CPU work per turn and one transaction per batch, like ingest.
 	BatchSize: 200, Concurrency: 2,
@@ -242,7 +242,11 @@ func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 			if err != nil {
 				return err
 			}
-			if _, err := w.store.RecordMentionsIndexed(ctx, batch, entries); err != nil {
+			rec, err := w.store.RecordMentionsIndexed(ctx, batch, entries)
+			if err != nil {
+				return err
+			}
+			if err := w.tellFacts(ctx, all, rec.Created); err != nil {
 				return err
 			}
 			return w.refresh(ctx, batch)
@@ -273,6 +277,42 @@ func (w *Worker) recordStatements(ctx context.Context, all []learned, stated []s
 	if err == nil {
 		err = w.changes.Publish(ctx, cs)
 	}
+	if err != nil {
+		errs := make(queue.ValueErrors, len(all))
+		for i := range errs {
+			errs[i] = err
+		}
+		return errs
+	}
+	return nil
+}
+
+// tellFacts publishes the facts first mentioned: those the batch created,
+// and those that a redelivered turn's mentions created (its first handling
+// may have stored them and failed before it told; the stream drops what it
+// has). When that fails, every turn of the batch is retried (ValueErrors,
+// as recordStatements).
+func (w *Worker) tellFacts(ctx context.Context, all []learned, created []store.FactRow) error {
+	var again []store.Mention
+	for _, l := range all {
+		if l.again {
+			again = append(again, l.mentions...)
+		}
+	}
+	err := func() error {
+		byTenant := map[string][]store.Mention{}
+		for _, m := range again {
+			byTenant[m.TenantID] = append(byTenant[m.TenantID], m)
+		}
+		for tenant, ms := range byTenant {
+			fs, err := w.store.Tenant(tenant).FirstMentioned(ctx, ms)
+			if err != nil {
+				return err
+			}
+			created = append(created, fs...)
+		}
+		return w.changes.Publish(ctx, changefeed.FactsNew(created))
+	}()
 	if err != nil {
 		errs := make(queue.ValueErrors, len(all))
 		for i := range errs {

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"github.com/recallhq/recall/pkg/assemble"
+	"github.com/recallhq/recall/pkg/changefeed"
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/record"
 	"github.com/recallhq/recall/pkg/search"
@@ -33,13 +34,7 @@ func mapSlice[T, U any](in []T, f func(T) U) []U {
 
 func toMessages(ms []record.Message) []contract.Message { return mapSlice(ms, toMessage) }
 
-func toSummary(s record.Summary) contract.Summary {
-	return contract.Summary{SessionID: s.SessionID, UserID: s.UserID, Version: s.Version,
-		FromCount: s.FromCount, ThroughCount: s.ThroughCount,
-		FirstEventID: s.FirstEventID, FirstAt: s.FirstAt, LastEventID: s.LastEventID, LastAt: s.LastAt,
-		CoversFrom: s.CoversFrom, CoversTo: s.CoversTo, MessagesRead: s.MessagesRead,
-		Text: s.Text, KeyTopics: s.KeyTopics, Model: s.Model, Reason: s.Reason, CreatedAt: s.CreatedAt}
-}
+func toSummary(s record.Summary) contract.Summary { return changefeed.SummaryValue(s) }
 
 func toSummaryPtr(s *record.Summary) *contract.Summary {
 	if s == nil {

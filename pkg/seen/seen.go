@@ -17,6 +17,8 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/recallhq/recall/pkg/changefeed"
+	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/worker"
 
@@ -31,6 +33,8 @@ var Def = worker.Def[Config, *Worker]{
 	Name:    "seen",
 	Doc:     "records the items each turn presented in its user's seen registry",
 	Binding: queue.Binding{Durable: "seen", Stream: queue.TurnsStream, Filters: []string{events.TurnsSubjects}},
+	// The change of each list presented.
+	Publishes: []string{events.ChangeSubjects},
 	// Batches like ingest: most turns are acknowledged without work, and a
 	// batch's lists are recorded in one round trip.
 	BatchSize: 500, Concurrency: 2,
@@ -54,6 +58,7 @@ type Worker struct {
 	cap     int
 	log     *slog.Logger
 	metrics *metrics
+	changes *changefeed.Publisher
 }
 
 type metrics struct {
@@ -76,40 +81,70 @@ func New(cfg Config, d *worker.Deps) *Worker {
 	if d.Registry != nil {
 		d.Registry.MustRegister(m.turns, m.items)
 	}
-	return &Worker{store: d.Store, limits: d.Limits, cap: cfg.Cap, log: d.Log, metrics: m}
+	return &Worker{store: d.Store, limits: d.Limits, cap: cfg.Cap, log: d.Log, metrics: m, changes: changefeed.NewPublisher(d.JS)}
 }
 
 // Handle is the batch handler. A turn that cannot hold items is acknowledged
 // without decoding; invalid turns fail permanently (the runner dead-letters
 // them, as ingest does); the lists of the batch are recorded in one
-// transaction (queue.Batch: one bad turn cannot hold back the others).
+// transaction (queue.Batch: one bad turn cannot hold back the others), and
+// then told on the change feed (list.presented): each list recorded now, and
+// each list of a redelivered turn, whose first handling may have recorded
+// it and failed before it told (the stream drops what it has). When that
+// publish fails, every turn of the batch is retried (ValueErrors: recorded
+// again one at a time in this delivery, they would find nothing new).
 func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
-	return queue.Batch[events.Turn]{
-		Prepare: func(_ context.Context, m queue.Message) (events.Turn, bool, error) {
+	return queue.Batch[presented]{
+		Prepare: func(_ context.Context, m queue.Message) (presented, bool, error) {
 			if !mayHaveItems(m.Data) {
 				w.metrics.turns.WithLabelValues("no_list").Inc()
-				return events.Turn{}, false, nil
+				return presented{}, false, nil
 			}
 			t, err := queue.TurnEnvelope.Read(m, w.limits)
 			if err == nil && len(t.Items) == 0 {
 				w.metrics.turns.WithLabelValues("no_list").Inc()
-				return t, false, nil
+				return presented{turn: t}, false, nil
 			}
-			return t, err == nil, err
+			return presented{turn: t, again: m.Deliveries > 1}, err == nil, err
 		},
-		Admit: worker.OwnSessions(w.store, store.ClaimOf),
-		Store: func(ctx context.Context, turns []events.Turn) error {
-			if err := w.store.RecordSeen(ctx, turns, w.cap); err != nil {
+		Admit: worker.OwnSessions(w.store, func(p *presented) store.SessionClaim { return store.ClaimOf(&p.turn) }),
+		Store: func(ctx context.Context, ps []presented) error {
+			turns := make([]events.Turn, len(ps))
+			for i := range ps {
+				turns[i] = ps[i].turn
+			}
+			recorded, err := w.store.RecordSeen(ctx, turns, w.cap)
+			if err != nil {
 				return err
 			}
 			w.metrics.turns.WithLabelValues("recorded").Add(float64(len(turns)))
 			for _, t := range turns {
 				w.metrics.items.Add(float64(len(t.Items)))
 			}
+			var cs []contract.Change
+			for _, p := range ps {
+				if p.again || recorded[[2]string{p.turn.TenantID, p.turn.ID}] {
+					cs = append(cs, changefeed.ListPresented(&p.turn))
+				}
+			}
+			changefeed.Sort(cs)
+			if err := w.changes.Publish(ctx, cs); err != nil {
+				errs := make(queue.ValueErrors, len(ps))
+				for i := range errs {
+					errs[i] = err
+				}
+				return errs
+			}
 			return nil
 		},
 		Log: w.log,
 	}.Handle(ctx, msgs)
+}
+
+// presented is a turn with a list, and whether it was delivered before.
+type presented struct {
+	turn  events.Turn
+	again bool
 }
 
 // mayHaveItems reports whether an encoded turn can have an "items" member: the

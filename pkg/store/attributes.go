@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -39,19 +40,43 @@ func (s *Store) RecordAssertions(ctx context.Context, rows []AssertionRow) (int6
 // statement that only took its embedding is not among them.
 func (s *Store) RecordAssertionsNew(ctx context.Context, rows []AssertionRow) ([]AssertionRow, error) {
 	_, stored, err := recordAssertions(ctx, s.pool, rows)
-	if err != nil || len(stored) == 0 {
+	if err != nil {
 		return nil, err
 	}
+	return newAssertions(rows, stored), nil
+}
+
+// newAssertions are those of rows whose keys are among stored (the keys
+// qAttributeAssertionInsertBatch returned): of rows alike in the batch,
+// only the first was stored.
+func newAssertions(rows []AssertionRow, stored map[AssertionKey]bool) []AssertionRow {
+	if len(stored) == 0 {
+		return nil
+	}
+	stored = maps.Clone(stored)
 	var out []AssertionRow
 	for _, r := range rows {
 		k := AssertionKey{r.TenantID, r.UserID, r.EventID, r.Key, r.Item, r.Op}
 		if stored[k] {
-			// Of rows alike in the batch only the first was stored.
 			delete(stored, k)
 			out = append(out, r)
 		}
 	}
-	return out, nil
+	return out
+}
+
+// storedKeys reads qAttributeAssertionInsertBatch's rows: the keys of the
+// assertions it stored.
+func storedKeys(res pgx.Rows) (map[AssertionKey]bool, error) {
+	stored := map[AssertionKey]bool{}
+	var k AssertionKey
+	if _, err := pgx.ForEachRow(res, []any{&k.TenantID, &k.UserID, &k.EventID, &k.Key, &k.Item, &k.Op}, func() error {
+		stored[k] = true
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("record assertions: %w", err)
+	}
+	return stored, nil
 }
 
 // AssertionKey is an assertion's identity: its tenant, user, event, key,
@@ -77,13 +102,9 @@ func recordAssertions(ctx context.Context, db interface {
 	if err != nil {
 		return 0, nil, fmt.Errorf("record assertions: %w", err)
 	}
-	stored := map[AssertionKey]bool{}
-	var k AssertionKey
-	if _, err := pgx.ForEachRow(res, []any{&k.TenantID, &k.UserID, &k.EventID, &k.Key, &k.Item, &k.Op}, func() error {
-		stored[k] = true
-		return nil
-	}); err != nil {
-		return 0, nil, fmt.Errorf("record assertions: %w", err)
+	stored, err := storedKeys(res)
+	if err != nil {
+		return 0, nil, err
 	}
 	n := int64(len(stored))
 	// The embeddings of statements stored before without one: a statement

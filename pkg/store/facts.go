@@ -38,20 +38,42 @@ type UserRef struct {
 // value) changes nothing, so redelivery and replay are harmless. It returns the
 // users whose facts changed, each once.
 func (s *Store) RecordMentions(ctx context.Context, ms []Mention) ([]UserRef, error) {
-	return s.RecordMentionsIndexed(ctx, ms, nil)
+	r, err := s.RecordMentionsIndexed(ctx, ms, nil)
+	return r.Users, err
+}
+
+// MentionsRecorded is what a batch of mentions changed.
+type MentionsRecorded struct {
+	// Users are the users whose facts changed, each once.
+	Users []UserRef
+	// Created are the facts the batch created (first mentioned), as
+	// stored.
+	Created []FactRow
+}
+
+// FactRow is a user's stored fact, with the event of its first mention.
+type FactRow struct {
+	TenantID string
+	UserID   string
+	record.Fact
+	// FirstEventID is the event whose mention created the fact ("" for a
+	// fact stored before it was kept), FirstEventAt that mention's event
+	// time (an older mention stored later moves FirstSeenAt, not it).
+	FirstEventID string
+	FirstEventAt time.Time
 }
 
 // RecordMentionsIndexed is RecordMentions that also stores the facts' search
 // entries in the same transaction (one commit for both, on the extractor's
-// path).
-func (s *Store) RecordMentionsIndexed(ctx context.Context, ms []Mention, entries []SearchEntry) ([]UserRef, error) {
+// path), and says which facts the batch created.
+func (s *Store) RecordMentionsIndexed(ctx context.Context, ms []Mention, entries []SearchEntry) (MentionsRecorded, error) {
+	var r MentionsRecorded
 	if len(ms) == 0 {
-		return nil, nil
+		return r, nil
 	}
-	var users []UserRef
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error
-		if users, err = recordMentions(ctx, tx, ms); err != nil {
+		if r, err = recordMentions(ctx, tx, ms); err != nil {
 			return err
 		}
 		if len(entries) > 0 {
@@ -60,22 +82,22 @@ func (s *Store) RecordMentionsIndexed(ctx context.Context, ms []Mention, entries
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("record mentions: %w", err)
+		return MentionsRecorded{}, fmt.Errorf("record mentions: %w", err)
 	}
-	return users, nil
+	return r, nil
 }
 
 // recordMentions runs FactMentionBatch in tx: the one path every mention
 // (a turn's, a summary's) takes into the facts.
-func recordMentions(ctx context.Context, tx pgx.Tx, ms []Mention) ([]UserRef, error) {
+func recordMentions(ctx context.Context, tx pgx.Tx, ms []Mention) (MentionsRecorded, error) {
 	if len(ms) == 0 {
-		return nil, nil
+		return MentionsRecorded{}, nil
 	}
 	rows, err := tx.Query(ctx, q(qFactMentionBatch), mentionArgs(ms)...)
 	if err != nil {
-		return nil, err
+		return MentionsRecorded{}, err
 	}
-	return mentionedUsers(rows)
+	return mentionsRecorded(rows)
 }
 
 // mentionArgs are qFactMentionBatch's arguments for ms, for a caller that
@@ -91,20 +113,82 @@ func mentionArgs(ms []Mention) []any {
 	return []any{tenant, event, typ, value, display, user, session, occurred, source, expires}
 }
 
-// mentionedUsers reads qFactMentionBatch's rows: the users whose facts
-// changed, each once.
-func mentionedUsers(rows pgx.Rows) ([]UserRef, error) {
+// mentionsRecorded reads qFactMentionBatch's rows: the users whose facts
+// changed, each once, and the facts created.
+func mentionsRecorded(rows pgx.Rows) (MentionsRecorded, error) {
+	var r MentionsRecorded
 	seen := map[UserRef]bool{}
-	var users []UserRef
-	var u UserRef
-	_, err := pgx.ForEachRow(rows, []any{&u.TenantID, &u.UserID}, func() error {
+	var f FactRow
+	var created bool
+	dest := append([]any{&f.TenantID, &f.UserID, &created}, factDest(&f.Fact)...)
+	_, err := pgx.ForEachRow(rows, append(dest, &f.FirstEventID), func() error {
+		u := UserRef{f.TenantID, f.UserID}
 		if !seen[u] {
 			seen[u] = true
-			users = append(users, u)
+			r.Users = append(r.Users, u)
+		}
+		if created {
+			factUTC(&f.Fact)
+			// A fact created by this batch: its first mention is its
+			// earliest.
+			f.FirstEventAt = f.FirstSeenAt
+			r.Created = append(r.Created, f)
 		}
 		return nil
 	})
-	return users, err
+	return r, err
+}
+
+// FirstMentioned returns the facts that the given mentions created (whose
+// first mention they are), as stored now: what a redelivered event tells
+// the change feed again, its first handling having perhaps stored them and
+// failed before it told.
+func (t *Tenant) FirstMentioned(ctx context.Context, ms []Mention) ([]FactRow, error) {
+	var user, event, typ, value []string
+	seen := map[[4]string]bool{}
+	for _, m := range ms {
+		k := [4]string{m.UserID, m.EventID, m.Type, m.Value}
+		if m.TenantID != t.id || seen[k] {
+			continue
+		}
+		seen[k] = true
+		user, event, typ, value = append(user, k[0]), append(event, k[1]), append(typ, k[2]), append(value, k[3])
+	}
+	if len(user) == 0 {
+		return nil, nil
+	}
+	rows, err := t.s.pool.Query(ctx, q(qFactListFirstMentioned), t.id, user, event, typ, value)
+	if err != nil {
+		return nil, fmt.Errorf("facts first mentioned: %w", err)
+	}
+	return t.collectFirstMentioned(rows)
+}
+
+// CreatedBy returns the user's facts that one event's mentions created (a
+// summary version's key topics), as stored now: FirstMentioned for an event
+// whose mentions the caller does not have.
+func (t *Tenant) CreatedBy(ctx context.Context, userID, eventID string) ([]FactRow, error) {
+	rows, err := t.s.pool.Query(ctx, q(qFactListCreatedBy), t.id, userID, eventID)
+	if err != nil {
+		return nil, fmt.Errorf("facts first mentioned: %w", err)
+	}
+	return t.collectFirstMentioned(rows)
+}
+
+// collectFirstMentioned reads FactListFirstMentioned's and
+// FactListCreatedBy's rows.
+func (t *Tenant) collectFirstMentioned(rows pgx.Rows) ([]FactRow, error) {
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (FactRow, error) {
+		f := FactRow{TenantID: t.id}
+		err := r.Scan(append(append([]any{&f.UserID}, factDest(&f.Fact)...), &f.FirstEventID, &f.FirstEventAt)...)
+		factUTC(&f.Fact)
+		f.FirstEventAt = f.FirstEventAt.UTC()
+		return f, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("facts first mentioned: %w", err)
+	}
+	return out, nil
 }
 
 // Facts returns a user's facts with any of the given statuses, newest mention

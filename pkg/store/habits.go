@@ -101,7 +101,12 @@ func (t *Tenant) HabitMessages(ctx context.Context, userIDs []string, since []ti
 // is still at the generation read (HabitUser.Generation), since a session
 // deleted in between made the derivation stale. It returns the users marked
 // and how many assertions were new.
-func (t *Tenant) SaveHabits(ctx context.Context, marks []HabitUser, rows []AssertionRow) (marked []string, inserted int64, err error) {
+//
+// stored, when not nil, is given the assertions stored now, in the
+// transaction before its commit: its error rolls everything back (the
+// decayer's change feed, which has no message to retry, so that the next
+// run derives, stores and tells them again).
+func (t *Tenant) SaveHabits(ctx context.Context, marks []HabitUser, rows []AssertionRow, stored func(context.Context, []AssertionRow) error) (marked []string, inserted int64, err error) {
 	if len(marks) == 0 {
 		return nil, 0, nil
 	}
@@ -128,8 +133,14 @@ func (t *Tenant) SaveHabits(ctx context.Context, marks []HabitUser, rows []Asser
 				keep = append(keep, row)
 			}
 		}
-		inserted, _, err = recordAssertions(ctx, tx, keep)
-		return err
+		var keys map[AssertionKey]bool
+		if inserted, keys, err = recordAssertions(ctx, tx, keep); err != nil || stored == nil {
+			return err
+		}
+		if fresh := newAssertions(keep, keys); len(fresh) > 0 {
+			return stored(ctx, fresh)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, 0, fmt.Errorf("save habits: %w", err)

@@ -84,7 +84,7 @@ func TestHabitStorage(t *testing.T) {
 	marked, n, err := acme.SaveHabits(ctx, users, []store.AssertionRow{
 		derived("u1", "derived:languages:b0", "languages", "Chinese"),
 		derived("u2", "derived:message_length:c0", "message_length", "short (median 5 characters)"),
-	})
+	}, nil)
 	require.NoError(t, err)
 	require.Equal(t, []string{"u1", "u2"}, marked)
 	require.EqualValues(t, 2, n)
@@ -119,14 +119,14 @@ func TestHabitStorage(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []attribute.Assertion{tz}, nilEvidence(byUser["u1"]), "what was set explicitly stays")
 	stale := users[0]
-	marked, n, err = acme.SaveHabits(ctx, []store.HabitUser{stale}, []store.AssertionRow{derived("u1", "derived:languages:b0", "languages", "Chinese")})
+	marked, n, err = acme.SaveHabits(ctx, []store.HabitUser{stale}, []store.AssertionRow{derived("u1", "derived:languages:b0", "languages", "Chinese")}, nil)
 	require.NoError(t, err)
 	require.Empty(t, marked)
 	require.Zero(t, n)
 	users, err = acme.HabitUsers(ctx, "", 1, "timezone")
 	require.NoError(t, err)
 	require.Equal(t, []store.HabitUser{{UserID: "u1", Through: t0.Add(3*time.Hour + time.Minute), TimezoneAssertions: 1, Generation: 1, Due: true}}, users)
-	marked, _, err = acme.SaveHabits(ctx, users, nil)
+	marked, _, err = acme.SaveHabits(ctx, users, nil, nil)
 	require.NoError(t, err)
 	require.Equal(t, []string{"u1"}, marked, "read at the new generation: saved")
 

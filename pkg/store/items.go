@@ -71,7 +71,10 @@ func (t *Tenant) ListItem(ctx context.Context, sessionID string, n int) (ListIte
 // round trip. Registry writes for one user are serialized by transaction-scoped
 // advisory locks taken in a fixed order, so that two batches evicting for the
 // same user cannot deadlock on each other's rows.
-func (s *Store) RecordSeen(ctx context.Context, turns []events.Turn, seenCap int) error {
+//
+// It returns the turns recorded now (not before), by tenant and event id:
+// the lists a change feed tells of.
+func (s *Store) RecordSeen(ctx context.Context, turns []events.Turn, seenCap int) (map[[2]string]bool, error) {
 	if seenCap <= 0 {
 		seenCap = DefaultSeenCap
 	}
@@ -80,14 +83,22 @@ func (s *Store) RecordSeen(ctx context.Context, turns []events.Turn, seenCap int
 		sb.add(&turns[i])
 	}
 	if len(sb.ref) == 0 {
-		return nil
+		return nil, nil
 	}
 	var b pgx.Batch
-	sb.queue(&b, seenCap)
+	recorded := map[[2]string]bool{}
+	sb.queue(&b, seenCap, func(rows pgx.Rows) error {
+		var k [2]string
+		_, err := pgx.ForEachRow(rows, []any{&k[0], &k[1]}, func() error {
+			recorded[k] = true
+			return nil
+		})
+		return err
+	})
 	if err := s.pool.SendBatch(ctx, &b).Close(); err != nil {
-		return fmt.Errorf("record seen items: %w", err)
+		return nil, fmt.Errorf("record seen items: %w", err)
 	}
-	return nil
+	return recorded, nil
 }
 
 // seenBatch is a batch's presented items, one row per item.
@@ -116,7 +127,7 @@ func (b *seenBatch) add(t *events.Turn) {
 
 // queue adds the registry statements: the per-user locks (sorted, so concurrent
 // batches take them in the same order), the idempotent upsert, and the cap.
-func (b *seenBatch) queue(batch *pgx.Batch, seenCap int) {
+func (b *seenBatch) queue(batch *pgx.Batch, seenCap int, recorded func(pgx.Rows) error) {
 	users := make(map[[2]string]bool)
 	var tenants, userIDs []string
 	var keys []int64
@@ -132,7 +143,7 @@ func (b *seenBatch) queue(batch *pgx.Batch, seenCap int) {
 	slices.Sort(keys)
 	keys = slices.Compact(keys)
 	batch.Queue(q(qSeenLockUsers), keys)
-	batch.Queue(q(qSeenRecordBatch), b.tenant, b.event, b.user, b.session, b.ref, b.title, b.attrs, b.occurred)
+	batch.Queue(q(qSeenRecordBatch), b.tenant, b.event, b.user, b.session, b.ref, b.title, b.attrs, b.occurred).Query(recorded)
 	batch.Queue(q(qSeenEvictBeyondCap), tenants, userIDs, seenCap)
 }
 

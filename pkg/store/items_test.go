@@ -46,7 +46,8 @@ func recordTurns(ctx context.Context, db *testenv.DB, seenCap int, turns []store
 	for i := range turns {
 		ts[i] = turns[i].Turn
 	}
-	return n, db.Store.RecordSeen(ctx, ts, seenCap)
+	_, err = db.Store.RecordSeen(ctx, ts, seenCap)
+	return n, err
 }
 
 func itemRef(t *testing.T, li store.ListItem) string {
@@ -452,7 +453,7 @@ func TestRecordSeenIsAtomic(t *testing.T) {
 		CREATE TRIGGER refuse_seen BEFORE INSERT ON seen_items FOR EACH ROW EXECUTE FUNCTION refuse_seen();`)
 	require.NoError(t, err)
 	turns := []events.Turn{listTurn("t", "u", "s", "L1", t0, "/a", "/b").Turn, listTurn("t", "v", "s2", "L2", t0, "/c").Turn}
-	err = db.Store.RecordSeen(ctx, turns, 0)
+	_, err = db.Store.RecordSeen(ctx, turns, 0)
 	require.ErrorContains(t, err, "registry unavailable")
 	require.Empty(t, seenByRef(t, db, "t", "u"), "nothing of the batch is recorded")
 	var lists int
@@ -461,8 +462,12 @@ func TestRecordSeenIsAtomic(t *testing.T) {
 
 	_, err = db.Store.Pool().Exec(ctx, `DROP TRIGGER refuse_seen ON seen_items`)
 	require.NoError(t, err)
-	require.NoError(t, db.Store.RecordSeen(ctx, turns, 0))
-	require.NoError(t, db.Store.RecordSeen(ctx, turns, 0))
+	recorded, err := db.Store.RecordSeen(ctx, turns, 0)
+	require.NoError(t, err)
+	require.Equal(t, map[[2]string]bool{{"t", "L1"}: true, {"t", "L2"}: true}, recorded, "the turns recorded now")
+	recorded, err = db.Store.RecordSeen(ctx, turns, 0)
+	require.NoError(t, err)
+	require.Empty(t, recorded, "a turn recorded before is not recorded now")
 	u := seenByRef(t, db, "t", "u")
 	require.Len(t, u, 2)
 	require.EqualValues(t, 1, u["/a"].TimesShown)

@@ -2,11 +2,14 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/recallhq/recall/pkg/record"
 )
 
 // The decayer's queries: set-based, in bounded batches, each batch its own
@@ -81,20 +84,69 @@ func (c *DecayCounts) Add(o DecayCounts) {
 // with its own), in one statement (one short transaction), and owes a profile
 // refresh to every user whose facts changed (see RefreshOutbox). at is taken
 // to the microsecond, as PostgreSQL stores it.
-func (s *Store) DecayFacts(ctx context.Context, rules []FactDecayRule, firstPage, endPage int64, at time.Time) (DecayCounts, error) {
+//
+// ended, when not nil, is given the facts the statement archived or expired,
+// in its transaction before the commit: its error rolls the batch back, so
+// that a later run makes (and tells of) the same changes again.
+func (s *Store) DecayFacts(ctx context.Context, rules []FactDecayRule, firstPage, endPage int64, at time.Time, ended func(context.Context, []DecayedFact) error) (DecayCounts, error) {
 	var c DecayCounts
 	sp, err := decayParams(rules)
 	if err != nil {
 		return c, err
 	}
 	lo, hi := pageTIDs(firstPage, endPage)
-	err = s.pool.QueryRow(ctx, q(qFactDecayRange), lo, hi, at.Truncate(time.Microsecond),
-		sp.types, sp.periodUS, sp.floors, sp.mult, sp.width).
-		Scan(&c.Scanned, &c.Decayed, &c.Archived, &c.Expired, &c.Reactivated, &c.Users)
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var changed []byte
+		err := tx.QueryRow(ctx, q(qFactDecayRange), lo, hi, at.Truncate(time.Microsecond),
+			sp.types, sp.periodUS, sp.floors, sp.mult, sp.width).
+			Scan(&c.Scanned, &c.Decayed, &c.Archived, &c.Expired, &c.Reactivated, &c.Users, &changed)
+		if err != nil || ended == nil {
+			return err
+		}
+		var rows []struct {
+			TenantID        string    `json:"tenant_id"`
+			UserID          string    `json:"user_id"`
+			Type            string    `json:"type"`
+			Value           string    `json:"value"`
+			Display         string    `json:"display"`
+			Status          string    `json:"status"`
+			BaseWeight      float64   `json:"base_weight"`
+			Weight          float64   `json:"weight"`
+			MentionCount    int64     `json:"mention_count"`
+			FirstSeenAt     time.Time `json:"first_seen_at"`
+			LastMentionedAt time.Time `json:"last_mentioned_at"`
+			ExpiresAt       time.Time `json:"expires_at"`
+			Source          string    `json:"source"`
+			SessionID       string    `json:"session_id"`
+		}
+		if err := json.Unmarshal(changed, &rows); err != nil {
+			return fmt.Errorf("facts changed: %w", err)
+		}
+		if len(rows) == 0 {
+			return nil
+		}
+		facts := make([]DecayedFact, len(rows))
+		for i, r := range rows {
+			facts[i] = DecayedFact{TenantID: r.TenantID, UserID: r.UserID, DecayedWeight: r.Weight, Fact: record.Fact{
+				Type: r.Type, Value: r.Value, Display: r.Display, Weight: r.BaseWeight, MentionCount: r.MentionCount,
+				FirstSeenAt: r.FirstSeenAt.UTC(), LastMentionedAt: r.LastMentionedAt.UTC(), ExpiresAt: r.ExpiresAt.UTC(),
+				Status: r.Status, Source: r.Source, SourceSessionID: r.SessionID}}
+		}
+		return ended(ctx, facts)
+	})
 	if err != nil {
-		return c, fmt.Errorf("decay facts in pages %d-%d: %w", firstPage, endPage, err)
+		return DecayCounts{}, fmt.Errorf("decay facts in pages %d-%d: %w", firstPage, endPage, err)
 	}
 	return c, nil
+}
+
+// DecayedFact is a fact a decay run archived or expired: Status is its new
+// status, Weight its base weight, DecayedWeight its weight as of the run.
+type DecayedFact struct {
+	TenantID string
+	UserID   string
+	record.Fact
+	DecayedWeight float64
 }
 
 // PurgeExpiredFacts deletes the facts stored in heap pages [firstPage,

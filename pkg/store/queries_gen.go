@@ -72,12 +72,16 @@ var (
 	qDecayerRunList = queryName{"DecayerRunList"}
 	// qFactMentionBatch is FactMentionBatch of queries/facts.sql.
 	qFactMentionBatch = queryName{"FactMentionBatch"}
+	// qFactListFirstMentioned is FactListFirstMentioned of queries/facts.sql.
+	qFactListFirstMentioned = queryName{"FactListFirstMentioned"}
 	// qFactListByUser is FactListByUser of queries/facts.sql.
 	qFactListByUser = queryName{"FactListByUser"}
 	// qFactListByUserBefore is FactListByUserBefore of queries/facts.sql.
 	qFactListByUserBefore = queryName{"FactListByUserBefore"}
 	// qFactPageByUser is FactPageByUser of queries/facts.sql.
 	qFactPageByUser = queryName{"FactPageByUser"}
+	// qFactListCreatedBy is FactListCreatedBy of queries/facts.sql.
+	qFactListCreatedBy = queryName{"FactListCreatedBy"}
 	// qHabitUserPage is HabitUserPage of queries/habits.sql.
 	qHabitUserPage = queryName{"HabitUserPage"}
 	// qHabitMessagesByUsers is HabitMessagesByUsers of queries/habits.sql.
@@ -277,9 +281,11 @@ var queryNameList = []queryName{
 	qDecayerRunSave,
 	qDecayerRunList,
 	qFactMentionBatch,
+	qFactListFirstMentioned,
 	qFactListByUser,
 	qFactListByUserBefore,
 	qFactPageByUser,
+	qFactListCreatedBy,
 	qHabitUserPage,
 	qHabitMessagesByUsers,
 	qHabitMarkSaveBatch,

@@ -52,7 +52,8 @@ func TestDeleteSessionDerived(t *testing.T) {
 	}
 	_, err := db.Store.InsertTurns(ctx, stored)
 	require.NoError(t, err)
-	require.NoError(t, db.Store.RecordSeen(ctx, turns, 0))
+	_, err = db.Store.RecordSeen(ctx, turns, 0)
+	require.NoError(t, err)
 	mention := func(event, session, value string, at time.Time) store.Mention {
 		return store.Mention{TenantID: "acme", EventID: event, UserID: "u1", SessionID: session, Type: "book_title", Value: value,
 			Display: value, OccurredAt: at, ExpiresAt: at.AddDate(0, 3, 0), Source: "rules"}

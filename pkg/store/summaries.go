@@ -252,13 +252,13 @@ var ErrSummaryConflict = errors.New("session summary changed meanwhile")
 // records its mentions and its search entry, in one transaction. The version
 // must start where the session's range stands (Summary.FromCount) and its
 // messages must still be unread; otherwise nothing is written and
-// ErrSummaryConflict is returned. It returns the users whose facts changed.
-func (s *Store) WriteSummary(ctx context.Context, w SummaryWrite) ([]UserRef, error) {
+// ErrSummaryConflict is returned. It returns what it stored.
+func (s *Store) WriteSummary(ctx context.Context, w SummaryWrite) (SummaryWritten, error) {
 	sum := w.Summary
 	if sum.ThroughCount != sum.FromCount+int64(len(w.Read)) {
-		return nil, fmt.Errorf("write summary: through_count %d is not from_count %d plus the %d messages read", sum.ThroughCount, sum.FromCount, len(w.Read))
+		return SummaryWritten{}, fmt.Errorf("write summary: through_count %d is not from_count %d plus the %d messages read", sum.ThroughCount, sum.FromCount, len(w.Read))
 	}
-	var users []UserRef
+	var out SummaryWritten
 	// Every statement goes in one pipelined batch (a round trip instead of
 	// one a statement): the first check that fails, in order, is the
 	// answer, and the transaction rolls back whatever followed it.
@@ -272,9 +272,11 @@ func (s *Store) WriteSummary(ctx context.Context, w SummaryWrite) ([]UserRef, er
 		}
 		b.Queue(q(qSummaryInsert), w.TenantID, sum.SessionID, sum.UserID, sum.Version, sum.FromCount, sum.ThroughCount,
 			sum.FirstEventID, sum.FirstAt, sum.LastEventID, sum.LastAt, sum.CoversFrom, sum.CoversTo,
-			sum.MessagesRead, sum.Text, topics, sum.Model, sum.Reason).Exec(func(tag pgconn.CommandTag) error {
-			if tag.RowsAffected() != 1 {
+			sum.MessagesRead, sum.Text, topics, sum.Model, sum.Reason).QueryRow(func(row pgx.Row) error {
+			if err := row.Scan(&sum.CreatedAt); errors.Is(err, pgx.ErrNoRows) {
 				return ErrSummaryConflict
+			} else if err != nil {
+				return err
 			}
 			return nil
 		})
@@ -291,12 +293,16 @@ func (s *Store) WriteSummary(ctx context.Context, w SummaryWrite) ([]UserRef, er
 			if err != nil {
 				return err
 			}
-			b.Queue(q(qAttributeAssertionInsertBatch), args...)
+			b.Queue(q(qAttributeAssertionInsertBatch), args...).Query(func(rows pgx.Rows) error {
+				stored, err := storedKeys(rows)
+				out.Assertions = newAssertions(w.Assertions, stored)
+				return err
+			})
 		}
 		if len(w.Mentions) > 0 {
 			b.Queue(q(qFactMentionBatch), mentionArgs(w.Mentions)...).Query(func(rows pgx.Rows) error {
 				var err error
-				users, err = mentionedUsers(rows)
+				out.Mentions, err = mentionsRecorded(rows)
 				return err
 			})
 		}
@@ -304,11 +310,21 @@ func (s *Store) WriteSummary(ctx context.Context, w SummaryWrite) ([]UserRef, er
 	})
 	switch {
 	case errors.Is(err, ErrNotFound), errors.Is(err, ErrSummaryConflict):
-		return nil, err
+		return SummaryWritten{}, err
 	case err != nil:
-		return nil, fmt.Errorf("write summary: %w", err)
+		return SummaryWritten{}, fmt.Errorf("write summary: %w", err)
 	}
-	return users, nil
+	out.Summary = normalizeSummary(sum)
+	return out, nil
+}
+
+// SummaryWritten is what WriteSummary stored: the version (as read back,
+// its creation time included), what its mentions changed (the users whose
+// facts changed, the facts they created) and the assertions stored now.
+type SummaryWritten struct {
+	Summary    record.Summary
+	Mentions   MentionsRecorded
+	Assertions []AssertionRow
 }
 
 // AdvanceSummarized marks messages read and moves a session's summarized

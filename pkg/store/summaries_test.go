@@ -158,9 +158,13 @@ func TestWriteSummary(t *testing.T) {
 
 	v1 := summaryOf(t, db, "t", "s", 1, 0)
 	v1.Mentions = []store.Mention{mention("t", "u-s", store.SummaryEventID("s", 0, 12), "genre", "科幻", "科幻", v1.Summary.LastAt)}
-	users, err := db.Store.WriteSummary(ctx, v1)
+	wrote, err := db.Store.WriteSummary(ctx, v1)
 	require.NoError(t, err)
-	require.Equal(t, []store.UserRef{{TenantID: "t", UserID: "u-s"}}, users)
+	require.Equal(t, []store.UserRef{{TenantID: "t", UserID: "u-s"}}, wrote.Mentions.Users)
+	require.Len(t, wrote.Mentions.Created, 1, "the fact the version's topic created")
+	require.Equal(t, store.SummaryEventID("s", 0, 12), wrote.Mentions.Created[0].FirstEventID)
+	require.Equal(t, 1, wrote.Summary.Version)
+	require.False(t, wrote.Summary.CreatedAt.IsZero())
 
 	// A second writer of the same range loses, and writes nothing.
 	_, err = db.Store.WriteSummary(ctx, v1)

@@ -38,6 +38,7 @@ import (
 
 	"github.com/recallhq/recall/pkg/attribute"
 	"github.com/recallhq/recall/pkg/attribute/infer"
+	"github.com/recallhq/recall/pkg/changefeed"
 	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/record"
@@ -48,6 +49,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/time/rate"
 
+	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/extract"
@@ -62,8 +64,9 @@ var Def = worker.Def[Config, *Worker]{
 	Doc:     "writes session summaries on request, and sweeps for sessions gone idle",
 	Binding: queue.Binding{Durable: "summarizer", Stream: queue.TasksStream, Filters: []string{events.SummarizeTaskSubjects}},
 	// The profile refresh of a user whose facts its summaries changed; the
-	// request for the rest of a long backlog, and the idle sweep's.
-	Publishes: []string{events.ProfileTaskSubjects, events.SummarizeTaskSubjects},
+	// request for the rest of a long backlog, and the idle sweep's; the
+	// changes its versions made (summaries, facts, attributes).
+	Publishes: []string{events.ProfileTaskSubjects, events.SummarizeTaskSubjects, events.ChangeSubjects},
 	// One summary is a few database round trips and, with a model, a slow
 	// request; several run at once. Eight drained a backfill of the dev data
 	// (make check-data) fastest with every worker in one process on two
@@ -158,6 +161,7 @@ type Worker struct {
 	limiter    *tenantLimiter
 	pub        *queue.Publisher
 	refresher  *queue.Refresher
+	changes    *changefeed.Publisher
 	index      *search.Indexer
 	infer      *infer.Inferrer
 	schemas    *attribute.Schemas
@@ -232,6 +236,7 @@ func New(_ context.Context, cfg Config, d *worker.Deps) (*Worker, error) {
 		}
 	}
 	w.schemas = schemas
+	w.changes = changefeed.NewPublisher(d.JS)
 	if d.JS != nil {
 		w.pub = queue.NewPublisher(d.JS)
 		w.refresher = queue.NewRefresher(d.JS, cfg.Refresh.Bucket)
@@ -257,6 +262,7 @@ type request struct {
 	through                     int64
 	reason                      string
 	last                        bool // the last delivery of one of its messages
+	again                       bool // one of its messages was delivered before
 	idx                         []int
 }
 
@@ -284,11 +290,12 @@ func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 			g.through, g.reason = r.ThroughCount, r.Reason
 		}
 		g.last = g.last || w.cfg.Queue.Consumer.MaxDeliver > 0 && m.Deliveries >= uint64(w.cfg.Queue.Consumer.MaxDeliver)
+		g.again = g.again || m.Deliveries > 1
 		g.idx = append(g.idx, i)
 	}
 	var refresh []events.ProfileTask
 	for _, g := range order {
-		_, err := w.summarize(ctx, g.tenantID, g.sessionID, g.through, g.reason, g.last, &refresh)
+		_, err := w.summarize(ctx, g.tenantID, g.sessionID, g.through, g.reason, g.last, g.again, &refresh)
 		for _, i := range g.idx {
 			errs[i] = err
 		}
@@ -325,16 +332,22 @@ func (w *Worker) refresh(ctx context.Context, tasks []events.ProfileTask) {
 // request (see Config.LLMFallback). It returns the outcome.
 func (w *Worker) Summarize(ctx context.Context, tenantID, sessionID string, through int64, reason string, last bool) (string, error) {
 	var refresh []events.ProfileTask
-	out, err := w.summarize(ctx, tenantID, sessionID, through, reason, last, &refresh)
+	out, err := w.summarize(ctx, tenantID, sessionID, through, reason, last, false, &refresh)
 	w.refresh(ctx, refresh)
 	return out, err
 }
 
 // summarize is Summarize, appending the profile refresh its version asks
 // for to refresh instead of publishing it, so that a batch publishes once.
-func (w *Worker) summarize(ctx context.Context, tenantID, sessionID string, through int64, reason string, last bool, refresh *[]events.ProfileTask) (string, error) {
+// again (a request delivered before) tells the change feed of the current
+// version again first: the request's first handling may have written it and
+// failed before it told (the stream drops what it has).
+func (w *Worker) summarize(ctx context.Context, tenantID, sessionID string, through int64, reason string, last, again bool, refresh *[]events.ProfileTask) (string, error) {
 	t := w.store.Tenant(tenantID)
 	in, err := t.SummaryInput(ctx, sessionID, w.cfg.MaxMessages)
+	if err == nil && again && in.Previous != nil {
+		err = w.retell(ctx, tenantID, *in.Previous)
+	}
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return w.outcome(OutcomeMissing), nil
@@ -458,7 +471,7 @@ func (w *Worker) summarizeNext(ctx context.Context, tenantID, sessionID string, 
 	if err := w.index.Prepare(ctx, entry); err != nil && !errors.Is(err, search.ErrEmbed) {
 		return "", err
 	}
-	_, err = w.store.WriteSummary(ctx, store.SummaryWrite{TenantID: tenantID, Summary: row, Mentions: mentions, Search: &entry[0], Read: read,
+	wrote, err := w.store.WriteSummary(ctx, store.SummaryWrite{TenantID: tenantID, Summary: row, Mentions: mentions, Search: &entry[0], Read: read,
 		Assertions: inferred})
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -468,6 +481,11 @@ func (w *Worker) summarizeNext(ctx context.Context, tenantID, sessionID string, 
 	case err != nil:
 		return "", err
 	}
+	// The version is committed: when telling of it fails, the request is
+	// retried, and its redelivery tells again (summarize's again).
+	if err := w.tell(ctx, tenantID, wrote.Summary, wrote.Mentions.Created, wrote.Assertions); err != nil {
+		return "", err
+	}
 	w.metrics.summaries.WithLabelValues(writer, reason).Inc()
 	w.log.Debug("summary written", "tenant_id", tenantID, "session_id", sessionID, "version", version,
 		"from", row.FromCount, "through", row.ThroughCount, "model", row.Model, "topics", len(row.KeyTopics))
@@ -475,6 +493,47 @@ func (w *Worker) summarizeNext(ctx context.Context, tenantID, sessionID string, 
 		*refresh = append(*refresh, events.ProfileTask{TenantID: tenantID, UserID: st.UserID, RequestedAt: newest.OccurredAt})
 	}
 	return w.outcome(OutcomeSummarized), nil
+}
+
+// tell publishes the change feed's news of a version stored: the version
+// (summary.updated), the facts its key topics mentioned first (fact.new)
+// and what its assertions changed in the user's profile.
+func (w *Worker) tell(ctx context.Context, tenantID string, sum record.Summary, created []store.FactRow, assertions []store.AssertionRow) error {
+	cs := []contract.Change{changefeed.SummaryUpdated(tenantID, sum)}
+	cs = append(cs, changefeed.FactsNew(created)...)
+	attrs, err := changefeed.Attributes(ctx, w.store, w.schemas, assertions)
+	if err != nil {
+		return err
+	}
+	cs = append(cs, attrs...)
+	changefeed.Sort(cs)
+	if err := w.changes.Publish(ctx, cs); err != nil {
+		return fmt.Errorf("summary %s version %d: %w", sum.SessionID, sum.Version, err)
+	}
+	return nil
+}
+
+// retell tells the change feed of a stored version again, as tell did,
+// from what is stored: the facts and the assertions stored under its event
+// id.
+func (w *Worker) retell(ctx context.Context, tenantID string, sum record.Summary) error {
+	t := w.store.Tenant(tenantID)
+	event := store.SummaryEventID(sum.SessionID, sum.FromCount, sum.ThroughCount)
+	created, err := t.CreatedBy(ctx, sum.UserID, event)
+	if err != nil {
+		return err
+	}
+	as, err := t.Assertions(ctx, sum.UserID)
+	if err != nil {
+		return err
+	}
+	var rows []store.AssertionRow
+	for _, a := range as {
+		if a.EventID == event {
+			rows = append(rows, store.AssertionRow{TenantID: tenantID, UserID: sum.UserID, Assertion: a})
+		}
+	}
+	return w.tell(ctx, tenantID, sum, created, rows)
 }
 
 // inferProfile asks the model what a version's messages say about the

@@ -678,10 +678,46 @@ class _ChangeBase(TypedDict):
     at: str
 
 
+class _ChangedFactBase(TypedDict):
+    type: str
+    value: str
+    display: str
+    status: str
+    source: str
+    base_weight: float
+    weight: float
+    mention_count: int
+    first_seen_at: str
+    last_mentioned_at: str
+    expires_at: str
+
+
+class ChangedFact(_ChangedFactBase, total=False):
+    """The interest fact a fact.* change is about; ``event_id`` (fact.new)
+    is the event of its first mention."""
+
+    session_id: str
+    event_id: str
+
+
+class ChangedList(TypedDict):
+    """The list a list.presented change is about: the turn that presented
+    it, numbered as the user saw it."""
+
+    session_id: str
+    event_id: str
+    count: int
+    items: List[ListEntry]
+
+
 class Change(_ChangeBase, total=False):
     """One change to what Recall holds about a user, as the change feed
     carries it (recall.changes.<tenant>.<user>): ``attribute`` for the
-    attribute.* types, ``forgotten`` for user.forgotten."""
+    attribute.* types, ``forgotten`` for user.forgotten, ``fact`` for
+    fact.*, ``summary`` for summary.updated, ``list`` for list.presented."""
 
     attribute: AttributeValue
     forgotten: ForgetReport
+    fact: ChangedFact
+    summary: Summary
+    list: ChangedList

@@ -631,10 +631,47 @@ export interface ForgetReport {
 export interface Change {
   v: number;
   id: string;
-  type: "attribute.asserted" | "attribute.superseded" | "attribute.removed" | "user.forgotten";
+  type:
+    | "attribute.asserted"
+    | "attribute.superseded"
+    | "attribute.removed"
+    | "user.forgotten"
+    | "fact.new"
+    | "fact.archived"
+    | "fact.expired"
+    | "summary.updated"
+    | "list.presented";
   tenant_id: string;
   user_id: string;
   at: string;
   attribute?: AttributeValue;
   forgotten?: ForgetReport;
+  fact?: ChangedFact;
+  summary?: Summary;
+  list?: ChangedList;
+}
+
+/** The interest fact a fact.* change is about; event_id (fact.new) is the event of its first mention. */
+export interface ChangedFact {
+  type: string;
+  value: string;
+  display: string;
+  status: "active" | "archived" | "expired";
+  source: string;
+  session_id?: string;
+  event_id?: string;
+  base_weight: number;
+  weight: number;
+  mention_count: number;
+  first_seen_at: string;
+  last_mentioned_at: string;
+  expires_at: string;
+}
+
+/** The list a list.presented change is about: the turn that presented it, numbered as the user saw it. */
+export interface ChangedList {
+  session_id: string;
+  event_id: string;
+  count: number;
+  items: ListEntry[];
 }

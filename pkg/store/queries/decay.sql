@@ -26,6 +26,9 @@ WHERE c.oid = 'facts'::regclass;
 --
 -- The update joins on the row version read (ctid): a fact re-mentioned after
 -- this statement's snapshot has a new version and is left to the next run.
+--
+-- The last column is the facts this statement archived or expired (a status
+-- they did not have), as a JSON array, for the change feed.
 WITH cur AS (
     SELECT f.ctid AS tid, f.tenant_id, f.user_id, f.status AS old_status,
            coalesce(f.decayed_weight, f.weight) AS old_weight,
@@ -52,7 +55,9 @@ WITH cur AS (
     FROM cur c
     WHERE f.ctid = c.tid AND f.ctid >= $1::tid AND f.ctid < $2::tid
       AND (c.new_status <> c.old_status OR c.new_weight <> c.old_weight)
-    RETURNING f.tenant_id, f.user_id, c.old_status, c.new_status
+    RETURNING f.tenant_id, f.user_id, c.old_status, c.new_status,
+              f.type, f.value, f.display, f.weight, c.new_weight, f.mention_count, f.first_seen_at,
+              f.last_mentioned_at, f.expires_at, f.source, f.source_session_id
 ), outbox AS (
     INSERT INTO profile_refresh_outbox AS o (tenant_id, user_id, requested_at)
     SELECT DISTINCT u.tenant_id, u.user_id, $3::timestamptz FROM upd u
@@ -69,7 +74,13 @@ SELECT (SELECT count(*) FROM cur),
        count(*) FILTER (WHERE new_status = 'archived' AND old_status = 'active'),
        count(*) FILTER (WHERE new_status = 'expired'),
        count(*) FILTER (WHERE new_status = 'active' AND old_status = 'archived'),
-       (SELECT count(*) FROM outbox)
+       (SELECT count(*) FROM outbox),
+       coalesce(jsonb_agg(jsonb_build_object(
+           'tenant_id', tenant_id, 'user_id', user_id, 'type', type, 'value', value, 'display', display,
+           'status', new_status, 'base_weight', weight, 'weight', new_weight, 'mention_count', mention_count,
+           'first_seen_at', first_seen_at, 'last_mentioned_at', last_mentioned_at, 'expires_at', expires_at,
+           'source', source, 'session_id', source_session_id))
+         FILTER (WHERE new_status <> old_status AND new_status IN ('archived', 'expired')), '[]')
 FROM upd;
 
 -- name: RefreshOutboxList

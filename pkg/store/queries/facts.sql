@@ -3,7 +3,11 @@
 -- touch the facts: count, first/last mention (event time), display of the newest
 -- mention, weight back to 1.0 (and the decayer's decayed weight cleared) and
 -- expiry extended when the mention is the newest, and the fact active again. Facts are upserted in key order so concurrent batches
--- lock them in the same order.
+-- lock them in the same order. A fact the batch creates keeps the event of its
+-- first mention (first_event_id: the earliest new one, by event time then
+-- event id). It returns every fact the batch touched, saying which it
+-- created (xmax is 0 on a row this statement inserted), with what a change
+-- feed tells of them.
 WITH rows AS (
     SELECT *
     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
@@ -24,15 +28,16 @@ WITH rows AS (
            max(r.expires_at) AS expires_at,
            (array_agg(r.display ORDER BY r.occurred_at DESC, r.event_id DESC))[1] AS display,
            (array_agg(r.source ORDER BY r.occurred_at DESC, r.event_id DESC))[1] AS source,
-           (array_agg(r.session_id ORDER BY r.occurred_at DESC, r.event_id DESC))[1] AS session_id
+           (array_agg(r.session_id ORDER BY r.occurred_at DESC, r.event_id DESC))[1] AS session_id,
+           (array_agg(r.event_id ORDER BY r.occurred_at, r.event_id))[1] AS first_event_id
     FROM new
     JOIN (SELECT DISTINCT ON (tenant_id, event_id, type, value) * FROM rows) r
       USING (tenant_id, event_id, type, value)
     GROUP BY r.tenant_id, r.user_id, r.type, r.value
 )
 INSERT INTO facts AS f (tenant_id, user_id, type, value, display, weight, mention_count,
-                        first_seen_at, last_mentioned_at, expires_at, status, source, source_session_id)
-SELECT tenant_id, user_id, type, value, display, 1.0, n, first_at, last_at, expires_at, 'active', source, session_id
+                        first_seen_at, last_mentioned_at, expires_at, status, source, source_session_id, first_event_id)
+SELECT tenant_id, user_id, type, value, display, 1.0, n, first_at, last_at, expires_at, 'active', source, session_id, first_event_id
 FROM agg
 ORDER BY tenant_id, user_id, type, value
 ON CONFLICT (tenant_id, user_id, type, value) DO UPDATE
@@ -48,7 +53,22 @@ SET mention_count     = f.mention_count + EXCLUDED.mention_count,
     decayed_weight    = CASE WHEN EXCLUDED.last_mentioned_at >= f.last_mentioned_at THEN NULL ELSE f.decayed_weight END,
     decayed_at        = CASE WHEN EXCLUDED.last_mentioned_at >= f.last_mentioned_at THEN NULL ELSE f.decayed_at END,
     updated_at        = now()
-RETURNING tenant_id, user_id;
+RETURNING tenant_id, user_id, f.xmax = 0, type, value, display, weight, mention_count, first_seen_at,
+          last_mentioned_at, expires_at, status, source, source_session_id, first_event_id;
+
+-- name: FactListFirstMentioned
+-- The facts whose first mention is one of the given ones (tenant $1, users
+-- $2, events $3, types $4, values $5, side by side): those that the
+-- mentions' events created, as a change feed tells of them, with the event
+-- time of that first mention.
+SELECT f.user_id, f.type, f.value, f.display, f.weight, f.mention_count, f.first_seen_at,
+       f.last_mentioned_at, f.expires_at, f.status, f.source, f.source_session_id, f.first_event_id,
+       fm.occurred_at
+FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS m(user_id, event_id, type, value)
+JOIN facts f ON f.tenant_id = $1 AND f.user_id = m.user_id AND f.type = m.type AND f.value = m.value
+            AND f.first_event_id = m.event_id
+JOIN fact_mentions fm ON fm.tenant_id = $1 AND fm.event_id = m.event_id AND fm.type = m.type AND fm.value = m.value
+ORDER BY f.user_id, f.type, f.value;
 
 -- name: FactListByUser
 -- A user's facts with a given status, newest mention first.
@@ -113,3 +133,15 @@ SELECT p.type, p.value, p.display, p.weight, p.mention_count, p.first_seen_at, p
                 '{}')
 FROM page p
 ORDER BY p.last_mentioned_at DESC, p.type, p.value;
+
+-- name: FactListCreatedBy
+-- A user's facts that one event's mentions created (first_event_id $3),
+-- with the event time of that mention: a summary version's, told again.
+SELECT f.user_id, f.type, f.value, f.display, f.weight, f.mention_count, f.first_seen_at,
+       f.last_mentioned_at, f.expires_at, f.status, f.source, f.source_session_id, f.first_event_id,
+       fm.occurred_at
+FROM facts f
+JOIN fact_mentions fm ON fm.tenant_id = f.tenant_id AND fm.event_id = f.first_event_id
+                     AND fm.type = f.type AND fm.value = f.value
+WHERE f.tenant_id = $1 AND f.user_id = $2 AND f.first_event_id = $3
+ORDER BY f.type, f.value;

@@ -22,7 +22,8 @@ SELECT count(pg_advisory_xact_lock(k)) FROM unnest($1::bigint[]) AS k;
 -- seen_lists row exists changes nothing. Within a turn a ref counts once. Times
 -- are event times; title, attrs and the last event/session are the newest
 -- showing's (event time, then event id), so replays in any order converge. Rows
--- are upserted in key order.
+-- are upserted in key order. It returns the turns recorded now (tenant and
+-- event id): those a change feed tells of.
 WITH rows AS (
     SELECT *
     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
@@ -50,7 +51,7 @@ WITH rows AS (
     FROM shown
     WINDOW w AS (PARTITION BY tenant_id, user_id, ref)
     ORDER BY tenant_id, user_id, ref, occurred_at DESC, event_id DESC
-)
+), upsert AS (
 INSERT INTO seen_items AS s (tenant_id, user_id, ref, title, attrs, times_shown,
                              first_seen_at, last_seen_at, last_event_id, last_session_id)
 SELECT tenant_id, user_id, ref, title, attrs::jsonb, n, first_at, last_at, event_id, session_id
@@ -64,7 +65,10 @@ SET times_shown     = s.times_shown + EXCLUDED.times_shown,
     attrs           = CASE WHEN (EXCLUDED.last_seen_at, EXCLUDED.last_event_id) >= (s.last_seen_at, s.last_event_id) THEN EXCLUDED.attrs ELSE s.attrs END,
     last_session_id = CASE WHEN (EXCLUDED.last_seen_at, EXCLUDED.last_event_id) >= (s.last_seen_at, s.last_event_id) THEN EXCLUDED.last_session_id ELSE s.last_session_id END,
     last_event_id   = CASE WHEN (EXCLUDED.last_seen_at, EXCLUDED.last_event_id) >= (s.last_seen_at, s.last_event_id) THEN EXCLUDED.last_event_id ELSE s.last_event_id END,
-    updated_at      = now();
+    updated_at      = now()
+RETURNING 1
+)
+SELECT tenant_id, event_id FROM lists;
 
 -- name: SeenEvictBeyondCap
 -- Keeps at most $3 items per user: the ones first seen most recently (ties by

@@ -54,7 +54,8 @@ INSERT INTO session_summaries (tenant_id, session_id, user_id, version, from_cou
                                first_event_id, first_at, last_event_id, last_at, covers_from, covers_to,
                                messages_read, summary, key_topics, model, reason)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
-ON CONFLICT DO NOTHING;
+ON CONFLICT DO NOTHING
+RETURNING created_at;
 
 -- name: SummaryStateAdvance
 -- Moves a session's summarized range forward, from $3 to $4 (only from $3:

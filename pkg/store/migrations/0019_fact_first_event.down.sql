@@ -1,0 +1,1 @@
+ALTER TABLE facts DROP COLUMN first_event_id;
