@@ -15,6 +15,7 @@ import (
 	"github.com/recallhq/recall/pkg/changefeed"
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/decayer"
+	"github.com/recallhq/recall/pkg/eventmsg"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/extractor"
 	"github.com/recallhq/recall/pkg/ingest"
@@ -93,7 +94,7 @@ func TestFactChanges(t *testing.T) {
 
 	// The same turns under other message ids, and a replay of the extractor.
 	for _, tr := range []events.Turn{first, again} {
-		m, err := events.TurnMsg(&tr)
+		m, err := eventmsg.Turn(&tr)
 		require.NoError(t, err)
 		m.Header.Set(jetstream.MsgIDHeader, "again-"+tr.ID)
 		_, err = b.nats.JS.PublishMsg(ctx, m)
@@ -198,7 +199,7 @@ func TestFactNewRedelivered(t *testing.T) {
 	require.NoError(t, err)
 
 	tr := turn("read-1", "u1", "我最近在读刘慈欣的《三体》，很喜欢。", t0)
-	m, err := events.TurnMsg(&tr)
+	m, err := eventmsg.Turn(&tr)
 	require.NoError(t, err)
 	require.Equal(t, []error{nil}, lost.Handle(ctx, delivery(m, 1)))
 	require.Zero(t, b.stored(t), "stored, not told")
@@ -219,7 +220,7 @@ func TestFactNewRedelivered(t *testing.T) {
 // summarizeMsg is the request for a session's summary through n messages.
 func summarizeMsg(t *testing.T, user, session string, n int64) *nats.Msg {
 	t.Helper()
-	m, err := events.SummarizeMsg(&events.SummarizeRequest{TenantID: "acme", UserID: user, SessionID: session,
+	m, err := eventmsg.Summarize(&events.SummarizeRequest{TenantID: "acme", UserID: user, SessionID: session,
 		Reason: events.SummarizeRequested, FromCount: 0, ThroughCount: n, RequestedAt: t0})
 	require.NoError(t, err)
 	return m
@@ -324,7 +325,7 @@ func TestListChanges(t *testing.T) {
 			{Ref: "/films/contact", Title: "Contact"}}}
 	publish := func(tr events.Turn, msgID string) {
 		t.Helper()
-		m, err := events.TurnMsg(&tr)
+		m, err := eventmsg.Turn(&tr)
 		require.NoError(t, err)
 		if msgID != "" {
 			m.Header.Set(jetstream.MsgIDHeader, msgID)
@@ -360,7 +361,7 @@ func TestListChanges(t *testing.T) {
 	require.NoError(t, err)
 	other := list
 	other.ID, other.OccurredAt = "list-2", t0.Add(time.Hour)
-	m, err := events.TurnMsg(&other)
+	m, err := eventmsg.Turn(&other)
 	require.NoError(t, err)
 	require.Equal(t, []error{nil}, lost.Handle(ctx, delivery(m, 1)))
 	require.Equal(t, []error{nil}, live.Handle(ctx, delivery(m, 1)))
