@@ -304,11 +304,13 @@ func TestSlowEndpointIsRetried(t *testing.T) {
 	c := change(contract.ChangeAttributeAsserted, "e1")
 	b.publish(t, c)
 	d := b.waitDelivery(t, w.ID, c.ID, func(d contract.WebhookDelivery) bool { return d.Status == contract.WebhookDelivered })
-	require.Equal(t, 3, d.Attempts)
+	// Two attempts timed out; the third was answered in time (on a loaded
+	// machine a later one may be the first answered in time).
+	require.GreaterOrEqual(t, d.Attempts, 3)
 	require.Contains(t, d.LastError, "no answer within 300ms")
 	require.Equal(t, http.StatusOK, d.LastStatusCode)
 	g := r.received()
-	require.Len(t, g, 3, "the receiver saw every attempt")
+	require.Len(t, g, d.Attempts, "the receiver saw every attempt")
 	for _, x := range g {
 		require.NoError(t, x.verified)
 		require.Equal(t, c.ID, x.id, "every attempt has the change's id, for the receiver to dedupe")
