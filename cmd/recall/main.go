@@ -7,6 +7,7 @@
 //	recall forget -tenant T -user U         remove a user completely
 //	recall sessions [-tenant T] [-scan]     report sessions holding another user's turns
 //	recall dlq list|show|redrive|delete     inspect and re-drive dead letters
+//	recall webhooks list|add|remove|deliveries|redrive -tenant T   a tenant's webhook endpoints
 //	recall probe URL                        health check for images without curl
 //	recall mcp                              the MCP tools over stdio, for agent hosts (RECALL_URL, RECALL_TENANT, ...)
 //
@@ -39,6 +40,7 @@ commands:
   forget    remove a user completely: rows and stream messages (-tenant T -user U)
   sessions  report sessions that hold turns of another user than their own, and what to do
   dlq       list, show, re-drive and delete dead letters
+  webhooks  list, add and remove a tenant's webhook endpoints; their deliveries, re-drives
   probe     GET a URL, exit non-zero unless 2xx (container health checks)
   mcp       serve the MCP tools over stdio for an agent host (RECALL_URL, RECALL_TENANT, RECALL_API_KEY, RECALL_USER_ID)
 `
@@ -65,6 +67,8 @@ func main() {
 		run = sessionsCmd
 	case "dlq":
 		run = dlqCmd
+	case "webhooks":
+		run = webhooksCmd
 	case "mcp":
 		run = mcpCmd
 	case "probe":

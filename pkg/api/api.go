@@ -41,6 +41,7 @@ import (
 	"github.com/recallhq/recall/pkg/store"
 	"github.com/recallhq/recall/pkg/telemetry"
 	"github.com/recallhq/recall/pkg/ui"
+	"github.com/recallhq/recall/pkg/webhooks"
 )
 
 // HTTP is the API's server on its address with its timeouts, for a binary
@@ -65,6 +66,8 @@ type Server struct {
 	// mem is the memory service every memory route calls, and the MCP
 	// tools too.
 	mem *memory.Service
+	// hooks is what the webhook routes do.
+	hooks *webhooks.Service
 }
 
 // Options are the API's dependencies.
@@ -114,6 +117,7 @@ func New(o Options) (*Server, error) {
 		cfg: cfg, limits: mem.Limits(), store: o.Store, js: o.JS,
 		log: log, keys: keys, now: now, metrics: m,
 		reg: o.Registry, ready: o.Ready, mem: mem,
+		hooks: webhooks.NewService(o.Store, o.Config.Webhooks),
 	}, nil
 }
 
@@ -321,6 +325,13 @@ var endpoints = []endpoint{
 		query: []param{{"consumer", kindText}, {"after", kindNumber}, {"limit", kindNumber}}},
 	{pattern: "POST /v1/ops/dead-letters/{seq}/redrive", tenant: (*Server).postRedrive},
 	{pattern: "GET /v1/ops/decayer", tenant: (*Server).getDecayer},
+	// Webhooks on the change feed (docs/webhooks.md).
+	{pattern: "POST /v1/webhooks", tenant: (*Server).postWebhook},
+	{pattern: "GET /v1/webhooks", tenant: (*Server).getWebhooks},
+	{pattern: "DELETE /v1/webhooks/{webhook_id}", tenant: (*Server).deleteWebhook},
+	{pattern: "GET /v1/webhooks/{webhook_id}/deliveries", tenant: (*Server).getWebhookDeliveries,
+		query: []param{{"status", kindText}, {"limit", kindNumber}}},
+	{pattern: "POST /v1/webhooks/{webhook_id}/deliveries/{change_id}/redrive", tenant: (*Server).postWebhookRedrive},
 }
 
 // pageParams are the parameters of a paged list.

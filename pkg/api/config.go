@@ -9,6 +9,7 @@ import (
 	"github.com/recallhq/recall/pkg/memory"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/webhooks"
 )
 
 // Config is the API's part of the config.
@@ -63,6 +64,9 @@ type Config struct {
 	// replicas (DATABASE_READ_*), opened by the binary that serves the API
 	// (store.Store.OpenReplicas).
 	Read store.ReadConfig
+	// Webhooks is which addresses a webhook endpoint may be registered at
+	// (WEBHOOK_ALLOW_PRIVATE), the webhooks worker's setting.
+	Webhooks webhooks.Network
 	memory.Config
 }
 

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/recallhq/recall/pkg/contract"
 )
 
 func TestTenantIsolation(t *testing.T) {
@@ -84,4 +86,18 @@ func TestTenantIsolation(t *testing.T) {
 	res = b.get(t, "A", sessionPath("s1", "messages"))
 	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
 	require.Equal(t, []string{"A says one", "A says two"}, contents(decode[messagesBody](t, res).Messages))
+
+	// A's webhook does not exist for B: not listed, not removed, its
+	// deliveries not read nor re-driven.
+	res = b.do(t, http.MethodPost, "/v1/webhooks", "A", []byte(`{"url":"https://hooks.example.com/a","types":["*"],"secret":"0123456789abcdef"}`))
+	require.Equal(t, http.StatusCreated, res.Status, string(res.Body))
+	hook := decode[contract.Webhook](t, res)
+	res = b.get(t, "B", "/v1/webhooks")
+	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
+	require.Empty(t, decode[contract.Webhooks](t, res).Webhooks)
+	requireCode(t, b.get(t, "B", "/v1/webhooks/"+hook.ID+"/deliveries"), http.StatusNotFound, "not_found")
+	requireCode(t, b.do(t, http.MethodPost, "/v1/webhooks/"+hook.ID+"/deliveries/chg-x/redrive", "B", nil), http.StatusNotFound, "not_found")
+	requireCode(t, b.do(t, http.MethodDelete, "/v1/webhooks/"+hook.ID, "B", nil), http.StatusNotFound, "not_found")
+	res = b.get(t, "A", "/v1/webhooks")
+	require.Len(t, decode[contract.Webhooks](t, res).Webhooks, 1)
 }

@@ -426,6 +426,45 @@ func (c *Client) ForgetUser(ctx context.Context, userID string) (*UserData, erro
 	return &out, c.call(ctx, http.MethodDelete, userPath(userID), nil, nil, &out)
 }
 
+// CreateWebhook registers an endpoint for the tenant's change feed
+// (docs/webhooks.md). The answer holds the endpoint's secret, which no
+// later call returns.
+func (c *Client) CreateWebhook(ctx context.Context, req WebhookCreate) (*Webhook, error) {
+	var out Webhook
+	return &out, c.call(ctx, http.MethodPost, "/v1/webhooks", nil, req, &out)
+}
+
+// Webhooks returns the tenant's endpoints, without their secrets.
+func (c *Client) Webhooks(ctx context.Context) (*Webhooks, error) {
+	var out Webhooks
+	return &out, c.call(ctx, http.MethodGet, "/v1/webhooks", nil, nil, &out)
+}
+
+// DeleteWebhook removes an endpoint and its deliveries.
+func (c *Client) DeleteWebhook(ctx context.Context, id string) error {
+	return c.call(ctx, http.MethodDelete, webhookPath(id), nil, nil, nil)
+}
+
+// WebhookDeliveries returns an endpoint's newest deliveries (at most limit,
+// 0 for the server's default; of status, "" for any) and its counts.
+func (c *Client) WebhookDeliveries(ctx context.Context, id, status string, limit int) (*WebhookDeliveries, error) {
+	q := url.Values{}
+	if status != "" {
+		q.Set("status", status)
+	}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	var out WebhookDeliveries
+	return &out, c.call(ctx, http.MethodGet, webhookPath(id, "deliveries"), q, nil, &out)
+}
+
+// RedriveWebhookDelivery makes a failed delivery pending again, due now.
+func (c *Client) RedriveWebhookDelivery(ctx context.Context, id, changeID string) (*WebhookDelivery, error) {
+	var out WebhookDelivery
+	return &out, c.call(ctx, http.MethodPost, webhookPath(id, "deliveries", url.PathEscape(changeID), "redrive"), nil, nil, &out)
+}
+
 // Attributes returns who the user is and what they asked for: the current
 // values of their profile's keys, and with history every earlier value.
 func (c *Client) Attributes(ctx context.Context, userID string, history bool) (*Attributes, error) {
@@ -450,6 +489,10 @@ func (c *Client) EditAttributes(ctx context.Context, userID string, req Attribut
 
 func sessionPath(id string, rest ...string) string {
 	return "/v1/sessions/" + url.PathEscape(id) + joinRest(rest)
+}
+
+func webhookPath(id string, rest ...string) string {
+	return "/v1/webhooks/" + url.PathEscape(id) + joinRest(rest)
 }
 
 func userPath(id string, rest ...string) string {

@@ -64,6 +64,31 @@ func TestClient(t *testing.T) {
 	t.Run("jetstream", func(t *testing.T) { clientJetStream(t, l) })
 	t.Run("retries", func(t *testing.T) { clientRetries(t, l) })
 	t.Run("odd ids", func(t *testing.T) { clientOddIDs(t, l) })
+	t.Run("webhooks", func(t *testing.T) { clientWebhooks(t, l) })
+}
+
+// clientWebhooks: an endpoint registered (its secret answered once),
+// listed, its deliveries read, a re-drive of none refused, removed.
+func clientWebhooks(t *testing.T, l *testenv.Live) {
+	c := newClient(t, l)
+	ctx := t.Context()
+	w, err := c.CreateWebhook(ctx, client.WebhookCreate{URL: "https://hooks.example.com/recall", Types: []string{"attribute.*"}})
+	require.NoError(t, err)
+	require.NotEmpty(t, w.Secret)
+	list, err := c.Webhooks(ctx)
+	require.NoError(t, err)
+	require.Len(t, list.Webhooks, 1)
+	require.Equal(t, w.ID, list.Webhooks[0].ID)
+	require.Empty(t, list.Webhooks[0].Secret)
+	d, err := c.WebhookDeliveries(ctx, w.ID, "failed", 10)
+	require.NoError(t, err)
+	require.Empty(t, d.Deliveries)
+	_, err = c.RedriveWebhookDelivery(ctx, w.ID, "chg-none")
+	require.True(t, client.IsNotFound(err), "%v", err)
+	_, err = c.CreateWebhook(ctx, client.WebhookCreate{URL: "http://127.0.0.1:9/x", Types: []string{"*"}})
+	require.ErrorContains(t, err, "refused (WEBHOOK_ALLOW_PRIVATE)")
+	require.NoError(t, c.DeleteWebhook(ctx, w.ID))
+	require.True(t, client.IsNotFound(c.DeleteWebhook(ctx, w.ID)))
 }
 
 // clientOddIDs: every id a turn may have reaches every call that puts one

@@ -6,6 +6,14 @@ import "github.com/recallhq/recall/pkg/contract"
 // client.Context rather than import both packages.
 
 type (
+	// WebhookCreate registers a webhook endpoint; Webhook is one, Webhooks
+	// the tenant's; WebhookDelivery is one change for one endpoint, and
+	// WebhookDeliveries an endpoint's newest with its counts.
+	WebhookCreate     = contract.WebhookCreate
+	Webhook           = contract.Webhook
+	Webhooks          = contract.Webhooks
+	WebhookDelivery   = contract.WebhookDelivery
+	WebhookDeliveries = contract.WebhookDeliveries
 	// Accepted is the outcome of one turn.
 	Accepted = contract.Accepted
 	// Message is a stored turn with its full structure.

@@ -25,6 +25,7 @@ const (
 	CodeUnavailable      = "unavailable"
 	CodeStillDuplicate   = "still_duplicate"
 	CodeSessionOwned     = "session_owned"
+	CodeNotFailed        = "not_failed"
 	CodeMethodNotAllowed = "method_not_allowed"
 	CodeInternal         = "internal"
 )
@@ -42,6 +43,7 @@ var statuses = map[string]int{
 	CodeUnavailable:      http.StatusServiceUnavailable,
 	CodeStillDuplicate:   http.StatusConflict,
 	CodeSessionOwned:     http.StatusConflict,
+	CodeNotFailed:        http.StatusConflict,
 	CodeMethodNotAllowed: http.StatusMethodNotAllowed,
 	CodeInternal:         http.StatusInternalServerError,
 }

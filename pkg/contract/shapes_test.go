@@ -119,6 +119,12 @@ var shapes = []shape{
 	{v: contract.Decayer{}, openapi: "DecayerRuns"},
 	{v: contract.DecayerRun{}, openapi: "DecayerRun"},
 	{v: contract.DecayerStep{}, openapi: "DecayerRun.steps[]"},
+	{v: contract.WebhookCreate{}, openapi: "WebhookCreate", ts: "WebhookCreate", py: "WebhookCreate", request: true},
+	{v: contract.Webhook{}, openapi: "Webhook", ts: "Webhook", py: "Webhook"},
+	{v: contract.Webhooks{}, openapi: "Webhooks", ts: "Webhooks", py: "Webhooks"},
+	{v: contract.WebhookDelivery{}, openapi: "WebhookDelivery", ts: "WebhookDelivery", py: "WebhookDelivery"},
+	{v: contract.WebhookCounts{}, openapi: "WebhookDeliveries.counts", ts: "WebhookCounts", py: "WebhookCounts"},
+	{v: contract.WebhookDeliveries{}, openapi: "WebhookDeliveries", ts: "WebhookDeliveries", py: "WebhookDeliveries"},
 }
 
 // clientOnly are the clients' types that are no wire shape of their own:

@@ -592,6 +592,15 @@ const (
 // the reason in the dead-letter stream and waits for the server's ack. Its own
 // dedupe id makes a repeat harmless.
 func DeadLetter(ctx context.Context, js jetstream.JetStream, consumer, stream string, msg Message, reason string) error {
+	return DeadLetterOf(ctx, js, consumer, stream, msg, reason, "")
+}
+
+// DeadLetterOf is DeadLetter for a consumer that may give up on one message
+// more than once, each time for something of its own (the webhooks worker:
+// one delivery per endpoint, and again after a re-drive): key tells those
+// dead letters apart, so that the stream's dedupe drops only a repeat of
+// the same one.
+func DeadLetterOf(ctx context.Context, js jetstream.JetStream, consumer, stream string, msg Message, reason, key string) error {
 	out := nats.NewMsg(DLQSubject(consumer, msg.Subject))
 	out.Data = msg.Data
 	for k, v := range msg.Header {
@@ -610,7 +619,11 @@ func DeadLetter(ctx context.Context, js jetstream.JetStream, consumer, stream st
 	out.Header.Set(HeaderFailedAt, time.Now().UTC().Format(time.RFC3339Nano))
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	_, err := js.PublishMsg(pctx, out, jetstream.WithMsgID(fmt.Sprintf("dlq:%s:%s:%d", consumer, stream, msg.Seq)))
+	id := fmt.Sprintf("dlq:%s:%s:%d", consumer, stream, msg.Seq)
+	if key != "" {
+		id += ":" + key
+	}
+	_, err := js.PublishMsg(pctx, out, jetstream.WithMsgID(id))
 	if err != nil {
 		return fmt.Errorf("publish dead letter: %w", err)
 	}

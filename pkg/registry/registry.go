@@ -18,6 +18,7 @@ import (
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/seen"
 	"github.com/recallhq/recall/pkg/summarizer"
+	"github.com/recallhq/recall/pkg/webhooks"
 	"github.com/recallhq/recall/pkg/worker"
 )
 
@@ -30,6 +31,7 @@ var All = []worker.Worker{
 	catalog.Def,
 	profiler.Def,
 	summarizer.Def,
+	webhooks.Def,
 	decayer.Def,
 }
 

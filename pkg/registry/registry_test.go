@@ -42,6 +42,7 @@ func TestEffectiveDefaults(t *testing.T) {
 		"catalog":    {Consumer: consumer, Runner: runner(200, 2)},
 		"profiler":   {Consumer: consumer, Runner: runner(200, 4)},
 		"summarizer": {Consumer: consumer, Runner: runner(16, 8)},
+		"webhooks":   {Consumer: consumer, Runner: runner(100, 2)},
 		"decayer":    {},
 	}
 	require.ElementsMatch(t, registry.Names(), func() []string {
@@ -94,10 +95,10 @@ func TestPoolSizedForTheHandlers(t *testing.T) {
 	for _, c := range all {
 		handlers += c.Queue().Runner.Concurrency
 	}
-	require.Equal(t, 22, handlers, "the registry's concurrency defaults")
+	require.Equal(t, 24, handlers, "the registry's concurrency defaults")
 	db := envconfig.Defaults[deps.Config]().DB
 	worker.SizePool(&db, all)
-	require.Equal(t, store.DefaultMaxConns()+22, db.MaxConns)
+	require.Equal(t, store.DefaultMaxConns()+24, db.MaxConns)
 
 	one, err := worker.Load([]worker.Worker{summarizer.Def}, map[string]string{"SUMMARIZER_CONCURRENCY": "3"})
 	require.NoError(t, err)

@@ -242,6 +242,32 @@ var (
 	qUserDeleteAttributes = queryName{"UserDeleteAttributes"}
 	// qUserDeleteHabitMarks is UserDeleteHabitMarks of queries/users.sql.
 	qUserDeleteHabitMarks = queryName{"UserDeleteHabitMarks"}
+	// qUserDeleteWebhookDeliveries is UserDeleteWebhookDeliveries of queries/users.sql.
+	qUserDeleteWebhookDeliveries = queryName{"UserDeleteWebhookDeliveries"}
+	// qWebhookEndpointInsert is WebhookEndpointInsert of queries/webhooks.sql.
+	qWebhookEndpointInsert = queryName{"WebhookEndpointInsert"}
+	// qWebhookEndpointList is WebhookEndpointList of queries/webhooks.sql.
+	qWebhookEndpointList = queryName{"WebhookEndpointList"}
+	// qWebhookEndpointGet is WebhookEndpointGet of queries/webhooks.sql.
+	qWebhookEndpointGet = queryName{"WebhookEndpointGet"}
+	// qWebhookEndpointDelete is WebhookEndpointDelete of queries/webhooks.sql.
+	qWebhookEndpointDelete = queryName{"WebhookEndpointDelete"}
+	// qWebhookDeliveryInsertBatch is WebhookDeliveryInsertBatch of queries/webhooks.sql.
+	qWebhookDeliveryInsertBatch = queryName{"WebhookDeliveryInsertBatch"}
+	// qWebhookDeliveryClaim is WebhookDeliveryClaim of queries/webhooks.sql.
+	qWebhookDeliveryClaim = queryName{"WebhookDeliveryClaim"}
+	// qWebhookDeliveryRecord is WebhookDeliveryRecord of queries/webhooks.sql.
+	qWebhookDeliveryRecord = queryName{"WebhookDeliveryRecord"}
+	// qWebhookDeliveryList is WebhookDeliveryList of queries/webhooks.sql.
+	qWebhookDeliveryList = queryName{"WebhookDeliveryList"}
+	// qWebhookDeliveryCounts is WebhookDeliveryCounts of queries/webhooks.sql.
+	qWebhookDeliveryCounts = queryName{"WebhookDeliveryCounts"}
+	// qWebhookDeliveryRedrive is WebhookDeliveryRedrive of queries/webhooks.sql.
+	qWebhookDeliveryRedrive = queryName{"WebhookDeliveryRedrive"}
+	// qWebhookDeliveryGet is WebhookDeliveryGet of queries/webhooks.sql.
+	qWebhookDeliveryGet = queryName{"WebhookDeliveryGet"}
+	// qWebhookDeliveryPrune is WebhookDeliveryPrune of queries/webhooks.sql.
+	qWebhookDeliveryPrune = queryName{"WebhookDeliveryPrune"}
 )
 
 // queryNameList is every name above, in the order of the files, for the test
@@ -366,4 +392,17 @@ var queryNameList = []queryName{
 	qUserSessionList,
 	qUserDeleteAttributes,
 	qUserDeleteHabitMarks,
+	qUserDeleteWebhookDeliveries,
+	qWebhookEndpointInsert,
+	qWebhookEndpointList,
+	qWebhookEndpointGet,
+	qWebhookEndpointDelete,
+	qWebhookDeliveryInsertBatch,
+	qWebhookDeliveryClaim,
+	qWebhookDeliveryRecord,
+	qWebhookDeliveryList,
+	qWebhookDeliveryCounts,
+	qWebhookDeliveryRedrive,
+	qWebhookDeliveryGet,
+	qWebhookDeliveryPrune,
 }

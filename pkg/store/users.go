@@ -34,6 +34,7 @@ var userTables = []struct {
 	{table: "search_user_stats", query: qUserDeleteSearchStats},
 	{table: "attribute_assertions", query: qUserDeleteAttributes},
 	{table: "habit_marks", query: qUserDeleteHabitMarks},
+	{table: "webhook_deliveries", query: qUserDeleteWebhookDeliveries},
 }
 
 // ForgetUser deletes everything stored about a user in one transaction and

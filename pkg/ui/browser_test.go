@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -98,9 +100,30 @@ func TestInspectorInBrowser(t *testing.T) {
 
 	// A duplicate window longer than the test, so the seeded duplicate is
 	// still refused when the page re-drives it.
-	l := testenv.StartRecall(t, "API_KEYS="+tenantA+":"+keyA+","+tenantB+":"+keyB+","+tenantC+":"+keyC, "STREAM_DUPLICATE_WINDOW=10m")
+	// Webhook deliveries get one attempt each, so that they fail at once
+	// while the receiver refuses them, to a receiver on this machine.
+	l := testenv.StartRecall(t, "API_KEYS="+tenantA+":"+keyA+","+tenantB+":"+keyB+","+tenantC+":"+keyC, "STREAM_DUPLICATE_WINDOW=10m",
+		"WEBHOOK_ALLOW_PRIVATE=true", "WEBHOOK_MAX_ATTEMPTS=1", "WEBHOOK_POLL_INTERVAL=100ms")
 	a := client{t: t, base: l.URL, tenant: tenantA, key: keyA}
 	b := client{t: t, base: l.URL, tenant: tenantB, key: keyB}
+
+	// A webhook endpoint of tenant A for its attribute changes, answering
+	// 503 until the deliveries have failed; the page re-drives one.
+	var hookStatus atomic.Int32
+	hookStatus.Store(http.StatusServiceUnavailable)
+	var hookDelivered atomic.Int32
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		code := int(hookStatus.Load())
+		if code == http.StatusOK {
+			hookDelivered.Add(1)
+		}
+		w.WriteHeader(code)
+	}))
+	t.Cleanup(receiver.Close)
+	status, body := a.do(http.MethodPost, "/v1/webhooks", contract.WebhookCreate{URL: receiver.URL + "/recall", Types: []string{"attribute.*"}})
+	require.Equal(t, http.StatusCreated, status, string(body))
+	var hook contract.Webhook
+	require.NoError(t, json.Unmarshal(body, &hook))
 
 	now := time.Now().UTC().Truncate(time.Second)
 	at := func(d time.Duration) string { return now.Add(-d).Format(time.RFC3339) }
@@ -167,7 +190,7 @@ func TestInspectorInBrowser(t *testing.T) {
 	}
 	// Who the user is and what they asked for, set explicitly: the user page
 	// shows them, removes one and sets another.
-	status, body := a.do(http.MethodPatch, "/v1/users/"+url.PathEscape(userA)+"/attributes", map[string]any{"id": "seed-attrs",
+	status, body = a.do(http.MethodPatch, "/v1/users/"+url.PathEscape(userA)+"/attributes", map[string]any{"id": "seed-attrs",
 		"edits": []map[string]any{{"key": "allergies", "op": "put", "value": "花生"}, {"key": "location", "op": "put", "value": "杭州"},
 			{"key": "reply_language", "op": "put", "value": "中文"}}})
 	require.Equal(t, http.StatusAccepted, status, string(body))
@@ -267,6 +290,15 @@ func TestInspectorInBrowser(t *testing.T) {
 	require.NoError(t, err)
 	require.Positive(t, rep.Count(decayer.StepHabits, decayer.OutcomeAttributesDerived))
 
+	// The attribute changes' deliveries failed; from now on the receiver
+	// takes them.
+	require.Eventually(t, func() bool {
+		_, body := a.do(http.MethodGet, "/v1/webhooks/"+hook.ID+"/deliveries?status=failed", nil)
+		var d contract.WebhookDeliveries
+		return json.Unmarshal(body, &d) == nil && d.Counts.Failed >= 3
+	}, 30*time.Second, 100*time.Millisecond, "the webhook's deliveries fail")
+	hookStatus.Store(http.StatusOK)
+
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", script)
@@ -274,7 +306,7 @@ func TestInspectorInBrowser(t *testing.T) {
 	cmd.Env = append(os.Environ(),
 		"INSPECTOR_URL="+l.InspectorURL, "TENANT_A="+tenantA, "KEY_A="+keyA, "TENANT_B="+tenantB, "KEY_B="+keyB,
 		"TENANT_C="+tenantC, "KEY_C="+keyC, "USER_A="+userA, "SESSION_A=s-now", "HEAVY_USER=heavy", "HEAVY_SESSION=h-s0",
-		"LATE_ID="+late.ID, "DUP_ID="+dup.ID, "DUP_UNTIL="+dupUntil.Format(time.DateTime), "SCREENSHOTS="+shots)
+		"LATE_ID="+late.ID, "DUP_ID="+dup.ID, "WEBHOOK_ID="+hook.ID, "DUP_UNTIL="+dupUntil.Format(time.DateTime), "SCREENSHOTS="+shots)
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "the browser script failed:\n%s", out)
@@ -286,6 +318,7 @@ func TestInspectorInBrowser(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, status, "forgotten through the page: %s", body)
 	_, body = a.do(http.MethodGet, "/v1/ops/dead-letters", nil)
 	require.JSONEq(t, `{"dead_letters":[]}`, string(body), "re-driven through the page")
+	require.Positive(t, hookDelivered.Load(), "the delivery re-driven through the page reached the receiver")
 	status, _ = b.do(http.MethodGet, "/v1/users/bob", nil)
 	require.Equal(t, http.StatusOK, status, "tenant B's user is untouched")
 

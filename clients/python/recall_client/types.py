@@ -639,6 +639,74 @@ class AttributesAccepted(TypedDict):
     accepted: List[AcceptedTurn]
 
 
+# --- webhooks (docs/webhooks.md) ---
+
+
+class _WebhookCreateBase(TypedDict):
+    url: str
+    types: List[str]
+
+
+class WebhookCreate(_WebhookCreateBase, total=False):
+    """An endpoint to register: its URL, the change types it wants (a type,
+    a prefix such as ``attribute.*``, or ``*``) and its secret (left out:
+    the server makes one)."""
+
+    secret: str
+
+
+class _WebhookBase(TypedDict):
+    id: str
+    url: str
+    types: List[str]
+    created_at: str
+
+
+class Webhook(_WebhookBase, total=False):
+    """An endpoint of the tenant; ``secret`` only in the answer that registered it."""
+
+    secret: str
+
+
+class Webhooks(TypedDict):
+    webhooks: List[Webhook]
+
+
+class _WebhookDeliveryBase(TypedDict):
+    change_id: str
+    type: str
+    user_id: str
+    status: str
+    attempts: int
+    redrives: int
+    in_flight: bool
+    created_at: str
+
+
+class WebhookDelivery(_WebhookDeliveryBase, total=False):
+    """One change for one endpoint: ``status`` pending, delivered or failed."""
+
+    next_attempt_at: str
+    last_status_code: int
+    last_error: str
+    last_attempt_at: str
+    finished_at: str
+
+
+class WebhookCounts(TypedDict):
+    pending: int
+    delivered: int
+    failed: int
+
+
+class WebhookDeliveries(TypedDict):
+    """An endpoint's newest deliveries and how many it has of each status."""
+
+    webhook_id: str
+    counts: WebhookCounts
+    deliveries: List[WebhookDelivery]
+
+
 # --- summaries, deletion ---
 
 

@@ -619,6 +619,56 @@ export interface SummarizeResult {
   request?: SummarizeRequest;
 }
 
+/** An endpoint to register (POST /v1/webhooks): types are change types, prefixes such as "attribute.*", or "*"; secret left out: the server makes one. */
+export interface WebhookCreate {
+  url: string;
+  types: string[];
+  secret?: string;
+}
+
+/** An endpoint of the tenant; secret only in the answer that registered it. */
+export interface Webhook {
+  id: string;
+  url: string;
+  types: string[];
+  created_at: string;
+  secret?: string;
+}
+
+export interface Webhooks {
+  webhooks: Webhook[];
+}
+
+/** One change for one endpoint, as its delivery stands. */
+export interface WebhookDelivery {
+  change_id: string;
+  type: string;
+  user_id: string;
+  status: "pending" | "delivered" | "failed";
+  attempts: number;
+  redrives: number;
+  in_flight: boolean;
+  next_attempt_at?: string;
+  last_status_code?: number;
+  last_error?: string;
+  last_attempt_at?: string;
+  created_at: string;
+  finished_at?: string;
+}
+
+export interface WebhookCounts {
+  pending: number;
+  delivered: number;
+  failed: number;
+}
+
+/** An endpoint's newest deliveries and how many it has of each status. */
+export interface WebhookDeliveries {
+  webhook_id: string;
+  counts: WebhookCounts;
+  deliveries: WebhookDelivery[];
+}
+
 /** What forgetting a user removed: rows per table, stream messages per stream. */
 export interface ForgetReport {
   tenant_id: string;

@@ -138,7 +138,8 @@ UNION ALL SELECT 'search_entries', (SELECT count(*) FROM search_entries WHERE te
      WHERE e.tenant_id = $1 AND e.kind = 'summary')
 UNION ALL SELECT 'search_user_stats', count(*) FROM search_user_stats WHERE tenant_id = $1 AND user_id = $2
 UNION ALL SELECT 'attribute_assertions', count(*) FROM attribute_assertions WHERE tenant_id = $1 AND user_id = $2
-UNION ALL SELECT 'habit_marks', count(*) FROM habit_marks WHERE tenant_id = $1 AND user_id = $2;
+UNION ALL SELECT 'habit_marks', count(*) FROM habit_marks WHERE tenant_id = $1 AND user_id = $2
+UNION ALL SELECT 'webhook_deliveries', count(*) FROM webhook_deliveries WHERE tenant_id = $1 AND user_id = $2;
 
 -- name: UserListActive
 -- A tenant's users by their latest activity (their sessions' newest message,
@@ -171,3 +172,8 @@ DELETE FROM attribute_assertions WHERE tenant_id = $1 AND user_id = $2;
 -- name: UserDeleteHabitMarks
 -- Where the user's habits were last derived.
 DELETE FROM habit_marks WHERE tenant_id = $1 AND user_id = $2;
+
+-- name: UserDeleteWebhookDeliveries
+-- The user's webhook deliveries, whose bodies hold their changes: those not
+-- yet delivered are not sent.
+DELETE FROM webhook_deliveries WHERE tenant_id = $1 AND user_id = $2;

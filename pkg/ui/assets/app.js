@@ -4,6 +4,7 @@ import { credentials, signIn, signOut, h, api, q, enc, time, num, card, pager, e
 import { userPage } from './user.js';
 import { sessionPage } from './session.js';
 import { opsPage } from './ops.js';
+import { webhooksPage, webhookPage } from './webhooks.js';
 
 const main = document.getElementById('main');
 
@@ -88,6 +89,8 @@ const routes = [
   [/^#\/user\/(.+)$/, (m) => userPage(decodeURIComponent(m[1])), 'users'],
   [/^#\/session\/(.+)$/, (m) => sessionPage(decodeURIComponent(m[1])), 'users'],
   [/^#\/ops$/, () => opsPage(), 'ops'],
+  [/^#\/webhooks$/, () => webhooksPage(), 'webhooks'],
+  [/^#\/webhook\/(.+)$/, (m) => webhookPage(decodeURIComponent(m[1])), 'webhooks'],
   [/^(#\/?)?$/, () => usersPage(), 'users'],
 ];
 

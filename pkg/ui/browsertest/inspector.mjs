@@ -27,6 +27,7 @@ const DUP_UNTIL = env('DUP_UNTIL');
 const SHOTS = env('SCREENSHOTS');
 const HEAVY = env('HEAVY_USER');
 const HEAVY_SESSION = env('HEAVY_SESSION');
+const WEBHOOK = env('WEBHOOK_ID');
 
 const sizes = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } };
 const shots = [];
@@ -466,6 +467,35 @@ try {
   await signIn(bp, { tenant: B.tenant, key: A.key });
   await bp.locator('#login .error').waitFor({ timeout });
   check(await bp.locator('#login .error').innerText().then((t) => t.includes('not valid for this tenant')), 'tenant A\'s key is refused for tenant B');
+
+  // Webhooks: the endpoint, its failed deliveries, one re-driven until the
+  // page shows it delivered.
+  await page.goto(`${URL}#/webhooks`);
+  if (await seen(page.locator(`#webhooks tr[data-webhook="${WEBHOOK}"]`), 'the webhooks page lists the endpoint')) {
+    await page.locator(`#webhooks tr[data-webhook="${WEBHOOK}"] a`).click();
+    if (await seen(page.locator('#failures tr[data-status="failed"] button.redrive').first(), 'the endpoint\'s page lists its failed deliveries with a re-drive')) {
+      check(await page.locator('#webhook-counts').innerText().then((t) => /\d+ failed/.test(t)), 'the endpoint\'s counts name its failures');
+      check(await page.locator('#failures .reason').first().innerText().then((t) => t.includes('503')), 'a failure says why (503)');
+      await plurals(page, '#webhook-page', 'the webhook page');
+      await shot(page, 'webhook-desktop', 'webhook page, desktop: an endpoint\'s counts, failed deliveries with their reasons and re-drive buttons, recent deliveries');
+      const row = page.locator('#failures tr[data-status="failed"]').first();
+      const change = await row.getAttribute('data-change');
+      await row.locator('button.redrive').click();
+      await seen(page.locator('#redriven'), 're-drive answers on the page');
+      let delivered = false;
+      for (let i = 0; i < 50 && !delivered; i++) {
+        await page.goto(`${URL}#/webhooks`);
+        await page.goto(`${URL}#/webhook/${encodeURIComponent(WEBHOOK)}`);
+        await page.locator('#deliveries table').waitFor({ timeout });
+        delivered = await page.locator(`#deliveries tr[data-change="${change}"][data-status="delivered"]`).count() > 0;
+        if (!delivered) await page.waitForTimeout(200);
+      }
+      check(delivered, 'the re-driven delivery is shown delivered');
+    }
+  }
+  await pp.goto(`${URL}#/webhook/${encodeURIComponent(WEBHOOK)}`);
+  await pp.locator('#deliveries table').waitFor({ timeout });
+  await shot(pp, 'webhook-phone', 'webhook page, phone width');
 
   // Forget, with a confirmation that names what goes.
   await userPage(page);

@@ -1,0 +1,14 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/recallhq/recall/internal/deploycheck"
+	"github.com/recallhq/recall/pkg/webhooks"
+	"github.com/recallhq/recall/pkg/worker"
+)
+
+func TestDeployEnvMatchesConfig(t *testing.T) {
+	t.Parallel()
+	deploycheck.CheckDeployEnv(t, "webhooks", worker.EnvVars(webhooks.Def))
+}
