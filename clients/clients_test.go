@@ -46,7 +46,9 @@ func TestClients(t *testing.T) {
 		keys = append(keys, tenant+":"+key)
 	}
 	up := newScriptedUpstream(t, gatewayScript)
-	live := testenv.StartRecall(t, "API_KEYS="+strings.Join(keys, ","), "GATEWAY_UPSTREAM_URL="+up.URL()+"/v1", "GATEWAY_UPSTREAM_API_KEY=")
+	// WEBHOOK_ALLOW_PRIVATE: the suites' webhook receivers listen on 127.0.0.1.
+	live := testenv.StartRecall(t, "API_KEYS="+strings.Join(keys, ","), "GATEWAY_UPSTREAM_URL="+up.URL()+"/v1", "GATEWAY_UPSTREAM_API_KEY=",
+		"WEBHOOK_ALLOW_PRIVATE=true")
 	env := func(tenant string) []string {
 		return []string{"RECALL_URL=" + live.URL, "RECALL_TENANT=" + tenant, "RECALL_API_KEY=" + tenants[tenant]}
 	}

@@ -38,7 +38,9 @@ class Retry:
 
     Every request the client sends is safe to repeat: turns keep their ids
     (Recall drops repeats), an unseen request that marks keeps its
-    notification id, the rest read or are idempotent. The wait before
+    notification id, the rest read or are idempotent; but for registering a
+    webhook, which is retried only when it cannot have been done (a 503, a
+    refused connection). The wait before
     attempt n+1 is ``initial * 2**(n-1)`` with jitter, at least what the
     server's Retry-After asks, and never more than ``max_delay``.
     """
@@ -376,6 +378,51 @@ class Recall:
         path = "/v1/users/" + _seg(user_id) + "/recommendations"
         return cast(t.Recommendations, self._request("GET", path, query=_params(k=k)))
 
+    # --- webhooks (docs/webhooks.md) ---
+
+    def create_webhook(self, webhook: t.WebhookCreate) -> t.Webhook:
+        """Register an endpoint for the tenant's change feed: every change whose
+        type it wants (``types``: a type, a prefix such as ``attribute.*``, or
+        ``*``) is POSTed to ``url``, signed with its ``secret`` (made by the
+        server when left out). The answer is the only one that holds the
+        secret. Unless the server has WEBHOOK_ALLOW_PRIVATE=true, a URL on a
+        loopback, private or link-local address is refused
+        (InvalidRequestError, field ``url``).
+
+        Not safe to repeat: a second request would register a second
+        endpoint. So it is retried only when nothing can have been registered
+        (a 503, a refused connection); a connection that broke or timed out
+        after the request was sent raises ConnectionFailedError at once.
+        """
+        return cast(t.Webhook, self._request("POST", "/v1/webhooks", body=dict(webhook), once_sent=True))
+
+    def webhooks(self) -> t.Webhooks:
+        """The tenant's endpoints, oldest first, without their secrets."""
+        return cast(t.Webhooks, self._request("GET", "/v1/webhooks"))
+
+    def delete_webhook(self, webhook_id: str) -> None:
+        """Remove an endpoint and its deliveries: nothing more is sent to it.
+        NotFoundError when there is no such endpoint; a retry that finds it
+        gone (the first attempt's answer was lost) succeeds."""
+        self._request("DELETE", "/v1/webhooks/" + _seg(webhook_id), on_retry_404_ok=True)
+
+    def webhook_deliveries(
+        self, webhook_id: str, *, status: Optional[str] = None, limit: Optional[int] = None
+    ) -> t.WebhookDeliveries:
+        """An endpoint's newest deliveries (``status``: pending, delivered or
+        failed; ``limit`` 1-200, default 50) and how many it has of each
+        status."""
+        q = _params(status=status, limit=limit)
+        return cast(t.WebhookDeliveries, self._request("GET", "/v1/webhooks/" + _seg(webhook_id) + "/deliveries", query=q))
+
+    def redrive_webhook_delivery(self, webhook_id: str, change_id: str) -> t.WebhookDelivery:
+        """Make a failed delivery pending again, due now, with as many attempts
+        as a new one. NotFoundError when the endpoint has no delivery of the
+        change; ConflictError (code ``not_failed``) when it is pending or
+        delivered."""
+        path = "/v1/webhooks/" + _seg(webhook_id) + "/deliveries/" + _seg(change_id) + "/redrive"
+        return cast(t.WebhookDelivery, self._request("POST", path))
+
     # --- transport ---
 
     def _request(
@@ -387,6 +434,7 @@ class Recall:
         body: Any = None,
         timeout: Optional[float] = None,
         on_retry_404_ok: bool = False,
+        once_sent: bool = False,
     ) -> Any:
         url = self.url + path
         if query:
@@ -405,6 +453,9 @@ class Recall:
             try:
                 status, raw, retry_after = _send(req, timeout or self.timeout)
             except _Unreachable as e:
+                if once_sent and not e.refused:
+                    # The request may have been carried out, its answer lost.
+                    raise ConnectionFailedError(f"{method} {path}: {e} (not retried: it may have been carried out)", attempt) from e.cause
                 if attempt == attempts:
                     raise ConnectionFailedError(f"{method} {path}: {e} (after {attempts} attempts)", attempts) from e.cause
                 self._sleep(self.retry.delay(attempt, None))
@@ -427,6 +478,10 @@ class _Unreachable(Exception):
     def __init__(self, reason: str, cause: BaseException) -> None:
         super().__init__(reason)
         self.cause = cause
+        # Refused: the request was never received, so nothing was done.
+        self.refused = isinstance(cause, ConnectionRefusedError) or isinstance(
+            getattr(cause, "reason", None), ConnectionRefusedError
+        )
 
 
 def _send(req: urllib.request.Request, timeout: float) -> Tuple[int, bytes, Optional[float]]:

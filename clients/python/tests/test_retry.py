@@ -2,12 +2,13 @@
 dropped connection. Every attempt must carry the same ids."""
 
 import json
+import socket
 import threading
 import unittest
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Dict, List, Tuple
 
-from recall_client import ConnectionFailedError, InvalidRequestError, Recall, Retry, UnavailableError
+from recall_client import ConflictError, ConnectionFailedError, InvalidRequestError, Recall, Retry, UnavailableError
 
 # What the fake answers, by attempt: (status, body) or None to drop the connection.
 Script = List[Any]
@@ -134,6 +135,57 @@ class RetryTest(unittest.TestCase):
         f, client, _ = self.fake(None, (404, {"error": {"code": "not_found", "message": "no such session"}}))
         client.delete_session("s")
         self.assertEqual([r["method"] for r in f.requests], ["DELETE", "DELETE"])
+
+    def test_registering_a_webhook_is_not_repeated_once_sent(self) -> None:
+        # A connection broken after the request was sent: the endpoint may
+        # be registered already, and a second request would register another.
+        f, client, _ = self.fake(None, (201, {"id": "wh_2", "url": "https://x.test/", "types": ["*"], "created_at": "", "secret": "s"}))
+        with self.assertRaises(ConnectionFailedError) as cm:
+            client.create_webhook({"url": "https://x.test/", "types": ["*"]})
+        self.assertEqual(len(f.requests), 1)
+        self.assertEqual(cm.exception.attempts, 1)
+
+        # A 503 registered nothing: it is retried.
+        wh = {"id": "wh_1", "url": "https://x.test/", "types": ["*"], "created_at": "2026-04-01T09:00:00Z", "secret": "whsec_1"}
+        f, client, _ = self.fake(UNAVAILABLE, (201, wh))
+        self.assertEqual(client.create_webhook({"url": "https://x.test/", "types": ["*"]}), wh)
+        self.assertEqual([r["body"] for r in f.requests], [{"url": "https://x.test/", "types": ["*"]}] * 2)
+
+    def test_registering_a_webhook_is_retried_when_refused(self) -> None:
+        # Nothing listens on the port: every attempt is refused, none received.
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+        s.close()
+        waits: List[float] = []
+        client = Recall("http://127.0.0.1:%d" % port, "acme", retry=Retry(attempts=3, initial=0.01, max_delay=0.05), sleep=waits.append)
+        with self.assertRaises(ConnectionFailedError) as cm:
+            client.create_webhook({"url": "https://x.test/", "types": ["*"]})
+        self.assertEqual(cm.exception.attempts, 3)
+        self.assertEqual(len(waits), 2)
+
+    def test_webhook_routes_escape_their_ids(self) -> None:
+        f, client, _ = self.fake(
+            (200, {"webhook_id": "wh_1", "counts": {"pending": 0, "delivered": 0, "failed": 0}, "deliveries": []}),
+            (409, {"error": {"code": "not_failed", "message": "delivered, not failed"}}),
+            None,
+            (404, {"error": {"code": "not_found", "message": "no webhook wh/1"}}),
+        )
+        client.webhook_deliveries("wh/1", status="failed", limit=5)
+        with self.assertRaises(ConflictError) as cm:
+            client.redrive_webhook_delivery("wh/1", "chg-1")
+        self.assertEqual(cm.exception.code, "not_failed")
+        # The first delete went through but its answer was lost; the retry finds nothing.
+        client.delete_webhook("wh/1")
+        self.assertEqual(
+            [(r["method"], r["path"], r["body"]) for r in f.requests],
+            [
+                ("GET", "/v1/webhooks/wh%2F1/deliveries?status=failed&limit=5", None),
+                ("POST", "/v1/webhooks/wh%2F1/deliveries/chg-1/redrive", None),
+                ("DELETE", "/v1/webhooks/wh%2F1", None),
+                ("DELETE", "/v1/webhooks/wh%2F1", None),
+            ],
+        )
 
 
 class ParsesAsPython39Test(unittest.TestCase):

@@ -15,7 +15,9 @@ const VERSION = "0.1.0";
  * How a request is retried when Recall answers 503 or cannot be reached.
  * Every request the client sends is safe to repeat: turns keep their ids
  * (Recall drops repeats), an unseen request that marks keeps its
- * notification id, the rest read or are idempotent. The wait before attempt
+ * notification id, the rest read or are idempotent; but for registering a
+ * webhook, which is retried only when it cannot have been done (a 503, a
+ * refused connection). The wait before attempt
  * n+1 is `initialMs * 2**(n-1)` with jitter, at least what the server's
  * Retry-After asks, and never more than `maxDelayMs`.
  */
@@ -95,6 +97,11 @@ interface RequestOptions {
   timeoutMs?: number;
   /** A 404 on a retry means the first attempt did it (its answer was lost). */
   retry404Ok?: boolean;
+  /**
+   * Not safe to repeat: after a failed connection the request is sent again
+   * only when it was refused (never received).
+   */
+  onceSent?: boolean;
 }
 
 /**
@@ -327,6 +334,56 @@ export class Recall {
     return this.#request<T.Recommendations>("GET", `/v1/users/${seg(userId)}/recommendations`, { query: defined(opts) });
   }
 
+  // --- webhooks (docs/webhooks.md) ---
+
+  /**
+   * Registers an endpoint for the tenant's change feed: every change whose
+   * type it wants (`types`: a type, a prefix such as "attribute.*", or "*")
+   * is POSTed to `url`, signed with its `secret` (made by the server when left
+   * out). The answer is the only one that holds the secret. Unless the server
+   * has WEBHOOK_ALLOW_PRIVATE=true, a URL on a loopback, private or
+   * link-local address is refused (InvalidRequestError, field `url`).
+   *
+   * Not safe to repeat: a second request would register a second endpoint.
+   * So it is retried only when nothing can have been registered (a 503, a
+   * refused connection); a connection that broke or timed out after the
+   * request was sent throws ConnectionFailedError at once.
+   */
+  async createWebhook(webhook: T.WebhookCreate): Promise<T.Webhook> {
+    return this.#request<T.Webhook>("POST", "/v1/webhooks", { body: webhook, onceSent: true });
+  }
+
+  /** The tenant's endpoints, oldest first, without their secrets. */
+  async webhooks(): Promise<T.Webhooks> {
+    return this.#request<T.Webhooks>("GET", "/v1/webhooks");
+  }
+
+  /**
+   * Removes an endpoint and its deliveries: nothing more is sent to it.
+   * NotFoundError when there is no such endpoint; a retry that finds it gone
+   * (the first attempt's answer was lost) succeeds.
+   */
+  async deleteWebhook(webhookId: string): Promise<void> {
+    await this.#request<null>("DELETE", `/v1/webhooks/${seg(webhookId)}`, { retry404Ok: true });
+  }
+
+  /**
+   * An endpoint's newest deliveries (`status`: pending, delivered or failed;
+   * `limit` 1-200, default 50) and how many it has of each status.
+   */
+  async webhookDeliveries(webhookId: string, opts: { status?: T.WebhookDelivery["status"]; limit?: number } = {}): Promise<T.WebhookDeliveries> {
+    return this.#request<T.WebhookDeliveries>("GET", `/v1/webhooks/${seg(webhookId)}/deliveries`, { query: defined(opts) });
+  }
+
+  /**
+   * Makes a failed delivery pending again, due now, with as many attempts as
+   * a new one. NotFoundError when the endpoint has no delivery of the change;
+   * ConflictError (code `not_failed`) when it is pending or delivered.
+   */
+  async redriveWebhookDelivery(webhookId: string, changeId: string): Promise<T.WebhookDelivery> {
+    return this.#request<T.WebhookDelivery>("POST", `/v1/webhooks/${seg(webhookId)}/deliveries/${seg(changeId)}/redrive`);
+  }
+
   // --- transport ---
 
   async #request<R>(method: string, path: string, opts: RequestOptions = {}): Promise<R> {
@@ -351,6 +408,10 @@ export class Recall {
         resp = await this.#fetch(url, { method, headers, body, signal: AbortSignal.timeout(opts.timeoutMs ?? this.timeoutMs) });
         raw = await resp.text();
       } catch (err) {
+        if (opts.onceSent && !refused(err)) {
+          // The request may have been carried out, its answer lost.
+          throw new ConnectionFailedError(`${method} ${path}: ${describe(err)} (not retried: it may have been carried out)`, attempt, { cause: err });
+        }
         if (attempt >= attempts) {
           throw new ConnectionFailedError(`${method} ${path}: ${describe(err)} (after ${attempts} attempts)`, attempts, { cause: err });
         }
@@ -422,6 +483,19 @@ function durationMs(d: string): number | undefined {
     ms += Number(n) * goUnitMs[unit as keyof typeof goUnitMs];
   }
   return ms;
+}
+
+/**
+ * Whether a failed fetch was refused: the request was never received, so
+ * nothing was done. Node's fetch puts the socket's error in `cause`, an
+ * AggregateError when every address of a host was tried.
+ */
+function refused(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if ((e as { code?: unknown }).code === "ECONNREFUSED") return true;
+    if (e instanceof AggregateError && e.errors.length > 0) return e.errors.every(refused);
+  }
+  return false;
 }
 
 function describe(err: unknown): string {

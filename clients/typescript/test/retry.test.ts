@@ -6,10 +6,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { after, describe, it } from "node:test";
 
-import { ConnectionFailedError, InvalidRequestError, Recall, UnavailableError } from "../src/index.js";
+import { ConflictError, ConnectionFailedError, InvalidRequestError, Recall, UnavailableError } from "../src/index.js";
 
 interface Recorded {
   method: string;
+  url: string;
   headers: IncomingMessage["headers"];
   body: any;
 }
@@ -25,7 +26,7 @@ async function fake(...script: Step[]) {
     let raw = "";
     for await (const chunk of req) raw += chunk;
     const body = raw ? JSON.parse(raw) : undefined;
-    requests.push({ method: req.method ?? "", headers: req.headers, body });
+    requests.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body });
     const step = script.shift() ?? [500, { error: { code: "internal", message: "script ran out" } }];
     if (step === "drop") {
       req.socket.destroy(); // no answer at all
@@ -136,5 +137,53 @@ describe("retries", () => {
     const { requests, client } = await fake("drop", [404, { error: { code: "not_found", message: "no such session" } }]);
     await client.deleteSession("s");
     assert.deepEqual(requests.map((r) => r.method), ["DELETE", "DELETE"]);
+  });
+
+  it("does not register a webhook again once the request was sent", async () => {
+    // A connection broken after the request was sent: the endpoint may be
+    // registered already, and a second request would register another.
+    const wh = { id: "wh_1", url: "https://x.test/", types: ["*"], created_at: "2026-04-01T09:00:00Z", secret: "whsec_1" };
+    const dropped = await fake("drop", [201, wh]);
+    await assert.rejects(dropped.client.createWebhook({ url: "https://x.test/", types: ["*"] }),
+      (err: unknown) => err instanceof ConnectionFailedError && err.attempts === 1);
+    assert.equal(dropped.requests.length, 1);
+
+    // A 503 registered nothing: it is retried.
+    const { requests, client } = await fake(unavailable, [201, wh]);
+    assert.deepEqual(await client.createWebhook({ url: "https://x.test/", types: ["*"] }), wh);
+    assert.deepEqual(requests.map((r) => r.body), [{ url: "https://x.test/", types: ["*"] }, { url: "https://x.test/", types: ["*"] }]);
+  });
+
+  it("registers a webhook again when the connection was refused", async () => {
+    // Nothing listens on the port: every attempt is refused, none received.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    const waits: number[] = [];
+    const client = new Recall({ url: `http://127.0.0.1:${port}`, tenant: "acme", retry: { attempts: 3, initialMs: 10, maxDelayMs: 50 },
+      sleep: async (ms) => { waits.push(ms); } });
+    await assert.rejects(client.createWebhook({ url: "https://x.test/", types: ["*"] }),
+      (err: unknown) => err instanceof ConnectionFailedError && err.attempts === 3);
+    assert.equal(waits.length, 2);
+  });
+
+  it("escapes the webhook routes' ids", async () => {
+    const { requests, client } = await fake(
+      [200, { webhook_id: "wh/1", counts: { pending: 0, delivered: 0, failed: 0 }, deliveries: [] }],
+      [409, { error: { code: "not_failed", message: "delivered, not failed" } }],
+      "drop",
+      [404, { error: { code: "not_found", message: "no webhook wh/1" } }],
+    );
+    await client.webhookDeliveries("wh/1", { status: "failed", limit: 5 });
+    await assert.rejects(client.redriveWebhookDelivery("wh/1", "chg-1"), (err: unknown) => err instanceof ConflictError && err.code === "not_failed");
+    // The first delete went through but its answer was lost; the retry finds nothing.
+    await client.deleteWebhook("wh/1");
+    assert.deepEqual(requests.map((r) => [r.method, r.url, r.body]), [
+      ["GET", "/v1/webhooks/wh%2F1/deliveries?status=failed&limit=5", undefined],
+      ["POST", "/v1/webhooks/wh%2F1/deliveries/chg-1/redrive", undefined],
+      ["DELETE", "/v1/webhooks/wh%2F1", undefined],
+      ["DELETE", "/v1/webhooks/wh%2F1", undefined],
+    ]);
   });
 });
