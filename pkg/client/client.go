@@ -428,10 +428,13 @@ func (c *Client) ForgetUser(ctx context.Context, userID string) (*UserData, erro
 
 // CreateWebhook registers an endpoint for the tenant's change feed
 // (docs/webhooks.md). The answer holds the endpoint's secret, which no
-// later call returns.
+// later call returns. Unlike the other calls it is not sent again once the
+// server may have received it (a connection lost after the request went
+// out): that could register the endpoint twice. A 503 or a refused
+// connection, which register nothing, are retried.
 func (c *Client) CreateWebhook(ctx context.Context, req WebhookCreate) (*Webhook, error) {
 	var out Webhook
-	return &out, c.call(ctx, http.MethodPost, "/v1/webhooks", nil, req, &out)
+	return &out, c.callWith(ctx, http.MethodPost, "/v1/webhooks", nil, req, &out, false)
 }
 
 // Webhooks returns the tenant's endpoints, without their secrets.
@@ -517,6 +520,13 @@ func intParam(name string, v int) url.Values {
 // call sends one request (retrying as the policy says) and decodes a 2xx
 // answer into out; any other answer is an *Error.
 func (c *Client) call(ctx context.Context, method, path string, q url.Values, body, out any) error {
+	return c.callWith(ctx, method, path, q, body, out, true)
+}
+
+// callWith is call; a request that is not safe to repeat (repeatable
+// false) is sent again only after a failure that shows the server did
+// nothing with it (notSent).
+func (c *Client) callWith(ctx context.Context, method, path string, q url.Values, body, out any, repeatable bool) error {
 	var data []byte
 	if body != nil {
 		var err error
@@ -529,7 +539,11 @@ func (c *Client) call(ctx context.Context, method, path string, q url.Values, bo
 		u += "?" + q.Encode()
 	}
 	err := c.withRetry(ctx, func() error {
-		return c.once(ctx, method, u, data, out)
+		err := c.once(ctx, method, u, data, out)
+		if err != nil && !repeatable && !notSent(err) {
+			return backoff.Permanent(err)
+		}
+		return err
 	})
 	// No answer at all, and not because the caller gave up: say where the
 	// API was looked for.
@@ -614,6 +628,18 @@ func (c *Client) withRetry(ctx context.Context, op func() error) error {
 		}
 		return err
 	}, backoff.WithContext(b, ctx))
+}
+
+// notSent reports whether a request that failed with err surely did
+// nothing at the server: it answered 503 (unavailable: it did not take the
+// request), or no connection was made.
+func notSent(err error) bool {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Temporary()
+	}
+	var oe *net.OpError
+	return errors.As(err, &oe) && oe.Op == "dial"
 }
 
 // retryable reports whether a request that failed with err may succeed if

@@ -535,6 +535,41 @@ func clientRetries(t *testing.T, l *testenv.Live) {
 	require.Equal(t, "http://"+addr, unreachable.URL)
 	require.EqualError(t, err, "Recall at http://"+addr+" is not reachable: connection refused")
 	require.ErrorIs(t, err, syscall.ECONNREFUSED)
+
+	// A webhook's registration lost after it was sent is not sent again
+	// (the endpoint may be registered already); a 503 before it is.
+	var creates int
+	var dropMu sync.Mutex
+	drop := true
+	hooks := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.ReadAll(r.Body)
+		dropMu.Lock()
+		creates++
+		dropping := drop
+		dropMu.Unlock()
+		if dropping {
+			conn, _, err := w.(http.Hijacker).Hijack()
+			require.NoError(t, err)
+			_ = conn.Close()
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = io.WriteString(w, `{"error":{"code":"unavailable","message":"a dependency is unavailable; retry"}}`)
+	}))
+	t.Cleanup(hooks.Close)
+	hc, err := client.New(hooks.URL, client.WithTenant(tenant),
+		client.WithRetry(client.Retry{Initial: 10 * time.Millisecond, Max: 20 * time.Millisecond, Elapsed: 200 * time.Millisecond}))
+	require.NoError(t, err)
+	_, err = hc.CreateWebhook(ctx, client.WebhookCreate{URL: "https://hooks.example.com/r", Types: []string{"*"}})
+	require.Error(t, err)
+	require.Equal(t, 1, creates, "a registration the server may have taken is not sent again")
+	dropMu.Lock()
+	drop, creates = false, 0
+	dropMu.Unlock()
+	_, err = hc.CreateWebhook(ctx, client.WebhookCreate{URL: "https://hooks.example.com/r", Types: []string{"*"}})
+	require.ErrorAs(t, err, &e)
+	require.Greater(t, creates, 1, "a 503 registered nothing: sent again")
 }
 
 func fieldNames(e *client.Error) []string {
