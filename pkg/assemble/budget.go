@@ -125,107 +125,158 @@ func applyBudget(ph phrases, p *Parts, limit int) (Budget, lines) {
 	rest.Recalled = nil
 	l := renderLines(ph, rest)
 	// The framing opens any prompt that holds anything.
-	left := limit - runes(ph.framing)
-	// fit counts how many of the entries fit, in order, each sized by size.
-	fit := func(entries []string, size func(i int, s string) int) int {
-		for i, s := range entries {
-			n := size(i, s)
-			if n > left {
-				return i
-			}
-			left -= n
-		}
-		return len(entries)
+	f := &fitting{ph: ph, p: p, l: &l, left: limit - runes(ph.framing)}
+	f.profile()
+	f.list()
+	f.window()
+	f.recalled()
+	f.summaries()
+	f.facts()
+	if p.StatementsLast {
+		f.statements()
 	}
-	// The user's own statements, in their order (those that bear on the
-	// message first), within their own cap.
-	fitStatements := func() {
-		pr := p.Profile
-		if pr == nil {
-			return
+	sp := l.spent(ph)
+	return Budget{Limit: limit, Used: sp.total(), Parts: sp}, l
+}
+
+// fitting is a budget being spent on the parts, in the order they are
+// kept (applyBudget): what is left of it, and the parts and their lines
+// cut to what fits.
+type fitting struct {
+	ph   phrases
+	p    *Parts
+	l    *lines
+	left int
+}
+
+// fit counts how many of the entries fit, in order, each sized by size.
+func (f *fitting) fit(entries []string, size func(i int, s string) int) int {
+	for i, s := range entries {
+		n := size(i, s)
+		if n > f.left {
+			return i
 		}
-		capped := left
-		if p.StatementLimit > 0 {
-			left = min(left, p.StatementLimit)
-		}
-		keep := fit(l.statements, blockSize(ph.statements))
-		pr.Statements, l.statements, pr.Cuts = pr.Statements[:keep], l.statements[:keep], addCut(pr.Cuts, len(pr.Statements)-keep)
-		if p.StatementLimit > 0 {
-			left = capped - (min(capped, p.StatementLimit) - left)
-		}
+		f.left -= n
 	}
-	// Who the user is and what they asked for comes first, within its own
-	// cap: a few short lines that every answer should respect. What they
-	// asked is kept before what they are.
-	if pr := p.Profile; pr != nil {
-		capped := left
-		if p.ProfileLimit > 0 {
-			left = min(left, p.ProfileLimit)
-		}
-		// The blank line before the profile, refunded when nothing fits.
-		left--
-		keep := fit(l.requests, func(i int, s string) int { return profileSize(ph, ph.asked, i, s) })
-		pr.Requests, l.requests, pr.Cuts = pr.Requests[:keep], l.requests[:keep], addCut(pr.Cuts, len(pr.Requests)-keep)
-		keep = fit(l.about, func(i int, s string) int { return profileSize(ph, ph.about, i, s) })
-		pr.About, l.about, pr.Cuts = pr.About[:keep], l.about[:keep], addCut(pr.Cuts, len(pr.About)-keep)
-		if len(l.about)+len(l.requests) == 0 {
-			left++
-		}
-		if p.ProfileLimit > 0 {
-			left = capped - (min(capped, p.ProfileLimit) - left)
-		}
-		if !p.StatementsLast {
-			fitStatements()
-		}
+	return len(entries)
+}
+
+// statements keeps the user's own statements, in their order (those that
+// bear on the message first), within their own cap.
+func (f *fitting) statements() {
+	p, l := f.p, f.l
+	pr := p.Profile
+	if pr == nil {
+		return
 	}
-	if lst := p.List; lst != nil {
-		keep := fit(l.list, blockSize(ph.list))
-		lst.Items, lst.Cuts, l.list = lst.Items[:keep], addCut(lst.Cuts, len(lst.Items)-keep), l.list[:keep]
+	capped := f.left
+	if p.StatementLimit > 0 {
+		f.left = min(f.left, p.StatementLimit)
 	}
-	// The window is oldest first; its newest messages are kept.
-	w := &p.Window
+	keep := f.fit(l.statements, blockSize(f.ph.statements))
+	pr.Statements, l.statements, pr.Cuts = pr.Statements[:keep], l.statements[:keep], addCut(pr.Cuts, len(pr.Statements)-keep)
+	if p.StatementLimit > 0 {
+		f.left = capped - (min(capped, p.StatementLimit) - f.left)
+	}
+}
+
+// profile keeps who the user is and what they asked for first, within its
+// own cap: a few short lines that every answer should respect. What they
+// asked is kept before what they are; then their statements, unless they
+// come last.
+func (f *fitting) profile() {
+	p, l, ph := f.p, f.l, f.ph
+	pr := p.Profile
+	if pr == nil {
+		return
+	}
+	capped := f.left
+	if p.ProfileLimit > 0 {
+		f.left = min(f.left, p.ProfileLimit)
+	}
+	// The blank line before the profile, refunded when nothing fits.
+	f.left--
+	keep := f.fit(l.requests, func(i int, s string) int { return profileSize(ph, ph.asked, i, s) })
+	pr.Requests, l.requests, pr.Cuts = pr.Requests[:keep], l.requests[:keep], addCut(pr.Cuts, len(pr.Requests)-keep)
+	keep = f.fit(l.about, func(i int, s string) int { return profileSize(ph, ph.about, i, s) })
+	pr.About, l.about, pr.Cuts = pr.About[:keep], l.about[:keep], addCut(pr.Cuts, len(pr.About)-keep)
+	if len(l.about)+len(l.requests) == 0 {
+		f.left++
+	}
+	if p.ProfileLimit > 0 {
+		f.left = capped - (min(capped, p.ProfileLimit) - f.left)
+	}
+	if !p.StatementsLast {
+		f.statements()
+	}
+}
+
+// list keeps the session's current list.
+func (f *fitting) list() {
+	if lst := f.p.List; lst != nil {
+		keep := f.fit(f.l.list, blockSize(f.ph.list))
+		lst.Items, lst.Cuts, f.l.list = lst.Items[:keep], addCut(lst.Cuts, len(lst.Items)-keep), f.l.list[:keep]
+	}
+}
+
+// window keeps the window's newest messages (it is oldest first).
+func (f *fitting) window() {
+	l := f.l
+	w := &f.p.Window
 	newestFirst := make([]string, len(l.window))
 	for i, s := range l.window {
 		newestFirst[len(l.window)-1-i] = s
 	}
-	if cut := len(w.Messages) - fit(newestFirst, blockSize(ph.window)); cut > 0 {
+	if cut := len(w.Messages) - f.fit(newestFirst, blockSize(f.ph.window)); cut > 0 {
 		for _, m := range w.Messages[:cut] {
 			w.Chars -= runes(m.Content)
 		}
 		w.Messages, w.Cuts, l.window = w.Messages[cut:], addCut(w.Cuts, cut), l.window[cut:]
 	}
-	// What the history search found for the current message, most relevant
-	// first, comes before the summaries: it is what this message needs.
-	if r := p.Recalled; r != nil {
-		// What the summaries and facts would take, held back from the
-		// recalled part up to its share, so that it cannot starve them.
-		held := 0
-		if share := p.RecalledShare; share > 0 && share < 1 {
-			held = min(l.restSize(ph), int(float64(left)*(1-share)))
-		}
-		left -= held
-		hits, lines := fitRecalled(ph, r.Hits, r.dates, &left, p.Now, p.zone(), r.Query)
-		r.Hits, r.Cuts, l.recalled = hits, addCut(r.Cuts, len(r.Hits)-len(hits)), lines
-		r.dates = false // the hits kept hold their notes
-		left += held
+}
+
+// recalled keeps what the history search found for the current message,
+// most relevant first, before the summaries: it is what this message
+// needs.
+func (f *fitting) recalled() {
+	p, l := f.p, f.l
+	r := p.Recalled
+	if r == nil {
+		return
 	}
-	s := &p.Summaries
-	if s.Current != nil && fit([]string{l.current}, func(_ int, c string) int { return runes(c) + 2 }) == 0 {
+	// What the summaries and facts would take, held back from the
+	// recalled part up to its share, so that it cannot starve them.
+	held := 0
+	if share := p.RecalledShare; share > 0 && share < 1 {
+		held = min(l.restSize(f.ph), int(float64(f.left)*(1-share)))
+	}
+	f.left -= held
+	hits, lines := fitRecalled(f.ph, r.Hits, r.dates, &f.left, p.Now, p.zone(), r.Query)
+	r.Hits, r.Cuts, l.recalled = hits, addCut(r.Cuts, len(r.Hits)-len(hits)), lines
+	r.dates = false // the hits kept hold their notes
+	f.left += held
+}
+
+// summaries keeps this session's summary, then the earlier sessions'.
+func (f *fitting) summaries() {
+	l := f.l
+	s := &f.p.Summaries
+	if s.Current != nil && f.fit([]string{l.current}, func(_ int, c string) int { return runes(c) + 2 }) == 0 {
 		s.Current, s.Cuts, l.current = nil, addCut(s.Cuts, 1), ""
 	}
-	keep := fit(l.previous, blockSize(ph.earlier))
+	keep := f.fit(l.previous, blockSize(f.ph.earlier))
 	s.Previous, s.Cuts, l.previous = s.Previous[:keep], addCut(s.Cuts, len(s.Previous)-keep), l.previous[:keep]
-	f := &p.Facts
-	keep = fit(l.facts, func(i int, s string) int { return factSize(ph, i, s) })
+}
+
+// facts keeps the interest facts.
+func (f *fitting) facts() {
+	l, ph := f.l, f.ph
+	fs := &f.p.Facts
+	keep := f.fit(l.facts, func(i int, s string) int { return factSize(ph, i, s) })
 	if keep == 0 {
 		l.facts = nil
 	}
-	f.Facts, f.Cuts, l.facts = f.Facts[:keep], addCut(f.Cuts, len(f.Facts)-keep), l.facts[:keep]
-	if p.StatementsLast {
-		fitStatements()
-	}
-	sp := l.spent(ph)
-	return Budget{Limit: limit, Used: sp.total(), Parts: sp}, l
+	fs.Facts, fs.Cuts, l.facts = fs.Facts[:keep], addCut(fs.Cuts, len(fs.Facts)-keep), l.facts[:keep]
 }
 
 // restSize is what the parts after the recalled one (this session's
