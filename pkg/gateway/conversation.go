@@ -138,8 +138,14 @@ func (x *exchange) turns(lim events.Limits) []events.Turn {
 			}
 		}
 	}
-	// Event times: history in order just before the request, the reply at
-	// its completion (after every history turn, whatever the clocks say).
+	x.stamp(out)
+	return out
+}
+
+// stamp gives the turns their event times: the history in order just
+// before the request, the reply at its completion (after every history
+// turn, whatever the clocks say), with the model that wrote it.
+func (x *exchange) stamp(out []events.Turn) {
 	history := len(out)
 	replied := x.reply != nil && len(x.reply.Calls) == 0 && strings.TrimSpace(x.reply.Text) != ""
 	if replied {
@@ -163,7 +169,6 @@ func (x *exchange) turns(lim events.Limits) []events.Turn {
 			out[i].Metadata, _ = json.Marshal(meta)
 		}
 	}
-	return out
 }
 
 // assistantKey is what identifies an assistant turn within its
