@@ -14,7 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/recallhq/recall/internal/pause"
+	"github.com/recallhq/recall/pkg/pause"
 )
 
 // maxBatch is the most turns one POST /v1/turns takes (API_MAX_BATCH).

@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/recallhq/recall/internal/pause"
+	"github.com/recallhq/recall/pkg/pause"
 	"github.com/recallhq/recall/pkg/queue"
 
 	"github.com/nats-io/nats.go"

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/recallhq/recall/internal/script"
 	"github.com/recallhq/recall/pkg/record"
+	"github.com/recallhq/recall/pkg/script"
 	"github.com/recallhq/recall/pkg/when"
 )
 

@@ -12,7 +12,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/internal/pause"
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/catalog"
 	"github.com/recallhq/recall/pkg/changefeed"
@@ -21,6 +20,7 @@ import (
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/extractor"
 	"github.com/recallhq/recall/pkg/forget"
+	"github.com/recallhq/recall/pkg/pause"
 	"github.com/recallhq/recall/pkg/queue"
 )
 

@@ -23,7 +23,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/recallhq/recall/internal/pause"
+	"github.com/recallhq/recall/pkg/pause"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/worker"

@@ -10,10 +10,10 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/recallhq/recall/internal/pause"
 	"github.com/recallhq/recall/pkg/changefeed"
 	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/pause"
 	"github.com/recallhq/recall/pkg/store"
 )
 

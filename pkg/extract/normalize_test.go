@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/internal/script"
+	"github.com/recallhq/recall/pkg/script"
 )
 
 func TestNormalize(t *testing.T) {

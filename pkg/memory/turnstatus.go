@@ -14,9 +14,9 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/recallhq/recall/internal/pause"
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/pause"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/store"
 )

@@ -20,7 +20,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/recallhq/recall/internal/pause"
+	"github.com/recallhq/recall/pkg/pause"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/record"
 	"github.com/recallhq/recall/pkg/worker"

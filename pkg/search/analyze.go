@@ -15,7 +15,7 @@ import (
 	"github.com/kljensen/snowball/english"
 	"golang.org/x/text/unicode/norm"
 
-	"github.com/recallhq/recall/internal/script"
+	"github.com/recallhq/recall/pkg/script"
 	"github.com/recallhq/recall/pkg/segment"
 )
 

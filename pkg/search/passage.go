@@ -5,9 +5,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/recallhq/recall/internal/script"
 	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/listsel"
+	"github.com/recallhq/recall/pkg/script"
 )
 
 // Passages: a long turn recalled for a message shows its opening, which

@@ -6,10 +6,10 @@ import (
 
 	"github.com/exaring/otelpgx"
 
-	"github.com/recallhq/recall/internal/queryfile"
+	"github.com/recallhq/recall/pkg/store/queryfile"
 )
 
-//go:generate go run ../../internal/queryfile/gen
+//go:generate go run ./queryfile/gen
 
 // SQL lives in queries/*.sql next to this code; each statement is introduced by a
 // `-- name: NounVerb` line. They are loaded once at start. Code names a statement

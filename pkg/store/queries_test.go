@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/internal/queryfile"
+	"github.com/recallhq/recall/pkg/store/queryfile"
 )
 
 // TestQueriesGenUpToDate fails when queries_gen.go is not what the generator

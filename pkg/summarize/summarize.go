@@ -14,9 +14,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/recallhq/recall/internal/script"
 	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/extract"
+	"github.com/recallhq/recall/pkg/script"
 )
 
 // Turn is one message of the stretch to summarize, oldest first.

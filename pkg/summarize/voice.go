@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/recallhq/recall/internal/script"
+	"github.com/recallhq/recall/pkg/script"
 )
 
 // voice is what a sentence's form says about what it is, whatever its

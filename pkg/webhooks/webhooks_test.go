@@ -15,11 +15,11 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/internal/pause"
 	"github.com/recallhq/recall/internal/testenv"
 	"github.com/recallhq/recall/pkg/changefeed"
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/pause"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/webhooks"
 )

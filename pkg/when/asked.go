@@ -5,7 +5,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/recallhq/recall/internal/script"
+	"github.com/recallhq/recall/pkg/script"
 )
 
 // This file reads the times a message asks about that are not relative

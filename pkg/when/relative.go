@@ -7,7 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/recallhq/recall/internal/script"
+	"github.com/recallhq/recall/pkg/script"
 )
 
 // Relative dates: a recalled turn says "yesterday", "last week", "two days

@@ -15,9 +15,9 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/recallhq/recall/internal/pause"
 	"github.com/recallhq/recall/pkg/eventmsg"
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/pause"
 )
 
 // publishStats count what was sent.

@@ -14,7 +14,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/recallhq/recall/internal/pause"
+	"github.com/recallhq/recall/pkg/pause"
 	"github.com/recallhq/recall/pkg/queue"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/internal/queryfile"
+	"github.com/recallhq/recall/pkg/store/queryfile"
 )
 
 func TestParse(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/recallhq/recall/internal/queryfile"
+	"github.com/recallhq/recall/pkg/store/queryfile"
 )
 
 func main() {
