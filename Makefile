@@ -75,9 +75,9 @@ bench-large: test-deps
 	$(GO) test -run '^$$' -bench '^BenchmarkLarge$$' -benchtime 1x -timeout 3h ./bench/
 
 ## docs: the configuration reference in docs/configuration.md, from the config
-## structs and their doc comments (go test ./internal/configdoc fails until it is run)
+## structs and their doc comments (go test ./internal/testkit/configdoc fails until it is run)
 docs:
-	$(GO) run ./internal/configdoc/gen
+	$(GO) run ./internal/testkit/configdoc/gen
 
 ## generate: the Go files made from other sources: the store's typed query names
 ## (pkg/store/queries_gen.go) from pkg/store/queries/*.sql (go test ./pkg/store

@@ -19,9 +19,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/internal/datasets"
-	"github.com/recallhq/recall/internal/deploycheck"
-	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/internal/eval/datasets"
+	"github.com/recallhq/recall/internal/testkit/deploycheck"
+	"github.com/recallhq/recall/internal/testkit/testenv"
 	"github.com/recallhq/recall/pkg/api"
 	"github.com/recallhq/recall/pkg/attribute"
 	"github.com/recallhq/recall/pkg/attribute/stated"

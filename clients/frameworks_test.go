@@ -13,7 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/internal/openaitest"
+	"github.com/recallhq/recall/internal/testkit/openaitest"
 )
 
 // filmList is the film bots' numbered list: three of the films the suites'

@@ -6,8 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/internal/configdoc"
-	"github.com/recallhq/recall/internal/deploycheck"
+	"github.com/recallhq/recall/internal/testkit/configdoc"
+	"github.com/recallhq/recall/internal/testkit/deploycheck"
 	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/service"
 )

@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/recallhq/recall/internal/deploycheck"
+	"github.com/recallhq/recall/internal/testkit/deploycheck"
 	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/worker"
 )

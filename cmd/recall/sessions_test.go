@@ -12,8 +12,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/internal/testenv"
-	"github.com/recallhq/recall/internal/testenv/legacy"
+	"github.com/recallhq/recall/internal/testkit/testenv"
+	"github.com/recallhq/recall/internal/testkit/testenv/legacy"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
 )

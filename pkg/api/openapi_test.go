@@ -10,7 +10,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/internal/openapitest"
+	"github.com/recallhq/recall/internal/testkit/openapitest"
 	"github.com/recallhq/recall/pkg/api"
 )
 

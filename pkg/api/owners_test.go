@@ -14,8 +14,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/internal/testenv"
-	"github.com/recallhq/recall/internal/testenv/legacy"
+	"github.com/recallhq/recall/internal/testkit/testenv"
+	"github.com/recallhq/recall/internal/testkit/testenv/legacy"
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/extractor"

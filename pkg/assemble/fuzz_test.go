@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/internal/textcheck"
+	"github.com/recallhq/recall/internal/testkit/textcheck"
 	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/record"
 	"github.com/recallhq/recall/pkg/when"

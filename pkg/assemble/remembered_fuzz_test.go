@@ -6,7 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/recallhq/recall/internal/textcheck"
+	"github.com/recallhq/recall/internal/testkit/textcheck"
 )
 
 // FuzzRemembered: whatever a remembered text holds, the prompt writes it on

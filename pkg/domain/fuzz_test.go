@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/recallhq/recall/internal/textcheck"
+	"github.com/recallhq/recall/internal/testkit/textcheck"
 	"github.com/recallhq/recall/pkg/domain"
 )
 

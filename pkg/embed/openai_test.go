@@ -10,7 +10,7 @@ import (
 	"github.com/caarlos0/env/v11"
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/internal/openaitest"
+	"github.com/recallhq/recall/internal/testkit/openaitest"
 	"github.com/recallhq/recall/pkg/envconfig"
 )
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/internal/openaitest"
+	"github.com/recallhq/recall/internal/testkit/openaitest"
 )
 
 func TestProbeDimension(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/internal/testkit/testenv"
 	"github.com/recallhq/recall/pkg/client"
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/mcpserver"

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/internal/testkit/testenv"
 	"github.com/recallhq/recall/pkg/queue"
 
 	"github.com/nats-io/nats.go"

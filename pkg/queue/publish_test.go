@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/internal/testkit/testenv"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/stretchr/testify/require"

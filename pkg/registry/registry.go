@@ -89,7 +89,7 @@ type NATSUser struct {
 // `forget`, `replay`, `worker`, which together do what any binary does).
 // docs/operations.md explains them; deploy/nats.conf and
 // deploy/k8s-cluster/nats-values.yaml are held to them by
-// internal/deploycheck.
+// internal/testkit/deploycheck.
 func NATSUsers() []NATSUser {
 	out := []NATSUser{
 		{Name: "recall-api", For: "the API (cmd/api)", Permissions: queue.APIPermissions()},

@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/internal/textcheck"
+	"github.com/recallhq/recall/internal/testkit/textcheck"
 	"github.com/recallhq/recall/pkg/search"
 	"github.com/recallhq/recall/pkg/segment"
 	"github.com/recallhq/recall/pkg/store"

@@ -3,7 +3,7 @@ package search
 import (
 	"testing"
 
-	"github.com/recallhq/recall/internal/textcheck"
+	"github.com/recallhq/recall/internal/testkit/textcheck"
 	"github.com/recallhq/recall/pkg/listsel"
 	"github.com/recallhq/recall/pkg/segment"
 )

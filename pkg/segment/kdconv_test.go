@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/recallhq/recall/internal/deploycheck"
+	"github.com/recallhq/recall/internal/testkit/deploycheck"
 )
 
 // kdconvDomains are the folders of ../shared/data/kdconv.

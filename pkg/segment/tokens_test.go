@@ -10,7 +10,7 @@ import (
 	"github.com/go-ego/gse"
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/internal/textcheck"
+	"github.com/recallhq/recall/internal/testkit/textcheck"
 	"github.com/recallhq/recall/pkg/segment"
 )
 

@@ -8,8 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/internal/datasets"
-	"github.com/recallhq/recall/internal/deploycheck"
+	"github.com/recallhq/recall/internal/eval/datasets"
+	"github.com/recallhq/recall/internal/testkit/deploycheck"
 	"github.com/recallhq/recall/pkg/summarize"
 )
 

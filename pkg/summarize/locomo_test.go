@@ -15,7 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/internal/deploycheck"
+	"github.com/recallhq/recall/internal/testkit/deploycheck"
 	"github.com/recallhq/recall/pkg/extract"
 	"github.com/recallhq/recall/pkg/summarize"
 )

@@ -18,9 +18,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/internal/openaitest"
-	"github.com/recallhq/recall/internal/testenv"
-	"github.com/recallhq/recall/internal/testenv/legacy"
+	"github.com/recallhq/recall/internal/testkit/openaitest"
+	"github.com/recallhq/recall/internal/testkit/testenv"
+	"github.com/recallhq/recall/internal/testkit/testenv/legacy"
 	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/eventmsg"
 	"github.com/recallhq/recall/pkg/events"

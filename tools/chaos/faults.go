@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/recallhq/recall/internal/pgcluster"
+	"github.com/recallhq/recall/internal/testkit/pgcluster"
 	"github.com/recallhq/recall/pkg/pause"
 
 	"github.com/recallhq/recall/pkg/queue"

@@ -14,8 +14,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/recallhq/recall/internal/datasets"
-	"github.com/recallhq/recall/internal/recallrun"
+	"github.com/recallhq/recall/internal/eval/datasets"
+	"github.com/recallhq/recall/internal/eval/recallrun"
 	"github.com/recallhq/recall/pkg/queue"
 )
 

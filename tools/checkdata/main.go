@@ -25,9 +25,9 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/recallhq/recall/internal/contexteval"
-	"github.com/recallhq/recall/internal/datasets"
-	"github.com/recallhq/recall/internal/recallrun"
+	"github.com/recallhq/recall/internal/eval/contexteval"
+	"github.com/recallhq/recall/internal/eval/datasets"
+	"github.com/recallhq/recall/internal/eval/recallrun"
 )
 
 // options configure one check.

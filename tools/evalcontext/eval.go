@@ -10,9 +10,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/recallhq/recall/internal/contexteval"
-	"github.com/recallhq/recall/internal/datasets"
-	"github.com/recallhq/recall/internal/recallrun"
+	"github.com/recallhq/recall/internal/eval/contexteval"
+	"github.com/recallhq/recall/internal/eval/datasets"
+	"github.com/recallhq/recall/internal/eval/recallrun"
 )
 
 // categoryNames are LoCoMo's question categories by the number its data

@@ -10,10 +10,10 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/internal/contexteval"
-	"github.com/recallhq/recall/internal/datasets"
-	"github.com/recallhq/recall/internal/recallrun"
-	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/internal/eval/contexteval"
+	"github.com/recallhq/recall/internal/eval/datasets"
+	"github.com/recallhq/recall/internal/eval/recallrun"
+	"github.com/recallhq/recall/internal/testkit/testenv"
 )
 
 // TestEndToEnd runs the whole harness on the first conversation and a few of

@@ -6,7 +6,7 @@
 // session with the question as the current message, and scores the prompt
 // next to three baselines computed on the same turns: BM25 over the user's
 // turns, the newest turns, and the full history (the upper bound). The
-// measures, the baselines and the table are internal/contexteval's, shared
+// measures, the baselines and the table are internal/eval/contexteval's, shared
 // with the LongMemEval evaluation (tools/evallongmem).
 //
 // Usage, from the repository root:
@@ -34,8 +34,8 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/recallhq/recall/internal/contexteval"
-	"github.com/recallhq/recall/internal/datasets"
+	"github.com/recallhq/recall/internal/eval/contexteval"
+	"github.com/recallhq/recall/internal/eval/datasets"
 )
 
 func main() {

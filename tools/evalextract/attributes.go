@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/recallhq/recall/internal/datasets"
+	"github.com/recallhq/recall/internal/eval/datasets"
 	"github.com/recallhq/recall/pkg/attribute/stated"
 )
 

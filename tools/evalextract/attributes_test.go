@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/internal/datasets"
+	"github.com/recallhq/recall/internal/eval/datasets"
 )
 
 func TestReportStated(t *testing.T) {

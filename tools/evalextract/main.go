@@ -21,7 +21,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/recallhq/recall/internal/datasets"
+	"github.com/recallhq/recall/internal/eval/datasets"
 )
 
 func main() {

@@ -12,10 +12,10 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/internal/contexteval"
-	"github.com/recallhq/recall/internal/datasets"
-	"github.com/recallhq/recall/internal/recallrun"
-	"github.com/recallhq/recall/internal/testenv"
+	"github.com/recallhq/recall/internal/eval/contexteval"
+	"github.com/recallhq/recall/internal/eval/datasets"
+	"github.com/recallhq/recall/internal/eval/recallrun"
+	"github.com/recallhq/recall/internal/testkit/testenv"
 )
 
 // instance is a small LongMemEval instance in the loader's shape: one

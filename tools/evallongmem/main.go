@@ -48,7 +48,7 @@
 // migrated by `recall migrate`, and `recall run` as a child process with
 // embedded JetStream on free ports, stopped by SIGTERM when the run ends,
 // fails or is interrupted. The measures, the baselines and the table are
-// internal/contexteval's, shared with that evaluation.
+// internal/eval/contexteval's, shared with that evaluation.
 //
 // The tables go to stdout, with the phases' timings; progress goes to
 // stderr. It exits with status 2 when the run fails.
@@ -62,8 +62,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/recallhq/recall/internal/contexteval"
-	"github.com/recallhq/recall/internal/datasets"
+	"github.com/recallhq/recall/internal/eval/contexteval"
+	"github.com/recallhq/recall/internal/eval/datasets"
 )
 
 func main() {

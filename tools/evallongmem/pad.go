@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/recallhq/recall/internal/datasets"
+	"github.com/recallhq/recall/internal/eval/datasets"
 )
 
 // padSession is a session of the data set that holds no evidence for any

@@ -3,7 +3,7 @@ package main
 import (
 	"strings"
 
-	"github.com/recallhq/recall/internal/contexteval"
+	"github.com/recallhq/recall/internal/eval/contexteval"
 )
 
 // carriedShare is how much of a sentence's content words one line of a

@@ -12,8 +12,8 @@ import (
 
 	"github.com/kljensen/snowball/english"
 
-	"github.com/recallhq/recall/internal/contexteval"
-	"github.com/recallhq/recall/internal/datasets"
+	"github.com/recallhq/recall/internal/eval/contexteval"
+	"github.com/recallhq/recall/internal/eval/datasets"
 	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/extract"
 	"github.com/recallhq/recall/pkg/summarize"

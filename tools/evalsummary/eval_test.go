@@ -12,8 +12,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/internal/contexteval"
-	"github.com/recallhq/recall/internal/datasets"
+	"github.com/recallhq/recall/internal/eval/contexteval"
+	"github.com/recallhq/recall/internal/eval/datasets"
 	"github.com/recallhq/recall/pkg/summarize"
 )
 

@@ -6,7 +6,7 @@
 // options, a version each time summarize.Policy says one is due as the
 // turns arrive, at most SUMMARY_MAX_MESSAGES messages a version with the
 // previous version rolled in, and the rest when the session goes idle.
-// speaker_a is the user, as everywhere internal/datasets reads LoCoMo.
+// speaker_a is the user, as everywhere internal/eval/datasets reads LoCoMo.
 //
 // Each summary is scored by its content-word recall against the session's
 // reference summary: the share of the reference's content words (tokens
@@ -36,8 +36,8 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/recallhq/recall/internal/contexteval"
-	"github.com/recallhq/recall/internal/datasets"
+	"github.com/recallhq/recall/internal/eval/contexteval"
+	"github.com/recallhq/recall/internal/eval/datasets"
 )
 
 func main() {
