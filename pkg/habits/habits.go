@@ -42,8 +42,8 @@ type Config struct {
 	// messages need more is given none (no pattern).
 	ActiveMaxHours int `env:"HABITS_ACTIVE_MAX_HOURS" envDefault:"8"`
 	// LanguageMessages is how many of the newest messages counted are read
-	// for their language: telling a Latin-script language costs some 0.2 ms
-	// a message, the most of a derivation.
+	// for their language: telling a Latin-script language is the costliest
+	// part of a derivation (docs/benchmarks.md, History).
 	LanguageMessages int `env:"HABITS_LANGUAGE_MESSAGES" envDefault:"100"`
 	// ItemShare is the share of the messages a language (of those whose
 	// language could be told) or a site or agent (of all) must have to be

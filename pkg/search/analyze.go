@@ -204,8 +204,8 @@ func (a *Analyzer) han(run string, dst []string) []string {
 // (在, 对), conjunctions (和, 但), adverbs (也, 都, 不), interjections and
 // onomatopoeia. Dropping more (gse's bound morphemes such as 很 and 啊,
 // single-character verbs such as 是, measure words) also drops 村, 园, 看 and
-// 唱, and measured worse (MRR 0.874 against 0.925 on the topic questions
-// above); frequent characters such as 是 weigh little anyway, as their IDF
+// 唱, and measured worse on the topic questions above (docs/benchmarks.md,
+// History); frequent characters such as 是 weigh little anyway, as their IDF
 // within a user's history is low.
 func isHanFunctionTag(pos string) bool {
 	if pos == "" {

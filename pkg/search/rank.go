@@ -586,13 +586,12 @@ func (rk *ranker) turnOrder(rows []store.SearchRow) (prev, next []int) {
 // neighbours repeat it, so that a run of turns repeating a name does not
 // outrank the turn that answers all of the question.
 //
-// Measured by make eval-context (LoCoMo, 8000 characters, evidence recall)
-// and by the KdConv topic questions of TestSearchKdConvTopics (MRR): 0.795
-// and 0.947 without; with the neighbours' whole scores added at 0.5 (their
-// sum), 0.814 but 0.880: the turns around a name said again and again
-// outranked the conversation about it. With the missing terms only, as
-// here: 0.25 0.947 on KdConv; 0.5 0.812 and 0.941; 0.75 0.809 and 0.936;
-// 1.0 0.820 on LoCoMo. Summaries and facts keep their own scores.
+// Measured by make eval-context and the KdConv topic questions of
+// TestSearchKdConvTopics (docs/benchmarks.md, History): the neighbours'
+// whole scores added had the turns around a name said again and again
+// outrank the conversation about it; the missing terms only, at half
+// their score (DefaultDialogueWeight), gain on LoCoMo and lose little on
+// KdConv. Summaries and facts keep their own scores.
 func (rk *ranker) withDialogue(lex []float64, prevTurn, nextTurn []int, weight float64) []float64 {
 	out := grow(rk.dialogue, len(lex))
 	copy(out, lex)

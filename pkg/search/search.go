@@ -100,15 +100,9 @@ type Searcher struct {
 }
 
 // HashingVectorWeight is the weight of the hashing embedder's vector list in
-// the fusion. Measured over KdConv's 150 film conversations as one history
-// (MRR of the topic questions' conversation) and LoCoMo's first conversation
-// with 60 KdConv music conversations (share of the English questions'
-// evidence turns in the top 10; fusion constant 10):
-//
-//	terms only     0.949  0.409
-//	weight 1       0.655  0.305
-//	weight 0.5     —      0.369
-//	weight 0.25    0.947  0.399
+// the fusion: at a full weight its lists, which match words rather than
+// meanings, outranked the terms' on KdConv and LoCoMo; at 0.25 the fusion
+// finds what the terms alone find (docs/benchmarks.md, History).
 const HashingVectorWeight = 0.25
 
 // DefaultEmbedTimeout bounds the embedding of a query: search answers a

@@ -13,10 +13,11 @@ import (
 // pointer and lives as long as the process, so on the heap it would only
 // count towards the collector's goal (a process whose target is ten times
 // what is live would let its heap grow by ten times the table before
-// collecting: the API with Chinese loaded ran at 300 MB under load where it
-// runs at 83 MB without). It is mapped private and anonymous: its pages are
-// the process's own, counted in its resident memory as any other. When the
-// mapping fails the table is made on the heap.
+// collecting: under load the API with Chinese loaded ran at more than three
+// times its resident memory without; docs/benchmarks.md, History). It is
+// mapped private and anonymous: its pages are the process's own, counted in
+// its resident memory as any other. When the mapping fails the table is made
+// on the heap.
 func newTable(n int) (slots []slot, offHeap bool) {
 	size := n * int(unsafe.Sizeof(slot{}))
 	if size == 0 {

@@ -53,12 +53,11 @@ type Base struct {
 	// in bytes (256 MiB). A process that loads the Chinese segmenter's
 	// dictionary later, on its first Chinese text (the indexer), has its
 	// limit raised by what the dictionary holds of the heap (its table, some
-	// 20 MB, is mapped outside it, so little). Measured on
-	// a backfill with every worker in one process (make check-data, two
-	// cores): at 128 MiB the collector ran so often that posting took 31 s
-	// and the last worker finished 84 s after the first post, at a peak of
-	// 273 MB; at 256 MiB, 17 s and 68 s at 338 MB; with no limit, 13 s and
-	// 64 s at 693 MB. The API binary has its own, API_MEMORY_HEADROOM.
+	// 20 MB, is mapped outside it, so little). On a backfill with every
+	// worker in one process (make check-data), a lower headroom had the
+	// collector run through the whole of it and no limit doubled the peak
+	// (docs/benchmarks.md, History). The API binary has its own,
+	// API_MEMORY_HEADROOM.
 	MemoryHeadroom int64 `env:"MEMORY_HEADROOM" envDefault:"268435456"`
 }
 

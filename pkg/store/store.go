@@ -80,10 +80,10 @@ func newPool(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, er
 	// Every statement here is short and reads through indexes; a plan the
 	// planner costs high (as it costs every plan on tables never analyzed,
 	// though its costly part may never run) must not cost more than the
-	// statement: JIT compiled tens of functions for 30 ms before a
-	// context's search that then took a millisecond, and parallel workers
-	// were started for a scan that a one-time filter skipped. A setting in
-	// the URL (options=-c jit=on) still wins.
+	// statement: JIT spent far longer compiling than the context's search it
+	// compiled for then took, and parallel workers were started for a scan
+	// that a one-time filter skipped (docs/benchmarks.md, History). A
+	// setting in the URL (options=-c jit=on) still wins.
 	for k, v := range map[string]string{"jit": "off", "max_parallel_workers_per_gather": "0"} {
 		if _, set := pc.ConnConfig.RuntimeParams[k]; !set {
 			pc.ConnConfig.RuntimeParams[k] = v

@@ -20,9 +20,9 @@ import (
 // left as they were said.
 //
 // The expressions are read by hand rather than by regular expressions: a
-// context recalls dozens of turns, and the regular expressions' reading
-// of a 300-character turn took 30 µs, the scanners' takes under 2
-// (BenchmarkRelativeNote).
+// context recalls dozens of turns, and regular expressions read a turn
+// more than ten times slower than the scanners (BenchmarkRelativeNote;
+// docs/benchmarks.md, History).
 
 // maxRelativeNotes bounds the expressions resolved for one turn: a turn
 // that holds more is a schedule, and its first ones say when it is.

@@ -317,7 +317,6 @@ func (r *run) forgetChecks(ctx context.Context, users []forgotten) error {
 		names = append(names, u.Tenant+"/"+u.User)
 	}
 	who := strings.Join(names, ", ")
-	n := len(r.nats.servers)
 	if err := r.shareSessions(ctx, users); err != nil {
 		return err
 	}
@@ -325,9 +324,27 @@ func (r *run) forgetChecks(ctx context.Context, users []forgotten) error {
 	for _, u := range users {
 		markers, bystanders = append(markers, u.Marker), append(bystanders, bystander(u))
 	}
+	if err := r.storedEverywhere(ctx, users, who); err != nil {
+		return err
+	}
+	if !r.forgetAll(ctx, users) {
+		return nil
+	}
+	if err := r.forgottenInDatabase(ctx, users, markers, bystanders); err != nil {
+		return err
+	}
+	if err := r.forgottenInStreamStores(ctx, users, bystanders); err != nil {
+		return err
+	}
+	return r.forgottenInRaftLogs(ctx, users)
+}
 
-	// The followers write the turns as the Raft log hands them over: wait
-	// until every server's stream store holds the text.
+// storedEverywhere waits until every server's stream store holds the
+// forgotten users' text (the followers write the turns as the Raft log
+// hands them over) and adds a row saying whether it did: else its absence
+// after the forget would prove nothing.
+func (r *run) storedEverywhere(ctx context.Context, users []forgotten, who string) error {
+	n := len(r.nats.servers)
 	before, _, err := r.waitForgotten(ctx, users, 30*time.Second, func(h holdings) bool { return len(h.servers(false)) == n })
 	if err != nil {
 		return err
@@ -338,13 +355,19 @@ func (r *run) forgetChecks(ctx context.Context, users []forgotten) error {
 		row.Status, row.Evidence = statusFail, "the text was never stored everywhere, so its absence after the forget would prove nothing: "+before.String()
 	}
 	r.rep.add(row)
+	return nil
+}
 
+// forgetAll runs `recall forget` for each user and checks that it erased
+// their turns from the turn stream; false when a forget failed (reported),
+// and there is nothing more to check.
+func (r *run) forgetAll(ctx context.Context, users []forgotten) bool {
 	erased := uint64(0)
 	for _, u := range users {
 		msgs, rows, err := r.forgetUser(ctx, u)
 		if err != nil {
 			r.rep.add(checkRow{Name: "recall forget -tenant " + u.Tenant + " -user " + u.User, Expected: "exit 0", Got: "failed", Status: statusFail, Evidence: err.Error()})
-			return nil
+			return false
 		}
 		erased += msgs[queue.TurnsStream]
 		r.rep.Notes = append(r.rep.Notes, fmt.Sprintf("recall forget %s/%s: stream messages %v, rows %v", u.Tenant, u.User, msgs, rows))
@@ -354,7 +377,14 @@ func (r *run) forgetChecks(ctx context.Context, users []forgotten) error {
 		erow.Status = statusFail
 	}
 	r.rep.add(erow)
+	return true
+}
 
+// forgottenInDatabase checks the database after the forget: none of the
+// users' messages or session guests left, none of their texts in a pg_dump
+// (their turns in other users' sessions too), every bystander's text still
+// there.
+func (r *run) forgottenInDatabase(ctx context.Context, users []forgotten, markers, bystanders []string) error {
 	var left int64
 	for _, u := range users {
 		var c int64
@@ -383,13 +413,20 @@ func (r *run) forgetChecks(ctx context.Context, users []forgotten) error {
 		guestsLeft += c
 	}
 	r.rep.add(countRow("session_guests rows naming a forgotten user after the forget", 0, guestsLeft))
+	return nil
+}
 
-	// Each follower applies the erase when its Raft log reaches it.
+// forgottenInStreamStores waits until no server's stream store holds the
+// forgotten users' text (each follower applies the erase when its Raft log
+// reaches it) and checks that every server still holds every bystander's
+// turn.
+func (r *run) forgottenInStreamStores(ctx context.Context, users []forgotten, bystanders []string) error {
+	n := len(r.nats.servers)
 	after, took, err := r.waitForgotten(ctx, users, 30*time.Second, func(h holdings) bool { return h.count(false) == 0 })
 	if err != nil {
 		return err
 	}
-	row = countRow(fmt.Sprintf("files of a server's stream store holding a forgotten user's text after the forget (%d servers)", n), 0, int64(after.count(false)))
+	row := countRow(fmt.Sprintf("files of a server's stream store holding a forgotten user's text after the forget (%d servers)", n), 0, int64(after.count(false)))
 	row.Got += fmt.Sprintf(" (after %s)", took.Round(time.Millisecond))
 	if after.count(false) > 0 {
 		row.Evidence = after.String()
@@ -413,13 +450,18 @@ func (r *run) forgetChecks(ctx context.Context, users []forgotten) error {
 		}
 	}
 	r.rep.add(countRow("servers whose store still holds every bystander's turn after the forget", int64(n), int64(bystanderServers)))
+	return nil
+}
 
-	// The Raft log of each server still holds the entries that carried the
-	// turns, until the stream's next snapshot on that server compacts the
-	// log up to it: every 2 minutes plus up to 1 minute of jitter per
-	// server (nats-server's compactInterval), or after 64k entries or 8 MB.
-	// With nothing proposed since, the snapshot covers the whole log and
-	// its files are removed. Wait for that on every server.
+// forgottenInRaftLogs waits until no server's store directory, Raft logs
+// included, holds the forgotten users' text, and reports when each server's
+// Raft log let go of it. The Raft log of each server holds the entries that
+// carried the turns until the stream's next snapshot on that server compacts
+// the log up to it: every 2 minutes plus up to 1 minute of jitter per server
+// (nats-server's compactInterval), or after 64k entries or 8 MB. With
+// nothing proposed since, the snapshot covers the whole log and its files
+// are removed.
+func (r *run) forgottenInRaftLogs(ctx context.Context, users []forgotten) error {
 	start := time.Now()
 	cleared := map[string]time.Duration{}
 	last, _, err := r.waitForgotten(ctx, users, raftLetGo, func(h holdings) bool {
@@ -433,7 +475,7 @@ func (r *run) forgetChecks(ctx context.Context, users []forgotten) error {
 	if err != nil {
 		return err
 	}
-	row = countRow(fmt.Sprintf("files of a server's store directory, Raft logs included, holding a forgotten user's text %s after the forget", fmtDur(raftLetGo)), 0, int64(last.count(true)+last.count(false)))
+	row := countRow(fmt.Sprintf("files of a server's store directory, Raft logs included, holding a forgotten user's text %s after the forget", fmtDur(raftLetGo)), 0, int64(last.count(true)+last.count(false)))
 	var when []string
 	for _, s := range r.nats.servers {
 		if d, ok := cleared[s.name]; ok {

@@ -47,6 +47,17 @@ func newLedger() *ledger {
 		stats: publishStats{First: map[route]int{}, HTTPStatus: map[int]int{}}}
 }
 
+// acknowledged is every turn the server acknowledged at least once.
+func (l *ledger) acknowledged() map[turnKey]bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	acked := make(map[turnKey]bool, len(l.first))
+	for k := range l.first {
+		acked[k] = true
+	}
+	return acked
+}
+
 func (l *ledger) acked(k turnKey, seq uint64, dup bool, at time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

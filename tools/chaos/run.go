@@ -113,81 +113,15 @@ func Run(ctx context.Context, o Options, log *slog.Logger) (*Report, error) {
 	return r.rep, err
 }
 
+// do is the run between its directory and its teardown: set up, publish
+// under faults, settle, then the checks, the replay and the forget, each
+// timed as a phase of the report.
 func (r *run) do(ctx context.Context, natsBin, pgBin string) error {
 	r.pgBin = pgBin
 	o := r.o
 	setup := time.Now()
-	// NATS takes a client port per server and, clustered, a route port
-	// each; then PostgreSQL, the API and every process's ops port.
-	natsPorts := 1
-	if o.Servers > 1 {
-		natsPorts = 2 * o.Servers
-	}
-	ports, err := pgcluster.FreePorts(natsPorts + 1 + 1 + len(processNames))
+	mc, err := r.setUp(ctx, natsBin, pgBin)
 	if err != nil {
-		return err
-	}
-	if r.nats, err = newNATSCluster(ctx, natsBin, r.dir, o.Servers, ports[:natsPorts]); err != nil {
-		return err
-	}
-	// Every process logs in as its own user of the production layout.
-	if r.auth, err = newNATSAuth(r.dir); err != nil {
-		return err
-	}
-	r.nats.SetAuth(r.auth)
-	// From here ports[1] is PostgreSQL's and ports[2:] the processes'.
-	ports = ports[natsPorts-1:]
-	r.rep.NATSServer = r.nats.version.String() + " (" + natsBin + ")"
-	if r.nats.Clustered() {
-		r.rep.NATSServer += "; a cluster of " + strconv.Itoa(len(r.nats.servers)) + ": " + r.nats.Describe()
-	}
-	if r.pg, err = pgcluster.New(ctx, pgBin, filepath.Join(r.dir, "pg"), ports[1]); err != nil {
-		return err
-	}
-	r.rep.PostgreSQL = r.pg.Version
-
-	// Build, the cluster, the NATS server and the rules (for the expected
-	// mentions) at once: they take seconds each.
-	var (
-		wg                              sync.WaitGroup
-		buildErr, pgErr, natsErr, mcErr error
-		mc                              *mentionCounter
-	)
-	timed := func(name string, f func() error) func() error {
-		return func() error {
-			t := time.Now()
-			err := f()
-			r.log.Info("set up", "step", name, "took", time.Since(t).Round(time.Millisecond))
-			return err
-		}
-	}
-	wg.Add(4)
-	go func() { defer wg.Done(); buildErr = timed("build", func() error { return r.build(ctx) })() }()
-	go func() { defer wg.Done(); pgErr = timed("postgres", func() error { return r.pg.Init(ctx, "recall") })() }()
-	go func() { defer wg.Done(); natsErr = timed("nats", func() error { return r.nats.Start(ctx) })() }()
-	go func() {
-		defer wg.Done()
-		mcErr = timed("rules", func() (err error) { mc, err = newMentionCounter(); return err })()
-	}()
-	wg.Wait()
-	if err := errors.Join(buildErr, pgErr, natsErr, mcErr); err != nil {
-		return err
-	}
-	r.log.Info("infrastructure up", "nats", r.nats.URL(), "nats_version", r.nats.version.String(), "postgres", r.pg.URL("recall"))
-
-	r.env = r.childEnv()
-	if err := r.migrate(ctx); err != nil {
-		return err
-	}
-	if err := r.connect(ctx); err != nil {
-		return err
-	}
-	if r.nats.Clustered() {
-		if err := r.declareStreams(ctx); err != nil {
-			return err
-		}
-	}
-	if err := r.startProcesses(ctx, ports[2:]); err != nil {
 		return err
 	}
 	r.rep.phase("setup", setup)
@@ -197,74 +131,19 @@ func (r *run) do(ctx context.Context, natsBin, pgBin string) error {
 	w := newWorkload(o.Turns, o.ChunkSize, 0.3, o.Seed, time.Now())
 	forget := markForgotten(w, o.ForgetUsers)
 	r.rep.Workload = summarize(w)
-	led := newLedger()
-	pub := &publisher{js: r.js, apiURL: "http://" + r.env["API_ADDR"], http: &http.Client{Timeout: 10 * time.Second}, ledger: led}
-	in := &injector{procs: r.procs, nats: r.nats, js: r.js, pg: r.pg, log: r.log, start: time.Now(), natsDown: time.Second}
-	r.rep.PublishStart = in.start
-	var extra []string
-	for _, n := range turnWorkers {
-		if r.procs[n] != nil {
-			extra = append(extra, n)
-		}
-	}
-	plan := faultSchedule(r.order, extra, o.KillsPerProcess, o.ExtraKills, len(r.nats.servers), o.Publish, (o.AckWait+time.Second)/time.Duration(len(r.order)))
-	pctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var pubErr, faultErr error
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		pubErr = publishPlan(pctx, pub, w, o, o.Seed, r.log)
-		if pubErr != nil {
-			cancel()
-		}
-	}()
-	go func() {
-		defer wg.Done()
-		faultErr = in.Run(pctx, plan)
-		if faultErr == nil && o.StallKill {
-			faultErr = in.stallKill(pctx, r.pg.URL("recall"), r.js, o.MaxDeliver, o.AckWait)
-		}
-		if faultErr != nil {
-			cancel()
-		}
-	}()
-	wg.Wait()
-	r.rep.Faults = in.Records()
-	r.rep.Publish = led.stats
-	if err := errors.Join(pubErr, faultErr); err != nil {
-		return fmt.Errorf("publish under faults: %w", err)
+	led, err := r.publishUnderFaults(ctx, w)
+	if err != nil {
+		return err
 	}
 	r.rep.phase("publish+faults", pstart)
 
-	// Settle.
-	sstart := time.Now()
-	res := waitSettled(ctx, r.js, r.db, o.Quiet, o.SettleTimeout, r.log)
-	r.rep.add(settleRow("pipeline settled (every consumer 0 pending, 0 unacked; summaries caught up)", res))
-	r.rep.phase("settle", sstart)
-
-	// The stall-kill's turns ran out of deliveries on purpose and are in
-	// RECALL_DLQ, not lost; once the stall is over an operator re-drives
-	// them, as here, and the checks below expect every one stored.
-	if o.StallKill {
-		dstart := time.Now()
-		if err := r.redriveStalled(ctx); err != nil {
-			return err
-		}
-		res := waitSettled(ctx, r.js, r.db, o.Quiet, o.SettleTimeout, r.log)
-		r.rep.add(settleRow("settled after the re-drive", res))
-		r.rep.phase("re-drive", dstart)
+	if err := r.settle(ctx); err != nil {
+		return err
 	}
 
 	// Checks.
 	cstart := time.Now()
-	led.mu.Lock()
-	acked := make(map[turnKey]bool, len(led.first))
-	for k := range led.first {
-		acked[k] = true
-	}
-	led.mu.Unlock()
-	e, err := expectFrom(ctx, w, acked, mc)
+	e, err := expectFrom(ctx, w, led.acknowledged(), mc)
 	if err != nil {
 		return err
 	}
@@ -288,6 +167,169 @@ func (r *run) do(ctx context.Context, natsBin, pgBin string) error {
 		}
 		r.rep.phase("forget", fstart)
 	}
+	return nil
+}
+
+// setUp starts what the run runs on, as a deployment has it: NATS, each
+// process logging in as its own user, and PostgreSQL, then the schema, the
+// harness's own connections, the streams (clustered) and every process. It
+// returns the rules' mention counter, which the expectations are made with.
+func (r *run) setUp(ctx context.Context, natsBin, pgBin string) (*mentionCounter, error) {
+	o := r.o
+	// NATS takes a client port per server and, clustered, a route port
+	// each; then PostgreSQL, the API and every process's ops port.
+	natsPorts := 1
+	if o.Servers > 1 {
+		natsPorts = 2 * o.Servers
+	}
+	ports, err := pgcluster.FreePorts(natsPorts + 1 + 1 + len(processNames))
+	if err != nil {
+		return nil, err
+	}
+	if r.nats, err = newNATSCluster(ctx, natsBin, r.dir, o.Servers, ports[:natsPorts]); err != nil {
+		return nil, err
+	}
+	// Every process logs in as its own user of the production layout.
+	if r.auth, err = newNATSAuth(r.dir); err != nil {
+		return nil, err
+	}
+	r.nats.SetAuth(r.auth)
+	// From here ports[1] is PostgreSQL's and ports[2:] the processes'.
+	ports = ports[natsPorts-1:]
+	r.rep.NATSServer = r.nats.version.String() + " (" + natsBin + ")"
+	if r.nats.Clustered() {
+		r.rep.NATSServer += "; a cluster of " + strconv.Itoa(len(r.nats.servers)) + ": " + r.nats.Describe()
+	}
+	if r.pg, err = pgcluster.New(ctx, pgBin, filepath.Join(r.dir, "pg"), ports[1]); err != nil {
+		return nil, err
+	}
+	r.rep.PostgreSQL = r.pg.Version
+	mc, err := r.startInfrastructure(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.log.Info("infrastructure up", "nats", r.nats.URL(), "nats_version", r.nats.version.String(), "postgres", r.pg.URL("recall"))
+
+	r.env = r.childEnv()
+	if err := r.migrate(ctx); err != nil {
+		return nil, err
+	}
+	if err := r.connect(ctx); err != nil {
+		return nil, err
+	}
+	if r.nats.Clustered() {
+		if err := r.declareStreams(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.startProcesses(ctx, ports[2:]); err != nil {
+		return nil, err
+	}
+	return mc, nil
+}
+
+// startInfrastructure builds the binaries, makes the cluster, starts the
+// NATS servers and reads the rules (for the expected mentions) at once: they
+// take seconds each.
+func (r *run) startInfrastructure(ctx context.Context) (*mentionCounter, error) {
+	var (
+		wg                              sync.WaitGroup
+		buildErr, pgErr, natsErr, mcErr error
+		mc                              *mentionCounter
+	)
+	timed := func(name string, f func() error) func() error {
+		return func() error {
+			t := time.Now()
+			err := f()
+			r.log.Info("set up", "step", name, "took", time.Since(t).Round(time.Millisecond))
+			return err
+		}
+	}
+	wg.Add(4)
+	go func() { defer wg.Done(); buildErr = timed("build", func() error { return r.build(ctx) })() }()
+	go func() { defer wg.Done(); pgErr = timed("postgres", func() error { return r.pg.Init(ctx, "recall") })() }()
+	go func() { defer wg.Done(); natsErr = timed("nats", func() error { return r.nats.Start(ctx) })() }()
+	go func() {
+		defer wg.Done()
+		mcErr = timed("rules", func() (err error) { mc, err = newMentionCounter(); return err })()
+	}()
+	wg.Wait()
+	if err := errors.Join(buildErr, pgErr, natsErr, mcErr); err != nil {
+		return nil, err
+	}
+	return mc, nil
+}
+
+// publishUnderFaults publishes the workload while the fault schedule kills
+// the processes, NATS and PostgreSQL (and, with StallKill, stalls ingest
+// until turns run out of deliveries), and returns the ledger of what was
+// acknowledged. Either side failing stops the other.
+func (r *run) publishUnderFaults(ctx context.Context, w *workload) (*ledger, error) {
+	o := r.o
+	led := newLedger()
+	pub := &publisher{js: r.js, apiURL: "http://" + r.env["API_ADDR"], http: &http.Client{Timeout: 10 * time.Second}, ledger: led}
+	in := &injector{procs: r.procs, nats: r.nats, js: r.js, pg: r.pg, log: r.log, start: time.Now(), natsDown: time.Second}
+	r.rep.PublishStart = in.start
+	var extra []string
+	for _, n := range turnWorkers {
+		if r.procs[n] != nil {
+			extra = append(extra, n)
+		}
+	}
+	plan := faultSchedule(r.order, extra, o.KillsPerProcess, o.ExtraKills, len(r.nats.servers), o.Publish, (o.AckWait+time.Second)/time.Duration(len(r.order)))
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg               sync.WaitGroup
+		pubErr, faultErr error
+	)
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		pubErr = publishPlan(pctx, pub, w, o, o.Seed, r.log)
+		if pubErr != nil {
+			cancel()
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		faultErr = in.Run(pctx, plan)
+		if faultErr == nil && o.StallKill {
+			faultErr = in.stallKill(pctx, r.pg.URL("recall"), r.js, o.MaxDeliver, o.AckWait)
+		}
+		if faultErr != nil {
+			cancel()
+		}
+	}()
+	wg.Wait()
+	r.rep.Faults = in.Records()
+	r.rep.Publish = led.stats
+	if err := errors.Join(pubErr, faultErr); err != nil {
+		return nil, fmt.Errorf("publish under faults: %w", err)
+	}
+	return led, nil
+}
+
+// settle waits until the pipeline has settled. The stall-kill's turns ran
+// out of deliveries on purpose and are in RECALL_DLQ, not lost; once the
+// stall is over an operator re-drives them, as here, and the checks expect
+// every one stored.
+func (r *run) settle(ctx context.Context) error {
+	o := r.o
+	sstart := time.Now()
+	res := waitSettled(ctx, r.js, r.db, o.Quiet, o.SettleTimeout, r.log)
+	r.rep.add(settleRow("pipeline settled (every consumer 0 pending, 0 unacked; summaries caught up)", res))
+	r.rep.phase("settle", sstart)
+	if !o.StallKill {
+		return nil
+	}
+	dstart := time.Now()
+	if err := r.redriveStalled(ctx); err != nil {
+		return err
+	}
+	res = waitSettled(ctx, r.js, r.db, o.Quiet, o.SettleTimeout, r.log)
+	r.rep.add(settleRow("settled after the re-drive", res))
+	r.rep.phase("re-drive", dstart)
 	return nil
 }
 

@@ -67,9 +67,47 @@ func checkData(ctx context.Context, o options, log *slog.Logger) (*dataCheck, er
 	defer stop()
 	rep.Seconds["start"] = time.Since(t).Seconds()
 
+	postStart := time.Now()
+	if err := rep.post(ctx, recallrun.NewClient(sys.APIURL, o.Tenant, ""), sets, names, o.Concurrency); err != nil {
+		return nil, err
+	}
+	rep.Seconds["post"] = time.Since(postStart).Seconds()
+	log.Info("posted", "turns", rep.Posted, "refused", rep.Refused, "seconds", rep.Seconds["post"])
+
 	t = time.Now()
-	postStart := t
-	c := recallrun.NewClient(sys.APIURL, o.Tenant, "")
+	js, db, disconnect, err := connect(ctx, sys)
+	if err != nil {
+		return nil, err
+	}
+	defer disconnect()
+	so := o.Settle
+	so.NATS = sys.NATS
+	so.Since = postStart
+	settled, err := rep.waitStored(ctx, js, db, o.Tenant, so, log)
+	if err != nil {
+		return nil, err
+	}
+	rep.Consumers, rep.Drains = settled.Consumers, settled.Drains
+	// The drain ends when every worker was seen caught up for good, not
+	// when the quiet period that proves it ends.
+	rep.Seconds["drain"] = time.Since(t).Seconds()
+	rep.Seconds["caught_up"] = settled.Took.Seconds()
+	err = queue.ListDeadLetters(ctx, js, "", func(e queue.DeadLetterEntry) error {
+		e.Data = nil
+		rep.DeadLetters = append(rep.DeadLetters, e)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	rep.Seconds["total"] = time.Since(began).Seconds()
+	return rep, nil
+}
+
+// post posts every set's turns, each conversation as one user's, with
+// concurrency users in flight, and counts what each set brought and what the
+// API refused.
+func (rep *dataCheck) post(ctx context.Context, c *recallrun.Client, sets map[string][]datasets.Conversation, names []string, concurrency int) error {
 	var (
 		mu       sync.Mutex
 		firstErr error
@@ -80,7 +118,7 @@ func checkData(ctx context.Context, o options, log *slog.Logger) (*dataCheck, er
 		conv datasets.Conversation
 	}
 	jobs := make(chan job)
-	for range max(o.Concurrency, 1) {
+	for range max(concurrency, 1) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -116,37 +154,47 @@ func checkData(ctx context.Context, o options, log *slog.Logger) (*dataCheck, er
 	close(jobs)
 	wg.Wait()
 	if firstErr != nil {
-		return nil, firstErr
+		return firstErr
 	}
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return ctx.Err()
 	}
 	for _, s := range rep.Sets {
 		rep.Posted += int64(s.Turns)
 		rep.Refused += int64(s.Refused)
 	}
-	rep.Seconds["post"] = time.Since(t).Seconds()
-	log.Info("posted", "turns", rep.Posted, "refused", rep.Refused, "seconds", rep.Seconds["post"])
+	return nil
+}
 
-	t = time.Now()
+// connect opens the check's own connections to the system: JetStream, for
+// the dead letters, and the database, for the stored turns. disconnect
+// closes both.
+func connect(ctx context.Context, sys *recallrun.System) (js jetstream.JetStream, db *pgx.Conn, disconnect func(), err error) {
 	login, err := sys.NATS.Options()
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	nc, err := nats.Connect(sys.NATS.URL, append(login, nats.Name("recall-datacheck"))...)
 	if err != nil {
-		return nil, fmt.Errorf("connect to NATS %s with %s: %w", sys.NATS.URL, sys.NATS.Login(), err)
+		return nil, nil, nil, fmt.Errorf("connect to NATS %s with %s: %w", sys.NATS.URL, sys.NATS.Login(), err)
 	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
+	js, err = jetstream.New(nc)
 	if err != nil {
-		return nil, err
+		nc.Close()
+		return nil, nil, nil, err
 	}
-	db, err := pgx.Connect(ctx, sys.DBURL)
+	db, err = pgx.Connect(ctx, sys.DBURL)
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", sys.DBName, err)
+		nc.Close()
+		return nil, nil, nil, fmt.Errorf("connect to %s: %w", sys.DBName, err)
 	}
-	defer db.Close(context.WithoutCancel(ctx))
+	return js, db, func() { db.Close(context.WithoutCancel(ctx)); nc.Close() }, nil
+}
+
+// waitStored waits until every turn the API accepted is stored under tenant
+// or dead-lettered by ingest, and every worker has caught up
+// (recallrun.Settle).
+func (rep *dataCheck) waitStored(ctx context.Context, js jetstream.JetStream, db *pgx.Conn, tenant string, so recallrun.SettleOptions, log *slog.Logger) (recallrun.Settled, error) {
 	// A turn ingest dead-lettered is never stored: it counts as settled, so
 	// that the wait ends and the check reports it.
 	// Once every accepted turn is accounted for the count cannot change
@@ -159,7 +207,7 @@ func checkData(ctx context.Context, o options, log *slog.Logger) (*dataCheck, er
 			return settledCount, nil
 		}
 		var stored int64
-		if err := db.QueryRow(ctx, `SELECT count(*) FROM messages WHERE tenant_id = $1`, o.Tenant).Scan(&stored); err != nil {
+		if err := db.QueryRow(ctx, `SELECT count(*) FROM messages WHERE tenant_id = $1`, tenant).Scan(&stored); err != nil {
 			return 0, fmt.Errorf("count messages: %w", err)
 		}
 		rep.Stored = stored
@@ -168,28 +216,7 @@ func checkData(ctx context.Context, o options, log *slog.Logger) (*dataCheck, er
 		settledCount = stored + int64(lost)
 		return settledCount, err
 	}
-	so := o.Settle
-	so.NATS = sys.NATS
-	so.Since = postStart
-	settled, err := recallrun.Settle(ctx, counter, want, so, log)
-	if err != nil {
-		return nil, err
-	}
-	rep.Consumers, rep.Drains = settled.Consumers, settled.Drains
-	// The drain ends when every worker was seen caught up for good, not
-	// when the quiet period that proves it ends.
-	rep.Seconds["drain"] = time.Since(t).Seconds()
-	rep.Seconds["caught_up"] = settled.Took.Seconds()
-	err = queue.ListDeadLetters(ctx, js, "", func(e queue.DeadLetterEntry) error {
-		e.Data = nil
-		rep.DeadLetters = append(rep.DeadLetters, e)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	rep.Seconds["total"] = time.Since(began).Seconds()
-	return rep, nil
+	return recallrun.Settle(ctx, counter, want, so, log)
 }
 
 // reasonKind is a refusal's reason without its numbers, so that reasons of

@@ -102,10 +102,6 @@ func english(wn *wordnet, mem *membership) (map[string]vector, map[string]string
 			lemmas[w] = true
 		}
 	}
-	raw := map[string]vector{}
-	for w := range lemmas {
-		raw[w] = wordVector(wn, mem, w)
-	}
 	out := map[string]vector{}
 	poses := map[string]string{}
 	for w := range lemmas {
@@ -114,28 +110,7 @@ func english(wn *wordnet, mem *membership) (map[string]vector, map[string]string
 		}
 		var v vector
 		if !stopwords[w] {
-			v = raw[w]
-			if bs := wn.morphy(w); len(bs) > 0 {
-				own := float64(wn.tagged(w)) + 1
-				sum := own
-				for d := range v {
-					v[d] *= own
-				}
-				for _, b := range bs {
-					if stopwords[b.word] {
-						continue
-					}
-					c := (float64(wn.taggedAs(b.word, b.pos)) + 1) * inflectedShare
-					sum += c
-					for d, x := range wordVector(wn, mem, b.word, b.pos) {
-						v[d] += x * c
-					}
-				}
-				for d := range v {
-					v[d] /= sum
-				}
-			}
-			v = settle(v)
+			v = settle(lemmaWeights(wn, mem, w))
 		}
 		if stopwords[w] && strings.Contains(w, "_") {
 			// Its words count on their own ("at home").
@@ -160,8 +135,52 @@ func english(wn *wordnet, mem *membership) (map[string]vector, map[string]string
 			poses[w+verbSuffix] = "v"
 		}
 	}
-	// A hyphenated lemma is also written without its hyphen (co-worker,
-	// coworker; e-mail, email), unless that is a word of its own.
+	unhyphenated(lemmas, out, poses)
+	exceptionForms(wn, mem, lemmas, out)
+	for w, v := range out {
+		if v.zero() && len(w) < minCompound && !strings.Contains(w, " ") {
+			// A known word shorter than any compound is never looked
+			// at: the scorer splits only unknown words.
+			delete(out, w)
+			delete(poses, w)
+		}
+	}
+	return out, poses
+}
+
+// lemmaWeights is a lemma's weights: its senses', and where it is also an
+// inflected form of other words (flying, fly), theirs too, each word's by
+// how often its senses were tagged.
+func lemmaWeights(wn *wordnet, mem *membership, w string) vector {
+	v := wordVector(wn, mem, w)
+	bs := wn.morphy(w)
+	if len(bs) == 0 {
+		return v
+	}
+	own := float64(wn.tagged(w)) + 1
+	sum := own
+	for d := range v {
+		v[d] *= own
+	}
+	for _, b := range bs {
+		if stopwords[b.word] {
+			continue
+		}
+		c := (float64(wn.taggedAs(b.word, b.pos)) + 1) * inflectedShare
+		sum += c
+		for d, x := range wordVector(wn, mem, b.word, b.pos) {
+			v[d] += x * c
+		}
+	}
+	for d := range v {
+		v[d] /= sum
+	}
+	return v
+}
+
+// unhyphenated writes a hyphenated lemma without its hyphen too (co-worker,
+// coworker; e-mail, email), unless that is a word of its own.
+func unhyphenated(lemmas map[string]bool, out map[string]vector, poses map[string]string) {
 	for _, w := range slices.Sorted(maps.Keys(lemmas)) {
 		if !strings.Contains(w, "-") || strings.Contains(w, "_") {
 			continue
@@ -175,6 +194,12 @@ func english(wn *wordnet, mem *membership) (map[string]vector, map[string]string
 			poses[joined] = poses[w]
 		}
 	}
+}
+
+// exceptionForms adds the irregular forms of WordNet's exception lists that
+// are no lemma (went, geese), with the weights of the words they are forms
+// of; a phrase only where it has a domain.
+func exceptionForms(wn *wordnet, mem *membership, lemmas map[string]bool, out map[string]vector) {
 	for _, f := range posFiles {
 		for form, bs := range wn.exc[f.pos] {
 			if lemmas[form] || stopwords[form] || strings.ContainsAny(form, "0123456789") {
@@ -196,15 +221,6 @@ func english(wn *wordnet, mem *membership) (map[string]vector, map[string]string
 			}
 		}
 	}
-	for w, v := range out {
-		if v.zero() && len(w) < minCompound && !strings.Contains(w, " ") {
-			// A known word shorter than any compound is never looked
-			// at: the scorer splits only unknown words.
-			delete(out, w)
-			delete(poses, w)
-		}
-	}
-	return out, poses
 }
 
 // minCompound is the length from which pkg/domain splits an unknown word in

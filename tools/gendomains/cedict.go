@@ -155,13 +155,75 @@ const (
 // has one, so that the longest-match cut takes it whole ("飞快", very fast,
 // is not about flying).
 func chinese(entries []cedictEntry, lex *domain.Lexicon) map[string]vector {
-	type acc struct {
-		sum, first vector
-		n          float64
-		glosses    int
-		proper     bool
+	sums, order := glossSums(entries, lex)
+	raw := map[string]vector{}
+	for _, hw := range order {
+		a := sums[hw]
+		if a.glosses == 0 {
+			continue
+		}
+		if utf8.RuneCountInString(hw) == 1 && functionChars[hw] {
+			continue
+		}
+		var v vector
+		for d := range v {
+			v[d] = max(a.sum[d]/a.n, a.first[d]*firstGlossShare)
+		}
+		raw[hw] = v
 	}
-	accs := map[string]*acc{}
+	out := map[string]vector{}
+	for _, hw := range order {
+		v, ok := raw[hw]
+		if !ok {
+			continue
+		}
+		if !sums[hw].proper {
+			v = supported(v, hw, raw)
+		}
+		least := zhMinWeight
+		if utf8.RuneCountInString(hw) == 1 {
+			least = zhCharMinWeight
+		}
+		for d, x := range v {
+			if x < least {
+				v[d] = 0
+			}
+		}
+		if v = settle(v); !v.zero() {
+			out[hw] = v
+		}
+	}
+	countedClassifiers(entries, sums, out)
+	// Blockers: words without a domain that contain one with a domain.
+	for _, hw := range order {
+		if _, ok := out[hw]; ok || utf8.RuneCountInString(hw) < 2 {
+			continue
+		}
+		if containsWord(hw, out) {
+			out[hw] = vector{}
+		}
+	}
+	return out
+}
+
+// glossSum is what a headword's glosses weigh together.
+type glossSum struct {
+	// sum is the weights of the glosses that have some, n how many glosses
+	// count (one with no domain noDomainShare).
+	sum vector
+	n   float64
+	// first is the first gloss's weights.
+	first   vector
+	glosses int
+	// proper: the headword is a name in one of its entries.
+	proper bool
+}
+
+// glossSums adds up the glosses' weights of each headword (simplified and
+// traditional, Han characters only), and returns the headwords in the
+// order CC-CEDICT first lists them. A particle's entries are passed over.
+func glossSums(entries []cedictEntry, lex *domain.Lexicon) (map[string]*glossSum, []string) {
+	sums := map[string]*glossSum{}
 	var order []string
 	particles := map[string]bool{}
 	for _, e := range entries {
@@ -179,10 +241,10 @@ func chinese(entries []cedictEntry, lex *domain.Lexicon) map[string]vector {
 			if !hanOnly(hw) {
 				continue
 			}
-			a := accs[hw]
+			a := sums[hw]
 			if a == nil {
-				a = &acc{}
-				accs[hw] = a
+				a = &glossSum{}
+				sums[hw] = a
 				order = append(order, hw)
 			}
 			a.proper = a.proper || proper
@@ -216,46 +278,14 @@ func chinese(entries []cedictEntry, lex *domain.Lexicon) map[string]vector {
 			}
 		}
 	}
-	raw := map[string]vector{}
-	for _, hw := range order {
-		a := accs[hw]
-		if a.glosses == 0 {
-			continue
-		}
-		if utf8.RuneCountInString(hw) == 1 && functionChars[hw] {
-			continue
-		}
-		var v vector
-		for d := range v {
-			v[d] = max(a.sum[d]/a.n, a.first[d]*firstGlossShare)
-		}
-		raw[hw] = v
-	}
-	out := map[string]vector{}
-	for _, hw := range order {
-		v, ok := raw[hw]
-		if !ok {
-			continue
-		}
-		if !accs[hw].proper {
-			v = supported(v, hw, raw)
-		}
-		least := zhMinWeight
-		if utf8.RuneCountInString(hw) == 1 {
-			least = zhCharMinWeight
-		}
-		for d, x := range v {
-			if x < least {
-				v[d] = 0
-			}
-		}
-		if v = settle(v); !v.zero() {
-			out[hw] = v
-		}
-	}
-	// A classifier after a numeral or a demonstrative is counted, not
-	// named (几道菜: 道, road, is the dishes' classifier): each such pair
-	// CC-CEDICT does not list is a word without a domain.
+	return sums, order
+}
+
+// countedClassifiers adds to out the pairs of a numeral or a demonstrative
+// and a classifier that CC-CEDICT does not list, each a word without a
+// domain: a classifier after them is counted, not named (几道菜: 道, road,
+// is the dishes' classifier).
+func countedClassifiers(entries []cedictEntry, listed map[string]*glossSum, out map[string]vector) {
 	for _, e := range entries {
 		if !isClassifier(e) {
 			continue
@@ -265,22 +295,12 @@ func chinese(entries []cedictEntry, lex *domain.Lexicon) map[string]vector {
 				continue
 			}
 			for _, n := range countWords {
-				if _, ok := accs[string(n)+hw]; !ok {
+				if _, ok := listed[string(n)+hw]; !ok {
 					out[string(n)+hw] = vector{}
 				}
 			}
 		}
 	}
-	// Blockers: words without a domain that contain one with a domain.
-	for _, hw := range order {
-		if _, ok := out[hw]; ok || utf8.RuneCountInString(hw) < 2 {
-			continue
-		}
-		if containsWord(hw, out) {
-			out[hw] = vector{}
-		}
-	}
-	return out
 }
 
 func containsWord(hw string, words map[string]vector) bool {

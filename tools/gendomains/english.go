@@ -87,68 +87,99 @@ const (
 // files' signals, then one step along derivation, pertainym and similarity
 // pointers.
 func assign(wn *wordnet, seeds []seed) (*membership, error) {
-	m := &membership{m: map[key]vector{}, why: map[key][domain.Count]string{}}
-	blocked := make([]map[key]bool, domain.Count)
-	for i := range blocked {
-		blocked[i] = map[key]bool{}
+	a := &assignment{wn: wn, m: &membership{m: map[key]vector{}, why: map[key][domain.Count]string{}}, blocked: make([]map[key]bool, domain.Count)}
+	for i := range a.blocked {
+		a.blocked[i] = map[key]bool{}
 	}
-	type root struct {
-		k key
-		d domain.Domain
-		w float64
+	roots, err := a.readSeeds(seeds)
+	if err != nil {
+		return nil, err
 	}
+	for _, r := range roots {
+		a.m.reason = "seed " + wn.name(wn.synsets[r.k])
+		a.down(r.k, r.d, r.w)
+	}
+	if err := a.topics(); err != nil {
+		return nil, err
+	}
+	a.seedsAlone(seeds)
+	a.ediblePlants()
+	a.lexfiles()
+	a.eatenNotNature()
+	a.oneStep()
+	return a.m, nil
+}
+
+// assignment is the membership being assigned, and the subtrees each
+// domain's seeds keep out of it.
+type assignment struct {
+	wn      *wordnet
+	m       *membership
+	blocked []map[key]bool
+}
+
+// root is a seed's tree: its synset, domain and weight.
+type root struct {
+	k key
+	d domain.Domain
+	w float64
+}
+
+// readSeeds resolves the seeds' trees and the subtrees they keep out (into
+// blocked); a seed not in WordNet is an error.
+func (a *assignment) readSeeds(seeds []seed) ([]root, error) {
 	var roots []root
 	var missing []string
-	resolve := func(name string) (key, bool) {
-		ss, err := wn.resolve(name)
-		if err != nil {
-			missing = append(missing, name)
-			return key{}, false
-		}
-		return ss.key, true
-	}
 	for _, s := range seeds {
 		for _, name := range s.not {
-			if k, ok := resolve(name); ok {
-				blocked[s.domain][k] = true
+			if ss, err := a.wn.resolve(name); err != nil {
+				missing = append(missing, name)
+			} else {
+				a.blocked[s.domain][ss.key] = true
 			}
 		}
 		for _, name := range s.trees {
-			if k, ok := resolve(name); ok {
-				roots = append(roots, root{k, s.domain, s.weight})
+			if ss, err := a.wn.resolve(name); err != nil {
+				missing = append(missing, name)
+			} else {
+				roots = append(roots, root{ss.key, s.domain, s.weight})
 			}
 		}
 	}
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("seeds not in WordNet: %s", strings.Join(missing, " "))
 	}
-	// down spreads weight w of domain d over k's tree of hyponyms
-	// (instances included), stopping at blocked subtrees.
-	var down func(k key, d domain.Domain, w float64)
-	down = func(k key, d domain.Domain, w float64) {
-		if blocked[d][k] || !m.raise(k, d, w) {
-			return
-		}
-		for _, p := range wn.synsets[k].ptrs {
-			if p.sym == "~" || p.sym == "~i" {
-				down(p.target, d, w)
-			}
+	return roots, nil
+}
+
+// down spreads weight w of domain d over k's tree of hyponyms (instances
+// included), stopping at blocked subtrees.
+func (a *assignment) down(k key, d domain.Domain, w float64) {
+	if a.blocked[d][k] || !a.m.raise(k, d, w) {
+		return
+	}
+	for _, p := range a.wn.synsets[k].ptrs {
+		if p.sym == "~" || p.sym == "~i" {
+			a.down(p.target, d, w)
 		}
 	}
-	for _, r := range roots {
-		m.reason = "seed " + wn.name(wn.synsets[r.k])
-		down(r.k, r.d, r.w)
-	}
-	// Topics: a synset whose WordNet topic (";c") is one of a domain's
-	// joins it, with its tree.
+}
+
+// topics: a synset whose WordNet topic (";c") is one of a domain's joins
+// it, with its tree; a topic not in WordNet is an error.
+func (a *assignment) topics() error {
+	wn := a.wn
 	topicOf := map[key][]topic{}
+	var missing []string
 	for _, t := range topics {
-		if k, ok := resolve(t.name); ok {
-			topicOf[k] = append(topicOf[k], t)
+		if ss, err := wn.resolve(t.name); err != nil {
+			missing = append(missing, t.name)
+		} else {
+			topicOf[ss.key] = append(topicOf[ss.key], t)
 		}
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("topics not in WordNet: %s", strings.Join(missing, " "))
+		return fmt.Errorf("topics not in WordNet: %s", strings.Join(missing, " "))
 	}
 	for _, k := range sortedKeys(wn.synsets) {
 		for _, p := range wn.synsets[k].ptrs {
@@ -156,23 +187,32 @@ func assign(wn *wordnet, seeds []seed) (*membership, error) {
 				continue
 			}
 			for _, t := range topicOf[p.target] {
-				m.reason = "topic " + t.name
-				down(k, t.domain, t.weight)
+				a.m.reason = "topic " + t.name
+				a.down(k, t.domain, t.weight)
 			}
 		}
 	}
-	// Synsets seeded alone, after the topics: a discipline's own word is in
-	// a domain, not every term of the discipline (chemistry, oil).
+	return nil
+}
+
+// seedsAlone weighs the synsets seeded alone, after the topics: a
+// discipline's own word is in a domain, not every term of the discipline
+// (chemistry, oil). A name not in WordNet is passed over.
+func (a *assignment) seedsAlone(seeds []seed) {
 	for _, s := range seeds {
 		for _, name := range s.only {
-			if k, ok := resolve(name); ok {
-				m.reason = "seed " + name
-				m.raise(k, s.domain, s.weight)
+			if ss, err := a.wn.resolve(name); err == nil {
+				a.m.reason = "seed " + name
+				a.m.raise(ss.key, s.domain, s.weight)
 			}
 		}
 	}
-	// A word that names a food names it in its plant senses too, as people
-	// speak of it (peanut, the plant's pod, is eaten).
+}
+
+// ediblePlants: a word that names a food names it in its plant senses too,
+// as people speak of it (peanut, the plant's pod, is eaten).
+func (a *assignment) ediblePlants() {
+	wn := a.wn
 	for _, f := range posFiles[:1] {
 		for _, w := range sortedLemmas(wn.index[f.pos]) {
 			l := wn.index[f.pos][w]
@@ -184,39 +224,50 @@ func assign(wn *wordnet, seeds []seed) (*membership, error) {
 				continue
 			}
 			for _, k := range l.senses {
-				if lexnames[wn.synsets[k].lexfile] == "noun.plant" && !blocked[domain.Food][k] {
-					m.reason = "edible " + w
-					m.raise(k, domain.Food, plantFoodWeight)
+				if lexnames[wn.synsets[k].lexfile] == "noun.plant" && !a.blocked[domain.Food][k] {
+					a.m.reason = "edible " + w
+					a.m.raise(k, domain.Food, plantFoodWeight)
 				}
 			}
 		}
 	}
-	// Lexicographer files, for synsets that no domain reached otherwise.
-	for _, k := range sortedKeys(wn.synsets) {
-		s := wn.synsets[k]
-		if !m.of(k).zero() {
+}
+
+// lexfiles weighs by their lexicographer files the synsets that no domain
+// reached otherwise.
+func (a *assignment) lexfiles() {
+	for _, k := range sortedKeys(a.wn.synsets) {
+		s := a.wn.synsets[k]
+		if !a.m.of(k).zero() {
 			continue
 		}
 		for _, sig := range lexSignals {
-			if lexnames[s.lexfile] == sig.lexfile && !blocked[sig.domain][k] {
-				m.reason = "lexfile " + sig.lexfile
-				m.raise(k, sig.domain, sig.weight)
+			if lexnames[s.lexfile] == sig.lexfile && !a.blocked[sig.domain][k] {
+				a.m.reason = "lexfile " + sig.lexfile
+				a.m.raise(k, sig.domain, sig.weight)
 			}
 		}
 	}
-	// What is eaten is spoken of as food rather than as nature: the nature
-	// weight of a synset in food is lowered.
-	// Likewise an animal kept as a pet is spoken of as a pet.
-	for k, v := range m.m {
+}
+
+// eatenNotNature: what is eaten is spoken of as food rather than as nature,
+// so the nature weight of a synset in food is lowered; likewise an animal
+// kept as a pet is spoken of as a pet.
+func (a *assignment) eatenNotNature() {
+	for k, v := range a.m.m {
 		if (v[domain.Food] >= plantFoodWeight || v[domain.Pets] >= petNatureFrom) && v[domain.Nature] > edibleNatureWeight {
 			v[domain.Nature] = edibleNatureWeight
-			m.m[k] = v
+			a.m.m[k] = v
 		}
 	}
-	// One step along derivation and pertainyms from nouns, and adjective
-	// similarity, into verbs and adjectives; not from people (a trade's
-	// worker would bring work to every verb of its trade: baker, bake).
-	reached := m.snapshot()
+}
+
+// oneStep goes one step along derivation and pertainyms from nouns, and
+// adjective similarity, into verbs and adjectives; not from people (a
+// trade's worker would bring work to every verb of its trade: baker, bake).
+func (a *assignment) oneStep() {
+	wn := a.wn
+	reached := a.m.snapshot()
 	for _, k := range sortedKeys(wn.synsets) {
 		s := wn.synsets[k]
 		if k.pos != 'v' && k.pos != 'a' {
@@ -241,14 +292,13 @@ func assign(wn *wordnet, seeds []seed) (*membership, error) {
 				continue
 			}
 			for d, w := range reached[p.target] {
-				if w > 0 && !blocked[d][k] {
-					m.reason = p.sym + " " + wn.name(wn.synsets[p.target])
-					m.raise(k, domain.Domain(d), w*scale)
+				if w > 0 && !a.blocked[d][k] {
+					a.m.reason = p.sym + " " + wn.name(wn.synsets[p.target])
+					a.m.raise(k, domain.Domain(d), w*scale)
 				}
 			}
 		}
 	}
-	return m, nil
 }
 
 func (m *membership) snapshot() map[key]vector {

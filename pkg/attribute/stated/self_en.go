@@ -1,6 +1,7 @@
 package stated
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -316,157 +317,185 @@ func verbLike(w string) bool {
 	return false
 }
 
+// predicate is a verb phrase being read, word by word from its subject: the
+// word it is at, and what the words before its verb said.
+type predicate struct {
+	ws []word
+	// at is the word being read.
+	at int
+	// whose is the family member or pet the sentence is about ("" for the
+	// user).
+	whose string
+	// neg: not, never, no longer; habit: an adverb of habit ("usually",
+	// "tend to"); perfect: "have" + a past participle.
+	neg, habit, perfect bool
+	// boost is how much the words raise or lower the statement's strength.
+	boost float64
+}
+
 // predicateEN reads the verb phrase after the subject, from ws[j]: its
 // kind, polarity, strength and matter. whose is the family member or pet
 // the sentence is about ("" for the user).
 func predicateEN(ws []word, j int, whose string) (Said, bool) {
-	var (
-		neg, habit, perfect bool
-		boost               float64
-	)
-	kindOf := func(kind string) string {
-		if whose != "" && (kind == KindIdentity || kind == KindLocation || kind == KindGoal) {
-			return KindFamily
-		}
-		return kind
-	}
-	done := func(kind string, matterFrom int, matter string) (Said, bool) {
-		if neg {
-			switch kind {
-			case KindLike:
-				kind = KindDislike
-			case KindHabit:
-				kind = KindAvoid
-			case KindFear, KindDislike, KindAvoid:
-				return Said{}, false // "I don't hate it": nothing standing
-			}
-		}
-		if matter == "" {
-			matter = objectEN(ws, matterFrom)
-			if matter == "" {
-				return Said{}, false
-			}
-		}
-		if whose != "" {
-			matter = whose + ": " + matter
-		}
-		kind = kindOf(kind)
-		for k := max(0, j-4); k < min(len(ws), j+8); k++ {
-			switch {
-			case boostEN[ws[k].w]:
-				boost += 0.1
-			case hedgeEN[ws[k].w]:
-				boost -= 0.1
-			}
-		}
-		negative := neg || kind == KindDislike || kind == KindAvoid || kind == KindFear
-		return Said{Kind: kind, Matter: matter, Negative: negative, Strength: strength(kind, boost)}, true
-	}
-	for ; j < len(ws); j++ {
+	p := &predicate{ws: ws, at: j, whose: whose}
+	for ; p.at < len(ws); p.at++ {
+		j := p.at
 		w := ws[j].w
 		switch {
 		case w == "not" || w == "never" || w == "no" && j+1 < len(ws) && ws[j+1].w == "longer":
-			neg = true
+			p.neg = true
 			if w == "never" {
-				habit = true
+				p.habit = true
 			}
 			if w == "no" {
-				j++
+				p.at++
 			}
 		case habitAdverbsEN[w]:
-			habit = true
+			p.habit = true
 		case adverbsEN[w] || hedgeEN[w] || w == "do" || w == "does" || w == "kind" && next(ws, j) == "of" || w == "sort" && next(ws, j) == "of":
 			if w == "kind" || w == "sort" {
-				j++
+				p.at++
 			}
 		case w == "did" || w == "was" || w == "were" || w == "had" && next(ws, j) != "to" || w == "used":
 			if w == "was" && (next(ws, j) == "born" || next(ws, j) == "diagnosed") {
 				if next(ws, j) == "diagnosed" {
-					return done(KindHealth, j+2, "")
+					return p.said(KindHealth, j+2, "")
 				}
-				return done(KindIdentity, 0, "origin")
+				return p.said(KindIdentity, 0, "origin")
 			}
 			return Said{}, false // the past: no longer, or a passing event
 		case w == "will" || w == "shall" || w == "might" || w == "may" || w == "should" || w == "must" || w == "need" || w == "needs":
 			return Said{}, false
 		case w == "would":
 			if n := next(ws, j); n == "rather" || n == "prefer" {
-				return done(KindLike, j+2, "")
+				return p.said(KindLike, j+2, "")
 			}
 			return Said{}, false
 		case w == "can" || w == "could":
 			if w == "could" {
 				return Said{}, false
 			}
-			k := j + 1
-			if next(ws, j) != "not" {
-				if next(ws, j) == "speak" {
-					return done(KindIdentity, j+2, "")
-				}
-				return Said{}, false
-			}
-			k++
-			for k < len(ws) && (adverbsEN[ws[k].w] || ws[k].w == "even") {
-				k++
-			}
-			if k >= len(ws) {
-				return Said{}, false
-			}
-			switch ws[k].w {
-			case "eat", "have", "drink", "tolerate", "digest", "handle", "stomach", "process", "consume", "touch", "take":
-				neg = false
-				return done(KindHealth, k+1, "")
-			case "stand", "bear":
-				neg = false
-				boost += 0.15
-				return done(KindDislike, k+1, "")
-			case "afford", "drive", "swim", "walk", "travel", "fly", "climb", "run", "kneel", "lift", "sit", "stand-up":
-				neg = false
-				return done(KindLimit, k+1, "")
-			}
-			return Said{}, false
+			return p.can(j)
 		case w == "tend" && next(ws, j) == "to":
-			habit = true
-			j++
+			p.habit = true
+			p.at++
 		case w == "try":
 			if next(ws, j) == "not" || next(ws, j) == "to" && next(ws, j+1) == "avoid" {
-				neg = false
-				return done(KindAvoid, j+3, "")
+				p.neg = false
+				return p.said(KindAvoid, j+3, "")
 			}
 			if next(ws, j) == "to" {
-				habit = true
-				j++
+				p.habit = true
+				p.at++
 				continue
 			}
 			return Said{}, false
 		case w == "am" || w == "are" || w == "'s" || w == "is":
-			return copulaEN(ws, j+1, &neg, done)
+			return p.copula(j + 1)
 		case w == "have" || w == "has" || w == "'ve":
 			switch next(ws, j) {
 			case "been":
-				// "I've been using basil in my cooking lately", "I've been
-				// running for two years": what the user does these days,
-				// said as ongoing; weaker than "I usually …".
-				if k := j + 2; k < len(ws) && strings.HasSuffix(ws[k].w, "ing") && !passingIng[ws[k].w] && !neg && ongoing(ws, k) {
-					boost -= 0.1
-					return done(KindHabit, k, "")
-				}
-				return copulaEN(ws, j+2, &neg, done)
+				return p.been(j + 2)
 			case "got":
+				p.at++
 				j++
 			case "to":
 				return Said{}, false // "I have to go", "I have to admit": this moment's
 			}
 			if k := j + 1; k < len(ws) && pastParticiple(ws[k].w) {
-				perfect = true
+				p.perfect = true
 				continue
 			}
-			return haveEN(ws, j+1, neg, done)
+			return p.have(j + 1)
 		default:
-			return verbEN(ws, j, neg, habit, perfect, &boost, done)
+			return p.verb(j)
 		}
 	}
 	return Said{}, false
+}
+
+// said is the statement the verb phrase makes: of kind, about the words from
+// ws[matterFrom] (or matter, when given), turned by a negation, weighed by
+// the intensifiers and hedges around the word it is at.
+func (p *predicate) said(kind string, matterFrom int, matter string) (Said, bool) {
+	if p.neg {
+		switch kind {
+		case KindLike:
+			kind = KindDislike
+		case KindHabit:
+			kind = KindAvoid
+		case KindFear, KindDislike, KindAvoid:
+			return Said{}, false // "I don't hate it": nothing standing
+		}
+	}
+	if matter == "" {
+		matter = objectEN(p.ws, matterFrom)
+		if matter == "" {
+			return Said{}, false
+		}
+	}
+	if p.whose != "" {
+		matter = p.whose + ": " + matter
+	}
+	if p.whose != "" && (kind == KindIdentity || kind == KindLocation || kind == KindGoal) {
+		kind = KindFamily
+	}
+	for k := max(0, p.at-4); k < min(len(p.ws), p.at+8); k++ {
+		switch {
+		case boostEN[p.ws[k].w]:
+			p.boost += 0.1
+		case hedgeEN[p.ws[k].w]:
+			p.boost -= 0.1
+		}
+	}
+	negative := p.neg || kind == KindDislike || kind == KindAvoid || kind == KindFear
+	return Said{Kind: kind, Matter: matter, Negative: negative, Strength: strength(kind, p.boost)}, true
+}
+
+// can reads "can" at ws[j]: what the user cannot eat or have (health),
+// cannot stand (a dislike) or cannot do (a limit); "I can speak …".
+func (p *predicate) can(j int) (Said, bool) {
+	ws := p.ws
+	k := j + 1
+	if next(ws, j) != "not" {
+		if next(ws, j) == "speak" {
+			return p.said(KindIdentity, j+2, "")
+		}
+		return Said{}, false
+	}
+	k++
+	for k < len(ws) && (adverbsEN[ws[k].w] || ws[k].w == "even") {
+		k++
+	}
+	if k >= len(ws) {
+		return Said{}, false
+	}
+	switch ws[k].w {
+	case "eat", "have", "drink", "tolerate", "digest", "handle", "stomach", "process", "consume", "touch", "take":
+		p.neg = false
+		return p.said(KindHealth, k+1, "")
+	case "stand", "bear":
+		p.neg = false
+		p.boost += 0.15
+		return p.said(KindDislike, k+1, "")
+	case "afford", "drive", "swim", "walk", "travel", "fly", "climb", "run", "kneel", "lift", "sit", "stand-up":
+		p.neg = false
+		return p.said(KindLimit, k+1, "")
+	}
+	return Said{}, false
+}
+
+// been reads "have been" from ws[j]: "I've been using basil in my cooking
+// lately", "I've been running for two years" are what the user does these
+// days, said as ongoing (weaker than "I usually …"); else a state, as after
+// "am".
+func (p *predicate) been(j int) (Said, bool) {
+	ws := p.ws
+	if j < len(ws) && strings.HasSuffix(ws[j].w, "ing") && !passingIng[ws[j].w] && !p.neg && ongoing(ws, j) {
+		p.boost -= 0.1
+		return p.said(KindHabit, j, "")
+	}
+	return p.copula(j)
 }
 
 // passingIng are the verbs of "I've been …ing" that tell of an attempt, a
@@ -519,72 +548,104 @@ func pastParticiple(w string) bool {
 	return false
 }
 
-// copulaEN reads "I am …" from ws[j].
-func copulaEN(ws []word, j int, neg *bool, done func(string, int, string) (Said, bool)) (Said, bool) {
+// copula reads "I am …" from ws[j]: a noun ("a nurse", "a huge fan of …"),
+// where the user is from, or a state (copulaStates).
+func (p *predicate) copula(j int) (Said, bool) {
+	ws := p.ws
 	for j < len(ws) && (adverbsEN[ws[j].w] || habitAdverbsEN[ws[j].w] || ws[j].w == "not" || ws[j].w == "never") && !(ws[j].w == "much" && next(ws, j) == "of") {
 		if ws[j].w == "not" || ws[j].w == "never" {
-			*neg = true
+			p.neg = true
 		}
 		j++
 	}
 	if j >= len(ws) {
 		return Said{}, false
 	}
-	w := ws[j].w
-	if w == "a" || w == "an" {
-		// "I'm a nurse", "I'm a huge fan of …", "I'm not much of a reader".
-		k := j + 1
-		for k < len(ws) && k < j+4 {
-			switch ws[k].w {
-			case "fan", "lover", "enthusiast", "buff", "fanatic", "junkie", "nut", "foodie", "geek", "nerd", "devotee":
-				if next(ws, k) == "of" {
-					return done(KindLike, k+2, "")
-				}
-				return done(KindLike, k+1, objectBefore(ws, j+1, k))
-			case "bit", "little", "lot", "question", "quick", "few":
-				return Said{}, false
-			}
-			if next(ws, k) == "" || clauseBreakEN[next(ws, k)] || next(ws, k) == "who" || next(ws, k) == "at" || next(ws, k) == "in" {
-				break
-			}
-			k++
-		}
-		if *neg {
+	switch w := ws[j].w; {
+	case w == "a" || w == "an":
+		return p.copulaNoun(j)
+	case w == "much" && next(ws, j) == "of":
+		// "I'm not much of a reader".
+		p.neg = false
+		return p.said(KindDislike, j+3, "")
+	case w == "from":
+		if p.neg {
 			return Said{}, false
 		}
-		noun := objectEN(ws, j+1)
-		if strings.Contains(" "+noun+" ", " assistant ") || strings.Contains(" "+noun+" ", " ai ") || strings.Contains(noun, "language model") {
-			return Said{}, false // an assistant's words pasted as the user's
-		}
-		return done(KindIdentity, 0, "is "+noun)
+		return p.said(KindIdentity, 0, "origin")
+	case w == "in" && next(ws, j) == "love":
+		return p.said(KindLike, j+3, "")
 	}
-	if w == "much" && next(ws, j) == "of" {
-		*neg = false
-		return done(KindDislike, j+3, "")
-	}
-	if w == "from" {
-		if *neg {
-			return Said{}, false
-		}
-		return done(KindIdentity, 0, "origin")
-	}
-	if w == "in" && next(ws, j) == "love" {
-		return done(KindLike, j+3, "")
-	}
-	kind, ok := copulaStates[w]
+	kind, ok := copulaStates[ws[j].w]
 	if !ok {
 		return Said{}, false
 	}
-	if kind == KindLike || kind == KindDislike {
-		k := j + 1
-		for k < len(ws) && (ws[k].w == "in" || ws[k].w == "about" || ws[k].w == "on" || ws[k].w == "of" || ws[k].w == "with" ||
-			ws[k].w == "to" || ws[k].w == "learning" || ws[k].w == "exploring" || ws[k].w == "trying" || ws[k].w == "knowing" ||
-			ws[k].w == "hearing" || ws[k].w == "reading" || ws[k].w == "more" || ws[k].w == "getting" || ws[k].w == "out") {
-			k++
-		}
-		if reaction(ws, k) || kind == KindLike && k < len(ws) && ws[k].w == "the" {
+	if (kind == KindLike || kind == KindDislike) && aboutReaction(ws, j, kind) {
+		return Said{}, false
+	}
+	return p.state(j, kind)
+}
+
+// copulaNoun reads "I'm a …" from the article at ws[j]: "I'm a nurse", "I'm
+// a huge fan of …".
+func (p *predicate) copulaNoun(j int) (Said, bool) {
+	ws := p.ws
+	k := j + 1
+	for k < len(ws) && k < j+4 {
+		switch ws[k].w {
+		case "fan", "lover", "enthusiast", "buff", "fanatic", "junkie", "nut", "foodie", "geek", "nerd", "devotee":
+			if next(ws, k) == "of" {
+				return p.said(KindLike, k+2, "")
+			}
+			return p.said(KindLike, k+1, objectBefore(ws, j+1, k))
+		case "bit", "little", "lot", "question", "quick", "few":
 			return Said{}, false
 		}
+		if next(ws, k) == "" || clauseBreakEN[next(ws, k)] || next(ws, k) == "who" || next(ws, k) == "at" || next(ws, k) == "in" {
+			break
+		}
+		k++
+	}
+	if p.neg {
+		return Said{}, false
+	}
+	noun := objectEN(ws, j+1)
+	if strings.Contains(" "+noun+" ", " assistant ") || strings.Contains(" "+noun+" ", " ai ") || strings.Contains(noun, "language model") {
+		return Said{}, false // an assistant's words pasted as the user's
+	}
+	return p.said(KindIdentity, 0, "is "+noun)
+}
+
+// aboutReaction reports whether a liking or a dislike at ws[j] is about
+// something of this conversation ("I'm interested in this", "I'm fond of
+// your idea"); a liking of "the …" is taken for one too.
+func aboutReaction(ws []word, j int, kind string) bool {
+	k := j + 1
+	for k < len(ws) && (ws[k].w == "in" || ws[k].w == "about" || ws[k].w == "on" || ws[k].w == "of" || ws[k].w == "with" ||
+		ws[k].w == "to" || ws[k].w == "learning" || ws[k].w == "exploring" || ws[k].w == "trying" || ws[k].w == "knowing" ||
+		ws[k].w == "hearing" || ws[k].w == "reading" || ws[k].w == "more" || ws[k].w == "getting" || ws[k].w == "out") {
+		k++
+	}
+	return reaction(ws, k) || kind == KindLike && k < len(ws) && ws[k].w == "the"
+}
+
+// stateObjects are the words a state of copulaStates needs after it to say
+// something of the user: "big on" or "a big fan", "crazy about", "nervous
+// around", "careful with".
+var stateObjects = map[string][]string{
+	"big":     {"on", "fan"},
+	"crazy":   {"about"},
+	"anxious": {"about", "around"}, "nervous": {"about", "around"},
+	"careful": {"with", "about", "of"}, "cautious": {"with", "about", "of"}, "wary": {"with", "about", "of"},
+}
+
+// state reads the state at ws[j] of copulaStates, of kind: "allergic to",
+// "on a diet", "based in", "learning", "married".
+func (p *predicate) state(j int, kind string) (Said, bool) {
+	ws := p.ws
+	w := ws[j].w
+	if objects, ok := stateObjects[w]; ok && !slices.Contains(objects, next(ws, j)) {
+		return Said{}, false
 	}
 	switch w {
 	case "on":
@@ -592,27 +653,27 @@ func copulaEN(ws []word, j int, neg *bool, done func(string, int, string) (Said,
 		for k := j + 1; k < min(len(ws), j+4); k++ {
 			switch ws[k].w {
 			case "diet", "medication", "medications", "meds", "insulin":
-				return done(KindHealth, j+1, "")
+				return p.said(KindHealth, j+1, "")
 			case "budget":
-				return done(KindLimit, 0, "budget")
+				return p.said(KindLimit, 0, "budget")
 			}
 		}
 		return Said{}, false
 	case "based", "living":
-		if *neg {
+		if p.neg {
 			return Said{}, false
 		}
-		return done(KindLocation, 0, "location")
+		return p.said(KindLocation, 0, "location")
 	case "working":
 		if next(ws, j) == "on" || next(ws, j) == "towards" || next(ws, j) == "toward" {
 			if reaction(ws, j+2) {
 				return Said{}, false // "working on it"
 			}
-			return done(KindGoal, j+2, "")
+			return p.said(KindGoal, j+2, "")
 		}
-		return done(KindIdentity, 0, "occupation")
+		return p.said(KindIdentity, 0, "occupation")
 	case "learning", "studying", "training", "saving", "preparing", "planning", "trying", "raising", "expecting":
-		if *neg {
+		if p.neg {
 			return Said{}, false
 		}
 		if w == "trying" && (next(ws, j) != "to" || passingGoals[next(ws, j+1)] && next(ws, j+1) != "cut") {
@@ -621,29 +682,13 @@ func copulaEN(ws []word, j int, neg *bool, done func(string, int, string) (Said,
 		if w == "planning" && next(ws, j) == "to" && passingGoals[next(ws, j+1)] {
 			return Said{}, false
 		}
-		return done(kind, j+1, "")
+		return p.said(kind, j+1, "")
 	case "tired", "sick", "fed", "bored":
-		if *neg {
-			return Said{}, false
-		}
-	case "big":
-		if next(ws, j) != "on" && next(ws, j) != "fan" {
-			return Said{}, false
-		}
-	case "crazy":
-		if next(ws, j) != "about" {
-			return Said{}, false
-		}
-	case "anxious", "nervous":
-		if next(ws, j) != "about" && next(ws, j) != "around" {
-			return Said{}, false
-		}
-	case "careful", "cautious", "wary":
-		if next(ws, j) != "with" && next(ws, j) != "about" && next(ws, j) != "of" {
+		if p.neg {
 			return Said{}, false
 		}
 	}
-	if *neg && (kind == KindHealth || kind == KindIdentity || kind == KindFamily) {
+	if p.neg && (kind == KindHealth || kind == KindIdentity || kind == KindFamily) {
 		return Said{}, false // "I'm not vegetarian": nothing to keep
 	}
 	matter := ""
@@ -655,12 +700,13 @@ func copulaEN(ws []word, j int, neg *bool, done func(string, int, string) (Said,
 	case KindIdentity, KindFamily:
 		matter = "is " + w
 	}
-	return done(kind, j+1, matter)
+	return p.said(kind, j+1, matter)
 }
 
-// haveEN reads "I have …" from ws[j]: a family member or pet, a condition,
+// have reads "I have …" from ws[j]: a family member or pet, a condition,
 // a stance ("a fear of", "no interest in"), a home's part.
-func haveEN(ws []word, j int, neg bool, done func(string, int, string) (Said, bool)) (Said, bool) {
+func (p *predicate) have(j int) (Said, bool) {
+	ws := p.ws
 	none, unknown := false, 0
 	for k := j; k < min(len(ws), j+6); k++ {
 		w := ws[k].w
@@ -668,22 +714,22 @@ func haveEN(ws []word, j int, neg bool, done func(string, int, string) (Said, bo
 		case w == "no" || w == "zero" || w == "little":
 			none = true
 		case familyNouns[w]:
-			if neg || none {
+			if p.neg || none {
 				return Said{}, false
 			}
-			return done(KindFamily, 0, "has "+strings.TrimSuffix(w, "s"))
+			return p.said(KindFamily, 0, "has "+strings.TrimSuffix(w, "s"))
 		case homeNouns[w]:
-			if neg || none {
+			if p.neg || none {
 				return Said{}, false
 			}
-			return done(KindIdentity, 0, "has "+w)
+			return p.said(KindIdentity, 0, "has "+w)
 		case stanceNouns[w] != "":
 			kind := stanceNouns[w]
 			if w == "soft" && next(ws, k) != "spot" || w == "thing" && next(ws, k) != "for" && next(ws, k) != "about" {
 				return Said{}, false
 			}
 			low := w == "tolerance" && k > 0 && (ws[k-1].w == "low" || ws[k-1].w == "zero")
-			if none || neg || low {
+			if none || p.neg || low {
 				if kind != KindLike {
 					return Said{}, false
 				}
@@ -700,8 +746,7 @@ func haveEN(ws []word, j int, neg bool, done func(string, int, string) (Said, bo
 			if kind == KindLimit {
 				matter = w
 			}
-			s, ok := done(kind, start, matter)
-			return s, ok
+			return p.said(kind, start, matter)
 		case w == "a" || w == "an" || w == "the" || isNumber(w) || w == "two" || w == "three" || w == "one" || boostEN[w] || hedgeEN[w] ||
 			w == "mild" || w == "serious" || w == "real" || w == "big" || w == "huge" || w == "deep" || w == "small" || w == "tiny" ||
 			w == "chronic" || w == "slight" || w == "lifelong" || w == "irrational" || w == "genuine" || w == "four" || w == "lactose" ||
@@ -718,140 +763,171 @@ func haveEN(ws []word, j int, neg bool, done func(string, int, string) (Said, bo
 	return Said{}, false
 }
 
-// verbEN reads a lexical verb at ws[j]: a stance, a place, a habit.
-func verbEN(ws []word, j int, neg, habit, perfect bool, boost *float64, done func(string, int, string) (Said, bool)) (Said, bool) {
-	w := ws[j].w
-	lemma, form := lemmaEN(w)
-	if st, ok := stanceVerbs[lemma]; ok && (form != "past" || perfect) && form != "ing" {
-		*boost += st.boost
-		k := j + 1
-		if reaction(ws, k) || st.kind == KindLike && next(ws, j) == "the" {
-			// "I like the template": something of this conversation (what
-			// one likes in general is rarely said with "the").
-			return Said{}, false
-		}
-		if lemma == "prefer" && next(ws, j) == "not" {
-			return done(KindAvoid, j+3, "")
-		}
-		if st.kind == KindDislike && neg && (lemma == "mind") {
-			return Said{}, false
-		}
-		return done(st.kind, k, "")
+// verb reads a lexical verb at ws[j]: a stance, a place, a goal, a habit.
+func (p *predicate) verb(j int) (Said, bool) {
+	ws := p.ws
+	lemma, form := lemmaEN(ws[j].w)
+	if st, ok := stanceVerbs[lemma]; ok && (form != "past" || p.perfect) && form != "ing" {
+		return p.stance(j, lemma, st.kind, st.boost)
 	}
 	switch lemma {
 	case "mind":
-		if neg {
-			return done(KindLike, j+1, "")
+		if p.neg {
+			return p.said(KindLike, j+1, "")
 		}
 		return Said{}, false
 	case "live", "reside":
-		if (form == "past" && !perfect) || neg {
-			return Said{}, false
-		}
-		switch next(ws, j) {
-		case "in", "on", "near", "outside", "at", "by", "close", "downtown":
-			return done(KindLocation, 0, "location")
-		case "with", "alone", "together":
-			return done(KindFamily, j+2, "lives with")
-		}
-		return Said{}, false
+		return p.live(j, form)
 	case "move", "relocate":
-		if neg || next(ws, j) != "to" && next(ws, j) != "back" && next(ws, j) != "out" {
+		if p.neg || next(ws, j) != "to" && next(ws, j) != "back" && next(ws, j) != "out" {
 			return Said{}, false
 		}
-		return done(KindLocation, 0, "location")
+		return p.said(KindLocation, 0, "location")
 	case "grow":
 		if next(ws, j) == "up" {
-			return done(KindIdentity, 0, "origin")
+			return p.said(KindIdentity, 0, "origin")
 		}
 		return Said{}, false
 	case "work":
-		if neg {
+		if p.neg {
 			return Said{}, false
 		}
 		switch next(ws, j) {
 		case "as", "at", "in", "for", "from":
-			return done(KindIdentity, 0, "occupation")
+			return p.said(KindIdentity, 0, "occupation")
 		case "out":
-			return done(KindHabit, j+2, "")
+			return p.said(KindHabit, j+2, "")
 		}
-		if !habit {
+		if !p.habit {
 			return Said{}, false
 		}
 	case "teach", "study":
-		if form == "past" && !perfect || neg {
+		if form == "past" && !p.perfect || p.neg {
 			return Said{}, false
 		}
-		return done(KindIdentity, j+1, "")
+		return p.said(KindIdentity, j+1, "")
 	case "want", "hope", "plan", "aim", "intend", "dream", "wish":
-		if neg || form == "past" || next(ws, j) != "to" && !(lemma == "dream" && next(ws, j) == "of") {
-			return Said{}, false
-		}
-		if passingGoals[next(ws, j+1)] {
-			return Said{}, false
-		}
-		return done(KindGoal, j+2, "")
+		return p.goal(j, lemma, form)
 	case "follow":
 		// "I follow a strict vegan diet".
 		if keepsDiet(ws, j) {
-			if neg || form == "past" && !perfect {
+			if p.neg || form == "past" && !p.perfect {
 				return Said{}, false
 			}
-			return done(KindHealth, j+1, "")
+			return p.said(KindHealth, j+1, "")
 		}
 	case "speak":
-		if neg || form == "past" {
+		if p.neg || form == "past" {
 			return Said{}, false
 		}
-		return done(KindIdentity, j+1, "")
+		return p.said(KindIdentity, j+1, "")
 	case "own", "keep":
-		if form == "past" && !perfect {
+		if form == "past" && !p.perfect {
 			return Said{}, false
 		}
-		if lemma == "keep" && keepsDiet(ws, j) && !neg {
-			return done(KindHealth, j+1, "") // "we keep kosher"
+		if lemma == "keep" && keepsDiet(ws, j) && !p.neg {
+			return p.said(KindHealth, j+1, "") // "we keep kosher"
 		}
 		for k := j + 1; k < min(len(ws), j+5); k++ {
 			if familyNouns[ws[k].w] || homeNouns[ws[k].w] {
-				return done(KindFamily, 0, "has "+strings.TrimSuffix(ws[k].w, "s"))
+				return p.said(KindFamily, 0, "has "+strings.TrimSuffix(ws[k].w, "s"))
 			}
 		}
-		if !habit {
+		if !p.habit {
 			return Said{}, false
 		}
 	case "find":
-		// "I find X boring"; "I find that …" and "I find it fascinating
-		// that the Mellotron …" (a reaction to what was said) are no
-		// statements.
-		if next(ws, j) == "that" {
-			return Said{}, false
-		}
-		if next(ws, j) == "it" {
-			for k := j + 2; k < min(len(ws), j+6); k++ {
-				if ws[k].w == "that" || ws[k].w == "how" {
-					return Said{}, false
-				}
-			}
-		}
-		for k := j + 1; k < min(len(ws), j+10); k++ {
-			a := ws[k].w
-			if findNegative[a] {
-				*boost += 0.05
-				return done(KindDislike, j+1, objectBefore(ws, j+1, k))
-			}
-			if findPositive[a] {
-				if neg || ws[k-1].w == "less" || ws[k-1].w == "not" {
-					return done(KindDislike, j+1, objectBefore(ws, j+1, k))
-				}
-				return done(KindLike, j+1, objectBefore(ws, j+1, k))
-			}
-		}
+		return p.find(j)
+	}
+	return p.activity(j, lemma, form)
+}
+
+// stance reads a verb of stanceVerbs at ws[j]: "I love hiking", "I'd prefer
+// not to", "I avoid dairy".
+func (p *predicate) stance(j int, lemma, kind string, boost float64) (Said, bool) {
+	ws := p.ws
+	p.boost += boost
+	k := j + 1
+	if reaction(ws, k) || kind == KindLike && next(ws, j) == "the" {
+		// "I like the template": something of this conversation (what
+		// one likes in general is rarely said with "the").
 		return Said{}, false
 	}
+	if lemma == "prefer" && next(ws, j) == "not" {
+		return p.said(KindAvoid, j+3, "")
+	}
+	if kind == KindDislike && p.neg && (lemma == "mind") {
+		return Said{}, false
+	}
+	return p.said(kind, k, "")
+}
+
+// live reads "live" at ws[j]: where the user lives ("in", "near"), or with
+// whom.
+func (p *predicate) live(j int, form string) (Said, bool) {
+	if (form == "past" && !p.perfect) || p.neg {
+		return Said{}, false
+	}
+	switch next(p.ws, j) {
+	case "in", "on", "near", "outside", "at", "by", "close", "downtown":
+		return p.said(KindLocation, 0, "location")
+	case "with", "alone", "together":
+		return p.said(KindFamily, j+2, "lives with")
+	}
+	return Said{}, false
+}
+
+// goal reads "want to", "hope to", "plan to", "dream of" at ws[j]; what the
+// user wants of this conversation ("I want to know") is no goal.
+func (p *predicate) goal(j int, lemma, form string) (Said, bool) {
+	ws := p.ws
+	if p.neg || form == "past" || next(ws, j) != "to" && !(lemma == "dream" && next(ws, j) == "of") {
+		return Said{}, false
+	}
+	if passingGoals[next(ws, j+1)] {
+		return Said{}, false
+	}
+	return p.said(KindGoal, j+2, "")
+}
+
+// find reads "I find X boring": a sentiment of findNegative or findPositive
+// after the verb at ws[j]. "I find that …" and "I find it fascinating that
+// the Mellotron …" (a reaction to what was said) are no statements.
+func (p *predicate) find(j int) (Said, bool) {
+	ws := p.ws
+	if next(ws, j) == "that" {
+		return Said{}, false
+	}
+	if next(ws, j) == "it" {
+		for k := j + 2; k < min(len(ws), j+6); k++ {
+			if ws[k].w == "that" || ws[k].w == "how" {
+				return Said{}, false
+			}
+		}
+	}
+	for k := j + 1; k < min(len(ws), j+10); k++ {
+		a := ws[k].w
+		if findNegative[a] {
+			p.boost += 0.05
+			return p.said(KindDislike, j+1, objectBefore(ws, j+1, k))
+		}
+		if findPositive[a] {
+			if p.neg || ws[k-1].w == "less" || ws[k-1].w == "not" {
+				return p.said(KindDislike, j+1, objectBefore(ws, j+1, k))
+			}
+			return p.said(KindLike, j+1, objectBefore(ws, j+1, k))
+		}
+	}
+	return Said{}, false
+}
+
+// activity reads a verb of activityVerbs at ws[j]: in the present tense, a
+// habit; negated, what the user stays away from.
+func (p *predicate) activity(j int, lemma, form string) (Said, bool) {
 	if !activityVerbs[lemma] {
 		return Said{}, false
 	}
-	if form == "past" && !perfect || form == "ing" || perfect && neg {
+	if form == "past" && !p.perfect || form == "ing" || p.perfect && p.neg {
 		// "I've never played a cooperative game": an experience not had
 		// yet, not something kept away from.
 		return Said{}, false
@@ -859,10 +935,10 @@ func verbEN(ws []word, j int, neg, habit, perfect bool, boost *float64, done fun
 	// A present-tense activity is a habit; an episode ("I go to Paris
 	// tomorrow") is no habit, and most plain ones are read only with an
 	// adverb of frequency or a negation.
-	if !habit && !neg && !frequencyAfter(ws, j+1) {
+	if !p.habit && !p.neg && !frequencyAfter(p.ws, j+1) {
 		return Said{}, false
 	}
-	return done(KindHabit, j+1, "")
+	return p.said(KindHabit, j+1, "")
 }
 
 // frequencyAfter reports whether the words after j say how often: "every

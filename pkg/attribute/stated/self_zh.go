@@ -52,12 +52,50 @@ var zhVerbs = []zhVerb{
 // negated, what the user stays away from.
 var zhActivities = []string{"吃", "喝", "坐", "开车", "开", "用", "看", "玩", "去", "穿", "住", "听", "跑步", "游泳", "健身", "做饭", "读", "打", "抽烟", "喝酒", "熬夜", "早起", "逛", "买", "骑", "坐飞机", "旅行", "旅游"}
 
-// selfZH reads one Chinese sentence.
+// selfZH reads one Chinese sentence: its subject and the words before its
+// verb, then the first reading that fits: a stance toward something (对…
+// 感兴趣), a verb of the table, an activity.
 func selfZH(clause string) (Said, bool) {
+	c, ok := openZH(clause)
+	if !ok {
+		return Said{}, false
+	}
+	if t := zhToward.FindStringSubmatch(c.rest); t != nil && !c.negated {
+		return c.toward(objectZH(t[1]), t[2])
+	}
+	for _, v := range zhVerbs {
+		if strings.HasPrefix(c.rest, v.word) {
+			c.boost += v.boost
+			return c.verb(v, c.rest[len(v.word):])
+		}
+	}
+	return c.activity()
+}
+
+// zhClause is a Chinese sentence about the user or theirs, read up to its
+// verb.
+type zhClause struct {
+	// whose is the family member or pet the sentence is about ("" for the
+	// user): 我女儿 → 女儿.
+	whose string
+	// rest is the sentence from the verb on.
+	rest string
+	// negated: a negation (不, 没有, 从不) stands before the verb.
+	negated bool
+	// habit: an adverb of habit (每天, 经常) stands before the verb.
+	habit bool
+	// boost is how much the adverbs raise or lower the statement's
+	// strength (非常, 有点).
+	boost float64
+}
+
+// openZH reads a sentence's subject, adverbs and negation; a sentence about
+// the past that no longer holds (以前, 曾经) is none.
+func openZH(clause string) (zhClause, bool) {
 	c := strings.TrimSpace(clause)
 	m := zhSubject.FindStringSubmatchIndex(c)
 	if m == nil {
-		return Said{}, false
+		return zhClause{}, false
 	}
 	subject := c[m[2]:m[3]]
 	whose := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(subject, "我们家"), "我家"), "我")
@@ -72,146 +110,165 @@ func selfZH(clause string) (Said, bool) {
 		rest = rest[len(more):]
 	}
 	if strings.HasPrefix(rest, "以前") || strings.HasPrefix(rest, "曾经") || strings.HasPrefix(pre, "曾经") {
-		return Said{}, false
+		return zhClause{}, false
 	}
 	boost := 0.05 * float64(len(zhBoost.FindAllString(pre+neg, -1)))
 	if zhHedge.MatchString(pre) {
 		boost -= 0.1
 	}
-	habit := zhHabit.MatchString(pre)
-	done := func(kind, matter string, negative bool) (Said, bool) {
-		if matter == "" {
-			return Said{}, false
-		}
-		if whose != "" && (kind == KindIdentity || kind == KindLocation || kind == KindGoal) {
-			kind = KindFamily
-		}
-		if whose != "" {
-			matter = whose + "：" + matter
-		}
-		negative = negative || kind == KindDislike || kind == KindAvoid || kind == KindFear
-		return Said{Kind: kind, Matter: matter, Negative: negative, Strength: strength(kind, boost)}, true
+	return zhClause{whose: whose, rest: rest, negated: neg != "", habit: zhHabit.MatchString(pre), boost: boost}, true
+}
+
+// said is the sentence's statement of kind about matter; one about a family
+// member or pet is theirs.
+func (c zhClause) said(kind, matter string, negative bool) (Said, bool) {
+	if matter == "" {
+		return Said{}, false
 	}
-	if t := zhToward.FindStringSubmatch(rest); t != nil && neg == "" {
-		obj := objectZH(t[1])
-		switch t[2] {
-		case "感兴趣", "有兴趣", "着迷", "上瘾":
-			return done(KindLike, obj, false)
-		case "过敏", "不耐受", "敏感":
-			return done(KindHealth, obj, true)
-		default:
-			return done(KindDislike, obj, true)
-		}
+	if c.whose != "" && (kind == KindIdentity || kind == KindLocation || kind == KindGoal) {
+		kind = KindFamily
 	}
-	for _, v := range zhVerbs {
-		if !strings.HasPrefix(rest, v.word) {
-			continue
-		}
-		obj := rest[len(v.word):]
+	if c.whose != "" {
+		matter = c.whose + "：" + matter
+	}
+	negative = negative || kind == KindDislike || kind == KindAvoid || kind == KindFear
+	return Said{Kind: kind, Matter: matter, Negative: negative, Strength: strength(kind, c.boost)}, true
+}
+
+// toward reads 对 obj + a stance: 对猫过敏, 对爵士乐感兴趣, 对烟味反感.
+func (c zhClause) toward(obj, stance string) (Said, bool) {
+	switch stance {
+	case "感兴趣", "有兴趣", "着迷", "上瘾":
+		return c.said(KindLike, obj, false)
+	case "过敏", "不耐受", "敏感":
+		return c.said(KindHealth, obj, true)
+	default:
+		return c.said(KindDislike, obj, true)
+	}
+}
+
+// verb reads the sentence by v, a verb of zhVerbs, and obj, what follows it.
+func (c zhClause) verb(v zhVerb, obj string) (Said, bool) {
+	switch v.kind {
+	case KindLike:
 		kind := v.kind
-		boost += v.boost
-		switch kind {
-		case KindLike:
-			if neg != "" {
-				kind = KindDislike
-			}
-			if strings.HasPrefix(obj, "的") { // 我最喜欢的菜是…
-				return done(KindLike, "最喜欢"+objectZH(strings.TrimPrefix(obj, "的")), false)
-			}
-			return done(kind, objectZH(obj), neg != "")
-		case KindDislike, KindFear:
-			if neg != "" {
-				return Said{}, false
-			}
-			return done(kind, objectZH(obj), true)
-		case KindHealth:
-			if neg != "" && v.word != "过敏" {
-				return Said{}, false
-			}
-			matter := objectZH(obj)
-			if matter == "" {
-				matter = v.word
-			}
-			return done(KindHealth, matter, true)
-		case KindAvoid:
-			return done(KindAvoid, objectZH(obj), true)
-		case KindLocation:
-			if neg != "" {
-				return Said{}, false
-			}
-			return done(KindLocation, "location", false)
-		case KindGoal:
-			if neg != "" || zhPassing.MatchString(v.word+obj) {
-				return Said{}, false
-			}
-			return done(KindGoal, objectZH(obj), false)
-		case KindHabit:
-			return done(KindHabit, objectZH(obj), neg != "")
-		case KindFamily:
-			// 有/养 + a family member or pet: 我有两个孩子, 我养了一只猫.
-			if neg != "" {
-				return Said{}, false
-			}
-			o := strings.TrimLeft(obj, "一二两三四五六七八九十个只条位")
-			for _, f := range strings.Split(zhFamily, "|") {
-				if strings.HasPrefix(o, f) {
-					return done(KindFamily, "有"+f, false)
-				}
+		if c.negated {
+			kind = KindDislike
+		}
+		if strings.HasPrefix(obj, "的") { // 我最喜欢的菜是…
+			return c.said(KindLike, "最喜欢"+objectZH(strings.TrimPrefix(obj, "的")), false)
+		}
+		return c.said(kind, objectZH(obj), c.negated)
+	case KindDislike, KindFear:
+		if c.negated {
+			return Said{}, false
+		}
+		return c.said(v.kind, objectZH(obj), true)
+	case KindHealth:
+		if c.negated && v.word != "过敏" {
+			return Said{}, false
+		}
+		matter := objectZH(obj)
+		if matter == "" {
+			matter = v.word
+		}
+		return c.said(KindHealth, matter, true)
+	case KindAvoid:
+		return c.said(KindAvoid, objectZH(obj), true)
+	case KindLocation:
+		if c.negated {
+			return Said{}, false
+		}
+		return c.said(KindLocation, "location", false)
+	case KindGoal:
+		if c.negated || zhPassing.MatchString(v.word+obj) {
+			return Said{}, false
+		}
+		return c.said(KindGoal, objectZH(obj), false)
+	case KindHabit:
+		return c.said(KindHabit, objectZH(obj), c.negated)
+	case KindFamily:
+		if c.negated {
+			return Said{}, false
+		}
+		return c.has(obj)
+	case KindIdentity:
+		if c.negated {
+			return Said{}, false
+		}
+		switch v.word {
+		case "在":
+			return c.worksAt(obj)
+		case "做":
+			if strings.Contains(obj, "工作") || strings.HasSuffix(zhObjEnd.Split(obj, 2)[0], "的") {
+				return c.said(KindIdentity, "occupation", false)
 			}
 			return Said{}, false
-		case KindIdentity:
-			if neg != "" {
-				return Said{}, false
-			}
-			switch v.word {
-			case "在":
-				// 我在银行工作, 我在北京上学.
-				if i := strings.Index(obj, "工作"); i > 0 && utf8.RuneCountInString(obj[:i]) <= 10 {
-					return done(KindIdentity, "occupation", false)
-				}
-				if i := strings.Index(obj, "上学"); i > 0 && utf8.RuneCountInString(obj[:i]) <= 10 {
-					return done(KindIdentity, "school", false)
-				}
-				return Said{}, false
-			case "做":
-				if strings.Contains(obj, "工作") || strings.HasSuffix(zhObjEnd.Split(obj, 2)[0], "的") {
-					return done(KindIdentity, "occupation", false)
-				}
-				return Said{}, false
-			}
-			// 是: a noun, not a judgement: 我是一名护士, 我是上海人, 我是素食者.
-			o := strings.TrimLeft(obj, "一个名位")
-			head := zhObjEnd.Split(o, 2)[0]
-			if head == "" || utf8.RuneCountInString(head) > 10 {
-				return Said{}, false
-			}
-			if strings.HasSuffix(head, "人") && utf8.RuneCountInString(head) <= 4 {
-				return done(KindIdentity, "origin", false)
-			}
-			if strings.ContainsAny(head, "素") {
-				return done(KindHealth, "diet "+head, false)
-			}
-			if len(o) == len(obj) && !strings.HasSuffix(head, "者") && !strings.HasSuffix(head, "生") && !strings.HasSuffix(head, "师") &&
-				!strings.HasSuffix(head, "员") && !strings.HasSuffix(head, "家") && !strings.HasSuffix(head, "迷") && !strings.HasSuffix(head, "控") {
-				return Said{}, false // "我是说", "我是不是": no noun
-			}
-			if strings.HasSuffix(head, "迷") || strings.HasSuffix(head, "控") {
-				return done(KindLike, head, false)
-			}
-			return done(KindIdentity, "是"+head, false)
+		}
+		return c.is(obj)
+	}
+	return Said{}, false
+}
+
+// has reads 有/养 + a family member or pet: 我有两个孩子, 我养了一只猫.
+func (c zhClause) has(obj string) (Said, bool) {
+	o := strings.TrimLeft(obj, "一二两三四五六七八九十个只条位")
+	for _, f := range strings.Split(zhFamily, "|") {
+		if strings.HasPrefix(o, f) {
+			return c.said(KindFamily, "有"+f, false)
 		}
 	}
-	// An activity: a habit with an adverb of habit; negated, avoided.
+	return Said{}, false
+}
+
+// worksAt reads 在 + a place + 工作 or 上学: 我在银行工作, 我在北京上学.
+func (c zhClause) worksAt(obj string) (Said, bool) {
+	if i := strings.Index(obj, "工作"); i > 0 && utf8.RuneCountInString(obj[:i]) <= 10 {
+		return c.said(KindIdentity, "occupation", false)
+	}
+	if i := strings.Index(obj, "上学"); i > 0 && utf8.RuneCountInString(obj[:i]) <= 10 {
+		return c.said(KindIdentity, "school", false)
+	}
+	return Said{}, false
+}
+
+// is reads 是 + a noun, not a judgement: 我是一名护士, 我是上海人, 我是素食者;
+// a fan (…迷, …控) is a liking.
+func (c zhClause) is(obj string) (Said, bool) {
+	o := strings.TrimLeft(obj, "一个名位")
+	head := zhObjEnd.Split(o, 2)[0]
+	if head == "" || utf8.RuneCountInString(head) > 10 {
+		return Said{}, false
+	}
+	if strings.HasSuffix(head, "人") && utf8.RuneCountInString(head) <= 4 {
+		return c.said(KindIdentity, "origin", false)
+	}
+	if strings.ContainsAny(head, "素") {
+		return c.said(KindHealth, "diet "+head, false)
+	}
+	if len(o) == len(obj) && !strings.HasSuffix(head, "者") && !strings.HasSuffix(head, "生") && !strings.HasSuffix(head, "师") &&
+		!strings.HasSuffix(head, "员") && !strings.HasSuffix(head, "家") && !strings.HasSuffix(head, "迷") && !strings.HasSuffix(head, "控") {
+		return Said{}, false // "我是说", "我是不是": no noun
+	}
+	if strings.HasSuffix(head, "迷") || strings.HasSuffix(head, "控") {
+		return c.said(KindLike, head, false)
+	}
+	return c.said(KindIdentity, "是"+head, false)
+}
+
+// activity reads an activity (zhActivities): a habit with an adverb of
+// habit; negated, avoided.
+func (c zhClause) activity() (Said, bool) {
 	for _, a := range zhActivities {
-		if !strings.HasPrefix(rest, a) {
+		if !strings.HasPrefix(c.rest, a) {
 			continue
 		}
-		obj := objectZH(rest[len(a):])
+		obj := objectZH(c.rest[len(a):])
 		switch {
-		case neg != "":
-			return done(KindAvoid, a+obj, true)
-		case habit:
-			return done(KindHabit, a+obj, false)
+		case c.negated:
+			return c.said(KindAvoid, a+obj, true)
+		case c.habit:
+			return c.said(KindHabit, a+obj, false)
 		}
 		return Said{}, false
 	}
