@@ -92,40 +92,12 @@ type ReplayProgress struct {
 // live (dead letters name the replay consumer). It returns once every message
 // that was in the stream when it started, and any since, has been handled.
 func (b Binding) Replay(ctx context.Context, js jetstream.JetStream, o ReplayOptions, h BatchHandler, log *slog.Logger, m *RunnerMetrics) (ReplayProgress, error) {
-	var filters []string
-	for _, f := range b.Filters {
-		s, ok, err := ScopeFilter(f, o.Tenant, o.User)
-		if err != nil {
-			return ReplayProgress{}, err
-		}
-		if ok {
-			filters = append(filters, s)
-		}
-	}
-	if len(filters) == 0 {
-		return ReplayProgress{}, fmt.Errorf("replay %s: nothing of its subjects belongs to a single user", b.Durable)
+	cc, filters, err := b.replayConsumer(o)
+	if err != nil {
+		return ReplayProgress{}, err
 	}
 	if o.ProgressEvery <= 0 {
 		o.ProgressEvery = time.Second
-	}
-	cc := Unlimited(b.Consumer(o.Consumer))
-	cc.Durable = ""
-	cc.Name = fmt.Sprintf("replay-%s-%d", b.Durable, time.Now().UnixNano())
-	cc.Description = "Recall replay of " + b.Durable
-	// Left behind by a crashed replay, the server removes it by itself.
-	cc.InactiveThreshold = 5 * time.Minute
-	cc.FilterSubject, cc.FilterSubjects = "", nil
-	if len(filters) == 1 {
-		cc.FilterSubject = filters[0]
-	} else {
-		cc.FilterSubjects = filters
-	}
-	switch {
-	case o.FromSeq > 0:
-		cc.DeliverPolicy, cc.OptStartSeq = jetstream.DeliverByStartSequencePolicy, o.FromSeq
-	case !o.Since.IsZero():
-		since := o.Since
-		cc.DeliverPolicy, cc.OptStartTime = jetstream.DeliverByStartTimePolicy, &since
 	}
 	cons, err := js.CreateConsumer(ctx, b.Stream, cc)
 	if err != nil {
@@ -194,6 +166,45 @@ func (b Binding) Replay(ctx context.Context, js jetstream.JetStream, o ReplayOpt
 			return p, nil
 		}
 	}
+}
+
+// replayConsumer is the ephemeral consumer a replay reads through: the
+// binding's consumer unlimited, without its durable name, filtered to the
+// subjects of o's tenant or user (the filters), starting where o says.
+func (b Binding) replayConsumer(o ReplayOptions) (jetstream.ConsumerConfig, []string, error) {
+	var filters []string
+	for _, f := range b.Filters {
+		s, ok, err := ScopeFilter(f, o.Tenant, o.User)
+		if err != nil {
+			return jetstream.ConsumerConfig{}, nil, err
+		}
+		if ok {
+			filters = append(filters, s)
+		}
+	}
+	if len(filters) == 0 {
+		return jetstream.ConsumerConfig{}, nil, fmt.Errorf("replay %s: nothing of its subjects belongs to a single user", b.Durable)
+	}
+	cc := Unlimited(b.Consumer(o.Consumer))
+	cc.Durable = ""
+	cc.Name = fmt.Sprintf("replay-%s-%d", b.Durable, time.Now().UnixNano())
+	cc.Description = "Recall replay of " + b.Durable
+	// Left behind by a crashed replay, the server removes it by itself.
+	cc.InactiveThreshold = 5 * time.Minute
+	cc.FilterSubject, cc.FilterSubjects = "", nil
+	if len(filters) == 1 {
+		cc.FilterSubject = filters[0]
+	} else {
+		cc.FilterSubjects = filters
+	}
+	switch {
+	case o.FromSeq > 0:
+		cc.DeliverPolicy, cc.OptStartSeq = jetstream.DeliverByStartSequencePolicy, o.FromSeq
+	case !o.Since.IsZero():
+		since := o.Since
+		cc.DeliverPolicy, cc.OptStartTime = jetstream.DeliverByStartTimePolicy, &since
+	}
+	return cc, filters, nil
 }
 
 // userSubjects are, per stream, the subject families that carry a user's

@@ -94,12 +94,40 @@ func recalled(query string, res Result, w assemble.Window, snip snippets, nb nei
 	if snip.neighbor <= 0 || snippet > 0 && snip.neighbor > snippet {
 		snip.neighbor = snippet
 	}
-	most := len(res.Hits) + shownNeighbors(nb.first, nb.wide)
-	hits := make([]assemble.RecalledHit, 0, most)
+	hits, isNeighbor := withNeighbors(res.Hits, nb)
+	var pq passageQuery
+	if passages {
+		pq = passageQuery{terms: res.Terms, positions: listsel.Positions(query)}
+	}
+	// A message that points back at what the assistant said ("remind me
+	// what you suggested") is answered inside the assistant's turns, often
+	// past what a snippet shows: those get ContextRecallAssistantSnippet.
+	toAssistant := snip.assistant > snippet && RefersToAssistant(query)
+	cutSnippets(hits, isNeighbor, pq, snip, toAssistant)
+	if toAssistant {
+		snippet = snip.assistant
+	}
+	out := assemble.Recall(query, res.How(), hits, w, snippet)
+	out.During = res.During
+	if dates {
+		out.ResolveDates()
+	}
+	if res.EmbedErr != nil {
+		out.Notes = append(out.Notes, assemble.RecalledNote{Reason: "embedder", Detail: EmbedFailure(res.EmbedErr)})
+	}
+	return out
+}
+
+// withNeighbors is the hits in their order, each of the first ones with the
+// turns around it (nb: two on each side for the first nb.wide, one for the
+// rest of the first nb.first; none for a hit longer than nb.upTo), every
+// message once; isNeighbor marks the turns that are a hit's neighbours,
+// whose snippets are the neighbours' length.
+func withNeighbors(found []Hit, nb neighbors) (hits []assemble.RecalledHit, isNeighbor []bool) {
+	most := len(found) + shownNeighbors(nb.first, nb.wide)
+	hits = make([]assemble.RecalledHit, 0, most)
 	seen := make(map[string]bool, most)
-	// isNeighbor marks the hits that are a hit's neighbours, whose snippets
-	// are the neighbours' length.
-	isNeighbor := make([]bool, 0, most)
+	isNeighbor = make([]bool, 0, most)
 	neighbor := func(n *Neighbor, h Hit) {
 		if n != nil && !seen[n.EventID] {
 			seen[n.EventID] = true
@@ -109,7 +137,7 @@ func recalled(query string, res Result, w assemble.Window, snip snippets, nb nei
 		}
 	}
 	rank := 0
-	for _, h := range res.Hits {
+	for _, h := range found {
 		if h.Kind == store.SearchMessage && seen[h.SourceID] {
 			continue
 		}
@@ -144,14 +172,15 @@ func recalled(query string, res Result, w assemble.Window, snip snippets, nb nei
 			}
 		}
 	}
-	var pq passageQuery
-	if passages {
-		pq = passageQuery{terms: res.Terms, positions: listsel.Positions(query)}
-	}
-	// A message that points back at what the assistant said ("remind me
-	// what you suggested") is answered inside the assistant's turns, often
-	// past what a snippet shows: those get ContextRecallAssistantSnippet.
-	toAssistant := snip.assistant > snippet && RefersToAssistant(query)
+	return hits, isNeighbor
+}
+
+// cutSnippets cuts each hit longer than its snippet (a hit's, a
+// neighbour's, or the assistant's when the message points back at what the
+// assistant said) to the passage that holds the query's terms, or at a
+// word; a hit's own cut is otherwise left to the assembler.
+func cutSnippets(hits []assemble.RecalledHit, isNeighbor []bool, pq passageQuery, snip snippets, toAssistant bool) {
+	snippet := snip.hit
 	for i := range hits {
 		n := snippet
 		switch {
@@ -178,18 +207,6 @@ func recalled(query string, res Result, w assemble.Window, snip snippets, nb nei
 			hits[i].Text, hits[i].Truncated = p, true
 		}
 	}
-	if toAssistant {
-		snippet = snip.assistant
-	}
-	out := assemble.Recall(query, res.How(), hits, w, snippet)
-	out.During = res.During
-	if dates {
-		out.ResolveDates()
-	}
-	if res.EmbedErr != nil {
-		out.Notes = append(out.Notes, assemble.RecalledNote{Reason: "embedder", Detail: EmbedFailure(res.EmbedErr)})
-	}
-	return out
 }
 
 // How says how the search ran: "hybrid" (terms and vectors) or "lexical"

@@ -114,72 +114,20 @@ func (e *Extractive) Summarize(ctx context.Context, in Input) (Summary, error) {
 	for _, t := range texts {
 		size += len(t)
 	}
-	weights := make(map[string]float64, size/20)
-	topics := map[string]*candTopic{}
-	sents := make([]sentence, 0, size/80+4)
-	order := 0
+	r := reading{e: e, weights: make(map[string]float64, size/20), topics: map[string]*candTopic{},
+		sents: make([]sentence, 0, size/80+4)}
 	if in.Previous != nil {
-		for _, s := range splitSentences(in.Previous.Text) {
-			sents = append(sents, sentence{text: s, order: order, keywords: e.rules.Keywords(unlabelled(s)),
-				speaker: labelRole(s), voice: voiceOf(unlabelled(s))})
-			order++
-		}
-		for i, name := range in.Previous.KeyTopics {
-			value := extract.Normalize(name)
-			if value == "" || topics[value] != nil {
-				continue
-			}
-			// Carried over: ranked below anything the new turns mention.
-			topics[value] = &candTopic{Topic: Topic{Kind: topicKind(ctx, e.rules, name), Value: value, Display: name}, score: 0.5, first: -1000 + i}
-		}
+		r.previous(ctx, in.Previous)
 	}
 	for ti, t := range turns {
 		if err := ctx.Err(); err != nil {
 			return Summary{}, err
 		}
-		// The facts of the turns topics come from (Options.TopicRoles):
-		// the assistant's suggestions are not the user's topics, and its
-		// long answers were most of the rules' time in a summary.
-		var facts []extract.Fact
-		if e.opts.topicRole(t.Role) {
-			var err error
-			if facts, err = e.rules.Extract(ctx, extract.Input{Text: t.Text}); err != nil {
-				return Summary{}, fmt.Errorf("summarize: extract: %w", err)
-			}
-		}
-		w := 1.0
-		if t.Role == "user" {
-			w = 2.0
-		}
-		for _, f := range facts {
-			weights[f.Value] += factWeight
-			ct := topics[f.Value]
-			if ct == nil {
-				ct = &candTopic{Topic: Topic{Kind: f.Kind, Value: f.Value, Display: f.Display}, first: ti}
-				topics[f.Value] = ct
-			}
-			if !ct.Mentioned {
-				ct.Kind, ct.first = f.Kind, ti
-			}
-			ct.Mentioned = true
-			ct.Display = f.Display
-			ct.score += w
-		}
-		for _, s := range splitSentences(t.Text) {
-			var fv []string
-			if len(facts) > 0 {
-				norm := extract.Normalize(s)
-				for _, f := range facts {
-					if strings.Contains(norm, f.Value) {
-						fv = append(fv, f.Value)
-					}
-				}
-			}
-			sents = append(sents, sentence{text: s, role: t.Role, speaker: t.Role, voice: voiceOf(s), order: order,
-				keywords: e.rules.Keywords(s), facts: fv, size: wordCount(s), stated: t.Role == "user" && len(stated.Self(s)) > 0})
-			order++
+		if err := r.turn(ctx, ti, t); err != nil {
+			return Summary{}, err
 		}
 	}
+	sents, weights := r.sents, r.weights
 	// The people addressed by name are the conversation's participants, not
 	// its subject: their names leave the keywords (not the facts).
 	names := addressees(sents)
@@ -198,9 +146,87 @@ func (e *Extractive) Summarize(ctx context.Context, in Input) (Summary, error) {
 
 	return Summary{
 		Text:   e.text(sents, weights, zh),
-		Topics: e.topics(topics),
+		Topics: e.topics(r.topics),
 		Model:  ModelExtractive,
 	}, nil
+}
+
+// reading is what Summarize gathers as it reads the previous summary and
+// the turns: the candidate sentences in conversation order, the keywords'
+// and facts' weights, and the key topic candidates.
+type reading struct {
+	e       *Extractive
+	weights map[string]float64
+	topics  map[string]*candTopic
+	sents   []sentence
+	order   int
+}
+
+// previous reads the previous summary: its sentences are candidates again,
+// and its key topics are carried over, ranked below anything the new turns
+// mention.
+func (r *reading) previous(ctx context.Context, prev *Previous) {
+	for _, s := range splitSentences(prev.Text) {
+		r.sents = append(r.sents, sentence{text: s, order: r.order, keywords: r.e.rules.Keywords(unlabelled(s)),
+			speaker: labelRole(s), voice: voiceOf(unlabelled(s))})
+		r.order++
+	}
+	for i, name := range prev.KeyTopics {
+		value := extract.Normalize(name)
+		if value == "" || r.topics[value] != nil {
+			continue
+		}
+		r.topics[value] = &candTopic{Topic: Topic{Kind: topicKind(ctx, r.e.rules, name), Value: value, Display: name}, score: 0.5, first: -1000 + i}
+	}
+}
+
+// turn reads the ti-th turn: the facts the rules find in it weigh as
+// keywords and make topic candidates (a user's count double), and each of
+// its sentences is a candidate with the facts it holds.
+func (r *reading) turn(ctx context.Context, ti int, t Turn) error {
+	// The facts of the turns topics come from (Options.TopicRoles):
+	// the assistant's suggestions are not the user's topics, and its
+	// long answers were most of the rules' time in a summary.
+	var facts []extract.Fact
+	if r.e.opts.topicRole(t.Role) {
+		var err error
+		if facts, err = r.e.rules.Extract(ctx, extract.Input{Text: t.Text}); err != nil {
+			return fmt.Errorf("summarize: extract: %w", err)
+		}
+	}
+	w := 1.0
+	if t.Role == "user" {
+		w = 2.0
+	}
+	for _, f := range facts {
+		r.weights[f.Value] += factWeight
+		ct := r.topics[f.Value]
+		if ct == nil {
+			ct = &candTopic{Topic: Topic{Kind: f.Kind, Value: f.Value, Display: f.Display}, first: ti}
+			r.topics[f.Value] = ct
+		}
+		if !ct.Mentioned {
+			ct.Kind, ct.first = f.Kind, ti
+		}
+		ct.Mentioned = true
+		ct.Display = f.Display
+		ct.score += w
+	}
+	for _, s := range splitSentences(t.Text) {
+		var fv []string
+		if len(facts) > 0 {
+			norm := extract.Normalize(s)
+			for _, f := range facts {
+				if strings.Contains(norm, f.Value) {
+					fv = append(fv, f.Value)
+				}
+			}
+		}
+		r.sents = append(r.sents, sentence{text: s, role: t.Role, speaker: t.Role, voice: voiceOf(s), order: r.order,
+			keywords: r.e.rules.Keywords(s), facts: fv, size: wordCount(s), stated: t.Role == "user" && len(stated.Self(s)) > 0})
+		r.order++
+	}
+	return nil
 }
 
 // text scores the sentences, picks the best non-redundant ones and writes

@@ -119,53 +119,15 @@ func Start(ctx context.Context, o Options, log *slog.Logger) (*System, func(), e
 		}
 	}
 
-	s.DBName = "recall_eval_" + randomHex(6)
-	s.DBURL, err = databaseURL(o.AdminURL, s.DBName)
+	drop, err := s.createDatabase(ctx, o)
 	if err != nil {
 		return fail(err)
 	}
-	if err := adminExec(ctx, o.AdminURL, "CREATE DATABASE "+pgx.Identifier{s.DBName}.Sanitize()); err != nil {
-		return fail(fmt.Errorf("create database: %w", err))
-	}
-	cleanups = append(cleanups, func() {
-		if o.Keep {
-			log.Info("database kept", "url", s.DBURL)
-			return
-		}
-		dctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := adminExec(dctx, o.AdminURL, "DROP DATABASE IF EXISTS "+pgx.Identifier{s.DBName}.Sanitize()+" WITH (FORCE)"); err != nil {
-			log.Warn("drop database", "database", s.DBName, "error", err.Error())
-		}
-	})
-	log.Info("database created", "database", s.DBName)
-
-	ports, err := pgcluster.FreePorts(3)
+	cleanups = append(cleanups, drop)
+	env, err := s.environment(o, tmp)
 	if err != nil {
 		return fail(err)
 	}
-	apiAddr := "127.0.0.1:" + strconv.Itoa(ports[0])
-	opsAddr := "127.0.0.1:" + strconv.Itoa(ports[1])
-	s.APIURL = "http://" + apiAddr
-	data := deps.Data{Dir: filepath.Join(tmp, "data")}
-	s.NATS = queue.NATSConfig{URL: "nats://127.0.0.1:" + strconv.Itoa(ports[2]), NKeyFile: data.NATSSeedFile()}
-	env := childEnv(map[string]string{
-		"DATABASE_URL":       s.DBURL,
-		"EMBEDDED_NATS_HOST": "127.0.0.1",
-		"EMBEDDED_NATS_PORT": strconv.Itoa(ports[2]),
-		"API_ADDR":           apiAddr,
-		"OPS_ADDR":           opsAddr,
-		"GATEWAY_ADDR":       "127.0.0.1:0",
-		"DATA_DIR":           data.Dir,
-		"LOG_LEVEL":          "warn",
-		// LoCoMo's sessions are years old, so every one of them is idle at
-		// once and gets its final summary from the summarizer's idle sweep.
-		// At the default tick (1m) those summaries would land at a random
-		// point while questions are being asked; ticking every second lets
-		// them land while the evaluation waits for the pipeline to catch up.
-		"SUMMARY_SWEEP_INTERVAL": "1s",
-	})
-	env = append(env, o.Env...)
 
 	migrate := exec.CommandContext(ctx, bin, "migrate")
 	migrate.Env = env
@@ -196,6 +158,63 @@ func Start(ctx context.Context, o Options, log *slog.Logger) (*System, func(), e
 		return fail(err)
 	}
 	return s, stop, nil
+}
+
+// createDatabase creates the run's database (recall_eval_<random>); drop
+// drops it again, or only logs its URL when o.Keep.
+func (s *System) createDatabase(ctx context.Context, o Options) (drop func(), err error) {
+	s.DBName = "recall_eval_" + randomHex(6)
+	s.DBURL, err = databaseURL(o.AdminURL, s.DBName)
+	if err != nil {
+		return nil, err
+	}
+	if err := adminExec(ctx, o.AdminURL, "CREATE DATABASE "+pgx.Identifier{s.DBName}.Sanitize()); err != nil {
+		return nil, fmt.Errorf("create database: %w", err)
+	}
+	s.log.Info("database created", "database", s.DBName)
+	return func() {
+		if o.Keep {
+			s.log.Info("database kept", "url", s.DBURL)
+			return
+		}
+		dctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := adminExec(dctx, o.AdminURL, "DROP DATABASE IF EXISTS "+pgx.Identifier{s.DBName}.Sanitize()+" WITH (FORCE)"); err != nil {
+			s.log.Warn("drop database", "database", s.DBName, "error", err.Error())
+		}
+	}, nil
+}
+
+// environment is recall run's environment: the run's database, its API,
+// operations and embedded NATS server on free ports, its data directory
+// under tmp, and o.Env last (so it overrides).
+func (s *System) environment(o Options, tmp string) ([]string, error) {
+	ports, err := pgcluster.FreePorts(3)
+	if err != nil {
+		return nil, err
+	}
+	apiAddr := "127.0.0.1:" + strconv.Itoa(ports[0])
+	opsAddr := "127.0.0.1:" + strconv.Itoa(ports[1])
+	s.APIURL = "http://" + apiAddr
+	data := deps.Data{Dir: filepath.Join(tmp, "data")}
+	s.NATS = queue.NATSConfig{URL: "nats://127.0.0.1:" + strconv.Itoa(ports[2]), NKeyFile: data.NATSSeedFile()}
+	env := childEnv(map[string]string{
+		"DATABASE_URL":       s.DBURL,
+		"EMBEDDED_NATS_HOST": "127.0.0.1",
+		"EMBEDDED_NATS_PORT": strconv.Itoa(ports[2]),
+		"API_ADDR":           apiAddr,
+		"OPS_ADDR":           opsAddr,
+		"GATEWAY_ADDR":       "127.0.0.1:0",
+		"DATA_DIR":           data.Dir,
+		"LOG_LEVEL":          "warn",
+		// LoCoMo's sessions are years old, so every one of them is idle at
+		// once and gets its final summary from the summarizer's idle sweep.
+		// At the default tick (1m) those summaries would land at a random
+		// point while questions are being asked; ticking every second lets
+		// them land while the evaluation waits for the pipeline to catch up.
+		"SUMMARY_SWEEP_INTERVAL": "1s",
+	})
+	return append(env, o.Env...), nil
 }
 
 // waitReady polls the API's /readyz until it answers 200.
