@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/testkit/testenv"
-	"github.com/recallhq/recall/pkg/decayer"
 	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/workers/decayer"
 )
 
 // benchDecayFacts is the size of the decay benchmark (BENCH_DECAY_FACTS).

@@ -20,8 +20,8 @@ import (
 	"github.com/recallhq/recall/pkg/eventmsg"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/extract"
-	"github.com/recallhq/recall/pkg/extractor"
-	"github.com/recallhq/recall/pkg/ingest"
+	"github.com/recallhq/recall/pkg/workers/extractor"
+	"github.com/recallhq/recall/pkg/workers/ingest"
 )
 
 // kdconvUtterances reads real Chinese dialogue (film and music) from

@@ -12,8 +12,8 @@ import (
 
 	"github.com/recallhq/recall/internal/testkit/testenv"
 	"github.com/recallhq/recall/pkg/eventmsg"
-	"github.com/recallhq/recall/pkg/indexer"
-	"github.com/recallhq/recall/pkg/ingest"
+	"github.com/recallhq/recall/pkg/workers/indexer"
+	"github.com/recallhq/recall/pkg/workers/ingest"
 )
 
 // BenchmarkIndex measures the indexer end to end, from the first publish to

@@ -19,7 +19,7 @@ import (
 	"github.com/recallhq/recall/internal/testkit/testenv"
 	"github.com/recallhq/recall/pkg/eventmsg"
 	"github.com/recallhq/recall/pkg/events"
-	"github.com/recallhq/recall/pkg/ingest"
+	"github.com/recallhq/recall/pkg/workers/ingest"
 )
 
 // benchTurns is how many turns each ingest phase moves; BENCH_TURNS overrides.

@@ -21,11 +21,11 @@ import (
 	"github.com/recallhq/recall/internal/testkit/testenv"
 	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/eventmsg"
-	"github.com/recallhq/recall/pkg/indexer"
-	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/search"
 	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/workers/indexer"
+	"github.com/recallhq/recall/pkg/workers/ingest"
 )
 
 // BenchmarkLarge measures what growth costs: two databases, one of

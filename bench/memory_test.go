@@ -29,7 +29,7 @@ import (
 	"github.com/recallhq/recall/pkg/deps"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/queue"
-	"github.com/recallhq/recall/pkg/registry"
+	"github.com/recallhq/recall/pkg/workers"
 )
 
 // BenchmarkMemory reports the resident memory of the real binaries: `recall
@@ -119,7 +119,7 @@ func memoryOfRun(b *testing.B, bin string, n int) {
 	wg.Wait()
 	loaded := rss(b, cmd.Process.Pid)
 	b.ReportMetric(float64(loaded.peak)/(1<<20), "run_peak_MB")
-	fmt.Printf("memory: recall run (embedded JetStream, API and %d workers), %d turns through every worker\n", len(registry.All), n)
+	fmt.Printf("memory: recall run (embedded JetStream, API and %d workers), %d turns through every worker\n", len(workers.All), n)
 	fmt.Printf("  at start %d MB; after the turns %d MB; after the context load %d MB; peak %d MB (target peak <= 500 MB)\n",
 		start.now>>20, ingested.now>>20, loaded.now>>20, loaded.peak>>20)
 }
@@ -130,7 +130,7 @@ func memoryOfRun(b *testing.B, bin string, n int) {
 func memoryOfWorkers(b *testing.B, bin string) {
 	db := testenv.NewDB(b)
 	nt := testenv.NewNATS(b)
-	names := append(registry.Names(), "api", "gateway")
+	names := append(workers.Names(), "api", "gateway")
 	var parts, chinese []string
 	for i, name := range names {
 		addr, apiAddr, gwAddr := freeAddr(b), freeAddr(b), freeAddr(b)

@@ -24,9 +24,9 @@ import (
 	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/extract"
-	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/summarize"
-	"github.com/recallhq/recall/pkg/summarizer"
+	"github.com/recallhq/recall/pkg/workers/ingest"
+	"github.com/recallhq/recall/pkg/workers/summarizer"
 )
 
 // locomoStretches cuts the LoCoMo conversations in ../shared/data into the

@@ -5,8 +5,8 @@
 package main
 
 import (
-	"github.com/recallhq/recall/pkg/catalog"
 	"github.com/recallhq/recall/pkg/worker"
+	"github.com/recallhq/recall/pkg/workers/signals"
 )
 
-func main() { worker.Main(catalog.Def) }
+func main() { worker.Main(signals.Def) }

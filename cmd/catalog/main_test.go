@@ -4,11 +4,11 @@ import (
 	"testing"
 
 	"github.com/recallhq/recall/internal/testkit/deploycheck"
-	"github.com/recallhq/recall/pkg/catalog"
 	"github.com/recallhq/recall/pkg/worker"
+	"github.com/recallhq/recall/pkg/workers/signals"
 )
 
 func TestDeployEnvMatchesConfig(t *testing.T) {
 	t.Parallel()
-	deploycheck.CheckDeployEnv(t, "catalog", worker.EnvVars(catalog.Def))
+	deploycheck.CheckDeployEnv(t, "catalog", worker.EnvVars(signals.Def))
 }

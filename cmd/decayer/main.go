@@ -8,8 +8,8 @@
 package main
 
 import (
-	"github.com/recallhq/recall/pkg/decayer"
 	"github.com/recallhq/recall/pkg/worker"
+	"github.com/recallhq/recall/pkg/workers/decayer"
 )
 
 func main() { worker.Main(decayer.Def) }

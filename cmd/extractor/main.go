@@ -3,8 +3,8 @@
 package main
 
 import (
-	"github.com/recallhq/recall/pkg/extractor"
 	"github.com/recallhq/recall/pkg/worker"
+	"github.com/recallhq/recall/pkg/workers/extractor"
 )
 
 func main() { worker.Main(extractor.Def) }

@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/recallhq/recall/internal/testkit/deploycheck"
-	"github.com/recallhq/recall/pkg/extractor"
 	"github.com/recallhq/recall/pkg/worker"
+	"github.com/recallhq/recall/pkg/workers/extractor"
 )
 
 func TestDeployEnvMatchesConfig(t *testing.T) {

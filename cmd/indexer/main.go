@@ -5,8 +5,8 @@
 package main
 
 import (
-	"github.com/recallhq/recall/pkg/indexer"
 	"github.com/recallhq/recall/pkg/worker"
+	"github.com/recallhq/recall/pkg/workers/indexer"
 )
 
 func main() { worker.Main(indexer.Def) }

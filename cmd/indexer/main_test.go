@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/recallhq/recall/internal/testkit/deploycheck"
-	"github.com/recallhq/recall/pkg/indexer"
 	"github.com/recallhq/recall/pkg/worker"
+	"github.com/recallhq/recall/pkg/workers/indexer"
 )
 
 func TestDeployEnvMatchesConfig(t *testing.T) {

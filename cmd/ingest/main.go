@@ -3,8 +3,8 @@
 package main
 
 import (
-	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/worker"
+	"github.com/recallhq/recall/pkg/workers/ingest"
 )
 
 func main() { worker.Main(ingest.Def) }

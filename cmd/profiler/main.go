@@ -4,8 +4,8 @@
 package main
 
 import (
-	"github.com/recallhq/recall/pkg/profiler"
 	"github.com/recallhq/recall/pkg/worker"
+	"github.com/recallhq/recall/pkg/workers/interests"
 )
 
-func main() { worker.Main(profiler.Def) }
+func main() { worker.Main(interests.Def) }

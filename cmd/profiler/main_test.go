@@ -4,11 +4,11 @@ import (
 	"testing"
 
 	"github.com/recallhq/recall/internal/testkit/deploycheck"
-	"github.com/recallhq/recall/pkg/profiler"
 	"github.com/recallhq/recall/pkg/worker"
+	"github.com/recallhq/recall/pkg/workers/interests"
 )
 
 func TestDeployEnvMatchesConfig(t *testing.T) {
 	t.Parallel()
-	deploycheck.CheckDeployEnv(t, "profiler", worker.EnvVars(profiler.Def))
+	deploycheck.CheckDeployEnv(t, "profiler", worker.EnvVars(interests.Def))
 }

@@ -26,8 +26,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/recallhq/recall/pkg/registry"
 	"github.com/recallhq/recall/pkg/service"
+	"github.com/recallhq/recall/pkg/workers"
 )
 
 const usage = `usage: recall <command> [flags]
@@ -47,7 +47,7 @@ commands:
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintf(os.Stderr, usage, strings.Join(registry.Names(), ", "))
+		fmt.Fprintf(os.Stderr, usage, strings.Join(workers.Names(), ", "))
 		os.Exit(2)
 	}
 	cmd, args := os.Args[1], os.Args[2:]
@@ -74,10 +74,10 @@ func main() {
 	case "probe":
 		run = func(_ context.Context, _ *slog.Logger, args []string) error { return probeCmd(args) }
 	case "-h", "--help", "help":
-		fmt.Fprintf(os.Stdout, usage, strings.Join(registry.Names(), ", "))
+		fmt.Fprintf(os.Stdout, usage, strings.Join(workers.Names(), ", "))
 		return
 	default:
-		fmt.Fprintf(os.Stderr, "recall: unknown command %q\n\n"+usage, cmd, strings.Join(registry.Names(), ", "))
+		fmt.Fprintf(os.Stderr, "recall: unknown command %q\n\n"+usage, cmd, strings.Join(workers.Names(), ", "))
 		os.Exit(2)
 	}
 	switch cmd {

@@ -18,8 +18,8 @@ import (
 	"github.com/recallhq/recall/pkg/deps"
 	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/mcpserver"
-	"github.com/recallhq/recall/pkg/registry"
 	"github.com/recallhq/recall/pkg/worker"
+	"github.com/recallhq/recall/pkg/workers"
 )
 
 func TestComposeMigrateEnvMatchesConfig(t *testing.T) {
@@ -113,11 +113,11 @@ func TestHelp(t *testing.T) {
 // find `recall run`'s NATS server (useNATS).
 func TestConfigDocListsWhatCommandsRead(t *testing.T) {
 	t.Parallel()
-	workers := worker.EnvVars(registry.All...)
+	workerVars := worker.EnvVars(workers.All...)
 	for cmd, reads := range map[string][]string{
-		"run":      append(envconfig.EnvVars[runConfig](), workers...),
-		"worker":   append(envconfig.EnvVars[deps.Data](), workers...),
-		"replay":   append(envconfig.EnvVars[deps.Data](), workers...),
+		"run":      append(envconfig.EnvVars[runConfig](), workerVars...),
+		"worker":   append(envconfig.EnvVars[deps.Data](), workerVars...),
+		"replay":   append(envconfig.EnvVars[deps.Data](), workerVars...),
 		"migrate":  envconfig.EnvVars[migrateConfig](),
 		"forget":   append(envconfig.EnvVars[forgetConfig](), envconfig.EnvVars[deps.Data]()...),
 		"dlq":      append(envconfig.EnvVars[natsToolConfig](), envconfig.EnvVars[deps.Data]()...),

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/recallhq/recall/pkg/queue"
-	"github.com/recallhq/recall/pkg/registry"
 	"github.com/recallhq/recall/pkg/worker"
+	"github.com/recallhq/recall/pkg/workers"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
@@ -32,7 +32,7 @@ type replayFlags struct {
 func replayCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	var f replayFlags
 	fs := newFlags("replay")
-	fs.StringVar(&f.worker, "worker", "", "the worker to replay: "+strings.Join(registry.Replayable(), ", "))
+	fs.StringVar(&f.worker, "worker", "", "the worker to replay: "+strings.Join(workers.Replayable(), ", "))
 	fs.StringVar(&f.since, "since", "", "start at messages stored from this time (2026-01-01 or RFC 3339); default: the whole stream")
 	fs.Uint64Var(&f.fromSeq, "from-seq", 0, "start at this stream sequence instead")
 	fs.StringVar(&f.tenant, "tenant", "", "only this tenant's events")
@@ -44,7 +44,7 @@ func replayCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	if err != nil {
 		return err
 	}
-	w, err := registry.Get(f.worker)
+	w, err := workers.Get(f.worker)
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func replayCmd(ctx context.Context, log *slog.Logger, args []string) error {
 func (f replayFlags) options() (queue.ReplayOptions, error) {
 	var o queue.ReplayOptions
 	if f.worker == "" {
-		return o, fmt.Errorf("-worker is required (one of: %s)", strings.Join(registry.Replayable(), ", "))
+		return o, fmt.Errorf("-worker is required (one of: %s)", strings.Join(workers.Replayable(), ", "))
 	}
 	if f.since != "" && f.fromSeq > 0 {
 		return o, errors.New("give -since or -from-seq, not both")
@@ -102,7 +102,7 @@ func replay(ctx context.Context, d *worker.Deps, metrics *queue.RunnerMetrics, w
 	}
 	name := spec.Name
 	if spec.Handler == nil {
-		return queue.ReplayProgress{}, fmt.Errorf("%s reads no stream; nothing to replay (one of: %s)", name, strings.Join(registry.Replayable(), ", "))
+		return queue.ReplayProgress{}, fmt.Errorf("%s reads no stream; nothing to replay (one of: %s)", name, strings.Join(workers.Replayable(), ", "))
 	}
 	o.Consumer, o.Runner = spec.Queue.Consumer, spec.Queue.Runner
 	if file, ok := w.(*os.File); ok && term.IsTerminal(int(file.Fd())) {

@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recallhq/recall/pkg/extractor"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/record"
-	"github.com/recallhq/recall/pkg/registry"
 	"github.com/recallhq/recall/pkg/worker"
+	"github.com/recallhq/recall/pkg/workers"
+	"github.com/recallhq/recall/pkg/workers/extractor"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
@@ -43,7 +43,7 @@ func TestReplayExtractorRebuildsFacts(t *testing.T) {
 	// Each replay is its own process in real use, with its own metrics
 	// registry; the worker's config is read as `recall replay` reads it.
 	replayWorker := func(name string, o queue.ReplayOptions, out io.Writer) (queue.ReplayProgress, error) {
-		w, err := registry.Get(name)
+		w, err := workers.Get(name)
 		if err != nil {
 			return queue.ReplayProgress{}, err
 		}

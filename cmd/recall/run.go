@@ -14,9 +14,9 @@ import (
 	"github.com/recallhq/recall/pkg/deps"
 	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/gateway"
-	"github.com/recallhq/recall/pkg/registry"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/worker"
+	"github.com/recallhq/recall/pkg/workers"
 )
 
 // runConfig is what `recall run` reads besides each worker's config.
@@ -40,7 +40,7 @@ func runCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfgs, err := worker.Load(registry.All, nil)
+	cfgs, err := worker.Load(workers.All, nil)
 	if err != nil {
 		return err
 	}
@@ -129,7 +129,7 @@ func workerCmd(ctx context.Context, log *slog.Logger, args []string) error {
 	once := fs.Bool("once", false, "run one pass and exit, for a scheduled worker (decayer)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: recall worker [-once] NAME\n\nworkers:")
-		for _, w := range registry.All {
+		for _, w := range workers.All {
 			a := w.About()
 			fmt.Fprintf(fs.Output(), "  %-11s %s\n", a.Name, a.Doc)
 		}
@@ -142,7 +142,7 @@ func workerCmd(ctx context.Context, log *slog.Logger, args []string) error {
 		fs.Usage()
 		return fmt.Errorf("recall worker: want one worker name, got %d", fs.NArg())
 	}
-	w, err := registry.Get(fs.Arg(0))
+	w, err := workers.Get(fs.Arg(0))
 	if err != nil {
 		return err
 	}

@@ -3,8 +3,8 @@
 package main
 
 import (
-	"github.com/recallhq/recall/pkg/seen"
 	"github.com/recallhq/recall/pkg/worker"
+	"github.com/recallhq/recall/pkg/workers/seen"
 )
 
 func main() { worker.Main(seen.Def) }

@@ -4,8 +4,8 @@
 package main
 
 import (
-	"github.com/recallhq/recall/pkg/summarizer"
 	"github.com/recallhq/recall/pkg/worker"
+	"github.com/recallhq/recall/pkg/workers/summarizer"
 )
 
 func main() { worker.Main(summarizer.Def) }

@@ -4,8 +4,8 @@
 package main
 
 import (
-	"github.com/recallhq/recall/pkg/webhooks"
 	"github.com/recallhq/recall/pkg/worker"
+	"github.com/recallhq/recall/pkg/workers/webhooks"
 )
 
 func main() { worker.Main(webhooks.Def) }

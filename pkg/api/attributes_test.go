@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/testkit/testenv"
-	"github.com/recallhq/recall/pkg/catalog"
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/workers/signals"
 )
 
 // Explicit edits of a user's profile go through the signal stream to the
@@ -21,7 +21,7 @@ import (
 func TestAttributesSetExplicitly(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	testenv.StartWorker(t, b.nats, b.db, catalog.Def, nil)
+	testenv.StartWorker(t, b.nats, b.db, signals.Def, nil)
 	path := "/v1/users/u1/attributes"
 	edit := func(body string) contract.AttributesAccepted {
 		t.Helper()

@@ -12,11 +12,11 @@ import (
 
 	"github.com/recallhq/recall/internal/testkit/testenv"
 	"github.com/recallhq/recall/pkg/api"
-	"github.com/recallhq/recall/pkg/catalog"
 	"github.com/recallhq/recall/pkg/contract"
-	"github.com/recallhq/recall/pkg/indexer"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/workers/indexer"
+	"github.com/recallhq/recall/pkg/workers/signals"
 )
 
 // months posts a user's turns over half a year through the real workers
@@ -40,7 +40,7 @@ import (
 func months(t *testing.T, b *bundle) {
 	t.Helper()
 	testenv.StartWorker(t, b.nats, b.db, indexer.Def, nil)
-	testenv.StartWorker(t, b.nats, b.db, catalog.Def, nil)
+	testenv.StartWorker(t, b.nats, b.db, signals.Def, nil)
 	day := func(m time.Month, d, h int) time.Time { return time.Date(2026, m, d, h, 0, 0, 0, time.UTC) }
 	settle := func() {
 		t.Helper()
@@ -266,7 +266,7 @@ func TestContextInTheUsersZone(t *testing.T) {
 	t.Parallel()
 	b := setup(t, withIngest, withConfig(func(c *api.Config) { c.ContextRecallDates = true }))
 	testenv.StartWorker(t, b.nats, b.db, indexer.Def, nil)
-	testenv.StartWorker(t, b.nats, b.db, catalog.Def, nil)
+	testenv.StartWorker(t, b.nats, b.db, signals.Def, nil)
 	said := time.Date(2026, 5, 7, 23, 30, 0, 0, time.UTC) // Fri 8 May 07:30 in Shanghai
 	for _, u := range []string{"zoned", "utc"} {
 		b.postOK(t, "t", newTurn(u+"-1", u, u+"-s", "I went to the support group yesterday.", said))
@@ -299,7 +299,7 @@ func TestContextRecallsWhenTheMessageSays(t *testing.T) {
 	t.Parallel()
 	b := setup(t, withIngest, withConfig(func(c *api.Config) { c.ContextRecallTimeWeight = 1 }))
 	testenv.StartWorker(t, b.nats, b.db, indexer.Def, nil)
-	testenv.StartWorker(t, b.nats, b.db, catalog.Def, nil)
+	testenv.StartWorker(t, b.nats, b.db, signals.Def, nil)
 	planted := time.Date(2026, 5, 1, 17, 30, 0, 0, time.UTC) // Sat 2 May 01:30 in Shanghai, a Friday in UTC
 	for _, u := range []string{"zoned", "utc"} {
 		b.postOK(t, "t", newTurn(u+"-planted", u, u+"-garden", "I planted twelve tomato saplings in the back garden.", planted))

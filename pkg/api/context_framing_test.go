@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/testkit/testenv"
-	"github.com/recallhq/recall/pkg/indexer"
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/workers/indexer"
 )
 
 // Turns posted with lines that imitate the prompt's own (its [Memory]

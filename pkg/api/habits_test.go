@@ -11,12 +11,12 @@ import (
 
 	"github.com/recallhq/recall/internal/testkit/testenv"
 	"github.com/recallhq/recall/pkg/api"
-	"github.com/recallhq/recall/pkg/catalog"
 	"github.com/recallhq/recall/pkg/contract"
-	"github.com/recallhq/recall/pkg/decayer"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/habits"
 	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/workers/decayer"
+	"github.com/recallhq/recall/pkg/workers/signals"
 )
 
 // Habits derived from a user's messages show in the profile route, with
@@ -27,7 +27,7 @@ import (
 func TestAttributesDerivedFromUsage(t *testing.T) {
 	t.Parallel()
 	b := setup(t, withConfig(func(c *api.Config) { c.ContextProfileDerived = true }))
-	testenv.StartWorker(t, b.nats, b.db, catalog.Def, nil)
+	testenv.StartWorker(t, b.nats, b.db, signals.Def, nil)
 	path := "/v1/users/u1/attributes"
 
 	// Two weeks of evenings in Shanghai (12:00–15:00 UTC), a third in Chinese.

@@ -19,7 +19,7 @@ import (
 
 	"github.com/recallhq/recall/internal/testkit/testenv"
 	"github.com/recallhq/recall/pkg/events"
-	"github.com/recallhq/recall/pkg/seen"
+	"github.com/recallhq/recall/pkg/workers/seen"
 )
 
 type (

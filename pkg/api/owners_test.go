@@ -18,11 +18,11 @@ import (
 	"github.com/recallhq/recall/internal/testkit/testenv/legacy"
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/events"
-	"github.com/recallhq/recall/pkg/extractor"
-	"github.com/recallhq/recall/pkg/indexer"
-	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/queue"
-	"github.com/recallhq/recall/pkg/seen"
+	"github.com/recallhq/recall/pkg/workers/extractor"
+	"github.com/recallhq/recall/pkg/workers/indexer"
+	"github.com/recallhq/recall/pkg/workers/ingest"
+	"github.com/recallhq/recall/pkg/workers/seen"
 )
 
 // A session belongs to the user of its first turn: another user's turn for

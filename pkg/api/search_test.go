@@ -14,8 +14,8 @@ import (
 	"github.com/recallhq/recall/internal/testkit/testenv"
 	"github.com/recallhq/recall/pkg/api"
 	"github.com/recallhq/recall/pkg/contract"
-	"github.com/recallhq/recall/pkg/indexer"
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/workers/indexer"
 )
 
 type recalledContext struct {

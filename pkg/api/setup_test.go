@@ -22,10 +22,10 @@ import (
 	"github.com/recallhq/recall/internal/testkit/testenv"
 	"github.com/recallhq/recall/pkg/api"
 	"github.com/recallhq/recall/pkg/events"
-	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/memory"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/workers/ingest"
 )
 
 // testNow is the API's clock in every test: TTL and future-skew rules are judged

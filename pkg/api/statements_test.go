@@ -14,9 +14,9 @@ import (
 	"github.com/recallhq/recall/pkg/api"
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/embed"
-	"github.com/recallhq/recall/pkg/extractor"
-	"github.com/recallhq/recall/pkg/indexer"
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/workers/extractor"
+	"github.com/recallhq/recall/pkg/workers/indexer"
 )
 
 // What users say of themselves, in words no rule names, reaches a later

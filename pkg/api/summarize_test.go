@@ -13,7 +13,7 @@ import (
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/record"
 	"github.com/recallhq/recall/pkg/store"
-	"github.com/recallhq/recall/pkg/summarizer"
+	"github.com/recallhq/recall/pkg/workers/summarizer"
 )
 
 type (

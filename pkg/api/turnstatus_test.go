@@ -14,9 +14,9 @@ import (
 
 	"github.com/recallhq/recall/internal/testkit/testenv"
 	"github.com/recallhq/recall/pkg/events"
-	"github.com/recallhq/recall/pkg/indexer"
-	"github.com/recallhq/recall/pkg/ingest"
-	"github.com/recallhq/recall/pkg/summarizer"
+	"github.com/recallhq/recall/pkg/workers/indexer"
+	"github.com/recallhq/recall/pkg/workers/ingest"
+	"github.com/recallhq/recall/pkg/workers/summarizer"
 )
 
 // Wire formats of the turn status route and of a POST's wait, spelled out

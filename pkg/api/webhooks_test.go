@@ -19,6 +19,7 @@ import (
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/webhooks"
+	webhooksworker "github.com/recallhq/recall/pkg/workers/webhooks"
 )
 
 // The webhook routes: register (the secret answered once, or made by the
@@ -90,7 +91,7 @@ func TestWebhookRoutes(t *testing.T) {
 func TestWebhookDeliveredAndRedrivenOverTheAPI(t *testing.T) {
 	t.Parallel()
 	b := setup(t, withConfig(func(c *api.Config) { c.Webhooks.AllowPrivate = true }))
-	testenv.StartWorker(t, b.nats, b.db, webhooks.Def, func(c *webhooks.Config) {
+	testenv.StartWorker(t, b.nats, b.db, webhooksworker.Def, func(c *webhooksworker.Config) {
 		c.Network.AllowPrivate = true
 		c.MaxAttempts, c.RetryInitial, c.RetryMax, c.PollInterval = 2, 10*time.Millisecond, 20*time.Millisecond, 20*time.Millisecond
 	})

@@ -13,15 +13,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/testkit/testenv"
-	"github.com/recallhq/recall/pkg/catalog"
 	"github.com/recallhq/recall/pkg/changefeed"
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/eventmsg"
 	"github.com/recallhq/recall/pkg/events"
-	"github.com/recallhq/recall/pkg/extractor"
 	"github.com/recallhq/recall/pkg/forget"
 	"github.com/recallhq/recall/pkg/pause"
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/workers/extractor"
+	"github.com/recallhq/recall/pkg/workers/signals"
 )
 
 var t0 = time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC)
@@ -280,7 +280,7 @@ func TestRedeliveryPublishesWhatACrashLost(t *testing.T) {
 func TestAttributeEditChanges(t *testing.T) {
 	t.Parallel()
 	b := setup(t, false)
-	testenv.StartWorker(t, b.nats, b.db, catalog.Def, func(c *catalog.Config) {
+	testenv.StartWorker(t, b.nats, b.db, signals.Def, func(c *signals.Config) {
 		c.Queue.Runner.RetryInitial, c.Queue.Runner.RetryMax = 10*time.Millisecond, 50*time.Millisecond
 	})
 	edit := func(id, op, key, value string, at time.Time) {
@@ -288,7 +288,7 @@ func TestAttributeEditChanges(t *testing.T) {
 		_, err := queue.NewPublisher(b.nats.JS).PublishAttributeEdits(context.Background(), []events.AttributeEdit{{
 			ID: id, TenantID: "acme", UserID: "u1", OccurredAt: at, Key: key, Op: op, Value: value}})
 		require.NoError(t, err)
-		b.nats.WaitSettled(t, queue.SignalsStream, catalog.Def.Binding.Durable)
+		b.nats.WaitSettled(t, queue.SignalsStream, signals.Def.Binding.Durable)
 	}
 	edit("e1", "put", "location", "Berlin", t0)
 	edit("e2", "put", "location", "Munich", t0.Add(time.Hour))

@@ -14,15 +14,15 @@ import (
 	"github.com/recallhq/recall/internal/testkit/testenv"
 	"github.com/recallhq/recall/pkg/changefeed"
 	"github.com/recallhq/recall/pkg/contract"
-	"github.com/recallhq/recall/pkg/decayer"
 	"github.com/recallhq/recall/pkg/eventmsg"
 	"github.com/recallhq/recall/pkg/events"
-	"github.com/recallhq/recall/pkg/extractor"
-	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/queue"
-	"github.com/recallhq/recall/pkg/seen"
 	"github.com/recallhq/recall/pkg/store"
-	"github.com/recallhq/recall/pkg/summarizer"
+	"github.com/recallhq/recall/pkg/workers/decayer"
+	"github.com/recallhq/recall/pkg/workers/extractor"
+	"github.com/recallhq/recall/pkg/workers/ingest"
+	"github.com/recallhq/recall/pkg/workers/seen"
+	"github.com/recallhq/recall/pkg/workers/summarizer"
 )
 
 // ofType are the changes of one type.

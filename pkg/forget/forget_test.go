@@ -19,10 +19,10 @@ import (
 
 	"github.com/recallhq/recall/internal/testkit/testenv"
 	"github.com/recallhq/recall/pkg/events"
-	"github.com/recallhq/recall/pkg/extractor"
 	"github.com/recallhq/recall/pkg/forget"
-	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/workers/extractor"
+	"github.com/recallhq/recall/pkg/workers/ingest"
 )
 
 // userRows counts, in every table with a user_id column, the rows of one user:

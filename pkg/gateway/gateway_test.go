@@ -20,15 +20,15 @@ import (
 	"github.com/recallhq/recall/internal/testkit/testenv"
 	"github.com/recallhq/recall/pkg/access"
 	"github.com/recallhq/recall/pkg/api"
-	"github.com/recallhq/recall/pkg/catalog"
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/gateway"
-	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/memory"
 	"github.com/recallhq/recall/pkg/natsserver"
 	"github.com/recallhq/recall/pkg/record"
 	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/workers/ingest"
+	"github.com/recallhq/recall/pkg/workers/signals"
 )
 
 const tenant = "acme"
@@ -454,7 +454,7 @@ func TestCallersAuthorizationIsForwardedWithoutAServerKey(t *testing.T) {
 func TestMemoryReachesTheUpstreamPrompt(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
-	testenv.StartWorker(t, r.nt, r.db, catalog.Def, nil)
+	testenv.StartWorker(t, r.nt, r.db, signals.Def, nil)
 	_, err := r.mem.For(tenant).EditAttributes(ctx, "u1", contract.AttributeEdits{Edits: []contract.AttributeEdit{{Key: "name", Op: "put", Value: "Xiao Li"}}})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {

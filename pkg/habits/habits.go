@@ -9,7 +9,7 @@
 // Everything here is a pure function of the messages (and of the user's
 // time zone): the same stored messages give the same values, whenever and
 // however often they are derived. The decayer's habits step reads the
-// messages and writes the changes (pkg/decayer).
+// messages and writes the changes (pkg/workers/decayer).
 package habits
 
 import (

@@ -13,9 +13,9 @@ import (
 	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/events"
-	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/memory"
 	"github.com/recallhq/recall/pkg/search"
+	"github.com/recallhq/recall/pkg/workers/ingest"
 )
 
 // The in-process front door (For, what /mcp's tools use) checks what a

@@ -2,8 +2,8 @@
 // sentences and the key topics, rolled forward from the previous summary of the
 // same session. Extractive does it offline and deterministically (salient
 // sentences, topics from the extractor's rules and lexicon); LLM asks a
-// language model for strict JSON. The summarizer worker (pkg/summarizer) decides
-// which runs and stores what they write. Policy is when a session's summary is
+// language model for strict JSON. The summarizer worker
+// (pkg/workers/summarizer) decides which runs and stores what they write. Policy is when a session's summary is
 // due after ingest (SUMMARY_EVERY_MESSAGES, SUMMARY_MIN_INTERVAL).
 package summarize
 

@@ -26,11 +26,11 @@ import (
 	"github.com/recallhq/recall/pkg/api"
 	"github.com/recallhq/recall/pkg/eventmsg"
 	"github.com/recallhq/recall/pkg/events"
-	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/record"
 	"github.com/recallhq/recall/pkg/store"
 	"github.com/recallhq/recall/pkg/telemetry"
+	"github.com/recallhq/recall/pkg/workers/ingest"
 )
 
 // content is the turn's text: user content, which no span may carry.

@@ -21,11 +21,11 @@ import (
 
 	"github.com/recallhq/recall/internal/testkit/testenv"
 	"github.com/recallhq/recall/pkg/contract"
-	"github.com/recallhq/recall/pkg/decayer"
 	"github.com/recallhq/recall/pkg/eventmsg"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/habits"
 	"github.com/recallhq/recall/pkg/queue"
+	"github.com/recallhq/recall/pkg/workers/decayer"
 )
 
 const (

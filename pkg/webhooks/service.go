@@ -1,3 +1,9 @@
+// Package webhooks is what webhooks are, apart from delivering them: the
+// endpoints' use cases (Service, behind POST, GET and DELETE /v1/webhooks and
+// `recall webhooks`), which change types an endpoint wants (Matches), the
+// delivery's headers and signature (Sign) and the network guard (Network,
+// checked at registration and by the worker on every connection). The
+// webhooks worker that delivers the change feed is pkg/workers/webhooks.
 package webhooks
 
 import (

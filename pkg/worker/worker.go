@@ -1,7 +1,7 @@
 // Package worker is the one shape every Recall worker has. A worker is a
 // value, a Def: its name, where it reads (a queue.Binding), its runner's
 // batch size and concurrency, and how it builds itself from its config and the
-// dependencies a process shares (Deps). The registry (package registry) lists
+// dependencies a process shares (Deps). The registry (package workers) lists
 // them; `recall run`, `recall worker NAME`, `recall replay` and the thin
 // cmd/<worker> mains all start workers through this package, so a worker is
 // wired in exactly one place: its own Def.

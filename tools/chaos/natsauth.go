@@ -11,7 +11,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/recallhq/recall/pkg/registry"
+	"github.com/recallhq/recall/pkg/workers"
 )
 
 // harnessUser is the run's own NATS user: it publishes turns as a chat
@@ -25,7 +25,7 @@ const harnessUser = "recall-chaos"
 const opsUser = "recall-ops"
 
 // natsAuth is the run's NATS users: the production layout
-// (registry.NATSUsers, in its account), every process logging in as its own
+// (workers.NATSUsers, in its account), every process logging in as its own
 // user with that user's allow lists, and the harness's own user. A kill, a
 // restart and a failover then also show that each process logs in again and
 // still has every subject it needs. Passwords are made for the run.
@@ -50,7 +50,7 @@ func newNATSAuth(dir string) (*natsAuth, error) {
 	}
 	a := &natsAuth{Conf: filepath.Join(dir, "nats-auth.conf"), passwords: map[string]string{}}
 	var users []user
-	for _, u := range registry.NATSUsers() {
+	for _, u := range workers.NATSUsers() {
 		pw, err := password()
 		if err != nil {
 			return nil, err
@@ -71,10 +71,10 @@ func newNATSAuth(dir string) (*natsAuth, error) {
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(map[string]any{registry.NATSAccount: map[string]any{"jetstream": "enabled", "users": users}}); err != nil {
+	if err := enc.Encode(map[string]any{workers.NATSAccount: map[string]any{"jetstream": "enabled", "users": users}}); err != nil {
 		return nil, err
 	}
-	conf := "# Written by the chaos run: Recall's account and users (registry.NATSUsers) and the harness's.\naccounts: " + b.String()
+	conf := "# Written by the chaos run: Recall's account and users (workers.NATSUsers) and the harness's.\naccounts: " + b.String()
 	if err := os.WriteFile(a.Conf, []byte(conf), 0o600); err != nil {
 		return nil, fmt.Errorf("nats auth config: %w", err)
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/pkg/registry"
+	"github.com/recallhq/recall/pkg/workers"
 )
 
 // TestNATSAuth: the run's servers get the production layout's users, each
@@ -25,10 +25,10 @@ func TestNATSAuth(t *testing.T) {
 	require.NoError(t, err)
 	users := map[string]*server.User{}
 	for _, u := range opts.Users {
-		require.Equal(t, registry.NATSAccount, u.Account.Name)
+		require.Equal(t, workers.NATSAccount, u.Account.Name)
 		users[u.Username] = u
 	}
-	for _, u := range registry.NATSUsers() {
+	for _, u := range workers.NATSUsers() {
 		got := users[u.Name]
 		require.NotNil(t, got, u.Name)
 		require.Equal(t, a.passwords[u.Name], got.Password)
@@ -36,7 +36,7 @@ func TestNATSAuth(t *testing.T) {
 		require.Equal(t, u.Permissions.Subscribe, slices.Sorted(slices.Values(got.Permissions.Subscribe.Allow)), u.Name)
 	}
 	require.Nil(t, users[harnessUser].Permissions, "the harness may do anything")
-	require.Len(t, users, len(registry.NATSUsers())+1)
+	require.Len(t, users, len(workers.NATSUsers())+1)
 	require.Equal(t, []string{"NATS_USER=recall-ops", "NATS_PASSWORD=" + a.passwords[opsUser]}, a.Env(opsUser))
 
 	s := &natsServer{name: "recall-chaos", port: 4000, dir: "/d/nats", conf: a.Conf}

@@ -17,7 +17,7 @@ import (
 	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/extract"
 	"github.com/recallhq/recall/pkg/summarize"
-	"github.com/recallhq/recall/pkg/summarizer"
+	"github.com/recallhq/recall/pkg/workers/summarizer"
 )
 
 // Row names, in the order they are printed: the summarizer, then the

@@ -31,10 +31,10 @@ import (
 	"github.com/recallhq/recall/pkg/gateway"
 	"github.com/recallhq/recall/pkg/mcpserver"
 	"github.com/recallhq/recall/pkg/queue"
-	"github.com/recallhq/recall/pkg/registry"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
 	"github.com/recallhq/recall/pkg/worker"
+	"github.com/recallhq/recall/pkg/workers"
 )
 
 // Module is the module path, which maps a type's package to its directory.
@@ -80,15 +80,15 @@ func Binaries() []Binary {
 	db := Part{Value: envconfig.Defaults[store.Config]()}
 
 	out := []Binary{{Name: "api", Parts: []Part{shared, apiPart}}, {Name: "gateway", Parts: []Part{shared, apiPart, gatewayPart}}}
-	var workers []Part
-	for _, w := range registry.All {
+	var workerParts []Part
+	for _, w := range workers.All {
 		p := Part{Value: workerDefaults(w)}
-		workers = append(workers, p)
+		workerParts = append(workerParts, p)
 		out = append(out, Binary{Name: w.About().Name, Parts: []Part{shared, p}})
 	}
-	anyWorker := append([]Part{shared, data}, workers...)
+	anyWorker := append([]Part{shared, data}, workerParts...)
 	return append(out,
-		Binary{Name: "run", Parts: append([]Part{shared, {Value: envconfig.Defaults[deps.EmbeddedNATS]()}, data, apiPart, gatewayPart}, workers...)},
+		Binary{Name: "run", Parts: append([]Part{shared, {Value: envconfig.Defaults[deps.EmbeddedNATS]()}, data, apiPart, gatewayPart}, workerParts...)},
 		Binary{Name: "worker", Parts: anyWorker},
 		Binary{Name: "replay", Parts: anyWorker},
 		Binary{Name: "migrate", Parts: []Part{logLevel, db}},
@@ -533,7 +533,7 @@ func newReaderGroups(binaries []Binary) readerGroups {
 	for _, b := range binaries {
 		g.all = append(g.all, b.Name)
 	}
-	for _, w := range registry.All {
+	for _, w := range workers.All {
 		g.workers = append(g.workers, w.About().Name)
 	}
 	g.services = append(append([]string{"api"}, g.workers...), "run", "worker", "replay")

@@ -85,7 +85,7 @@ func CheckDeployEnv(t testing.TB, binary string, reads []string) {
 }
 
 // CheckNATSLogin checks that a binary logs in to NATS as its own user
-// (recall-<binary>, which the layout's tests find in registry.NATSUsers
+// (recall-<binary>, which the layout's tests find in workers.NATSUsers
 // and in the server configs) in every deployment:
 // in compose with the password of that user's variable (which the NATS
 // service passes to the server too), in Kubernetes with the password the

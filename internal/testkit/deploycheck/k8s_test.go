@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/recallhq/recall/pkg/queue"
-	"github.com/recallhq/recall/pkg/registry"
+	"github.com/recallhq/recall/pkg/workers"
 
 	"github.com/stretchr/testify/require"
 	batchv1 "k8s.io/api/batch/v1"
@@ -24,7 +24,7 @@ import (
 // Deployment scaled by KEDA on its own durable consumer.
 func workerBindings() map[string]queue.Binding {
 	out := map[string]queue.Binding{}
-	for _, w := range registry.All {
+	for _, w := range workers.All {
 		if a := w.About(); a.Binding.Stream != "" {
 			out[a.Name] = a.Binding
 		}
@@ -156,7 +156,7 @@ func TestK8sScaledObjectsFollowConsumerLag(t *testing.T) {
 		require.Equal(t, "nats-jetstream", tr.Type)
 		require.Equal(t, b.Stream, tr.Metadata["stream"], worker)
 		require.Equal(t, b.Durable, tr.Metadata["consumer"], worker)
-		require.Equal(t, registry.NATSAccount, tr.Metadata["account"], "%s: the account of Recall's streams", worker)
+		require.Equal(t, workers.NATSAccount, tr.Metadata["account"], "%s: the account of Recall's streams", worker)
 		require.NotEmpty(t, tr.Metadata["natsServerMonitoringEndpoint"])
 		require.NotEmpty(t, tr.Metadata["lagThreshold"])
 		require.GreaterOrEqual(t, *so.Spec.MinReplicaCount, int32(1), "%s: never scaled to zero (it would stop draining slowly-arriving work)", worker)

@@ -17,10 +17,10 @@ import (
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/gateway"
 	"github.com/recallhq/recall/pkg/queue"
-	"github.com/recallhq/recall/pkg/registry"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
 	"github.com/recallhq/recall/pkg/worker"
+	"github.com/recallhq/recall/pkg/workers"
 )
 
 // recallSeries builds every Recall component on one registry, as `recall run`
@@ -37,7 +37,7 @@ func recallSeries(t *testing.T) series {
 	reg := service.NewRegistry()
 	rec := &recorder{reg: reg}
 
-	cfgs, err := worker.Load(registry.All, map[string]string{
+	cfgs, err := worker.Load(workers.All, map[string]string{
 		"LLM_MODEL": "any-model", "LLM_BASE_URL": "http://127.0.0.1:9/v1",
 	})
 	require.NoError(t, err)

@@ -36,9 +36,9 @@ import (
 	"github.com/recallhq/recall/pkg/forget"
 	"github.com/recallhq/recall/pkg/gateway"
 	"github.com/recallhq/recall/pkg/queue"
-	"github.com/recallhq/recall/pkg/registry"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/worker"
+	"github.com/recallhq/recall/pkg/workers"
 )
 
 // natsUsers are the users of the RECALL account of a parsed config, by name.
@@ -47,14 +47,14 @@ func natsUsers(t *testing.T, opts *server.Options) map[string]*server.User {
 	out := map[string]*server.User{}
 	for _, u := range opts.Users {
 		require.NotNil(t, u.Account, "user %s belongs to an account", u.Username)
-		require.Equal(t, registry.NATSAccount, u.Account.Name, "user %s", u.Username)
+		require.Equal(t, workers.NATSAccount, u.Account.Name, "user %s", u.Username)
 		out[u.Username] = u
 	}
 	return out
 }
 
 // checkNATSUsers holds a parsed server config to the layout: the users of
-// registry.NATSUsers and no other, in the RECALL account, each with its
+// workers.NATSUsers and no other, in the RECALL account, each with its
 // password variable and exactly its allow lists; no NKey users, no user
 // without a password, no anonymous user.
 func checkNATSUsers(t *testing.T, what string, opts *server.Options) {
@@ -64,7 +64,7 @@ func checkNATSUsers(t *testing.T, what string, opts *server.Options) {
 	require.Empty(t, opts.NoAuthUser, "%s: no one gets in without logging in", what)
 	require.Empty(t, opts.Authorization, what)
 	var want []string
-	for _, u := range registry.NATSUsers() {
+	for _, u := range workers.NATSUsers() {
 		want = append(want, u.Name)
 		got, ok := users[u.Name]
 		require.True(t, ok, "%s has no user %s (%s)", what, u.Name, u.For)
@@ -74,7 +74,7 @@ func checkNATSUsers(t *testing.T, what string, opts *server.Options) {
 		require.NotNil(t, got.Permissions.Subscribe, "%s: %s", what, u.Name)
 		require.Empty(t, got.Permissions.Publish.Deny, what)
 		require.Empty(t, got.Permissions.Subscribe.Deny, what)
-		require.Equal(t, u.Permissions.Publish, sorted(got.Permissions.Publish.Allow), "%s: what %s may publish (pkg/registry NATSUsers)", what, u.Name)
+		require.Equal(t, u.Permissions.Publish, sorted(got.Permissions.Publish.Allow), "%s: what %s may publish (pkg/workers NATSUsers)", what, u.Name)
 		require.Equal(t, u.Permissions.Subscribe, sorted(got.Permissions.Subscribe.Allow), "%s: what %s may subscribe to", what, u.Name)
 	}
 	require.ElementsMatch(t, want, keys(users), "%s: the users of the layout and no other", what)
@@ -86,7 +86,7 @@ func sorted(s []string) []string {
 	return s
 }
 
-// deploy/nats.conf is the layout of pkg/registry's NATSUsers, user for
+// deploy/nats.conf is the layout of pkg/workers' NATSUsers, user for
 // user, subject for subject.
 func TestNATSConfHoldsTheLayout(t *testing.T) {
 	t.Parallel()
@@ -112,7 +112,7 @@ func TestNATSValuesHoldTheLayout(t *testing.T) {
 	checkNATSUsers(t, "deploy/k8s-cluster/nats-values.yaml", ParseNATSConf(t, conf, NATSTestEnv(conf)))
 
 	var vars []string
-	for _, u := range registry.NATSUsers() {
+	for _, u := range workers.NATSUsers() {
 		v := NATSPasswordVar(u.Name)
 		vars = append(vars, v)
 		e, ok := values.Container.Env[v]
@@ -134,11 +134,11 @@ func TestOperationsDocNamesTheLayout(t *testing.T) {
 			rows[m[1]] = strings.Split(strings.Trim(line, "| "), " | ")
 		}
 	}
-	for _, u := range registry.NATSUsers() {
+	for _, u := range workers.NATSUsers() {
 		require.Contains(t, rows, u.Name, "docs/operations.md: a row for %s", u.Name)
 	}
 	subjects := regexp.MustCompile("`(recall\\.[a-z.>]+)`")
-	for _, w := range registry.All {
+	for _, w := range workers.All {
 		a := w.About()
 		row := rows["recall-"+a.Name]
 		require.Len(t, row, 4, a.Name)
@@ -163,7 +163,7 @@ func TestComposeNATSPasswords(t *testing.T) {
 	nats, err := p.GetService("nats")
 	require.NoError(t, err)
 	var want []string
-	for _, u := range registry.NATSUsers() {
+	for _, u := range workers.NATSUsers() {
 		v := NATSPasswordVar(u.Name)
 		want = append(want, v)
 		require.Equal(t, NATSTestPassword(u.Name), value(nats.Environment[v]), "the NATS service passes %s to nats.conf", v)
@@ -292,7 +292,7 @@ func TestRecallRunsOnTheNATSLayout(t *testing.T) {
 		"SUMMARY_SWEEP_INTERVAL": "200ms", "SUMMARY_IDLE_AFTER": "1s",
 		"PROFILE_REFRESH_BUCKET": "1s", "PROFILER_DEBOUNCE_GRACE": "100ms",
 	}
-	for _, w := range registry.All {
+	for _, w := range workers.All {
 		name := w.About().Name
 		_, js, log := open("recall-" + name)
 		cfg, err := w.Load(env)
@@ -464,7 +464,7 @@ func TestRecallRunsOnTheNATSLayout(t *testing.T) {
 	require.EqualValues(t, 1, rep.StreamMessages[queue.TurnsStream])
 
 	// A replay of ingest by the tools, through its own consumer.
-	ingest, err := registry.Get("ingest")
+	ingest, err := workers.Get("ingest")
 	require.NoError(t, err)
 	cfg, err := ingest.Load(map[string]string{})
 	require.NoError(t, err)

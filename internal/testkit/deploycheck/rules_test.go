@@ -16,7 +16,7 @@ import (
 	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/stretchr/testify/require"
 
-	"github.com/recallhq/recall/pkg/decayer"
+	"github.com/recallhq/recall/pkg/workers/decayer"
 )
 
 // loadRules parses deploy/prometheus/recall-rules.yaml as Prometheus and

@@ -1,8 +1,8 @@
-// Package retention is how long the seen-item registry (pkg/seen) keeps what it
-// records: the age rule the decayer's clean-up applies. It knows nothing of
-// how the registry is stored, so the decayer and the docs read the rule
-// without the storage; the per-user cap is applied at write time by the seen
-// worker (ITEMS_SEEN_CAP).
+// Package retention is how long the seen-item registry (pkg/workers/seen)
+// keeps what it records: the age rule the decayer's clean-up applies. It
+// knows nothing of how the registry is stored, so the decayer and the docs
+// read the rule without the storage; the per-user cap is applied at write
+// time by the seen worker (ITEMS_SEEN_CAP).
 package retention
 
 import (

@@ -1,7 +1,6 @@
-// Package webhooks delivers the change feed to tenants' HTTP endpoints: the
-// webhooks worker, the endpoints' use cases (Service, behind POST, GET and
-// DELETE /v1/webhooks and `recall webhooks`), the signature (Sign) and the
-// network guard (Network).
+// Package webhooks is the webhooks worker: it delivers the change feed to
+// tenants' HTTP endpoints, signed (webhooks.Sign of pkg/webhooks, where the
+// endpoints' use cases, the signature and the network guard live).
 //
 // The worker reads RECALL_CHANGES on its own durable consumer. For each
 // change it makes one delivery row in PostgreSQL per matching endpoint of
@@ -28,6 +27,8 @@ package webhooks
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -48,6 +49,7 @@ import (
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/service"
 	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/webhooks"
 	"github.com/recallhq/recall/pkg/worker"
 )
 
@@ -67,7 +69,7 @@ var Def = worker.Def[Config, *Worker]{
 type Config struct {
 	Queue worker.Queue `envPrefix:"WEBHOOKS_"`
 	// Network is which addresses endpoints may reach (WEBHOOK_ALLOW_PRIVATE).
-	Network Network
+	Network webhooks.Network
 	// Timeout bounds one delivery attempt, connection to answer: past it
 	// the attempt failed, and is retried.
 	Timeout time.Duration `env:"WEBHOOK_TIMEOUT" envDefault:"10s"`
@@ -151,7 +153,15 @@ func New(cfg Config, d *worker.Deps) (*Worker, error) {
 		// address to send the change to.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	return &Worker{cfg: cfg, store: d.Store, js: d.JS, log: d.Log, client: client, metrics: m,
-		wake: make(chan struct{}, 1), claim: "c-" + randomHex(8)}, nil
+		wake: make(chan struct{}, 1), claim: claimPrefix()}, nil
+}
+
+// claimPrefix is this process's random prefix of its claims: "c-" and 16
+// hex digits.
+func claimPrefix() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return "c-" + hex.EncodeToString(b)
 }
 
 // Periodic are the dispatcher and the pruning of old deliveries, beside
@@ -161,7 +171,8 @@ func (w *Worker) Periodic() []service.Task { return []service.Task{w.Dispatch, w
 // Handle makes the deliveries of a batch of changes. A change that is not
 // one (bad JSON, no id, a subject not its tenant's and user's) is
 // permanent: the runner dead-letters it. A change on a dead letter's
-// re-drive (HeaderEndpoint) re-drives that endpoint's failed delivery too.
+// re-drive (webhooks.HeaderEndpoint) re-drives that endpoint's failed delivery
+// too.
 func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 	endpoints := map[string][]store.WebhookEndpoint{}
 	errs := make([]error, len(msgs))
@@ -201,7 +212,7 @@ func (w *Worker) handle(ctx context.Context, m queue.Message, endpoints map[stri
 	}
 	var ids []string
 	for _, e := range eps {
-		if Matches(e.Types, c.Type) {
+		if webhooks.Matches(e.Types, c.Type) {
 			ids = append(ids, e.ID)
 		}
 	}
@@ -216,7 +227,7 @@ func (w *Worker) handle(ctx context.Context, m queue.Message, endpoints map[stri
 	} else {
 		w.metrics.changes.WithLabelValues("unwanted").Inc()
 	}
-	if ep := m.Header.Get(HeaderEndpoint); ep != "" {
+	if ep := m.Header.Get(webhooks.HeaderEndpoint); ep != "" {
 		_, err := t.RedriveWebhookDelivery(ctx, ep, c.ID)
 		switch {
 		case err == nil:
@@ -317,7 +328,7 @@ func (w *Worker) giveUp(ctx context.Context, log *slog.Logger, claim string, c s
 	reason := fmt.Sprintf("webhook %s (%s): gave up after %d attempts: %s", c.EndpointID, c.URL, attempts, o.Error)
 	h := nats.Header{}
 	h.Set(jetstream.MsgIDHeader, c.ChangeID)
-	h.Set(HeaderEndpoint, c.EndpointID)
+	h.Set(webhooks.HeaderEndpoint, c.EndpointID)
 	msg := queue.Message{Subject: events.ChangeSubject(c.TenantID, c.UserID), Data: c.Body, Header: h, Seq: c.StreamSeq, Deliveries: uint64(attempts)}
 	key := c.EndpointID + ":" + strconv.Itoa(c.Redrives)
 	if err := queue.DeadLetterOf(ctx, w.js, Def.Name, queue.ChangesStream, msg, reason, key); err != nil {
@@ -353,7 +364,7 @@ func (w *Worker) post(ctx context.Context, c store.WebhookClaim, at time.Time) (
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "Recall-Webhooks/1")
-	Sign(req.Header, c.Secret, c.ChangeID, c.ChangeType, at, c.Body)
+	webhooks.Sign(req.Header, c.Secret, c.ChangeID, c.ChangeType, at, c.Body)
 	resp, err := w.client.Do(req)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {

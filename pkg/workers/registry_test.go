@@ -1,4 +1,4 @@
-package registry_test
+package workers_test
 
 import (
 	"testing"
@@ -9,10 +9,10 @@ import (
 	"github.com/recallhq/recall/pkg/deps"
 	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/queue"
-	"github.com/recallhq/recall/pkg/registry"
 	"github.com/recallhq/recall/pkg/store"
-	"github.com/recallhq/recall/pkg/summarizer"
 	"github.com/recallhq/recall/pkg/worker"
+	"github.com/recallhq/recall/pkg/workers"
+	"github.com/recallhq/recall/pkg/workers/summarizer"
 )
 
 // Every binary's effective defaults, as an empty environment gives them and
@@ -45,14 +45,14 @@ func TestEffectiveDefaults(t *testing.T) {
 		"webhooks":   {Consumer: consumer, Runner: runner(100, 2)},
 		"decayer":    {},
 	}
-	require.ElementsMatch(t, registry.Names(), func() []string {
+	require.ElementsMatch(t, workers.Names(), func() []string {
 		var names []string
 		for n := range want {
 			names = append(names, n)
 		}
 		return names
 	}())
-	for _, w := range registry.All {
+	for _, w := range workers.All {
 		name := w.About().Name
 		t.Run(name, func(t *testing.T) {
 			c, err := w.Load(map[string]string{})
@@ -71,7 +71,7 @@ func TestEffectiveDefaults(t *testing.T) {
 // naming it.
 func TestWorkerConfigFromEnv(t *testing.T) {
 	t.Parallel()
-	w, err := registry.Get("ingest")
+	w, err := workers.Get("ingest")
 	require.NoError(t, err)
 	c, err := w.Load(map[string]string{"INGEST_BATCH_SIZE": "64", "INGEST_CONSUMER_MAX_DELIVER": "9"})
 	require.NoError(t, err)
@@ -80,16 +80,16 @@ func TestWorkerConfigFromEnv(t *testing.T) {
 	require.Equal(t, 9, c.Queue().Consumer.MaxDeliver)
 	_, err = w.Load(map[string]string{"INGEST_BATCH_WAIT": "soon"})
 	require.ErrorContains(t, err, "INGEST_BATCH_WAIT")
-	_, err = registry.Get("summarise")
+	_, err = workers.Get("summarise")
 	require.ErrorContains(t, err, `unknown worker "summarise"`)
-	require.NotContains(t, registry.Replayable(), "decayer")
+	require.NotContains(t, workers.Replayable(), "decayer")
 }
 
 // A process's pool holds the store's default plus a connection for every
 // handler its workers run at once, unless DATABASE_MAX_CONNS says otherwise.
 func TestPoolSizedForTheHandlers(t *testing.T) {
 	t.Parallel()
-	all, err := worker.Load(registry.All, map[string]string{})
+	all, err := worker.Load(workers.All, map[string]string{})
 	require.NoError(t, err)
 	handlers := 0
 	for _, c := range all {

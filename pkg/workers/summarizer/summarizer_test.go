@@ -24,11 +24,11 @@ import (
 	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/eventmsg"
 	"github.com/recallhq/recall/pkg/events"
-	"github.com/recallhq/recall/pkg/ingest"
 	"github.com/recallhq/recall/pkg/llm"
 	"github.com/recallhq/recall/pkg/store"
 	"github.com/recallhq/recall/pkg/summarize"
-	"github.com/recallhq/recall/pkg/summarizer"
+	"github.com/recallhq/recall/pkg/workers/ingest"
+	"github.com/recallhq/recall/pkg/workers/summarizer"
 )
 
 var t0 = time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC)

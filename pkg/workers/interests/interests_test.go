@@ -1,4 +1,4 @@
-package profiler_test
+package interests_test
 
 import (
 	"context"
@@ -15,13 +15,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/testkit/testenv"
-	"github.com/recallhq/recall/pkg/catalog"
 	"github.com/recallhq/recall/pkg/decay"
 	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/eventmsg"
 	"github.com/recallhq/recall/pkg/events"
-	"github.com/recallhq/recall/pkg/profiler"
 	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/workers/interests"
+	"github.com/recallhq/recall/pkg/workers/signals"
 )
 
 var t0 = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
@@ -32,7 +32,7 @@ type bundle struct {
 	emb  *embed.Hashing
 	pub  *queue.Publisher
 	reg  *prometheus.Registry
-	w    *profiler.Worker
+	w    *interests.Worker
 	o    options
 }
 
@@ -57,11 +57,11 @@ func setup(t *testing.T, o options) *bundle {
 	t.Helper()
 	b := &bundle{db: testenv.NewDB(t), nats: testenv.NewNATS(t), emb: embed.NewHashing(0), reg: prometheus.NewRegistry(), o: o}
 	b.pub = queue.NewPublisher(b.nats.JS)
-	w, _, err := profiler.Def.Build(context.Background(), b.profilerConfig(), testenv.Deps(t, b.nats, b.db))
+	w, _, err := interests.Def.Build(context.Background(), b.profilerConfig(), testenv.Deps(t, b.nats, b.db))
 	require.NoError(t, err)
 	b.w = w
 	if o.catalog {
-		testenv.StartWorker(t, b.nats, b.db, catalog.Def, func(c *catalog.Config) {
+		testenv.StartWorker(t, b.nats, b.db, signals.Def, func(c *signals.Config) {
 			fast(&c.Queue)
 			c.Refresh = queue.RefreshConfig{Bucket: 200 * time.Millisecond}
 		})
@@ -69,8 +69,8 @@ func setup(t *testing.T, o options) *bundle {
 	return b
 }
 
-func (b *bundle) profilerConfig() profiler.Config {
-	c := profiler.Def.Defaults()
+func (b *bundle) profilerConfig() interests.Config {
+	c := interests.Def.Defaults()
 	fast(&c.Queue)
 	if b.o.runner.BatchSize > 0 {
 		c.Queue.Runner.BatchSize, c.Queue.Runner.Concurrency = b.o.runner.BatchSize, b.o.runner.Concurrency
@@ -82,7 +82,7 @@ func (b *bundle) profilerConfig() profiler.Config {
 // startProfiler runs a profiler until the test ends, its metrics on b.reg.
 func (b *bundle) startProfiler(t *testing.T) {
 	t.Helper()
-	testenv.StartWorker(t, b.nats, b.db, profiler.Def, func(c *profiler.Config) { *c = b.profilerConfig() }, testenv.WithRegistry(b.reg))
+	testenv.StartWorker(t, b.nats, b.db, interests.Def, func(c *interests.Config) { *c = b.profilerConfig() }, testenv.WithRegistry(b.reg))
 }
 
 func book(id, ref, title, author string, genres ...string) events.CatalogItem {
@@ -272,24 +272,24 @@ func TestRefreshSkipsWhatIsCovered(t *testing.T) {
 	before := time.Now().Truncate(time.Microsecond)
 	out, err := b.w.Refresh(ctx, "t", "u", t0, before)
 	require.NoError(t, err)
-	require.Equal(t, profiler.Computed, out)
+	require.Equal(t, interests.Computed, out)
 
 	out, err = b.w.Refresh(ctx, "t", "u", t0, before)
 	require.NoError(t, err)
-	require.Equal(t, profiler.Skipped, out, "covered: same time, changes read")
+	require.Equal(t, interests.Skipped, out, "covered: same time, changes read")
 	out, err = b.w.Refresh(ctx, "t", "u", t0.Add(-time.Hour), before.Add(-time.Hour))
 	require.NoError(t, err)
-	require.Equal(t, profiler.Skipped, out, "older in both respects")
+	require.Equal(t, interests.Skipped, out, "older in both respects")
 
 	out, err = b.w.Refresh(ctx, "t", "u", t0, time.Now())
 	require.NoError(t, err)
-	require.Equal(t, profiler.Computed, out, "changes after the last read")
+	require.Equal(t, interests.Computed, out, "changes after the last read")
 	out, err = b.w.Refresh(ctx, "t", "u", t0.Add(time.Hour), before)
 	require.NoError(t, err)
-	require.Equal(t, profiler.Computed, out, "a later event time: facts decay further")
+	require.Equal(t, interests.Computed, out, "a later event time: facts decay further")
 	out, err = b.w.Refresh(ctx, "t", "u", t0, time.Now())
 	require.NoError(t, err)
-	require.Equal(t, profiler.Computed, out)
+	require.Equal(t, interests.Computed, out)
 	p, err := b.db.Store.Tenant("t").Profile(ctx, "u")
 	require.NoError(t, err)
 	require.Equal(t, t0.Add(time.Hour), p.ComputedFrom, "never back in event time")
@@ -308,7 +308,7 @@ func TestManyTasksOneRecompute(t *testing.T) {
 	var shelf []store.ShelfUpsert
 	for i, bk := range shelfBooks {
 		items = append(items, store.CatalogUpsert{TenantID: "t", Ref: bk.Ref, Type: "book", Title: bk.Title,
-			Embedding: b.emb.Vector(catalog.ItemText(bk.Title, bk.Attrs)), EmbeddingModel: b.emb.Model(), EventID: bk.ID, OccurredAt: t0})
+			Embedding: b.emb.Vector(signals.ItemText(bk.Title, bk.Attrs)), EmbeddingModel: b.emb.Model(), EventID: bk.ID, OccurredAt: t0})
 		status := []string{events.ShelfRead, events.ShelfReading, events.ShelfWant}[i%3]
 		shelf = append(shelf, store.ShelfUpsert{TenantID: "t", UserID: "u", Ref: bk.Ref, Status: status, EventID: fmt.Sprint("s", i), OccurredAt: t0.Add(time.Duration(i) * time.Minute)})
 	}
@@ -335,14 +335,14 @@ func TestManyTasksOneRecompute(t *testing.T) {
 	// One task at a time, so that the skip rule (not batching) does the work
 	// (concurrent handlers could each recompute before either has stored).
 	b.startProfiler(t)
-	b.nats.WaitSettled(t, queue.TasksStream, profiler.Def.Binding.Durable)
+	b.nats.WaitSettled(t, queue.TasksStream, interests.Def.Binding.Durable)
 	p, err := b.db.Store.Tenant("t").Profile(ctx, "u")
 	require.NoError(t, err)
 	require.EqualValues(t, 1, p.Revision, "one recompute for %d tasks", stored)
-	require.Equal(t, 1.0, counter(t, b.reg, profiler.Computed))
+	require.Equal(t, 1.0, counter(t, b.reg, interests.Computed))
 	// The task stream kept only the newest task of the user, so the others
 	// never reached the profiler.
-	require.Zero(t, counter(t, b.reg, profiler.Skipped))
+	require.Zero(t, counter(t, b.reg, interests.Skipped))
 
 	weights := map[string]float64{}
 	for _, s := range shelf {
@@ -401,7 +401,7 @@ func TestDebouncedChangeIsNotLost(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, publish(t0.Add(time.Minute)).Duplicate, "folded into the first task")
 
-	b.nats.WaitSettled(t, queue.TasksStream, profiler.Def.Binding.Durable)
+	b.nats.WaitSettled(t, queue.TasksStream, interests.Def.Binding.Durable)
 	p, err := b.db.Store.Tenant("t").Profile(ctx, "u")
 	require.NoError(t, err)
 	require.Equal(t, 2, p.Sources["shelf"], "the folded change is in the vector")
@@ -419,7 +419,7 @@ func TestInvalidTasksDeadLettered(t *testing.T) {
 	// Another user's subject: the task stream keeps one task per subject.
 	_, err = b.nats.JS.Publish(ctx, events.ProfileTaskSubject("t", "u2"), []byte(`{"tenant_id":"t","user_id":"someone-else","requested_at":"2026-05-01T12:00:00Z"}`))
 	require.NoError(t, err)
-	b.nats.WaitSettled(t, queue.TasksStream, profiler.Def.Binding.Durable)
+	b.nats.WaitSettled(t, queue.TasksStream, interests.Def.Binding.Durable)
 	dl := b.nats.DeadLetters(t)
 	require.Len(t, dl, 2)
 	reasons := dl[0].Header.Get(queue.HeaderReason) + "\n" + dl[1].Header.Get(queue.HeaderReason)

@@ -1,4 +1,4 @@
-package catalog_test
+package signals_test
 
 import (
 	"context"
@@ -13,11 +13,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/testkit/testenv"
-	"github.com/recallhq/recall/pkg/catalog"
 	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/eventmsg"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/workers/signals"
 )
 
 var t0 = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
@@ -28,12 +28,12 @@ type bundle struct {
 	db   *testenv.DB
 	nats *testenv.NATS
 	emb  *embed.Hashing
-	w    *catalog.Worker
+	w    *signals.Worker
 	pub  *queue.Publisher
 }
 
-func cfg() catalog.Config {
-	c := catalog.Def.Defaults()
+func cfg() signals.Config {
+	c := signals.Def.Defaults()
 	c.Queue.Consumer = queue.ConsumerConfig{AckWait: 5 * time.Second, MaxDeliver: 5, MaxAckPending: 1000}
 	c.Queue.Runner.BatchSize = 50
 	c.Queue.Runner.RetryInitial, c.Queue.Runner.RetryMax = 20*time.Millisecond, 100*time.Millisecond
@@ -48,7 +48,7 @@ func setup(t *testing.T) *bundle {
 	t.Helper()
 	b := &bundle{db: testenv.NewDB(t), nats: testenv.NewNATS(t), emb: embed.NewHashing(dims)}
 	b.pub = queue.NewPublisher(b.nats.JS)
-	w, _, err := catalog.Def.Build(context.Background(), cfg(), testenv.Deps(t, b.nats, b.db))
+	w, _, err := signals.Def.Build(context.Background(), cfg(), testenv.Deps(t, b.nats, b.db))
 	require.NoError(t, err)
 	b.w = w
 	return b
@@ -56,12 +56,12 @@ func setup(t *testing.T) *bundle {
 
 func (b *bundle) start(t *testing.T) {
 	t.Helper()
-	testenv.StartWorker(t, b.nats, b.db, catalog.Def, func(c *catalog.Config) { *c = cfg() })
+	testenv.StartWorker(t, b.nats, b.db, signals.Def, func(c *signals.Config) { *c = cfg() })
 }
 
 func (b *bundle) settle(t *testing.T) {
 	t.Helper()
-	b.nats.WaitSettled(t, queue.SignalsStream, catalog.Def.Binding.Durable)
+	b.nats.WaitSettled(t, queue.SignalsStream, signals.Def.Binding.Durable)
 }
 
 func book(id, ref, title string, at time.Time) events.CatalogItem {
@@ -165,7 +165,7 @@ func TestCatalogOutOfOrderAndDuplicates(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "c2-retry", it.SourceEventID, "same time: the greater id wins, whatever the order")
 	require.Equal(t, "Dune (2nd edition)", it.Title)
-	requireVector(t, b.emb.Vector(catalog.ItemText(newer.Title, newer.Attrs)), it.Embedding)
+	requireVector(t, b.emb.Vector(signals.ItemText(newer.Title, newer.Attrs)), it.Embedding)
 	sh, err := ten.Shelf(ctx, "u1")
 	require.NoError(t, err)
 	require.Equal(t, events.ShelfRead, sh[0].Status, "the older entry does not overwrite the newer")
@@ -189,7 +189,7 @@ func TestCatalogRedeliveryPublishesLostRefresh(t *testing.T) {
 	nc.Close()
 	d := testenv.Deps(t, b.nats, b.db)
 	d.JS = deadJS
-	broken, _, err := catalog.Def.Build(ctx, cfg(), d)
+	broken, _, err := signals.Def.Build(ctx, cfg(), d)
 	require.NoError(t, err)
 	errs := broken.Handle(ctx, []queue.Message{msg})
 	require.Error(t, errs[0])
@@ -233,7 +233,7 @@ func TestCatalogInvalidEventsDeadLettered(t *testing.T) {
 	reasons := map[string]string{}
 	for _, m := range dl {
 		reasons[m.Header.Get(queue.HeaderSubject)] = m.Header.Get(queue.HeaderReason)
-		require.Equal(t, catalog.Def.Binding.Durable, m.Header.Get(queue.HeaderConsumer))
+		require.Equal(t, signals.Def.Binding.Durable, m.Header.Get(queue.HeaderConsumer))
 	}
 	require.Contains(t, reasons[events.CatalogSubject("t")], "malformed JSON")
 	require.Contains(t, reasons[events.ShelfSubject("t", "u1")], "status: unknown status")
@@ -283,7 +283,7 @@ func TestCatalogEmbeddingChoice(t *testing.T) {
 			require.InDelta(t, 1.0, it.Embedding[0], 1e-6, tc.name)
 			continue
 		}
-		requireVector(t, b.emb.Vector(catalog.ItemText("Title "+tc.name, json.RawMessage(`{"author":"Frank Herbert","genres":["science fiction"],"year":1965}`))), it.Embedding, tc.name)
+		requireVector(t, b.emb.Vector(signals.ItemText("Title "+tc.name, json.RawMessage(`{"author":"Frank Herbert","genres":["science fiction"],"year":1965}`))), it.Embedding, tc.name)
 	}
 }
 
@@ -299,7 +299,7 @@ func TestItemText(t *testing.T) {
 		{"Dune", `not json`, "Dune"},
 	}
 	for _, tc := range cases {
-		require.Equal(t, tc.want, catalog.ItemText(tc.title, json.RawMessage(tc.attrs)), tc.attrs)
+		require.Equal(t, tc.want, signals.ItemText(tc.title, json.RawMessage(tc.attrs)), tc.attrs)
 	}
 }
 

@@ -21,7 +21,7 @@ import (
 	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/eventmsg"
 	"github.com/recallhq/recall/pkg/events"
-	"github.com/recallhq/recall/pkg/extractor"
+	"github.com/recallhq/recall/pkg/workers/extractor"
 )
 
 var t0 = time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC)

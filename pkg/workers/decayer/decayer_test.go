@@ -21,10 +21,10 @@ import (
 	"github.com/recallhq/recall/internal/testkit/testenv"
 	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/decay"
-	"github.com/recallhq/recall/pkg/decayer"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/seen/retention"
 	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/workers/decayer"
 )
 
 const day = 24 * time.Hour

@@ -12,9 +12,9 @@ import (
 	"github.com/recallhq/recall/internal/testkit/testenv"
 	"github.com/recallhq/recall/pkg/eventmsg"
 	"github.com/recallhq/recall/pkg/events"
-	"github.com/recallhq/recall/pkg/indexer"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/search"
+	"github.com/recallhq/recall/pkg/workers/indexer"
 )
 
 var t0 = time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC)

@@ -1,8 +1,9 @@
-// Package profiler is the worker that keeps each user's interest vector (the
-// vector arithmetic is package embed's): on a
-// refresh task it reads the user's shelf (with the catalog's embeddings) and
-// active interest facts, and stores the normalised weighted sum with what went
-// into it.
+// Package interests is the worker that keeps each user's interest vector,
+// registered as "profiler" (its binary cmd/profiler, its durable consumer, NATS
+// user and metrics keep that name); the vector arithmetic is package embed's.
+// On a refresh task it reads the user's shelf (with the catalog's embeddings)
+// and active interest facts, and stores the normalised weighted sum with what
+// went into it.
 //
 // Tasks are debounced twice. Publishers fold the tasks of one user within a
 // bucket of publish time into one stored task (eventmsg.ProfileTask), and
@@ -10,7 +11,7 @@
 // changes behind the folded tasks are committed before it reads. Then a task
 // whose changes and event time the stored profile already covers is acked
 // without work, so that a backlog of tasks for one user costs one recompute.
-package profiler
+package interests
 
 import (
 	"context"

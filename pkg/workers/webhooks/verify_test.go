@@ -1,4 +1,4 @@
-package webhooks_test
+package webhooks
 
 import (
 	"bytes"
@@ -55,7 +55,7 @@ func TestDocsShowTheTestedGoCheck(t *testing.T) {
 	require.NoError(t, err)
 	fn := regexp.MustCompile(`(?s)\nfunc verifyWebhook\(.*?\n}\n`).Find(src)
 	require.NotNil(t, fn)
-	doc, err := os.ReadFile("../../docs/webhooks.md")
+	doc, err := os.ReadFile("../../../docs/webhooks.md")
 	require.NoError(t, err)
 	blocks := regexp.MustCompile("(?s)```go\n(.*?)```").FindAllSubmatch(doc, -1)
 	require.NotEmpty(t, blocks, "docs/webhooks.md has no Go block")
@@ -90,7 +90,7 @@ func TestDocsPythonCheckVerifiesSignedBodies(t *testing.T) {
 	if err != nil {
 		t.Skip("no python3")
 	}
-	doc, err := os.ReadFile("../../docs/webhooks.md")
+	doc, err := os.ReadFile("../../../docs/webhooks.md")
 	require.NoError(t, err)
 	m := regexp.MustCompile("(?s)```python\n(.*?)```").FindSubmatch(doc)
 	require.NotNil(t, m, "docs/webhooks.md has no Python block")

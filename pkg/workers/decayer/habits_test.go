@@ -12,10 +12,10 @@ import (
 
 	"github.com/recallhq/recall/internal/testkit/testenv"
 	"github.com/recallhq/recall/pkg/attribute"
-	"github.com/recallhq/recall/pkg/decayer"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/habits"
 	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/workers/decayer"
 )
 
 const (

@@ -1,25 +1,26 @@
-// Package registry lists every Recall worker. It is the one place workers are
-// named: `recall run` starts them all, `recall worker NAME` and the
-// cmd/<worker> binaries start one, `recall replay -worker NAME` runs one over
-// history, and the deployment checks compare each one's env with compose and
-// Kubernetes.
-package registry
+// Package workers is the registry of every Recall worker, each of which is a
+// package of its own below this folder (pkg/workers/<name>; each is a
+// worker.Def). It is the one place workers are named: `recall run` starts
+// them all, `recall worker NAME` and the cmd/<worker> binaries start one,
+// `recall replay -worker NAME` runs one over history, and the deployment
+// checks compare each one's env with compose and Kubernetes.
+package workers
 
 import (
 	"fmt"
 	"strings"
 
-	"github.com/recallhq/recall/pkg/catalog"
-	"github.com/recallhq/recall/pkg/decayer"
-	"github.com/recallhq/recall/pkg/extractor"
-	"github.com/recallhq/recall/pkg/indexer"
-	"github.com/recallhq/recall/pkg/ingest"
-	"github.com/recallhq/recall/pkg/profiler"
 	"github.com/recallhq/recall/pkg/queue"
-	"github.com/recallhq/recall/pkg/seen"
-	"github.com/recallhq/recall/pkg/summarizer"
-	"github.com/recallhq/recall/pkg/webhooks"
 	"github.com/recallhq/recall/pkg/worker"
+	"github.com/recallhq/recall/pkg/workers/decayer"
+	"github.com/recallhq/recall/pkg/workers/extractor"
+	"github.com/recallhq/recall/pkg/workers/indexer"
+	"github.com/recallhq/recall/pkg/workers/ingest"
+	"github.com/recallhq/recall/pkg/workers/interests"
+	"github.com/recallhq/recall/pkg/workers/seen"
+	"github.com/recallhq/recall/pkg/workers/signals"
+	"github.com/recallhq/recall/pkg/workers/summarizer"
+	"github.com/recallhq/recall/pkg/workers/webhooks"
 )
 
 // All are the workers, in start order.
@@ -28,8 +29,8 @@ var All = []worker.Worker{
 	extractor.Def,
 	seen.Def,
 	indexer.Def,
-	catalog.Def,
-	profiler.Def,
+	signals.Def,
+	interests.Def,
 	summarizer.Def,
 	webhooks.Def,
 	decayer.Def,

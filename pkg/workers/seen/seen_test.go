@@ -17,8 +17,8 @@ import (
 
 	"github.com/recallhq/recall/internal/testkit/testenv"
 	"github.com/recallhq/recall/pkg/events"
-	"github.com/recallhq/recall/pkg/seen"
 	"github.com/recallhq/recall/pkg/store"
+	"github.com/recallhq/recall/pkg/workers/seen"
 )
 
 var t0 = time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)

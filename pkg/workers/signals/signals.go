@@ -1,11 +1,12 @@
-// Package catalog is the worker of the signal stream, what the app tells
-// Recall beside chat turns: it consumes catalog items, shelf entries and
-// attribute edits on its own durable consumer, embeds the items, stores the
-// items and shelf entries (last writer wins by event time, one transaction per
-// batch) and the edits (assertions of source explicit, pkg/attribute), and asks
-// the profiler to recompute the vectors of the users whose shelves or shelf
-// items changed.
-package catalog
+// Package signals is the worker of the signal stream, registered as "catalog"
+// (its binary cmd/catalog, its durable consumer, NATS user and metrics keep
+// that name): what the app tells Recall beside chat turns. It consumes catalog
+// items, shelf entries and attribute edits on its own durable consumer, embeds
+// the items, stores the items and shelf entries (last writer wins by event
+// time, one transaction per batch) and the edits (assertions of source
+// explicit, pkg/attribute), and asks the profiler to recompute the vectors of
+// the users whose shelves or shelf items changed.
+package signals
 
 import (
 	"context"
