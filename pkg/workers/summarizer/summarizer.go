@@ -396,20 +396,7 @@ func (w *Worker) askNext(ctx context.Context, req events.SummarizeRequest) error
 func (w *Worker) summarizeNext(ctx context.Context, tenantID, sessionID string, in store.SummaryInput, through int64, reason string, last bool, refresh *[]events.ProfileTask) (string, error) {
 	st := in.State
 	read := in.EventIDs()
-	// The session's own user's turns only: a turn another user stored in
-	// it before a session had one owner (store.SessionGuest) is read, so
-	// that the counts move on, but never summarized into the owner's memory.
-	own := make([]record.Message, 0, len(in.Messages))
-	for _, m := range in.Messages {
-		if m.UserID == st.UserID {
-			own = append(own, m)
-		}
-	}
-	turns := make([]summarize.Turn, len(own))
-	for i, m := range own {
-		turns[i] = summarize.Turn{Role: m.Role, Text: m.Content}
-	}
-	turns = summarize.Usable(turns)
+	own, turns := ownTurns(in)
 	if len(turns) == 0 {
 		// Nothing to say (no text: blanks, tool results): account for the
 		// messages without a new version, so the triggers stop asking.
@@ -453,18 +440,7 @@ func (w *Worker) summarizeNext(ctx context.Context, tenantID, sessionID string, 
 		CoversFrom: coversFrom, CoversTo: coversTo,
 		MessagesRead: len(turns), Text: sum.Text, KeyTopics: sum.TopicNames(), Model: sum.Model, Reason: reason,
 	}
-	var mentions []store.Mention
-	for _, tp := range sum.Topics {
-		if !tp.Mentioned {
-			continue
-		}
-		mentions = append(mentions, store.Mention{
-			TenantID: tenantID, EventID: eventID, UserID: st.UserID, SessionID: sessionID,
-			Type: string(tp.Kind), Value: tp.Value, Display: tp.Display,
-			OccurredAt: newest.OccurredAt, ExpiresAt: newest.OccurredAt.Add(w.cfg.ttlFor(string(tp.Kind))),
-			Source: "summary",
-		})
-	}
+	mentions := w.topicMentions(tenantID, eventID, row, sum)
 	// The summary becomes searchable in the same transaction; an embedder
 	// that fails leaves it findable by its terms.
 	entry := []store.SearchEntry{search.SummaryEntry(tenantID, "", row)}
@@ -493,6 +469,43 @@ func (w *Worker) summarizeNext(ctx context.Context, tenantID, sessionID string, 
 		*refresh = append(*refresh, events.ProfileTask{TenantID: tenantID, UserID: st.UserID, RequestedAt: newest.OccurredAt})
 	}
 	return w.outcome(OutcomeSummarized), nil
+}
+
+// ownTurns are the messages of in that the session's own user stored, and
+// those with text as the summary writers read them: a turn another user
+// stored in it before a session had one owner (store.SessionGuest) is read,
+// so that the counts move on, but never summarized into the owner's memory.
+func ownTurns(in store.SummaryInput) ([]record.Message, []summarize.Turn) {
+	own := make([]record.Message, 0, len(in.Messages))
+	for _, m := range in.Messages {
+		if m.UserID == in.State.UserID {
+			own = append(own, m)
+		}
+	}
+	turns := make([]summarize.Turn, len(own))
+	for i, m := range own {
+		turns[i] = summarize.Turn{Role: m.Role, Text: m.Content}
+	}
+	return own, summarize.Usable(turns)
+}
+
+// topicMentions are the interest facts a version's key topics record: the
+// topics its turns mentioned (not those carried over), at the version's
+// newest message, each expiring by its type's TTL.
+func (w *Worker) topicMentions(tenantID, eventID string, row record.Summary, sum summarize.Summary) []store.Mention {
+	var mentions []store.Mention
+	for _, tp := range sum.Topics {
+		if !tp.Mentioned {
+			continue
+		}
+		mentions = append(mentions, store.Mention{
+			TenantID: tenantID, EventID: eventID, UserID: row.UserID, SessionID: row.SessionID,
+			Type: string(tp.Kind), Value: tp.Value, Display: tp.Display,
+			OccurredAt: row.LastAt, ExpiresAt: row.LastAt.Add(w.cfg.ttlFor(string(tp.Kind))),
+			Source: "summary",
+		})
+	}
+	return mentions
 }
 
 // tell publishes the change feed's news of a version stored: the version
