@@ -49,7 +49,13 @@ func (s *Server) postTurns(w http.ResponseWriter, r *http.Request, tenant string
 		return
 	}
 
-	out, err := s.mem.AddTurnsWait(r.Context(), tenant, raws, isArray, wait)
+	// Each turn is read here; one that cannot be read is refused by the
+	// service in its place, with the others' mistakes (events.ReadTurn).
+	turns := make([]events.Turn, len(raws))
+	for i, raw := range raws {
+		turns[i] = events.ReadTurn(raw, s.limits)
+	}
+	out, err := s.mem.AddTurnsWait(r.Context(), tenant, turns, isArray, wait)
 	if out != nil && out.Error != nil {
 		w.Header().Set("Retry-After", "1")
 		writeJSON(w, http.StatusServiceUnavailable, out)

@@ -217,17 +217,18 @@ func ReadTurn(raw []byte, lim Limits) Turn {
 	return t
 }
 
-// MeasureTurn holds a turn built in code to the bound ParseTurn holds one
-// read from its bytes to: encoded over lim.MaxEventBytes, it becomes an
-// empty turn that says so, which ValidateTurn reports alone, as ReadTurn's
-// would be. A turn that cannot be encoded at all is left to ValidateTurn,
-// which names its raw JSON that is not.
+// MeasureTurn holds a turn built in code to what ParseTurn holds one read
+// from its bytes to: its encoding must be JSON within lim.MaxEventBytes
+// (0: no bound). A turn that is not (a tool call's arguments that are not
+// JSON, an encoding over the bound) becomes an empty turn that says why,
+// on "(event)", which ValidateTurn reports alone, as ReadTurn's would be:
+// it is refused with its batch before anything is published.
 func MeasureTurn(t *Turn, lim Limits) {
-	if lim.MaxEventBytes <= 0 {
-		return
-	}
 	raw, err := json.Marshal(t)
-	if err == nil && len(raw) > lim.MaxEventBytes {
+	switch {
+	case err != nil:
+		*t = unreadTurn(&ValidationError{Fields: []FieldError{{Field: "(event)", Message: "cannot be encoded as JSON: " + err.Error()}}})
+	case lim.MaxEventBytes > 0 && len(raw) > lim.MaxEventBytes:
 		*t = unreadTurn(eventTooLarge(len(raw), lim))
 	}
 }

@@ -3,8 +3,6 @@ package memory
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
-	"fmt"
 
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/events"
@@ -27,7 +25,7 @@ func (m tenantMemory) AddTurns(ctx context.Context, turns ...*events.Turn) ([]co
 	if len(turns) == 0 {
 		return nil, contract.Invalid("no turns")
 	}
-	raws := make([]json.RawMessage, len(turns))
+	in := make([]events.Turn, len(turns))
 	for i, t := range turns {
 		if t.ID == "" {
 			t.ID = rand.Text()
@@ -38,13 +36,12 @@ func (m tenantMemory) AddTurns(ctx context.Context, turns ...*events.Turn) ([]co
 		if t.OccurredAt.IsZero() {
 			t.OccurredAt = m.s.now().UTC()
 		}
-		raw, err := json.Marshal(t)
-		if err != nil {
-			return nil, fmt.Errorf("encode turn %d: %w", i, err)
-		}
-		raws[i] = raw
+		in[i] = *t
+		// Built in code, not read from a request's bytes: held to the
+		// same bound on its encoding as a turn read from them.
+		events.MeasureTurn(&in[i], m.s.limits)
 	}
-	res, err := m.s.AddTurns(ctx, m.tenant, raws, len(turns) > 1)
+	res, err := m.s.AddTurns(ctx, m.tenant, in, len(turns) > 1)
 	if res == nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -80,8 +79,8 @@ func (s *Service) CheckTurnWait(wait string, timeout *time.Duration) (TurnWait, 
 // of those workers gave up on is named in it (dead_lettered), and the wait
 // is then not reached. Nothing here fails the request: the turns are
 // accepted whatever the wait found.
-func (s *Service) AddTurnsWait(ctx context.Context, tenant string, raws []json.RawMessage, batch bool, w TurnWait) (*contract.TurnsResult, error) {
-	out, subjects, err := s.addTurns(ctx, tenant, raws, batch)
+func (s *Service) AddTurnsWait(ctx context.Context, tenant string, turns []events.Turn, batch bool, w TurnWait) (*contract.TurnsResult, error) {
+	out, subjects, err := s.addTurns(ctx, tenant, turns, batch)
 	if err != nil || w.For == "" {
 		return out, err
 	}
