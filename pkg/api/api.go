@@ -538,25 +538,6 @@ func unavailable(err error) bool {
 	return false
 }
 
-// queryInt reads an optional positive integer parameter within [1, maxV].
-func queryInt(qv url.Values, name string, def, maxV int, fe *[]events.FieldError) int {
-	return queryIntIn(qv, name, def, 1, maxV, fe)
-}
-
-// queryIntIn reads an optional integer parameter within [lo, hi].
-func queryIntIn(qv url.Values, name string, def, lo, hi int, fe *[]events.FieldError) int {
-	v := qv.Get(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < lo || n > hi {
-		*fe = append(*fe, events.FieldError{Field: name, Message: fmt.Sprintf("want a whole number from %d to %d", lo, hi)})
-		return def
-	}
-	return n
-}
-
 // validID reports whether an id from a header, path or query is one a
 // stored event can have (memory.Service.ValidID).
 func (s *Server) validID(v string) bool { return s.mem.ValidID(v) }

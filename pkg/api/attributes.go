@@ -18,7 +18,7 @@ import (
 func (s *Server) getAttributes(w http.ResponseWriter, r *http.Request, tenant string) {
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
-	out, err := s.mem.Attributes(ctx, tenant, r.PathValue("user_id"), r.URL.Query())
+	out, err := s.mem.Attributes(ctx, tenant, r.PathValue("user_id"), args(r.URL.Query()).flag("history"))
 	s.answer(w, r, http.StatusOK, out, err)
 }
 

@@ -2,8 +2,8 @@ package api
 
 import (
 	"net/http"
-	"net/url"
 
+	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/memory"
 )
 
@@ -20,20 +20,33 @@ var contextParams = []param{{"user_id", kindText}, {"session_id", kindText}, {"q
 // getContext assembles what the backend puts into its next prompt (the
 // parameters in the URL).
 func (s *Server) getContext(w http.ResponseWriter, r *http.Request, tenant string) {
-	s.context(w, r, tenant, r.URL.Query())
+	s.context(w, r, tenant, args(r.URL.Query()))
 }
 
 // postContext is getContext with the parameters in a JSON body, for a query
 // too long for a URL.
 func (s *Server) postContext(w http.ResponseWriter, r *http.Request, tenant string) {
-	if qv, ok := s.bodyParams(w, r, contextParams); ok {
-		s.context(w, r, tenant, qv)
+	if a, ok := s.bodyParams(w, r, contextParams); ok {
+		s.context(w, r, tenant, a)
 	}
 }
 
-func (s *Server) context(w http.ResponseWriter, r *http.Request, tenant string, qv url.Values) {
+func (s *Server) context(w http.ResponseWriter, r *http.Request, tenant string, a args) {
+	p := readContext(a)
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
-	out, err := s.mem.Context(ctx, tenant, qv)
+	out, err := s.mem.Context(ctx, tenant, p)
 	s.answer(w, r, http.StatusOK, out, err)
+}
+
+// readContext reads a context's parameters. max_messages, max_chars and
+// ttl are counts and a duration whose 0 contract.ContextParams reads as the
+// default: a stated 0, which /v1 refuses, is passed as one the service
+// refuses (args.count, args.duration); max_facts, max_summaries,
+// max_recalled and budget may be 0, and are pointers.
+func readContext(a args) contract.ContextParams {
+	return contract.ContextParams{UserID: a.text("user_id"), SessionID: a.text("session_id"), Query: a.text("query"),
+		MaxMessages: a.count("max_messages"), MaxChars: a.count("max_chars"), TTL: a.duration("ttl"),
+		MaxFacts: a.number("max_facts"), MaxSummaries: a.number("max_summaries"), MaxRecalled: a.number("max_recalled"),
+		Budget: a.number("budget"), Lang: a.text("lang"), At: a.text("at")}
 }

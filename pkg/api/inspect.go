@@ -11,7 +11,8 @@ import (
 func (s *Server) getUsers(w http.ResponseWriter, r *http.Request, tenant string) {
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
-	out, err := s.mem.Users(ctx, tenant, r.URL.Query())
+	a := args(r.URL.Query())
+	out, err := s.mem.Users(ctx, tenant, a.text("prefix"), a.page())
 	s.answer(w, r, http.StatusOK, out, err)
 }
 
@@ -36,7 +37,8 @@ func (s *Server) deleteUser(w http.ResponseWriter, r *http.Request, tenant strin
 func (s *Server) getUserFacts(w http.ResponseWriter, r *http.Request, tenant string) {
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
-	out, err := s.mem.UserFacts(ctx, tenant, r.PathValue("user_id"), r.URL.Query())
+	a := args(r.URL.Query())
+	out, err := s.mem.UserFacts(ctx, tenant, r.PathValue("user_id"), a.text("status"), a.count("mentions"), a.page())
 	s.answer(w, r, http.StatusOK, out, err)
 }
 
@@ -44,7 +46,7 @@ func (s *Server) getUserFacts(w http.ResponseWriter, r *http.Request, tenant str
 func (s *Server) getUserSessions(w http.ResponseWriter, r *http.Request, tenant string) {
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
-	out, err := s.mem.UserSessions(ctx, tenant, r.PathValue("user_id"), r.URL.Query())
+	out, err := s.mem.UserSessions(ctx, tenant, r.PathValue("user_id"), args(r.URL.Query()).page())
 	s.answer(w, r, http.StatusOK, out, err)
 }
 

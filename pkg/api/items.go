@@ -138,6 +138,6 @@ func bodyError(err error) events.FieldError {
 func (s *Server) getSeen(w http.ResponseWriter, r *http.Request, tenant string) {
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
-	out, err := s.mem.Seen(ctx, tenant, r.PathValue("user_id"), r.URL.Query())
+	out, err := s.mem.Seen(ctx, tenant, r.PathValue("user_id"), args(r.URL.Query()).count("limit"))
 	s.answer(w, r, http.StatusOK, out, err)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/memory"
 	"github.com/recallhq/recall/pkg/queue"
 	"github.com/recallhq/recall/pkg/store"
 )
@@ -39,7 +40,7 @@ func (s *Server) getConsumers(w http.ResponseWriter, r *http.Request, _ string) 
 func (s *Server) getDeadLetters(w http.ResponseWriter, r *http.Request, tenant string) {
 	qv := r.URL.Query()
 	var fe []events.FieldError
-	limit := queryInt(qv, "limit", 50, 500, &fe)
+	limit := memory.Count("limit", args(qv).count("limit"), 50, 500, &fe)
 	var after uint64
 	if v := qv.Get("after"); v != "" {
 		n, err := strconv.ParseUint(v, 10, 64)

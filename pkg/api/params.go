@@ -5,13 +5,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/memory"
 )
 
 // kind is the JSON type a parameter takes in a body; in a URL every value is
@@ -128,12 +131,114 @@ func repeatedParams(qv url.Values) []events.FieldError {
 	return fe
 }
 
+// args are a request's parameters as text: GET's query, or a POST twin's
+// body read as the same text (bodyParams). A route reads them into the
+// values the memory service takes, after its table (endpoints) has refused
+// any parameter it does not declare or that is given twice. Empty is not
+// given. What a value cannot carry (text that is no number, a stated 0
+// where the value's 0 leaves the default) is passed as memory.NotANumber,
+// memory.NotADuration or memory.FlagUnreadable, which the service refuses
+// in its place among the request's other mistakes (memory/params.go).
+type args url.Values
+
+// text is the parameter's text; empty when not given.
+func (a args) text(name string) string { return url.Values(a).Get(name) }
+
+// number is a whole number that may be 0: nil when not given.
+func (a args) number(name string) *int {
+	v := a.text(name)
+	if v == "" {
+		return nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		n = memory.NotANumber
+	}
+	return &n
+}
+
+// count is a count, which starts at 1: 0 when not given (the default); a
+// stated 0, which no count takes, is memory.NotANumber.
+func (a args) count(name string) int {
+	n := a.number(name)
+	switch {
+	case n == nil:
+		return 0
+	case *n == 0:
+		return memory.NotANumber
+	}
+	return *n
+}
+
+// duration is a Go duration ("24h", "30m"): 0 when not given (the
+// default); a stated 0, which no duration parameter takes, is
+// memory.NotADuration.
+func (a args) duration(name string) time.Duration {
+	v := a.text(name)
+	if v == "" {
+		return 0
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d == 0 {
+		return memory.NotADuration
+	}
+	return d
+}
+
+// seconds is a wait: seconds (5, 1.5) or a Go duration (5s, 1500ms); nil
+// when not given.
+func (a args) seconds(name string) *time.Duration {
+	v := a.text(name)
+	if v == "" {
+		return nil
+	}
+	d, ok := parseSeconds(v)
+	if !ok {
+		d = memory.NotADuration
+	}
+	return &d
+}
+
+// maxSeconds are the most seconds a time.Duration holds.
+const maxSeconds = float64(math.MaxInt64 / int64(time.Second))
+
+// parseSeconds reads seconds (5, 1.5) or a Go duration (5s, 1500ms).
+// Negative seconds, and more than a duration holds, are not a wait.
+func parseSeconds(v string) (time.Duration, bool) {
+	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+		if math.IsNaN(secs) || secs < 0 || secs > maxSeconds {
+			return 0, false
+		}
+		return time.Duration(secs * float64(time.Second)), true
+	}
+	d, err := time.ParseDuration(v)
+	return d, err == nil
+}
+
+// flag is true or false (strconv.ParseBool's words); not given, false.
+func (a args) flag(name string) memory.Flag {
+	v := a.text(name)
+	if v == "" {
+		return memory.FlagFalse
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return memory.FlagUnreadable
+	}
+	return memory.FlagOf(b)
+}
+
+// page is a paged list's limit and cursor (pageParams).
+func (a args) page() memory.Page {
+	return memory.Page{Limit: a.count("limit"), Cursor: a.text("cursor")}
+}
+
 // bodyParams reads a JSON object body whose fields are the parameters a GET
 // of the same route takes in its URL: strings as strings, counts as numbers,
 // flags as booleans. Unknown fields, a value of another JSON type, a body
 // over API_MAX_BODY_BYTES and half surrogate pairs are a 400 or 413 naming
 // the field; it reports whether it answered nothing yet.
-func (s *Server) bodyParams(w http.ResponseWriter, r *http.Request, ps []param) (url.Values, bool) {
+func (s *Server) bodyParams(w http.ResponseWriter, r *http.Request, ps []param) (args, bool) {
 	body, ok := s.readBody(w, r)
 	if !ok {
 		return nil, false
@@ -182,7 +287,7 @@ func (s *Server) bodyParams(w http.ResponseWriter, r *http.Request, ps []param) 
 		writeError(w, http.StatusBadRequest, "invalid_request", "invalid body", fe)
 		return nil, false
 	}
-	return qv, true
+	return args(qv), true
 }
 
 // bodyValue is a decoded body value as the text a URL would carry, if it is

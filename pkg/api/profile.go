@@ -9,7 +9,8 @@ import (
 func (s *Server) getProfile(w http.ResponseWriter, r *http.Request, tenant string) {
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
-	out, err := s.mem.Profile(ctx, tenant, r.PathValue("user_id"), r.URL.Query())
+	a := args(r.URL.Query())
+	out, err := s.mem.Profile(ctx, tenant, r.PathValue("user_id"), a.count("limit"), a.flag("vector"))
 	s.answer(w, r, http.StatusOK, out, err)
 }
 
@@ -24,6 +25,6 @@ func (s *Server) postProfileRefresh(w http.ResponseWriter, r *http.Request, tena
 func (s *Server) getRecommendations(w http.ResponseWriter, r *http.Request, tenant string) {
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
-	out, err := s.mem.Recommendations(ctx, tenant, r.PathValue("user_id"), r.URL.Query())
+	out, err := s.mem.Recommendations(ctx, tenant, r.PathValue("user_id"), args(r.URL.Query()).count("k"))
 	s.answer(w, r, http.StatusOK, out, err)
 }

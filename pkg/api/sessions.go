@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/recallhq/recall/pkg/contract"
 )
@@ -10,7 +11,7 @@ import (
 func (s *Server) getSession(w http.ResponseWriter, r *http.Request, tenant string) {
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
-	out, err := s.mem.Session(ctx, tenant, r.PathValue("session_id"), r.URL.Query())
+	out, err := s.mem.Session(ctx, tenant, r.PathValue("session_id"), args(r.URL.Query()).count("recent"))
 	s.answer(w, r, http.StatusOK, out, err)
 }
 
@@ -19,7 +20,7 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request, tenant strin
 func (s *Server) getMessages(w http.ResponseWriter, r *http.Request, tenant string) {
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
-	out, err := s.mem.Messages(ctx, tenant, r.PathValue("session_id"), r.URL.Query())
+	out, err := s.mem.Messages(ctx, tenant, r.PathValue("session_id"), args(r.URL.Query()).page())
 	s.answer(w, r, http.StatusOK, out, err)
 }
 
@@ -27,7 +28,7 @@ func (s *Server) getMessages(w http.ResponseWriter, r *http.Request, tenant stri
 func (s *Server) getSummaries(w http.ResponseWriter, r *http.Request, tenant string) {
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
-	out, err := s.mem.Summaries(ctx, tenant, r.PathValue("session_id"), r.URL.Query())
+	out, err := s.mem.Summaries(ctx, tenant, r.PathValue("session_id"), args(r.URL.Query()).count("limit"))
 	s.answer(w, r, http.StatusOK, out, err)
 }
 
@@ -46,9 +47,15 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request, tenant st
 // postSummarize asks for the session's summary now: 200 when it is current
 // or was written within wait, 202 when it is queued.
 func (s *Server) postSummarize(w http.ResponseWriter, r *http.Request, tenant string) {
+	// wait, seconds or a duration, is no wait when not given; a stated 0
+	// is no wait either.
+	var wait time.Duration
+	if d := args(r.URL.Query()).seconds("wait"); d != nil {
+		wait = *d
+	}
 	// The service bounds its reads itself: the wait may be most of the
 	// request.
-	out, err := s.mem.Summarize(r.Context(), tenant, r.PathValue("session_id"), r.URL.Query())
+	out, err := s.mem.Summarize(r.Context(), tenant, r.PathValue("session_id"), wait)
 	status := http.StatusOK
 	if out != nil && out.Status == contract.SummaryQueued {
 		status = http.StatusAccepted

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/recallhq/recall/pkg/events"
@@ -20,7 +21,8 @@ import (
 // got that far with every accepted turn, or when the bound passes, and says which
 // (memory.Service.AddTurnsWait).
 func (s *Server) postTurns(w http.ResponseWriter, r *http.Request, tenant string) {
-	wait, err := s.mem.TurnWaitParams(r.URL.Query())
+	a := args(r.URL.Query())
+	wait, err := s.mem.CheckTurnWait(a.text("wait"), a.seconds("timeout"))
 	if err != nil {
 		s.answer(w, r, 0, nil, err)
 		return
@@ -47,7 +49,13 @@ func (s *Server) postTurns(w http.ResponseWriter, r *http.Request, tenant string
 		return
 	}
 
-	out, err := s.mem.AddTurnsWait(r.Context(), tenant, raws, isArray, wait)
+	// Each turn is read here; one that cannot be read is refused by the
+	// service in its place, with the others' mistakes (events.ReadTurn).
+	turns := make([]events.Turn, len(raws))
+	for i, raw := range raws {
+		turns[i] = events.ReadTurn(raw, s.limits)
+	}
+	out, err := s.mem.AddTurnsWait(r.Context(), tenant, turns, isArray, wait)
 	if out != nil && out.Error != nil {
 		w.Header().Set("Retry-After", "1")
 		writeJSON(w, http.StatusServiceUnavailable, out)
@@ -88,8 +96,24 @@ func splitBody(body []byte) ([]json.RawMessage, bool, error) {
 // getTurn answers where one of the tenant's turns stands: stored, each
 // turn-stream worker done with it or not, searchable, summarized
 // (memory.Service.TurnStatus). A turn not stored yet is found with ?seq=, the
-// sequence its POST answered.
+// sequence its POST answered: a whole number from 1, which a uint64 holds
+// whole, so its text is judged here, after the id.
 func (s *Server) getTurn(w http.ResponseWriter, r *http.Request, tenant string) {
-	out, err := s.mem.TurnStatus(r.Context(), tenant, r.PathValue("id"), r.URL.Query())
+	id := r.PathValue("id")
+	if err := s.mem.IDError("id", id); err != nil {
+		s.answer(w, r, 0, nil, err)
+		return
+	}
+	var seq uint64
+	if v := r.URL.Query().Get("seq"); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil || n == 0 {
+			writeError(w, http.StatusBadRequest, "invalid_request", "invalid parameter",
+				[]events.FieldError{{Field: "seq", Message: "want the turn's stream sequence from POST /v1/turns (a whole number from 1)"}})
+			return
+		}
+		seq = n
+	}
+	out, err := s.mem.TurnStatus(r.Context(), tenant, id, seq)
 	s.answer(w, r, http.StatusOK, out, err)
 }

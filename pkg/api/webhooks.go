@@ -5,6 +5,7 @@ import (
 
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/memory"
 	"github.com/recallhq/recall/pkg/webhooks"
 )
 
@@ -45,7 +46,7 @@ func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request, tenant st
 func (s *Server) getWebhookDeliveries(w http.ResponseWriter, r *http.Request, tenant string) {
 	qv := r.URL.Query()
 	var fe []events.FieldError
-	limit := queryInt(qv, "limit", 50, webhooks.MaxDeliveries, &fe)
+	limit := memory.Count("limit", args(qv).count("limit"), 50, webhooks.MaxDeliveries, &fe)
 	if len(fe) > 0 {
 		s.answer(w, r, 0, nil, contract.Invalid("invalid parameter", fe...))
 		return

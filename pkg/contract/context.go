@@ -8,7 +8,10 @@ import (
 
 // ContextParams ask for a context. UserID and SessionID are required; zero
 // values leave the server's defaults (CONTEXT_*), except where a pointer
-// makes 0 sayable.
+// makes 0 sayable. MaxMessages, MaxChars and TTL need no 0: the window
+// holds at least one message and character and some age, and /v1 refuses
+// max_messages=0, max_chars=0 and ttl=0 as out of range (the memory
+// service judges what the API reads, and a Go caller's 0 is the default).
 type ContextParams struct {
 	UserID    string `json:"user_id"`
 	SessionID string `json:"session_id"`

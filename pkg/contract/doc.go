@@ -21,8 +21,10 @@ import (
 // Memory is what Recall's memory offers one tenant through a front door:
 // the operations an agent's tools need. The Go client implements it over
 // HTTP (a remote Recall); the memory service implements it in-process (the
-// API's own MCP endpoint, a gateway), so a front door written once on it
-// runs either way. Errors the caller can act on are *Error.
+// API's own MCP endpoint, a gateway: memory.Service.For, whose methods are
+// the service's own, with the tenant, called with these values as they
+// are), so a front door written once on it runs either way. Errors the
+// caller can act on are *Error.
 type Memory interface {
 	// AddTurns stores turns; ids, the tenant and the event time are filled
 	// where left out (written into the turns).

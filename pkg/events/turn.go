@@ -71,6 +71,9 @@ type Turn struct {
 	// unknown are the fields the envelope does not define, found by
 	// ParseTurnStrict, for ValidateTurn to report with the rest.
 	unknown []FieldError
+	// unread is why a front door could not take the turn at all (ReadTurn,
+	// MeasureTurn), for ValidateTurn to report alone.
+	unread []FieldError
 }
 
 // ToolCall is a tool invocation made while producing the turn, with its result kept

@@ -161,7 +161,7 @@ func ParseTurn(raw []byte, lim Limits) (Turn, error) {
 	var w wireTurn
 	var t Turn
 	if lim.MaxEventBytes > 0 && len(raw) > lim.MaxEventBytes {
-		return t, &ValidationError{Fields: []FieldError{{Field: "(event)", Message: fmt.Sprintf("event is %d bytes, limit is %d", len(raw), lim.MaxEventBytes)}}}
+		return t, eventTooLarge(len(raw), lim)
 	}
 	if !utf8.Valid(raw) {
 		return t, &ValidationError{Fields: []FieldError{{Field: "(event)", Message: "not valid UTF-8"}}}
@@ -201,6 +201,51 @@ func ParseTurnStrict(raw []byte, lim Limits) (Turn, error) {
 	}
 	t.unknown = unknownTurnFields(raw)
 	return t, nil
+}
+
+// ReadTurn is ParseTurnStrict for a front door that validates its turns
+// later, all at once (memory.Service.AddTurns): a turn it cannot read (not
+// UTF-8, over MaxEventBytes, malformed JSON, a value of the wrong type)
+// comes back empty but for why, which ValidateTurn then reports alone, in
+// the turn's place among the others, as ParseTurnStrict's error would have
+// said it.
+func ReadTurn(raw []byte, lim Limits) Turn {
+	t, err := ParseTurnStrict(raw, lim)
+	if err != nil {
+		return unreadTurn(err)
+	}
+	return t
+}
+
+// MeasureTurn holds a turn built in code to what ParseTurn holds one read
+// from its bytes to: its encoding must be JSON within lim.MaxEventBytes
+// (0: no bound). A turn that is not (a tool call's arguments that are not
+// JSON, an encoding over the bound) becomes an empty turn that says why,
+// on "(event)", which ValidateTurn reports alone, as ReadTurn's would be:
+// it is refused with its batch before anything is published.
+func MeasureTurn(t *Turn, lim Limits) {
+	raw, err := json.Marshal(t)
+	switch {
+	case err != nil:
+		*t = unreadTurn(&ValidationError{Fields: []FieldError{{Field: "(event)", Message: "cannot be encoded as JSON: " + err.Error()}}})
+	case lim.MaxEventBytes > 0 && len(raw) > lim.MaxEventBytes:
+		*t = unreadTurn(eventTooLarge(len(raw), lim))
+	}
+}
+
+// unreadTurn is an empty turn that carries err, a reading's failure, for
+// ValidateTurn.
+func unreadTurn(err error) Turn {
+	var ve *ValidationError
+	if errors.As(err, &ve) {
+		return Turn{unread: ve.Fields}
+	}
+	return Turn{unread: []FieldError{{Field: "(event)", Message: err.Error()}}}
+}
+
+// eventTooLarge is the error of an event of n bytes, over the limit.
+func eventTooLarge(n int, lim Limits) error {
+	return &ValidationError{Fields: []FieldError{{Field: "(event)", Message: fmt.Sprintf("event is %d bytes, limit is %d", n, lim.MaxEventBytes)}}}
 }
 
 // The fields of a turn, of a tool call and of an item, read from their
@@ -306,8 +351,12 @@ func JSONKind(k string) string {
 }
 
 // ValidateTurn checks a decoded turn and fills defaults (V). It reports every
-// problem at once.
+// problem at once; a turn that could not be read (ReadTurn, MeasureTurn)
+// has no other: why it could not is all it reports.
 func ValidateTurn(t *Turn, opts ValidateOptions) error {
+	if t.unread != nil {
+		return &ValidationError{Fields: slices.Clone(t.unread)}
+	}
 	lim := opts.Limits
 	var fe fieldErrors
 	if t.V == 0 {

@@ -243,6 +243,43 @@ func TestParseTurnStrict(t *testing.T) {
 	require.NoError(t, events.ValidateTurn(&turn, opts))
 }
 
+// TestReadTurn: a turn that cannot be read is kept for ValidateTurn, which
+// reports the reading's failure alone, as ParseTurnStrict says it; one that
+// can be read is ParseTurnStrict's. MeasureTurn holds a turn built in code
+// to the same bound on its encoding.
+func TestReadTurn(t *testing.T) {
+	t.Parallel()
+	opts := events.ValidateOptions{Limits: events.DefaultLimits}
+	for _, raw := range []string{`{"id":1}`, `{"id":"a",`, "{\"content\":\"\xff\"}", strings.Replace(validTurn, `"hello"`, `"`+strings.Repeat("x", 600<<10)+`"`, 1)} {
+		_, want := events.ParseTurnStrict([]byte(raw), events.DefaultLimits)
+		require.Error(t, want, raw)
+		turn := events.ReadTurn([]byte(raw), events.DefaultLimits)
+		require.Equal(t, want, events.ValidateTurn(&turn, opts), raw)
+		require.Empty(t, turn.ID)
+	}
+	turn := events.ReadTurn([]byte(strings.Replace(validTurn, `"content":"hello"`, `"content":"hello","itmes":[]`, 1)), events.DefaultLimits)
+	require.Equal(t, []string{"itmes"}, fields(events.ValidateTurn(&turn, opts)))
+
+	built, err := events.ParseTurnStrict([]byte(validTurn), events.DefaultLimits)
+	require.NoError(t, err)
+	small := built
+	events.MeasureTurn(&small, events.DefaultLimits)
+	require.NoError(t, events.ValidateTurn(&small, opts))
+	built.Content = strings.Repeat("x", 600<<10)
+	raw, err := json.Marshal(built)
+	require.NoError(t, err)
+	_, want := events.ParseTurnStrict(raw, events.DefaultLimits)
+	events.MeasureTurn(&built, events.DefaultLimits)
+	require.Equal(t, want, events.ValidateTurn(&built, opts))
+
+	bad := small
+	bad.ToolCalls = []events.ToolCall{{Name: "x", Arguments: json.RawMessage("{not json")}}
+	events.MeasureTurn(&bad, events.DefaultLimits)
+	err = events.ValidateTurn(&bad, opts)
+	require.Equal(t, []string{"(event)"}, fields(err))
+	require.Contains(t, err.Error(), "cannot be encoded as JSON")
+}
+
 // Turn, user and session ids "." and ".." cannot be a URL path's segment,
 // so no route could reach them: refused, naming the field. Inside an id
 // and as other ids, dots are fine.

@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/recallhq/recall/pkg/assemble"
+	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/listsel"
 	"github.com/recallhq/recall/pkg/memory"
@@ -34,22 +33,20 @@ type recalled struct {
 // presents (its last reply that listed what its tools returned), else the
 // session's current list as stored.
 func (g *Gateway) remember(ctx context.Context, x *exchange) (*recalled, error) {
-	qv := url.Values{"user_id": {x.user}, "session_id": {x.session}}
+	p := contract.ContextParams{UserID: x.user, SessionID: x.session}
 	texts := make([]string, 0, len(x.msgs))
 	for _, m := range x.msgs {
 		if m.Role == roleUser || m.Role == roleAssistant {
 			texts = append(texts, m.Text)
 		}
 	}
-	query := ""
 	if i := lastUser(x.msgs); i >= 0 {
-		query = events.ClipUTF8(strings.TrimSpace(x.msgs[i].Text), memory.MaxQueryBytes, "")
-		qv.Set("query", query)
+		p.Query = events.ClipUTF8(strings.TrimSpace(x.msgs[i].Text), memory.MaxQueryBytes, "")
 	}
-	if g.cfg.ContextBudget > 0 {
-		qv.Set("budget", strconv.Itoa(g.cfg.ContextBudget))
+	if budget := g.cfg.ContextBudget; budget > 0 {
+		p.Budget = &budget
 	}
-	c, err := g.mem.ContextWith(ctx, x.tenant, qv, memory.ContextOptions{Conversation: texts})
+	c, err := g.mem.ContextWith(ctx, x.tenant, p, memory.ContextOptions{Conversation: texts})
 	if err != nil {
 		return nil, err
 	}

@@ -5,8 +5,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"net/url"
-	"strconv"
 
 	"github.com/recallhq/recall/pkg/attribute"
 	"github.com/recallhq/recall/pkg/changefeed"
@@ -19,21 +17,14 @@ import (
 const MaxAttributeEdits = 100
 
 // Attributes answers who the user is and what they asked for: the current
-// values of their profile's keys, and with history=true every value's
+// values of their profile's keys, and with history (FlagTrue) every value's
 // history. A user with none answers an empty profile, not an error.
-func (s *Service) Attributes(ctx context.Context, tenant, userID string, qv url.Values) (*contract.Attributes, error) {
+func (s *Service) Attributes(ctx context.Context, tenant, userID string, history Flag) (*contract.Attributes, error) {
 	if err := s.IDError("user_id", userID); err != nil {
 		return nil, err
 	}
 	var fe []contract.FieldError
-	history := false
-	if v := qv.Get("history"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			fe = append(fe, contract.FieldError{Field: "history", Message: "want true or false"})
-		}
-		history = b
-	}
+	withHistory := history.value("history", &fe)
 	if err := invalid("invalid parameter", fe); err != nil {
 		return nil, err
 	}
@@ -51,7 +42,7 @@ func (s *Service) Attributes(ctx context.Context, tenant, userID string, qv url.
 	for i, v := range r.Current {
 		out.Current[i] = changefeed.AttributeValue(schema, v)
 	}
-	if history {
+	if withHistory {
 		out.History = make([]contract.AttributeValue, len(r.History))
 		for i, v := range r.History {
 			out.History[i] = changefeed.AttributeValue(schema, v)

@@ -3,7 +3,6 @@ package memory
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"slices"
 	"time"
 
@@ -21,21 +20,29 @@ import (
 // not a document (the same bound as a turn's content).
 const MaxQueryBytes = 64 << 10
 
-// Context assembles what the backend puts into its next prompt, from the
-// parameters of contract.ContextParams. The session, if it exists, must
-// belong to user_id; another user's session is a conflict
-// (contract.CodeSessionOwned). With a
-// query, the user's whole history is searched for it and what is found
-// becomes the recalled part.
+// Context assembles what the backend puts into its next prompt, from p.
+// The session, if it exists, must belong to p.UserID; another user's
+// session is a conflict (contract.CodeSessionOwned). With a query, the
+// user's whole history is searched for it and what is found becomes the
+// recalled part.
 //
-// With at, the context is the one that would have been assembled then:
+// With p.At, the context is the one that would have been assembled then:
 // every time rule (the window's TTL, the facts' decay and expiry, the
 // search's recency) counts from at instead of the clock, and nothing that
 // happened at or after at is read (store.Tenant.Context, search.Params.At):
 // not a message, a list, a mention, an assertion, nor a summary version
 // that read a later message (the version before it stands in, or none).
-func (s *Service) Context(ctx context.Context, tenant string, qv url.Values) (*contract.Context, error) {
-	return s.ContextWith(ctx, tenant, qv, ContextOptions{})
+//
+// p's zero values leave the defaults (CONTEXT_*), as contract.ContextParams
+// says; MaxMessages, MaxChars and TTL cannot be stated as 0 that way, and
+// need not be: /v1 has always refused max_messages=0, max_chars=0 and
+// ttl=0 (each counts from 1, or must be above 0), while leaving them out
+// takes the default. The HTTP API passes such a stated 0 as NotANumber or
+// NotADuration, which are refused here with the same words as any value
+// out of range; a negative one is refused as it is. So the wire keeps its
+// answers, and a Go caller's zero still means the default.
+func (s *Service) Context(ctx context.Context, tenant string, p contract.ContextParams) (*contract.Context, error) {
+	return s.ContextWith(ctx, tenant, p, ContextOptions{})
 }
 
 // ContextOptions change how a context is rendered for a front door whose
@@ -50,10 +57,10 @@ type ContextOptions struct {
 	Conversation []string
 }
 
-// ContextWith is Context with options: the request read, the memory
+// ContextWith is Context with options: the request checked, the memory
 // recalled for it, rendered.
-func (s *Service) ContextWith(ctx context.Context, tenant string, qv url.Values, o ContextOptions) (*contract.Context, error) {
-	req, err := s.contextRequest(qv)
+func (s *Service) ContextWith(ctx context.Context, tenant string, p contract.ContextParams, o ContextOptions) (*contract.Context, error) {
+	req, err := s.contextRequest(p)
 	if err != nil {
 		return nil, err
 	}
@@ -80,45 +87,43 @@ type contextRequest struct {
 	at, now time.Time
 }
 
-// contextRequest reads a context's parameters; a field that is wrong is
-// named in the error.
-func (s *Service) contextRequest(qv url.Values) (contextRequest, error) {
+// contextRequest checks a context's parameters, with the defaults for
+// those not given; a field that is wrong is named in the error.
+func (s *Service) contextRequest(p contract.ContextParams) (contextRequest, error) {
 	var fe []contract.FieldError
-	r := contextRequest{userID: qv.Get("user_id"), sessionID: qv.Get("session_id")}
-	for _, p := range [...]struct{ name, v string }{{"user_id", r.userID}, {"session_id", r.sessionID}} {
-		if !s.ValidID(p.v) {
-			fe = append(fe, contract.FieldError{Field: p.name, Message: fmt.Sprintf("required, valid UTF-8, at most %d bytes", s.limits.MaxIDBytes)})
-		} else if events.IsDotID(p.v) {
-			fe = append(fe, contract.FieldError{Field: p.name, Message: events.DotIDMessage(p.v)})
+	r := contextRequest{userID: p.UserID, sessionID: p.SessionID}
+	for _, id := range [...]struct{ name, v string }{{"user_id", r.userID}, {"session_id", r.sessionID}} {
+		if !s.ValidID(id.v) {
+			fe = append(fe, contract.FieldError{Field: id.name, Message: fmt.Sprintf("required, valid UTF-8, at most %d bytes", s.limits.MaxIDBytes)})
+		} else if events.IsDotID(id.v) {
+			fe = append(fe, contract.FieldError{Field: id.name, Message: events.DotIDMessage(id.v)})
 		}
 	}
 	r.lim = assemble.WindowLimits{
-		Messages: countParam(qv, "max_messages", s.cfg.ContextMaxMessages, 200, &fe),
-		Chars:    countParam(qv, "max_chars", s.cfg.ContextMaxChars, 200000, &fe),
+		Messages: Count("max_messages", p.MaxMessages, s.cfg.ContextMaxMessages, 200, &fe),
+		Chars:    Count("max_chars", p.MaxChars, s.cfg.ContextMaxChars, 200000, &fe),
 		TTL:      s.cfg.ContextTTL,
 	}
-	if v := qv.Get("ttl"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			fe = append(fe, contract.FieldError{Field: "ttl", Message: "want a positive duration such as 30m or 24h"})
-		} else {
-			r.lim.TTL = d
-		}
+	switch {
+	case p.TTL < 0:
+		fe = append(fe, contract.FieldError{Field: "ttl", Message: "want a positive duration such as 30m or 24h"})
+	case p.TTL > 0:
+		r.lim.TTL = p.TTL
 	}
-	r.maxFacts = intParam(qv, "max_facts", max(s.cfg.ContextMaxFacts, 0), 0, 100, &fe)
-	r.maxSummaries = intParam(qv, "max_summaries", max(s.cfg.ContextMaxSummaries, 0), 0, 20, &fe)
-	r.maxRecalled = intParam(qv, "max_recalled", max(s.cfg.ContextMaxRecalled, 0), 0, search.MaxK, &fe)
-	r.query = qv.Get("query")
+	r.maxFacts = optional("max_facts", p.MaxFacts, max(s.cfg.ContextMaxFacts, 0), 0, 100, &fe)
+	r.maxSummaries = optional("max_summaries", p.MaxSummaries, max(s.cfg.ContextMaxSummaries, 0), 0, 20, &fe)
+	r.maxRecalled = optional("max_recalled", p.MaxRecalled, max(s.cfg.ContextMaxRecalled, 0), 0, search.MaxK, &fe)
+	r.query = p.Query
 	checkQuery(r.query, "query", false, &fe)
-	r.budget = intParam(qv, "budget", max(s.cfg.ContextBudget, 0), 0, 1000000, &fe)
+	r.budget = optional("budget", p.Budget, max(s.cfg.ContextBudget, 0), 0, 1000000, &fe)
 	r.lang = s.cfg.ContextLang
-	if v := qv.Get("lang"); v != "" {
-		r.lang = v
+	if p.Lang != "" {
+		r.lang = p.Lang
 	}
 	if !validLang(r.lang) {
 		fe = append(fe, contract.FieldError{Field: "lang", Message: "one of en, zh, auto"})
 	}
-	r.at = s.atParam(qv, &fe)
+	r.at = s.atParam(p.At, &fe)
 	if err := invalid("invalid parameter", fe); err != nil {
 		return r, err
 	}

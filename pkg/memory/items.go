@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 
 	"github.com/recallhq/recall/pkg/contract"
@@ -103,13 +102,14 @@ func (s *Service) checkUnseen(req contract.UnseenRequest) ([]string, []contract.
 	return refs, fe
 }
 
-// Seen answers the user's seen items, most recently shown first (limit=).
-func (s *Service) Seen(ctx context.Context, tenant, userID string, qv url.Values) (*contract.Seen, error) {
+// Seen answers the user's seen items, most recently shown first (limit of
+// them, 1 to 1000, 0: 100).
+func (s *Service) Seen(ctx context.Context, tenant, userID string, limit int) (*contract.Seen, error) {
 	if err := s.IDError("user_id", userID); err != nil {
 		return nil, err
 	}
 	var fe []contract.FieldError
-	limit := countParam(qv, "limit", 100, 1000, &fe)
+	limit = Count("limit", limit, 100, 1000, &fe)
 	if err := invalid("invalid parameter", fe); err != nil {
 		return nil, err
 	}

@@ -6,9 +6,11 @@
 // authentication and mapping of errors.
 //
 // Every call is scoped to one tenant, and speaks pkg/contract: parameters
-// arrive as the /v1 contract writes them (url.Values: a URL's query, or a
-// JSON body's fields as text), are checked here once for every front door,
-// and answers are contract types. A request the caller got wrong is a
+// arrive as values (contract.ContextParams and contract.SearchParams,
+// parsed turns, counts, pages and flags: params.go), are checked here once
+// for every front door, and answers are contract types. Reading a
+// request's text into those values is the front door's part (the HTTP API's
+// queries and bodies: pkg/api). A request the caller got wrong is a
 // *contract.Error naming each field; any other error is the service's own
 // failure, which the front door reports without details.
 package memory
@@ -18,8 +20,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -304,25 +304,6 @@ func readError(err error) error {
 		return noSession
 	}
 	return err
-}
-
-// intParam reads an optional integer parameter within [lo, hi]; absent, def.
-func intParam(qv url.Values, name string, def, lo, hi int, fe *[]contract.FieldError) int {
-	v := qv.Get(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < lo || n > hi {
-		*fe = append(*fe, contract.FieldError{Field: name, Message: fmt.Sprintf("want a whole number from %d to %d", lo, hi)})
-		return def
-	}
-	return n
-}
-
-// countParam reads an optional count from 1 to hi.
-func countParam(qv url.Values, name string, def, hi int, fe *[]contract.FieldError) int {
-	return intParam(qv, name, def, 1, hi, fe)
 }
 
 // nonNil is s, or an empty slice for nil, so that JSON says [] rather than

@@ -1,10 +1,11 @@
 package memory_test
 
 import (
-	"net/url"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/recallhq/recall/pkg/contract"
 
 	"github.com/stretchr/testify/require"
 
@@ -33,8 +34,8 @@ func TestContextRecallsThePassage(t *testing.T) {
 		events.Turn{ID: "q", Role: events.RoleUser, Content: "I'm planning a trip to Japan next year."},
 		events.Turn{ID: "a", Role: events.RoleAssistant, Content: long})
 
-	c, err := svc.Context(t.Context(), "t1", url.Values{"user_id": {"u1"}, "session_id": {"new"},
-		"query": {"when are the cheapest fares to Osaka?"}})
+	c, err := svc.Context(t.Context(), "t1", contract.ContextParams{UserID: "u1", SessionID: "new",
+		Query: "when are the cheapest fares to Osaka?"})
 	require.NoError(t, err)
 	require.NotNil(t, c.Recalled)
 	var shown string
@@ -60,8 +61,8 @@ func TestContextRecallsThePassage(t *testing.T) {
 	indexTurns(t, db.Store, an, "u2", "bar", at,
 		events.Turn{ID: "q2", Role: events.RoleUser, Content: "What 5 bottles should I buy to make the widest variety of gin-based cocktails?"},
 		events.Turn{ID: "a2", Role: events.RoleAssistant, Content: list})
-	c, err = svc.Context(t.Context(), "t1", url.Values{"user_id": {"u2"}, "session_id": {"new"},
-		"query": {"You recommended five bottles for gin-based cocktails. Can you remind me what the fifth bottle was?"}})
+	c, err = svc.Context(t.Context(), "t1", contract.ContextParams{UserID: "u2", SessionID: "new",
+		Query: "You recommended five bottles for gin-based cocktails. Can you remind me what the fifth bottle was?"})
 	require.NoError(t, err)
 	require.NotNil(t, c.Recalled)
 	require.Contains(t, c.Prompt, "… 5. Absinthe: a strong herbal liqueur")

@@ -3,8 +3,6 @@ package memory
 import (
 	"context"
 	"errors"
-	"net/url"
-	"strconv"
 
 	"github.com/recallhq/recall/pkg/assemble"
 	"github.com/recallhq/recall/pkg/contract"
@@ -14,22 +12,16 @@ import (
 	"github.com/recallhq/recall/pkg/store"
 )
 
-// Profile answers the user's interest facts by weight now (limit=) and the
-// interest vector's metadata, with its values when vector=true.
-func (s *Service) Profile(ctx context.Context, tenant, userID string, qv url.Values) (*contract.Profile, error) {
+// Profile answers the user's interest facts by weight now (limit of them,
+// 1 to 500, 0: 50) and the interest vector's metadata, with its values when
+// vector is FlagTrue.
+func (s *Service) Profile(ctx context.Context, tenant, userID string, limit int, vector Flag) (*contract.Profile, error) {
 	if err := s.IDError("user_id", userID); err != nil {
 		return nil, err
 	}
 	var fe []contract.FieldError
-	limit := countParam(qv, "limit", 50, 500, &fe)
-	withValues := false
-	if v := qv.Get("vector"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			fe = append(fe, contract.FieldError{Field: "vector", Message: "want true or false"})
-		}
-		withValues = b
-	}
+	limit = Count("limit", limit, 50, 500, &fe)
+	withValues := vector.value("vector", &fe)
 	if err := invalid("invalid parameter", fe); err != nil {
 		return nil, err
 	}
@@ -96,14 +88,14 @@ func (s *Service) RefreshProfile(ctx context.Context, tenant, userID string) (*c
 	return &contract.ProfileRefresh{UserID: userID, RequestedAt: at, Duplicate: res[0].Duplicate}, nil
 }
 
-// Recommendations answers the k= catalog items nearest to the user's
-// interest vector; no_profile while the user has none.
-func (s *Service) Recommendations(ctx context.Context, tenant, userID string, qv url.Values) (*contract.Recommendations, error) {
+// Recommendations answers the k catalog items (1 to 100, 0: 10) nearest
+// to the user's interest vector; no_profile while the user has none.
+func (s *Service) Recommendations(ctx context.Context, tenant, userID string, k int) (*contract.Recommendations, error) {
 	if err := s.IDError("user_id", userID); err != nil {
 		return nil, err
 	}
 	var fe []contract.FieldError
-	k := countParam(qv, "k", 10, 100, &fe)
+	k = Count("k", k, 10, 100, &fe)
 	if err := invalid("invalid parameter", fe); err != nil {
 		return nil, err
 	}

@@ -1,9 +1,10 @@
 package memory_test
 
 import (
-	"net/url"
 	"testing"
 	"time"
+
+	"github.com/recallhq/recall/pkg/contract"
 
 	"github.com/stretchr/testify/require"
 
@@ -45,7 +46,7 @@ func TestProfileCapWithHabits(t *testing.T) {
 	plain, err := memory.New(memory.Options{Store: db.Store, Decay: decay.DefaultPolicy, Log: testenv.Logger(t),
 		Config: memory.Config{ContextProfileChars: 220}})
 	require.NoError(t, err)
-	c, err := plain.Context(t.Context(), "t1", url.Values{"user_id": {"u1"}, "session_id": {"s1"}})
+	c, err := plain.Context(t.Context(), "t1", contract.ContextParams{UserID: "u1", SessionID: "s1"})
 	require.NoError(t, err)
 	require.Len(t, c.Profile.About, 1)
 	require.Equal(t, "location", c.Profile.About[0].Key)
@@ -53,7 +54,7 @@ func TestProfileCapWithHabits(t *testing.T) {
 	require.Empty(t, c.Profile.Cuts)
 
 	for _, lang := range []string{"en", "zh"} {
-		c, err := svc.Context(t.Context(), "t1", url.Values{"user_id": {"u1"}, "session_id": {"s1"}, "lang": {lang}})
+		c, err := svc.Context(t.Context(), "t1", contract.ContextParams{UserID: "u1", SessionID: "s1", Lang: lang})
 		require.NoError(t, err)
 		require.LessOrEqual(t, c.Budget.Parts.Profile, 220, lang)
 		require.Len(t, c.Profile.Requests, 2, "what the user asked is kept first")

@@ -3,9 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -18,25 +16,29 @@ import (
 	"github.com/recallhq/recall/pkg/when"
 )
 
-// Search searches one user's history, from the parameters of
-// contract.SearchParams, and answers the raw hits, most relevant first.
-func (s *Service) Search(ctx context.Context, tenant, userID string, qv url.Values) (*contract.SearchResult, error) {
+// Search searches one user's history for sp.Q and answers the raw hits,
+// most relevant first. sp's zero values leave the defaults (K,
+// MaxPerSession: a stated 0 is refused, as /v1 refuses k=0, when the HTTP
+// API passes it as NotANumber); Role, Kind are comma-separated lists, and
+// Since, Until and At times as the contract writes them, judged here.
+func (s *Service) Search(ctx context.Context, tenant, userID string, sp contract.SearchParams) (*contract.SearchResult, error) {
 	var fe []contract.FieldError
 	if !s.ValidID(userID) {
 		fe = append(fe, contract.FieldError{Field: "user_id", Message: fmt.Sprintf("valid UTF-8 without control characters, at most %d bytes", s.limits.MaxIDBytes)})
 	} else if events.IsDotID(userID) {
 		fe = append(fe, contract.FieldError{Field: "user_id", Message: events.DotIDMessage(userID)})
 	}
-	q := qv.Get("q")
+	q := sp.Q
 	checkQuery(q, "q", true, &fe)
 	p := search.Params{UserID: userID, Now: s.now(), Large: s.cfg.Large()}
-	p.K = intParam(qv, "k", search.DefaultK, 1, search.MaxK, &fe)
-	p.MaxPerSession = intParam(qv, "max_per_session", search.DefaultMaxPerSession, 1, search.MaxK, &fe)
+	p.K = Count("k", sp.K, search.DefaultK, search.MaxK, &fe)
+	p.MaxPerSession = Count("max_per_session", sp.MaxPerSession, search.DefaultMaxPerSession, search.MaxK, &fe)
 	for _, f := range []struct {
 		name string
+		v    string
 		dst  *string
-	}{{"session_id", &p.SessionID}, {"agent_id", &p.AgentID}} {
-		if v := qv.Get(f.name); v != "" {
+	}{{"session_id", sp.SessionID, &p.SessionID}, {"agent_id", sp.AgentID, &p.AgentID}} {
+		if v := f.v; v != "" {
 			if !s.ValidID(v) {
 				fe = append(fe, contract.FieldError{Field: f.name, Message: fmt.Sprintf("valid UTF-8 without control characters, at most %d bytes", s.limits.MaxIDBytes)})
 			} else if f.name == "session_id" && events.IsDotID(v) {
@@ -45,7 +47,7 @@ func (s *Service) Search(ctx context.Context, tenant, userID string, qv url.Valu
 			*f.dst = v
 		}
 	}
-	if v := qv.Get("role"); v != "" {
+	if v := sp.Role; v != "" {
 		for _, role := range strings.Split(v, ",") {
 			if role != events.RoleUser && role != events.RoleAssistant {
 				fe = append(fe, contract.FieldError{Field: "role", Message: fmt.Sprintf("%q: one of user, assistant (comma-separated); other turns are not indexed", role)})
@@ -54,7 +56,7 @@ func (s *Service) Search(ctx context.Context, tenant, userID string, qv url.Valu
 			p.Roles = append(p.Roles, role)
 		}
 	}
-	if v := qv.Get("kind"); v != "" {
+	if v := sp.Kind; v != "" {
 		for _, kind := range strings.Split(v, ",") {
 			if !slices.Contains([]string{store.SearchMessage, store.SearchSummary, store.SearchFact}, kind) {
 				fe = append(fe, contract.FieldError{Field: "kind", Message: fmt.Sprintf("%q: one of message, summary, fact (comma-separated)", kind)})
@@ -63,25 +65,24 @@ func (s *Service) Search(ctx context.Context, tenant, userID string, qv url.Valu
 			p.Kinds = append(p.Kinds, kind)
 		}
 	}
-	p.Since = queryTime(qv, "since", &fe)
-	p.Until = queryTime(qv, "until", &fe)
+	p.Since = timeParam(sp.Since, "since", &fe)
+	p.Until = timeParam(sp.Until, "until", &fe)
 	if !p.Since.IsZero() && !p.Until.IsZero() && !p.Until.After(p.Since) {
 		fe = append(fe, contract.FieldError{Field: "until", Message: "must be after since"})
 	}
 	// As of at: the history as it stood then, its recency counted from
 	// then (search.Params.At).
-	if p.At = s.atParam(qv, &fe); !p.At.IsZero() {
+	if p.At = s.atParam(sp.At, &fe); !p.At.IsZero() {
 		p.Now, p.Decay = p.At, s.policy
 	}
-	if v := qv.Get("neighbors"); v != "" {
-		// true or false, or how many turns on each side.
-		if n, err := strconv.Atoi(v); err == nil && n >= 0 && n <= search.MaxNeighborTurns {
-			p.Neighbors, p.NeighborTurns = n > 0, n
-		} else if b, err := strconv.ParseBool(v); err == nil {
-			p.Neighbors = b
-		} else {
-			fe = append(fe, contract.FieldError{Field: "neighbors", Message: fmt.Sprintf("true or false, or the turns on each side, 0 to %d", search.MaxNeighborTurns)})
-		}
+	// NeighborTurns, the turns on each side, wins over Neighbors (one).
+	switch n := sp.NeighborTurns; {
+	case n < 0 || n > search.MaxNeighborTurns:
+		fe = append(fe, contract.FieldError{Field: "neighbors", Message: fmt.Sprintf("true or false, or the turns on each side, 0 to %d", search.MaxNeighborTurns)})
+	case n > 0:
+		p.Neighbors, p.NeighborTurns = true, n
+	default:
+		p.Neighbors = sp.Neighbors
 	}
 	if err := invalid("invalid search", fe); err != nil {
 		return nil, err
@@ -153,14 +154,13 @@ func checkQuery(q, field string, required bool, fe *[]contract.FieldError) {
 }
 
 // atParam reads the optional `at` of a context or a search: the moment it
-// is asked as of (zero when absent: now). It is the time of a turn, and is
+// is asked as of (zero when empty: now). It is the time of a turn, and is
 // judged as a turn's occurred_at is: RFC 3339 with its offset (a date alone
 // says neither the hour nor the zone, and the window's TTL counts in
 // hours), not before 2000 and at most EVENT_MAX_FUTURE_SKEW ahead of the
 // clock (events.Limits.TimeProblem), which also keeps it within what
 // PostgreSQL's timestamptz holds.
-func (s *Service) atParam(qv url.Values, fe *[]contract.FieldError) time.Time {
-	v := qv.Get("at")
+func (s *Service) atParam(v string, fe *[]contract.FieldError) time.Time {
 	if v == "" {
 		return time.Time{}
 	}
@@ -176,9 +176,9 @@ func (s *Service) atParam(qv url.Values, fe *[]contract.FieldError) time.Time {
 	return t.UTC()
 }
 
-// queryTime reads an optional time: RFC 3339, or a date (2026-01-01, UTC).
-func queryTime(qv url.Values, name string, fe *[]contract.FieldError) time.Time {
-	v := qv.Get(name)
+// timeParam reads an optional time, the parameter name: RFC 3339, or a
+// date (2026-01-01, UTC).
+func timeParam(v, name string, fe *[]contract.FieldError) time.Time {
 	if v == "" {
 		return time.Time{}
 	}

@@ -5,10 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"math"
-	"net/url"
-	"strconv"
 	"time"
 
 	"github.com/recallhq/recall/pkg/contract"
@@ -19,13 +15,13 @@ import (
 )
 
 // Session answers a session's aggregates, its newest messages (oldest
-// first; recent= how many) and its current summary.
-func (s *Service) Session(ctx context.Context, tenant, sessionID string, qv url.Values) (*contract.Session, error) {
+// first; recent of them, 1 to 200, 0: 10) and its current summary.
+func (s *Service) Session(ctx context.Context, tenant, sessionID string, recent int) (*contract.Session, error) {
 	if err := s.IDError("session_id", sessionID); err != nil {
 		return nil, err
 	}
 	var fe []contract.FieldError
-	n := countParam(qv, "recent", 10, 200, &fe)
+	n := Count("recent", recent, 10, 200, &fe)
 	if err := invalid("invalid parameter", fe); err != nil {
 		return nil, err
 	}
@@ -41,22 +37,22 @@ func (s *Service) Session(ctx context.Context, tenant, sessionID string, qv url.
 	if err != nil {
 		return nil, readError(err)
 	}
-	recent := make([]contract.Message, len(msgs))
+	newest := make([]contract.Message, len(msgs))
 	for i, m := range msgs {
-		recent[len(msgs)-1-i] = toMessage(m)
+		newest[len(msgs)-1-i] = toMessage(m)
 	}
-	return &contract.Session{SessionInfo: toSessionInfo(sess), Recent: recent, Summary: toSummaryPtr(sum)}, nil
+	return &contract.Session{SessionInfo: toSessionInfo(sess), Recent: newest, Summary: toSummaryPtr(sum)}, nil
 }
 
-// Messages pages through a session in event-time order (limit=, cursor=);
-// the cursor is opaque to clients.
-func (s *Service) Messages(ctx context.Context, tenant, sessionID string, qv url.Values) (*contract.MessagePage, error) {
+// Messages pages through a session in event-time order (a page's limit 1
+// to 500, 0: 50); the cursor is opaque to clients.
+func (s *Service) Messages(ctx context.Context, tenant, sessionID string, page Page) (*contract.MessagePage, error) {
 	if err := s.IDError("session_id", sessionID); err != nil {
 		return nil, err
 	}
 	var fe []contract.FieldError
-	limit := countParam(qv, "limit", 50, 500, &fe)
-	after := cursorParam(qv, func(c messageCursor) bool { return c.EventID != "" && !c.OccurredAt.IsZero() }, &fe)
+	limit := Count("limit", page.Limit, 50, 500, &fe)
+	after := cursorParam(page.Cursor, func(c messageCursor) bool { return c.EventID != "" && !c.OccurredAt.IsZero() }, &fe)
 	if err := invalid("invalid parameter", fe); err != nil {
 		return nil, err
 	}
@@ -99,12 +95,11 @@ func encodeCursor(c any) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// cursorParam reads the optional "cursor" parameter: a position this
-// service returned (encodeCursor), which complete accepts. Absent: the zero
-// value, the first page.
-func cursorParam[T any](qv url.Values, complete func(T) bool, fe *[]contract.FieldError) T {
+// cursorParam reads a page's cursor, v: a position this service returned
+// (encodeCursor), which complete accepts. Empty: the zero value, the first
+// page.
+func cursorParam[T any](v string, complete func(T) bool, fe *[]contract.FieldError) T {
 	var c T
-	v := qv.Get("cursor")
 	if v == "" {
 		return c
 	}
@@ -133,13 +128,14 @@ func currentSummary(ctx context.Context, t *store.Tenant, id string) (*contract.
 	return &out, nil
 }
 
-// Summaries answers a session's summary versions, newest first (limit=).
-func (s *Service) Summaries(ctx context.Context, tenant, sessionID string, qv url.Values) (*contract.SummaryVersions, error) {
+// Summaries answers a session's summary versions, newest first (limit of
+// them, 1 to 200, 0: 20).
+func (s *Service) Summaries(ctx context.Context, tenant, sessionID string, limit int) (*contract.SummaryVersions, error) {
 	if err := s.IDError("session_id", sessionID); err != nil {
 		return nil, err
 	}
 	var fe []contract.FieldError
-	limit := countParam(qv, "limit", 20, 200, &fe)
+	limit = Count("limit", limit, 20, 200, &fe)
 	if err := invalid("invalid parameter", fe); err != nil {
 		return nil, err
 	}
@@ -194,21 +190,16 @@ func (s *Service) DeleteSession(ctx context.Context, tenant, sessionID string) e
 // MaxSummarizeWait bounds how long a summary asked for now is waited for.
 const MaxSummarizeWait = 30 * time.Second
 
-// Summarize asks for the session's summary now, and waits up to wait=
-// (seconds, or a duration) for the summarizer to write it. A session
-// without a message since its current summary answers status current and
-// asks for nothing.
-func (s *Service) Summarize(ctx context.Context, tenant, sessionID string, qv url.Values) (*contract.SummarizeResult, error) {
+// Summarize asks for the session's summary now, and waits up to wait (0
+// to MaxSummarizeWait; 0: not at all) for the summarizer to write it. A
+// session without a message since its current summary answers status
+// current and asks for nothing.
+func (s *Service) Summarize(ctx context.Context, tenant, sessionID string, wait time.Duration) (*contract.SummarizeResult, error) {
 	if err := s.IDError("session_id", sessionID); err != nil {
 		return nil, err
 	}
-	var wait time.Duration
-	if v := qv.Get("wait"); v != "" {
-		d, err := waitDuration(v, MaxSummarizeWait)
-		if err != nil || d < 0 || d > MaxSummarizeWait {
-			return nil, contract.Invalid("invalid parameter", contract.FieldError{Field: "wait", Message: "want seconds from 0 to 30 (5) or a duration (5s, 1500ms)"})
-		}
-		wait = d
+	if wait < 0 || wait > MaxSummarizeWait {
+		return nil, contract.Invalid("invalid parameter", contract.FieldError{Field: "wait", Message: "want seconds from 0 to 30 (5) or a duration (5s, 1500ms)"})
 	}
 	// The primary: the state decides what to ask for, and the wait is for
 	// the summarizer's write to land; a replica would see it later.
@@ -267,16 +258,4 @@ func waitSummarized(ctx context.Context, t *store.Tenant, id string, through int
 			}
 		}
 	}
-}
-
-// waitDuration reads a wait: seconds (5, 1.5) or a Go duration (5s,
-// 1500ms); seconds beyond maxV are an error (before they could overflow).
-func waitDuration(v string, maxV time.Duration) (time.Duration, error) {
-	if secs, err := strconv.ParseFloat(v, 64); err == nil {
-		if math.IsNaN(secs) || math.IsInf(secs, 0) || secs < 0 || secs > maxV.Seconds() {
-			return 0, fmt.Errorf("wait %q: out of range", v)
-		}
-		return time.Duration(secs * float64(time.Second)), nil
-	}
-	return time.ParseDuration(v)
 }

@@ -3,18 +3,15 @@ package memory
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
-	"fmt"
-	"net/url"
-	"strconv"
 
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/events"
 )
 
 // For is the service as one tenant's contract.Memory, for a front door in
-// this process (the API's MCP endpoint): the parameters go through the same
-// checks as a /v1 request's, without a request.
+// this process (the API's MCP endpoint, the chat gateway): each method is
+// the service's own, called with the values as they are, and judged as a
+// /v1 request's are.
 func (s *Service) For(tenant string) contract.Memory { return tenantMemory{s: s, tenant: tenant} }
 
 type tenantMemory struct {
@@ -28,7 +25,7 @@ func (m tenantMemory) AddTurns(ctx context.Context, turns ...*events.Turn) ([]co
 	if len(turns) == 0 {
 		return nil, contract.Invalid("no turns")
 	}
-	raws := make([]json.RawMessage, len(turns))
+	in := make([]events.Turn, len(turns))
 	for i, t := range turns {
 		if t.ID == "" {
 			t.ID = rand.Text()
@@ -39,13 +36,12 @@ func (m tenantMemory) AddTurns(ctx context.Context, turns ...*events.Turn) ([]co
 		if t.OccurredAt.IsZero() {
 			t.OccurredAt = m.s.now().UTC()
 		}
-		raw, err := json.Marshal(t)
-		if err != nil {
-			return nil, fmt.Errorf("encode turn %d: %w", i, err)
-		}
-		raws[i] = raw
+		in[i] = *t
+		// Built in code, not read from a request's bytes: held to the
+		// same bound on its encoding as a turn read from them.
+		events.MeasureTurn(&in[i], m.s.limits)
 	}
-	res, err := m.s.AddTurns(ctx, m.tenant, raws, len(turns) > 1)
+	res, err := m.s.AddTurns(ctx, m.tenant, in, len(turns) > 1)
 	if res == nil {
 		return nil, err
 	}
@@ -53,15 +49,15 @@ func (m tenantMemory) AddTurns(ctx context.Context, turns ...*events.Turn) ([]co
 }
 
 func (m tenantMemory) Context(ctx context.Context, p contract.ContextParams) (*contract.Context, error) {
-	return m.s.Context(ctx, m.tenant, values(p.Body()))
+	return m.s.Context(ctx, m.tenant, p)
 }
 
 func (m tenantMemory) Search(ctx context.Context, userID string, p contract.SearchParams) (*contract.SearchResult, error) {
-	return m.s.Search(ctx, m.tenant, userID, values(p.Body()))
+	return m.s.Search(ctx, m.tenant, userID, p)
 }
 
 func (m tenantMemory) Session(ctx context.Context, sessionID string, recent int) (*contract.Session, error) {
-	return m.s.Session(ctx, m.tenant, sessionID, count("recent", recent))
+	return m.s.Session(ctx, m.tenant, sessionID, recent)
 }
 
 func (m tenantMemory) Selection(ctx context.Context, sessionID string, n int) (*contract.Selection, error) {
@@ -76,15 +72,11 @@ func (m tenantMemory) Unseen(ctx context.Context, userID string, req contract.Un
 }
 
 func (m tenantMemory) Profile(ctx context.Context, userID string, limit int, vector bool) (*contract.Profile, error) {
-	qv := count("limit", limit)
-	if vector {
-		qv.Set("vector", "true")
-	}
-	return m.s.Profile(ctx, m.tenant, userID, qv)
+	return m.s.Profile(ctx, m.tenant, userID, limit, FlagOf(vector))
 }
 
 func (m tenantMemory) Recommendations(ctx context.Context, userID string, k int) (*contract.Recommendations, error) {
-	return m.s.Recommendations(ctx, m.tenant, userID, count("k", k))
+	return m.s.Recommendations(ctx, m.tenant, userID, k)
 }
 
 func (m tenantMemory) ForgetUser(ctx context.Context, userID string) (*contract.UserData, error) {
@@ -92,31 +84,9 @@ func (m tenantMemory) ForgetUser(ctx context.Context, userID string) (*contract.
 }
 
 func (m tenantMemory) Attributes(ctx context.Context, userID string, history bool) (*contract.Attributes, error) {
-	qv := url.Values{}
-	if history {
-		qv.Set("history", "true")
-	}
-	return m.s.Attributes(ctx, m.tenant, userID, qv)
+	return m.s.Attributes(ctx, m.tenant, userID, FlagOf(history))
 }
 
 func (m tenantMemory) EditAttributes(ctx context.Context, userID string, req contract.AttributeEdits) (*contract.AttributesAccepted, error) {
 	return m.s.EditAttributes(ctx, m.tenant, userID, req)
-}
-
-// values writes a body's fields as a URL's query carries them.
-func values(body map[string]any) url.Values {
-	qv := url.Values{}
-	for k, v := range body {
-		qv.Set(k, fmt.Sprint(v))
-	}
-	return qv
-}
-
-// count is a count parameter; 0 leaves the default.
-func count(name string, n int) url.Values {
-	qv := url.Values{}
-	if n != 0 {
-		qv.Set(name, strconv.Itoa(n))
-	}
-	return qv
 }

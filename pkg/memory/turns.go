@@ -2,53 +2,51 @@ package memory
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/recallhq/recall/pkg/contract"
 	"github.com/recallhq/recall/pkg/events"
 	"github.com/recallhq/recall/pkg/store"
 )
 
-// AddTurns accepts turns as the contract writes them (each one JSON
-// object; batch says they came as an array, so field errors name their
-// place: "[2].role"). The whole batch is validated first and rejected as a
-// whole with every field error: nothing is published from a batch that has
-// an invalid turn. A turn is reported accepted only once JetStream has
-// stored it; when a publish fails, the answer lists what was and was not
-// stored (its Error is set and the error is unavailable), and resending the
-// same turns is safe (dedupe by id).
-func (s *Service) AddTurns(ctx context.Context, tenant string, raws []json.RawMessage, batch bool) (*contract.TurnsResult, error) {
-	out, _, err := s.addTurns(ctx, tenant, raws, batch)
+// AddTurns accepts turns (batch says they came as an array, so field
+// errors name their place: "[2].role"); a turn without a tenant is the
+// tenant's. The whole batch is validated first and rejected as a whole with
+// every field error: nothing is published from a batch that has an
+// invalid turn. A turn a front door could not read from its text
+// (events.ReadTurn) is refused in its place, with why. A turn is reported
+// accepted only once JetStream has stored it; when a publish fails, the
+// answer lists what was and was not stored (its Error is set and the error
+// is unavailable), and resending the same turns is safe (dedupe by id).
+func (s *Service) AddTurns(ctx context.Context, tenant string, turns []events.Turn, batch bool) (*contract.TurnsResult, error) {
+	out, _, err := s.addTurns(ctx, tenant, turns, batch)
 	return out, err
 }
 
 // addTurns is AddTurns that also answers the subject each accepted turn
 // was published on, by id.
-func (s *Service) addTurns(ctx context.Context, tenant string, raws []json.RawMessage, batch bool) (*contract.TurnsResult, map[string]string, error) {
-	turns := make([]events.Turn, len(raws))
+func (s *Service) addTurns(ctx context.Context, tenant string, in []events.Turn, batch bool) (*contract.TurnsResult, map[string]string, error) {
+	turns := slices.Clone(in)
 	var fields []contract.FieldError
-	for i, raw := range raws {
+	for i := range turns {
 		prefix := ""
 		if batch {
 			prefix = fmt.Sprintf("[%d].", i)
 		}
-		tn, err := events.ParseTurnStrict(raw, s.limits)
-		if err == nil {
-			if tn.TenantID == "" {
-				tn.TenantID = tenant
-			}
-			err = events.ValidateTurn(&tn, events.ValidateOptions{Limits: s.limits, Now: s.now})
-			if tn.TenantID != tenant {
-				fields = append(fields, contract.FieldError{Field: prefix + "tenant_id", Message: "does not match X-Tenant-ID"})
-			}
+		tn := &turns[i]
+		if tn.TenantID == "" {
+			tn.TenantID = tenant
+		}
+		err := events.ValidateTurn(tn, events.ValidateOptions{Limits: s.limits, Now: s.now})
+		if tn.TenantID != tenant {
+			fields = append(fields, contract.FieldError{Field: prefix + "tenant_id", Message: "does not match X-Tenant-ID"})
 		}
 		var ve *events.ValidationError
 		if errors.As(err, &ve) {
 			fields = append(fields, ve.Prefixed(prefix).Fields...)
 		}
-		turns[i] = tn
 	}
 	fields = append(fields, events.RepeatedIDs(turns)...)
 	if len(fields) > 0 {

@@ -2,13 +2,10 @@ package memory
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
-	"net/url"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
@@ -46,27 +43,27 @@ func (w TurnWait) consumers() []string {
 	return []string{consumerIngest}
 }
 
-// TurnWaitParams reads a POST of turns' wait= (stored or searchable) and
-// timeout= (seconds or a duration, up to API_TURN_WAIT_MAX; only with
-// wait=; API_TURN_WAIT when absent). They are checked before anything is
-// published, so a mistake in them stores nothing.
-func (s *Service) TurnWaitParams(qv url.Values) (TurnWait, error) {
+// CheckTurnWait checks the wait a POST of turns asks for, wait (stored or
+// searchable; empty: none) within timeout (above 0 up to
+// API_TURN_WAIT_MAX, only with a wait; nil: API_TURN_WAIT), and answers it.
+// It is checked before anything is published, so a mistake in it stores
+// nothing.
+func (s *Service) CheckTurnWait(wait string, timeout *time.Duration) (TurnWait, error) {
 	var w TurnWait
 	var fe []contract.FieldError
-	switch v := qv.Get("wait"); v {
+	switch wait {
 	case "":
 	case contract.WaitStored, contract.WaitSearchable:
-		w.For, w.Timeout = v, s.cfg.TurnWait
+		w.For, w.Timeout = wait, s.cfg.TurnWait
 	default:
-		fe = append(fe, contract.FieldError{Field: "wait", Message: fmt.Sprintf("%q: want stored or searchable", events.ClipUTF8(v, 32, "…"))})
+		fe = append(fe, contract.FieldError{Field: "wait", Message: fmt.Sprintf("%q: want stored or searchable", events.ClipUTF8(wait, 32, "…"))})
 	}
-	if v := qv.Get("timeout"); v != "" {
-		d, err := waitDuration(v, s.cfg.TurnWaitMax)
-		switch {
-		case err != nil || d <= 0 || d > s.cfg.TurnWaitMax:
+	if timeout != nil {
+		switch d := *timeout; {
+		case d <= 0 || d > s.cfg.TurnWaitMax:
 			fe = append(fe, contract.FieldError{Field: "timeout", Message: fmt.Sprintf("want seconds above 0 up to %g (1.5) or a duration up to %s (1500ms)",
 				s.cfg.TurnWaitMax.Seconds(), s.cfg.TurnWaitMax)})
-		case qv.Get("wait") == "":
+		case wait == "":
 			fe = append(fe, contract.FieldError{Field: "timeout", Message: "bounds a wait: give wait=stored or wait=searchable with it"})
 		default:
 			w.Timeout = d
@@ -82,8 +79,8 @@ func (s *Service) TurnWaitParams(qv url.Values) (TurnWait, error) {
 // of those workers gave up on is named in it (dead_lettered), and the wait
 // is then not reached. Nothing here fails the request: the turns are
 // accepted whatever the wait found.
-func (s *Service) AddTurnsWait(ctx context.Context, tenant string, raws []json.RawMessage, batch bool, w TurnWait) (*contract.TurnsResult, error) {
-	out, subjects, err := s.addTurns(ctx, tenant, raws, batch)
+func (s *Service) AddTurnsWait(ctx context.Context, tenant string, turns []events.Turn, batch bool, w TurnWait) (*contract.TurnsResult, error) {
+	out, subjects, err := s.addTurns(ctx, tenant, turns, batch)
 	if err != nil || w.For == "" {
 		return out, err
 	}
@@ -205,20 +202,12 @@ func noTurn(id string, seq uint64) error {
 // with it (its consumer's acknowledgement floor against the turn's stream
 // sequence; a dead letter it left of the turn is named), searchable, and
 // summarized. A stored turn is found by its id alone (its row has its
-// sequence); one not stored yet by its id with seq=, the sequence POST
-// /v1/turns answered, which must be the tenant's turn of that id in the
-// stream. Another tenant's turn is not found either way.
-func (s *Service) TurnStatus(ctx context.Context, tenant, id string, qv url.Values) (*contract.TurnStatus, error) {
+// sequence); one not stored yet by its id with seq, the sequence POST
+// /v1/turns answered (0: none), which must be the tenant's turn of that id
+// in the stream. Another tenant's turn is not found either way.
+func (s *Service) TurnStatus(ctx context.Context, tenant, id string, seq uint64) (*contract.TurnStatus, error) {
 	if err := s.IDError("id", id); err != nil {
 		return nil, err
-	}
-	var seq uint64
-	if v := qv.Get("seq"); v != "" {
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil || n == 0 {
-			return nil, contract.Invalid("invalid parameter", contract.FieldError{Field: "seq", Message: "want the turn's stream sequence from POST /v1/turns (a whole number from 1)"})
-		}
-		seq = n
 	}
 	rctx, cancel := context.WithTimeout(ctx, readTimeout)
 	defer cancel()

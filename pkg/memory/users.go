@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -28,13 +27,13 @@ type factCursor struct {
 	Value           string    `json:"value"`
 }
 
-// Users answers a page of the tenant's users, most recently active first
-// (prefix=, limit=, cursor=).
-func (s *Service) Users(ctx context.Context, tenant string, qv url.Values) (*contract.Users, error) {
+// Users answers a page of the tenant's users whose id starts with prefix
+// (empty: all), most recently active first (a page's limit 1 to 500, 0:
+// 50).
+func (s *Service) Users(ctx context.Context, tenant, prefix string, page Page) (*contract.Users, error) {
 	var fe []contract.FieldError
-	limit := countParam(qv, "limit", 50, 500, &fe)
-	after := cursorParam(qv, func(c activityCursor) bool { return c.ID != "" && !c.At.IsZero() }, &fe)
-	prefix := qv.Get("prefix")
+	limit := Count("limit", page.Limit, 50, 500, &fe)
+	after := cursorParam(page.Cursor, func(c activityCursor) bool { return c.ID != "" && !c.At.IsZero() }, &fe)
 	if prefix != "" && !s.ValidID(prefix) {
 		fe = append(fe, contract.FieldError{Field: "prefix", Message: "valid UTF-8 without control characters, at most an id's length"})
 	}
@@ -112,19 +111,21 @@ func toUserData(r forget.Report) *contract.UserData {
 // listed by default.
 var factStatuses = []string{record.FactActive, record.FactArchived, record.FactExpired}
 
-// UserFacts answers a page of the user's facts with their decay (status=,
-// limit=, mentions=, cursor=): each fact's weight and status now, its
-// mentions and curve, and the rule of each type shown.
-func (s *Service) UserFacts(ctx context.Context, tenant, userID string, qv url.Values) (*contract.UserFacts, error) {
+// UserFacts answers a page of the user's facts with their decay (a page's
+// limit 1 to 200, 0: 50): each fact's weight and status now, its mentions
+// (the newest mentions of them, 1 to 500, 0: 50) and curve, and the rule of
+// each type shown. status, comma-separated, narrows them to those
+// statuses (empty: all).
+func (s *Service) UserFacts(ctx context.Context, tenant, userID, status string, mentions int, page Page) (*contract.UserFacts, error) {
 	if err := s.IDError("user_id", userID); err != nil {
 		return nil, err
 	}
 	var fe []contract.FieldError
-	limit := countParam(qv, "limit", 50, 200, &fe)
-	mentions := countParam(qv, "mentions", 50, 500, &fe)
-	after := cursorParam(qv, func(c factCursor) bool { return c.Type != "" && !c.LastMentionedAt.IsZero() }, &fe)
+	limit := Count("limit", page.Limit, 50, 200, &fe)
+	mentions = Count("mentions", mentions, 50, 500, &fe)
+	after := cursorParam(page.Cursor, func(c factCursor) bool { return c.Type != "" && !c.LastMentionedAt.IsZero() }, &fe)
 	statuses := factStatuses
-	if v := qv.Get("status"); v != "" {
+	if v := status; v != "" {
 		statuses = strings.Split(v, ",")
 		for _, st := range statuses {
 			if !slices.Contains(factStatuses, st) {
@@ -169,14 +170,14 @@ func (s *Service) UserFacts(ctx context.Context, tenant, userID string, qv url.V
 }
 
 // UserSessions answers a page of the user's sessions, most recent first,
-// each with its current summary (limit=, cursor=).
-func (s *Service) UserSessions(ctx context.Context, tenant, userID string, qv url.Values) (*contract.UserSessions, error) {
+// each with its current summary (a page's limit 1 to 200, 0: 20).
+func (s *Service) UserSessions(ctx context.Context, tenant, userID string, page Page) (*contract.UserSessions, error) {
 	if err := s.IDError("user_id", userID); err != nil {
 		return nil, err
 	}
 	var fe []contract.FieldError
-	limit := countParam(qv, "limit", 20, 200, &fe)
-	after := cursorParam(qv, func(c activityCursor) bool { return c.ID != "" && !c.At.IsZero() }, &fe)
+	limit := Count("limit", page.Limit, 20, 200, &fe)
+	after := cursorParam(page.Cursor, func(c activityCursor) bool { return c.ID != "" && !c.At.IsZero() }, &fe)
 	if err := invalid("invalid parameter", fe); err != nil {
 		return nil, err
 	}
