@@ -266,13 +266,18 @@ func clientHTTP(t *testing.T, l *testenv.Live) {
 		require.Nil(t, res.Hits[0].Previous)
 
 		// The turn before it, asked for as a number of turns and as a
-		// yes; a number the route does not take is an error naming it.
+		// yes; a number the route does not take is an error naming it. A
+		// neighbour is read from the stored messages, which the ingest
+		// worker may write after the indexer made the hit searchable.
 		for _, p := range []client.SearchParams{{Neighbors: true}, {NeighborTurns: 2}} {
 			p.Q, p.Role = "science fiction", "assistant"
-			res, err = c.Search(ctx, user, p)
-			require.NoError(t, err)
+			require.Eventually(t, func() bool {
+				var err error
+				res, err = c.Search(ctx, user, p)
+				require.NoError(t, err)
+				return len(res.Hits) > 0 && res.Hits[0].Previous != nil
+			}, 20*time.Second, 50*time.Millisecond, "the turn before the hit is stored: %+v", p)
 			require.Equal(t, show.ID, res.Hits[0].SourceID)
-			require.NotNil(t, res.Hits[0].Previous, "%+v", p)
 			require.Equal(t, ask.ID, res.Hits[0].Previous.EventID)
 		}
 		_, err = c.Search(ctx, user, client.SearchParams{Q: "science fiction", NeighborTurns: 4})
