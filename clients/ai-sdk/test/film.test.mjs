@@ -16,7 +16,9 @@ test("film bot: the exchange is stored with its tool call, result and list, and 
   const session = unique("sdk-film");
   const errors = [];
   const app = () => {
-    const memory = recallMemory({ recall: recallOptions, userId: user, sessionId: session, onError: (err) => errors.push(err) });
+    // A loaded machine may take longer than the default wait for a context;
+    // this test is about what the memory holds, not how fast it comes.
+    const memory = recallMemory({ recall: recallOptions, userId: user, sessionId: session, memoryTimeoutMs: 15000, onError: (err) => errors.push(err) });
     return { memory, model: wrapLanguageModel({ model: provider.chatModel("sdk-film"), middleware: memory }) };
   };
 

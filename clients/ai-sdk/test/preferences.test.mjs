@@ -14,7 +14,9 @@ test("a standing preference of one session reaches a new session's system prompt
   const user = unique("sdk-prefs-user");
   const [first, second] = [unique("sdk-prefs-1"), unique("sdk-prefs-2")];
   const errors = [];
-  const memory = recallMemory({ recall: recallOptions, onError: (err) => errors.push(err) });
+  // A loaded machine may take longer than the default wait for a context;
+  // this test is about what the memory holds, not how fast it comes.
+  const memory = recallMemory({ recall: recallOptions, memoryTimeoutMs: 15000, onError: (err) => errors.push(err) });
   const model = wrapLanguageModel({ model: provider.chatModel("sdk-prefs"), middleware: memory });
 
   const said = await generateText({

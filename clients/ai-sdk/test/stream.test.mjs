@@ -54,6 +54,9 @@ test("streamed: stored after the stream ends, without holding the answer back; 2
     recall: { url: gate.url, tenant: env.tenant, apiKey: env.recallKey },
     userId: user,
     sessionId: session,
+    // The context may come slowly on a loaded machine: this test is about
+    // the store not holding the stream back.
+    memoryTimeoutMs: 15000,
     onError: (err) => errors.push(err),
   });
   const model = wrapLanguageModel({ model: provider.chatModel("sdk-stream"), middleware: memory });
