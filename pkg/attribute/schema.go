@@ -1,5 +1,5 @@
 // Package attribute is who a user is and what they asked for: the keys a
-// user's profile may hold (a schema: the documented default in schema.json,
+// user's attributes may hold (a schema: the documented default in schema.json,
 // overridden per tenant by configuration), the assertions that set and
 // retract their values (set explicitly, stated by the user, inferred by a
 // model, derived from usage), and the rule that decides, from all of them,
@@ -79,7 +79,7 @@ func (k Key) Limit() int {
 	return DefaultMaxChars
 }
 
-// Schema is the keys a profile may hold.
+// Schema is the keys a user's attributes may hold.
 type Schema struct {
 	Keys []Key `json:"keys"`
 }
@@ -183,7 +183,7 @@ type Override struct {
 type TenantOverride struct {
 	// Keys are added, or replace the key of the same name.
 	Keys []Key `json:"keys,omitempty"`
-	// Drop are keys the tenant's profiles do not hold.
+	// Drop are keys the tenant's users' attributes do not hold.
 	Drop []string `json:"drop,omitempty"`
 }
 
