@@ -76,7 +76,7 @@ type Config struct {
 	// the indexer's.
 	Embed embed.Config
 	// Attributes are the schemas what users say of themselves is checked
-	// against (PROFILE_SCHEMA_FILE).
+	// against (ATTRIBUTE_SCHEMA_FILE).
 	Attributes attribute.Config
 	// Stated reads what users say of themselves and ask of the assistant
 	// from their turns ("call me Xiao Li", "answer in English", "我对花生过敏")

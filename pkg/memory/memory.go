@@ -74,7 +74,7 @@ type Config struct {
 	TurnWaitMax time.Duration `env:"API_TURN_WAIT_MAX" envDefault:"10s"`
 
 	// Attributes are the schemas attributes are judged and shown by
-	// (PROFILE_SCHEMA_FILE).
+	// (ATTRIBUTE_SCHEMA_FILE).
 	Attributes attribute.Config
 	// ContextProfileChars caps the characters who the user is and what
 	// they asked for may take of the context's budget; it comes first, so

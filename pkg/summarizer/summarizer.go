@@ -129,7 +129,7 @@ type Config struct {
 	Infer bool `env:"PROFILE_INFER" envDefault:"true"`
 	// InferMinConfidence drops the model's operations that are less sure.
 	InferMinConfidence float64 `env:"PROFILE_INFER_MIN_CONFIDENCE" envDefault:"0.7"`
-	// Attributes are the attributes' schemas (PROFILE_SCHEMA_FILE).
+	// Attributes are the attributes' schemas (ATTRIBUTE_SCHEMA_FILE).
 	Attributes attribute.Config
 }
 
