@@ -13,7 +13,7 @@ import (
 )
 
 // getAttributes returns who the user is and what they asked for: the
-// current values of their profile's keys (with their history on
+// current values of their attributes' keys (with their history on
 // history=true).
 func (s *Server) getAttributes(w http.ResponseWriter, r *http.Request, tenant string) {
 	ctx, cancel := ctxTimeout(r)
@@ -22,7 +22,7 @@ func (s *Server) getAttributes(w http.ResponseWriter, r *http.Request, tenant st
 	s.answer(w, r, http.StatusOK, out, err)
 }
 
-// patchAttributes publishes explicit edits of the user's profile (a list of
+// patchAttributes publishes explicit edits of the user's attributes (a list of
 // puts and removals); 202 once they are in the stream.
 func (s *Server) patchAttributes(w http.ResponseWriter, r *http.Request, tenant string) {
 	var req contract.AttributeEdits

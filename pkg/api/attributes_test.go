@@ -14,8 +14,8 @@ import (
 	"github.com/recallhq/recall/pkg/workers/signals"
 )
 
-// Explicit edits of a user's profile go through the signal stream to the
-// catalog worker, and the profile route shows the current values with
+// Explicit edits of a user's attributes go through the signal stream to
+// the catalog worker, and the attributes route shows the current values with
 // their history: a later value supersedes, a removal retracts, another
 // tenant sees nothing.
 func TestAttributesSetExplicitly(t *testing.T) {
@@ -102,15 +102,18 @@ func TestAttributesSetExplicitly(t *testing.T) {
 			return false
 		}
 		c = decode[contract.Context](t, res)
-		return c.Profile != nil && len(c.Profile.Requests) == 2
+		return c.Attributes != nil && len(c.Attributes.Requests) == 2
 	}, 10*time.Second, 20*time.Millisecond)
-	require.Equal(t, []contract.ProfileEntry{{Key: "location", Label: "lives in", Values: []string{"Berlin"}},
-		{Key: "allergies", Label: "allergic to", Values: []string{"Peanuts"}}}, c.Profile.About)
-	require.Equal(t, "reply_language", c.Profile.Requests[0].Key)
+	require.Equal(t, []contract.AttributeEntry{{Key: "location", Label: "lives in", Values: []string{"Berlin"}},
+		{Key: "allergies", Label: "allergic to", Values: []string{"Peanuts"}}}, c.Attributes.About)
+	require.Equal(t, "reply_language", c.Attributes.Requests[0].Key)
 	require.Contains(t, c.Prompt, "About the user: lives in: Berlin; allergic to: Peanuts")
 	require.Contains(t, c.Prompt, "The user has asked (follow this unless the current message says otherwise): reply in: English; standing requests: never suggest recipes with peanuts")
 	require.NotContains(t, c.Prompt, "Paris", "only current values")
-	require.Positive(t, c.Budget.Parts.Profile)
+	require.Positive(t, c.Budget.Parts.Attributes)
+	// The part's old name carries the same, for one release.
+	require.Equal(t, c.Attributes, c.Profile)
+	require.Equal(t, c.Budget.Parts.Attributes, c.Budget.Parts.Profile)
 
 	// Forgetting the user takes the edits out of the stream and the store.
 	rep := decode[contract.UserData](t, b.do(t, http.MethodDelete, "/v1/users/u1", "t1", nil))

@@ -20,7 +20,7 @@ import (
 )
 
 // months posts a user's turns over half a year through the real workers
-// (ingest, indexer, catalog for the profile edits) in two rounds, with the
+// (ingest, indexer, catalog for the attribute edits) in two rounds, with the
 // summaries the summarizer would write after each, and records the facts
 // the extractor would: what a context as of early October may and may not
 // hold.
@@ -89,7 +89,7 @@ func months(t *testing.T, b *bundle) {
 	waitOneValue(t, b, "u", "Berlin")
 }
 
-// waitOneValue waits until the user's profile holds one current value,
+// waitOneValue waits until the user's attributes hold one current value,
 // value: the catalog worker has stored the edits.
 func waitOneValue(t *testing.T, b *bundle, user, value string) {
 	t.Helper()
@@ -100,11 +100,11 @@ func waitOneValue(t *testing.T, b *bundle, user, value string) {
 		}
 		cur := decode[contract.Attributes](t, res).Current
 		return len(cur) == 1 && cur[0].Value == value
-	}, 10*time.Second, 20*time.Millisecond, "the profile edits never arrived")
+	}, 10*time.Second, 20*time.Millisecond, "the attribute edits never arrived")
 }
 
 // A context asked with `at` is the one that would have been assembled
-// then: its window, recall, profile, facts and summaries hold only what
+// then: its window, recall, attributes, facts and summaries hold only what
 // came before at, and its time rules count from at. Without at it is
 // today's.
 func TestContextAt(t *testing.T) {
@@ -158,8 +158,8 @@ func TestContextAt(t *testing.T) {
 	for _, later := range []string{"violin", "Berlin", "NOV-SUMMARY", "CUR-V2", "arrival", "Which instrument"} {
 		require.NotContains(t, c.Prompt, later)
 	}
-	require.NotNil(t, c.Profile)
-	require.Equal(t, []string{"Paris"}, c.Profile.About[0].Values, "the value before the edit of October 15th")
+	require.NotNil(t, c.Attributes)
+	require.Equal(t, []string{"Paris"}, c.Attributes.About[0].Values, "the value before the edit of October 15th")
 	require.Len(t, c.Facts.Facts, 1)
 	require.Equal(t, "dune", c.Facts.Facts[0].Value)
 	require.EqualValues(t, 1, c.Facts.Facts[0].MentionCount, "November's mention had not happened")
@@ -186,10 +186,10 @@ func TestContextAt(t *testing.T) {
 	require.Equal(t, []string{"cur-1", "cur-2"}, windowIDs(c))
 	require.NotContains(t, recalled(c), "nov-1")
 
-	// Before the session began: nothing of it, and the profile then.
+	// Before the session began: nothing of it, and the attributes then.
 	c = ask("at", "2026-06-04T00:00:00Z")
 	require.Empty(t, c.Window.Messages)
-	require.Nil(t, c.Profile, "Paris was set on June 5th")
+	require.Nil(t, c.Attributes, "Paris was set on June 5th")
 	require.Empty(t, c.Facts.Facts)
 }
 
@@ -258,7 +258,7 @@ func TestAtInvalid(t *testing.T) {
 	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
 }
 
-// A user whose profile names their time zone has the context's days
+// A user whose attributes name their time zone has the context's days
 // reckoned in it: a turn said at 07:30 in Shanghai is dated that day, its
 // "yesterday" is the day before, and its age counts Shanghai's days; with
 // no zone, UTC's.

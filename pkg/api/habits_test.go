@@ -19,7 +19,7 @@ import (
 	"github.com/recallhq/recall/pkg/workers/signals"
 )
 
-// Habits derived from a user's messages show in the profile route, with
+// Habits derived from a user's messages show in the attributes route, with
 // their source and history, and in every context in the prompt's language,
 // like any other value when the context is configured to show them
 // (CONTEXT_PROFILE_DERIVED): after the user set their time zone, the hours are
@@ -95,9 +95,9 @@ func TestAttributesDerivedFromUsage(t *testing.T) {
 	en := context("en")
 	require.Contains(t, en.Prompt, "About the user: time zone: Asia/Shanghai; speaks: Chinese, English; usually active: 20:00–23:00 (Asia/Shanghai); "+
 		"message length: medium (median 60 characters); talks to: shop/librarian")
-	require.Empty(t, en.Profile.Cuts)
+	require.Empty(t, en.Attributes.Cuts)
 	zh := context("zh")
 	require.Contains(t, zh.Prompt, "关于用户：时区：Asia/Shanghai；会说：Chinese、English；常在线时段：20:00–23:00 (Asia/Shanghai)；"+
 		"消息长度：medium (median 60 characters)；常用渠道：shop/librarian")
-	require.LessOrEqual(t, zh.Budget.Parts.Profile, 800, "within CONTEXT_PROFILE_CHARS")
+	require.LessOrEqual(t, zh.Budget.Parts.Attributes, 800, "within CONTEXT_PROFILE_CHARS")
 }

@@ -23,7 +23,7 @@ import (
 // session's context through the whole pipeline (API, JetStream, ingest,
 // extractor, PostgreSQL): in their own words, dated, under their own
 // heading; a move supersedes the old city; Chinese requests set the
-// profile's keys; questions, hypotheticals and other people's words are not
+// attributes' keys; questions, hypotheticals and other people's words are not
 // kept.
 func TestStatementsReachALaterSession(t *testing.T) {
 	t.Parallel()
@@ -79,18 +79,18 @@ func TestStatementsReachALaterSession(t *testing.T) {
 	require.Contains(t, said, "] I have an intense fear of flying, so I avoid air travel whenever possible.")
 	require.Contains(t, c.Prompt, "\nAbout the user: lives in: Toronto; allergic to: nuts (son)\n\n", "the move superseded the old city")
 	for _, not := range []string{"vegetarian", "cilantro", "compound", "Toronto"} {
-		require.NotContains(t, said, not, "not a statement, or said by the profile's keys")
+		require.NotContains(t, said, not, "not a statement, or said by the attributes' keys")
 	}
-	require.Len(t, c.Profile.Statements, 2)
+	require.Len(t, c.Attributes.Statements, 2)
 	// The nut allergy bears on baking, with no word in common: it comes
 	// first, as matched; the fear of flying follows for its strength.
-	require.Contains(t, c.Profile.Statements[0].Text, "can't have any nuts")
-	require.True(t, c.Profile.Statements[0].Matched)
-	require.False(t, c.Profile.Statements[1].Matched)
+	require.Contains(t, c.Attributes.Statements[0].Text, "can't have any nuts")
+	require.True(t, c.Attributes.Statements[0].Matched)
+	require.False(t, c.Attributes.Statements[1].Matched)
 	trip := ask("pat", "I'm visiting friends in different US cities, what's the best way to get around?")
-	require.Contains(t, trip.Profile.Statements[0].Text, "fear of flying")
-	require.True(t, trip.Profile.Statements[0].Matched)
-	for _, st := range c.Profile.Statements {
+	require.Contains(t, trip.Attributes.Statements[0].Text, "fear of flying")
+	require.True(t, trip.Attributes.Statements[0].Matched)
+	for _, st := range c.Attributes.Statements {
 		require.False(t, st.At.IsZero())
 		require.Equal(t, "p1", st.SessionID)
 	}
@@ -100,12 +100,12 @@ func TestStatementsReachALaterSession(t *testing.T) {
 	res := b.get(t, "t1", contextPath("pat", "new-pat", "query", "What should I bake for the school fair?"))
 	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
 	recalled := decode[contract.Context](t, res)
-	require.Empty(t, recalled.Profile.Statements, recalled.Prompt)
+	require.Empty(t, recalled.Attributes.Statements, recalled.Prompt)
 	require.Equal(t, 1, strings.Count(recalled.Prompt, "can't have any nuts"), recalled.Prompt)
 
 	zh := ask("wang", "推荐一些水果甜点")
 	var requests []string
-	for _, e := range zh.Profile.Requests {
+	for _, e := range zh.Attributes.Requests {
 		requests = append(requests, e.Key+"="+strings.Join(e.Values, ","))
 	}
 	require.Equal(t, []string{"reply_language=中文", "reply_length=简短"}, requests)
@@ -183,9 +183,9 @@ func TestStatementsMatchedByTheEmbedder(t *testing.T) {
 		return decode[contract.Context](t, res)
 	}
 	c := ask("Anything thrilling to do in Colorado?")
-	require.NotEmpty(t, c.Profile.Statements, c.Prompt)
-	require.Equal(t, "I have an extreme aversion to heights.", c.Profile.Statements[0].Text, c.Prompt)
-	require.True(t, c.Profile.Statements[0].Matched)
+	require.NotEmpty(t, c.Attributes.Statements, c.Prompt)
+	require.Equal(t, "I have an extreme aversion to heights.", c.Attributes.Statements[0].Text, c.Prompt)
+	require.True(t, c.Attributes.Statements[0].Matched)
 	require.Equal(t, "hybrid", c.Recalled.Search)
 	for _, h := range c.Recalled.Hits {
 		require.NotContains(t, h.Text, "heights", "the aversion's turn is not recalled: the statement alone carries it")
@@ -196,7 +196,7 @@ func TestStatementsMatchedByTheEmbedder(t *testing.T) {
 	// bears on nothing.
 	c = ask("Anything thrilling to do in Colorado? no vector")
 	require.Equal(t, "lexical", c.Recalled.Search)
-	for _, st := range c.Profile.Statements {
+	for _, st := range c.Attributes.Statements {
 		if strings.Contains(st.Text, "heights") {
 			require.False(t, st.Matched, c.Prompt)
 		}

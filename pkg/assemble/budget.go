@@ -71,18 +71,18 @@ type Budget struct {
 // its heading, line breaks and the blank line before it included
 // (summaries: this session's and the previous ones'), and the framing's.
 type PartSpend struct {
-	Framing   int
-	Profile   int
-	List      int
-	Window    int
-	Recalled  int
-	Summaries int
-	Facts     int
+	Framing    int
+	Attributes int
+	List       int
+	Window     int
+	Recalled   int
+	Summaries  int
+	Facts      int
 }
 
 // total is what the parts spent together.
 func (s PartSpend) total() int {
-	return s.Framing + s.Profile + s.List + s.Window + s.Recalled + s.Summaries + s.Facts
+	return s.Framing + s.Attributes + s.List + s.Window + s.Recalled + s.Summaries + s.Facts
 }
 
 // ApplyBudget cuts the parts to at most limit characters, in priority order:
@@ -126,7 +126,7 @@ func applyBudget(ph phrases, p *Parts, limit int) (Budget, lines) {
 	l := renderLines(ph, rest)
 	// The framing opens any prompt that holds anything.
 	f := &fitting{ph: ph, p: p, l: &l, left: limit - runes(ph.framing)}
-	f.profile()
+	f.attributes()
 	f.list()
 	f.window()
 	f.recalled()
@@ -165,8 +165,8 @@ func (f *fitting) fit(entries []string, size func(i int, s string) int) int {
 // bear on the message first), within their own cap.
 func (f *fitting) statements() {
 	p, l := f.p, f.l
-	pr := p.Profile
-	if pr == nil {
+	a := p.Attributes
+	if a == nil {
 		return
 	}
 	capped := f.left
@@ -174,37 +174,37 @@ func (f *fitting) statements() {
 		f.left = min(f.left, p.StatementLimit)
 	}
 	keep := f.fit(l.statements, blockSize(f.ph.statements))
-	pr.Statements, l.statements, pr.Cuts = pr.Statements[:keep], l.statements[:keep], addCut(pr.Cuts, len(pr.Statements)-keep)
+	a.Statements, l.statements, a.Cuts = a.Statements[:keep], l.statements[:keep], addCut(a.Cuts, len(a.Statements)-keep)
 	if p.StatementLimit > 0 {
 		f.left = capped - (min(capped, p.StatementLimit) - f.left)
 	}
 }
 
-// profile keeps who the user is and what they asked for first, within its
+// attributes keeps who the user is and what they asked for first, within its
 // own cap: a few short lines that every answer should respect. What they
 // asked is kept before what they are; then their statements, unless they
 // come last.
-func (f *fitting) profile() {
+func (f *fitting) attributes() {
 	p, l, ph := f.p, f.l, f.ph
-	pr := p.Profile
-	if pr == nil {
+	a := p.Attributes
+	if a == nil {
 		return
 	}
 	capped := f.left
-	if p.ProfileLimit > 0 {
-		f.left = min(f.left, p.ProfileLimit)
+	if p.AttributesLimit > 0 {
+		f.left = min(f.left, p.AttributesLimit)
 	}
-	// The blank line before the profile, refunded when nothing fits.
+	// The blank line before the attributes, refunded when nothing fits.
 	f.left--
-	keep := f.fit(l.requests, func(i int, s string) int { return profileSize(ph, ph.asked, i, s) })
-	pr.Requests, l.requests, pr.Cuts = pr.Requests[:keep], l.requests[:keep], addCut(pr.Cuts, len(pr.Requests)-keep)
-	keep = f.fit(l.about, func(i int, s string) int { return profileSize(ph, ph.about, i, s) })
-	pr.About, l.about, pr.Cuts = pr.About[:keep], l.about[:keep], addCut(pr.Cuts, len(pr.About)-keep)
+	keep := f.fit(l.requests, func(i int, s string) int { return attributeSize(ph, ph.asked, i, s) })
+	a.Requests, l.requests, a.Cuts = a.Requests[:keep], l.requests[:keep], addCut(a.Cuts, len(a.Requests)-keep)
+	keep = f.fit(l.about, func(i int, s string) int { return attributeSize(ph, ph.about, i, s) })
+	a.About, l.about, a.Cuts = a.About[:keep], l.about[:keep], addCut(a.Cuts, len(a.About)-keep)
 	if len(l.about)+len(l.requests) == 0 {
 		f.left++
 	}
-	if p.ProfileLimit > 0 {
-		f.left = capped - (min(capped, p.ProfileLimit) - f.left)
+	if p.AttributesLimit > 0 {
+		f.left = capped - (min(capped, p.AttributesLimit) - f.left)
 	}
 	if !p.StatementsLast {
 		f.statements()
@@ -430,15 +430,15 @@ func (l lines) spent(ph phrases) PartSpend {
 		sp.Summaries += runes(l.current) + 2
 	}
 	for i, s := range l.requests {
-		sp.Profile += profileSize(ph, ph.asked, i, s)
+		sp.Attributes += attributeSize(ph, ph.asked, i, s)
 	}
 	for i, s := range l.about {
-		sp.Profile += profileSize(ph, ph.about, i, s)
+		sp.Attributes += attributeSize(ph, ph.about, i, s)
 	}
-	if sp.Profile > 0 {
-		sp.Profile++
+	if sp.Attributes > 0 {
+		sp.Attributes++
 	}
-	sp.Profile += block(ph.statements, l.statements)
+	sp.Attributes += block(ph.statements, l.statements)
 	for i, s := range l.facts {
 		sp.Facts += factSize(ph, i, s)
 	}

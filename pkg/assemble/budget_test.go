@@ -84,7 +84,7 @@ func TestApplyBudgetPriority(t *testing.T) {
 		b := ApplyBudget(LangZH, &p, c.limit)
 		require.LessOrEqual(t, b.Used, c.limit, c.name)
 		require.Equal(t, b.Parts, renderLines(ph, p).spent(ph), c.name)
-		require.Equal(t, b.Used, b.Parts.Framing+b.Parts.Profile+b.Parts.List+b.Parts.Window+b.Parts.Recalled+b.Parts.Summaries+b.Parts.Facts, "%s: the parts add up", c.name)
+		require.Equal(t, b.Used, b.Parts.Framing+b.Parts.Attributes+b.Parts.List+b.Parts.Window+b.Parts.Recalled+b.Parts.Summaries+b.Parts.Facts, "%s: the parts add up", c.name)
 		if c.items > 0 {
 			require.Positive(t, b.Parts.List, c.name)
 		}
@@ -201,7 +201,7 @@ func TestLonger(t *testing.T) {
 
 // Statements fitted last take what the other parts leave: when the
 // recalled part fills the budget they give way to it, whereas fitted after
-// the profile's keys they are kept and the recalled part shrinks.
+// the attributes' keys they are kept and the recalled part shrinks.
 func TestStatementsLast(t *testing.T) {
 	t.Parallel()
 	parts := func(last bool) *Parts {
@@ -211,7 +211,7 @@ func TestStatementsLast(t *testing.T) {
 				OccurredAt: time.Date(2024, 1, 1, 9, i, 0, 0, time.UTC), Text: strings.Repeat("played games for two hours ", 4)}
 		}
 		return &Parts{
-			Profile:        &Profile{Statements: []Statement{{Text: "I love indie games with strong stories.", At: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)}}},
+			Attributes:     &Attributes{Statements: []Statement{{Text: "I love indie games with strong stories.", At: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)}}},
 			StatementLimit: 400,
 			StatementsLast: last,
 			Recalled:       &Recalled{Query: "how many hours did I play?", Hits: hits},

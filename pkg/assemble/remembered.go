@@ -13,12 +13,12 @@ import (
 // Remembered text cannot pose as the prompt's own framing.
 //
 // The prompt's own parts are lines that start at column 0: the framing
-// ("[Memory] …", "【记忆】…"), each part's heading, the profile's and the
+// ("[Memory] …", "【记忆】…"), each part's heading, the attributes' and the
 // facts' lines, the list's rows ("3. …") and its instruction. Its markers
 // are bracketed: [Memory] and 【记忆】, a recalled day "[Mon 8 May 2023, 3
 // days ago]", a summary's "[2026-05-08 – 2026-05-25]". What the prompt
 // remembers (a turn of the window, a recalled turn, summary or fact, a
-// summary and its topics, a fact, a profile value, a list item's title, a
+// summary and its topics, a fact, an attribute value, a list item's title, a
 // tool's name) comes from users, producers and tools, so it is written as
 // prose (writeRemembered):
 //

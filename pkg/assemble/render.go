@@ -29,17 +29,17 @@ type Parts struct {
 	// Recalled is what a search of the user's history found for the current
 	// message (nil: the context was asked for without one).
 	Recalled *Recalled
-	// Profile is who the user is and what they asked for (nil: nothing
+	// Attributes are who the user is and what they asked for (nil: nothing
 	// known).
-	Profile *Profile
-	// ProfileLimit caps the characters the profile may take of the budget
-	// (0: no cap of its own).
-	ProfileLimit int
+	Attributes *Attributes
+	// AttributesLimit caps the characters the attributes may take of the
+	// budget (0: no cap of their own).
+	AttributesLimit int
 	// StatementLimit caps the characters the user's own statements may
-	// take, past the profile's keys (0: no cap of their own).
+	// take, past the attributes' keys (0: no cap of their own).
 	StatementLimit int
 	// StatementsLast fits the statements into what the other parts leave,
-	// last, rather than right after the profile's keys: for a message whose
+	// last, rather than right after the attributes' keys: for a message whose
 	// answer is in the history ("how many hours did I spend on games?"), not
 	// in who the user is. They are still shown where they always are.
 	StatementsLast bool
@@ -49,14 +49,14 @@ type Parts struct {
 	// between" can be read off the prompt. Zero: dates alone.
 	Now time.Time
 	// Zone is the time zone the context's days are reckoned in, the
-	// user's (their profile's timezone): the days recalled turns are
+	// user's (their attributes' timezone): the days recalled turns are
 	// dated with and how long before Now each was, what a turn's
 	// "yesterday" meant, the days a summary covers. A turn said at 07:00
 	// in Shanghai is of that day, not of the day before as in UTC. nil:
 	// UTC.
 	Zone *time.Location
 	// RecalledShare is the most the recalled part may take of what the
-	// profile, the list and the window leave, when the summaries and facts
+	// attributes, the list and the window leave, when the summaries and facts
 	// would use the rest: they are held that much of it, at most what they
 	// need (0 or 1 and above: no share; the recalled part may take it all).
 	RecalledShare float64
@@ -71,7 +71,7 @@ func (p *Parts) zone() *time.Location {
 }
 
 type phrases struct {
-	// lang is the language the phrases are in (en, zh): a profile entry's
+	// lang is the language the phrases are in (en, zh): an attribute entry's
 	// label is looked up by it.
 	lang string
 	// about opens who the user is; asked opens what they asked for, and
@@ -399,8 +399,8 @@ func ResolveLang(lang string, p Parts) string {
 		h, o := script.Count(f.Display)
 		han, other = han+h, other+o
 	}
-	if p.Profile != nil {
-		for _, group := range [...][]ProfileEntry{p.Profile.About, p.Profile.Requests} {
+	if p.Attributes != nil {
+		for _, group := range [...][]AttributeEntry{p.Attributes.About, p.Attributes.Requests} {
 			for _, e := range group {
 				for _, v := range e.Values {
 					h, o := script.Count(v)
@@ -408,7 +408,7 @@ func ResolveLang(lang string, p Parts) string {
 				}
 			}
 		}
-		for _, st := range p.Profile.Statements {
+		for _, st := range p.Attributes.Statements {
 			h, o := script.Count(st.Text)
 			han, other = han+h, other+o
 		}
@@ -445,7 +445,7 @@ func Render(lang string, p Parts) string {
 // the parts' order: computed once, both to spend the budget and to write the
 // prompt.
 type lines struct {
-	// about and requests are the profile's entries, without their line's
+	// about and requests are the attributes' entries, without their line's
 	// opening or separators.
 	about, requests []string
 	// statements are the user's own statements, a line each.
@@ -467,10 +467,10 @@ func renderLines(ph phrases, p Parts) lines {
 		write()
 		return strings.TrimSuffix(b.String(), "\n")
 	}
-	l.about, l.requests = profileLines(ph, p.Profile)
-	if p.Profile != nil {
-		l.statements = make([]string, len(p.Profile.Statements))
-		for i, st := range p.Profile.Statements {
+	l.about, l.requests = attributeLines(ph, p.Attributes)
+	if p.Attributes != nil {
+		l.statements = make([]string, len(p.Attributes.Statements))
+		for i, st := range p.Attributes.Statements {
 			l.statements[i] = statementLine(st, p.zone())
 		}
 	}
@@ -523,7 +523,7 @@ func (l lines) write(ph phrases) string {
 	b.WriteString("\n")
 	if len(l.about)+len(l.requests) > 0 {
 		b.WriteString("\n")
-		for _, line := range [...]string{profileLine(ph, ph.about, l.about), profileLine(ph, ph.asked, l.requests)} {
+		for _, line := range [...]string{attributeLine(ph, ph.about, l.about), attributeLine(ph, ph.asked, l.requests)} {
 			if line != "" {
 				b.WriteString(line)
 				b.WriteString("\n")

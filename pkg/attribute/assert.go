@@ -12,7 +12,7 @@ import (
 
 // Sources of an assertion, strongest first.
 const (
-	// Explicit: set through the API or a profile event by the app or the
+	// Explicit: set through the API or an attribute edit by the app or the
 	// user's settings.
 	Explicit = "explicit"
 	// Stated: the user said it about themselves in the conversation.
@@ -48,7 +48,7 @@ type Assertion struct {
 	Op    string
 	// Source is explicit, stated, inferred or derived.
 	Source string
-	// EventID is the event that made the assertion: a profile edit, or the
+	// EventID is the event that made the assertion: an attribute edit, or the
 	// turn it was read from.
 	EventID string
 	// Evidence are the turns it was read from (for stated and inferred

@@ -62,7 +62,7 @@ type Resolved struct {
 //     values. What may not end a value is kept in the history as ignored.
 //
 // Nothing depends on the order the assertions are given in, so a replay
-// or a late event resolves to the same profile.
+// or a late event resolves to the same attributes.
 func Resolve(s *Schema, as []Assertion) Resolved {
 	order := slices.Clone(as)
 	slices.SortStableFunc(order, func(a, b Assertion) int {

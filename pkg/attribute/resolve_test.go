@@ -223,7 +223,7 @@ func TestLoadSchemas(t *testing.T) {
 	} {
 		_, err := attribute.LoadSchemas(write(body))
 		require.ErrorContains(t, err, want, body)
-		require.ErrorContains(t, err, "PROFILE_SCHEMA_FILE")
+		require.ErrorContains(t, err, "ATTRIBUTE_SCHEMA_FILE")
 	}
 }
 

@@ -1,5 +1,5 @@
 // Package attribute is who a user is and what they asked for: the keys a
-// user's profile may hold (a schema: the documented default in schema.json,
+// user's attributes may hold (a schema: the documented default in schema.json,
 // overridden per tenant by configuration), the assertions that set and
 // retract their values (set explicitly, stated by the user, inferred by a
 // model, derived from usage), and the rule that decides, from all of them,
@@ -79,7 +79,7 @@ func (k Key) Limit() int {
 	return DefaultMaxChars
 }
 
-// Schema is the keys a profile may hold.
+// Schema is the keys a user's attributes may hold.
 type Schema struct {
 	Keys []Key `json:"keys"`
 }
@@ -170,7 +170,7 @@ func (s *Schemas) For(tenant string) *Schema {
 	return s.def
 }
 
-// Override is the configuration of the schemas (PROFILE_SCHEMA_FILE): keys
+// Override is the configuration of the schemas (ATTRIBUTE_SCHEMA_FILE): keys
 // that replace the default's, and per tenant keys added (or replacing the
 // default's of the same name) and keys dropped.
 type Override struct {
@@ -183,30 +183,34 @@ type Override struct {
 type TenantOverride struct {
 	// Keys are added, or replace the key of the same name.
 	Keys []Key `json:"keys,omitempty"`
-	// Drop are keys the tenant's profiles do not hold.
+	// Drop are keys the tenant's users' attributes do not hold.
 	Drop []string `json:"drop,omitempty"`
 }
 
 // LoadSchemas reads the schema override file at path ("": the default for
 // every tenant). A file that does not parse, or that makes a schema the
 // rules refuse, is an error naming what is wrong, at start.
-func LoadSchemas(path string) (*Schemas, error) {
+func LoadSchemas(path string) (*Schemas, error) { return loadSchemas(schemaFileVar, path) }
+
+// loadSchemas is LoadSchemas, its errors naming variable, the one that
+// named path.
+func loadSchemas(variable, path string) (*Schemas, error) {
 	out := &Schemas{def: Default(), tenants: map[string]*Schema{}}
 	if path == "" {
 		return out, nil
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("PROFILE_SCHEMA_FILE: %w", err)
+		return nil, fmt.Errorf("%s: %w", variable, err)
 	}
 	var o Override
 	if err := strictJSON(b, &o); err != nil {
-		return nil, fmt.Errorf("PROFILE_SCHEMA_FILE %s: %w", path, err)
+		return nil, fmt.Errorf("%s %s: %w", variable, path, err)
 	}
 	if o.Keys != nil {
 		out.def = &Schema{Keys: o.Keys}
 		if err := out.def.check(); err != nil {
-			return nil, fmt.Errorf("PROFILE_SCHEMA_FILE %s: %w", path, err)
+			return nil, fmt.Errorf("%s %s: %w", variable, path, err)
 		}
 	}
 	for tenant, t := range o.Tenants {
@@ -214,7 +218,7 @@ func LoadSchemas(path string) (*Schemas, error) {
 		for _, name := range t.Drop {
 			i := slices.IndexFunc(s.Keys, func(k Key) bool { return k.Name == name })
 			if i < 0 {
-				return nil, fmt.Errorf("PROFILE_SCHEMA_FILE %s: tenants.%s.drop: no key %q", path, tenant, name)
+				return nil, fmt.Errorf("%s %s: tenants.%s.drop: no key %q", variable, path, tenant, name)
 			}
 			s.Keys = slices.Delete(s.Keys, i, i+1)
 		}
@@ -226,7 +230,7 @@ func LoadSchemas(path string) (*Schemas, error) {
 			}
 		}
 		if err := s.check(); err != nil {
-			return nil, fmt.Errorf("PROFILE_SCHEMA_FILE %s: tenants.%s: %w", path, tenant, err)
+			return nil, fmt.Errorf("%s %s: tenants.%s: %w", variable, path, tenant, err)
 		}
 		out.tenants[tenant] = s
 	}
@@ -240,14 +244,35 @@ func strictJSON(b []byte, v any) error {
 	return dec.Decode(v)
 }
 
+// The variables that name the schema file (Config's): schemaFileVar, and
+// before it schemaFileOldVar, still read while schemaFileVar is unset.
+const (
+	schemaFileVar    = "ATTRIBUTE_SCHEMA_FILE"
+	schemaFileOldVar = "PROFILE_SCHEMA_FILE"
+)
+
 // Config is where the schemas come from, for every binary that judges
 // attributes (the API, the workers that store them).
 type Config struct {
 	// SchemaFile is a JSON file that overrides the default schema (keys
 	// replacing the default's, and per tenant keys added, replaced or
 	// dropped; docs/attributes.md); empty: the default for every tenant.
-	SchemaFile string `env:"PROFILE_SCHEMA_FILE"`
+	SchemaFile string `env:"ATTRIBUTE_SCHEMA_FILE"`
+	// OldSchemaFile is SchemaFile under its old name, read only while
+	// SchemaFile is unset; a process that reads it logs a warning at
+	// start. Deprecated: it goes in the next minor release.
+	OldSchemaFile string `env:"PROFILE_SCHEMA_FILE" deprecated:"ATTRIBUTE_SCHEMA_FILE"`
 }
 
-// Schemas loads the schemas the config names.
-func (c Config) Schemas() (*Schemas, error) { return LoadSchemas(c.SchemaFile) }
+// file is the schema file the config names and the variable that named
+// it: SchemaFile, or while it is unset OldSchemaFile.
+func (c Config) file() (variable, path string) {
+	if c.SchemaFile == "" && c.OldSchemaFile != "" {
+		return schemaFileOldVar, c.OldSchemaFile
+	}
+	return schemaFileVar, c.SchemaFile
+}
+
+// Schemas loads the schemas the config names; an error names the variable
+// that named the file.
+func (c Config) Schemas() (*Schemas, error) { return loadSchemas(c.file()) }

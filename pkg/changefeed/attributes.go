@@ -11,7 +11,7 @@ import (
 )
 
 // AttributeChanges are the changes that the assertions changed made to one
-// user's profile, read from all of the user's assertions of their keys
+// user's attributes, read from all of the user's assertions of their keys
 // (as, the changed ones included) as attribute.Resolve places them:
 //
 //   - a put among changed is asserted, with the status it has now;
@@ -54,7 +54,7 @@ func AttributeChanges(schema *attribute.Schema, tenantID, userID string, as, cha
 	return out
 }
 
-// AttributeValue is a value of a user's profile as the contract carries it,
+// AttributeValue is a value of a user's attributes as the contract carries it,
 // its group from the schema: the one mapping, which the API's attributes
 // (pkg/memory) use too.
 func AttributeValue(s *attribute.Schema, v attribute.Value) contract.AttributeValue {

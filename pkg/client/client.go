@@ -469,7 +469,7 @@ func (c *Client) RedriveWebhookDelivery(ctx context.Context, id, changeID string
 }
 
 // Attributes returns who the user is and what they asked for: the current
-// values of their profile's keys, and with history every earlier value.
+// values of their attributes' keys, and with history every earlier value.
 func (c *Client) Attributes(ctx context.Context, userID string, history bool) (*Attributes, error) {
 	q := url.Values{}
 	if history {
@@ -479,7 +479,7 @@ func (c *Client) Attributes(ctx context.Context, userID string, history bool) (*
 	return &out, c.call(ctx, http.MethodGet, userPath(userID, "attributes"), q, nil, &out)
 }
 
-// EditAttributes sets and removes values of the user's profile explicitly
+// EditAttributes sets and removes values of the user's attributes explicitly
 // (PATCH .../attributes). An id is assigned before the first attempt when
 // the request has none, so a retry stores nothing twice.
 func (c *Client) EditAttributes(ctx context.Context, userID string, req AttributeEdits) (*AttributesAccepted, error) {

@@ -77,9 +77,9 @@ type (
 	UserData = contract.UserData
 	// Attributes are who a user is and what they asked for.
 	Attributes = contract.Attributes
-	// AttributeEdits change a user's profile explicitly.
+	// AttributeEdits change a user's attributes explicitly.
 	AttributeEdits = contract.AttributeEdits
-	// AttributeEdit is one edit of a profile key.
+	// AttributeEdit is one edit of an attribute key.
 	AttributeEdit = contract.AttributeEdit
 	// AttributesAccepted is the answer to attribute edits.
 	AttributesAccepted = contract.AttributesAccepted

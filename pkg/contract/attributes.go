@@ -3,7 +3,7 @@ package contract
 import "time"
 
 // Attributes are who a user is and what they asked for: the current values
-// of their profile's keys (pkg/attribute's schema), and, when asked for,
+// of their attributes' keys (pkg/attribute's schema), and, when asked for,
 // every value's history.
 type Attributes struct {
 	UserID  string           `json:"user_id"`
@@ -14,7 +14,7 @@ type Attributes struct {
 	History []AttributeValue `json:"history,omitempty"`
 }
 
-// AttributeValue is one value of a profile key, with where it came from
+// AttributeValue is one value of an attribute key, with where it came from
 // and when it held.
 type AttributeValue struct {
 	Key string `json:"key"`
@@ -43,7 +43,7 @@ type AttributeValue struct {
 	EndedBy   string     `json:"ended_by,omitempty"`
 }
 
-// AttributeEdits change a user's profile explicitly (PATCH
+// AttributeEdits change a user's attributes explicitly (PATCH
 // /v1/users/{user_id}/attributes): each edit puts or removes a value of one
 // key. ID makes a retry store nothing twice (each edit's event id is ID and
 // its place); OccurredAt is the edits' event time (now when absent).

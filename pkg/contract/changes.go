@@ -4,7 +4,7 @@ import "time"
 
 // Types of a Change: what changed, and how.
 const (
-	// ChangeAttributeAsserted: a value of a profile key (a self-statement
+	// ChangeAttributeAsserted: a value of an attribute key (a self-statement
 	// too: key "statements", its matter the item) was put, by its source,
 	// with its evidence. Its status says whether it holds now (current), a
 	// newer value already took its place (superseded: it arrived late), or

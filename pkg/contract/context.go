@@ -67,9 +67,14 @@ type Context struct {
 	Limits    WindowLimits `json:"limits"`
 	TTL       string       `json:"ttl"`
 	Budget    Budget       `json:"budget"`
-	// Profile is who the user is and what they asked for: their
+	// Attributes are who the user is and what they asked for: their
 	// attributes' current values; nil when none are known.
-	Profile *ContextProfile `json:"profile,omitempty"`
+	Attributes *ContextAttributes `json:"attributes,omitempty"`
+	// Profile is Attributes under its old name, the same value, kept on
+	// the wire for one release.
+	//
+	// Deprecated: read Attributes; profile goes in the next minor release.
+	Profile *ContextAttributes `json:"profile,omitempty"`
 	// List is the session's current list, nil when it has presented none.
 	List      *List     `json:"list"`
 	Window    Window    `json:"window"`
@@ -108,7 +113,12 @@ type Budget struct {
 // PartSpend is the characters each part of the prompt spent.
 type PartSpend struct {
 	// Framing is the framing line that opens the prompt.
-	Framing   int `json:"framing"`
+	Framing    int `json:"framing"`
+	Attributes int `json:"attributes"`
+	// Profile is Attributes under its old name, the same count, kept on
+	// the wire for one release.
+	//
+	// Deprecated: read Attributes; profile goes in the next minor release.
 	Profile   int `json:"profile"`
 	List      int `json:"list"`
 	Window    int `json:"window"`
@@ -117,29 +127,30 @@ type PartSpend struct {
 	Facts     int `json:"facts"`
 }
 
-// ContextProfile is the profile part of a context: who the user is (About)
-// and what they asked the assistant to do (Requests), one entry per key.
-type ContextProfile struct {
-	About    []ProfileEntry `json:"about"`
-	Requests []ProfileEntry `json:"requests"`
+// ContextAttributes are the attributes part of a context: who the user is
+// (About) and what they asked the assistant to do (Requests), one entry per
+// key.
+type ContextAttributes struct {
+	About    []AttributeEntry `json:"about"`
+	Requests []AttributeEntry `json:"requests"`
 	// Statements are the user's own standing statements the prompt shows:
 	// those that bear on the current message first, then the strongest.
-	Statements []ProfileStatement `json:"statements,omitempty"`
-	Cuts       []Cut              `json:"cuts,omitempty"`
+	Statements []AttributeStatement `json:"statements,omitempty"`
+	Cuts       []Cut                `json:"cuts,omitempty"`
 }
 
-// ProfileStatement is a self-statement of the user's as the prompt shows
+// AttributeStatement is a self-statement of the user's as the prompt shows
 // it: their words, when and in which session they said it, and whether it
 // was chosen for bearing on the current message.
-type ProfileStatement struct {
+type AttributeStatement struct {
 	Text      string    `json:"text"`
 	At        time.Time `json:"at"`
 	SessionID string    `json:"session_id,omitempty"`
 	Matched   bool      `json:"matched"`
 }
 
-// ProfileEntry is one key's current values as the prompt states them.
-type ProfileEntry struct {
+// AttributeEntry is one key's current values as the prompt states them.
+type AttributeEntry struct {
 	Key string `json:"key"`
 	// Label is how the prompt named the key, in its language.
 	Label  string   `json:"label"`
@@ -265,3 +276,14 @@ type RecalledHit struct {
 	Truncated bool    `json:"truncated,omitempty"`
 	Score     float64 `json:"score"`
 }
+
+// The attributes part's names before it was called attributes, kept for one
+// release.
+type (
+	// Deprecated: use ContextAttributes; goes in the next minor release.
+	ContextProfile = ContextAttributes
+	// Deprecated: use AttributeEntry; goes in the next minor release.
+	ProfileEntry = AttributeEntry
+	// Deprecated: use AttributeStatement; goes in the next minor release.
+	ProfileStatement = AttributeStatement
+)

@@ -51,7 +51,7 @@ type Memory interface {
 	// Attributes answers who the user is and what they asked for, with
 	// every earlier value when history is true.
 	Attributes(ctx context.Context, userID string, history bool) (*Attributes, error)
-	// EditAttributes sets and removes values of the user's profile
+	// EditAttributes sets and removes values of the user's attributes
 	// explicitly; an id is given when the request has none.
 	EditAttributes(ctx context.Context, userID string, req AttributeEdits) (*AttributesAccepted, error)
 }

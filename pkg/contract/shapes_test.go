@@ -61,9 +61,9 @@ var shapes = []shape{
 	{v: contract.WindowLimits{}, openapi: "Context.limits", ts: "WindowLimits", py: "WindowLimits"},
 	{v: contract.Budget{}, openapi: "Context.budget", ts: "Budget", py: "Budget"},
 	{v: contract.PartSpend{}, openapi: "Context.budget.parts", ts: "PartSpend", py: "PartSpend"},
-	{v: contract.ContextProfile{}, openapi: "Context.profile", ts: "ContextProfile", py: "ContextProfile"},
-	{v: contract.ProfileEntry{}, openapi: "Context.profile.about[]", ts: "ProfileEntry", py: "ProfileEntry"},
-	{v: contract.ProfileStatement{}, openapi: "Context.profile.statements[]", ts: "ProfileStatement", py: "ProfileStatement"},
+	{v: contract.ContextAttributes{}, openapi: "Context.attributes", ts: "ContextAttributes", py: "ContextAttributes"},
+	{v: contract.AttributeEntry{}, openapi: "Context.attributes.about[]", ts: "AttributeEntry", py: "AttributeEntry"},
+	{v: contract.AttributeStatement{}, openapi: "Context.attributes.statements[]", ts: "AttributeStatement", py: "AttributeStatement"},
 	{v: contract.List{}, openapi: "Context.list", ts: "PresentedList", py: "PresentedList"},
 	{v: contract.ListEntry{}, openapi: "Context.list.items[]", ts: "ListEntry", py: "ListEntry"},
 	{v: contract.Window{}, openapi: "Context.window", ts: "Window", py: "Window"},
@@ -125,6 +125,19 @@ var shapes = []shape{
 	{v: contract.WebhookDelivery{}, openapi: "WebhookDelivery", ts: "WebhookDelivery", py: "WebhookDelivery"},
 	{v: contract.WebhookCounts{}, openapi: "WebhookDeliveries.counts", ts: "WebhookCounts", py: "WebhookCounts"},
 	{v: contract.WebhookDeliveries{}, openapi: "WebhookDeliveries", ts: "WebhookDeliveries", py: "WebhookDeliveries"},
+}
+
+// renamed are wire fields and client types kept under their old names for
+// one release beside the new ones: the old field carries the same value,
+// and the OpenAPI document marks it deprecated, naming the field to read
+// instead and the release it goes in; an old type is an alias of the new
+// one in both clients.
+var renamed = struct {
+	fields map[string]string // OpenAPI path: old -> new
+	types  map[string]string // TypeScript and Python: old -> new
+}{
+	fields: map[string]string{"Context.profile": "Context.attributes", "Context.budget.parts.profile": "Context.budget.parts.attributes"},
+	types:  map[string]string{"ContextProfile": "ContextAttributes", "ProfileEntry": "AttributeEntry", "ProfileStatement": "AttributeStatement"},
 }
 
 // clientOnly are the clients' types that are no wire shape of their own:
@@ -190,16 +203,8 @@ func optionals(fs []field) []string {
 // others fails here.
 func TestShapesMatchEverywhere(t *testing.T) {
 	t.Parallel()
-	raw, err := os.ReadFile("../api/openapi.yaml")
-	require.NoError(t, err)
-	doc, err := openapitest.Load(raw)
-	require.NoError(t, err)
-	tsSrc, err := os.ReadFile("../../clients/typescript/src/types.ts")
-	require.NoError(t, err)
-	ts := parseTS(string(tsSrc))
-	pySrc, err := os.ReadFile("../../clients/python/recall_client/types.py")
-	require.NoError(t, err)
-	py := parsePython(string(pySrc))
+	doc, tsSrc, pySrc := descriptions(t)
+	ts, py := parseTS(tsSrc), parsePython(pySrc)
 
 	for _, s := range shapes {
 		typ := reflect.TypeOf(s.v)
@@ -257,11 +262,50 @@ func TestShapesMatchEverywhere(t *testing.T) {
 		require.True(t, listed[name], "contract.%s is not in the shapes table", name)
 	}
 	for name := range ts {
-		require.True(t, listed["ts:"+name] || slices.Contains(clientOnly, name), "TypeScript %s is not in the shapes table", name)
+		_, old := renamed.types[name]
+		require.True(t, listed["ts:"+name] || slices.Contains(clientOnly, name) || old, "TypeScript %s is not in the shapes table", name)
 	}
 	for name := range py {
 		require.True(t, listed["py:"+name] || slices.Contains(clientOnly, name) || strings.HasPrefix(name, "_"), "Python %s is not in the shapes table", name)
 	}
+}
+
+// What is renamed keeps its old name for one release: the old field is
+// described as the new one and marked deprecated, saying to read the new
+// one and when the old goes; the old types are aliases of the new ones.
+func TestRenamedKeptDeprecated(t *testing.T) {
+	t.Parallel()
+	doc, tsSrc, pySrc := descriptions(t)
+	for old, now := range renamed.fields {
+		props, required := openapiFields(t, doc, old)
+		newProps, newRequired := openapiFields(t, doc, now)
+		require.Equal(t, newProps, props, "OpenAPI %s: described as %s", old, now)
+		require.Equal(t, newRequired, required, "OpenAPI %s: described as %s", old, now)
+		s := openapiSchema(t, doc, old)
+		require.True(t, s.Deprecated, "OpenAPI %s: deprecated", old)
+		nowName := now[strings.LastIndex(now, ".")+1:]
+		require.Contains(t, s.Description, "Read `"+nowName+"`", "OpenAPI %s: says what to read instead", old)
+		require.Contains(t, s.Description, "the next minor release", "OpenAPI %s: says when it goes", old)
+	}
+	for old, now := range renamed.types {
+		require.Contains(t, tsSrc, "/** @deprecated Use "+now+"; this name goes in the next minor release. */\nexport type "+old+" = "+now+";\n", "TypeScript %s", old)
+		require.Regexp(t, `(?m)^`+old+` = `+now+`$`, pySrc, "Python %s", old)
+	}
+}
+
+// descriptions are what describes the contract besides Go: the OpenAPI
+// document, and the source of the TypeScript and Python clients' types.
+func descriptions(t *testing.T) (doc *openapi3.T, ts, py string) {
+	t.Helper()
+	raw, err := os.ReadFile("../api/openapi.yaml")
+	require.NoError(t, err)
+	doc, err = openapitest.Load(raw)
+	require.NoError(t, err)
+	tsSrc, err := os.ReadFile("../../clients/typescript/src/types.ts")
+	require.NoError(t, err)
+	pySrc, err := os.ReadFile("../../clients/python/recall_client/types.py")
+	require.NoError(t, err)
+	return doc, string(tsSrc), string(pySrc)
 }
 
 // contractTypes lists the struct types pkg/contract declares, by reading
@@ -290,6 +334,23 @@ func contractTypes(t *testing.T) []string {
 // schema at path, sorted.
 func openapiFields(t *testing.T, doc *openapi3.T, path string) (props, required []string) {
 	t.Helper()
+	s := openapiSchema(t, doc, path)
+	for name := range schemaProps(s) {
+		props = append(props, name)
+	}
+	required = append(required, s.Required...)
+	for _, a := range s.AllOf {
+		required = append(required, a.Value.Required...)
+	}
+	slices.Sort(props)
+	slices.Sort(required)
+	return props, slices.Compact(required)
+}
+
+// openapiSchema is the schema at path: a component's name, or a property
+// of one ("Context.limits", "Seen.items[]": an array's items).
+func openapiSchema(t *testing.T, doc *openapi3.T, path string) *openapi3.Schema {
+	t.Helper()
 	parts := strings.Split(path, ".")
 	ref, ok := doc.Components.Schemas[parts[0]]
 	require.True(t, ok, "OpenAPI has no schema %s", parts[0])
@@ -306,16 +367,7 @@ func openapiFields(t *testing.T, doc *openapi3.T, path string) (props, required 
 			s = s.Items.Value
 		}
 	}
-	for name := range schemaProps(s) {
-		props = append(props, name)
-	}
-	required = append(required, s.Required...)
-	for _, a := range s.AllOf {
-		required = append(required, a.Value.Required...)
-	}
-	slices.Sort(props)
-	slices.Sort(required)
-	return props, slices.Compact(required)
+	return s
 }
 
 // closed reports whether the schema at path (a component's name) allows no

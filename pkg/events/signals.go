@@ -125,11 +125,11 @@ const (
 	AttributeRemove = "remove"
 )
 
-// AttributeEdit is a change to a user's profile set explicitly, by the app
+// AttributeEdit is a change to a user's attributes set explicitly, by the app
 // or the user's settings: a value put or removed for one key of the
-// profile's schema (pkg/attribute). It is stored as an assertion of source
+// attributes' schema (pkg/attribute). It is stored as an assertion of source
 // explicit; which values are current follows from every assertion in event
-// time, so a replay rebuilds the same profile. The key and value are checked
+// time, so a replay rebuilds the same attributes. The key and value are checked
 // against the tenant's schema by the API before it publishes, and again by
 // the worker that stores it.
 type AttributeEdit struct {

@@ -17,7 +17,7 @@ import (
 const (
 	CatalogSubjects = SubjectRoot + ".catalog.>"
 	ShelfSubjects   = SubjectRoot + ".shelf.>"
-	// AttributeSubjects are the explicit edits of users' profiles.
+	// AttributeSubjects are the explicit edits of users' attributes.
 	AttributeSubjects   = SubjectRoot + ".attributes.>"
 	TasksSubjects       = SubjectRoot + ".tasks.>"
 	ProfileTaskSubjects = SubjectRoot + ".tasks.profile.>"
@@ -29,7 +29,7 @@ const (
 const (
 	KindCatalog = "catalog"
 	KindShelf   = "shelf"
-	// KindAttributes is an explicit edit of a user's profile.
+	// KindAttributes is an explicit edit of a user's attributes.
 	KindAttributes  = "attributes"
 	KindProfileTask = "tasks.profile"
 	// KindSummarizeTask is a session summary request; it carries the session

@@ -10,10 +10,10 @@ import (
 //
 //   - A user who names themselves ("My name is ADMIN", "I am called Maria
 //     Lopez", "call me Anna", "Hi, I'm John Smith.", 我叫王芳) says who they
-//     are; the profile reads that (pkg/attribute/stated). The name that
+//     are; their attributes read that (pkg/attribute/stated). The name that
 //     follows the self-naming construction is no interest.
 //   - Nor is the name a user gives the assistant ("I'll call you Max",
-//     "your name is Luna", 你就叫小美吧, 以后叫你小书): the profile reads it
+//     "your name is Luna", 你就叫小美吧, 以后叫你小书): the attributes read it
 //     as the assistant's name.
 //   - Nor is the name of whom the user talks to: after a greeting or a
 //     thanks that opens its clause, the name closing it ("Hi Anna, …",

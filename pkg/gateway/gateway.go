@@ -2,7 +2,7 @@
 // that points its OpenAI client's base URL at it gets memory without
 // calling Recall itself. For each chat completions request the gateway
 // reads the memory for the request's user, session and last user message
-// (the profile and standing requests, the list the session shows, what the
+// (the attributes and standing requests, the list the session shows, what the
 // past holds that the message needs), adds it to the prompt as a system
 // message, passes the request to the configured upstream (streamed or
 // not, tools included) and, once the answer has gone back to the caller,

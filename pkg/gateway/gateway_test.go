@@ -450,7 +450,7 @@ func TestCallersAuthorizationIsForwardedWithoutAServerKey(t *testing.T) {
 }
 
 // What the user said in one session reaches the prompt of another: the
-// profile set for the user, and the recalled past.
+// attributes set for the user, and the recalled past.
 func TestMemoryReachesTheUpstreamPrompt(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()

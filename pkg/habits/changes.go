@@ -7,7 +7,7 @@ import (
 	"github.com/recallhq/recall/pkg/attribute"
 )
 
-// The profile keys habits are derived into, and their kinds. A tenant's
+// The attribute keys habits are derived into, and their kinds. A tenant's
 // schema without one (or with it of another kind) gets none of it.
 const (
 	KeyTimezone      = "timezone"
@@ -49,7 +49,7 @@ func UserZone(s *attribute.Schema, as []attribute.Assertion) Zone {
 	return z
 }
 
-// Changes are the derived assertions that bring a user's profile to h: a put
+// Changes are the derived assertions that bring a user's attributes to h: a put
 // for each value that differs from the one derived before (a set's item new
 // to the set), a removal for each value derived before that h no longer
 // shows. Nothing when h is not Enough, or when nothing changed. as are all of

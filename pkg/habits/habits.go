@@ -1,8 +1,8 @@
 // Package habits derives how a user uses the assistant from their stored
 // messages, without a model: the hours they usually write in (in their time
 // zone), the languages they write in, how long their messages usually are,
-// and the sites and agents they talk to. The results are profile values of
-// source derived (pkg/attribute): they show in the profile, its history and
+// and the sites and agents they talk to. The results are attribute values of
+// source derived (pkg/attribute): they show in the attributes, their history and
 // the context like any other value, and never override what the user stated
 // or the app set.
 //
@@ -146,7 +146,7 @@ type Tally struct {
 // Channel is where a message was written: the site and the agent (persona).
 type Channel struct{ SiteID, AgentID string }
 
-// String is how the profile names a channel: "site/agent", or the one of
+// String is how the attributes name a channel: "site/agent", or the one of
 // them that is set.
 func (c Channel) String() string {
 	switch {
@@ -303,7 +303,7 @@ func Median(chars []int) int {
 	return s[(len(s)-1)/2]
 }
 
-// RoundLength rounds a length for the profile, so a median that moves by a
+// RoundLength rounds a length for the attributes, so a median that moves by a
 // character or two does not make a new value: exact below 10, to 5 below
 // 100, to 10 below 1000, to 100 above.
 func RoundLength(n int) int {

@@ -51,7 +51,7 @@ func (s *Service) Attributes(ctx context.Context, tenant, userID string, history
 	return out, nil
 }
 
-// EditAttributes checks explicit edits of a user's profile against the
+// EditAttributes checks explicit edits of a user's attributes against the
 // tenant's schema and publishes them as attribute edits; the worker of the
 // signal stream stores them. Every edit is checked before any is published:
 // a bad one refuses the request naming its field ("edits[2].value"), and

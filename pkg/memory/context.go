@@ -196,7 +196,7 @@ func (s *Service) recall(ctx context.Context, tenant string, req contextRequest)
 
 // render fits what was recalled into the request's budget and renders it:
 // the window trimmed, the facts weighed now, the summaries picked, the
-// profile and statements, the recalled part, in the request's language.
+// attributes and statements, the recalled part, in the request's language.
 func (s *Service) render(tenant string, req contextRequest, m recalled, o ContextOptions) *contract.Context {
 	data, now := m.data, req.now
 	counts := assemble.Counts{Messages: data.Session.MessageCount, System: data.Session.SystemCount}
@@ -211,16 +211,16 @@ func (s *Service) render(tenant string, req contextRequest, m recalled, o Contex
 	if s.cfg.ContextStatementChars >= 0 {
 		said = &statementQuery{text: req.query, similarity: data.StatementSimilarity}
 	}
-	parts.Profile = contextProfile(s.schemas.For(tenant), data.Assertions, s.cfg.ContextProfileDerived, said)
-	parts.ProfileLimit = max(s.cfg.ContextProfileChars, 0)
+	parts.Attributes = contextAttributes(s.schemas.For(tenant), data.Assertions, s.cfg.ContextProfileDerived, said)
+	parts.AttributesLimit = max(s.cfg.ContextProfileChars, 0)
 	parts.StatementLimit, parts.StatementsLast = statementLimit(s.cfg.ContextStatementChars, req.query)
 	parts.RecalledShare = s.cfg.ContextRecalledShare
 	parts.Now = now
 	parts.Zone = m.zone
 	if req.query != "" {
 		parts.Recalled = s.cfg.Config.Recalled(req.query, m.sr, parts.Window)
-		if parts.Profile != nil {
-			parts.Profile.Statements = withoutRecalled(parts.Profile.Statements, parts.Recalled)
+		if parts.Attributes != nil {
+			parts.Attributes.Statements = withoutRecalled(parts.Attributes.Statements, parts.Recalled)
 		}
 	}
 	var resolved string
@@ -243,16 +243,17 @@ func (s *Service) render(tenant string, req contextRequest, m recalled, o Contex
 	out := &contract.Context{
 		UserID: req.userID, SessionID: req.sessionID, Lang: resolved, TTL: req.lim.TTL.String(), Prompt: prompt,
 		Limits: contract.WindowLimits{Messages: req.lim.Messages, Chars: req.lim.Chars},
-		Budget: contract.Budget{Limit: spent.Limit, Used: spent.Used, Parts: contract.PartSpend(spent.Parts)},
+		Budget: contract.Budget{Limit: spent.Limit, Used: spent.Used, Parts: toPartSpend(spent.Parts)},
 	}
 	out.List, out.Window, out.Facts, out.Summaries, out.Recalled = toContext(&parts)
-	out.Profile = toContextProfile(parts.Profile, resolved)
+	out.Attributes = toContextAttributes(parts.Attributes, resolved)
+	out.Profile = out.Attributes
 	return out
 }
 
 // userZone is the time zone the user's days are reckoned in, when their
-// profile says it; nil (UTC) otherwise. Only then are the assertions
-// resolved a second time, past contextProfile.
+// attributes say it; nil (UTC) otherwise. Only then are the assertions
+// resolved a second time, past contextAttributes.
 func (s *Service) userZone(tenant string, as []attribute.Assertion) *time.Location {
 	if !slices.ContainsFunc(as, func(a attribute.Assertion) bool { return a.Key == habits.KeyTimezone }) {
 		return nil
@@ -260,15 +261,15 @@ func (s *Service) userZone(tenant string, as []attribute.Assertion) *time.Locati
 	return habits.UserZone(s.schemas.For(tenant), as).Location
 }
 
-// contextProfile is the profile part of a context: the current values of
-// the user's attributes, a key's items together, in the schema's order; and
-// their own statements chosen for the message (pickStatements), unless
-// said is nil.
-func contextProfile(schema *attribute.Schema, as []attribute.Assertion, derived bool, said *statementQuery) *assemble.Profile {
+// contextAttributes is the attributes part of a context: the current
+// values of the user's attributes, a key's items together, in the schema's
+// order; and their own statements chosen for the message (pickStatements),
+// unless said is nil.
+func contextAttributes(schema *attribute.Schema, as []attribute.Assertion, derived bool, said *statementQuery) *assemble.Attributes {
 	if len(as) == 0 {
 		return nil
 	}
-	var p assemble.Profile
+	var p assemble.Attributes
 	var stmts []attribute.Value
 	filled := map[string]bool{}
 	for _, v := range attribute.Resolve(schema, as).Current {
@@ -289,7 +290,7 @@ func contextProfile(schema *attribute.Schema, as []attribute.Assertion, derived 
 			(*group)[n-1].Values = append((*group)[n-1].Values, v.Value)
 			continue
 		}
-		*group = append(*group, assemble.ProfileEntry{Key: v.Key, Label: k.Label, Values: []string{v.Value}})
+		*group = append(*group, assemble.AttributeEntry{Key: v.Key, Label: k.Label, Values: []string{v.Value}})
 	}
 	if said != nil {
 		p.Statements = pickStatements(stmts, *said, filled)

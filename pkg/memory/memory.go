@@ -73,8 +73,8 @@ type Config struct {
 	TurnWait    time.Duration `env:"API_TURN_WAIT" envDefault:"2s"`
 	TurnWaitMax time.Duration `env:"API_TURN_WAIT_MAX" envDefault:"10s"`
 
-	// Attributes are the profile schemas attributes are judged and shown by
-	// (PROFILE_SCHEMA_FILE).
+	// Attributes are the schemas attributes are judged and shown by
+	// (ATTRIBUTE_SCHEMA_FILE).
 	Attributes attribute.Config
 	// ContextProfileChars caps the characters who the user is and what
 	// they asked for may take of the context's budget; it comes first, so
@@ -82,8 +82,8 @@ type Config struct {
 	// own.
 	ContextProfileChars int `env:"CONTEXT_PROFILE_CHARS" envDefault:"800"`
 	// ContextStatementChars caps the characters the user's own standing
-	// statements (the profile's statements: "I avoid hotels downtown",
-	// "my son can't have nuts") may take, after the profile's keys: those
+	// statements (the attributes' statements: "I avoid hotels downtown",
+	// "my son can't have nuts") may take, after the attributes' keys: those
 	// that bear on the current message first, then the strongest whatever
 	// the message. A message that does not ask for advice or the
 	// assistant's judgment (a recommendation, a suggestion, a plan, "what
@@ -92,7 +92,7 @@ type Config struct {
 	// in and the other parts leave. -1: none are shown.
 	ContextStatementChars int `env:"CONTEXT_STATEMENT_CHARS" envDefault:"1200"`
 	// ContextRecalledShare is the most the recalled part may take of what
-	// the profile, the current list and the window leave of the budget
+	// the attributes, the current list and the window leave of the budget
 	// when the sessions' summaries and the interest facts would use the
 	// rest (they are held the rest, at most what they need); 1: the
 	// recalled part may take it all, which a query with many matches
@@ -103,7 +103,7 @@ type Config struct {
 	ContextRecalledShare float64 `env:"CONTEXT_RECALLED_SHARE" envDefault:"0.95"`
 	// ContextProfileDerived puts the values derived from usage (active
 	// hours, message length, languages used, channels) in the context's
-	// profile part too. Off, they are in the profile route and the
+	// attributes part too. Off, they are in the attributes route and the
 	// inspector only: on LongMemEval they took some 90 characters of every
 	// prompt and cost evidence (docs/benchmarks.md, History), and what the
 	// user said of themselves or asked for is what a reply needs.

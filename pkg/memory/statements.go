@@ -42,7 +42,7 @@ const (
 // analyzer: stems, Chinese words; each weighed by how rare it is among the
 // user's statements); among those, the more it bears on the message and the
 // more strongly it was said, the earlier. A statement whose matter is a key
-// the profile already states (filled: "location", "reply_language") is left
+// the attributes already state (filled: "location", "reply_language") is left
 // to the key's line, and of statements that say the same thing only the
 // newest is kept.
 //

@@ -119,22 +119,29 @@ func toWeightedFacts(fs []assemble.WeightedFact) []contract.WeightedFact {
 	})
 }
 
-// toContextProfile maps the profile part, its labels in the prompt's
+// toContextAttributes maps the attributes part, its labels in the prompt's
 // language.
-func toContextProfile(p *assemble.Profile, lang string) *contract.ContextProfile {
+func toContextAttributes(p *assemble.Attributes, lang string) *contract.ContextAttributes {
 	if p == nil || p.Empty() && len(p.Cuts) == 0 {
 		return nil
 	}
-	entry := func(e assemble.ProfileEntry) contract.ProfileEntry {
+	entry := func(e assemble.AttributeEntry) contract.AttributeEntry {
 		label := e.Label[lang]
 		if label == "" {
 			label = e.Label[assemble.LangEN]
 		}
-		return contract.ProfileEntry{Key: e.Key, Label: label, Values: e.Values}
+		return contract.AttributeEntry{Key: e.Key, Label: label, Values: e.Values}
 	}
-	said := mapSlice(p.Statements, func(st assemble.Statement) contract.ProfileStatement {
-		return contract.ProfileStatement{Text: st.Text, At: st.At, SessionID: st.SessionID, Matched: st.Matched}
+	said := mapSlice(p.Statements, func(st assemble.Statement) contract.AttributeStatement {
+		return contract.AttributeStatement{Text: st.Text, At: st.At, SessionID: st.SessionID, Matched: st.Matched}
 	})
-	return &contract.ContextProfile{About: nonNil(mapSlice(p.About, entry)), Requests: nonNil(mapSlice(p.Requests, entry)), Statements: said,
+	return &contract.ContextAttributes{About: nonNil(mapSlice(p.About, entry)), Requests: nonNil(mapSlice(p.Requests, entry)), Statements: said,
 		Cuts: toCuts(p.Cuts)}
+}
+
+// toPartSpend maps what each part spent; the attributes' count goes out
+// under its old name (profile) too, for one release.
+func toPartSpend(s assemble.PartSpend) contract.PartSpend {
+	return contract.PartSpend{Framing: s.Framing, Attributes: s.Attributes, Profile: s.Attributes, List: s.List, Window: s.Window,
+		Recalled: s.Recalled, Summaries: s.Summaries, Facts: s.Facts}
 }

@@ -107,7 +107,7 @@ func GatewayPermissions() Permissions {
 func ProducerPermissions() Permissions { return PublishPermissions(ProducerSubjects()...) }
 
 // ProducerSubjects are the subjects an application publishes to Recall on
-// directly: chat turns, its catalog, users' shelves and explicit profile
+// directly: chat turns, its catalog, users' shelves and explicit attribute
 // edits.
 func ProducerSubjects() []string {
 	return []string{events.TurnsSubjects, events.CatalogSubjects, events.ShelfSubjects, events.AttributeSubjects}

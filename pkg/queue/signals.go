@@ -16,7 +16,7 @@ import (
 
 // SignalsStream holds what the app tells Recall apart from chat turns:
 // catalog items, users' shelf entries, and explicit edits of their
-// profiles' attributes. They are a source of truth for replay
+// attributes. They are a source of truth for replay
 // like turns, so the stream keeps them (file storage, limits retention).
 const SignalsStream = "RECALL_SIGNALS"
 

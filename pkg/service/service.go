@@ -19,6 +19,7 @@ import (
 	"reflect"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -96,13 +97,56 @@ func NewLogger(service string, level slog.Level) *slog.Logger {
 
 // LogConfig logs the effective config at start, one line for all the structs
 // given (a process running several workers logs each one's part), with
-// secrets masked (see Masked).
+// secrets masked (see Masked); then a warning for each variable set under a
+// deprecated name (see renamed), one whatever the number of structs that
+// read it.
 func LogConfig(log *slog.Logger, cfgs ...any) {
 	all := map[string]any{}
+	old := map[string]renamedVar{}
 	for _, c := range cfgs {
 		maps.Copy(all, Masked(c))
+		for _, r := range renamed(c) {
+			old[r.Old] = r
+		}
 	}
 	log.Info("config", "config", all)
+	for _, name := range slices.Sorted(maps.Keys(old)) {
+		r := old[name]
+		msg := fmt.Sprintf("%s is deprecated and read in place of %s, which is unset: rename it %s; the old name goes in the next minor release", r.Old, r.New, r.New)
+		if r.NewSet {
+			msg = fmt.Sprintf("%s is deprecated and ignored, as %s is set: remove it; the old name goes in the next minor release", r.Old, r.New)
+		}
+		log.Warn(msg, "variable", r.Old, "replaced_by", r.New)
+	}
+}
+
+// renamedVar is a variable set under its deprecated name.
+type renamedVar struct {
+	// Old is the deprecated name, New the one that replaces it.
+	Old, New string
+	// NewSet: New is set too, and wins.
+	NewSet bool
+}
+
+// renamed lists the variables of a config set under a deprecated name: the
+// fields tagged deprecated:"NEW" (NEW the variable that replaces the
+// field's, under the same prefix) whose value is not zero. Such a field has
+// no default, so a value means its variable was set; the config reads it
+// only while NEW is unset (attribute.Config's schema file).
+func renamed(cfg any) []renamedVar {
+	v := reflect.Indirect(reflect.ValueOf(cfg))
+	fields := envconfig.Fields(v.Type())
+	set := map[string]bool{}
+	for _, f := range fields {
+		set[f.Key] = !v.FieldByIndex(f.Index).IsZero()
+	}
+	var out []renamedVar
+	for _, f := range fields {
+		if next, ok := f.Field.Tag.Lookup("deprecated"); ok && set[f.Key] {
+			out = append(out, renamedVar{Old: f.Key, New: f.Prefix + next, NewSet: set[f.Prefix+next]})
+		}
+	}
+	return out
 }
 
 // Masked returns a flat map of the config for logging, secrets replaced by

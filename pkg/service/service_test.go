@@ -1,9 +1,12 @@
 package service_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -174,4 +177,47 @@ func TestServerCutsOffAStalledBody(t *testing.T) {
 	require.Less(t, time.Since(start), 3*time.Second)
 	cancel()
 	require.NoError(t, <-done)
+}
+
+type renamedSub struct {
+	File    string `env:"NEW_FILE"`
+	OldFile string `env:"OLD_FILE" deprecated:"NEW_FILE"`
+}
+
+type renamedCfg struct {
+	A renamedSub
+	B renamedSub `envPrefix:"B_"`
+}
+
+// A variable set under its deprecated name is logged once at start, as a
+// warning naming it and the variable that replaces it, whatever the number
+// of configs that read it; ignored when the new one is set too; and nothing
+// is said of one left unset.
+func TestLogConfigWarnsOfRenamedVariables(t *testing.T) {
+	t.Parallel()
+	logged := func(environ map[string]string) []map[string]any {
+		var c renamedCfg
+		require.NoError(t, envconfig.LoadInto(&c, environ))
+		var buf bytes.Buffer
+		service.LogConfig(slog.New(slog.NewJSONHandler(&buf, nil)), c, c.A)
+		var out []map[string]any
+		for line := range strings.Lines(buf.String()) {
+			var m map[string]any
+			require.NoError(t, json.Unmarshal([]byte(line), &m))
+			if m["level"] == "WARN" {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	require.Empty(t, logged(map[string]string{"NEW_FILE": "a", "B_NEW_FILE": "b"}))
+
+	warned := logged(map[string]string{"OLD_FILE": "a", "B_OLD_FILE": "b", "B_NEW_FILE": "c"})
+	require.Len(t, warned, 2, "one line a variable, though two configs read OLD_FILE")
+	require.Equal(t, "B_OLD_FILE", warned[0]["variable"])
+	require.Equal(t, "B_NEW_FILE", warned[0]["replaced_by"])
+	require.Equal(t, "B_OLD_FILE is deprecated and ignored, as B_NEW_FILE is set: remove it; the old name goes in the next minor release", warned[0]["msg"])
+	require.Equal(t, "OLD_FILE", warned[1]["variable"])
+	require.Equal(t, "NEW_FILE", warned[1]["replaced_by"])
+	require.Equal(t, "OLD_FILE is deprecated and read in place of NEW_FILE, which is unset: rename it NEW_FILE; the old name goes in the next minor release", warned[1]["msg"])
 }

@@ -167,7 +167,7 @@ func TestStatementVectors(t *testing.T) {
 	require.Nil(t, d.StatementSimilarity, "no vector, nothing measured")
 }
 
-// A context reads every assertion of the profile's keys, however old, and
+// A context reads every assertion of the attributes' keys, however old, and
 // of the self-statements the newest ContextStatements, as it stood then.
 func TestContextReadsTheNewestStatements(t *testing.T) {
 	t.Parallel()

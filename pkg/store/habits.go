@@ -29,7 +29,7 @@ type HabitUser struct {
 // HabitUsers returns the next page of the tenant's users with sessions, by
 // user id after after, at most limit: whether each is due for their habits
 // to be derived, and what their mark will say once they are. timezoneKey is
-// the profile key of the time zone the habits are reckoned in.
+// the attribute key of the time zone the habits are reckoned in.
 func (t *Tenant) HabitUsers(ctx context.Context, after string, limit int, timezoneKey string) ([]HabitUser, error) {
 	rows, err := t.s.pool.Query(ctx, q(qHabitUserPage), t.id, after, limit, timezoneKey)
 	if err != nil {

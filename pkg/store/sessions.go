@@ -117,7 +117,7 @@ type ContextData struct {
 	List *record.PresentedList
 	// Assertions are every assertion about the user's attributes (read
 	// when asked for), but of the self-statements only the newest
-	// ContextStatements: attribute.Resolve makes the profile part of them.
+	// ContextStatements: attribute.Resolve makes the attributes part of them.
 	Assertions []attribute.Assertion
 	// StatementSimilarity is, when the search's query has a vector, the
 	// cosine similarity of each of the user's statements embedded by the

@@ -62,7 +62,7 @@ func reportStated(w io.Writer, rep statedReport, sample int) {
 		counts[v.Key][v.Dataset]++
 	}
 	slices.Sort(keys)
-	fmt.Fprintf(w, "\nprofile values read offline from every user turn (pkg/attribute/stated): %d values\n", len(rep.Values))
+	fmt.Fprintf(w, "\nattribute values read offline from every user turn (pkg/attribute/stated): %d values\n", len(rep.Values))
 	fmt.Fprintf(w, "%-16s", "key")
 	for _, d := range datasetNames {
 		fmt.Fprintf(w, "%-14s", d)

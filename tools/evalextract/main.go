@@ -2,7 +2,7 @@
 // of Chinese conversations annotated with the knowledge-graph entities they
 // talk about, and prints recall and precision per domain, first for the
 // open-vocabulary rules and then with a catalog of the split's entities.
-// Then it counts, per key of the profile and per data set, the values the
+// Then it counts, per attribute key and per data set, the values the
 // offline reader (pkg/attribute/stated) learns from every user turn of
 // KdConv, LoCoMo, LongMemEval and PrefEval, and with -attributes-sample N prints N of
 // them drawn at random, each with its turn, for judging by hand.
@@ -27,7 +27,7 @@ import (
 func main() {
 	data := flag.String("data", datasets.DefaultDir, "data directory holding kdconv/; relative paths are taken from the repository root")
 	verbose := flag.Bool("v", false, "list missed names and unmatched extractions")
-	sample := flag.Int("attributes-sample", 0, "also print this many of the profile values read from the data's user turns, drawn at random, for judging by hand")
+	sample := flag.Int("attributes-sample", 0, "also print this many of the attribute values read from the data's user turns, drawn at random, for judging by hand")
 	flag.Parse()
 
 	dir, err := datasets.Dir(*data)

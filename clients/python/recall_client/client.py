@@ -352,14 +352,14 @@ class Recall:
 
     def attributes(self, user_id: str, *, history: Optional[bool] = None) -> t.Attributes:
         """Who the user is and what they asked for: the current values of their
-        profile's keys, and with ``history=True`` every earlier one."""
+        attributes' keys, and with ``history=True`` every earlier one."""
         q = _params(history=history)
         return cast(t.Attributes, self._request("GET", "/v1/users/" + _seg(user_id) + "/attributes", query=q))
 
     def edit_attributes(
         self, user_id: str, edits: Sequence[t.AttributeEdit], *, id: Optional[str] = None, occurred_at: Optional[Any] = None
     ) -> t.AttributesAccepted:
-        """Set and remove values of the user's profile explicitly. Every edit is
+        """Set and remove values of the user's attributes explicitly. Every edit is
         checked first (InvalidRequestError naming ``edits[i].key``, nothing
         stored); ``id`` is generated when missing and kept across retries, so a
         retry stores nothing twice."""

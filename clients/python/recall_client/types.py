@@ -257,6 +257,9 @@ class PartSpend(TypedDict):
     """The characters each part of the context takes in the prompt (headings and line breaks included), and the framing's."""
 
     framing: int
+    attributes: int
+    # Deprecated: ``attributes`` under its old name, the same count. Read
+    # ``attributes``: ``profile`` goes in the next minor release.
     profile: int
     list: int
     window: int
@@ -382,36 +385,44 @@ class Recalled(_RecalledBase, total=False):
     during: List[Span]
 
 
-class ProfileEntry(TypedDict):
-    """One key of the user's profile as the prompt states it; ``label`` in the prompt's language."""
+class AttributeEntry(TypedDict):
+    """One key of the user's attributes as the prompt states it; ``label`` in the prompt's language."""
 
     key: str
     label: str
     values: List[str]
 
 
-class _ProfileStatementBase(TypedDict):
+class _AttributeStatementBase(TypedDict):
     text: str
     at: str
     matched: bool
 
 
-class ProfileStatement(_ProfileStatementBase, total=False):
+class AttributeStatement(_AttributeStatementBase, total=False):
     """A self-statement of the user's as the prompt shows it: their words, when, and whether it bears on the message."""
 
     session_id: str
 
 
-class _ContextProfileBase(TypedDict):
-    about: List[ProfileEntry]
-    requests: List[ProfileEntry]
+class _ContextAttributesBase(TypedDict):
+    about: List[AttributeEntry]
+    requests: List[AttributeEntry]
 
 
-class ContextProfile(_ContextProfileBase, total=False):
+class ContextAttributes(_ContextAttributesBase, total=False):
     """Who the user is (``about``), what they asked the assistant to do (``requests``), their own statements."""
 
-    statements: List[ProfileStatement]
+    statements: List[AttributeStatement]
     cuts: List[Cut]
+
+
+# Deprecated: the attributes part's names before it was called attributes.
+# Use ContextAttributes, AttributeEntry and AttributeStatement: these go in
+# the next minor release.
+ContextProfile = ContextAttributes
+ProfileEntry = AttributeEntry
+ProfileStatement = AttributeStatement
 
 
 class _ContextBase(TypedDict):
@@ -432,7 +443,11 @@ class Context(_ContextBase, total=False):
     """GET/POST /v1/context: the parts and ``prompt``, the block to put in the system prompt."""
 
     recalled: Recalled
-    profile: "ContextProfile"
+    # Who the user is and what they asked for; absent when nothing is known.
+    attributes: ContextAttributes
+    # Deprecated: ``attributes`` under its old name, the same value. Read
+    # ``attributes``: ``profile`` goes in the next minor release.
+    profile: ContextAttributes
 
 
 # --- search ---
@@ -601,7 +616,7 @@ class _AttributeValueBase(TypedDict):
 
 
 class AttributeValue(_AttributeValueBase, total=False):
-    """One value of a profile key, with where it came from and when it held."""
+    """One value of an attribute key, with where it came from and when it held."""
 
     item: str
     evidence: List[str]

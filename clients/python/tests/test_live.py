@@ -323,7 +323,10 @@ class LiveTest(unittest.TestCase):
             [("Berlin", "current"), ("Paris", "superseded"), ("peanuts", "current")],
         )
         ctx = self.recall.context(self.user, unique("new-session"), query="any dessert ideas for the weekend?")
-        self.assertEqual([e["key"] for e in ctx["profile"]["about"]], ["location", "allergies"])
+        self.assertEqual([e["key"] for e in ctx["attributes"]["about"]], ["location", "allergies"])
+        # The part's old name carries the same, for one release.
+        self.assertEqual(ctx["profile"], ctx["attributes"])
+        self.assertEqual(ctx["budget"]["parts"]["profile"], ctx["budget"]["parts"]["attributes"])
         self.assertIn("allergic to: peanuts", ctx["prompt"])
         self.assertNotIn("Paris", ctx["prompt"])
         with self.assertRaises(InvalidRequestError) as cm:

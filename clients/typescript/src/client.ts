@@ -303,14 +303,14 @@ export class Recall {
 
   /**
    * Who the user is and what they asked for: the current values of their
-   * profile's keys, and with `history: true` every earlier one.
+   * attributes' keys, and with `history: true` every earlier one.
    */
   async attributes(userId: string, opts: { history?: boolean } = {}): Promise<T.Attributes> {
     return this.#request<T.Attributes>("GET", `/v1/users/${seg(userId)}/attributes`, { query: defined(opts) });
   }
 
   /**
-   * Sets and removes values of the user's profile explicitly. Every edit is
+   * Sets and removes values of the user's attributes explicitly. Every edit is
    * checked first (InvalidRequestError naming `edits[i].key`, nothing stored);
    * an `id` is generated when missing and kept across retries, so a retry
    * stores nothing twice.

@@ -219,9 +219,8 @@ export interface WindowLimits {
   max_chars: number;
 }
 
-/** The characters each part of the context takes in the prompt. */
-/** One key of the user's profile as the prompt states it (contract.ProfileEntry). */
-export interface ProfileEntry {
+/** One key of the user's attributes as the prompt states it (contract.AttributeEntry). */
+export interface AttributeEntry {
   key: string;
   /** How the prompt names the key, in its language. */
   label: string;
@@ -229,16 +228,16 @@ export interface ProfileEntry {
 }
 
 /** Who the user is (`about`) and what they asked the assistant to do (`requests`), in every context. */
-export interface ContextProfile {
-  about: ProfileEntry[];
-  requests: ProfileEntry[];
+export interface ContextAttributes {
+  about: AttributeEntry[];
+  requests: AttributeEntry[];
   /** The user's own standing statements: those that bear on the message first, then the strongest. */
-  statements?: ProfileStatement[];
+  statements?: AttributeStatement[];
   cuts?: Cut[];
 }
 
 /** A self-statement of the user's as the prompt shows it. */
-export interface ProfileStatement {
+export interface AttributeStatement {
   text: string;
   at: string;
   session_id?: string;
@@ -246,8 +245,18 @@ export interface ProfileStatement {
   matched: boolean;
 }
 
+/** @deprecated Use ContextAttributes; this name goes in the next minor release. */
+export type ContextProfile = ContextAttributes;
+/** @deprecated Use AttributeEntry; this name goes in the next minor release. */
+export type ProfileEntry = AttributeEntry;
+/** @deprecated Use AttributeStatement; this name goes in the next minor release. */
+export type ProfileStatement = AttributeStatement;
+
+/** The characters each part of the context takes in the prompt. */
 export interface PartSpend {
   framing: number;
+  attributes: number;
+  /** @deprecated The same count as `attributes`, under its old name: read `attributes`; `profile` goes in the next minor release. */
   profile: number;
   list: number;
   window: number;
@@ -361,7 +370,9 @@ export interface Context {
   ttl: string;
   budget: Budget;
   /** Who the user is and what they asked for; absent when nothing is known. */
-  profile?: ContextProfile;
+  attributes?: ContextAttributes;
+  /** @deprecated The same value as `attributes`, under its old name: read `attributes`; `profile` goes in the next minor release. */
+  profile?: ContextAttributes;
   list: PresentedList | null;
   window: Window;
   facts: Facts;
@@ -558,7 +569,7 @@ export interface Recommendations {
 
 // --- attributes: who the user is and what they asked for ---
 
-/** One value of a profile key, with where it came from and when it held (contract.AttributeValue). */
+/** One value of an attribute key, with where it came from and when it held (contract.AttributeValue). */
 export interface AttributeValue {
   key: string;
   group: "about" | "preference";

@@ -277,7 +277,7 @@ describe("live Recall", { concurrency: true }, () => {
     }, "the edits stored");
     assert.deepEqual(attrs.history?.map((v) => `${v.value}:${v.status}`).sort(), ["Berlin:current", "Paris:superseded", "peanuts:current"]);
     const ctx = await recall.context({ user_id: user, session_id: unique("new-session"), query: "any dessert ideas for the weekend?" });
-    assert.deepEqual(ctx.profile?.about.map((e) => e.key), ["location", "allergies"]);
+    assert.deepEqual(ctx.attributes?.about.map((e) => e.key), ["location", "allergies"]);
     assert.match(ctx.prompt, /allergic to: peanuts/);
     assert.doesNotMatch(ctx.prompt, /Paris/);
     await assert.rejects(recall.editAttributes(user, [{ key: "shoe_size", op: "put", value: "42" }]),

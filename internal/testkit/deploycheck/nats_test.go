@@ -262,7 +262,7 @@ func login(url, user string) queue.NATSConfig {
 // binary as its own user (the API, the gateway and each worker with its
 // own connection, as their Deployments do), and drives every path that
 // touches the bus: turns through the API and the gateway, a catalog and a
-// shelf from an application (recall-producer), profile edits, summaries
+// shelf from an application (recall-producer), attribute edits, summaries
 // asked for by ingest, the API and the idle sweep, dead letters written by
 // each turn worker and re-driven, a session deleted and users forgotten by
 // the API and by the operator's tools (recall-ops), a replay. Every
@@ -370,7 +370,7 @@ func TestRecallRunsOnTheNATSLayout(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, status, string(body))
 	require.Contains(t, string(body), `"reached":true`)
 
-	// A summary the API asks for, a profile edit and a refresh.
+	// A summary the API asks for, an attribute edit and a refresh.
 	status, body = call(http.MethodPost, "/v1/sessions/s1/summarize?wait=20s", nil)
 	require.Equal(t, http.StatusOK, status, string(body))
 	status, body = call(http.MethodPut, "/v1/users/u1/attributes/location", map[string]any{"value": "杭州", "id": "loc-1", "occurred_at": now.Format(time.RFC3339)})
@@ -488,7 +488,7 @@ func TestRecallRunsOnTheNATSLayout(t *testing.T) {
 	require.Contains(t, string(body), "/book/19F0", "the application's shelf entry is stored")
 	status, body = call(http.MethodGet, "/v1/users/u1/attributes", nil)
 	require.Equal(t, http.StatusOK, status, string(body))
-	require.Contains(t, string(body), "杭州", "the profile edit is stored")
+	require.Contains(t, string(body), "杭州", "the attribute edit is stored")
 
 	// The lists bite: an application may not publish a task, a dead letter
 	// or a stream of its own; a worker may not publish a turn, nor read

@@ -1,7 +1,7 @@
 // Package infer reads a user's attributes from a batch of their turns with a
 // language model: it shows the model the schema's keys, the user's current
 // values and the turns (each under a short id), and asks for the
-// operations that bring the profile up to date, as one strict JSON object:
+// operations that bring the attributes up to date, as one strict JSON object:
 //
 //	{"operations": [{"op": "add", "key": "diet", "value": "vegetarian",
 //	  "evidence": ["t3"], "confidence": 0.9}]}

@@ -13,7 +13,7 @@ const labels = {
   user_profiles: ['interest vector', 'interest vectors'], profile_refresh_outbox: ['pending profile refresh', 'pending profile refreshes'],
   seen_items: ['item seen', 'items seen'], seen_lists: ['list shown', 'lists shown'],
   item_notifications: ['notification', 'notifications'], search_entries: ['search entry', 'search entries'],
-  attribute_assertions: ['profile value', 'profile values'], webhook_deliveries: ['webhook delivery', 'webhook deliveries'],
+  attribute_assertions: ['attribute value', 'attribute values'], webhook_deliveries: ['webhook delivery', 'webhook deliveries'],
 };
 
 /** removal lists what a forget report counts, non-zero rows and stream messages. */

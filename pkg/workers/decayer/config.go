@@ -43,7 +43,7 @@ type Config struct {
 	Refresh queue.RefreshConfig
 	// Habits is how users' usage habits are derived from their messages
 	// (HABITS_*), into the keys their tenant's schema has (Attributes,
-	// PROFILE_SCHEMA_FILE).
+	// ATTRIBUTE_SCHEMA_FILE).
 	Habits     habits.Config
 	Attributes attribute.Config
 }

@@ -105,7 +105,7 @@ type Decayer struct {
 	log     *slog.Logger
 	now     func() time.Time
 	metrics *metrics
-	// schemas are the profiles' keys, per tenant, habits are derived into.
+	// schemas are the attributes' keys, per tenant, habits are derived into.
 	schemas *attribute.Schemas
 	// Steps are run in order. New sets facts, purge, retention, habits,
 	// seen and refresh; a new kind of clean-up is one more Step (before

@@ -76,7 +76,7 @@ func (d *Decayer) deriveHabits(ctx context.Context, r *Run, s *StepRun) error {
 
 // deriveUsers derives the habits of a batch of due users of one tenant and
 // stores them: the users marked, and the derived assertions stored. What
-// the stored ones changed in the users' profiles is told on the change feed
+// the stored ones changed in the users' attributes is told on the change feed
 // inside the batch's transaction (SaveHabits' stored): a failed publish rolls
 // the batch back, and the next run derives the same assertions (their events
 // and times come from the messages) and tells them again, with the same ids.

@@ -218,7 +218,7 @@ func TestHabitsAfterSessionDelete(t *testing.T) {
 
 // The same messages and edits, stored in another order, with runs at other
 // times and a batch size that splits them differently, make the same
-// assertions: a replay rebuilds the same profile.
+// assertions: a replay rebuilds the same attributes.
 func TestHabitsReplay(t *testing.T) {
 	t.Parallel()
 	start := t0.AddDate(0, 0, -14).Truncate(24 * time.Hour)

@@ -5,7 +5,7 @@
 // them, the names of the conversation's own people are left out: those the
 // turn gives them (extract.Screen: the user's name, the assistant's, whom the
 // user greets, the people of the user's life) and the names the user's
-// profile knows as of the turn (withoutOwnNames). The extraction itself
+// attributes know as of the turn (withoutOwnNames). The extraction itself
 // (rules, gazetteer, the model's prompt) is package extract.
 package extractor
 
@@ -75,12 +75,12 @@ type Config struct {
 	// Embed is the embedder facts are indexed for search with (EMBED_*):
 	// the indexer's.
 	Embed embed.Config
-	// Attributes are the profile schemas what users say of themselves is
-	// checked against (PROFILE_SCHEMA_FILE).
+	// Attributes are the schemas what users say of themselves is checked
+	// against (ATTRIBUTE_SCHEMA_FILE).
 	Attributes attribute.Config
 	// Stated reads what users say of themselves and ask of the assistant
 	// from their turns ("call me Xiao Li", "answer in English", "我对花生过敏")
-	// into their profile's attributes, as values of source stated.
+	// into their attributes, as values of source stated.
 	Stated bool `env:"EXTRACT_ATTRIBUTES" envDefault:"true"`
 }
 
@@ -256,7 +256,7 @@ func (w *Worker) Handle(ctx context.Context, msgs []queue.Message) []error {
 }
 
 // recordStatements stores what the users said of themselves (stated, the
-// rows of all) and publishes the changes that made to their profiles: of
+// rows of all) and publishes the changes that made to their attributes: of
 // the rows stored now, and of every row of a redelivered turn, whose first
 // handling may have stored them and then failed before its changes were
 // published (the stream drops those it has already). When that publish
@@ -517,12 +517,12 @@ func (w *Worker) mentions(ctx context.Context, t *events.Turn) ([]store.Mention,
 	return out, nil
 }
 
-// ownNameKeys are the profile keys whose values name the conversation's own
+// ownNameKeys are the attribute keys whose values name the conversation's own
 // people: the name the user goes by, the name they gave the assistant.
 var ownNameKeys = []string{"name", "assistant_name"}
 
 // withoutOwnNames leaves out the mentions whose value is a name their user
-// goes by or gave the assistant, as their profile stood when the turn was
+// goes by or gave the assistant, as their attributes stood when the turn was
 // said (its assertions of ownNameKeys up to the turn's time, resolved by the
 // tenant's schema): "Anna" is no interest of a user called Anna, nor "Max"
 // of one whose assistant is Max, in whatever words a later turn says it.

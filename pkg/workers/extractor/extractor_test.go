@@ -354,7 +354,7 @@ func TestExtractorReadsChoices(t *testing.T) {
 // The names of the conversation's own people are no interests, in either
 // language, whichever extractor found them: the user's own name and the
 // assistant's, said in the turn (the rules read where they stand, without a
-// database read) or known from the user's profile as of the turn (a later
+// database read) or known from the user's attributes as of the turn (a later
 // turn that names them plainly); whom the user greets or asks by name; the
 // people of the user's life. What the user talks about stays, the same
 // words as an interest included.
@@ -434,7 +434,7 @@ func TestExtractorLeavesOutOwnNames(t *testing.T) {
 // The rules alone, as the extractor runs without a model: a user who names
 // themselves leaves no fact of their name ("我叫王芳。", "My name is Anna
 // Smith."), and a later turn that says the name in passing leaves none
-// either, once the profile knows it.
+// either, once the attributes know it.
 func TestExtractorRulesLeaveOutOwnNames(t *testing.T) {
 	t.Parallel()
 	b := setup(t)

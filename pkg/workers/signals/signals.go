@@ -52,7 +52,7 @@ type Config struct {
 	// Embed is the embedder items are embedded with (EMBED_*): the
 	// profiler's, since their vectors are compared.
 	Embed embed.Config
-	// Attributes are the profile schemas edits are checked against.
+	// Attributes are the schemas attribute edits are checked against.
 	Attributes attribute.Config
 }
 

@@ -120,7 +120,7 @@ type Config struct {
 	// the indexer's.
 	Embed embed.Config
 	// Infer, with a model configured (LLM_MODEL), asks it once per summary
-	// version what the version's messages say about the user (the profile's
+	// version what the version's messages say about the user (their
 	// attributes: pkg/attribute/infer), with the user's current values
 	// shown, and stores the operations it returns, with their evidence, as
 	// values of source inferred in the version's transaction. It is one
@@ -129,7 +129,7 @@ type Config struct {
 	Infer bool `env:"PROFILE_INFER" envDefault:"true"`
 	// InferMinConfidence drops the model's operations that are less sure.
 	InferMinConfidence float64 `env:"PROFILE_INFER_MIN_CONFIDENCE" envDefault:"0.7"`
-	// Attributes are the profile's schemas (PROFILE_SCHEMA_FILE).
+	// Attributes are the attributes' schemas (ATTRIBUTE_SCHEMA_FILE).
 	Attributes attribute.Config
 }
 
@@ -510,7 +510,7 @@ func (w *Worker) topicMentions(tenantID, eventID string, row record.Summary, sum
 
 // tell publishes the change feed's news of a version stored: the version
 // (summary.updated), the facts its key topics mentioned first (fact.new)
-// and what its assertions changed in the user's profile.
+// and what its assertions changed in the user's attributes.
 func (w *Worker) tell(ctx context.Context, tenantID string, sum record.Summary, created []store.FactRow, assertions []store.AssertionRow) error {
 	cs := []contract.Change{changefeed.SummaryUpdated(tenantID, sum)}
 	cs = append(cs, changefeed.FactsNew(created)...)
@@ -553,7 +553,7 @@ func (w *Worker) retell(ctx context.Context, tenantID string, sum record.Summary
 // user, showing it the user's current values, and returns the assertions
 // to store with the version (under its event id). The model's failure, or
 // the tenant's rate, leaves the version without them: the summary is not
-// held back for its profile. Only the end of ctx is an error.
+// held back for its attributes. Only the end of ctx is an error.
 func (w *Worker) inferProfile(ctx context.Context, tenantID, userID, sessionID, eventID string, msgs []record.Message) ([]store.AssertionRow, error) {
 	turns := make([]infer.Turn, 0, len(msgs))
 	for _, m := range msgs {

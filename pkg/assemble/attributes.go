@@ -5,17 +5,17 @@ import (
 	"time"
 )
 
-// Profile is who the user is and what they asked for, as the context states
-// it: the current values of their profile's keys (pkg/attribute resolves
-// them), each key one entry. It is in every context, whatever the query:
-// a standing request ("never suggest peanuts") must reach the prompt
-// whether or not the current message shares a word with it.
-type Profile struct {
+// Attributes are who the user is and what they asked for, as the context
+// states them: the current values of their attributes' keys (pkg/attribute
+// resolves them), each key one entry. They are in every context, whatever
+// the query: a standing request ("never suggest peanuts") must reach the
+// prompt whether or not the current message shares a word with it.
+type Attributes struct {
 	// About are the keys that say who the user is ("lives in: Berlin").
-	About []ProfileEntry
+	About []AttributeEntry
 	// Requests are what the user asked the assistant to do ("reply in:
 	// English"), to be followed unless the current message says otherwise.
-	Requests []ProfileEntry
+	Requests []AttributeEntry
 	// Statements are the user's own standing statements chosen for this
 	// message (the ones that bear on it first, then the strongest), each
 	// shown in their words with its date.
@@ -35,8 +35,8 @@ type Statement struct {
 	Matched bool
 }
 
-// ProfileEntry is one key's current values.
-type ProfileEntry struct {
+// AttributeEntry is one key's current values.
+type AttributeEntry struct {
 	Key string
 	// Label names the key in each language of the prompt (en, zh); Key
 	// stands in where a language has none.
@@ -44,9 +44,9 @@ type ProfileEntry struct {
 	Values []string
 }
 
-// Empty reports whether the profile has nothing to say.
-func (p *Profile) Empty() bool {
-	return p == nil || len(p.About)+len(p.Requests)+len(p.Statements) == 0
+// Empty reports whether the attributes have nothing to say.
+func (a *Attributes) Empty() bool {
+	return a == nil || len(a.About)+len(a.Requests)+len(a.Statements) == 0
 }
 
 // statementLine is a statement as the prompt shows it: "- [2024-05-01] I
@@ -63,8 +63,8 @@ func statementLine(st Statement, zone *time.Location) string {
 	return b.String()
 }
 
-// profileEntryText is an entry's text in the prompt: "label: value, value".
-func profileEntryText(ph phrases, e ProfileEntry) string {
+// attributeEntryText is an entry's text in the prompt: "label: value, value".
+func attributeEntryText(ph phrases, e AttributeEntry) string {
 	label := e.Label[ph.lang]
 	if label == "" {
 		label = e.Label[LangEN]
@@ -84,31 +84,31 @@ func profileEntryText(ph phrases, e ProfileEntry) string {
 	return b.String()
 }
 
-// profileLines are the entries' texts, about first, then requests.
-func profileLines(ph phrases, p *Profile) (about, requests []string) {
-	if p == nil {
+// attributeLines are the entries' texts, about first, then requests.
+func attributeLines(ph phrases, a *Attributes) (about, requests []string) {
+	if a == nil {
 		return nil, nil
 	}
-	for _, e := range p.About {
-		about = append(about, profileEntryText(ph, e))
+	for _, e := range a.About {
+		about = append(about, attributeEntryText(ph, e))
 	}
-	for _, e := range p.Requests {
-		requests = append(requests, profileEntryText(ph, e))
+	for _, e := range a.Requests {
+		requests = append(requests, attributeEntryText(ph, e))
 	}
 	return about, requests
 }
 
-// profileLine joins a group's entries under its opening: one line.
-func profileLine(ph phrases, open string, entries []string) string {
+// attributeLine joins a group's entries under its opening: one line.
+func attributeLine(ph phrases, open string, entries []string) string {
 	if len(entries) == 0 {
 		return ""
 	}
 	return open + strings.Join(entries, ph.entrySep)
 }
 
-// profileSize is what entry i of a group costs in the prompt: its text,
+// attributeSize is what entry i of a group costs in the prompt: its text,
 // and the group's opening (first) or the separator before it.
-func profileSize(ph phrases, open string, i int, s string) int {
+func attributeSize(ph phrases, open string, i int, s string) int {
 	if i == 0 {
 		return runes(open) + runes(s) + 1
 	}
