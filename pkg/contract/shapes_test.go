@@ -80,10 +80,10 @@ var shapes = []shape{
 	{v: contract.SearchResult{}, openapi: "SearchResult", ts: "SearchResult", py: "SearchResult"},
 	{v: contract.SearchHit{}, openapi: "SearchHit", ts: "SearchHit", py: "SearchHit"},
 	{v: contract.Neighbor{}, openapi: "Neighbor", ts: "Neighbor", py: "Neighbor"},
-	{v: contract.Profile{}, openapi: "Profile", ts: "Profile", py: "Profile"},
-	{v: contract.ProfileFact{}, openapi: "Profile.facts[]", ts: "ProfileFact", py: "ProfileFact"},
-	{v: contract.ProfileVector{}, openapi: "Profile.vector", ts: "ProfileVector", py: "ProfileVector"},
-	{v: contract.ProfileRefresh{}, openapi: "ProfileRefresh", ts: "ProfileRefresh", py: "ProfileRefresh"},
+	{v: contract.Interests{}, openapi: "Interests", ts: "Interests", py: "Interests"},
+	{v: contract.InterestFact{}, openapi: "Interests.facts[]", ts: "InterestFact", py: "InterestFact"},
+	{v: contract.InterestVector{}, openapi: "Interests.vector", ts: "InterestVector", py: "InterestVector"},
+	{v: contract.InterestsRefresh{}, openapi: "InterestsRefresh", ts: "InterestsRefresh", py: "InterestsRefresh"},
 	{v: contract.Recommendations{}, openapi: "Recommendations", ts: "Recommendations", py: "Recommendations"},
 	{v: contract.Recommendation{}, openapi: "Recommendations.items[]", ts: "Recommendation", py: "Recommendation"},
 	{v: contract.ListInfo{}, openapi: "Selection.list", ts: "ListInfo", py: "ListInfo"},
@@ -134,6 +134,16 @@ var shapes = []shape{
 // POST /v1/turns (TurnsResult) in one type, and TurnsAccepted that route's
 // 202 (TurnsResult without its error).
 var clientOnly = []string{"TurnInput", "Duration", "JSONValue", "JSONObject", "Role", "TurnsAccepted", "ErrorBody", "WaitFor"}
+
+// renamed are the clients' former type names, each kept as a deprecated
+// alias of its new name (TypeScript `export type Old = New`, Python
+// `Old = New`) for a release.
+var renamed = map[string]string{
+	"Profile":        "Interests",
+	"ProfileFact":    "InterestFact",
+	"ProfileVector":  "InterestVector",
+	"ProfileRefresh": "InterestsRefresh",
+}
 
 // field is a JSON field as Go writes it.
 type field struct {
@@ -257,10 +267,18 @@ func TestShapesMatchEverywhere(t *testing.T) {
 		require.True(t, listed[name], "contract.%s is not in the shapes table", name)
 	}
 	for name := range ts {
+		if to, ok := renamed[name]; ok {
+			require.Regexp(t, `(?m)^export type `+name+` = `+to+`;$`, string(tsSrc), "TypeScript %s: an alias of %s", name, to)
+			continue
+		}
 		require.True(t, listed["ts:"+name] || slices.Contains(clientOnly, name), "TypeScript %s is not in the shapes table", name)
 	}
 	for name := range py {
 		require.True(t, listed["py:"+name] || slices.Contains(clientOnly, name) || strings.HasPrefix(name, "_"), "Python %s is not in the shapes table", name)
+	}
+	for old, to := range renamed {
+		require.Regexp(t, `(?m)^export type `+old+` = `+to+`;$`, string(tsSrc), "TypeScript keeps %s, an alias of %s", old, to)
+		require.Regexp(t, `(?m)^`+old+` = `+to+`$`, string(pySrc), "Python keeps %s, an alias of %s", old, to)
 	}
 }
 
