@@ -126,14 +126,14 @@ func TestRunEndToEnd(t *testing.T) {
 
 	// The profiler runs too: a refresh request gives the user a stored profile
 	// (after the refresh's debounce bucket has closed).
-	req, _ = http.NewRequest(http.MethodPost, apiURL+"/v1/users/u1/profile/refresh", nil)
+	req, _ = http.NewRequest(http.MethodPost, apiURL+"/v1/users/u1/interests/refresh", nil)
 	req.Header.Set("X-Tenant-ID", "demo")
 	resp, err = http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
 	require.Eventually(t, func() bool {
-		req, _ := http.NewRequest(http.MethodGet, apiURL+"/v1/users/u1/profile", nil)
+		req, _ := http.NewRequest(http.MethodGet, apiURL+"/v1/users/u1/interests", nil)
 		req.Header.Set("X-Tenant-ID", "demo")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {

@@ -302,8 +302,11 @@ var endpoints = []endpoint{
 	{pattern: "GET /v1/users/{user_id}/search", tenant: (*Server).getSearch, query: searchParams},
 	{pattern: "POST /v1/users/{user_id}/search", tenant: (*Server).postSearch, body: searchParams},
 	{pattern: "DELETE /v1/users/{user_id}", tenant: (*Server).deleteUser},
-	{pattern: "GET /v1/users/{user_id}/profile", tenant: (*Server).getProfile, query: []param{{"limit", kindNumber}, {"vector", kindBool}}},
-	{pattern: "POST /v1/users/{user_id}/profile/refresh", tenant: (*Server).postProfileRefresh},
+	{pattern: "GET /v1/users/{user_id}/interests", tenant: (*Server).getInterests, query: interestsParams},
+	{pattern: "POST /v1/users/{user_id}/interests/refresh", tenant: (*Server).postInterestsRefresh},
+	// The interests' former paths, deprecated: the same handlers.
+	{pattern: "GET /v1/users/{user_id}/profile", tenant: (*Server).getInterests, query: interestsParams},
+	{pattern: "POST /v1/users/{user_id}/profile/refresh", tenant: (*Server).postInterestsRefresh},
 	{pattern: "GET /v1/users/{user_id}/attributes", tenant: (*Server).getAttributes, query: []param{{"history", kindBool}}},
 	{pattern: "PATCH /v1/users/{user_id}/attributes", tenant: (*Server).patchAttributes},
 	{pattern: "PUT /v1/users/{user_id}/attributes/{key}", tenant: (*Server).putAttribute},

@@ -107,6 +107,8 @@ var idRoutes = map[string]idRoute{
 	"POST /v1/sessions/{session_id}/summarize":    {body: `{}`, status: []int{200, 202}},
 	"GET /v1/users/{user_id}/search":              {status: []int{400}}, // q is required: the route ran and named it
 	"POST /v1/users/{user_id}/search":             {body: `{"q":"hello"}`, status: []int{200}},
+	"GET /v1/users/{user_id}/interests":           {status: []int{200, 404}},
+	"POST /v1/users/{user_id}/interests/refresh":  {body: `{}`, status: []int{202}},
 	"GET /v1/users/{user_id}/profile":             {status: []int{200, 404}},
 	"POST /v1/users/{user_id}/profile/refresh":    {body: `{}`, status: []int{202}},
 	"GET /v1/users/{user_id}/attributes":          {status: []int{200}},

@@ -1,7 +1,8 @@
 // Package client is Recall's Go client, what a Go chat backend imports: it
 // adds turns (over HTTP, or straight to JetStream), reads the context for the
 // next prompt, searches a user's history, resolves "the user answered 3" to
-// the real item, and reads and manages sessions, profiles and presented items.
+// the real item, and reads and manages sessions, interests and presented
+// items.
 //
 // Every call is retried with exponential backoff when the API answers 503 or
 // cannot be reached, with the same ids, so a retry never stores a turn twice.
@@ -377,22 +378,36 @@ func (c *Client) Seen(ctx context.Context, userID string, limit int) (*Seen, err
 	return &out, c.call(ctx, http.MethodGet, userPath(userID, "items", "seen"), intParam("limit", limit), nil, &out)
 }
 
-// Profile returns the user's interest facts by weight now (limit 0: the
+// Interests returns the user's interest facts by weight now (limit 0: the
 // API's default, 50) and the interest vector's metadata, with its values
 // when vector is true.
-func (c *Client) Profile(ctx context.Context, userID string, limit int, vector bool) (*Profile, error) {
+func (c *Client) Interests(ctx context.Context, userID string, limit int, vector bool) (*Interests, error) {
 	q := intParam("limit", limit)
 	if vector {
 		q.Set("vector", "true")
 	}
-	var out Profile
-	return &out, c.call(ctx, http.MethodGet, userPath(userID, "profile"), q, nil, &out)
+	var out Interests
+	return &out, c.call(ctx, http.MethodGet, userPath(userID, "interests"), q, nil, &out)
+}
+
+// RefreshInterests queues a recompute of the user's interest vector.
+func (c *Client) RefreshInterests(ctx context.Context, userID string) (*InterestsRefresh, error) {
+	var out InterestsRefresh
+	return &out, c.call(ctx, http.MethodPost, userPath(userID, "interests", "refresh"), nil, nil, &out)
+}
+
+// Profile returns the user's interests.
+//
+// Deprecated: use Interests.
+func (c *Client) Profile(ctx context.Context, userID string, limit int, vector bool) (*Interests, error) {
+	return c.Interests(ctx, userID, limit, vector)
 }
 
 // RefreshProfile queues a recompute of the user's interest vector.
-func (c *Client) RefreshProfile(ctx context.Context, userID string) (*ProfileRefresh, error) {
-	var out ProfileRefresh
-	return &out, c.call(ctx, http.MethodPost, userPath(userID, "profile", "refresh"), nil, nil, &out)
+//
+// Deprecated: use RefreshInterests.
+func (c *Client) RefreshProfile(ctx context.Context, userID string) (*InterestsRefresh, error) {
+	return c.RefreshInterests(ctx, userID)
 }
 
 // Recommendations returns the k catalog items (0: the API's default, 10)

@@ -138,7 +138,7 @@ func clientOddIDs(t *testing.T, l *testenv.Live) {
 		edited, err := c.EditAttributes(ctx, id, client.AttributeEdits{Edits: []client.AttributeEdit{{Key: "name", Op: "put", Value: "Ada"}}})
 		require.NoError(t, err, id)
 		require.Equal(t, id, edited.UserID)
-		ref, err := c.RefreshProfile(ctx, id)
+		ref, err := c.RefreshInterests(ctx, id)
 		require.NoError(t, err, id)
 		require.Equal(t, id, ref.UserID)
 		_, err = c.Summarize(ctx, id, 0)
@@ -351,21 +351,29 @@ func clientHTTP(t *testing.T, l *testenv.Live) {
 		require.Equal(t, []string{"/book/NEW3"}, u.Unseen, "notified refs are left out")
 	})
 
-	t.Run("profile and recommendations", func(t *testing.T) {
-		var p *client.Profile
+	t.Run("interests and recommendations", func(t *testing.T) {
+		var p *client.Interests
 		require.Eventually(t, func() bool {
 			var err error
-			p, err = c.Profile(ctx, user, 0, false)
+			p, err = c.Interests(ctx, user, 0, false)
 			return err == nil && len(p.Facts) > 0
 		}, 20*time.Second, 50*time.Millisecond, "the extractor records the user's interests")
 		require.Equal(t, user, p.UserID)
-		ref, err := c.RefreshProfile(ctx, user)
+		ref, err := c.RefreshInterests(ctx, user)
 		require.NoError(t, err)
 		require.Equal(t, user, ref.UserID)
+		// The deprecated names answer alike.
+		again, err := c.RefreshProfile(ctx, user)
+		require.NoError(t, err)
+		require.Equal(t, user, again.UserID)
 		require.Eventually(t, func() bool {
-			p, err := c.Profile(ctx, user, 0, true)
+			p, err := c.Interests(ctx, user, 0, true)
 			return err == nil && p.Vector.Present && len(p.Vector.Values) == p.Vector.Dims
 		}, 20*time.Second, 50*time.Millisecond, "the profiler computes the interest vector")
+		old, err := c.Profile(ctx, user, 0, false)
+		require.NoError(t, err)
+		require.Equal(t, user, old.UserID)
+		require.NotEmpty(t, old.Facts)
 		rec, err := c.Recommendations(ctx, user, 3)
 		require.NoError(t, err)
 		require.Equal(t, 3, rec.K)
@@ -422,7 +430,7 @@ func clientHTTP(t *testing.T, l *testenv.Live) {
 		require.NoError(t, err)
 		require.Equal(t, user, rep.UserID)
 		require.Zero(t, rep.Rows["facts"], "the facts the deleted session alone mentioned went with it")
-		_, err = c.Profile(ctx, user, 0, false)
+		_, err = c.Interests(ctx, user, 0, false)
 		require.True(t, client.IsNotFound(err))
 	})
 }

@@ -37,14 +37,32 @@ type (
 	SearchParams = contract.SearchParams
 	// SearchResult is the raw hits of a search.
 	SearchResult = contract.SearchResult
-	// Profile is what Recall holds about a user's interests.
-	Profile = contract.Profile
-	// ProfileFact is an interest fact as the profile shows it.
-	ProfileFact = contract.ProfileFact
-	// ProfileVector describes the interest vector.
-	ProfileVector = contract.ProfileVector
-	// ProfileRefresh is a queued recompute of a user's interest vector.
-	ProfileRefresh = contract.ProfileRefresh
+	// Interests is what Recall holds about a user's interests: the facts
+	// and the vector gathered from what they talk about.
+	Interests = contract.Interests
+	// InterestFact is an interest fact with its weight now.
+	InterestFact = contract.InterestFact
+	// InterestVector describes the interest vector.
+	InterestVector = contract.InterestVector
+	// InterestsRefresh is a queued recompute of a user's interest vector.
+	InterestsRefresh = contract.InterestsRefresh
+
+	// Profile is the former name of Interests.
+	//
+	// Deprecated: use Interests.
+	Profile = contract.Interests
+	// ProfileFact is the former name of InterestFact.
+	//
+	// Deprecated: use InterestFact.
+	ProfileFact = contract.InterestFact
+	// ProfileVector is the former name of InterestVector.
+	//
+	// Deprecated: use InterestVector.
+	ProfileVector = contract.InterestVector
+	// ProfileRefresh is the former name of InterestsRefresh.
+	//
+	// Deprecated: use InterestsRefresh.
+	ProfileRefresh = contract.InterestsRefresh
 	// Recommendations are catalog items nearest to the user's interests.
 	Recommendations = contract.Recommendations
 	// ListInfo identifies the list an item was taken from.

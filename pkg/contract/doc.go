@@ -40,9 +40,9 @@ type Memory interface {
 	Selection(ctx context.Context, sessionID string, n int) (*Selection, error)
 	// Unseen answers which refs the user was never shown nor notified of.
 	Unseen(ctx context.Context, userID string, req UnseenRequest) (*Unseen, error)
-	// Profile answers the user's interest facts (limit 0: the default) and
+	// Interests answers the user's interest facts (limit 0: the default) and
 	// vector, with its values when vector is true.
-	Profile(ctx context.Context, userID string, limit int, vector bool) (*Profile, error)
+	Interests(ctx context.Context, userID string, limit int, vector bool) (*Interests, error)
 	// Recommendations answers the k catalog items (0: the default) nearest
 	// to the user's interests.
 	Recommendations(ctx context.Context, userID string, k int) (*Recommendations, error)

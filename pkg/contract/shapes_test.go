@@ -80,10 +80,10 @@ var shapes = []shape{
 	{v: contract.SearchResult{}, openapi: "SearchResult", ts: "SearchResult", py: "SearchResult"},
 	{v: contract.SearchHit{}, openapi: "SearchHit", ts: "SearchHit", py: "SearchHit"},
 	{v: contract.Neighbor{}, openapi: "Neighbor", ts: "Neighbor", py: "Neighbor"},
-	{v: contract.Profile{}, openapi: "Profile", ts: "Profile", py: "Profile"},
-	{v: contract.ProfileFact{}, openapi: "Profile.facts[]", ts: "ProfileFact", py: "ProfileFact"},
-	{v: contract.ProfileVector{}, openapi: "Profile.vector", ts: "ProfileVector", py: "ProfileVector"},
-	{v: contract.ProfileRefresh{}, openapi: "ProfileRefresh", ts: "ProfileRefresh", py: "ProfileRefresh"},
+	{v: contract.Interests{}, openapi: "Interests", ts: "Interests", py: "Interests"},
+	{v: contract.InterestFact{}, openapi: "Interests.facts[]", ts: "InterestFact", py: "InterestFact"},
+	{v: contract.InterestVector{}, openapi: "Interests.vector", ts: "InterestVector", py: "InterestVector"},
+	{v: contract.InterestsRefresh{}, openapi: "InterestsRefresh", ts: "InterestsRefresh", py: "InterestsRefresh"},
 	{v: contract.Recommendations{}, openapi: "Recommendations", ts: "Recommendations", py: "Recommendations"},
 	{v: contract.Recommendation{}, openapi: "Recommendations.items[]", ts: "Recommendation", py: "Recommendation"},
 	{v: contract.ListInfo{}, openapi: "Selection.list", ts: "ListInfo", py: "ListInfo"},
@@ -137,7 +137,8 @@ var renamed = struct {
 	types  map[string]string // TypeScript and Python: old -> new
 }{
 	fields: map[string]string{"Context.profile": "Context.attributes", "Context.budget.parts.profile": "Context.budget.parts.attributes"},
-	types:  map[string]string{"ContextProfile": "ContextAttributes", "ProfileEntry": "AttributeEntry", "ProfileStatement": "AttributeStatement"},
+	types: map[string]string{"ContextProfile": "ContextAttributes", "ProfileEntry": "AttributeEntry", "ProfileStatement": "AttributeStatement",
+		"Profile": "Interests", "ProfileFact": "InterestFact", "ProfileVector": "InterestVector", "ProfileRefresh": "InterestsRefresh"},
 }
 
 // clientOnly are the clients' types that are no wire shape of their own:

@@ -1,7 +1,9 @@
 // Package mcpserver offers Recall's memory to agents as Model Context Protocol
 // tools: get_context, search_memory, remember, select_item, unseen_items,
-// get_profile, set_preference, recommend, and forget_user when allowed. The
-// tools are written once, on top of contract.Memory, and served over stdio (`recall mcp`, its
+// get_interests, get_attributes, set_preference, recommend, forget_user when
+// allowed, and get_profile (deprecated: both of get_interests and
+// get_attributes in one answer). The tools are written once, on top of
+// contract.Memory, and served over stdio (`recall mcp`, its
 // memory the Go client of a Recall API by URL) and over streamable HTTP (the
 // API's own /mcp, its memory the memory service in-process).
 //
@@ -148,12 +150,14 @@ func registry(t *tools) []registered {
 		reg(toolUnseen, userTool(t, func(ctx context.Context, user string, a unseenArgs) (any, error) {
 			return t.c.Unseen(ctx, user, contract.UnseenRequest{Refs: a.Refs, MarkNotified: a.MarkNotified, NotificationID: a.NotificationID})
 		})),
-		reg(toolProfile, userTool(t, func(ctx context.Context, user string, a profileArgs) (any, error) {
-			p, err := t.c.Profile(ctx, user, a.Limit, false)
-			if isNotFound(err) {
-				// Nothing gathered yet is an answer, not a failure.
-				p, err = &contract.Profile{UserID: user, Facts: []contract.ProfileFact{}}, nil
-			}
+		reg(toolInterests, userTool(t, func(ctx context.Context, user string, a interestsArgs) (any, error) {
+			return t.interests(ctx, user, a.Limit)
+		})),
+		reg(toolAttributes, userTool(t, func(ctx context.Context, user string, _ attributesArgs) (any, error) {
+			return t.c.Attributes(ctx, user, false)
+		})),
+		reg(toolProfile, userTool(t, func(ctx context.Context, user string, a interestsArgs) (any, error) {
+			in, err := t.interests(ctx, user, a.Limit)
 			if err != nil {
 				return nil, err
 			}
@@ -161,11 +165,7 @@ func registry(t *tools) []registered {
 			if err != nil {
 				return nil, err
 			}
-			out := profileAnswer{Profile: p, Attributes: attrs.Current}
-			if !p.At.IsZero() {
-				out.At = &p.At
-			}
-			return out, nil
+			return profileAnswer{interestsAnswer: in, Attributes: attrs.Current}, nil
 		})),
 		reg(toolSetPreference, userTool(t, func(ctx context.Context, user string, a preferenceArgs) (any, error) {
 			op := a.Op
@@ -592,37 +592,82 @@ var toolUnseen = &mcp.Tool{
 	Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: ptr(false)},
 }
 
-type profileArgs struct {
+type interestsArgs struct {
 	forUser
 	Limit int `json:"limit,omitempty" jsonschema:"How many interests (1 to 500, default 50)."`
 }
 
-var toolProfile = &mcp.Tool{
-	Name:  "get_profile",
-	Title: "The user's interests and profile",
-	Description: "The user's interests Recall has gathered (books, authors, topics, genres...), strongest first, each " +
-		"with its weight now (mentions fade with time) and when it was last mentioned; and under attributes who the " +
-		"user is and what they asked for (name, location, allergies, reply language, standing requests...), each with " +
-		"its source and since when it holds.",
-	InputSchema: schemaFor[profileArgs](func(p map[string]*jsonschema.Schema) {
+var toolInterests = &mcp.Tool{
+	Name:  "get_interests",
+	Title: "The user's interests",
+	Description: "The user's interests Recall has gathered from what they talk about (books, authors, topics, " +
+		"genres...), strongest first, each with its weight now (mentions fade with time) and when it was last mentioned.",
+	InputSchema: schemaFor[interestsArgs](func(p map[string]*jsonschema.Schema) {
 		p["limit"].Minimum, p["limit"].Maximum = ptr(1.0), ptr(500.0)
 	}),
 	Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 }
 
-// profileAnswer is get_profile's answer: the interests, and who the user is
-// and what they asked for (their attributes' current values).
-type profileAnswer struct {
-	*contract.Profile
-	// At shadows the profile's: left out when nothing was computed (no
+// interestsAnswer is get_interests' answer: the user's interests.
+type interestsAnswer struct {
+	*contract.Interests
+	// At shadows the interests': left out when nothing was computed (no
 	// interests gathered yet) rather than written as year 1.
-	At         *time.Time                `json:"at,omitempty"`
+	At *time.Time `json:"at,omitempty"`
+}
+
+// interests are the user's interests, none yet being an answer too.
+func (t *tools) interests(ctx context.Context, user string, limit int) (interestsAnswer, error) {
+	in, err := t.c.Interests(ctx, user, limit, false)
+	if isNotFound(err) {
+		// Nothing gathered yet is an answer, not a failure.
+		in, err = &contract.Interests{UserID: user, Facts: []contract.InterestFact{}}, nil
+	}
+	if err != nil {
+		return interestsAnswer{}, err
+	}
+	out := interestsAnswer{Interests: in}
+	if !in.At.IsZero() {
+		out.At = &in.At
+	}
+	return out, nil
+}
+
+type attributesArgs struct{ forUser }
+
+var toolAttributes = &mcp.Tool{
+	Name:  "get_attributes",
+	Title: "Who the user is and what they asked for",
+	Description: "Who the user is and what they asked for (name, location, allergies, reply language, standing " +
+		"requests...): the current value of each attribute, with its source and since when it holds. set_preference " +
+		"changes them.",
+	InputSchema: schemaFor[attributesArgs](nil),
+	Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+}
+
+var toolProfile = &mcp.Tool{
+	Name:  "get_profile",
+	Title: "The user's interests and attributes (deprecated)",
+	Description: "Deprecated: use get_interests and get_attributes. The user's interests Recall has gathered (books, " +
+		"authors, topics, genres...), strongest first, each with its weight now (mentions fade with time) and when it " +
+		"was last mentioned; and under attributes who the user is and what they asked for (name, location, allergies, " +
+		"reply language, standing requests...), each with its source and since when it holds.",
+	InputSchema: schemaFor[interestsArgs](func(p map[string]*jsonschema.Schema) {
+		p["limit"].Minimum, p["limit"].Maximum = ptr(1.0), ptr(500.0)
+	}),
+	Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+}
+
+// profileAnswer is get_profile's answer: get_interests' and, under
+// attributes, get_attributes' current values.
+type profileAnswer struct {
+	interestsAnswer
 	Attributes []contract.AttributeValue `json:"attributes"`
 }
 
 type preferenceArgs struct {
 	forUser
-	Key   string `json:"key" jsonschema:"The profile key: reply_language, reply_length, reply_format, tone, assistant_name, requests (any other standing request), or what the user asked you to remember about them: name, location, occupation, languages, family, pets, diet, allergies, avoid, goals."`
+	Key   string `json:"key" jsonschema:"The attribute key: reply_language, reply_length, reply_format, tone, assistant_name, requests (any other standing request), or what the user asked you to remember about them: name, location, occupation, languages, family, pets, diet, allergies, avoid, goals."`
 	Value string `json:"value,omitempty" jsonschema:"The value, in the user's words (\"English\", \"short\", \"never suggest recipes with peanuts\"). With op remove on a list key, the item to take out (none: all)."`
 	Op    string `json:"op,omitempty" jsonschema:"put (the default) or remove."`
 }

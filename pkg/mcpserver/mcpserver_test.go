@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -226,7 +227,7 @@ func (a agent) stored() int64 {
 // exercise lists the tools and calls each, with good and bad arguments.
 func (a agent) exercise() {
 	t := a.t
-	want := []string{"get_context", "get_profile", "recommend", "remember", "search_memory", "select_item", "set_preference", "unseen_items"}
+	want := []string{"get_attributes", "get_context", "get_interests", "get_profile", "recommend", "remember", "search_memory", "select_item", "set_preference", "unseen_items"}
 	if a.bound {
 		want = append(want, "forget_user")
 		slices.Sort(want)
@@ -258,11 +259,18 @@ func (a agent) exercise() {
 	require.Contains(t, out, "call recommend again after a few more turns")
 	require.NotContains(t, out, "/profile/refresh")
 	// Nothing gathered yet: no time is written as year 1.
-	var empty map[string]any
-	out = a.ok("get_profile", a.args(map[string]any{}), &empty)
-	require.NotContains(t, out, "0001-01-01")
-	require.NotContains(t, empty, "at")
-	require.Equal(t, a.user, empty["user_id"])
+	for _, tool := range []string{"get_interests", "get_profile"} {
+		var empty map[string]any
+		out = a.ok(tool, a.args(map[string]any{}), &empty)
+		require.NotContains(t, out, "0001-01-01", tool)
+		require.NotContains(t, empty, "at", tool)
+		require.Equal(t, a.user, empty["user_id"], tool)
+		require.Equal(t, []any{}, empty["facts"], tool)
+	}
+	var noAttrs client.Attributes
+	a.ok("get_attributes", a.args(map[string]any{}), &noAttrs)
+	require.Equal(t, a.user, noAttrs.UserID)
+	require.Empty(t, noAttrs.Current)
 
 	a.ok("remember", a.args(map[string]any{"session_id": a.session, "role": "user",
 		"content": "Recommend some science fiction like 《三体》"}), nil)
@@ -304,10 +312,19 @@ func (a agent) exercise() {
 	var u client.Unseen
 	a.ok("unseen_items", a.args(map[string]any{"refs": []string{"/book/NEW"}, "mark_notified": true}), &u)
 	require.Equal(t, 1, u.Marked)
-	a.eventually("get_profile", a.args(map[string]any{}), func(_ string, b []byte) bool {
-		var p client.Profile
-		return json.Unmarshal(b, &p) == nil && len(p.Facts) > 0
+	a.eventually("get_interests", a.args(map[string]any{}), func(_ string, b []byte) bool {
+		var p client.Interests
+		return json.Unmarshal(b, &p) == nil && len(p.Facts) > 0 && !p.At.IsZero()
 	})
+	// get_profile answers get_interests' answer and, under attributes,
+	// get_attributes' current values.
+	var in, prof map[string]any
+	a.ok("get_interests", a.args(map[string]any{"limit": 1}), &in)
+	a.ok("get_profile", a.args(map[string]any{"limit": 1}), &prof)
+	require.ElementsMatch(t, append(slices.Collect(maps.Keys(in)), "attributes"), slices.Collect(maps.Keys(prof)))
+	require.Equal(t, in["user_id"], prof["user_id"])
+	require.Len(t, in["facts"], 1)
+	require.Len(t, prof["facts"], 1)
 	a.eventually("recommend", a.args(map[string]any{"k": 3}), func(_ string, b []byte) bool {
 		var r client.Recommendations
 		return json.Unmarshal(b, &r) == nil && r.K == 3
@@ -316,6 +333,10 @@ func (a agent) exercise() {
 	// What the user asked for reaches every later context.
 	a.ok("set_preference", a.args(map[string]any{"key": "reply_language", "value": "English"}), nil)
 	a.ok("set_preference", a.args(map[string]any{"key": "requests", "value": "never suggest recipes with peanuts"}), nil)
+	a.eventually("get_attributes", a.args(map[string]any{}), func(_ string, b []byte) bool {
+		var p client.Attributes
+		return json.Unmarshal(b, &p) == nil && len(p.Current) == 2 && p.Current[0].Key == "reply_language"
+	})
 	a.eventually("get_profile", a.args(map[string]any{}), func(_ string, b []byte) bool {
 		var p struct {
 			Attributes []contract.AttributeValue `json:"attributes"`
@@ -359,6 +380,7 @@ func (a agent) exercise() {
 		{"get_context", "at: want an RFC 3339 time", a.args(map[string]any{"session_id": a.session, "at": "yesterday"})},
 		{"unseen_items", "refs: ", a.args(map[string]any{"refs": []string{}})},
 		{"get_profile", "limit: ", a.args(map[string]any{"limit": 501})},
+		{"get_interests", "limit: ", a.args(map[string]any{"limit": 501})},
 		{"recommend", "k: ", a.args(map[string]any{"k": 101})},
 		{"set_preference", "key: ", a.args(map[string]any{"key": "shoe_size", "value": "42"})},
 		{"set_preference", "op: ", a.args(map[string]any{"key": "tone", "value": "casual", "op": "append"})},
@@ -373,10 +395,11 @@ func (a agent) exercise() {
 		res = a.call("select_item", map[string]any{"user_id": "someone-else", "session_id": a.session, "n": 1})
 		a.requireToolError(res, "user_id")
 	} else {
-		res := a.call("get_profile", map[string]any{})
-		a.requireToolError(res, "user_id")
+		for _, tool := range []string{"get_interests", "get_attributes", "get_profile"} {
+			a.requireToolError(a.call(tool, map[string]any{}), "user_id")
+		}
 		// Another user's session is not this user's list.
-		res = a.call("select_item", map[string]any{"user_id": "someone-else", "session_id": a.session, "n": 1})
+		res := a.call("select_item", map[string]any{"user_id": "someone-else", "session_id": a.session, "n": 1})
 		a.requireToolError(res, "session_id")
 	}
 	// Give the workers time to store anything that was (wrongly) accepted.

@@ -71,8 +71,8 @@ func (m tenantMemory) Unseen(ctx context.Context, userID string, req contract.Un
 	return m.s.Unseen(ctx, m.tenant, userID, req)
 }
 
-func (m tenantMemory) Profile(ctx context.Context, userID string, limit int, vector bool) (*contract.Profile, error) {
-	return m.s.Profile(ctx, m.tenant, userID, limit, FlagOf(vector))
+func (m tenantMemory) Interests(ctx context.Context, userID string, limit int, vector bool) (*contract.Interests, error) {
+	return m.s.Interests(ctx, m.tenant, userID, limit, FlagOf(vector))
 }
 
 func (m tenantMemory) Recommendations(ctx context.Context, userID string, k int) (*contract.Recommendations, error) {

@@ -11,6 +11,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
+import warnings
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Sequence, Tuple, Union, cast
@@ -343,12 +344,17 @@ class Recall:
         """The items the user has been shown, most recently shown first (``limit`` 1-1000)."""
         return cast(t.Seen, self._request("GET", "/v1/users/" + _seg(user_id) + "/items/seen", query=_params(limit=limit)))
 
-    def profile(self, user_id: str, *, limit: Optional[int] = None, vector: Optional[bool] = None) -> t.Profile:
+    def interests(self, user_id: str, *, limit: Optional[int] = None, vector: Optional[bool] = None) -> t.Interests:
         """The user's interest facts by current weight and the interest vector's
         metadata (its components with ``vector=True``). NotFoundError when
         Recall holds neither."""
         q = _params(limit=limit, vector=vector)
-        return cast(t.Profile, self._request("GET", "/v1/users/" + _seg(user_id) + "/profile", query=q))
+        return cast(t.Interests, self._request("GET", "/v1/users/" + _seg(user_id) + "/interests", query=q))
+
+    def profile(self, user_id: str, *, limit: Optional[int] = None, vector: Optional[bool] = None) -> t.Interests:
+        """Deprecated: use :meth:`interests`."""
+        warnings.warn("Recall.profile is deprecated; use Recall.interests", DeprecationWarning, stacklevel=2)
+        return self.interests(user_id, limit=limit, vector=vector)
 
     def attributes(self, user_id: str, *, history: Optional[bool] = None) -> t.Attributes:
         """Who the user is and what they asked for: the current values of their
@@ -368,9 +374,14 @@ class Recall:
             body["occurred_at"] = occurred_at.isoformat() if hasattr(occurred_at, "isoformat") else occurred_at
         return cast(t.AttributesAccepted, self._request("PATCH", "/v1/users/" + _seg(user_id) + "/attributes", body=body))
 
-    def refresh_profile(self, user_id: str) -> t.ProfileRefresh:
+    def refresh_interests(self, user_id: str) -> t.InterestsRefresh:
         """Queue a recompute of the user's interest vector as of now (debounced per user)."""
-        return cast(t.ProfileRefresh, self._request("POST", "/v1/users/" + _seg(user_id) + "/profile/refresh", body={}))
+        return cast(t.InterestsRefresh, self._request("POST", "/v1/users/" + _seg(user_id) + "/interests/refresh", body={}))
+
+    def refresh_profile(self, user_id: str) -> t.InterestsRefresh:
+        """Deprecated: use :meth:`refresh_interests`."""
+        warnings.warn("Recall.refresh_profile is deprecated; use Recall.refresh_interests", DeprecationWarning, stacklevel=2)
+        return self.refresh_interests(user_id)
 
     def recommendations(self, user_id: str, *, k: Optional[int] = None) -> t.Recommendations:
         """Catalog items nearest the user's interests (``k`` 1-100). ConflictError

@@ -535,10 +535,12 @@ class Seen(TypedDict):
     items: List[SeenItem]
 
 
-# --- profiles ---
+# --- interests ---
 
 
-class ProfileFact(TypedDict):
+class InterestFact(TypedDict):
+    """An interest fact with its stored base weight and its weight now, by which the list is ordered."""
+
     type: str
     value: str
     display: str
@@ -550,11 +552,13 @@ class ProfileFact(TypedDict):
     status: str
 
 
-class _ProfileVectorBase(TypedDict):
+class _InterestVectorBase(TypedDict):
     present: bool
 
 
-class ProfileVector(_ProfileVectorBase, total=False):
+class InterestVector(_InterestVectorBase, total=False):
+    """The interest vector's metadata; ``values`` only when asked for."""
+
     dims: int
     model: str
     sources: Dict[str, int]
@@ -564,21 +568,32 @@ class ProfileVector(_ProfileVectorBase, total=False):
     values: List[float]
 
 
-class _ProfileBase(TypedDict):
+class _InterestsBase(TypedDict):
     user_id: str
     at: str
-    facts: List[ProfileFact]
-    vector: ProfileVector
+    facts: List[InterestFact]
+    vector: InterestVector
 
 
-class Profile(_ProfileBase, total=False):
+class Interests(_InterestsBase, total=False):
+    """The interest facts and vector gathered from what the user talks about."""
+
     cuts: List[Cut]
 
 
-class ProfileRefresh(TypedDict):
+class InterestsRefresh(TypedDict):
+    """A queued recompute of a user's interest vector."""
+
     user_id: str
     requested_at: str
     duplicate: bool
+
+
+# Deprecated: the former names, kept until the next minor release.
+Profile = Interests
+ProfileFact = InterestFact
+ProfileVector = InterestVector
+ProfileRefresh = InterestsRefresh
 
 
 class _RecommendationBase(TypedDict):

@@ -211,7 +211,7 @@ class LiveTest(unittest.TestCase):
                 self.assertEqual(self.recall.seen(oid)["user_id"], oid)
                 self.assertEqual(self.recall.attributes(oid)["user_id"], oid)
                 self.assertEqual(self.recall.edit_attributes(oid, [{"key": "name", "op": "put", "value": "Ada"}])["user_id"], oid)
-                self.assertEqual(self.recall.refresh_profile(oid)["user_id"], oid)
+                self.assertEqual(self.recall.refresh_interests(oid)["user_id"], oid)
                 self.assertIn(self.recall.summarize(oid)["status"], ("queued", "current"))
                 self.recall.delete_session(oid)
                 with self.assertRaises(NotFoundError):
@@ -276,14 +276,21 @@ class LiveTest(unittest.TestCase):
         self.assertEqual(res["status"], "summarized", res)
         self.assertTrue(res["summary"]["summary"])
 
-    def test_summary_profile_and_forgetting(self) -> None:
+    def test_summary_interests_and_forgetting(self) -> None:
         self.add_and_summarize(wait="20s")
         self.assertEqual(self.recall.summarize(self.session)["status"], "current")
 
-        prof = eventually(lambda: self.recall.profile(self.user)["facts"], what="a fact extracted")
-        self.assertIn("三体", [f["value"] for f in prof])
-        refresh = self.recall.refresh_profile(self.user)
+        facts = eventually(lambda: self.recall.interests(self.user)["facts"], what="a fact extracted")
+        self.assertIn("三体", [f["value"] for f in facts])
+        refresh = self.recall.refresh_interests(self.user)
         self.assertEqual(refresh["user_id"], self.user)
+        # The former names still answer, warning that they are deprecated.
+        with self.assertWarns(DeprecationWarning):
+            old = self.recall.profile(self.user, limit=1)
+        self.assertEqual(old["user_id"], self.user)
+        self.assertEqual(len(old["facts"]), 1)
+        with self.assertWarns(DeprecationWarning):
+            self.assertEqual(self.recall.refresh_profile(self.user)["user_id"], self.user)
         with self.assertRaises(ConflictError) as cm:
             self.recall.recommendations(unique("no-profile-user"))
         self.assertEqual(cm.exception.code, "no_profile")
@@ -295,7 +302,7 @@ class LiveTest(unittest.TestCase):
         self.assertEqual(report["user_id"], self.user)
         self.assertIn("facts", report["rows"])
         with self.assertRaises(NotFoundError):
-            self.recall.profile(self.user)
+            self.recall.interests(self.user)
 
     def test_attributes_set_explicitly_reach_every_context(self) -> None:
         acc = self.recall.edit_attributes(

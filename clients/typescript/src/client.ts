@@ -297,8 +297,16 @@ export class Recall {
    * metadata (its components with `vector: true`). NotFoundError when Recall
    * holds neither.
    */
-  async profile(userId: string, opts: { limit?: number; vector?: boolean } = {}): Promise<T.Profile> {
-    return this.#request<T.Profile>("GET", `/v1/users/${seg(userId)}/profile`, { query: defined(opts) });
+  async interests(userId: string, opts: { limit?: number; vector?: boolean } = {}): Promise<T.Interests> {
+    return this.#request<T.Interests>("GET", `/v1/users/${seg(userId)}/interests`, { query: defined(opts) });
+  }
+
+  /**
+   * The user's interests.
+   * @deprecated Use interests().
+   */
+  async profile(userId: string, opts: { limit?: number; vector?: boolean } = {}): Promise<T.Interests> {
+    return this.interests(userId, opts);
   }
 
   /**
@@ -322,8 +330,16 @@ export class Recall {
   }
 
   /** Queues a recompute of the user's interest vector as of now (debounced per user). */
-  async refreshProfile(userId: string): Promise<T.ProfileRefresh> {
-    return this.#request<T.ProfileRefresh>("POST", `/v1/users/${seg(userId)}/profile/refresh`, { body: {} });
+  async refreshInterests(userId: string): Promise<T.InterestsRefresh> {
+    return this.#request<T.InterestsRefresh>("POST", `/v1/users/${seg(userId)}/interests/refresh`, { body: {} });
+  }
+
+  /**
+   * Queues a recompute of the user's interest vector.
+   * @deprecated Use refreshInterests().
+   */
+  async refreshProfile(userId: string): Promise<T.InterestsRefresh> {
+    return this.refreshInterests(userId);
   }
 
   /**

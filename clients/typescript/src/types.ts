@@ -512,9 +512,10 @@ export interface Seen {
   items: SeenItem[];
 }
 
-// --- profiles ---
+// --- interests ---
 
-export interface ProfileFact {
+/** An interest fact with its stored base weight and its weight now, by which the list is ordered. */
+export interface InterestFact {
   type: string;
   value: string;
   display: string;
@@ -526,7 +527,8 @@ export interface ProfileFact {
   status: string;
 }
 
-export interface ProfileVector {
+/** The interest vector's metadata; `values` only when asked for. */
+export interface InterestVector {
   present: boolean;
   dims?: number;
   model?: string;
@@ -537,19 +539,30 @@ export interface ProfileVector {
   values?: number[];
 }
 
-export interface Profile {
+/** The interest facts and vector gathered from what the user talks about. */
+export interface Interests {
   user_id: string;
   at: string;
-  facts: ProfileFact[];
+  facts: InterestFact[];
   cuts?: Cut[];
-  vector: ProfileVector;
+  vector: InterestVector;
 }
 
-export interface ProfileRefresh {
+/** A queued recompute of a user's interest vector. */
+export interface InterestsRefresh {
   user_id: string;
   requested_at: string;
   duplicate: boolean;
 }
+
+/** @deprecated Use Interests; this name goes in the next minor release. */
+export type Profile = Interests;
+/** @deprecated Use InterestFact; this name goes in the next minor release. */
+export type ProfileFact = InterestFact;
+/** @deprecated Use InterestVector; this name goes in the next minor release. */
+export type ProfileVector = InterestVector;
+/** @deprecated Use InterestsRefresh; this name goes in the next minor release. */
+export type ProfileRefresh = InterestsRefresh;
 
 export interface Recommendation {
   ref: string;

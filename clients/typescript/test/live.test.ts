@@ -73,7 +73,7 @@ describe("live Recall", { concurrency: true }, () => {
       assert.equal((await recall.seen(id)).user_id, id);
       assert.equal((await recall.attributes(id)).user_id, id);
       assert.equal((await recall.editAttributes(id, [{ key: "name", op: "put", value: "Ada" }])).user_id, id);
-      assert.equal((await recall.refreshProfile(id)).user_id, id);
+      assert.equal((await recall.refreshInterests(id)).user_id, id);
       assert.ok(["queued", "current"].includes((await recall.summarize(id)).status), id);
       await recall.deleteSession(id);
       await assert.rejects(recall.session(id), (err: unknown) => err instanceof NotFoundError);
@@ -284,7 +284,7 @@ describe("live Recall", { concurrency: true }, () => {
       (err: unknown) => err instanceof InvalidRequestError && err.field("edits[0].key") !== undefined);
   });
 
-  it("summarizes, profiles and forgets", async () => {
+  it("summarizes, reads interests and forgets", async () => {
     const { recall, user, session, turn, stored } = setup();
     await recall.addTurns([turn("user", "I am reading 《三体》 again and love hard science fiction"), turn("assistant", "Then try Greg Egan next.")]);
     await stored(2);
@@ -294,10 +294,15 @@ describe("live Recall", { concurrency: true }, () => {
     assert.equal((await recall.summarize(session)).status, "current");
 
     const facts = await eventually(async () => {
-      const p = await recall.profile(user);
+      const p = await recall.interests(user);
       return p.facts.length > 0 ? p.facts : undefined;
     }, "a fact extracted");
     assert.ok(facts.map((f) => f.value).includes("三体"));
+    assert.equal((await recall.refreshInterests(user)).user_id, user);
+    // The former names still answer.
+    const old = await recall.profile(user, { limit: 1 });
+    assert.equal(old.user_id, user);
+    assert.equal(old.facts.length, 1);
     assert.equal((await recall.refreshProfile(user)).user_id, user);
     await assert.rejects(recall.recommendations(unique("no-profile-user")), (err: unknown) => err instanceof ConflictError && err.code === "no_profile");
 
@@ -306,6 +311,6 @@ describe("live Recall", { concurrency: true }, () => {
     const report = await recall.forgetUser(user);
     assert.equal(report.user_id, user);
     assert.ok("facts" in report.rows);
-    await assert.rejects(recall.profile(user), NotFoundError);
+    await assert.rejects(recall.interests(user), NotFoundError);
   });
 });

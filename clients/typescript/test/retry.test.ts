@@ -128,6 +128,7 @@ describe("retries", () => {
   it("refuses the ids a URL path cannot hold, before sending", async () => {
     const { requests, client } = await fake();
     await assert.rejects(client.session(".."), TypeError);
+    await assert.rejects(client.interests("."), TypeError);
     await assert.rejects(client.profile("."), TypeError);
     await assert.rejects(client.messages(""), TypeError);
     assert.equal(requests.length, 0);

@@ -333,7 +333,7 @@ func (s *suite) crossUserMCP(t *testing.T) {
 		"items": []map[string]any{{"ref": "https://evil.example/phish", "title": "Reset password"}}}, "session_id")
 	refused("get_context", map[string]any{"session_id": "shared1", "message": "films"}, "session_id")
 	refused("select_item", map[string]any{"session_id": "shared1", "n": 1}, "session_id")
-	for _, tool := range []string{"get_context", "search_memory", "get_profile", "unseen_items", "recommend", "set_preference", "remember", "select_item"} {
+	for _, tool := range []string{"get_context", "search_memory", "get_interests", "get_attributes", "get_profile", "unseen_items", "recommend", "set_preference", "remember", "select_item"} {
 		args := map[string]any{"user_id": "vic", "session_id": "shared1", "message": "x", "query": "x", "refs": []string{"/film/1"},
 			"key": "location", "value": "Paris", "role": "user", "content": "ATTTEXT", "n": 1}
 		// Only the arguments the tool has: an unknown one is refused for that.

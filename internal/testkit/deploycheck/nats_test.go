@@ -375,7 +375,7 @@ func TestRecallRunsOnTheNATSLayout(t *testing.T) {
 	require.Equal(t, http.StatusOK, status, string(body))
 	status, body = call(http.MethodPut, "/v1/users/u1/attributes/location", map[string]any{"value": "杭州", "id": "loc-1", "occurred_at": now.Format(time.RFC3339)})
 	require.Equal(t, http.StatusAccepted, status, string(body))
-	status, body = call(http.MethodPost, "/v1/users/u1/profile/refresh", nil)
+	status, body = call(http.MethodPost, "/v1/users/u1/interests/refresh", nil)
 	require.Equal(t, http.StatusAccepted, status, string(body))
 
 	// A turn through the gateway.

@@ -10,7 +10,7 @@ import { weightChart, chartLegend } from './chart.js';
 const labels = {
   messages: ['message', 'messages'], sessions: ['session', 'sessions'], session_summaries: ['summary', 'summaries'],
   facts: ['fact', 'facts'], fact_mentions: ['fact mention', 'fact mentions'], shelf_items: ['shelf item', 'shelf items'],
-  user_profiles: ['interest vector', 'interest vectors'], profile_refresh_outbox: ['pending profile refresh', 'pending profile refreshes'],
+  user_profiles: ['interest vector', 'interest vectors'], profile_refresh_outbox: ['pending interests refresh', 'pending interests refreshes'],
   seen_items: ['item seen', 'items seen'], seen_lists: ['list shown', 'lists shown'],
   item_notifications: ['notification', 'notifications'], search_entries: ['search entry', 'search entries'],
   attribute_assertions: ['attribute value', 'attribute values'], webhook_deliveries: ['webhook delivery', 'webhook deliveries'],

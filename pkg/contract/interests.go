@@ -5,9 +5,9 @@ import (
 	"time"
 )
 
-// ProfileFact is an interest fact as the profile shows it: its stored base
+// InterestFact is an interest fact as the interests show it: its stored base
 // weight and its weight now, by which the list is ordered.
-type ProfileFact struct {
+type InterestFact struct {
 	Type            string    `json:"type"`
 	Value           string    `json:"value"`
 	Display         string    `json:"display"`
@@ -19,8 +19,8 @@ type ProfileFact struct {
 	Status          string    `json:"status"`
 }
 
-// ProfileVector describes the interest vector; Values only when asked for.
-type ProfileVector struct {
+// InterestVector describes the interest vector; Values only when asked for.
+type InterestVector struct {
 	Present      bool           `json:"present"`
 	Dims         int            `json:"dims,omitempty"`
 	Model        string         `json:"model,omitempty"`
@@ -31,18 +31,18 @@ type ProfileVector struct {
 	Values       []float32      `json:"values,omitempty"`
 }
 
-// Profile is what Recall holds about a user's interests.
-type Profile struct {
+// Interests is what Recall holds about a user's interests.
+type Interests struct {
 	UserID string `json:"user_id"`
 	// At is the time the facts' weights are computed for: the request's.
-	At     time.Time     `json:"at"`
-	Facts  []ProfileFact `json:"facts"`
-	Cuts   []Cut         `json:"cuts,omitempty"`
-	Vector ProfileVector `json:"vector"`
+	At     time.Time      `json:"at"`
+	Facts  []InterestFact `json:"facts"`
+	Cuts   []Cut          `json:"cuts,omitempty"`
+	Vector InterestVector `json:"vector"`
 }
 
-// ProfileRefresh is a queued recompute of a user's interest vector.
-type ProfileRefresh struct {
+// InterestsRefresh is a queued recompute of a user's interest vector.
+type InterestsRefresh struct {
 	UserID      string    `json:"user_id"`
 	RequestedAt time.Time `json:"requested_at"`
 	// Duplicate: folded into a refresh already queued.

@@ -19,7 +19,7 @@ import (
 )
 
 type (
-	profileFactBody struct {
+	interestFactBody struct {
 		Type            string    `json:"type"`
 		Value           string    `json:"value"`
 		Display         string    `json:"display"`
@@ -30,10 +30,10 @@ type (
 		ExpiresAt       time.Time `json:"expires_at"`
 		Status          string    `json:"status"`
 	}
-	profileBody struct {
-		UserID string            `json:"user_id"`
-		At     time.Time         `json:"at"`
-		Facts  []profileFactBody `json:"facts"`
+	interestsBody struct {
+		UserID string             `json:"user_id"`
+		At     time.Time          `json:"at"`
+		Facts  []interestFactBody `json:"facts"`
 		Cuts   []struct {
 			Reason string `json:"reason"`
 			Count  int64  `json:"count"`
@@ -73,7 +73,7 @@ func factMention(tenant, user, event, typ, value string, at time.Time) store.Men
 		Display: "《" + value + "》", OccurredAt: at, ExpiresAt: at.Add(90 * 24 * time.Hour), Source: "rules"}
 }
 
-func TestGetProfile(t *testing.T) {
+func TestGetInterests(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
@@ -94,9 +94,9 @@ func TestGetProfile(t *testing.T) {
 		Sources: map[string]int{"shelf": 2, "facts": 3}, ComputedFrom: testNow.Add(-time.Hour), SnapshotAt: testNow})
 	require.NoError(t, err)
 
-	res := b.get(t, "acme", userPath("u1", "profile"))
+	res := b.get(t, "acme", userPath("u1", "interests"))
 	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
-	p := decode[profileBody](t, res)
+	p := decode[interestsBody](t, res)
 	require.Equal(t, "u1", p.UserID)
 	require.Equal(t, testNow, p.At, "weights are computed at request time")
 	require.Len(t, p.Facts, 3)
@@ -122,34 +122,34 @@ func TestGetProfile(t *testing.T) {
 	require.Nil(t, p.Vector.Values, "the raw vector only on request")
 	require.NotContains(t, string(res.Body), "爵士")
 
-	p = decode[profileBody](t, b.get(t, "acme", userPath("u1", "profile")+"?vector=true&limit=1"))
+	p = decode[interestsBody](t, b.get(t, "acme", userPath("u1", "interests")+"?vector=true&limit=1"))
 	require.Equal(t, vec, p.Vector.Values)
 	require.Len(t, p.Facts, 1)
 
 	// Facts and no vector yet.
-	p = decode[profileBody](t, b.get(t, "acme", userPath("u-facts-only", "profile")))
+	p = decode[interestsBody](t, b.get(t, "acme", userPath("u-facts-only", "interests")))
 	require.Len(t, p.Facts, 1)
 	require.False(t, p.Vector.Present)
 
 	// Unknown here: another tenant's user, or nobody.
-	requireCode(t, b.get(t, "acme", userPath("nobody", "profile")), http.StatusNotFound, "not_found")
-	requireCode(t, b.get(t, "other2", userPath("u1", "profile")), http.StatusNotFound, "not_found")
-	p = decode[profileBody](t, b.get(t, "other", userPath("u1", "profile")))
+	requireCode(t, b.get(t, "acme", userPath("nobody", "interests")), http.StatusNotFound, "not_found")
+	requireCode(t, b.get(t, "other2", userPath("u1", "interests")), http.StatusNotFound, "not_found")
+	p = decode[interestsBody](t, b.get(t, "other", userPath("u1", "interests")))
 	require.Len(t, p.Facts, 1)
 	require.Equal(t, "爵士", p.Facts[0].Value)
 	require.False(t, p.Vector.Present, "acme's vector is acme's")
 
-	require.Equal(t, []string{"user_id"}, requireFields(t, b.get(t, "acme", userPath(strings.Repeat("u", 129), "profile")), http.StatusBadRequest))
-	require.Equal(t, []string{"user_id"}, requireFields(t, b.get(t, "acme", userPath("a\tb", "profile")), http.StatusBadRequest))
-	require.Equal(t, []string{"limit", "vector"}, requireFields(t, b.get(t, "acme", userPath("u1", "profile")+"?limit=0&vector=maybe"), http.StatusBadRequest))
-	require.Equal(t, []string{"X-Tenant-ID"}, requireFields(t, b.get(t, "", userPath("u1", "profile")), http.StatusBadRequest))
+	require.Equal(t, []string{"user_id"}, requireFields(t, b.get(t, "acme", userPath(strings.Repeat("u", 129), "interests")), http.StatusBadRequest))
+	require.Equal(t, []string{"user_id"}, requireFields(t, b.get(t, "acme", userPath("a\tb", "interests")), http.StatusBadRequest))
+	require.Equal(t, []string{"limit", "vector"}, requireFields(t, b.get(t, "acme", userPath("u1", "interests")+"?limit=0&vector=maybe"), http.StatusBadRequest))
+	require.Equal(t, []string{"X-Tenant-ID"}, requireFields(t, b.get(t, "", userPath("u1", "interests")), http.StatusBadRequest))
 }
 
-func TestPostProfileRefresh(t *testing.T) {
+func TestPostInterestsRefresh(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
-	res := b.do(t, http.MethodPost, userPath("用户 1", "profile", "refresh"), "acme", nil)
+	res := b.do(t, http.MethodPost, userPath("用户 1", "interests", "refresh"), "acme", nil)
 	require.Equal(t, http.StatusAccepted, res.Status, string(res.Body))
 	body := decode[struct {
 		UserID      string    `json:"user_id"`
@@ -171,18 +171,61 @@ func TestPostProfileRefresh(t *testing.T) {
 	// Repeated requests are debounced: at most one more task (if a bucket
 	// boundary fell between them).
 	for range 5 {
-		require.Equal(t, http.StatusAccepted, b.do(t, http.MethodPost, userPath("用户 1", "profile", "refresh"), "acme", nil).Status)
+		require.Equal(t, http.StatusAccepted, b.do(t, http.MethodPost, userPath("用户 1", "interests", "refresh"), "acme", nil).Status)
 	}
 	info, err := s.Info(ctx, jetstream.WithSubjectFilter(events.ProfileTaskSubject("acme", "用户 1")))
 	require.NoError(t, err)
 	require.LessOrEqual(t, info.State.Msgs, uint64(2))
 
 	// Another tenant's refresh of the same user id is its own task, on its subject.
-	require.Equal(t, http.StatusAccepted, b.do(t, http.MethodPost, userPath("用户 1", "profile", "refresh"), "other", nil).Status)
+	require.Equal(t, http.StatusAccepted, b.do(t, http.MethodPost, userPath("用户 1", "interests", "refresh"), "other", nil).Status)
 	_, err = s.GetLastMsgForSubject(ctx, events.ProfileTaskSubject("other", "用户 1"))
 	require.NoError(t, err)
 
-	require.Equal(t, []string{"user_id"}, requireFields(t, b.do(t, http.MethodPost, userPath(strings.Repeat("é", 65), "profile", "refresh"), "acme", nil), http.StatusBadRequest))
+	require.Equal(t, []string{"user_id"}, requireFields(t, b.do(t, http.MethodPost, userPath(strings.Repeat("é", 65), "interests", "refresh"), "acme", nil), http.StatusBadRequest))
+}
+
+// The interests' former paths answer exactly as theirs: the same handler,
+// the same statuses and bodies, errors included.
+func TestProfileAliasesInterests(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	_, err := b.db.Store.RecordMentions(ctx, []store.Mention{
+		factMention("acme", "u1", "e1", "book_title", "三体", testNow.Add(-45*24*time.Hour)),
+		factMention("acme", "u1", "e2", "author", "刘慈欣", testNow.Add(-2*24*time.Hour)),
+	})
+	require.NoError(t, err)
+	_, err = b.db.Store.Tenant("acme").SaveProfile(ctx, store.Profile{UserID: "u1", Vector: []float32{0, 1, 0}, Model: "m", Dims: 3,
+		Sources: map[string]int{"facts": 2}, ComputedFrom: testNow.Add(-time.Hour), SnapshotAt: testNow})
+	require.NoError(t, err)
+	for _, c := range []struct{ tenant, user, query string }{
+		{"acme", "u1", ""},
+		{"acme", "u1", "?vector=true&limit=1"},
+		{"acme", "nobody", ""},
+		{"acme", "u1", "?limit=0&vector=maybe"},
+		{"acme", "u1", "?limits=3"},
+		{"acme", strings.Repeat("u", 129), ""},
+		{"", "u1", ""},
+	} {
+		now := b.get(t, c.tenant, userPath(c.user, "interests")+c.query)
+		was := b.get(t, c.tenant, userPath(c.user, "profile")+c.query)
+		require.Equal(t, now.Status, was.Status, "%+v", c)
+		require.Equal(t, string(now.Body), string(was.Body), "%+v", c)
+	}
+	// A refresh by either path is the same task: the second folds into
+	// the first.
+	first := b.do(t, http.MethodPost, userPath("u2", "interests", "refresh"), "acme", nil)
+	require.Equal(t, http.StatusAccepted, first.Status, string(first.Body))
+	second := b.do(t, http.MethodPost, userPath("u2", "profile", "refresh"), "acme", nil)
+	require.Equal(t, http.StatusAccepted, second.Status, string(second.Body))
+	require.JSONEq(t, strings.Replace(string(first.Body), `"duplicate":false`, `"duplicate":true`, 1), string(second.Body))
+	bad := strings.Repeat("é", 65)
+	now := b.do(t, http.MethodPost, userPath(bad, "interests", "refresh"), "acme", nil)
+	was := b.do(t, http.MethodPost, userPath(bad, "profile", "refresh"), "acme", nil)
+	require.Equal(t, http.StatusBadRequest, now.Status)
+	require.Equal(t, now.Status, was.Status)
+	require.Equal(t, string(now.Body), string(was.Body))
 }
 
 func withUTC(task events.ProfileTask) events.ProfileTask {

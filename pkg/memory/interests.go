@@ -12,10 +12,10 @@ import (
 	"github.com/recallhq/recall/pkg/store"
 )
 
-// Profile answers the user's interest facts by weight now (limit of them,
+// Interests answers the user's interest facts by weight now (limit of them,
 // 1 to 500, 0: 50) and the interest vector's metadata, with its values when
 // vector is FlagTrue.
-func (s *Service) Profile(ctx context.Context, tenant, userID string, limit int, vector Flag) (*contract.Profile, error) {
+func (s *Service) Interests(ctx context.Context, tenant, userID string, limit int, vector Flag) (*contract.Interests, error) {
 	if err := s.IDError("user_id", userID); err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func (s *Service) Profile(ctx context.Context, tenant, userID string, limit int,
 		return nil, err
 	}
 	if !found && len(facts) == 0 {
-		return nil, contract.Errorf(contract.CodeNotFound, "no interest profile for this user")
+		return nil, contract.Errorf(contract.CodeNotFound, "no interests known for this user")
 	}
 	now := s.now()
 	top := assemble.TopFacts(s.policy, facts, now, limit)
@@ -53,16 +53,16 @@ func (s *Service) Profile(ctx context.Context, tenant, userID string, limit int,
 	for _, f := range facts {
 		stored[[2]string{f.Type, f.Value}] = f
 	}
-	out := &contract.Profile{UserID: userID, At: now.UTC(), Facts: make([]contract.ProfileFact, len(top.Facts)), Cuts: toCuts(top.Cuts)}
+	out := &contract.Interests{UserID: userID, At: now.UTC(), Facts: make([]contract.InterestFact, len(top.Facts)), Cuts: toCuts(top.Cuts)}
 	for i, wf := range top.Facts {
 		f := stored[[2]string{wf.Type, wf.Value}]
-		out.Facts[i] = contract.ProfileFact{
+		out.Facts[i] = contract.InterestFact{
 			Type: f.Type, Value: f.Value, Display: f.Display, BaseWeight: f.Weight, Weight: wf.Weight,
 			MentionCount: f.MentionCount, LastMentionedAt: f.LastMentionedAt, ExpiresAt: f.ExpiresAt, Status: f.Status,
 		}
 	}
 	if found {
-		out.Vector = contract.ProfileVector{
+		out.Vector = contract.InterestVector{
 			Present: prof.Vector != nil, Dims: prof.Dims, Model: prof.Model, Sources: prof.Sources,
 			ComputedFrom: &prof.ComputedFrom, UpdatedAt: &prof.UpdatedAt, Revision: prof.Revision,
 		}
@@ -73,9 +73,9 @@ func (s *Service) Profile(ctx context.Context, tenant, userID string, limit int,
 	return out, nil
 }
 
-// RefreshProfile queues a recompute of the user's interest vector; a
+// RefreshInterests queues a recompute of the user's interest vector; a
 // refresh already queued takes it in (Duplicate).
-func (s *Service) RefreshProfile(ctx context.Context, tenant, userID string) (*contract.ProfileRefresh, error) {
+func (s *Service) RefreshInterests(ctx context.Context, tenant, userID string) (*contract.InterestsRefresh, error) {
 	if err := s.IDError("user_id", userID); err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func (s *Service) RefreshProfile(ctx context.Context, tenant, userID string) (*c
 		s.log.Error("publish profile refresh", "tenant_id", tenant, "error", err.Error())
 		return nil, contract.Errorf(contract.CodeUnavailable, "the refresh could not be queued; retry")
 	}
-	return &contract.ProfileRefresh{UserID: userID, RequestedAt: at, Duplicate: res[0].Duplicate}, nil
+	return &contract.InterestsRefresh{UserID: userID, RequestedAt: at, Duplicate: res[0].Duplicate}, nil
 }
 
 // Recommendations answers the k catalog items (1 to 100, 0: 10) nearest
@@ -112,7 +112,7 @@ func (s *Service) Recommendations(ctx context.Context, tenant, userID string, k 
 	})
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return nil, contract.Errorf(contract.CodeNoProfile, "this user has no interest vector yet (no shelf items or interest facts processed); POST .../profile/refresh or add shelf entries")
+		return nil, contract.Errorf(contract.CodeNoProfile, "this user has no interest vector yet (no shelf items or interest facts processed); POST .../interests/refresh or add shelf entries")
 	case err != nil:
 		return nil, err
 	case prof.Vector == nil:
