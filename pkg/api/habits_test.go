@@ -22,11 +22,11 @@ import (
 // Habits derived from a user's messages show in the attributes route, with
 // their source and history, and in every context in the prompt's language,
 // like any other value when the context is configured to show them
-// (CONTEXT_PROFILE_DERIVED): after the user set their time zone, the hours are
+// (CONTEXT_ATTRIBUTES_DERIVED): after the user set their time zone, the hours are
 // theirs.
 func TestAttributesDerivedFromUsage(t *testing.T) {
 	t.Parallel()
-	b := setup(t, withConfig(func(c *api.Config) { c.ContextProfileDerived = true }))
+	b := setup(t, withConfig(func(c *api.Config) { c.ContextAttributesDerived = true }))
 	testenv.StartWorker(t, b.nats, b.db, signals.Def, nil)
 	path := "/v1/users/u1/attributes"
 
@@ -99,5 +99,5 @@ func TestAttributesDerivedFromUsage(t *testing.T) {
 	zh := context("zh")
 	require.Contains(t, zh.Prompt, "关于用户：时区：Asia/Shanghai；会说：Chinese、English；常在线时段：20:00–23:00 (Asia/Shanghai)；"+
 		"消息长度：medium (median 60 characters)；常用渠道：shop/librarian")
-	require.LessOrEqual(t, zh.Budget.Parts.Attributes, 800, "within CONTEXT_PROFILE_CHARS")
+	require.LessOrEqual(t, zh.Budget.Parts.Attributes, 800, "within CONTEXT_ATTRIBUTES_CHARS")
 }

@@ -8,6 +8,8 @@ package envconfig
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"os"
 	"reflect"
 	"strings"
 	"time"
@@ -32,10 +34,59 @@ func LoadInto[T any](cfg *T, environ map[string]string) error {
 	if environ != nil {
 		opts.Environment = environ
 	}
+	if old := Renamed(reflect.TypeOf(cfg).Elem(), lookupIn(environ)); len(old) > 0 {
+		// A variable set only under its former name is read as the new one.
+		if environ == nil {
+			environ = env.ToMap(os.Environ())
+		}
+		next := maps.Clone(environ)
+		for _, r := range old {
+			if !r.NewSet {
+				next[r.New] = environ[r.Old]
+			}
+		}
+		opts.Environment = next
+	}
 	if err := env.ParseWithOptions(cfg, opts); err != nil {
 		return fmt.Errorf("config: %w", nameVariables[T](err))
 	}
 	return nil
+}
+
+// RenamedVar is a variable set under its former name: a field tagged
+// envOld:"OLD" reads OLD (under the field's prefix) while its own variable
+// is unset.
+type RenamedVar struct {
+	// Old is the former name, New the field's own.
+	Old, New string
+	// NewSet: New is set too, and wins (Old is ignored).
+	NewSet bool
+}
+
+// Renamed lists the variables of config type t that lookup finds set under
+// their former names (envOld tags).
+func Renamed(t reflect.Type, lookup func(string) (string, bool)) []RenamedVar {
+	var out []RenamedVar
+	for _, f := range Fields(t) {
+		old, ok := f.Field.Tag.Lookup("envOld")
+		if !ok {
+			continue
+		}
+		if _, set := lookup(f.Prefix + old); set {
+			_, newSet := lookup(f.Key)
+			out = append(out, RenamedVar{Old: f.Prefix + old, New: f.Key, NewSet: newSet})
+		}
+	}
+	return out
+}
+
+// lookupIn looks a variable up in environ, or in the process's environment
+// when environ is nil.
+func lookupIn(environ map[string]string) func(string) (string, bool) {
+	if environ == nil {
+		return os.LookupEnv
+	}
+	return func(k string) (string, bool) { v, ok := environ[k]; return v, ok }
 }
 
 // Defaults returns T as its env tags define it with no variable set: the one

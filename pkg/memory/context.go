@@ -211,8 +211,8 @@ func (s *Service) render(tenant string, req contextRequest, m recalled, o Contex
 	if s.cfg.ContextStatementChars >= 0 {
 		said = &statementQuery{text: req.query, similarity: data.StatementSimilarity}
 	}
-	parts.Attributes = contextAttributes(s.schemas.For(tenant), data.Assertions, s.cfg.ContextProfileDerived, said)
-	parts.AttributesLimit = max(s.cfg.ContextProfileChars, 0)
+	parts.Attributes = contextAttributes(s.schemas.For(tenant), data.Assertions, s.cfg.ContextAttributesDerived, said)
+	parts.AttributesLimit = max(s.cfg.ContextAttributesChars, 0)
 	parts.StatementLimit, parts.StatementsLast = statementLimit(s.cfg.ContextStatementChars, req.query)
 	parts.RecalledShare = s.cfg.ContextRecalledShare
 	parts.Now = now

@@ -76,11 +76,12 @@ type Config struct {
 	// Attributes are the schemas attributes are judged and shown by
 	// (ATTRIBUTE_SCHEMA_FILE).
 	Attributes attribute.Config
-	// ContextProfileChars caps the characters who the user is and what
+	// ContextAttributesChars caps the characters who the user is and what
 	// they asked for may take of the context's budget; it comes first, so
 	// this bounds what it can take from the other parts; -1: no cap of its
-	// own.
-	ContextProfileChars int `env:"CONTEXT_PROFILE_CHARS" envDefault:"800"`
+	// own. Formerly CONTEXT_PROFILE_CHARS, still read while this is unset
+	// (deprecated: it goes in the next minor release).
+	ContextAttributesChars int `env:"CONTEXT_ATTRIBUTES_CHARS" envOld:"CONTEXT_PROFILE_CHARS" envDefault:"800"`
 	// ContextStatementChars caps the characters the user's own standing
 	// statements (the attributes' statements: "I avoid hotels downtown",
 	// "my son can't have nuts") may take, after the attributes' keys: those
@@ -101,13 +102,15 @@ type Config struct {
 	// every share held lowers the evals' evidence a little, since their
 	// evidence is turns: 0.95 cost LongMemEval 0.005 and LoCoMo 0.009.
 	ContextRecalledShare float64 `env:"CONTEXT_RECALLED_SHARE" envDefault:"0.95"`
-	// ContextProfileDerived puts the values derived from usage (active
+	// ContextAttributesDerived puts the values derived from usage (active
 	// hours, message length, languages used, channels) in the context's
 	// attributes part too. Off, they are in the attributes route and the
 	// inspector only: on LongMemEval they took some 90 characters of every
 	// prompt and cost evidence (docs/benchmarks.md, History), and what the
-	// user said of themselves or asked for is what a reply needs.
-	ContextProfileDerived bool `env:"CONTEXT_PROFILE_DERIVED" envDefault:"false"`
+	// user said of themselves or asked for is what a reply needs. Formerly
+	// CONTEXT_PROFILE_DERIVED, still read while this is unset (deprecated:
+	// it goes in the next minor release).
+	ContextAttributesDerived bool `env:"CONTEXT_ATTRIBUTES_DERIVED" envOld:"CONTEXT_PROFILE_DERIVED" envDefault:"false"`
 
 	// Config is the history search's part (CONTEXT_RECALL_*,
 	// CONTEXT_MAX_RECALLED, SEARCH_EMBED_TIMEOUT): how the context recalls,
@@ -143,8 +146,8 @@ func (c Config) WithDefaults() Config {
 	if c.TurnWait <= 0 {
 		c.TurnWait = min(d.TurnWait, c.TurnWaitMax)
 	}
-	if c.ContextProfileChars == 0 {
-		c.ContextProfileChars = d.ContextProfileChars
+	if c.ContextAttributesChars == 0 {
+		c.ContextAttributesChars = d.ContextAttributesChars
 	}
 	if c.ContextStatementChars == 0 {
 		c.ContextStatementChars = d.ContextStatementChars

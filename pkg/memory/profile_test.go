@@ -15,14 +15,14 @@ import (
 	"github.com/recallhq/recall/pkg/store"
 )
 
-// The profile part keeps within CONTEXT_PROFILE_CHARS whatever the user's
+// The profile part keeps within CONTEXT_ATTRIBUTES_CHARS whatever the user's
 // habits add: what the user asked first, then who they are in the schema's
 // order, the values derived from usage (last in it) the first to go.
 func TestProfileCapWithHabits(t *testing.T) {
 	t.Parallel()
 	db := testenv.NewDB(t)
 	svc, err := memory.New(memory.Options{Store: db.Store, Decay: decay.DefaultPolicy, Log: testenv.Logger(t),
-		Config: memory.Config{ContextProfileChars: 220, ContextProfileDerived: true}})
+		Config: memory.Config{ContextAttributesChars: 220, ContextAttributesDerived: true}})
 	require.NoError(t, err)
 	at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	var rows []store.AssertionRow
@@ -44,7 +44,7 @@ func TestProfileCapWithHabits(t *testing.T) {
 
 	// By default the values derived from usage stay out of the context.
 	plain, err := memory.New(memory.Options{Store: db.Store, Decay: decay.DefaultPolicy, Log: testenv.Logger(t),
-		Config: memory.Config{ContextProfileChars: 220}})
+		Config: memory.Config{ContextAttributesChars: 220}})
 	require.NoError(t, err)
 	c, err := plain.Context(t.Context(), "t1", contract.ContextParams{UserID: "u1", SessionID: "s1"})
 	require.NoError(t, err)

@@ -108,6 +108,9 @@ func LogConfig(log *slog.Logger, cfgs ...any) {
 		for _, r := range renamed(c) {
 			old[r.Old] = r
 		}
+		for _, r := range envconfig.Renamed(reflect.Indirect(reflect.ValueOf(c)).Type(), os.LookupEnv) {
+			old[r.Old] = renamedVar(r)
+		}
 	}
 	log.Info("config", "config", all)
 	for _, name := range slices.Sorted(maps.Keys(old)) {

@@ -221,3 +221,19 @@ func TestLogConfigWarnsOfRenamedVariables(t *testing.T) {
 	require.Equal(t, "NEW_FILE", warned[1]["replaced_by"])
 	require.Equal(t, "OLD_FILE is deprecated and read in place of NEW_FILE, which is unset: rename it NEW_FILE; the old name goes in the next minor release", warned[1]["msg"])
 }
+
+type formerCfg struct {
+	Chars int `env:"SERVICE_TEST_NEW_CHARS" envOld:"SERVICE_TEST_OLD_CHARS" envDefault:"800"`
+}
+
+// A variable set under a former name (envOld) is read and warned of at
+// start, as a deprecated field's is.
+func TestLogConfigWarnsOfFormerNames(t *testing.T) {
+	t.Setenv("SERVICE_TEST_OLD_CHARS", "300")
+	c, err := envconfig.Load[formerCfg]()
+	require.NoError(t, err)
+	require.Equal(t, 300, c.Chars)
+	var buf bytes.Buffer
+	service.LogConfig(slog.New(slog.NewJSONHandler(&buf, nil)), c)
+	require.Contains(t, buf.String(), `"msg":"SERVICE_TEST_OLD_CHARS is deprecated and read in place of SERVICE_TEST_NEW_CHARS, which is unset: rename it SERVICE_TEST_NEW_CHARS; the old name goes in the next minor release"`)
+}

@@ -3,7 +3,6 @@ package summarize
 import (
 	"context"
 	"fmt"
-	"github.com/recallhq/recall/pkg/attribute/stated"
 	"math"
 	"slices"
 	"sort"
@@ -11,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/recallhq/recall/pkg/attribute/stated"
 	"github.com/recallhq/recall/pkg/extract"
 )
 

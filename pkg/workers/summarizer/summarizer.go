@@ -126,9 +126,13 @@ type Config struct {
 	// values of source inferred in the version's transaction. It is one
 	// more request per version, within the same concurrency cap and the
 	// tenant's rate; a failure leaves the version without inferences.
-	Infer bool `env:"PROFILE_INFER" envDefault:"true"`
+	// Formerly PROFILE_INFER, still read while this is unset (deprecated:
+	// it goes in the next minor release).
+	Infer bool `env:"ATTRIBUTE_INFER" envOld:"PROFILE_INFER" envDefault:"true"`
 	// InferMinConfidence drops the model's operations that are less sure.
-	InferMinConfidence float64 `env:"PROFILE_INFER_MIN_CONFIDENCE" envDefault:"0.7"`
+	// Formerly PROFILE_INFER_MIN_CONFIDENCE, still read while this is unset
+	// (deprecated: it goes in the next minor release).
+	InferMinConfidence float64 `env:"ATTRIBUTE_INFER_MIN_CONFIDENCE" envOld:"PROFILE_INFER_MIN_CONFIDENCE" envDefault:"0.7"`
 	// Attributes are the attributes' schemas (ATTRIBUTE_SCHEMA_FILE).
 	Attributes attribute.Config
 }
@@ -209,7 +213,7 @@ func New(_ context.Context, cfg Config, d *worker.Deps) (*Worker, error) {
 	}
 	m.inferred = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: "recall", Subsystem: "summarizer", Name: "profile_requests_total",
-		Help: "Requests to the model for what a summary version's messages say about the user (PROFILE_INFER), by outcome: asked, failed, tenant_rate (skipped by the tenant's cap), no_user_turn.",
+		Help: "Requests to the model for what a summary version's messages say about the user (ATTRIBUTE_INFER), by outcome: asked, failed, tenant_rate (skipped by the tenant's cap), no_user_turn.",
 	}, []string{"outcome"})
 	m.inferOps = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: "recall", Subsystem: "summarizer", Name: "profile_operations_total",
