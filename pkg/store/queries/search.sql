@@ -147,7 +147,8 @@ WITH stats AS (
     WHERE s.tenant_id = $1 AND s.user_id = $2 AND s.entries >= $7
 ),
 recent AS (
-    SELECT e.ctid, e.session_id, e.terms
+    -- the terms without their positions: read once here, not once a term
+    SELECT e.ctid, e.session_id, strip(e.terms) AS terms
     FROM search_entries e
     WHERE e.tenant_id = $1 AND e.user_id = $2 AND EXISTS (SELECT 1 FROM stats)
       AND ($9::timestamptz IS NULL OR e.occurred_at < $9)
@@ -185,12 +186,13 @@ df AS (
 chosen AS (
     SELECT c.session_id, x.message_count
     FROM (
-        (SELECT held.session_id
-         FROM held
-         WHERE held.session_id <> ''
-         GROUP BY held.session_id
-         ORDER BY (SELECT sum(r.idf) FROM rare r WHERE r.ord = ANY (array_agg(DISTINCT held.ord))) DESC,
-                  max(held.occurred_at) DESC
+        (SELECT h.session_id
+         FROM (SELECT held.session_id, held.ord, max(held.idf) AS idf, max(held.occurred_at) AS at
+               FROM held
+               WHERE held.session_id <> ''
+               GROUP BY held.session_id, held.ord) h
+         GROUP BY h.session_id
+         ORDER BY sum(h.idf) DESC, max(h.at) DESC
          LIMIT $12)
         UNION
         SELECT session_id FROM recent WHERE session_id <> ''
