@@ -167,6 +167,13 @@ type Config struct {
 	// of the MCP tool search_memory reads its query's times the same way.
 	// 0 none.
 	ContextRecallTimeWeight float64 `env:"CONTEXT_RECALL_TIME_WEIGHT" envDefault:"1"`
+	// ContextRecallAskedWeight weighs, in the fusion, the list of the
+	// user's turns that hold the kind of answer the message asks for, told
+	// by their form (search.MessageAsks: the user's age, "how old will I be
+	// when ...", found in "I'm 32, so I'm in my 30s", which shares no word
+	// with it), against the lexical list's 1, times the share of the
+	// history the list leaves out (Params.AskedWeight). 0 none.
+	ContextRecallAskedWeight float64 `env:"CONTEXT_RECALL_ASKED_WEIGHT" envDefault:"1"`
 	// SearchEmbedTimeout bounds embedding a query: past it the search goes
 	// on by terms only, and the context says so.
 	SearchEmbedTimeout time.Duration `env:"SEARCH_EMBED_TIMEOUT" envDefault:"500ms"`

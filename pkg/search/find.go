@@ -100,6 +100,13 @@ type Params struct {
 	// weeks ago still finds it.
 	During       []when.Span
 	DuringWeight float64
+	// Asked lists the user's turns that hold the kind of answer the
+	// message asks for, told by their form (MessageAsks: "I'm 32" for "how
+	// old will I be in May?"), in the fusion by AskedWeight as the time
+	// list is: weighed by how much of the history it leaves out (0 or
+	// negative: no list).
+	Asked       Asked
+	AskedWeight float64
 	// VectorWeight weighs the vector list against the lexical one in the
 	// fusion: 0 means 1 (equal), negative means the vector list does not
 	// count (its similarities are still reported).
@@ -200,6 +207,10 @@ type Hit struct {
 	// TimeRank is its place in the list of what happened when the message
 	// says (Params.During), 0 when it is not in it.
 	TimeRank int
+	// AskedRank is its place in the list of the turns that hold the kind
+	// of answer the message asks for (Params.Asked), 0 when it is not in
+	// it.
+	AskedRank int
 	// Previous and Next are the session's neighbouring turns of a turn
 	// found, when asked for (Params.Neighbors) and there are any.
 	Previous *Neighbor
@@ -455,7 +466,7 @@ func searchHits(entries []store.SearchRow, ranked []rankedHit) []Hit {
 		e := &entries[r.entry]
 		hits = append(hits, Hit{Kind: e.Kind, SourceID: e.SourceID, SessionID: e.SessionID, AgentID: e.AgentID,
 			Role: e.Role, OccurredAt: e.OccurredAt, Text: e.Text, Score: r.score,
-			LexicalRank: r.lexRank, LexicalScore: r.lexScore, VectorRank: r.vecRank, Similarity: r.similarity, TimeRank: r.timeRank,
+			LexicalRank: r.lexRank, LexicalScore: r.lexScore, VectorRank: r.vecRank, Similarity: r.similarity, TimeRank: r.timeRank, AskedRank: r.askedRank,
 			Previous: neighbor(r.prev), Next: neighbor(r.next), Earlier: turns(r.earlier.list()), Later: turns(r.later.list())})
 	}
 	return hits

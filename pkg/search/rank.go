@@ -52,6 +52,9 @@ type rankedHit struct {
 	// says (Params.During).
 	score, lexScore, similarity float64
 	lexRank, vecRank, timeRank  int
+	// askedRank is the place in the list of the turns that hold the kind
+	// of answer the message asks for (Params.Asked).
+	askedRank int
 }
 
 // BM25's parameters (see Find) and the fusion's constant.
@@ -81,6 +84,7 @@ type ranker struct {
 	byScore  []int
 	byDist   []int
 	byTime   []int // rows when the message says (Params.During)
+	byAsked  []int // rows that hold what the message asks for (Params.Asked)
 	found    []rankedHit
 	slot     []int32
 	scored   []int32 // places in found
@@ -150,7 +154,8 @@ func ascending(a, b float64) int { return descending(b, a) }
 func (rk *ranker) rank(rows []store.SearchRow, p Params, nTerms int, stats *store.SearchStats) []rankedHit {
 	lex, prevTurn, nextTurn := rk.lexical(rows, p, nTerms, stats)
 	timeWeight := rk.lists(rows, p, lex)
-	rk.fuse(rows, p, lex, timeWeight)
+	askedWeight := rk.asked(rows, p, lex)
+	rk.fuse(rows, p, lex, timeWeight, askedWeight)
 	return rk.cut(rows, p, prevTurn, nextTurn)
 }
 
@@ -254,15 +259,56 @@ func (rk *ranker) lists(rows []store.SearchRow, p Params, lex []float64) (timeWe
 	return timeWeight
 }
 
+// asked lists the kept rows that hold the kind of answer the message asks
+// for (rk.byAsked; Params.Asked): the best matches first, then the newest
+// (an age said last year is older than one said last week). It returns
+// the list's weight, which, as the time list's, is less the more of the
+// history the list holds.
+func (rk *ranker) asked(rows []store.SearchRow, p Params, lex []float64) (weight float64) {
+	byAsked := rk.byAsked[:0]
+	defer func() { rk.byAsked = byAsked }()
+	if p.AskedWeight <= 0 || p.Asked == AskedNothing {
+		return 0
+	}
+	kept := 0
+	for i := range rows {
+		if !rk.wanted[i] {
+			continue
+		}
+		kept++
+		if p.Asked.holds(&rows[i]) {
+			byAsked = append(byAsked, i)
+		}
+	}
+	if kept == 0 || len(byAsked) == 0 {
+		return 0
+	}
+	weight = p.AskedWeight * (1 - float64(len(byAsked))/float64(kept))
+	if weight <= 0 {
+		byAsked = byAsked[:0]
+		return 0
+	}
+	slices.SortFunc(byAsked, func(a, b int) int {
+		if c := descending(lex[a], lex[b]); c != 0 {
+			return c
+		}
+		if c := rows[b].OccurredAt.Compare(rows[a].OccurredAt); c != 0 {
+			return c
+		}
+		return compareKey(&rows[a], &rows[b])
+	})
+	return weight
+}
+
 // fuse gives each row the lists hold its places (rk.found) and its fused
 // score with the recency prior and the user's lift, and orders the live
 // ones by it (rk.scored).
-func (rk *ranker) fuse(rows []store.SearchRow, p Params, lex []float64, timeWeight float64) {
+func (rk *ranker) fuse(rows []store.SearchRow, p Params, lex []float64, timeWeight, askedWeight float64) {
 	depth := p.depth()
-	byScore, byDistance, byTime := rk.byScore, rk.byDist, rk.byTime
+	byScore, byDistance, byTime, byAsked := rk.byScore, rk.byDist, rk.byTime, rk.byAsked
 	// found[slot[i]-1] is row i's hit once one of the lists holds it; its
 	// capacity is the most the lists can hold, so it never moves.
-	found := grow(rk.found, min(3*depth, len(rows)))[:0]
+	found := grow(rk.found, min(4*depth, len(rows)))[:0]
 	slot := grow(rk.slot, len(rows))
 	clear(slot)
 	rk.slot = slot
@@ -293,6 +339,9 @@ func (rk *ranker) fuse(rows []store.SearchRow, p Params, lex []float64, timeWeig
 	for place, i := range byTime[:min(depth, len(byTime))] {
 		get(i).timeRank = place + 1
 	}
+	for place, i := range byAsked[:min(depth, len(byAsked))] {
+		get(i).askedRank = place + 1
+	}
 	rk.found = found
 
 	scored := rk.scored[:0]
@@ -311,6 +360,9 @@ func (rk *ranker) fuse(rows []store.SearchRow, p Params, lex []float64, timeWeig
 		}
 		if h.timeRank > 0 {
 			rrf += timeWeight / float64(rrfConst+h.timeRank)
+		}
+		if h.askedRank > 0 {
+			rrf += askedWeight / float64(rrfConst+h.askedRank)
 		}
 		age := max(p.Now.Sub(rows[i].OccurredAt).Seconds(), 0)
 		h.score = rrf * (1 + p.RecencyWeight*math.Exp2(-min(age/p.RecencyHalfLife.Seconds(), maxPriorHalvings)))

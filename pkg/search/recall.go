@@ -43,7 +43,8 @@ func (cfg Config) Query(tenant, userID, query string, k int, now time.Time) Quer
 		MaxPerSession: cfg.ContextRecallPerSession, Neighbors: n > 0, NeighborTurns: turns,
 		NeighborHits: n + shownNeighbors(n, cfg.ContextRecallWide), Kinds: cfg.ContextRecallKinds, UserWeight: user,
 		IDFPower: cfg.ContextRecallIDFPower, SessionWeight: max(cfg.ContextRecallSessionWeight, 0),
-		During: during, DuringWeight: max(cfg.ContextRecallTimeWeight, 0), Large: cfg.LargeFor(query), Distinct: true}}
+		During: during, DuringWeight: max(cfg.ContextRecallTimeWeight, 0), Large: cfg.LargeFor(query), Distinct: true,
+		Asked: asked(cfg, query), AskedWeight: max(cfg.ContextRecallAskedWeight, 0)}}
 }
 
 // During is the times a message names that its recall lifts
@@ -225,4 +226,13 @@ func EmbedFailure(err error) string {
 		return "timeout"
 	}
 	return "error"
+}
+
+// asked is what the message asks for that its recall lists by form
+// (ContextRecallAskedWeight), when that list counts.
+func asked(cfg Config, message string) Asked {
+	if cfg.ContextRecallAskedWeight <= 0 {
+		return AskedNothing
+	}
+	return MessageAsks(message)
 }
