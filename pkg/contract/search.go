@@ -85,6 +85,10 @@ type SearchHit struct {
 	// TimeRank is the hit's place among what happened when the query
 	// says (During), 0 when it is not in those times.
 	TimeRank int `json:"time_rank,omitempty"`
+	// AskedRank is the hit's place among the user's turns that hold the
+	// kind of answer the query asks for (the user's age: "how old will I
+	// be in May?"), 0 when it is not one of them.
+	AskedRank int `json:"asked_rank,omitempty"`
 	// Previous and Next are the turns just before and after a message hit
 	// in its session, when neighbours were asked for; Earlier and Later the
 	// ones beyond them, nearest first.

@@ -63,7 +63,7 @@ func toNeighbors(ns []search.Neighbor) []contract.Neighbor { return mapSlice(ns,
 func toSearchHit(h search.Hit) contract.SearchHit {
 	out := contract.SearchHit{Kind: h.Kind, SourceID: h.SourceID, SessionID: h.SessionID, AgentID: h.AgentID, Role: h.Role,
 		OccurredAt: h.OccurredAt, Text: h.Text, Score: h.Score, LexicalRank: h.LexicalRank, LexicalScore: h.LexicalScore,
-		VectorRank: h.VectorRank, Similarity: h.Similarity, TimeRank: h.TimeRank, Earlier: toNeighbors(h.Earlier), Later: toNeighbors(h.Later)}
+		VectorRank: h.VectorRank, Similarity: h.Similarity, TimeRank: h.TimeRank, AskedRank: h.AskedRank, Earlier: toNeighbors(h.Earlier), Later: toNeighbors(h.Later)}
 	if h.Previous != nil {
 		n := toNeighbor(*h.Previous)
 		out.Previous = &n

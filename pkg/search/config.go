@@ -172,7 +172,9 @@ type Config struct {
 	// by their form (search.MessageAsks: the user's age, "how old will I be
 	// when ...", found in "I'm 32, so I'm in my 30s", which shares no word
 	// with it), against the lexical list's 1, times the share of the
-	// history the list leaves out (Params.AskedWeight). 0 none.
+	// history the list leaves out (Params.AskedWeight). The search of GET
+	// /v1/users/{id}/search and of the MCP tool search_memory lists them
+	// the same way (each hit's asked_rank). 0 none.
 	ContextRecallAskedWeight float64 `env:"CONTEXT_RECALL_ASKED_WEIGHT" envDefault:"1"`
 	// SearchEmbedTimeout bounds embedding a query: past it the search goes
 	// on by terms only, and the context says so.

@@ -477,6 +477,7 @@ class SearchHit(_SearchHitBase, total=False):
     vector_rank: int
     similarity: float
     time_rank: int
+    asked_rank: int
     previous: Neighbor
     next: Neighbor
     earlier: List[Neighbor]

@@ -433,6 +433,8 @@ export interface SearchHit {
   similarity?: number;
   /** The hit's place among what happened when the query says (`during`). */
   time_rank?: number;
+  /** The hit's place among the user's turns that hold the kind of answer the query asks for (the user's age). */
+  asked_rank?: number;
   previous?: Neighbor;
   next?: Neighbor;
   /** With more than one neighbouring turn asked for: the turns before `previous`, nearest first. */
