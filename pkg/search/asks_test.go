@@ -99,9 +99,12 @@ func TestQueryAsked(t *testing.T) {
 
 // The user's turn that says their age is found for a message that asks
 // for it, though it shares no word with it, by the scan and through a
-// large user's indexes alike (there, as one of the newest entries); the
-// assistant saying a number, or the user saying one that is not an age,
-// is not in the list; without the list the turn is not found.
+// large user's indexes alike: there it is the oldest of the history, out
+// of reach of the newest entries and of the sessions the message's words
+// choose, and is read by its mark (search.EntryMarks), which does not
+// count in its length; the assistant saying a number, or the user saying
+// one that is not an age, is not in the list; without the list the turn
+// is not found.
 func TestSearchAsked(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -116,12 +119,19 @@ func TestSearchAsked(t *testing.T) {
 			fmt.Sprintf("my friend Rachel is getting married, I need gift idea number %d", d), "Congratulations to Rachel!")...)
 	}
 	b.index(t, turns)
-	age := chat("acme", "u1", "skin", t0.AddDate(0, 0, -10), "I'm 32, so I'm in my 30s. My skin has been dull lately.",
+	age := chat("acme", "u1", "skin", t0.AddDate(0, 0, -90), "I'm 32, so I'm in my 30s. My skin has been dull lately.",
 		"I'm 32 too, in a manner of speaking: try a gentle exfoliant.")
 	b.index(t, age)
+	var count int32
+	var marked bool
+	require.NoError(t, b.db.Store.Pool().QueryRow(b.ctx, `SELECT term_count, terms @@ '''§age'''::tsquery FROM search_entries WHERE source_id = 'skin-0'`).Scan(&count, &marked))
+	require.True(t, marked)
+	require.EqualValues(t, len(b.an.Terms("I'm 32, so I'm in my 30s. My skin has been dull lately.", nil)), count, "the mark is no term")
+	require.NoError(t, b.db.Store.Pool().QueryRow(b.ctx, `SELECT terms @@ '''§age'''::tsquery FROM search_entries WHERE source_id = 'skin-1'`).Scan(&marked))
+	require.False(t, marked, "the assistant's number is not the user's age")
 	q := "How old will I be when my friend Rachel gets married?"
 	large := envconfig.Defaults[search.Config]().Large()
-	large.From = 10
+	large.From, large.Sample = 10, 20 // the age turn is the oldest: no sample reaches it
 	for _, l := range []struct {
 		name string
 		p    search.Params

@@ -401,6 +401,9 @@ func (p Params) scan() (*store.SearchScan, Params, error) {
 		sc.Before(p.At)
 		if p.SessionID == "" && p.AgentID == "" && p.Since.IsZero() && p.Until.IsZero() {
 			sc.Large(p.Large)
+			if m := p.Asked.mark(); m != "" && p.AskedWeight > 0 {
+				sc.Marked([]string{m})
+			}
 			if p.DuringWeight > 0 && len(p.During) > 0 {
 				// The spans as read in UTC, widened by the most any zone
 				// is off it: the user's zone is learned in the same

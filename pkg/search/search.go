@@ -37,14 +37,15 @@ func NewIndexer(st *store.Store, an *Analyzer, emb embed.Embedder) *Indexer {
 	return &Indexer{store: st, an: an, emb: emb}
 }
 
-// Prepare fills each entry's terms from its text and, with an embedder, its
-// embedding and model, in place. Writers that store entries in their own
+// Prepare fills each entry's terms and marks (EntryMarks) from its text
+// and, with an embedder, its embedding and model, in place. Writers that store entries in their own
 // transaction (store.SummaryWrite.Search, store.RecordMentionsIndexed) call
 // it before they begin. When the embedder fails, the entries are left
 // without vectors and the error wraps ErrEmbed; they can still be stored.
 func (ix *Indexer) Prepare(ctx context.Context, entries []store.SearchEntry) error {
 	for i := range entries {
 		entries[i].Terms = ix.an.Terms(entries[i].Text, entries[i].Terms[:0])
+		entries[i].Marks = EntryMarks(&entries[i])
 		entries[i].Embedding, entries[i].Model = nil, ""
 	}
 	if ix.emb == nil || len(entries) == 0 {

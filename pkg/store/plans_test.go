@@ -136,11 +136,12 @@ func TestSearchCandidatesPlanNeverAnalyzed(t *testing.T) {
 	}
 	plan := genericPlan(t, db, store.Query(store.QSearchCandidates), "'t'", "'u1'", `'''w7'' | ''garden0'''`, "NULL", "'m'", "false", "2000",
 		`ARRAY['''w7''', '''garden0''']`, "NULL", "200", "1000", "40", "60",
-		"ARRAY['2026-01-01T00:00:00Z']::timestamptz[]", "ARRAY['2026-01-02T00:00:00Z']::timestamptz[]")
+		"ARRAY['2026-01-01T00:00:00Z']::timestamptz[]", "ARRAY['2026-01-02T00:00:00Z']::timestamptz[]", `ARRAY['''§age''']`)
 	for _, index := range []string{"search_entries_user_time_idx", "search_entries_user_terms_idx", "search_entries_session_idx", "sessions_pkey", "Tid Scan on search_entries"} {
 		require.Contains(t, plan, index, plan)
 	}
 	require.NotRegexp(t, `Seq Scan on (search_entries|sessions|facts)`, plan, plan)
+	require.GreaterOrEqual(t, strings.Count(plan, "on search_entries_user_terms_idx"), 2, "the rare terms' holders and the marked entries, through the GIN index: %s", plan)
 	require.NotRegexp(t, `Index Cond: \(\(tenant_id = \$1\) AND \(user_id = \$2\)\)\n\s+Filter: .*(session_id|source_id|terms)`, plan, "no range of the user read through for each lookup")
 	require.Regexp(t, `Index Cond: \(\(tenant_id = \$1\) AND \(session_id = c.session_id\)\)`, plan)
 }

@@ -50,6 +50,12 @@ type SearchEntry struct {
 	OccurredAt time.Time
 	Text       string
 	Terms      []string
+	// Marks are lexemes stored with the terms that are no words of the
+	// text but what its form tells (search.Asked: a user's turn that says
+	// their age): a large user's search finds such entries through the
+	// terms' index whatever their words (SearchScan.Marked). They do not
+	// count in the entry's number of terms, BM25's length.
+	Marks []string
 	// Embedding of Text by Model; nil when there is none (no embedder, or
 	// it failed): the entry is then found by its terms only, and a stored
 	// embedding of the same text is kept.
@@ -125,7 +131,12 @@ func searchEntryArgs(entries []SearchEntry) ([]any, error) {
 		}
 		tenant[i], user[i], kind[i], source[i], revision[i] = e.TenantID, e.UserID, e.Kind, e.SourceID, e.Revision
 		session[i], agent[i], role[i], occurred[i], body[i] = e.SessionID, e.AgentID, e.Role, e.OccurredAt, e.Text
-		terms[i], termCount[i] = TSVector(e.Terms), int32(len(e.Terms))
+		if len(e.Marks) == 0 {
+			terms[i] = TSVector(e.Terms)
+		} else {
+			terms[i] = TSVector(slices.Concat(e.Terms, e.Marks))
+		}
+		termCount[i] = int32(len(e.Terms))
 		if e.Embedding != nil {
 			embedding[i], model[i] = halfvecArg(e.Embedding), &e.Model
 		}
@@ -336,6 +347,7 @@ type SearchScan struct {
 	stats  *SearchStats // what SearchCandidates read of the history, nil for a scan
 	since  []time.Time  // the times the message names, from (Spans)
 	until  []time.Time  // and until
+	marks  []string     // the marks whose entries a large user's search reads (Marked)
 	// sizes is told of the user's size once the statements have read it
 	// (smallUsers); tenant is the scan's, both whether SearchCandidates
 	// was sent beside the scan.
@@ -396,6 +408,20 @@ func (sc *SearchScan) termQueries() []string {
 // whatever their words.
 func (sc *SearchScan) Spans(since, until []time.Time) {
 	sc.since, sc.until = since, until
+}
+
+// Marked gives a large user's search (Large) marks (SearchEntry.Marks):
+// the entries that hold one are read too, LargeSearch.Sample of each at
+// most, whatever their words and however old.
+func (sc *SearchScan) Marked(marks []string) { sc.marks = marks }
+
+// markQueries are the marks as tsqueries: SearchCandidates' $16.
+func (sc *SearchScan) markQueries() []string {
+	out := make([]string, len(sc.marks))
+	for i, m := range sc.marks {
+		out[i] = TSQuery([]string{m})
+	}
+	return out
 }
 
 // Stats are the statistics of the user's history when it was read through
@@ -507,7 +533,7 @@ func (sc *SearchScan) queue(b *pgx.Batch, t *Tenant) {
 	l := sc.large
 	b.Queue(q(qSearchCandidates), t.id, sc.userID, sc.query, sc.vector, sc.model, sc.keep, from,
 		sc.termQueries(), nullTime(sc.before), l.Sample, l.Budget, l.Sessions, l.WholeSession,
-		nonNilTimes(sc.since), nonNilTimes(sc.until)).Query(sc.readCandidates)
+		nonNilTimes(sc.since), nonNilTimes(sc.until), sc.markQueries()).Query(sc.readCandidates)
 }
 
 // NumTerms is the number of distinct query terms: the length of a row's TF.

@@ -122,7 +122,8 @@ ORDER BY e.kind, e.source_id;
 -- may be estimated to be in for its holders to be looked up; $12 how many
 -- sessions are read; $13 the most entries of a session read whole; $14
 -- and $15 the times the message names (each from and until; empty arrays
--- for none).
+-- for none); $16 marks (SearchEntry.Marks) as tsqueries, whose entries
+-- are read too (an empty array for none).
 --
 -- The newest $10 entries are read by time: they are candidates themselves
 -- (the recent window of the history), and the sample each term's share of
@@ -135,7 +136,9 @@ ORDER BY e.kind, e.source_id;
 -- they are short, and otherwise as the entries around each of their
 -- holders (three before and after, by time); with the facts holding a
 -- rare term, and the newest $10 entries of each time the message names
--- (what happened "last Saturday" need share no word with the message).
+-- (what happened "last Saturday" need share no word with the message),
+-- and up to $10 entries holding each mark (a turn that says the user's age,
+-- for a message that asks for it), through the same GIN postings.
 -- Each
 -- row carries the statistics BM25 needs of the whole history (stats:
 -- entries, their terms, then each query term's number of entries: counted
@@ -183,6 +186,16 @@ held AS (
 df AS (
     SELECT ord, count(*)::float8 AS n FROM held GROUP BY ord
 ),
+marked AS (
+    SELECT h.ctid
+    FROM unnest($16::text[]) AS m(q),
+         LATERAL (SELECT e.ctid
+                  FROM search_entries e
+                  WHERE (e.tenant_id || E'\x1f' || e.user_id) = ($1 || E'\x1f' || $2) AND e.terms @@ m.q::tsquery
+                    AND EXISTS (SELECT 1 FROM stats)
+                    AND ($9::timestamptz IS NULL OR e.occurred_at < $9)
+                  LIMIT $10) h
+),
 chosen AS (
     SELECT c.session_id, x.message_count
     FROM (
@@ -229,6 +242,8 @@ picked AS (
     UNION
     -- the facts that hold a rare term (a fact has no session)
     SELECT ctid FROM held WHERE session_id = ''
+    UNION
+    SELECT ctid FROM marked
     UNION
     -- the entries of the times the message names, the newest $10 of each
     SELECT w.ctid
