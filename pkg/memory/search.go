@@ -88,8 +88,8 @@ func (s *Service) Search(ctx context.Context, tenant, userID string, sp contract
 		return nil, err
 	}
 	query := search.Query{TenantID: tenant, Text: q, Params: p}
-	if w := s.cfg.Config.ContextRecallAskedWeight; w > 0 {
-		query.Asked, query.AskedWeight = search.MessageAsks(q), w
+	if query.Asked = s.cfg.Config.Asked(q); query.Asked != search.AskedNothing {
+		query.AskedWeight = s.cfg.Config.ContextRecallAskedWeight
 	}
 	if err := s.searchTimes(ctx, &query); err != nil {
 		return nil, err

@@ -48,9 +48,9 @@ var asksAge = regexp.MustCompile(`(?i)\bhow old (?:am|was|will|would|were|is|do|
 	`|\bmy (?:current |exact |real |actual )?age\b` +
 	`|我(?:今年|现在|目前)?(?:多大|几岁|多少岁)|我的年龄`)
 
-// asksAgeHint is what every form of asksAge holds, in lower case: the
-// check on every context with a query is a few substring searches, and
-// the expression runs only on a message that passes it.
+// asksAgeHint is what every form of asksAge holds, in any case: the check
+// on every context with a query is a few substring searches, and the
+// expression runs only on a message that passes it.
 var asksAgeHint = []string{"old", "age", "years", "多大", "几岁", "多少岁", "年龄"}
 
 // The forms of a turn that says the user's age. A number said after "I'm"
@@ -71,9 +71,8 @@ var saysAge = regexp.MustCompile(`(?i)\bi(?:'m|’m| am)(?: now| just| currently
 // MessageAsks is the kind of answer a message asks for that a turn's form
 // tells (AskedNothing for most).
 func MessageAsks(message string) Asked {
-	lower := strings.ToLower(message)
 	for _, h := range asksAgeHint {
-		if strings.Contains(lower, h) {
+		if containsFold(message, h) {
 			if asksAge.MatchString(message) {
 				return AskedAge
 			}

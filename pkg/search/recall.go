@@ -44,7 +44,7 @@ func (cfg Config) Query(tenant, userID, query string, k int, now time.Time) Quer
 		NeighborHits: n + shownNeighbors(n, cfg.ContextRecallWide), Kinds: cfg.ContextRecallKinds, UserWeight: user,
 		IDFPower: cfg.ContextRecallIDFPower, SessionWeight: max(cfg.ContextRecallSessionWeight, 0),
 		During: during, DuringWeight: max(cfg.ContextRecallTimeWeight, 0), Large: cfg.LargeFor(query), Distinct: true,
-		Asked: asked(cfg, query), AskedWeight: max(cfg.ContextRecallAskedWeight, 0)}}
+		Asked: cfg.Asked(query), AskedWeight: max(cfg.ContextRecallAskedWeight, 0)}}
 }
 
 // During is the times a message names that its recall lifts
@@ -228,9 +228,9 @@ func EmbedFailure(err error) string {
 	return "error"
 }
 
-// asked is what the message asks for that its recall lists by form
-// (ContextRecallAskedWeight), when that list counts.
-func asked(cfg Config, message string) Asked {
+// Asked is what a message asks for that its recall lists by form
+// (ContextRecallAskedWeight): AskedNothing when the list is off.
+func (cfg Config) Asked(message string) Asked {
 	if cfg.ContextRecallAskedWeight <= 0 {
 		return AskedNothing
 	}
