@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
 	"github.com/recallhq/recall/internal/testkit/pgcluster"
 	"github.com/recallhq/recall/pkg/deps"
 	"github.com/recallhq/recall/pkg/queue"
