@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/testkit/testenv"
@@ -178,4 +179,55 @@ func TestSearchLargeUserCountReadsMoreSessions(t *testing.T) {
 	require.Less(t, found(cfg.Large()), 3, "ten sessions: the long ones hold more of the terms")
 	require.Equal(t, 3, found(cfg.LargeFor(q)), "a count reads thirty")
 	require.Equal(t, cfg.Large(), cfg.LargeFor("what games did I play?"), "not a count")
+}
+
+// A large user's search is planned once per connection (the generic plan
+// of SearchCandidates), and leaves the connection's planner settings as it
+// found them, when the batch fails too: on a pool of one connection, three
+// searches use the generic plan and none a custom one, and plan_cache_mode
+// is back to its default after each, and after a batch that fails between
+// the setting and its reset.
+func TestSearchLargeUserGenericPlan(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	var turns []events.Turn
+	for d := range 30 {
+		turns = append(turns, chat("acme", "u1", fmt.Sprintf("s%02d", d), t0.AddDate(0, 0, d-30),
+			fmt.Sprintf("day %d: I watered the garden and talked about cooking", d), "Sounds like a good day.")...)
+	}
+	turns = append(turns, chat("acme", "u1", "dog", t0.AddDate(0, 0, -40), "I adopted a greyhound named Biscuit", "Congratulations!")...)
+	b.index(t, turns)
+	st, err := store.Open(b.ctx, store.Config{URL: b.db.URL, MaxConns: 1})
+	require.NoError(t, err)
+	t.Cleanup(st.Close)
+	searcher := search.NewSearcher(st, b.an, nil, 0, testenv.Logger(t))
+	large := envconfig.Defaults[search.Config]().Large()
+	large.From = 10
+	setting := func() string {
+		var mode string
+		require.NoError(t, st.Pool().QueryRow(b.ctx, `SELECT current_setting('plan_cache_mode')`).Scan(&mode))
+		return mode
+	}
+	for range 3 {
+		res, err := searcher.Search(b.ctx, search.Query{TenantID: "acme", Text: "what is my greyhound called?",
+			Params: search.Params{UserID: "u1", K: 5, Now: t0, Large: large}})
+		require.NoError(t, err)
+		require.NotEmpty(t, res.Hits)
+		require.Equal(t, "dog-0", res.Hits[0].SourceID, "found through the indexes, though not among the newest")
+		require.Equal(t, "auto", setting())
+	}
+	var generic, custom int64
+	require.NoError(t, st.Pool().QueryRow(b.ctx, `SELECT generic_plans, custom_plans FROM pg_prepared_statements
+		WHERE statement LIKE '-- A large user''s entries that a search can find%'`).Scan(&generic, &custom))
+	require.EqualValues(t, 3, generic, "the generic plan")
+	require.Zero(t, custom, "never planned for the arguments")
+
+	// The setting goes with the batch's implicit transaction when a
+	// statement after it fails.
+	batch := &pgx.Batch{}
+	batch.Queue(`SET plan_cache_mode = force_generic_plan`)
+	batch.Queue(`SELECT 1 / 0`)
+	batch.Queue(`RESET plan_cache_mode`)
+	require.Error(t, st.Pool().SendBatch(b.ctx, batch).Close())
+	require.Equal(t, "auto", setting())
 }

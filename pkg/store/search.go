@@ -531,10 +531,25 @@ func (sc *SearchScan) queue(b *pgx.Batch, t *Tenant) {
 		return
 	}
 	l := sc.large
+	// The statement's plan is the same for any arguments (every lookup is
+	// bounded by its LIMIT and reached through LATERAL), but planned for
+	// each one it cost a sixth of its time (0.8 of 5 ms for a user of
+	// 100,000 turns): the generic plan is kept instead, for this statement
+	// alone. A failed batch rolls the setting back with its implicit
+	// transaction.
+	b.Queue(setGenericPlan)
 	b.Queue(q(qSearchCandidates), t.id, sc.userID, sc.query, sc.vector, sc.model, sc.keep, from,
 		sc.termQueries(), nullTime(sc.before), l.Sample, l.Budget, l.Sessions, l.WholeSession,
 		nonNilTimes(sc.since), nonNilTimes(sc.until), sc.markQueries()).Query(sc.readCandidates)
+	b.Queue(resetPlanMode)
 }
+
+// setGenericPlan and resetPlanMode surround a statement that the planner is
+// to plan once per connection (plan_cache_mode), whatever its arguments.
+const (
+	setGenericPlan = "SET plan_cache_mode = force_generic_plan"
+	resetPlanMode  = "RESET plan_cache_mode"
+)
 
 // NumTerms is the number of distinct query terms: the length of a row's TF.
 func (sc *SearchScan) NumTerms() int { return len(sc.index.index) }
