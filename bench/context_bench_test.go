@@ -189,6 +189,10 @@ type wrkResult struct {
 	// failed counts the answers that were not 2xx and the requests that
 	// failed (a timeout, after 5 s), when counted (runWrkCounted).
 	failed int
+	// over is the share of the requests, in percent, that took longer
+	// than the gateway's memory timeout (recall.lua's over_pct, with
+	// runWrkCounted).
+	over float64
 }
 
 // runWrk loads GET /v1/context for random sessions (context.lua), and fails on
@@ -218,8 +222,13 @@ func runWrkCounted(b *testing.B, wrk, url, script string, seconds, clients int, 
 	_, err = fmt.Sscanf(string(out[i:]), "RESULT p50_us=%d p90_us=%d p99_us=%d max_us=%d requests=%d non2xx=%d errors=%d",
 		&p50, &p90, &p99, &maxUS, &requests, &non2xx, &errs)
 	require.NoError(b, err, string(out))
+	var over float64
+	if j := strings.Index(string(out), "over_pct="); j >= 0 {
+		_, err = fmt.Sscanf(string(out[j:]), "over_pct=%f", &over)
+		require.NoError(b, err, string(out))
+	}
 	return wrkResult{p50: float64(p50) / 1000, p90: float64(p90) / 1000, p99: float64(p99) / 1000, rate: float64(requests) / float64(seconds),
-		failed: non2xx + errs}
+		failed: non2xx + errs, over: over}
 }
 
 // contextAnswer is the part of GET /v1/context's answer the benchmark checks.

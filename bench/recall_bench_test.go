@@ -28,6 +28,7 @@ import (
 	"github.com/recallhq/recall/pkg/embed"
 	"github.com/recallhq/recall/pkg/envconfig"
 	"github.com/recallhq/recall/pkg/events"
+	"github.com/recallhq/recall/pkg/gateway"
 	"github.com/recallhq/recall/pkg/search"
 	"github.com/recallhq/recall/pkg/segment"
 	"github.com/recallhq/recall/pkg/store"
@@ -356,6 +357,9 @@ func BenchmarkOneUser(b *testing.B) {
 	}
 	require.NoError(b, os.WriteFile(qfile, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
 	settle(b)
+	// A context slower than this is one a chat through the gateway goes
+	// on without (GATEWAY_MEMORY_TIMEOUT's default).
+	memoryTimeout := envconfig.Defaults[gateway.Config]().MemoryTimeout
 	b.ResetTimer()
 	for range b.N {
 		var first float64
@@ -363,15 +367,17 @@ func BenchmarkOneUser(b *testing.B) {
 			// The failures are counted, not fatal: past some size the
 			// contexts take longer than wrk's 5 s timeout, which is what
 			// this measures.
-			r := runWrkCounted(b, wrk, apiURL, "recall.lua", seconds, clients, fmt.Sprintf("BENCH_USER=w%d", n), "BENCH_QUERIES="+qfile)
+			r := runWrkCounted(b, wrk, apiURL, "recall.lua", seconds, clients, fmt.Sprintf("BENCH_USER=w%d", n), "BENCH_QUERIES="+qfile,
+				fmt.Sprintf("BENCH_OVER_MS=%d", memoryTimeout.Milliseconds()))
 			mem := rss(b, apiProc.Process.Pid)
 			if first == 0 {
 				first = r.p99
 			}
 			b.ReportMetric(r.p99, fmt.Sprintf("p99_ms_%d", n))
 			b.ReportMetric(float64(r.failed), fmt.Sprintf("failed_%d", n))
-			fmt.Printf("  user of %d turns, GET /v1/context with query, %d clients (wrk), %ds: p50 %.2f ms, p99 %.2f ms (x%.2f the %d-turn user's), %.1f req/s, %d failed or timed out (5 s); api %d MB (peak %d MB)\n",
-				n, clients, seconds, r.p50, r.p99, r.p99/first, sizes[0], r.rate, r.failed, mem.now>>20, mem.peak>>20)
+			b.ReportMetric(r.over, fmt.Sprintf("over_memory_timeout_pct_%d", n))
+			fmt.Printf("  user of %d turns, GET /v1/context with query, %d clients (wrk), %ds: p50 %.2f ms, p99 %.2f ms (x%.2f the %d-turn user's), %.1f req/s, %d failed or timed out (5 s), %.2f%% over the gateway's memory timeout (%s); api %d MB (peak %d MB)\n",
+				n, clients, seconds, r.p50, r.p99, r.p99/first, sizes[0], r.rate, r.failed, r.over, memoryTimeout, mem.now>>20, mem.peak>>20)
 		}
 	}
 }
