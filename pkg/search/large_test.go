@@ -231,3 +231,57 @@ func TestSearchLargeUserGenericPlan(t *testing.T) {
 	require.Error(t, st.Pool().SendBatch(b.ctx, batch).Close())
 	require.Equal(t, "auto", setting())
 }
+
+// The scan of a user reads its range of the primary key however few users
+// the table holds: after six searches of a user with nearly every entry,
+// PostgreSQL's plan of the scan for a user of a few entries (the generic
+// plan it keeps once that looks no costlier) is still the range, not a
+// scan of the whole table sorted, on the statement's own connection.
+func TestSearchScanPlanFewUsers(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	at := t0.AddDate(0, -1, 0)
+	var entries []store.SearchEntry
+	for i := range 3000 {
+		entries = append(entries, store.SearchEntry{TenantID: "acme", UserID: "big", Kind: store.SearchMessage,
+			SourceID: fmt.Sprintf("b%d", i), SessionID: fmt.Sprintf("bs%d", i/10), Role: events.RoleUser,
+			OccurredAt: at.Add(time.Duration(i) * time.Minute), Text: "a turn about the garden and the weather " + strings.Repeat("x", 200),
+			Terms: []string{"garden", "weather", fmt.Sprintf("t%d", i%300)}})
+	}
+	for i := range 20 {
+		entries = append(entries, store.SearchEntry{TenantID: "acme", UserID: "small", Kind: store.SearchMessage,
+			SourceID: fmt.Sprintf("s%d", i), SessionID: "ss", Role: events.RoleUser,
+			OccurredAt: at.Add(time.Duration(i) * time.Minute), Text: "my greyhound is called Biscuit", Terms: []string{"greyhound", "biscuit"}})
+	}
+	for len(entries) > 0 {
+		n := min(len(entries), 1000)
+		_, err := b.db.Store.UpsertSearchEntries(b.ctx, entries[:n])
+		require.NoError(t, err)
+		entries = entries[n:]
+	}
+	_, err := b.db.Store.Pool().Exec(b.ctx, `ANALYZE`)
+	require.NoError(t, err)
+	st, err := store.Open(b.ctx, store.Config{URL: b.db.URL, MaxConns: 1})
+	require.NoError(t, err)
+	t.Cleanup(st.Close)
+	searcher := search.NewSearcher(st, b.an, nil, 0, testenv.Logger(t))
+	for _, user := range []string{"big", "big", "big", "big", "big", "big", "small"} {
+		res, err := searcher.Search(b.ctx, search.Query{TenantID: "acme", Text: "garden greyhound", Params: search.Params{UserID: user, K: 5, Now: t0}})
+		require.NoError(t, err)
+		require.NotEmpty(t, res.Hits, user)
+	}
+	var name string
+	require.NoError(t, st.Pool().QueryRow(b.ctx, `SELECT name FROM pg_prepared_statements
+		WHERE statement LIKE '-- One user''s entries, one row each%'`).Scan(&name))
+	rows, err := st.Pool().Query(b.ctx, `EXPLAIN EXECUTE `+pgx.Identifier{name}.Sanitize()+
+		`('acme', 'small', '''greyhound''', NULL, 'm', false, NULL)`, pgx.QueryExecModeSimpleProtocol)
+	require.NoError(t, err)
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	plan := strings.Join(lines, "\n")
+	require.Contains(t, plan, "Index Scan using search_entries_pkey on search_entries", plan)
+	require.NotContains(t, plan, "Seq Scan on search_entries", plan)
+	var mode string
+	require.NoError(t, st.Pool().QueryRow(b.ctx, `SELECT current_setting('enable_seqscan')`).Scan(&mode))
+	require.Equal(t, "on", mode, "reset after the scan")
+}
