@@ -238,7 +238,12 @@ func lastRune(s string) rune {
 // after it, or past a line break; the end of s when there is none.
 func sentenceEnd(s string, start int) int {
 	for i := start; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
+		// An ASCII byte is its own rune: most of a turn is, and a passage
+		// reads up to passageScanBytes of every hit it cuts.
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
 		i += size
 		switch r {
 		case '\n', '。', '！', '？', '；':

@@ -1,8 +1,10 @@
 package search
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
@@ -145,5 +147,89 @@ func BenchmarkPassage(b *testing.B) {
 		if p := passage(want, text, 400); p == "" {
 			b.Fatal("no passage")
 		}
+	}
+}
+
+// sentenceEnd ends the same sentences as reading every rune does, in any
+// text: ASCII, other scripts, invalid UTF-8.
+func TestSentenceEndSameAsRunes(t *testing.T) {
+	t.Parallel()
+	byRunes := func(s string, start int) int {
+		for i := start; i < len(s); {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			i += size
+			switch r {
+			case '\n', '。', '！', '？', '；':
+				return i
+			case '.', '!', '?':
+				if i == len(s) || s[i] == ' ' || s[i] == '\n' {
+					for i < len(s) && s[i] == ' ' {
+						i++
+					}
+					return i
+				}
+			}
+		}
+		return len(s)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	pieces := []string{"a", "Z", " ", ".", "!", "?", "\n", "。", "！", "？", "；", "é", "好", "\xff", "\xe3\x80", "1.5", "  "}
+	for range 5000 {
+		var b strings.Builder
+		for range rng.IntN(30) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s := b.String()
+		for start := 0; start <= len(s); start++ {
+			require.Equal(t, byRunes(s, start), sentenceEnd(s, start), "%q from %d", s, start)
+		}
+	}
+}
+
+// sameText gives every text the hash reading it rune by rune gives (the
+// letters and digits, lower-cased, each rune's UTF-8 bytes; the whole text
+// when it has none), with its ASCII read byte by byte.
+func TestSameTextSameAsRunes(t *testing.T) {
+	t.Parallel()
+	byRunes := func(text string) uint64 {
+		const offset, prime = 14695981039346656037, 1099511628211
+		h, any := uint64(offset), false
+		var buf [utf8.UTFMax]byte
+		for _, r := range text {
+			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				continue
+			}
+			any = true
+			for _, b := range buf[:utf8.EncodeRune(buf[:], unicode.ToLower(r))] {
+				h = (h ^ uint64(b)) * prime
+			}
+		}
+		if !any {
+			for i := 0; i < len(text); i++ {
+				h = (h ^ uint64(text[i])) * prime
+			}
+		}
+		return h
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	pieces := []string{"a", "Z", "q", "0", "9", " ", "!", "@", "[", "`", "{", "\n", "É", "ß", "İ", "好", "٣", "👍", "\xff", "\xe3\x80", "Σ"}
+	for range 20000 {
+		var b strings.Builder
+		for range rng.IntN(20) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s := b.String()
+		require.Equal(t, byRunes(s), sameText(s), "%q", s)
+	}
+	require.Equal(t, sameText("Good morning!"), sameText("good  MORNING"))
+	require.NotEqual(t, sameText("good morning"), sameText("good evening"))
+}
+
+// BenchmarkSameText hashes a 1,600-character answer, the kind of turn a
+// context's cut passes over.
+func BenchmarkSameText(b *testing.B) {
+	text := "Here are some ideas for your trip to Japan. " + strings.Repeat("Kyoto has many temples and gardens worth a visit, especially in the spring. ", 20)
+	for b.Loop() {
+		_ = sameText(text)
 	}
 }

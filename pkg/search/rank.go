@@ -806,11 +806,30 @@ func during(spans []when.Span, t time.Time) bool {
 // a hash (FNV-1a) of its letters and digits, lower-cased, whatever the
 // spaces, punctuation and case between them ("Good morning!" and "good
 // morning"); of the whole text when it has none ("👍").
+//
+// A context hashes every turn its cut passes over (a thousand characters
+// each, often), so an ASCII byte is read as itself: a letter or digit is
+// its own lower case, one byte long, as unicode would make it.
 func sameText(text string) uint64 {
 	const offset, prime = 14695981039346656037, 1099511628211
 	h, any := uint64(offset), false
 	var buf [utf8.UTFMax]byte
-	for _, r := range text {
+	for i := 0; i < len(text); {
+		if c := text[i]; c < utf8.RuneSelf {
+			i++
+			switch {
+			case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+			case 'A' <= c && c <= 'Z':
+				c += 'a' - 'A'
+			default:
+				continue
+			}
+			any = true
+			h = (h ^ uint64(c)) * prime
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		i += size
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
 			continue
 		}
