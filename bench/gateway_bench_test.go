@@ -206,6 +206,11 @@ type gatewayCall struct {
 // gatewayCalls prepares n requests for random users and LoCoMo questions,
 // so that the clients spend no time building them.
 func gatewayCalls(b *testing.B, users int, questions []string, n int) []gatewayCall {
+	return gatewayCallsOf(b, func(rng *rand.Rand) string { return fmt.Sprintf("u%d", rng.IntN(users)) }, questions, n)
+}
+
+// gatewayCallsOf is gatewayCalls with each request's user picked by user.
+func gatewayCallsOf(b *testing.B, user func(*rand.Rand) string, questions []string, n int) []gatewayCall {
 	type msg struct {
 		Role    string `json:"role"`
 		Content string `json:"content"`
@@ -219,8 +224,7 @@ func gatewayCalls(b *testing.B, users int, questions []string, n int) []gatewayC
 	rng := rand.New(rand.NewPCG(1, 2))
 	out := make([]gatewayCall, n)
 	for i := range out {
-		u := rng.IntN(users)
-		user := fmt.Sprintf("u%d", u)
+		user := user(rng)
 		bd := body{Model: "gpt-4o-mini", User: user, Messages: []msg{{"system", gatewaySystem}, {"user", gatewayOpening},
 			{"assistant", gatewayAck}, {"user", questions[rng.IntN(len(questions))]}}}
 		plain, err := json.Marshal(bd)

@@ -295,8 +295,13 @@ func loadTurns(b testing.TB, db *testenv.DB, total int, turn func(i int) (user, 
 // (BENCH_ONE_USER_SIZES) of real text (LongMemEval's sessions, in their
 // order, ten turns a session, a turn an hour), each asked by 32 clients
 // (wrk) with LoCoMo's questions, one user at a time: the p50 and p99 of each
-// and the p99's ratio to the smallest user's, the search index's bytes per
-// turn, the API's resident memory. The API is the real binary.
+// and the p99's ratio to the smallest user's, the share of the contexts
+// slower than the gateway's memory timeout, the search index's bytes per
+// turn, the API's resident memory. Then each user's chats through the
+// gateway (a short conversation ending with a LoCoMo question, 32 clients,
+// a fake upstream answering at once): how many answers got their memory
+// within the timeout (GATEWAY_MEMORY_TIMEOUT; past it a chat goes on
+// without). The API and the gateway are the real binaries.
 func BenchmarkOneUser(b *testing.B) {
 	sizes := []int{500, 5_000, 20_000, 100_000}
 	if v := os.Getenv("BENCH_ONE_USER_SIZES"); v != "" {
@@ -360,6 +365,12 @@ func BenchmarkOneUser(b *testing.B) {
 	// A context slower than this is one a chat through the gateway goes
 	// on without (GATEWAY_MEMORY_TIMEOUT's default).
 	memoryTimeout := envconfig.Defaults[gateway.Config]().MemoryTimeout
+	// The gateway itself (its binary, with its defaults), before a fake
+	// upstream that answers at once: each user's chats through it, with
+	// memory on, say whether the memory came within that timeout.
+	up := newGatewayUpstream(b)
+	gw := startGatewayBinary(b, db, up.URL()+"/v1")
+	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 4 * clients, MaxIdleConnsPerHost: 2 * clients, DisableCompression: true}}
 	b.ResetTimer()
 	for range b.N {
 		var first float64
@@ -378,6 +389,20 @@ func BenchmarkOneUser(b *testing.B) {
 			b.ReportMetric(r.over, fmt.Sprintf("over_memory_timeout_pct_%d", n))
 			fmt.Printf("  user of %d turns, GET /v1/context with query, %d clients (wrk), %ds: p50 %.2f ms, p99 %.2f ms (x%.2f the %d-turn user's), %.1f req/s, %d failed or timed out (5 s), %.2f%% over the gateway's memory timeout (%s); api %d MB (peak %d MB)\n",
 				n, clients, seconds, r.p50, r.p99, r.p99/first, sizes[0], r.rate, r.failed, r.over, memoryTimeout, mem.now>>20, mem.peak>>20)
+		}
+		for _, n := range sizes {
+			user := fmt.Sprintf("w%d", n)
+			calls := gatewayCallsOf(b, func(*rand.Rand) string { return user }, questions, 1024)
+			l := chatLoad{url: gw.url + "/v1/chat/completions", calls: calls, memory: true}
+			gw.waitPublished(b)
+			runChatLoad(b, client, l, clients, time.Second) // warm-up
+			gw.waitPublished(b)
+			before := gw.metrics(b)
+			r := runChatLoad(b, client, l, clients, time.Duration(seconds)*time.Second)
+			read := gw.metrics(b).meanSince(before, "recall_gateway_memory_seconds")
+			b.ReportMetric(float64(r.memory["unavailable"]), fmt.Sprintf("gateway_memory_unavailable_%d", n))
+			fmt.Printf("  user of %d turns, chats through the gateway (memory on), %d clients (Go), %ds: p50 %.2f ms, p99 %.2f ms, %.1f req/s; memory on for %d of %d answers (%d unavailable: read in more than %s), read in %.2f ms on average\n",
+				n, clients, seconds, ms(r.p(50)), ms(r.p(99)), r.rate, r.memory["on"], r.n, r.memory["unavailable"], memoryTimeout, ms(read))
 		}
 	}
 }
