@@ -169,14 +169,18 @@ func (a Asked) mark() string {
 // EntryMarks returns the marks of a search entry: for a user's turn, one
 // for each kind of answer it holds (Asked.Says); nil for anything else.
 func EntryMarks(e *store.SearchEntry) []string {
-	if e.Kind != store.SearchMessage || e.Role != events.RoleUser || !AskedAge.Says(e.Text) {
+	if !AskedAge.saidBy(e.Kind, e.Role, e.Text) {
 		return nil
 	}
-	return []string{markAge}
+	return []string{AskedAge.mark()}
 }
 
 // holds reports whether a row is a user's turn that holds an answer of the
-// kind asked (Says).
-func (a Asked) holds(row *store.SearchRow) bool {
-	return a != AskedNothing && row.Kind == store.SearchMessage && row.Role == events.RoleUser && a.Says(row.Text)
+// kind asked (saidBy): what EntryMarks marks.
+func (a Asked) holds(row *store.SearchRow) bool { return a.saidBy(row.Kind, row.Role, row.Text) }
+
+// saidBy reports whether an entry of this kind, role and text is a user's
+// turn that holds an answer of the kind asked (Says).
+func (a Asked) saidBy(kind, role, text string) bool {
+	return a != AskedNothing && kind == store.SearchMessage && role == events.RoleUser && a.Says(text)
 }
