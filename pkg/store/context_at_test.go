@@ -2,9 +2,11 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/recallhq/recall/internal/testkit/testenv"
@@ -147,4 +149,43 @@ func TestContextAt(t *testing.T) {
 	require.Nil(t, d.Summary)
 	require.Empty(t, d.Summaries)
 	require.Empty(t, d.Assertions)
+}
+
+// The context's facts as of a time are read with the join that reads each
+// side once (TestFactsBeforePlanOnAnEmptyTable), in the store's own batch:
+// the plan PostgreSQL keeps for the statement, on tables never analyzed,
+// is a merge join, and the setting is back to its default afterwards.
+func TestContextAtFactsJoin(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testenv.NewDB(t)
+	at := time.Date(2026, 1, 10, 9, 0, 0, 0, time.UTC)
+	var ms []store.Mention
+	for i := range 300 {
+		v := fmt.Sprintf("book %03d", i)
+		ms = append(ms, mention("acme", "u1", fmt.Sprintf("e%d", i), "book_title", v, v, at.Add(time.Duration(i)*time.Minute)))
+	}
+	_, err := db.Store.RecordMentions(ctx, ms)
+	require.NoError(t, err)
+	st, err := store.Open(ctx, store.Config{URL: db.URL, MaxConns: 1})
+	require.NoError(t, err)
+	t.Cleanup(st.Close)
+	tn := st.Tenant("acme")
+	asOf := at.Add(100 * time.Minute)
+	for range 8 {
+		d, err := tn.Context(ctx, store.ContextRead{SessionID: "s1", UserID: "u1", Facts: 40, At: asOf})
+		require.NoError(t, err)
+		require.Len(t, d.Facts, 40)
+		require.Equal(t, "book 099", d.Facts[0].Value, "newest mention before the time first")
+	}
+	var name string
+	require.NoError(t, st.Pool().QueryRow(ctx, `SELECT name FROM pg_prepared_statements
+		WHERE statement LIKE '-- A user''s facts as they stood before%'`).Scan(&name))
+	plan := planText(t)(st.Pool().Query(ctx, `EXPLAIN EXECUTE `+pgx.Identifier{name}.Sanitize()+
+		`('acme', 'u1', '2026-01-10T10:40:00Z', 40)`, pgx.QueryExecModeSimpleProtocol))
+	require.Contains(t, plan, "Merge Join", plan)
+	require.NotContains(t, plan, "Nested Loop", plan)
+	var mode string
+	require.NoError(t, st.Pool().QueryRow(ctx, `SELECT current_setting('enable_nestloop')`).Scan(&mode))
+	require.Equal(t, "on", mode, "reset after the read")
 }

@@ -8,6 +8,8 @@ var (
 	Query    = q
 	WithDims = withDims
 
+	SetNoNestLoop = setNoNestLoop
+
 	QListItemAt            = qListItemAt
 	QCatalogNearest        = qCatalogNearest
 	QCatalogSearchSettings = qCatalogSearchSettings
@@ -18,6 +20,7 @@ var (
 	QSearchCandidates      = qSearchCandidates
 	QSearchDeleteBySession = qSearchDeleteBySession
 	QSummaryListCurrent    = qSummaryListCurrent
+	QFactListByUserBefore  = qFactListByUserBefore
 )
 
 // UserTableNames are the tables ForgetUser deletes from.

@@ -557,12 +557,15 @@ func (sc *SearchScan) queue(b *pgx.Batch, t *Tenant) {
 // setGenericPlan and resetPlanMode surround a statement that the planner is
 // to plan once per connection (plan_cache_mode), whatever its arguments;
 // setNoSeqScan and resetSeqScan one whose every plan is to read through an
-// index (enable_seqscan).
+// index (enable_seqscan); setNoNestLoop and resetNestLoop one whose join is
+// to read each side once (enable_nestloop).
 const (
 	setGenericPlan = "SET plan_cache_mode = force_generic_plan"
 	resetPlanMode  = "RESET plan_cache_mode"
 	setNoSeqScan   = "SET enable_seqscan = off"
 	resetSeqScan   = "RESET enable_seqscan"
+	setNoNestLoop  = "SET enable_nestloop = off"
+	resetNestLoop  = "RESET enable_nestloop"
 )
 
 // NumTerms is the number of distinct query terms: the length of a row's TF.

@@ -227,7 +227,16 @@ func (t *Tenant) queueFacts(b *pgx.Batch, r ContextRead, d *ContextData) {
 		return err
 	}
 	if past {
+		// The mentions, grouped by fact, come in the order of the facts'
+		// key: read with a merge join, each side once. On tables not yet
+		// analyzed (a fresh import) the planner took a nested loop that
+		// read all of the user's facts again for each one mentioned:
+		// 117 ms for a user of 715 facts, in every context read as of a
+		// time. A failed batch rolls the setting back with its implicit
+		// transaction.
+		b.Queue(setNoNestLoop)
 		b.Queue(q(qFactListByUserBefore), t.id, r.UserID, r.At, r.Facts).Query(readFacts)
+		b.Queue(resetNestLoop)
 	} else {
 		b.Queue(q(qFactListByUser), t.id, r.UserID, []string{record.FactActive}, r.Facts).Query(readFacts)
 	}
