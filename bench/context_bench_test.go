@@ -212,7 +212,7 @@ func runWrkScript(b *testing.B, wrk, url, script string, seconds, clients int, e
 // runWrkCounted is runWrkScript counting the failures (wrkResult.failed)
 // instead of failing on them: for a load the system may not keep up with.
 func runWrkCounted(b *testing.B, wrk, url, script string, seconds, clients int, env ...string) wrkResult {
-	cmd := exec.Command(wrk, "-t2", fmt.Sprintf("-c%d", clients), fmt.Sprintf("-d%ds", seconds), "--timeout", "5s", "-s", script, url)
+	cmd := exec.Command(wrk, fmt.Sprintf("-t%d", min(2, clients)), fmt.Sprintf("-c%d", clients), fmt.Sprintf("-d%ds", seconds), "--timeout", "5s", "-s", script, url)
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	require.NoError(b, err, string(out))
