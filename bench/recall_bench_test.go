@@ -298,10 +298,9 @@ func loadTurns(b testing.TB, db *testenv.DB, total int, turn func(i int) (user, 
 // and the p99's ratio to the smallest user's, the share of the contexts
 // slower than the gateway's memory timeout, the search index's bytes per
 // turn, the API's resident memory; then the same by one client, a context
-// at a time. Then each user's chats through the
-// gateway (a short conversation ending with a LoCoMo question, 32 clients,
-// a fake upstream answering at once): how many answers got their memory
-// within the timeout (GATEWAY_MEMORY_TIMEOUT; past it a chat goes on
+// at a time. Then each user's chats through the gateway (a short
+// conversation ending with a LoCoMo question, 32 clients, a fake upstream
+// answering at once): how many answers got their memory within the timeout (GATEWAY_MEMORY_TIMEOUT; past it a chat goes on
 // without). The API and the gateway are the real binaries.
 func BenchmarkOneUser(b *testing.B) {
 	sizes := []int{500, 5_000, 20_000, 100_000}

@@ -89,7 +89,9 @@ LIMIT $4;
 -- today's, and the reader judges each fact at $3 (decay.Policy.Assess).
 -- What only a later mention changed (how the value was written, which
 -- extractor saw it) is read as it is now. The user's mentions before $3
--- are read on their index, the facts by key.
+-- are read on their index, the user's facts on their key, and the two are
+-- merged in the key's order (the store reads this with nested loops off:
+-- queueFacts).
 WITH m AS (
     SELECT type, value, count(*) AS n, min(occurred_at) AS first_at, max(occurred_at) AS last_at,
            (array_agg(session_id ORDER BY occurred_at DESC, event_id DESC))[1] AS session_id
