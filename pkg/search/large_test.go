@@ -88,12 +88,7 @@ func TestSearchLargeUserSwitch(t *testing.T) {
 func TestSearchLargeUserAsOf(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	var turns []events.Turn
-	for d := range 60 {
-		turns = append(turns, chat("acme", "u1", fmt.Sprintf("s%02d", d), t0.AddDate(0, 0, d-60),
-			fmt.Sprintf("day %d: I watered the garden and talked about cooking", d),
-			"Sounds like a good day.")...)
-	}
+	turns := gardenDays(60)
 	turns = append(turns, chat("acme", "u1", "late", t0.AddDate(0, 0, -1), "I adopted a greyhound named Biscuit", "Congratulations!")...)
 	b.index(t, turns)
 	large := envconfig.Defaults[search.Config]().Large()
@@ -190,11 +185,7 @@ func TestSearchLargeUserCountReadsMoreSessions(t *testing.T) {
 func TestSearchLargeUserGenericPlan(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	var turns []events.Turn
-	for d := range 30 {
-		turns = append(turns, chat("acme", "u1", fmt.Sprintf("s%02d", d), t0.AddDate(0, 0, d-30),
-			fmt.Sprintf("day %d: I watered the garden and talked about cooking", d), "Sounds like a good day.")...)
-	}
+	turns := gardenDays(30)
 	turns = append(turns, chat("acme", "u1", "dog", t0.AddDate(0, 0, -40), "I adopted a greyhound named Biscuit", "Congratulations!")...)
 	b.index(t, turns)
 	st, err := store.Open(b.ctx, store.Config{URL: b.db.URL, MaxConns: 1})
@@ -284,4 +275,15 @@ func TestSearchScanPlanFewUsers(t *testing.T) {
 	var mode string
 	require.NoError(t, st.Pool().QueryRow(b.ctx, `SELECT current_setting('enable_seqscan')`).Scan(&mode))
 	require.Equal(t, "on", mode, "reset after the scan")
+}
+
+// gardenDays is user u1's history of n days before t0, a session a day:
+// the user on watering the garden and cooking, the assistant's reply.
+func gardenDays(n int) []events.Turn {
+	var turns []events.Turn
+	for d := range n {
+		turns = append(turns, chat("acme", "u1", fmt.Sprintf("s%02d", d), t0.AddDate(0, 0, d-n),
+			fmt.Sprintf("day %d: I watered the garden and talked about cooking", d), "Sounds like a good day.")...)
+	}
+	return turns
 }
