@@ -63,8 +63,22 @@ func padPool(all []datasets.LongMemEvalInstance) []padSession {
 	return pool
 }
 
-// minPadSpan is the least time a padded history spreads over.
-const minPadSpan = 30 * 24 * time.Hour
+// minPadSpan is the least time a padded history spreads over, maxPadSpan
+// the most (a life's worth of chats).
+const (
+	minPadSpan = 30 * 24 * time.Hour
+	maxPadSpan = 50 * 365 * 24 * time.Hour
+)
+
+// padSpan is how long a history of n sessions spreads over when its own k
+// sessions took own (at least minPadSpan): as dense as its own, at most
+// maxPadSpan. Computed in floating point: own times n overflows a Duration
+// past about 290 years, which a history of seven months padded to 500
+// sessions from 45 already reaches.
+func padSpan(own time.Duration, k, n int) time.Duration {
+	span := float64(max(own, minPadSpan)) * float64(n) / float64(k)
+	return time.Duration(min(span, float64(maxPadSpan)))
+}
 
 // pad fills each instance's history up to n sessions with sessions of the
 // pool its history does not hold, drawn by seed and the question's id (the
@@ -94,7 +108,7 @@ func pad(insts []datasets.LongMemEvalInstance, pool []padSession, n int, seed ui
 		h.Write([]byte(in.Question.ID))
 		rng := rand.New(rand.NewPCG(seed, h.Sum64()))
 		asked := askedAt(in)
-		span := max(asked.Sub(in.Turns[0].OccurredAt), minPadSpan) * time.Duration(n) / time.Duration(k)
+		span := padSpan(asked.Sub(in.Turns[0].OccurredAt), k, n)
 		from := asked.Add(-span)
 		sessions := slices.Clone(in.Sessions)
 		turns := slices.Clone(in.Turns)

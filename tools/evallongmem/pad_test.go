@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -67,4 +68,16 @@ func TestPad(t *testing.T) {
 	require.Equal(t, all[0].Turns, same[0].Turns, "a history as long as asked is left as it is")
 	_, err = pad(all[:1], pool, 6, 7)
 	require.ErrorContains(t, err, "sessions to pad")
+}
+
+// A history of seven months padded from 45 sessions to 500 spreads over
+// eleven times its span, not a negative one: own × n overflowed a Duration
+// past about 290 years, every pool session then had no room, and such an
+// instance could not be padded at all.
+func TestPadSpan(t *testing.T) {
+	t.Parallel()
+	day := 24 * time.Hour
+	require.InDelta(t, float64(215*day)*500/45, float64(padSpan(215*day, 45, 500)), float64(time.Second))
+	require.Equal(t, minPadSpan*10, padSpan(time.Hour, 50, 500), "at least minPadSpan of its own")
+	require.Equal(t, maxPadSpan, padSpan(20*365*day, 5, 500), "at most maxPadSpan")
 }
