@@ -198,7 +198,9 @@ type Config struct {
 	SearchLargeUserBudget int `env:"SEARCH_LARGE_USER_BUDGET" envDefault:"1000"`
 	// SearchLargeUserSessions is how many sessions a large user's search
 	// reads besides the newest entries': those whose entries hold the most
-	// of the message's rare terms, weighed by their IDF.
+	// of the message's rare terms, weighed by their IDF and by how many of
+	// the session's entries hold each (saturated, as BM25 weighs a term's
+	// frequency in a document).
 	SearchLargeUserSessions int `env:"SEARCH_LARGE_USER_SESSIONS" envDefault:"40"`
 	// SearchLargeUserCountSessions is SearchLargeUserSessions for a
 	// message that asks for a count or a total (AsksCount): its answer is a

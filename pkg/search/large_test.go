@@ -176,6 +176,53 @@ func TestSearchLargeUserCountReadsMoreSessions(t *testing.T) {
 	require.Equal(t, cfg.Large(), cfg.LargeFor("what games did I play?"), "not a count")
 }
 
+// A large user's search chooses the sessions that hold the message's rare
+// terms again and again over one that names more of them once: a
+// conversation about a topic repeats its words, one that passes by
+// repeats none. Here the message asks for a conversation about frontend
+// and backend work "we had before"; one old session talks of nothing else
+// (six turns hold both words), another holds "remind", "previous" and
+// "conversation" once each, three words as rare in this history as the
+// two. Counted once a session, the second weighs more and is the one
+// session read; counted as a session's term frequency, saturated as BM25
+// saturates a document's (k1 1.2), the first is, and is found, as the
+// scan finds it.
+func TestSearchLargeUserChoosesSessionsByTermFrequency(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	turns := chat("acme", "u1", "web", t0.AddDate(0, -5, 0),
+		"Should I learn frontend or backend first?", "Frontend first: backend makes more sense once you see a page.",
+		"What backend language pairs well with a frontend in React?", "For a React frontend, a Node backend keeps one language.",
+		"Is a frontend framework worth it before backend basics?", "Learn backend basics alongside; frontend frameworks change fast.")
+	turns = append(turns, chat("acme", "u1", "misc", t0.AddDate(0, -4, 0),
+		"Please remind me to call my sister.", "Sure.",
+		"That previous plan fell through.", "Sorry to hear.",
+		"Thanks for the conversation.", "Anytime.")...)
+	for i, w := range []string{"remind", "previous", "conversation"} {
+		for j := range 5 {
+			turns = append(turns, chat("acme", "u1", fmt.Sprintf("one%d%d", i, j), t0.AddDate(0, -3, 5*i+j),
+				fmt.Sprintf("a word on %s, once", w), "Okay.")...)
+		}
+	}
+	turns = append(turns, gardenDays(30)...)
+	b.index(t, turns)
+
+	cfg := envconfig.Defaults[search.Config]()
+	cfg.SearchLargeUserEntries, cfg.SearchLargeUserSample, cfg.SearchLargeUserSessions = 10, 20, 1
+	q := "Can you remind me of our previous conversation about frontend and backend?"
+	inWeb := func(l store.LargeSearch) bool {
+		res := b.search(t, "acme", "u1", q, search.Params{K: 5, Large: l})
+		for _, h := range res.Hits {
+			if h.SessionID == "web" {
+				return true
+			}
+		}
+		return false
+	}
+	require.True(t, inWeb(store.LargeSearch{}), "the scan")
+	require.True(t, inWeb(cfg.Large()), "the one session read is the one about the topic")
+}
+
 // A large user's search is planned once per connection (the generic plan
 // of SearchCandidates), and leaves the connection's planner settings as it
 // found them, when the batch fails too: on a pool of one connection, three

@@ -365,7 +365,8 @@ type SearchScan struct {
 // rarest of the message's terms as long as their estimated number adds up
 // to at most Budget (each term's looked up in the user's postings of the
 // GIN index), and of the Sessions whose entries hold the most of those
-// terms, weighed by IDF, every entry when a session has at most
+// terms, weighed by IDF and by how many of the session's entries hold each
+// (saturated as BM25 saturates a term's frequency, k1 1.2), every entry when a session has at most
 // WholeSession turns, else the entries around each holder; the facts
 // holding a rare term; and the statistics of the whole history (SearchStats) the ranking
 // weighs them by. A user below From is read by the scan, whose ranking

@@ -130,7 +130,10 @@ ORDER BY e.kind, e.source_id;
 -- the user's entries is estimated from. The terms estimated in at most $11
 -- entries (the rare ones: what a message is about) are looked up in the
 -- user's GIN postings, and the sessions whose entries hold the most of
--- them, weighed by their IDF, are chosen; a term in a larger share (a
+-- them, weighed by their IDF and by how many of the session's entries
+-- hold each (tf, saturated as BM25 saturates a document's: tf * (k1 + 1)
+-- / (tf + k1), k1 1.2: a session about the topic repeats its words, one
+-- that passes by names them once), are chosen; a term in a larger share (a
 -- common one) is not looked up: the entries that hold it and matter hold a
 -- rarer term too, or are recent. The chosen sessions are read whole when
 -- they are short, and otherwise as the entries around each of their
@@ -200,12 +203,12 @@ chosen AS (
     SELECT c.session_id, x.message_count
     FROM (
         (SELECT h.session_id
-         FROM (SELECT held.session_id, held.ord, max(held.idf) AS idf, max(held.occurred_at) AS at
+         FROM (SELECT held.session_id, held.ord, max(held.idf) AS idf, count(*) AS tf, max(held.occurred_at) AS at
                FROM held
                WHERE held.session_id <> ''
                GROUP BY held.session_id, held.ord) h
          GROUP BY h.session_id
-         ORDER BY sum(h.idf) DESC, max(h.at) DESC
+         ORDER BY sum(h.idf * h.tf * 2.2 / (h.tf + 1.2)) DESC, max(h.at) DESC
          LIMIT $12)
         UNION
         SELECT session_id FROM recent WHERE session_id <> ''
