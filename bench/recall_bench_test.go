@@ -291,7 +291,9 @@ func loadTurns(b testing.TB, db *testenv.DB, total int, turn func(i int) (user, 
 }
 
 // BenchmarkOneUser measures GET /v1/context with a query for one user
-// whose history grows: users of 500, 5,000, 20,000 and 100,000 turns
+// whose history grows: users of 500, 1,400 (the largest a default API
+// still scans whole, below SEARCH_LARGE_USER_ENTRIES: the costliest
+// context of any size), 5,000, 20,000 and 100,000 turns
 // (BENCH_ONE_USER_SIZES) of real text (LongMemEval's sessions, in their
 // order, ten turns a session, a turn an hour), each asked by 32 clients
 // (wrk) with LoCoMo's questions, one user at a time: the p50 and p99 of each
@@ -303,7 +305,7 @@ func loadTurns(b testing.TB, db *testenv.DB, total int, turn func(i int) (user, 
 // answering at once): how many answers got their memory within the timeout (GATEWAY_MEMORY_TIMEOUT; past it a chat goes on
 // without). The API and the gateway are the real binaries.
 func BenchmarkOneUser(b *testing.B) {
-	sizes := []int{500, 5_000, 20_000, 100_000}
+	sizes := []int{500, 1_400, 5_000, 20_000, 100_000}
 	if v := os.Getenv("BENCH_ONE_USER_SIZES"); v != "" {
 		sizes = sizes[:0]
 		for f := range strings.SplitSeq(v, ",") {

@@ -184,9 +184,15 @@ type Config struct {
 	// indexes rather than by a scan of every entry: the newest entries,
 	// the holders of the message's rare terms and the sessions that hold
 	// most of them (store.LargeSearch; docs/scaling.md, "One user's whole
-	// life"). A scan costs about 10 µs an entry and finds exactly; the
-	// indexes cost about the same at any size. 0: always scan.
-	SearchLargeUserEntries int `env:"SEARCH_LARGE_USER_ENTRIES" envDefault:"4000"`
+	// life"). A scan costs about 12 µs an entry and finds exactly; the
+	// indexes cost about the same at any size, what a scan of about 1,000
+	// entries costs, and find a little less (make eval-longmem
+	// -pad-sessions 200: evidence 0.904 against the scan's 0.918). From
+	// 1,500 a user's context costs at most about 1.4 times the indexes'
+	// (BenchmarkOneUser: a user of 3,900 turns, scanned, took 5.2 times
+	// a 500-turn user's context, and the gateway went without memory for
+	// most of its chats). 0: always scan.
+	SearchLargeUserEntries int `env:"SEARCH_LARGE_USER_ENTRIES" envDefault:"1500"`
 	// SearchLargeUserSample is how many of a large user's newest entries
 	// its search reads: candidates themselves, and the sample each of the
 	// message's terms' share of the history is estimated from.
