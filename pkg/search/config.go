@@ -199,8 +199,10 @@ type Config struct {
 	SearchLargeUserSample int `env:"SEARCH_LARGE_USER_SAMPLE" envDefault:"200"`
 	// SearchLargeUserBudget is the most entries the message's rare terms
 	// may be estimated to be in, together, for a large user's search to
-	// look up their holders (the rarest first); a term past it is too
-	// common to tell the sessions apart.
+	// look up their holders (the rarest first; estimated from the sessions
+	// of the sample that hold a term, each once, as the sample is mostly
+	// the last few conversations); a term past it is too common to tell
+	// the sessions apart.
 	SearchLargeUserBudget int `env:"SEARCH_LARGE_USER_BUDGET" envDefault:"1000"`
 	// SearchLargeUserSessions is how many sessions a large user's search
 	// reads besides the newest entries': those whose entries hold the most

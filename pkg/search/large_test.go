@@ -223,6 +223,42 @@ func TestSearchLargeUserChoosesSessionsByTermFrequency(t *testing.T) {
 	require.True(t, inWeb(cfg.Large()), "the one session read is the one about the topic")
 }
 
+// A large user's search tells a term of the last conversation from a
+// common one: the newest entries (the sample each term's share of the
+// history is estimated from) are mostly the last session or two, and a
+// term each of its turns holds looks common there though no other session
+// holds it. Here the user's last session is about a NAS, every turn of it;
+// eight older ones say "buy" once. Estimated from the sample, "nas" is in
+// half the history, past the budget, not looked up, and weighs little:
+// the older sessions' "buy" comes first. Counted by the sessions of the
+// sample that hold it (one of several), it is looked up, its entries
+// counted, and the NAS session comes first, as the scan has it.
+func TestSearchLargeUserLastTopicIsNotCommon(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	turns := gardenDays(60)
+	for i := range 8 {
+		turns = append(turns, chat("acme", "u1", fmt.Sprintf("shop%d", i), t0.AddDate(0, -3, i),
+			"I want to buy new shoes.", "Good idea.")...)
+	}
+	turns = append(turns, chat("acme", "u1", "nas", t0.Add(-2*time.Hour),
+		"My laptop is full; is a NAS a good idea?", "A NAS keeps files for every device at home.",
+		"How many drives should my NAS have?", "Two drives in a NAS can mirror each other.",
+		"Can a NAS back up my phone?", "Yes, most NAS apps back up phones.")...)
+	b.index(t, turns)
+
+	cfg := envconfig.Defaults[search.Config]()
+	cfg.SearchLargeUserEntries, cfg.SearchLargeUserSample, cfg.SearchLargeUserBudget = 10, 12, 20
+	q := "Should I buy a NAS?"
+	first := func(l store.LargeSearch) string {
+		res := b.search(t, "acme", "u1", q, search.Params{K: 3, Large: l})
+		require.NotEmpty(t, res.Hits)
+		return res.Hits[0].SessionID
+	}
+	require.Equal(t, "nas", first(store.LargeSearch{}), "the scan")
+	require.Equal(t, "nas", first(cfg.Large()), "through the indexes")
+}
+
 // A large user's search is planned once per connection (the generic plan
 // of SearchCandidates), and leaves the connection's planner settings as it
 // found them, when the batch fails too: on a pool of one connection, three

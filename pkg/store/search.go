@@ -363,7 +363,8 @@ type SearchScan struct {
 // It reads the newest Sample entries (found by time; the sample each
 // term's share of the history is estimated from), the entries holding the
 // rarest of the message's terms as long as their estimated number adds up
-// to at most Budget (each term's looked up in the user's postings of the
+// to at most Budget (estimated from the sessions of the sample holding a
+// term, each once) (each term's looked up in the user's postings of the
 // GIN index), and of the Sessions whose entries hold the most of those
 // terms, weighed by IDF and by how many of the session's entries hold each
 // (saturated as BM25 saturates a term's frequency, k1 1.2), every entry when a session has at most

@@ -128,8 +128,10 @@ ORDER BY e.kind, e.source_id;
 -- The newest $10 entries are read by time: they are candidates themselves
 -- (the recent window of the history), and the sample each term's share of
 -- the user's entries is estimated from. The terms estimated in at most $11
--- entries (the rare ones: what a message is about) are looked up in the
--- user's GIN postings, and the sessions whose entries hold the most of
+-- entries (the rare ones: what a message is about), each session of the
+-- sample counted once (a term every turn of the last conversation holds
+-- is not common for it), are looked up in the user's GIN postings, and
+-- the sessions whose entries hold the most of
 -- them, weighed by their IDF and by how many of the session's entries
 -- hold each (tf, saturated as BM25 saturates a document's: tf * (k1 + 1)
 -- / (tf + k1), k1 1.2: a session about the topic repeats its words, one
@@ -165,20 +167,29 @@ sample AS (
     SELECT greatest(count(*), 1)::float8 AS n FROM recent
 ),
 term AS (
+    -- est: the term's entries in the history, as its share of the sample's;
+    -- spread: the same counting each session of the sample once, which
+    -- the choice of the terms to look up goes by: the newest entries are
+    -- mostly the last few sessions, and a term each of their turns holds
+    -- (what the user talked of yesterday, and asks about now) is in a
+    -- large share of the sample but may be in no other session
     SELECT t.ord, t.q::tsquery AS q,
-           (SELECT count(*) FROM recent r WHERE r.terms @@ t.q::tsquery)::float8 / sample.n * stats.entries AS est
-    FROM unnest($8::text[]) WITH ORDINALITY AS t(q, ord), sample, stats
+           c.n::float8 / sample.n * stats.entries AS est,
+           c.sessions::float8 / sample.n * stats.entries AS spread
+    FROM unnest($8::text[]) WITH ORDINALITY AS t(q, ord), sample, stats,
+         LATERAL (SELECT count(*) AS n, count(DISTINCT r.session_id) AS sessions
+                  FROM recent r WHERE r.terms @@ t.q::tsquery) c
 ),
 rare AS (
-    -- the rarest terms first, while their estimated entries add up to $11
-    SELECT t.ord, t.q, ln(1 + (stats.entries - t.est + 0.5) / (t.est + 0.5)) AS idf
-    FROM (SELECT term.*, sum(term.est) OVER (ORDER BY term.est, term.ord) AS upto FROM term) t, stats
+    -- the rarest terms first, while their spread adds up to $11
+    SELECT t.ord, t.q
+    FROM (SELECT term.*, sum(term.spread) OVER (ORDER BY term.spread, term.ord) AS upto FROM term) t
     WHERE t.upto <= $11
 ),
 held AS (
     -- through the GIN index only: its first key is the tenant and user as
     -- one text, which no other index has
-    SELECT rare.ord, rare.idf, h.ctid, h.session_id, h.occurred_at
+    SELECT rare.ord, h.ctid, h.session_id, h.occurred_at
     FROM rare,
          LATERAL (SELECT e.ctid, e.session_id, e.occurred_at
                   FROM search_entries e
@@ -203,12 +214,14 @@ chosen AS (
     SELECT c.session_id, x.message_count
     FROM (
         (SELECT h.session_id
-         FROM (SELECT held.session_id, held.ord, max(held.idf) AS idf, count(*) AS tf, max(held.occurred_at) AS at
+         FROM (SELECT held.session_id, held.ord, count(*) AS tf, max(held.occurred_at) AS at
                FROM held
                WHERE held.session_id <> ''
                GROUP BY held.session_id, held.ord) h
+         JOIN df USING (ord), stats
          GROUP BY h.session_id
-         ORDER BY sum(h.idf * h.tf * 2.2 / (h.tf + 1.2)) DESC, max(h.at) DESC
+         ORDER BY sum(ln(1 + (stats.entries - df.n + 0.5) / (df.n + 0.5)) * h.tf * 2.2 / (h.tf + 1.2)) DESC,
+                  max(h.at) DESC
          LIMIT $12)
         UNION
         SELECT session_id FROM recent WHERE session_id <> ''
