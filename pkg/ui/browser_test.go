@@ -290,13 +290,27 @@ func TestInspectorInBrowser(t *testing.T) {
 	require.NoError(t, err)
 	require.Positive(t, rep.Count(decayer.StepHabits, decayer.OutcomeAttributesDerived))
 
-	// The attribute changes' deliveries failed; from now on the receiver
-	// takes them.
+	// The attribute changes' deliveries failed, every one of them: the run
+	// told the feed of the seeded user's habits and the heavy user's, and
+	// a change still on its way when the receiver recovers would be
+	// delivered, or fail after the page re-drove the others. So: the
+	// webhook worker has taken every change of the stream, and none of the
+	// endpoint's deliveries is pending. From now on the receiver takes them.
+	changes, err := js.Stream(t.Context(), queue.ChangesStream)
+	require.NoError(t, err)
 	require.Eventually(t, func() bool {
-		_, body := a.do(http.MethodGet, "/v1/webhooks/"+hook.ID+"/deliveries?status=failed", nil)
+		c, err := changes.Consumer(t.Context(), "webhooks")
+		if err != nil {
+			return false
+		}
+		info, err := c.Info(t.Context())
+		if err != nil || info.NumPending > 0 || info.NumAckPending > 0 {
+			return false
+		}
+		_, body := a.do(http.MethodGet, "/v1/webhooks/"+hook.ID+"/deliveries", nil)
 		var d contract.WebhookDeliveries
-		return json.Unmarshal(body, &d) == nil && d.Counts.Failed >= 3
-	}, 30*time.Second, 100*time.Millisecond, "the webhook's deliveries fail")
+		return json.Unmarshal(body, &d) == nil && d.Counts.Failed >= 3 && d.Counts.Pending == 0
+	}, 30*time.Second, 100*time.Millisecond, "the webhook's deliveries fail, all of them")
 	hookStatus.Store(http.StatusOK)
 
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
