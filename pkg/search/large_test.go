@@ -2,6 +2,7 @@ package search_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -212,12 +213,7 @@ func TestSearchLargeUserChoosesSessionsByTermFrequency(t *testing.T) {
 	q := "Can you remind me of our previous conversation about frontend and backend?"
 	inWeb := func(l store.LargeSearch) bool {
 		res := b.search(t, "acme", "u1", q, search.Params{K: 5, Large: l})
-		for _, h := range res.Hits {
-			if h.SessionID == "web" {
-				return true
-			}
-		}
-		return false
+		return slices.ContainsFunc(res.Hits, func(h search.Hit) bool { return h.SessionID == "web" })
 	}
 	require.True(t, inWeb(store.LargeSearch{}), "the scan")
 	require.True(t, inWeb(cfg.Large()), "the one session read is the one about the topic")

@@ -131,9 +131,9 @@ ORDER BY e.kind, e.source_id;
 -- entries (the rare ones: what a message is about), each session of the
 -- sample counted once (a term every turn of the last conversation holds
 -- is not common for it), are looked up in the user's GIN postings, and
--- the sessions whose entries hold the most of
--- them, weighed by their IDF and by how many of the session's entries
--- hold each (tf, saturated as BM25 saturates a document's: tf * (k1 + 1)
+-- the sessions whose entries hold the most of them, weighed by their IDF
+-- (of the holders counted) and by how many of the session's entries hold
+-- each (tf, saturated as BM25 saturates a document's: tf * (k1 + 1)
 -- / (tf + k1), k1 1.2: a session about the topic repeats its words, one
 -- that passes by names them once), are chosen; a term in a larger share (a
 -- common one) is not looked up: the entries that hold it and matter hold a
