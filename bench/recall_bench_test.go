@@ -291,7 +291,7 @@ func loadTurns(b testing.TB, db *testenv.DB, total int, turn func(i int) (user, 
 }
 
 // BenchmarkOneUser measures GET /v1/context with a query for one user
-// whose history grows: users of 500, 1,400 (the largest a default API
+// whose history grows: users of 500, 900 (the largest a default API
 // still scans whole, below SEARCH_LARGE_USER_ENTRIES: the costliest
 // context of any size), 5,000, 20,000 and 100,000 turns
 // (BENCH_ONE_USER_SIZES) of real text (LongMemEval's sessions, in their
@@ -305,7 +305,7 @@ func loadTurns(b testing.TB, db *testenv.DB, total int, turn func(i int) (user, 
 // answering at once): how many answers got their memory within the timeout (GATEWAY_MEMORY_TIMEOUT; past it a chat goes on
 // without). The API and the gateway are the real binaries.
 func BenchmarkOneUser(b *testing.B) {
-	sizes := []int{500, 1_400, 5_000, 20_000, 100_000}
+	sizes := []int{500, 900, 5_000, 20_000, 100_000}
 	if v := os.Getenv("BENCH_ONE_USER_SIZES"); v != "" {
 		sizes = sizes[:0]
 		for f := range strings.SplitSeq(v, ",") {
@@ -332,26 +332,30 @@ func BenchmarkOneUser(b *testing.B) {
 		total += n
 	}
 	last := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
-	db := testenv.NewDB(b)
+	// BENCH_ONE_USER_KEEP=1 keeps the database (recall_one_user_<sizes>)
+	// for the next run, which then skips the load.
+	var db *testenv.DB
+	loaded := false
+	if os.Getenv("BENCH_ONE_USER_KEEP") != "" {
+		var created bool
+		name := "recall_one_user"
+		for _, n := range sizes {
+			name += fmt.Sprintf("_%d", n)
+		}
+		db, created = testenv.KeptDB(b, name)
+		var n int
+		require.NoError(b, db.Store.Pool().QueryRow(context.Background(), `SELECT count(*) FROM messages`).Scan(&n))
+		loaded = !created && n == total
+		if !loaded && n > 0 {
+			b.Fatalf("%s holds %d turns, not %d: drop it", name, n, total)
+		}
+	} else {
+		db = testenv.NewDB(b)
+	}
 	loadStart := time.Now()
-	loadTurns(b, db, total, func(i int) (user, session, role, content string, at time.Time) {
-		u, k := 0, i
-		for k >= sizes[u] {
-			k -= sizes[u]
-			u++
-		}
-		role = events.RoleUser
-		if k%2 == 1 {
-			role = events.RoleAssistant
-		}
-		return fmt.Sprintf("w%d", sizes[u]), fmt.Sprintf("w%d-%d", sizes[u], k/10), role, texts[k%len(texts)],
-			last.Add(-time.Duration(sizes[u]-k) * time.Hour)
-	}, search.SharedAnalyzer(), embed.NewHashing(0))
-	// The statistics autovacuum gathers as a history grows, long before it
-	// holds 100,000 turns of one user; loaded in seconds (and on a server
-	// whose autovacuum may be off), the tables have none yet.
-	_, err = db.Store.Pool().Exec(context.Background(), `VACUUM ANALYZE`)
-	require.NoError(b, err)
+	if !loaded {
+		loadOneUser(b, db, sizes, total, texts, last)
+	}
 	var size int64
 	require.NoError(b, db.Store.Pool().QueryRow(context.Background(), `SELECT pg_total_relation_size('search_entries')`).Scan(&size))
 	fmt.Printf("one user: loaded users of %v turns (%d turns, %.0f bytes of search index a turn) in %s\n",
@@ -443,4 +447,27 @@ func startAPIBinary(b *testing.B, db *testenv.DB) (string, *exec.Cmd) {
 	b.Cleanup(func() { stop(cmd) })
 	waitReady(b, "http://"+addr+"/readyz")
 	return "http://" + addr, cmd
+}
+
+// loadOneUser writes BenchmarkOneUser's users: user w<n> has n turns of
+// texts, ten a session, a turn an hour up to last.
+func loadOneUser(b *testing.B, db *testenv.DB, sizes []int, total int, texts []string, last time.Time) {
+	loadTurns(b, db, total, func(i int) (user, session, role, content string, at time.Time) {
+		u, k := 0, i
+		for k >= sizes[u] {
+			k -= sizes[u]
+			u++
+		}
+		role = events.RoleUser
+		if k%2 == 1 {
+			role = events.RoleAssistant
+		}
+		return fmt.Sprintf("w%d", sizes[u]), fmt.Sprintf("w%d-%d", sizes[u], k/10), role, texts[k%len(texts)],
+			last.Add(-time.Duration(sizes[u]-k) * time.Hour)
+	}, search.SharedAnalyzer(), embed.NewHashing(0))
+	// The statistics autovacuum gathers as a history grows, long before it
+	// holds 100,000 turns of one user; loaded in seconds (and on a server
+	// whose autovacuum may be off), the tables have none yet.
+	_, err := db.Store.Pool().Exec(context.Background(), `VACUUM ANALYZE`)
+	require.NoError(b, err)
 }

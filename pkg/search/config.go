@@ -184,19 +184,24 @@ type Config struct {
 	// indexes rather than by a scan of every entry: the newest entries,
 	// the holders of the message's rare terms and the sessions that hold
 	// most of them (store.LargeSearch; docs/scaling.md, "One user's whole
-	// life"). A scan costs about 12 µs an entry and finds exactly; the
+	// life"). A scan costs about 10 µs an entry and finds exactly; the
 	// indexes cost about the same at any size, what a scan of about 1,000
 	// entries costs, and find a little less (make eval-longmem
-	// -pad-sessions 200: evidence 0.904 against the scan's 0.918). From
-	// 1,500 a user's context costs at most about 1.4 times the indexes'
-	// (BenchmarkOneUser: a user of 3,900 turns, scanned, took 5.2 times
-	// a 500-turn user's context, and the gateway went without memory for
-	// most of its chats). 0: always scan.
-	SearchLargeUserEntries int `env:"SEARCH_LARGE_USER_ENTRIES" envDefault:"1500"`
+	// -pad-sessions 120 and 200, users of about 1,600 and 2,600 entries:
+	// evidence 0.922 and 0.915 against the scan's 0.933 and 0.918). The
+	// switch is where the two cost the same, so that no user's context
+	// costs much more than the largest's (BenchmarkOneUser: a user of
+	// 1,400 turns, scanned, took p50 15 ms, read through the indexes 10 to
+	// 12 ms, as a user of 100,000 does). 0: always scan.
+	SearchLargeUserEntries int `env:"SEARCH_LARGE_USER_ENTRIES" envDefault:"1000"`
 	// SearchLargeUserSample is how many of a large user's newest entries
 	// its search reads: candidates themselves, and the sample each of the
-	// message's terms' share of the history is estimated from.
-	SearchLargeUserSample int `env:"SEARCH_LARGE_USER_SAMPLE" envDefault:"200"`
+	// message's terms' share of the history is estimated from. Each entry
+	// read is one more to rank that is rarely the evidence: make
+	// eval-longmem -pad-sessions 500 found 0.899 at 100 against 0.896 at
+	// 200 (with 40 sessions), and the context of a user of 100,000 turns
+	// took less time.
+	SearchLargeUserSample int `env:"SEARCH_LARGE_USER_SAMPLE" envDefault:"100"`
 	// SearchLargeUserBudget is the most entries the message's rare terms
 	// may be estimated to be in, together, for a large user's search to
 	// look up their holders (the rarest first; estimated from the sessions
@@ -208,15 +213,20 @@ type Config struct {
 	// reads besides the newest entries': those whose entries hold the most
 	// of the message's rare terms, weighed by their IDF and by how many of
 	// the session's entries hold each (saturated, as BM25 weighs a term's
-	// frequency in a document).
-	SearchLargeUserSessions int `env:"SEARCH_LARGE_USER_SESSIONS" envDefault:"40"`
+	// frequency in a document). More is not better: each session read
+	// brings turns that share the message's words and outrank the
+	// evidence (make eval-longmem -pad-sessions 500, with a sample of 200:
+	// evidence 0.892 at 20, 0.901 at 30, 0.896 at 40).
+	SearchLargeUserSessions int `env:"SEARCH_LARGE_USER_SESSIONS" envDefault:"30"`
 	// SearchLargeUserCountSessions is SearchLargeUserSessions for a
 	// message that asks for a count or a total (AsksCount): its answer is a
 	// turn in each of several sessions, often sharing only the topic's
 	// commoner words with the message, and the terms its first hits add
 	// (ContextRecallFeedback) score only the entries read. make
 	// eval-longmem -pad-sessions 500 (docs/benchmarks.md): multi-session
-	// evidence 0.657 at 40, 0.729 at 80, 0.786 at 120.
+	// evidence 0.657 at 40, 0.729 at 80, 0.786 at 120; over the whole
+	// padded set, with 30 sessions otherwise, 0.852 at 90 and 120, 0.846
+	// at 160.
 	SearchLargeUserCountSessions int `env:"SEARCH_LARGE_USER_COUNT_SESSIONS" envDefault:"120"`
 }
 
