@@ -74,6 +74,16 @@ func (b *bundle) publish(t *testing.T, cs ...contract.Change) {
 	b.nats.WaitSettled(t, queue.ChangesStream, Def.Binding.Durable)
 }
 
+// pastDuplicateWindow calls try until it reports done, for up to 15 s: the
+// server forgets a message's id when its purge next runs past the stream's
+// duplicate window, which a loaded machine runs late, and until then the id
+// is refused as a duplicate. The caller asserts what try saw last.
+func pastDuplicateWindow(try func() bool) {
+	for deadline := time.Now().Add(15 * time.Second); !try() && time.Now().Before(deadline); {
+		pause.For(context.Background(), 50*time.Millisecond)
+	}
+}
+
 func (b *bundle) register(t *testing.T, url string, types ...string) *contract.Webhook {
 	t.Helper()
 	w, err := b.svc.Create(context.Background(), "acme", contract.WebhookCreate{URL: url, Types: types})
@@ -227,21 +237,18 @@ func TestChangeSeenAgainIsNotDeliveredAgain(t *testing.T) {
 	c := change(contract.ChangeAttributeAsserted, "e1")
 	b.publish(t, c)
 	b.waitDelivery(t, w.ID, c.ID, func(d contract.WebhookDelivery) bool { return d.Status == contract.WebhookDelivered })
-	// Published again past the duplicate window, until the stream holds it
-	// twice: the server forgets a message's id some time after the window,
-	// later on a loaded machine, and refuses it as a duplicate until then.
+	// Published again, until the stream holds it twice (pastDuplicateWindow).
 	s, err := b.nats.JS.Stream(context.Background(), queue.ChangesStream)
 	require.NoError(t, err)
-	for deadline := time.Now().Add(15 * time.Second); ; {
-		pause.For(context.Background(), 150*time.Millisecond)
+	var msgs uint64
+	pastDuplicateWindow(func() bool {
 		b.publish(t, c)
 		info, err := s.Info(context.Background())
 		require.NoError(t, err)
-		if info.State.Msgs == 2 {
-			break
-		}
-		require.True(t, time.Now().Before(deadline), "the stream holds the change twice")
-	}
+		msgs = info.State.Msgs
+		return msgs == 2
+	})
+	require.EqualValues(t, 2, msgs, "the stream holds the change twice")
 	// A third change after it: once it is delivered, the dispatcher has
 	// passed the second copy too.
 	c3 := change(contract.ChangeAttributeAsserted, "e3")
@@ -394,16 +401,12 @@ func TestGivingUpDeadLettersAndRedriveDelivers(t *testing.T) {
 	require.NoError(t, err)
 	e, err := queue.GetDeadLetter(context.Background(), b.nats.JS, dl.Sequence)
 	require.NoError(t, err)
-	// The server forgets an id when its purge next runs past the window,
-	// which a loaded machine runs late: the re-drive is refused until then
-	// (ErrStillDuplicate), as an operator is told, and tried again.
-	for deadline := time.Now().Add(15 * time.Second); ; {
+	// Refused until the server forgets the id (ErrStillDuplicate), as an
+	// operator is told, and tried again (pastDuplicateWindow).
+	pastDuplicateWindow(func() bool {
 		err = queue.Redrive(context.Background(), b.nats.JS, e)
-		if !errors.Is(err, queue.ErrStillDuplicate) || time.Now().After(deadline) {
-			break
-		}
-		pause.For(context.Background(), 50*time.Millisecond)
-	}
+		return !errors.Is(err, queue.ErrStillDuplicate)
+	})
 	require.NoError(t, err)
 	b.nats.WaitSettled(t, queue.ChangesStream, Def.Binding.Durable)
 	d = b.waitDelivery(t, w.ID, c.ID, func(d contract.WebhookDelivery) bool { return true })
