@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
@@ -231,6 +232,104 @@ func rss(b *testing.B, pid int) memory {
 		}
 	}
 	return m
+}
+
+// cpuTime is the CPU a process has spent, user and system, from
+// /proc/<pid>/stat (in the kernel's USER_HZ, 100 a second on Linux); ok is
+// false when the process is gone or not readable (a database on another
+// machine).
+func cpuTime(pid int) (d time.Duration, ok bool) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false
+	}
+	return statCPU(data)
+}
+
+// statCPU is the user and system CPU of a /proc/<pid>/stat line.
+func statCPU(line []byte) (d time.Duration, ok bool) {
+	// The command, field 2, is in parentheses and may hold spaces and
+	// parentheses: the fields are counted after its last closing one.
+	i := bytes.LastIndexByte(line, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(line[i+1:]))
+	// utime and stime are fields 14 and 15 of the line, 12 and 13 here.
+	if len(f) < 13 {
+		return 0, false
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	const userHZ = 100
+	return time.Duration(utime+stime) * time.Second / userHZ, true
+}
+
+// backendCPU is the CPU spent so far by each server process serving db's
+// database (pg_stat_activity, this connection's own left out), by pid;
+// empty when the server's processes cannot be read from here.
+func backendCPU(ctx context.Context, db *testenv.DB) (map[int]time.Duration, error) {
+	rows, err := db.Store.Pool().Query(ctx,
+		`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)
+	if err != nil {
+		return nil, err
+	}
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	if err != nil {
+		return nil, err
+	}
+	cpu := map[int]time.Duration{}
+	for _, pid := range pids {
+		if d, ok := cpuTime(pid); ok {
+			cpu[pid] = d
+		}
+	}
+	return cpu, nil
+}
+
+// cpuUse is the CPU a process and a database's server processes spent in
+// a window of a load, and the window's length.
+type cpuUse struct {
+	api, db time.Duration
+	window  time.Duration
+	// dbRead is false when the server's processes could not be read
+	// (a database on another machine).
+	dbRead bool
+	err    error
+}
+
+// measureCPU reads the CPU of the process pid and of db's server processes
+// from a second into a load of the given length until half a second
+// before its end, while the load runs: the server processes of the
+// connections a load's end cancels exit with it (their CPU gone), and the
+// pool opens its connections in the load's first moments. Run it beside
+// the load, in a goroutine of its own.
+func measureCPU(db *testenv.DB, pid int, load time.Duration) cpuUse {
+	const lead, tail = time.Second, 500 * time.Millisecond
+	ctx := context.Background()
+	time.Sleep(lead)
+	start := time.Now()
+	api0, _ := cpuTime(pid)
+	db0, err := backendCPU(ctx, db)
+	if err != nil {
+		return cpuUse{err: err}
+	}
+	time.Sleep(load - lead - tail)
+	api1, _ := cpuTime(pid)
+	db1, err := backendCPU(ctx, db)
+	if err != nil {
+		return cpuUse{err: err}
+	}
+	u := cpuUse{api: api1 - api0, window: time.Since(start), dbRead: len(db1) > 0}
+	// A process first seen at the end spent all of its CPU within the
+	// window; one gone by then is not counted.
+	for p, t := range db1 {
+		u.db += t - db0[p]
+	}
+	return u
 }
 
 func stop(cmd *exec.Cmd) {

@@ -298,8 +298,10 @@ func loadTurns(b testing.TB, db *testenv.DB, total int, turn func(i int) (user, 
 // order, ten turns a session, a turn an hour), each asked by 32 clients
 // (wrk) with LoCoMo's questions, one user at a time: the p50 and p99 of each
 // and the p99's ratio to the smallest user's, the share of the contexts
-// slower than the gateway's memory timeout, the search index's bytes per
-// turn, the API's resident memory; then the same by one client, a context
+// slower than the gateway's memory timeout, the CPU a context costs the
+// API and the database (its server processes, read from /proc when they
+// run on this machine), the search index's bytes per turn, the API's
+// resident memory; then the same by one client, a context
 // at a time. Then each user's chats through the gateway (a short
 // conversation ending with a LoCoMo question, 32 clients, a fake upstream
 // answering at once): how many answers got their memory within the timeout (GATEWAY_MEMORY_TIMEOUT; past it a chat goes on
@@ -388,8 +390,25 @@ func BenchmarkOneUser(b *testing.B) {
 			// The failures are counted, not fatal: past some size the
 			// contexts take longer than wrk's 5 s timeout, which is what
 			// this measures.
+			// The CPU each context costs, the API's and the database's
+			// (its server processes, when they run on this machine): on
+			// two cores both serve the same contexts, so the p99 of 32
+			// clients follows their sum.
+			used := make(chan cpuUse, 1)
+			go func() { used <- measureCPU(db, apiProc.Process.Pid, time.Duration(seconds)*time.Second) }()
 			r := runWrkCounted(b, wrk, apiURL, "recall.lua", seconds, clients, fmt.Sprintf("BENCH_USER=w%d", n), "BENCH_QUERIES="+qfile,
 				fmt.Sprintf("BENCH_OVER_MS=%d", memoryTimeout.Milliseconds()))
+			u := <-used
+			require.NoError(b, u.err)
+			contexts := max(r.rate*u.window.Seconds(), 1)
+			apiCPU := ms(u.api) / contexts
+			cpu := fmt.Sprintf("api %.2f ms", apiCPU)
+			if u.dbRead {
+				dbCPU := ms(u.db) / contexts
+				cpu = fmt.Sprintf("database %.2f ms, %s", dbCPU, cpu)
+				b.ReportMetric(dbCPU, fmt.Sprintf("db_cpu_ms_%d", n))
+			}
+			b.ReportMetric(apiCPU, fmt.Sprintf("api_cpu_ms_%d", n))
 			mem := rss(b, apiProc.Process.Pid)
 			if first == 0 {
 				first = r.p99
@@ -397,8 +416,8 @@ func BenchmarkOneUser(b *testing.B) {
 			b.ReportMetric(r.p99, fmt.Sprintf("p99_ms_%d", n))
 			b.ReportMetric(float64(r.failed), fmt.Sprintf("failed_%d", n))
 			b.ReportMetric(r.over, fmt.Sprintf("over_memory_timeout_pct_%d", n))
-			fmt.Printf("  user of %d turns, GET /v1/context with query, %d clients (wrk), %ds: p50 %.2f ms, p99 %.2f ms (x%.2f the %d-turn user's), %.1f req/s, %d failed or timed out (5 s), %.2f%% over the gateway's memory timeout (%s); api %d MB (peak %d MB)\n",
-				n, clients, seconds, r.p50, r.p99, r.p99/first, sizes[0], r.rate, r.failed, r.over, memoryTimeout, mem.now>>20, mem.peak>>20)
+			fmt.Printf("  user of %d turns, GET /v1/context with query, %d clients (wrk), %ds: p50 %.2f ms, p99 %.2f ms (x%.2f the %d-turn user's), %.1f req/s, %d failed or timed out (5 s), %.2f%% over the gateway's memory timeout (%s); CPU a context: %s; api %d MB (peak %d MB)\n",
+				n, clients, seconds, r.p50, r.p99, r.p99/first, sizes[0], r.rate, r.failed, r.over, memoryTimeout, cpu, mem.now>>20, mem.peak>>20)
 		}
 		// One client: each context's own time, nothing queued before it
 		// (at 32 clients on two cores a context mostly waits for the 15
