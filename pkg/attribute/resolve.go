@@ -65,28 +65,52 @@ type Resolved struct {
 // or a late event resolves to the same attributes.
 func Resolve(s *Schema, as []Assertion) Resolved {
 	order := slices.Clone(as)
+	// Each comparison stops at the first that differs (cmp.Or would
+	// make them all): a user's history is sorted at every context.
 	slices.SortStableFunc(order, func(a, b Assertion) int {
-		return cmp.Or(a.At.Compare(b.At), cmp.Compare(strength(b.Source), strength(a.Source)), cmp.Compare(a.EventID, b.EventID),
-			cmp.Compare(a.Key, b.Key), cmp.Compare(a.Item, b.Item), cmp.Compare(a.Op, b.Op))
+		if c := a.At.Compare(b.At); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(strength(b.Source), strength(a.Source)); c != 0 {
+			return c
+		}
+		return cmp.Or(cmp.Compare(a.EventID, b.EventID), cmp.Compare(a.Key, b.Key), cmp.Compare(a.Item, b.Item), cmp.Compare(a.Op, b.Op))
 	})
 	type slot struct{ key, item string }
 	vals := make([]Value, len(order))
-	current := map[slot]int{} // slot -> index in vals
+	// current holds each key's current items (item -> index in vals):
+	// an assertion looks at its own key's only, so that resolving a
+	// history is not quadratic in it (a user's self-statements are one key
+	// of hundreds of items, and every context resolves them).
+	current := map[string]map[string]int{}
 	firstPut := map[slot]int{}
 	end := func(i int, at time.Time, by, status string) {
 		vals[i].Status, vals[i].ValidTo, vals[i].EndedBy = status, &at, by
 	}
+	var ends []int
 	for i, a := range order {
 		vals[i] = Value{Assertion: a}
 		k, known := s.Key(a.Key)
 		single := known && k.Kind == Single || a.Item == ""
-		var ends []int
-		for sl, j := range current {
+		items := current[a.Key]
+		ends = ends[:0]
+		switch {
+		case single || a.Op == Remove && a.Item == "":
+			// Every current value of the key ends.
+			for _, j := range items {
+				ends = append(ends, j)
+			}
+		case a.Op == Remove:
 			// A removal names its item by the item or by its current value:
 			// a statement's item is its matter, and the user who corrects
 			// it names it by its words.
-			byValue := a.Op == Remove && a.Item != "" && ItemKey(vals[j].Value) == a.Item
-			if sl.key == a.Key && (single || a.Op == Remove && a.Item == "" || sl.item == a.Item || byValue) {
+			for item, j := range items {
+				if item == a.Item || ItemKey(vals[j].Value) == a.Item {
+					ends = append(ends, j)
+				}
+			}
+		default:
+			if j, ok := items[a.Item]; ok {
 				ends = append(ends, j)
 			}
 		}
@@ -101,7 +125,7 @@ func Resolve(s *Schema, as []Assertion) Resolved {
 				status = Retracted
 			}
 			end(j, a.At, a.EventID, status)
-			delete(current, slot{vals[j].Key, vals[j].Item})
+			delete(items, vals[j].Item)
 		}
 		if a.Op == Remove {
 			vals[i].Status = Removal
@@ -109,7 +133,11 @@ func Resolve(s *Schema, as []Assertion) Resolved {
 		}
 		sl := slot{a.Key, a.Item}
 		vals[i].Status = Current
-		current[sl] = i
+		if items == nil {
+			items = map[string]int{}
+			current[a.Key] = items
+		}
+		items[a.Item] = i
 		if _, ok := firstPut[sl]; !ok {
 			firstPut[sl] = i
 		}
@@ -117,10 +145,8 @@ func Resolve(s *Schema, as []Assertion) Resolved {
 	var out Resolved
 	for _, k := range s.Keys {
 		var cur []int
-		for sl, i := range current {
-			if sl.key == k.Name {
-				cur = append(cur, i)
-			}
+		for _, i := range current[k.Name] {
+			cur = append(cur, i)
 		}
 		slices.SortFunc(cur, func(a, b int) int {
 			return cmp.Compare(firstPut[slot{vals[a].Key, vals[a].Item}], firstPut[slot{vals[b].Key, vals[b].Item}])
