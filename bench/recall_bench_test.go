@@ -222,6 +222,23 @@ func loadTurns(b testing.TB, db *testenv.DB, total int, turn func(i int) (user, 
 	// its vector by the same embedder: the context measures these against
 	// the message's vector and ranks them for every message.
 	var said []store.AssertionRow
+	record := func() {
+		if len(said) == 0 {
+			return
+		}
+		texts := make([]string, len(said))
+		for k, r := range said {
+			texts[k] = r.Value
+		}
+		vecs, err := emb.Embed(ctx, texts)
+		require.NoError(b, err)
+		for k := range said {
+			said[k].Embedding, said[k].Model = vecs[k], emb.Model()
+		}
+		_, err = db.Store.RecordAssertions(ctx, said)
+		require.NoError(b, err)
+		said = said[:0]
+	}
 	for j := range total {
 		user, session, role, content, at := turn(j)
 		if role != events.RoleUser {
@@ -234,21 +251,14 @@ func loadTurns(b testing.TB, db *testenv.DB, total int, turn func(i int) (user, 
 			require.NoError(b, attribute.Normalize(attribute.Default(), &a))
 			said = append(said, store.AssertionRow{TenantID: "bench", UserID: user, Assertion: a})
 		}
-		if len(said) >= 5000 || j == total-1 {
-			texts := make([]string, len(said))
-			for k, r := range said {
-				texts[k] = r.Value
-			}
-			vecs, err := emb.Embed(ctx, texts)
-			require.NoError(b, err)
-			for k := range said {
-				said[k].Embedding, said[k].Model = vecs[k], emb.Model()
-			}
-			_, err = db.Store.RecordAssertions(ctx, said)
-			require.NoError(b, err)
-			said = said[:0]
+		if len(said) >= 5000 {
+			record()
 		}
 	}
+	// The rest, whatever the last turn was (an assistant's last turn
+	// skipped the flush inside the loop, and a load of fewer than 5,000
+	// statements then kept none).
+	record()
 	const batch = 1000
 	var wg sync.WaitGroup
 	next := make(chan int)
