@@ -268,12 +268,15 @@ func statCPU(line []byte) (d time.Duration, ok bool) {
 	return time.Duration(utime+stime) * time.Second / userHZ, true
 }
 
-// backendCPU is the CPU spent so far by each server process serving db's
-// database (pg_stat_activity, this connection's own left out), by pid;
-// empty when the server's processes cannot be read from here.
+// backendCPU is the CPU spent so far by each server process serving a
+// client of db's database (pg_stat_activity: autovacuum's workers, which
+// may be at work on a database just loaded, are not a context's cost;
+// this connection's own is left out), by pid; empty when the server's
+// processes cannot be read from here.
 func backendCPU(ctx context.Context, db *testenv.DB) (map[int]time.Duration, error) {
 	rows, err := db.Store.Pool().Query(ctx,
-		`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)
+		`SELECT pid FROM pg_stat_activity
+		 WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()`)
 	if err != nil {
 		return nil, err
 	}
