@@ -140,6 +140,9 @@ type recalled struct {
 	data store.ContextData
 	sr   search.Result
 	zone *time.Location
+	// attributes are the current values of the user's attributes
+	// (attribute.Resolve of data.Assertions by the tenant's schema).
+	attributes []attribute.Value
 }
 
 // recall reads what a context needs, in one line: the query is planned
@@ -166,11 +169,24 @@ func (s *Service) recall(ctx context.Context, tenant string, req contextRequest)
 	}
 	// Facts are read newest-mention first; several times the number shown is
 	// enough to rank by current weight, which only falls with age.
+	// What is kept of the user's attributes is read again only if it
+	// moved; a context as of a past moment reads them as they were then.
+	var kept *attributesEntry
+	var known int64
+	if req.at.IsZero() {
+		if kept = s.attrCache.get(tenant, req.userID); kept != nil {
+			known = kept.revision
+		}
+	}
 	err := s.read(ctx, tenant, func(t *store.Tenant) (err error) {
 		m.data, err = t.Context(ctx, store.ContextRead{SessionID: req.sessionID, UserID: req.userID, Messages: req.lim.Messages,
-			Facts: req.maxFacts * 4, Summaries: req.maxSummaries, Statements: true, At: req.at, Search: plan.Scan()})
+			Facts: req.maxFacts * 4, Summaries: req.maxSummaries, Statements: true, At: req.at, Search: plan.Scan(),
+			KnownAttributes: known})
 		return err
 	})
+	if err == nil {
+		m.attributes = s.resolveAttributes(tenant, req.userID, &m.data, kept)
+	}
 	m.zone = s.userZone(tenant, m.data.Assertions)
 	if err == nil && plan != nil {
 		m.sr.During = plan.During()
@@ -211,7 +227,7 @@ func (s *Service) render(tenant string, req contextRequest, m recalled, o Contex
 	if s.cfg.ContextStatementChars >= 0 {
 		said = &statementQuery{text: req.query, similarity: data.StatementSimilarity}
 	}
-	parts.Attributes = contextAttributes(s.schemas.For(tenant), data.Assertions, s.cfg.ContextAttributesDerived, said)
+	parts.Attributes = contextAttributes(s.schemas.For(tenant), m.attributes, s.cfg.ContextAttributesDerived, said)
 	parts.AttributesLimit = max(s.cfg.ContextAttributesChars, 0)
 	parts.StatementLimit, parts.StatementsLast = statementLimit(s.cfg.ContextStatementChars, req.query)
 	parts.RecalledShare = s.cfg.ContextRecalledShare
@@ -261,18 +277,40 @@ func (s *Service) userZone(tenant string, as []attribute.Assertion) *time.Locati
 	return habits.UserZone(s.schemas.For(tenant), as).Location
 }
 
+// resolveAttributes is the current values of the user's attributes as the
+// context read them into d: what was kept of the user when the store
+// found it current (d.Assertions is then set to the kept assertions),
+// resolved and kept otherwise (a read as of a past moment is not kept).
+func (s *Service) resolveAttributes(tenant, user string, d *store.ContextData, kept *attributesEntry) []attribute.Value {
+	schema := s.schemas.For(tenant)
+	if d.AttributesKept && kept != nil {
+		d.Assertions = kept.assertions
+		if kept.schema == schema {
+			return kept.current
+		}
+	}
+	if len(d.Assertions) == 0 {
+		return nil
+	}
+	current := attribute.Resolve(schema, d.Assertions).Current
+	if d.AttributesRevision != 0 {
+		s.attrCache.put(tenant, user, d.AttributesRevision, d.Assertions, schema, current)
+	}
+	return current
+}
+
 // contextAttributes is the attributes part of a context: the current
 // values of the user's attributes, a key's items together, in the schema's
 // order; and their own statements chosen for the message (pickStatements),
 // unless said is nil.
-func contextAttributes(schema *attribute.Schema, as []attribute.Assertion, derived bool, said *statementQuery) *assemble.Attributes {
-	if len(as) == 0 {
+func contextAttributes(schema *attribute.Schema, current []attribute.Value, derived bool, said *statementQuery) *assemble.Attributes {
+	if len(current) == 0 {
 		return nil
 	}
 	var p assemble.Attributes
 	var stmts []attribute.Value
 	filled := map[string]bool{}
-	for _, v := range attribute.Resolve(schema, as).Current {
+	for _, v := range current {
 		if v.Source == attribute.Derived && !derived {
 			continue
 		}

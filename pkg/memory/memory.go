@@ -111,6 +111,15 @@ type Config struct {
 	// CONTEXT_PROFILE_DERIVED, still read while this is unset (deprecated:
 	// it goes in the next minor release).
 	ContextAttributesDerived bool `env:"CONTEXT_ATTRIBUTES_DERIVED" envOld:"CONTEXT_PROFILE_DERIVED" envDefault:"false"`
+	// ContextAttributesCacheMB is how much of the API's memory, in MB,
+	// keeps the assertions of the users whose contexts were read lately
+	// and their resolved attributes, by their revision: a context reads
+	// them again only once the user's assertions moved. A user's newest
+	// 1,000 self-statements take about half a MB; measured
+	// (docs/benchmarks.md, History), a context of a user with that many
+	// cost 1.4 ms of the database and about 2 ms of the API less. 0 means
+	// 32; negative keeps none.
+	ContextAttributesCacheMB int `env:"CONTEXT_ATTRIBUTES_CACHE_MB" envDefault:"32"`
 
 	// Config is the history search's part (CONTEXT_RECALL_*,
 	// CONTEXT_MAX_RECALLED, SEARCH_EMBED_TIMEOUT): how the context recalls,
@@ -161,6 +170,9 @@ func (c Config) WithDefaults() Config {
 	if c.ContextRecalledShare <= 0 || c.ContextRecalledShare > 1 {
 		c.ContextRecalledShare = d.ContextRecalledShare
 	}
+	if c.ContextAttributesCacheMB == 0 {
+		c.ContextAttributesCacheMB = d.ContextAttributesCacheMB
+	}
 	return c
 }
 
@@ -199,6 +211,9 @@ type Service struct {
 	// floors caches the turn stream's consumer floors for a moment, so
 	// that many waits and status reads share one listing.
 	floors floorCache
+	// attrCache keeps the users' assertions and attributes by revision
+	// (CONTEXT_ATTRIBUTES_CACHE_MB); nil keeps none.
+	attrCache *attributesCache
 }
 
 // New builds the service; a configuration it cannot serve (an unknown
@@ -219,7 +234,8 @@ func New(o Options) (*Service, error) {
 		return nil, err
 	}
 	s := &Service{cfg: cfg, limits: o.Limits, store: o.Store, js: o.JS, pub: queue.NewPublisher(o.JS),
-		searcher: o.Searcher, policy: o.Decay, schemas: schemas, log: o.Log, now: o.Now, turns: o.Turns}
+		searcher: o.Searcher, policy: o.Decay, schemas: schemas, log: o.Log, now: o.Now, turns: o.Turns,
+		attrCache: newAttributesCache(cfg.ContextAttributesCacheMB << 20)}
 	if s.limits == (events.Limits{}) {
 		s.limits = events.DefaultLimits
 	}

@@ -216,3 +216,83 @@ func TestContextReadsTheNewestStatements(t *testing.T) {
 	require.Equal(t, 1, names)
 	require.Equal(t, 10, similar)
 }
+
+// A context passes the revision of the assertions it holds: while nothing
+// was written about the user it reads none again (AttributesKept); a new
+// assertion, and a forgotten user, move the revision, and the next read has
+// them as they are. Another user's writes leave it alone.
+func TestContextReadsAssertionsOnceTheyMoved(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testenv.NewDB(t)
+	t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	said := func(user, id, text string, at time.Time) store.AssertionRow {
+		return store.AssertionRow{TenantID: "acme", UserID: user, Assertion: attribute.Assertion{Key: attribute.KeyStatements,
+			Item: attribute.ItemKey(text), Value: text, Op: attribute.Put, Source: attribute.Stated, EventID: id, Confidence: 0.6, At: at}}
+	}
+	read := func(known int64) store.ContextData {
+		t.Helper()
+		d, err := db.Store.Tenant("acme").Context(ctx, store.ContextRead{SessionID: "s1", UserID: "u1", Messages: 10, Statements: true,
+			KnownAttributes: known})
+		require.NoError(t, err)
+		return d
+	}
+
+	d := read(0)
+	require.Zero(t, d.AttributesRevision, "a user who never had an assertion has no revision")
+	require.Empty(t, d.Assertions)
+	require.False(t, d.AttributesKept)
+
+	_, err := db.Store.RecordAssertions(ctx, []store.AssertionRow{said("u1", "e1", "I like tea.", t0), said("u1", "e2", "I keep bees.", t0.Add(time.Minute))})
+	require.NoError(t, err)
+	d = read(0)
+	first := d.AttributesRevision
+	require.Positive(t, first)
+	require.Len(t, d.Assertions, 2)
+	require.False(t, d.AttributesKept, "nothing was held")
+
+	d = read(first)
+	require.True(t, d.AttributesKept)
+	require.Empty(t, d.Assertions, "not read again")
+	require.Equal(t, first, d.AttributesRevision)
+
+	// The same assertions again (a redelivery) write nothing and move nothing.
+	_, err = db.Store.RecordAssertions(ctx, []store.AssertionRow{said("u1", "e1", "I like tea.", t0)})
+	require.NoError(t, err)
+	require.True(t, read(first).AttributesKept)
+
+	// Another user's assertion leaves this user's revision where it was.
+	_, err = db.Store.RecordAssertions(ctx, []store.AssertionRow{said("u2", "e9", "I like coffee.", t0)})
+	require.NoError(t, err)
+	require.True(t, read(first).AttributesKept)
+
+	_, err = db.Store.RecordAssertions(ctx, []store.AssertionRow{said("u1", "e3", "I moved to Oslo.", t0.Add(2*time.Minute))})
+	require.NoError(t, err)
+	d = read(first)
+	require.False(t, d.AttributesKept)
+	require.Greater(t, d.AttributesRevision, first)
+	require.Len(t, d.Assertions, 3)
+	second := d.AttributesRevision
+
+	_, err = db.Store.Tenant("acme").ForgetUser(ctx, "u1")
+	require.NoError(t, err)
+	d = read(second)
+	require.False(t, d.AttributesKept, "a forgotten user's assertions are not held on to")
+	require.Zero(t, d.AttributesRevision, "forgotten with the rest of the user")
+	require.Empty(t, d.Assertions)
+	// Told again, the user's revision is a new one, never one held from before.
+	_, err = db.Store.RecordAssertions(ctx, []store.AssertionRow{said("u1", "e1", "I like tea.", t0)})
+	require.NoError(t, err)
+	d = read(first)
+	require.False(t, d.AttributesKept)
+	require.Greater(t, d.AttributesRevision, second)
+	require.Len(t, d.Assertions, 1)
+
+	// A read as of a past moment reads them whatever is held, and has no revision.
+	d2, err := db.Store.Tenant("acme").Context(ctx, store.ContextRead{SessionID: "s1", UserID: "u2", Messages: 10, Statements: true,
+		At: t0.Add(time.Hour), KnownAttributes: 1})
+	require.NoError(t, err)
+	require.False(t, d2.AttributesKept)
+	require.Zero(t, d2.AttributesRevision)
+	require.Len(t, d2.Assertions, 1)
+}

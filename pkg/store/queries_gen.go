@@ -16,6 +16,8 @@ var (
 	qAttributeAssertionListByUserBefore = queryName{"AttributeAssertionListByUserBefore"}
 	// qAttributeAssertionListForContext is AttributeAssertionListForContext of queries/attributes.sql.
 	qAttributeAssertionListForContext = queryName{"AttributeAssertionListForContext"}
+	// qAttributeRevision is AttributeRevision of queries/attributes.sql.
+	qAttributeRevision = queryName{"AttributeRevision"}
 	// qAttributeAssertionListForContextBefore is AttributeAssertionListForContextBefore of queries/attributes.sql.
 	qAttributeAssertionListForContextBefore = queryName{"AttributeAssertionListForContextBefore"}
 	// qAttributeAssertionListByUsersKeys is AttributeAssertionListByUsersKeys of queries/attributes.sql.
@@ -240,6 +242,8 @@ var (
 	qUserSessionList = queryName{"UserSessionList"}
 	// qUserDeleteAttributes is UserDeleteAttributes of queries/users.sql.
 	qUserDeleteAttributes = queryName{"UserDeleteAttributes"}
+	// qUserDeleteAttributeRevisions is UserDeleteAttributeRevisions of queries/users.sql.
+	qUserDeleteAttributeRevisions = queryName{"UserDeleteAttributeRevisions"}
 	// qUserDeleteHabitMarks is UserDeleteHabitMarks of queries/users.sql.
 	qUserDeleteHabitMarks = queryName{"UserDeleteHabitMarks"}
 	// qUserDeleteWebhookDeliveries is UserDeleteWebhookDeliveries of queries/users.sql.
@@ -279,6 +283,7 @@ var queryNameList = []queryName{
 	qAttributeAssertionListByUser,
 	qAttributeAssertionListByUserBefore,
 	qAttributeAssertionListForContext,
+	qAttributeRevision,
 	qAttributeAssertionListForContextBefore,
 	qAttributeAssertionListByUsersKeys,
 	qSessionAttributesForget,
@@ -391,6 +396,7 @@ var queryNameList = []queryName{
 	qUserListActive,
 	qUserSessionList,
 	qUserDeleteAttributes,
+	qUserDeleteAttributeRevisions,
 	qUserDeleteHabitMarks,
 	qUserDeleteWebhookDeliveries,
 	qWebhookEndpointInsert,

@@ -123,6 +123,13 @@ type ContextData struct {
 	// cosine similarity of each of the user's statements embedded by the
 	// same model to it, by StatementKey; nil otherwise.
 	StatementSimilarity map[string]float64
+	// AttributesRevision is the revision of the user's assertions as
+	// Assertions were read (0: the user never had any, or the read was as
+	// of a past moment, which has none). AttributesKept is true when they
+	// were still at ContextRead.KnownAttributes and so not read again:
+	// Assertions is empty then, and what the caller holds is current.
+	AttributesRevision int64
+	AttributesKept     bool
 }
 
 // ContextStatements is how many of a user's newest self-statement
@@ -145,6 +152,12 @@ type ContextRead struct {
 	Statements        bool
 	At                time.Time
 	Search            *SearchScan
+	// KnownAttributes is the revision of the user's assertions whose
+	// reading the caller holds (ContextData.AttributesRevision of an
+	// earlier read; 0 for none). While it is current the assertions are
+	// not read again, and ContextData.AttributesKept says so. A read as of
+	// a past moment (At) reads them whatever it is.
+	KnownAttributes int64
 }
 
 // Context reads a session's window, its user's facts and the summaries (of the
@@ -252,10 +265,27 @@ func (t *Tenant) queueStatements(b *pgx.Batch, r ContextRead, d *ContextData) {
 		d.Assertions, err = pgx.CollectRows(rows, scanAssertion)
 		return err
 	}
-	if past {
+	switch {
+	case past:
 		b.Queue(q(qAttributeAssertionListForContextBefore), t.id, r.UserID, attribute.KeyStatements, ContextStatements, r.At).Query(readAssertions)
-	} else {
-		b.Queue(q(qAttributeAssertionListForContext), t.id, r.UserID, attribute.KeyStatements, ContextStatements).Query(readAssertions)
+	default:
+		// The revision first, then the assertions unless it is still the
+		// known one: the assertions read are at least as new as the
+		// revision reported with them (a write between the two reads is
+		// read, and reported as the older revision, which the next read
+		// then finds moved).
+		b.Queue(q(qAttributeRevision), t.id, r.UserID).Query(func(rows pgx.Rows) error {
+			_, err := pgx.ForEachRow(rows, []any{&d.AttributesRevision}, func() error { return nil })
+			return err
+		})
+		b.Queue(q(qAttributeAssertionListForContext), t.id, r.UserID, attribute.KeyStatements, ContextStatements, r.KnownAttributes).
+			Query(func(rows pgx.Rows) error {
+				if err := readAssertions(rows); err != nil {
+					return err
+				}
+				d.AttributesKept = r.KnownAttributes != 0 && d.AttributesRevision == r.KnownAttributes && len(d.Assertions) == 0
+				return nil
+			})
 	}
 	if r.Search != nil && r.Search.vector != nil {
 		var before any = r.At

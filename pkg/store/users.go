@@ -33,6 +33,7 @@ var userTables = []struct {
 	{table: "search_entries", query: qUserDeleteSearchEntries},
 	{table: "search_user_stats", query: qUserDeleteSearchStats},
 	{table: "attribute_assertions", query: qUserDeleteAttributes},
+	{table: "attribute_revisions", query: qUserDeleteAttributeRevisions},
 	{table: "habit_marks", query: qUserDeleteHabitMarks},
 	{table: "webhook_deliveries", query: qUserDeleteWebhookDeliveries},
 }

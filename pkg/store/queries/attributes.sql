@@ -64,7 +64,9 @@ ORDER BY occurred_at, event_id, key, item, op;
 -- What a context resolves of a user: every assertion of every key but one
 -- ($3, the self-statements), and of that key the newest $4 only; oldest
 -- first, as AttributeAssertionListByUser. A user's statements grow with
--- their history; a context ranks the newest few hundred of them.
+-- their history; a context ranks the newest few hundred of them. None
+-- while the user's assertions are still at revision $5 (what the reader
+-- holds of them; 0 for nothing: a revision is never 0).
 SELECT event_id, key, item, op, value, source, evidence, session_id, confidence, occurred_at
 FROM (
     SELECT event_id, key, item, op, value, source, evidence, session_id, confidence, occurred_at
@@ -77,7 +79,13 @@ FROM (
      ORDER BY occurred_at DESC
      LIMIT $4)
 ) a
+WHERE NOT EXISTS (SELECT 1 FROM attribute_revisions v WHERE v.tenant_id = $1 AND v.user_id = $2 AND v.revision = $5)
 ORDER BY occurred_at, event_id, key, item, op;
+
+-- name: AttributeRevision
+-- The revision of a user's assertions (attribute_revisions): no row for a
+-- user who never had any, or was forgotten since.
+SELECT revision FROM attribute_revisions WHERE tenant_id = $1 AND user_id = $2;
 
 -- name: AttributeAssertionListForContextBefore
 -- AttributeAssertionListForContext as the user stood before $5.

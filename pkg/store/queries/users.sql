@@ -138,6 +138,7 @@ UNION ALL SELECT 'search_entries', (SELECT count(*) FROM search_entries WHERE te
      WHERE e.tenant_id = $1 AND e.kind = 'summary')
 UNION ALL SELECT 'search_user_stats', count(*) FROM search_user_stats WHERE tenant_id = $1 AND user_id = $2
 UNION ALL SELECT 'attribute_assertions', count(*) FROM attribute_assertions WHERE tenant_id = $1 AND user_id = $2
+UNION ALL SELECT 'attribute_revisions', count(*) FROM attribute_revisions WHERE tenant_id = $1 AND user_id = $2
 UNION ALL SELECT 'habit_marks', count(*) FROM habit_marks WHERE tenant_id = $1 AND user_id = $2
 UNION ALL SELECT 'webhook_deliveries', count(*) FROM webhook_deliveries WHERE tenant_id = $1 AND user_id = $2;
 
@@ -168,6 +169,11 @@ LIMIT $5;
 -- name: UserDeleteAttributes
 -- Every assertion about who the user is and what they asked for.
 DELETE FROM attribute_assertions WHERE tenant_id = $1 AND user_id = $2;
+
+-- name: UserDeleteAttributeRevisions
+-- The revision of the user's assertions (after UserDeleteAttributes, whose
+-- triggers move it).
+DELETE FROM attribute_revisions WHERE tenant_id = $1 AND user_id = $2;
 
 -- name: UserDeleteHabitMarks
 -- Where the user's habits were last derived.
