@@ -92,6 +92,20 @@ func (c *attributesCache) put(tenant, user string, revision int64, as []attribut
 	}
 }
 
+// drop forgets what is kept of a user.
+func (c *attributesCache) drop(tenant, user string) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.byUser[attributesKey{tenant, user}]; ok {
+		c.used -= el.Value.(*attributesEntry).size
+		c.order.Remove(el)
+		delete(c.byUser, el.Value.(*attributesEntry).key)
+	}
+}
+
 // entrySize is about what an entry holds: its strings, and the structs of
 // its assertions and values (their strings shared).
 func entrySize(e *attributesEntry) int {

@@ -43,7 +43,15 @@ func TestAttributesCacheBudget(t *testing.T) {
 	require.NotNil(t, c.get("t", "u1"), "and nothing made room for it")
 	require.Nil(t, c.get("other", "u1"), "tenants apart")
 
+	before := c.used
+	c.drop("t", "u1")
+	require.Nil(t, c.get("t", "u1"), "dropped")
+	require.Less(t, c.used, before)
+	require.Equal(t, c.order.Len(), len(c.byUser))
+	c.drop("t", "nobody")
+
 	var none *attributesCache = newAttributesCache(0)
 	none.put("t", "u1", 1, as(1), nil, nil)
 	require.Nil(t, none.get("t", "u1"))
+	none.drop("t", "u1")
 }

@@ -99,6 +99,10 @@ func (s *Service) ForgetUser(ctx context.Context, tenant, userID string) (*contr
 	if err != nil {
 		return nil, err
 	}
+	// What this process kept of the user's attributes goes too (another
+	// process's is never served again: their revision is gone, and the
+	// next is a new one; it leaves as the least recently used).
+	s.attrCache.drop(tenant, userID)
 	s.log.Info("user forgotten", "tenant_id", tenant, "user_id", userID, "rows", rep.Rows, "stream_messages", rep.StreamMessages)
 	return toUserData(rep), nil
 }
