@@ -95,8 +95,9 @@ func Resolve(s *Schema, as []Assertion) Resolved {
 		items := current[a.Key]
 		ends = ends[:0]
 		switch {
-		case single || a.Op == Remove && a.Item == "":
-			// Every current value of the key ends.
+		case single:
+			// Every current value of the key ends (a removal without an
+			// item is single too: it clears the set).
 			for _, j := range items {
 				ends = append(ends, j)
 			}

@@ -74,9 +74,7 @@ func (c *attributesCache) put(tenant, user string, revision int64, as []attribut
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.byUser[e.key]; ok {
-		c.used -= el.Value.(*attributesEntry).size
-		c.order.Remove(el)
-		delete(c.byUser, e.key)
+		c.remove(el)
 	}
 	if e.size > c.budget {
 		return
@@ -84,11 +82,7 @@ func (c *attributesCache) put(tenant, user string, revision int64, as []attribut
 	c.byUser[e.key] = c.order.PushFront(e)
 	c.used += e.size
 	for c.used > c.budget {
-		last := c.order.Back()
-		old := last.Value.(*attributesEntry)
-		c.order.Remove(last)
-		delete(c.byUser, old.key)
-		c.used -= old.size
+		c.remove(c.order.Back())
 	}
 }
 
@@ -100,10 +94,15 @@ func (c *attributesCache) drop(tenant, user string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.byUser[attributesKey{tenant, user}]; ok {
-		c.used -= el.Value.(*attributesEntry).size
-		c.order.Remove(el)
-		delete(c.byUser, el.Value.(*attributesEntry).key)
+		c.remove(el)
 	}
+}
+
+// remove takes an entry out, with c.mu held.
+func (c *attributesCache) remove(el *list.Element) {
+	e := c.order.Remove(el).(*attributesEntry)
+	delete(c.byUser, e.key)
+	c.used -= e.size
 }
 
 // entrySize is about what an entry holds: its strings, and the structs of

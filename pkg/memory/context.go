@@ -167,8 +167,6 @@ func (s *Service) recall(ctx context.Context, tenant string, req contextRequest)
 		}
 		defer plan.Release()
 	}
-	// Facts are read newest-mention first; several times the number shown is
-	// enough to rank by current weight, which only falls with age.
 	// What is kept of the user's attributes is read again only if it
 	// moved; a context as of a past moment reads them as they were then.
 	var kept *attributesEntry
@@ -178,6 +176,8 @@ func (s *Service) recall(ctx context.Context, tenant string, req contextRequest)
 			known = kept.revision
 		}
 	}
+	// Facts are read newest-mention first; several times the number shown is
+	// enough to rank by current weight, which only falls with age.
 	err := s.read(ctx, tenant, func(t *store.Tenant) (err error) {
 		m.data, err = t.Context(ctx, store.ContextRead{SessionID: req.sessionID, UserID: req.userID, Messages: req.lim.Messages,
 			Facts: req.maxFacts * 4, Summaries: req.maxSummaries, Statements: true, At: req.at, Search: plan.Scan(),

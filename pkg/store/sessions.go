@@ -265,10 +265,9 @@ func (t *Tenant) queueStatements(b *pgx.Batch, r ContextRead, d *ContextData) {
 		d.Assertions, err = pgx.CollectRows(rows, scanAssertion)
 		return err
 	}
-	switch {
-	case past:
+	if past {
 		b.Queue(q(qAttributeAssertionListForContextBefore), t.id, r.UserID, attribute.KeyStatements, ContextStatements, r.At).Query(readAssertions)
-	default:
+	} else {
 		// The revision first, then the assertions unless it is still the
 		// known one: the assertions read are at least as new as the
 		// revision reported with them (a write between the two reads is
